@@ -1,0 +1,116 @@
+//===- kiln/DType.h - Element types, devices and scalars --------*- C++ -*-===//
+//
+// Element types follow ATen: bool, int32, int64, float16, bfloat16, float32,
+// float64. float16 and bfloat16 are storage types: the eager runtime computes
+// on them in float32 and rounds the result back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DTYPE_H
+#define KILN_DTYPE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace kiln {
+
+enum class DType : uint8_t { Bool, I32, I64, F16, BF16, F32, F64 };
+
+constexpr DType kBool = DType::Bool;
+constexpr DType kInt32 = DType::I32;
+constexpr DType kInt64 = DType::I64;
+constexpr DType kFloat16 = DType::F16;
+constexpr DType kBFloat16 = DType::BF16;
+constexpr DType kFloat32 = DType::F32;
+constexpr DType kFloat64 = DType::F64;
+
+/// Size in bytes of one element.
+size_t elementSize(DType dtype);
+/// The ATen-style name, e.g. "float32".
+const char *dtypeName(DType dtype);
+bool isFloating(DType dtype);
+/// Integral types, bool included only when asked.
+bool isIntegral(DType dtype, bool includeBool);
+
+/// torch.promote_types: the smallest type both operands convert to without
+/// leaving their category (bool < integer < floating). float16 with bfloat16
+/// gives float32.
+DType promoteTypes(DType a, DType b);
+
+/// IEEE binary16, stored as its bits.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float value);
+  operator float() const;
+};
+
+/// bfloat16 (the upper half of a float32), stored as its bits.
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float value);
+  operator float() const;
+};
+
+/// The DType of a C++ element type.
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
+template <> struct DTypeOf<Half> { static constexpr DType value = DType::F16; };
+template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::BF16; };
+template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
+
+enum class DeviceType : uint8_t { CPU, CUDA };
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = 0;
+  static Device cpu() { return {DeviceType::CPU, 0}; }
+  static Device cuda(int index = 0) { return {DeviceType::CUDA, index}; }
+  bool operator==(const Device &other) const {
+    return type == other.type && index == other.index;
+  }
+  bool operator!=(const Device &other) const { return !(*this == other); }
+  std::string str() const;
+};
+
+/// A number that mixes with tensors, like a Python scalar in torch: integers
+/// and bools keep their category for type promotion, floats are "floating".
+class Scalar {
+public:
+  enum class Kind : uint8_t { Bool, Int, Float };
+
+  Scalar(bool value) : kind_(Kind::Bool), i_(value ? 1 : 0), d_(value) {}
+  template <typename T, std::enable_if_t<std::is_integral<T>::value &&
+                                             !std::is_same<T, bool>::value,
+                                         int> = 0>
+  Scalar(T value)
+      : kind_(Kind::Int), i_(static_cast<int64_t>(value)),
+        d_(static_cast<double>(value)) {}
+  template <typename T,
+            std::enable_if_t<std::is_floating_point<T>::value, int> = 0>
+  Scalar(T value)
+      : kind_(Kind::Float), i_(static_cast<int64_t>(0)),
+        d_(static_cast<double>(value)) {}
+
+  Kind kind() const { return kind_; }
+  bool isFloating() const { return kind_ == Kind::Float; }
+  double toDouble() const { return d_; }
+  int64_t toInt() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
+  /// The dtype a torch "wrapped number" of this kind has: bool, int64 or
+  /// float32 (the default float type).
+  DType defaultDType() const;
+
+private:
+  Kind kind_;
+  int64_t i_;
+  double d_;
+};
+
+} // namespace kiln
+
+#endif // KILN_DTYPE_H

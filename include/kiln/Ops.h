@@ -1,0 +1,176 @@
+//===- kiln/Ops.h - The eager operators -------------------------*- C++ -*-===//
+//
+// Names and semantics follow ATen (docs/runtime.md lists the differences).
+// Binary ops and where() broadcast like numpy and promote types like torch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_OPS_H
+#define KILN_OPS_H
+
+#include "kiln/Tensor.h"
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+//===----------------------------------------------------------------------===//
+// Factories (CPU; float32 unless asked otherwise)
+//===----------------------------------------------------------------------===//
+
+Tensor empty(const Shape &shape, DType dtype = kFloat32);
+Tensor zeros(const Shape &shape, DType dtype = kFloat32);
+Tensor ones(const Shape &shape, DType dtype = kFloat32);
+Tensor full(const Shape &shape, Scalar value, DType dtype = kFloat32);
+/// 0, 1, ..., n-1 as int64 (torch.arange of an integer).
+Tensor arange(int64_t n);
+/// start, start+step, ... < end; int64 when all three are integers, float32
+/// otherwise.
+Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+/// Standard normal samples, the same for a given seed on every machine
+/// (SplitMix64 counters and Box-Muller; see docs/runtime.md).
+Tensor randn(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
+
+template <typename T>
+Tensor from_vector(const std::vector<T> &values, const Shape &shape) {
+  Tensor t(shape, DTypeOf<T>::value);
+  if (static_cast<int64_t>(values.size()) != t.numel())
+    throw Error("from_vector: " + std::to_string(values.size()) +
+                " values do not fill shape " + shapeStr(shape) + " (" +
+                std::to_string(t.numel()) + " elements)");
+  T *out = t.data<T>();
+  for (size_t i = 0; i < values.size(); ++i)
+    out[i] = values[i];
+  return t;
+}
+/// from_vector<bool> (std::vector<bool> is packed).
+Tensor from_vector(const std::vector<bool> &values, const Shape &shape);
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic, broadcasting
+//===----------------------------------------------------------------------===//
+
+Tensor add(const Tensor &a, const Tensor &b);
+Tensor sub(const Tensor &a, const Tensor &b);
+Tensor mul(const Tensor &a, const Tensor &b);
+/// True division: integer operands give float32.
+Tensor div(const Tensor &a, const Tensor &b);
+Tensor neg(const Tensor &a);
+Tensor pow(const Tensor &a, const Tensor &b);
+Tensor pow(const Tensor &a, Scalar exponent);
+Tensor maximum(const Tensor &a, const Tensor &b);
+Tensor minimum(const Tensor &a, const Tensor &b);
+
+Tensor operator+(const Tensor &a, const Tensor &b);
+Tensor operator-(const Tensor &a, const Tensor &b);
+Tensor operator*(const Tensor &a, const Tensor &b);
+Tensor operator/(const Tensor &a, const Tensor &b);
+Tensor operator+(const Tensor &a, Scalar b);
+Tensor operator-(const Tensor &a, Scalar b);
+Tensor operator*(const Tensor &a, Scalar b);
+Tensor operator/(const Tensor &a, Scalar b);
+Tensor operator+(Scalar a, const Tensor &b);
+Tensor operator-(Scalar a, const Tensor &b);
+Tensor operator*(Scalar a, const Tensor &b);
+Tensor operator/(Scalar a, const Tensor &b);
+Tensor operator-(const Tensor &a);
+
+// Comparisons give bool tensors.
+Tensor operator<(const Tensor &a, const Tensor &b);
+Tensor operator<=(const Tensor &a, const Tensor &b);
+Tensor operator>(const Tensor &a, const Tensor &b);
+Tensor operator>=(const Tensor &a, const Tensor &b);
+Tensor operator==(const Tensor &a, const Tensor &b);
+Tensor operator!=(const Tensor &a, const Tensor &b);
+Tensor operator<(const Tensor &a, Scalar b);
+Tensor operator<=(const Tensor &a, Scalar b);
+Tensor operator>(const Tensor &a, Scalar b);
+Tensor operator>=(const Tensor &a, Scalar b);
+Tensor operator==(const Tensor &a, Scalar b);
+Tensor operator!=(const Tensor &a, Scalar b);
+
+/// cond ? a : b elementwise; cond must be bool; all three broadcast.
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);
+Tensor where(const Tensor &cond, const Tensor &a, Scalar b);
+Tensor where(const Tensor &cond, Scalar a, const Tensor &b);
+
+//===----------------------------------------------------------------------===//
+// Elementwise functions (integer inputs of the floating functions give
+// float32, as in torch)
+//===----------------------------------------------------------------------===//
+
+Tensor abs(const Tensor &x);
+Tensor exp(const Tensor &x);
+Tensor log(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
+Tensor tanh(const Tensor &x);
+Tensor sigmoid(const Tensor &x);
+Tensor relu(const Tensor &x);
+/// approximate = "none" (the exact erf form, torch's default) or "tanh".
+Tensor gelu(const Tensor &x, const std::string &approximate = "none");
+Tensor silu(const Tensor &x);
+
+//===----------------------------------------------------------------------===//
+// Reductions. An empty dims list reduces over every dim.
+//===----------------------------------------------------------------------===//
+
+/// The dims of a reduction: one dim (`sum(x, 1)`), a braced list
+/// (`sum(x, {0, 2})`) or a Shape, like ATen's IntArrayRef.
+class Dims {
+public:
+  Dims() = default;
+  Dims(int64_t dim) : dims_{dim} {}
+  Dims(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  Dims(Shape dims) : dims_(std::move(dims)) {}
+  const Shape &vec() const { return dims_; }
+
+private:
+  Shape dims_;
+};
+
+/// Integer and bool inputs sum to int64.
+Tensor sum(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+/// Floating inputs only.
+Tensor mean(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+Tensor amax(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+Tensor amin(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+
+Tensor softmax(const Tensor &x, int64_t dim);
+Tensor log_softmax(const Tensor &x, int64_t dim);
+/// Normalises over the last weight.dim() dims (torch's normalized_shape is
+/// weight's shape). bias may be undefined.
+Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
+                  double eps = 1e-5);
+/// x / sqrt(mean(x^2) + eps) * weight over the last weight.dim() dims.
+Tensor rms_norm(const Tensor &x, const Tensor &weight, double eps = 1e-6);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and neural-network ops
+//===----------------------------------------------------------------------===//
+
+/// torch.matmul: dot, mv, mm, and batched mm with broadcast batch dims.
+Tensor matmul(const Tensor &a, const Tensor &b);
+/// x @ w^T + b, w of shape [out, in]; b may be undefined.
+Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b = Tensor());
+/// Rows of table [V, D] picked by integer ids of any shape: [..., D].
+Tensor embedding(const Tensor &ids, const Tensor &table);
+/// NCHW convolution (or CHW, unbatched); w is [O, C, kH, kW]; b may be
+/// undefined. stride and padding hold one value for both dims or {h, w}.
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
+              const Shape &stride, const Shape &padding);
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
+              int64_t stride = 1, int64_t padding = 0);
+Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
+/// Mean cross-entropy of logits [N, C] (or [C]) against integer class ids
+/// [N] (or []).
+Tensor cross_entropy(const Tensor &logits, const Tensor &targets);
+
+/// |a - b| <= atol + rtol * |b| everywhere (broadcasting); NaNs differ.
+bool allclose(const Tensor &a, const Tensor &b, double rtol = 1e-5,
+              double atol = 1e-8);
+
+} // namespace kiln
+
+#endif // KILN_OPS_H

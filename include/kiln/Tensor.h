@@ -1,0 +1,153 @@
+//===- kiln/Tensor.h - The eager tensor -------------------------*- C++ -*-===//
+//
+// kiln::Tensor is a reference-counted view of a Storage: shape, strides (in
+// elements), an offset, a dtype and a device. Views (transpose, permute,
+// slice, view, reshape of compatible data, unsqueeze, squeeze, expand) share
+// the storage; contiguous() copies only when the layout is not row-major.
+// Copying a Tensor copies the handle, not the data (like at::Tensor).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TENSOR_H
+#define KILN_TENSOR_H
+
+#include "kiln/DType.h"
+#include "kiln/Error.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+using Shape = std::vector<int64_t>;
+
+/// "[2, 3]": shapes in error messages and printing.
+std::string shapeStr(const Shape &shape);
+
+/// A block of memory owned by the runtime's allocator.
+class Storage {
+public:
+  Storage(size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage &) = delete;
+  Storage &operator=(const Storage &) = delete;
+
+  void *data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+private:
+  void *data_;
+  size_t nbytes_;
+  Device device_;
+};
+
+class Tensor {
+public:
+  /// An undefined tensor (no storage), e.g. an absent bias.
+  Tensor() = default;
+  /// An uninitialised contiguous tensor.
+  Tensor(const Shape &shape, DType dtype, Device device = Device::cpu());
+  /// A view of existing storage.
+  Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides,
+         int64_t offset, DType dtype);
+
+  bool defined() const { return storage_ != nullptr; }
+
+  // Metadata.
+  const Shape &shape() const { return shape_; }
+  const Shape &sizes() const { return shape_; }
+  const Shape &strides() const { return strides_; }
+  /// Negative dims count from the end.
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numel() const;
+  int64_t storage_offset() const { return offset_; }
+  DType dtype() const { return dtype_; }
+  Device device() const;
+  bool is_contiguous() const;
+  const std::shared_ptr<Storage> &storage() const { return storage_; }
+  /// Whether both tensors view the same storage.
+  bool shares_storage(const Tensor &other) const {
+    return storage_ && storage_ == other.storage_;
+  }
+
+  // Data access.
+  /// Pointer to the first element (at the storage offset). T must match the
+  /// dtype. The data may be strided: index it with strides().
+  template <typename T> T *data() const {
+    checkDType(DTypeOf<T>::value, "data");
+    return static_cast<T *>(raw_data());
+  }
+  void *raw_data() const;
+  /// The single element, converted to T. Throws when numel() != 1.
+  template <typename T> T item() const;
+
+  // Copies and conversions.
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor to(Device device) const;
+  Tensor to(DType dtype) const;
+
+  // Views and reshapes.
+  /// A view when the strides allow it, a copy otherwise. One dim may be -1.
+  Tensor reshape(const Shape &shape) const;
+  /// Always a view; throws when the strides do not allow it.
+  Tensor view(const Shape &shape) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(const Shape &dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  /// Removes dim if its size is 1 (a no-op otherwise, as in torch).
+  Tensor squeeze(int64_t dim) const;
+  /// Removes every size-1 dim.
+  Tensor squeeze() const;
+  /// Elements start, start+step, ... < end along dim. Negative start/end
+  /// count from the end; both are clamped to the size as in Python slicing.
+  Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  /// Broadcasts size-1 dims (stride 0) to shape; -1 keeps a size.
+  Tensor expand(const Shape &shape) const;
+  Tensor flatten(int64_t startDim = 0, int64_t endDim = -1) const;
+
+  /// Throws kiln::Error unless the tensor is defined and on the CPU.
+  void checkDefined(const char *op) const;
+
+private:
+  void checkDType(DType expected, const char *op) const;
+  double itemAsDouble() const;
+  int64_t itemAsInt() const;
+
+  std::shared_ptr<Storage> storage_;
+  Shape shape_;
+  Shape strides_;
+  int64_t offset_ = 0;
+  DType dtype_ = DType::F32;
+};
+
+template <typename T> T Tensor::item() const {
+  if constexpr (std::is_same<T, bool>::value)
+    return itemAsDouble() != 0.0;
+  else if constexpr (std::is_integral<T>::value)
+    return static_cast<T>(itemAsInt());
+  else
+    return static_cast<T>(itemAsDouble());
+}
+
+/// Normalises a possibly negative dim against rank, throwing a kiln::Error
+/// that names op when it is out of range.
+int64_t wrapDim(int64_t dim, int64_t rank, const char *op);
+/// Row-major strides of shape.
+Shape contiguousStrides(const Shape &shape);
+/// The product of the sizes.
+int64_t shapeNumel(const Shape &shape);
+
+/// Prints like torch: tensor([[1.0000, 2.0000], ...]), summarised with "..."
+/// beyond 1000 elements.
+std::ostream &operator<<(std::ostream &os, const Tensor &t);
+std::string toString(const Tensor &t);
+
+} // namespace kiln
+
+#endif // KILN_TENSOR_H

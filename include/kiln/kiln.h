@@ -1,0 +1,12 @@
+//===- kiln/kiln.h - Everything model code needs ----------------*- C++ -*-===//
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include "kiln/DType.h"
+#include "kiln/Error.h"
+#include "kiln/Ops.h"
+#include "kiln/Tensor.h"
+#include "kiln/annotations.h"
+#include "kiln/version.h"
+
+#endif // KILN_KILN_H

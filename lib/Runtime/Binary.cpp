@@ -1,0 +1,323 @@
+//===- Binary.cpp - Arithmetic, comparisons and where ---------------------===//
+#include "Elementwise.h"
+
+#include <cmath>
+#include <type_traits>
+
+namespace kiln {
+namespace detail {
+
+Shape broadcastShapes(const Shape &a, const Shape &b, const char *op) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error(std::string(op) + ": shapes " + shapeStr(a) + " and " +
+                  shapeStr(b) + " cannot be broadcast: dim " +
+                  std::to_string(static_cast<int64_t>(i) -
+                                 static_cast<int64_t>(rank)) +
+                  " has sizes " + std::to_string(da) + " and " +
+                  std::to_string(db));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// torch's combine_categories: the higher-ranked result wins unless the
+/// lower one brings a higher category (bool < integer < floating).
+static DType combineCategories(bool hasHigher, DType higher, bool hasLower,
+                               DType lower) {
+  if (!hasHigher)
+    return lower;
+  if (!hasLower || isFloating(higher))
+    return higher;
+  if (higher == DType::Bool || isFloating(lower))
+    return promoteTypes(higher, lower);
+  return higher;
+}
+
+DType resultType(std::initializer_list<PromotionOperand> operands) {
+  bool has[3] = {false, false, false};
+  DType result[3] = {DType::Bool, DType::Bool, DType::Bool};
+  for (const PromotionOperand &o : operands) {
+    result[o.rank] = has[o.rank] ? promoteTypes(result[o.rank], o.dtype) : o.dtype;
+    has[o.rank] = true;
+  }
+  bool hasLow = has[0] || has[1];
+  DType low = combineCategories(has[1], result[1], has[0], result[0]);
+  return combineCategories(has[2], result[2], hasLow, low);
+}
+
+Tensor scalarTensor(const kiln::Scalar &value, DType dtype) {
+  return full({}, value, dtype);
+}
+
+void checkCpu(const Tensor &t, const char *op) {
+  t.checkDefined(op);
+  if (t.device().type != DeviceType::CPU)
+    throw Error(std::string(op) + ": the eager runtime computes on the cpu; "
+                "got a tensor on " + t.device().str());
+}
+
+/// Integer arithmetic wraps around like torch's, without C++'s undefined
+/// behaviour on signed overflow.
+template <typename T> T wrapAdd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <typename T> T wrapSub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <typename T> T wrapMul(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+/// x^n for integers n >= 0 by squaring (wrapping like torch).
+template <typename T> T intPow(T x, T n) {
+  T result = 1;
+  while (n > 0) {
+    if (n & 1)
+      result = wrapMul(result, x);
+    x = wrapMul(x, x);
+    n >>= 1;
+  }
+  return result;
+}
+
+} // namespace detail
+
+using namespace detail;
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Tensor addWith(const Tensor &a, const Tensor &b, DType common) {
+  return binaryKernel<false>("add", a, b, common, [](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (std::is_same<T, bool>::value)
+      return static_cast<bool>(x || y);
+    else if constexpr (std::is_integral<T>::value)
+      return wrapAdd(x, y);
+    else
+      return x + y;
+  });
+}
+
+Tensor subWith(const Tensor &a, const Tensor &b, DType common) {
+  if (common == DType::Bool)
+    throw Error("sub: subtracting bool tensors is not supported; use "
+                "logical operations or convert with to(kiln::kInt64)");
+  return binaryKernel<false>("sub", a, b, common, [](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (std::is_same<T, bool>::value)
+      return x; // unreachable: rejected above
+    else if constexpr (std::is_integral<T>::value)
+      return wrapSub(x, y);
+    else
+      return x - y;
+  });
+}
+
+Tensor mulWith(const Tensor &a, const Tensor &b, DType common) {
+  return binaryKernel<false>("mul", a, b, common, [](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (std::is_same<T, bool>::value)
+      return static_cast<bool>(x && y);
+    else if constexpr (std::is_integral<T>::value)
+      return wrapMul(x, y);
+    else
+      return x * y;
+  });
+}
+
+Tensor divWith(const Tensor &a, const Tensor &b, DType common) {
+  // True division: integers and bools divide as float32.
+  if (!isFloating(common))
+    common = DType::F32;
+  return binaryKernel<false>("div", a, b, common,
+                             [](auto x, auto y) { return x / y; });
+}
+
+Tensor powWith(const Tensor &a, const Tensor &b, DType common) {
+  if (common == DType::Bool)
+    common = DType::I64;
+  if (isIntegral(common, false)) {
+    Tensor exps = b.to(DType::I64);
+    if (exps.numel() > 0 && amin(exps).item<int64_t>() < 0)
+      throw Error("pow: integers to negative integer powers are not allowed");
+  }
+  return binaryKernel<false>("pow", a, b, common, [](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value)
+      return intPow(x, y);
+    else if constexpr (std::is_same<T, bool>::value)
+      return x;
+    else
+      return std::pow(x, y);
+  });
+}
+
+Tensor maximumWith(const Tensor &a, const Tensor &b, DType common) {
+  return binaryKernel<false>("maximum", a, b, common, [](auto x, auto y) {
+    return (x > y || x != x) ? x : y; // NaN propagates
+  });
+}
+
+Tensor minimumWith(const Tensor &a, const Tensor &b, DType common) {
+  return binaryKernel<false>("minimum", a, b, common, [](auto x, auto y) {
+    return (x < y || x != x) ? x : y;
+  });
+}
+
+} // namespace
+
+#define KILN_BINARY_OP(NAME, IMPL, OPERATOR)                                   \
+  Tensor NAME(const Tensor &a, const Tensor &b) {                              \
+    checkCpu(a, #NAME);                                                        \
+    checkCpu(b, #NAME);                                                        \
+    return IMPL(a, b, resultType({promotionOf(a), promotionOf(b)}));           \
+  }                                                                            \
+  Tensor operator OPERATOR(const Tensor &a, const Tensor &b) {                 \
+    return NAME(a, b);                                                         \
+  }                                                                            \
+  Tensor operator OPERATOR(const Tensor &a, Scalar b) {                        \
+    checkCpu(a, #NAME);                                                        \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return IMPL(a, scalarTensor(b, computeType(common)), common);              \
+  }                                                                            \
+  Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
+    checkCpu(b, #NAME);                                                        \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return IMPL(scalarTensor(a, computeType(common)), b, common);              \
+  }
+
+KILN_BINARY_OP(add, addWith, +)
+KILN_BINARY_OP(sub, subWith, -)
+KILN_BINARY_OP(mul, mulWith, *)
+KILN_BINARY_OP(div, divWith, /)
+#undef KILN_BINARY_OP
+
+Tensor pow(const Tensor &a, const Tensor &b) {
+  checkCpu(a, "pow");
+  checkCpu(b, "pow");
+  return powWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+}
+
+Tensor pow(const Tensor &a, Scalar exponent) {
+  checkCpu(a, "pow");
+  DType common = resultType({promotionOf(a), promotionOf(exponent)});
+  return powWith(a, scalarTensor(exponent, computeType(common)), common);
+}
+
+Tensor maximum(const Tensor &a, const Tensor &b) {
+  checkCpu(a, "maximum");
+  checkCpu(b, "maximum");
+  return maximumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+}
+
+Tensor minimum(const Tensor &a, const Tensor &b) {
+  checkCpu(a, "minimum");
+  checkCpu(b, "minimum");
+  return minimumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename F>
+Tensor compare(const char *op, const Tensor &a, const Tensor &b, DType common,
+               const F &f) {
+  return binaryKernel<true>(op, a, b, common, f);
+}
+} // namespace
+
+#define KILN_COMPARISON(NAME, OPERATOR)                                        \
+  Tensor operator OPERATOR(const Tensor &a, const Tensor &b) {                 \
+    checkCpu(a, NAME);                                                         \
+    checkCpu(b, NAME);                                                         \
+    return compare(NAME, a, b, resultType({promotionOf(a), promotionOf(b)}),   \
+                   [](auto x, auto y) { return x OPERATOR y; });               \
+  }                                                                            \
+  Tensor operator OPERATOR(const Tensor &a, Scalar b) {                        \
+    checkCpu(a, NAME);                                                         \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return compare(NAME, a, scalarTensor(b, computeType(common)), common,      \
+                   [](auto x, auto y) { return x OPERATOR y; });               \
+  }
+
+KILN_COMPARISON("lt", <)
+KILN_COMPARISON("le", <=)
+KILN_COMPARISON("gt", >)
+KILN_COMPARISON("ge", >=)
+KILN_COMPARISON("eq", ==)
+KILN_COMPARISON("ne", !=)
+#undef KILN_COMPARISON
+
+//===----------------------------------------------------------------------===//
+// where
+//===----------------------------------------------------------------------===//
+
+namespace {
+Tensor whereWith(const Tensor &cond, const Tensor &a, const Tensor &b,
+                 DType common) {
+  checkCpu(cond, "where");
+  checkCpu(a, "where");
+  checkCpu(b, "where");
+  if (cond.dtype() != DType::Bool)
+    throw Error(std::string("where: the condition must be a bool tensor, got ") +
+                dtypeName(cond.dtype()));
+  Shape shape = broadcastShapes(
+      broadcastShapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
+  DType ct = computeType(common);
+  Tensor ec = cond.expand(shape);
+  Tensor ea = a.to(ct).expand(shape), eb = b.to(ct).expand(shape);
+  Tensor out(shape, ct);
+  dispatchCompute(ct, "where", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ternaryLoop<T, bool, T, T>(out, ec, ea, eb,
+                               [](bool c, T x, T y) { return c ? x : y; });
+  });
+  return ct == common ? out : out.to(common);
+}
+} // namespace
+
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
+  checkCpu(a, "where");
+  checkCpu(b, "where");
+  return whereWith(cond, a, b, resultType({promotionOf(a), promotionOf(b)}));
+}
+
+Tensor where(const Tensor &cond, const Tensor &a, Scalar b) {
+  checkCpu(a, "where");
+  DType common = resultType({promotionOf(a), promotionOf(b)});
+  return whereWith(cond, a, scalarTensor(b, computeType(common)), common);
+}
+
+Tensor where(const Tensor &cond, Scalar a, const Tensor &b) {
+  checkCpu(b, "where");
+  DType common = resultType({promotionOf(a), promotionOf(b)});
+  return whereWith(cond, scalarTensor(a, computeType(common)), b, common);
+}
+
+bool allclose(const Tensor &a, const Tensor &b, double rtol, double atol) {
+  checkCpu(a, "allclose");
+  checkCpu(b, "allclose");
+  Tensor close = binaryKernel<true>(
+      "allclose", a, b, DType::F64, [rtol, atol](double x, double y) {
+        if (x == y)
+          return true; // equal infinities
+        return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+      });
+  return close.numel() == 0 || amin(close.to(DType::I32)).item<int64_t>() == 1;
+}
+
+} // namespace kiln

@@ -1,0 +1,18 @@
+//===- Gemm.h - One matrix product, BLAS where it can -----------*- C++ -*-===//
+#ifndef KILN_RUNTIME_GEMM_H
+#define KILN_RUNTIME_GEMM_H
+
+#include <cstdint>
+
+namespace kiln::detail {
+
+/// C[n, m] (contiguous) = A[n, k] * B[k, m], A and B given by element
+/// strides. float and double go through BLAS, which needs one unit stride
+/// per matrix (see blasReadable in LinearAlgebra.cpp); int32 and int64 loop.
+template <typename T>
+void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
+          int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c);
+
+} // namespace kiln::detail
+
+#endif

@@ -1,0 +1,171 @@
+//===- NN.cpp - embedding, conv2d, cross_entropy --------------------------===//
+#include "Elementwise.h"
+#include "Gemm.h"
+
+#include <cstring>
+
+namespace kiln {
+using namespace detail;
+
+namespace {
+
+/// Checks that every id is a valid row of a table with rows rows.
+void checkIds(const Tensor &ids, int64_t rows, const char *op,
+              const char *what) {
+  if (!isIntegral(ids.dtype(), false))
+    throw Error(std::string(op) + ": " + what +
+                " must be an integer tensor, got " + dtypeName(ids.dtype()));
+  if (ids.numel() == 0)
+    return;
+  int64_t lo = amin(ids).item<int64_t>(), hi = amax(ids).item<int64_t>();
+  if (lo < 0 || hi >= rows)
+    throw Error(std::string(op) + ": " + what + " " +
+                std::to_string(lo < 0 ? lo : hi) +
+                " is out of range for " + std::to_string(rows) +
+                " rows (valid ids are 0.." + std::to_string(rows - 1) + ")");
+}
+
+Shape pairParam(const Shape &value, const char *op, const char *name,
+                int64_t minimum) {
+  if (value.size() != 1 && value.size() != 2)
+    throw Error(std::string(op) + ": " + name +
+                " takes one value or two ({h, w}), got " + shapeStr(value));
+  Shape pair = value.size() == 1 ? Shape{value[0], value[0]} : value;
+  for (int64_t v : pair)
+    if (v < minimum)
+      throw Error(std::string(op) + ": " + name + " must be at least " +
+                  std::to_string(minimum) + ", got " + shapeStr(value));
+  return pair;
+}
+
+} // namespace
+
+Tensor embedding(const Tensor &ids, const Tensor &table) {
+  checkCpu(ids, "embedding");
+  checkCpu(table, "embedding");
+  if (table.dim() != 2)
+    throw Error("embedding: the table must be 2-d [rows, dim], got shape " +
+                shapeStr(table.shape()));
+  int64_t rows = table.size(0), width = table.size(1);
+  checkIds(ids, rows, "embedding", "index");
+  Tensor idx = ids.to(DType::I64).contiguous();
+  Tensor t = table.contiguous();
+  Shape shape = ids.shape();
+  shape.push_back(width);
+  Tensor out(shape, table.dtype());
+  const int64_t *pi = idx.data<int64_t>();
+  const char *src = static_cast<const char *>(t.raw_data());
+  char *dst = static_cast<char *>(out.raw_data());
+  size_t rowBytes = static_cast<size_t>(width) * elementSize(table.dtype());
+  int64_t n = idx.numel();
+  parallelFor(n, n * width, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      std::memcpy(dst + i * rowBytes, src + pi[i] * rowBytes, rowBytes);
+  });
+  return out;
+}
+
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
+              int64_t stride, int64_t padding) {
+  return conv2d(x, w, b, Shape{stride}, Shape{padding});
+}
+
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
+              const Shape &strideParam, const Shape &paddingParam) {
+  checkCpu(x, "conv2d");
+  checkCpu(w, "conv2d");
+  if (x.dim() != 3 && x.dim() != 4)
+    throw Error("conv2d: the input must be 4-d [N, C, H, W] or 3-d [C, H, W], "
+                "got shape " + shapeStr(x.shape()));
+  if (w.dim() != 4)
+    throw Error("conv2d: the weight must be 4-d [out, in, kH, kW], got shape " +
+                shapeStr(w.shape()));
+  if (x.dtype() != w.dtype() || !isFloating(x.dtype()))
+    throw Error(std::string("conv2d: input and weight must have the same "
+                            "floating dtype, got ") +
+                dtypeName(x.dtype()) + " and " + dtypeName(w.dtype()));
+  Shape stride = pairParam(strideParam, "conv2d", "stride", 1);
+  Shape pad = pairParam(paddingParam, "conv2d", "padding", 0);
+  Tensor in = x.dim() == 3 ? x.unsqueeze(0) : x;
+  int64_t N = in.size(0), C = in.size(1), H = in.size(2), W = in.size(3);
+  int64_t O = w.size(0), kH = w.size(2), kW = w.size(3);
+  if (w.size(1) != C)
+    throw Error("conv2d: the input has " + std::to_string(C) +
+                " channels (shape " + shapeStr(x.shape()) +
+                ") but the weight expects " + std::to_string(w.size(1)) +
+                " (shape " + shapeStr(w.shape()) + ")");
+  int64_t Ho = (H + 2 * pad[0] - kH) / stride[0] + 1;
+  int64_t Wo = (W + 2 * pad[1] - kW) / stride[1] + 1;
+  if (H + 2 * pad[0] < kH || W + 2 * pad[1] < kW)
+    throw Error("conv2d: the kernel " + shapeStr({kH, kW}) +
+                " is larger than the padded input " +
+                shapeStr({H + 2 * pad[0], W + 2 * pad[1]}));
+  if (b.defined() && (b.dim() != 1 || b.size(0) != O))
+    throw Error("conv2d: the bias must have shape [" + std::to_string(O) +
+                "], got " + shapeStr(b.shape()));
+
+  DType ct = computeType(x.dtype());
+  Tensor xin = in.to(ct).contiguous();
+  Tensor wmat = w.to(ct).contiguous().view({O, C * kH * kW});
+  Tensor out({N, O, Ho, Wo}, ct);
+  int64_t K = C * kH * kW, P = Ho * Wo;
+  dispatchCompute(ct, "conv2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point<T>::value) {
+      std::vector<T> cols(static_cast<size_t>(K * P));
+      for (int64_t n = 0; n < N; ++n) {
+        const T *img = xin.data<T>() + n * C * H * W;
+        // im2col: row (c, i, j) of cols holds the input pixel that kernel tap
+        // (i, j) of channel c sees at each output position (0 in padding).
+        parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
+            T *dst = cols.data() + r * P;
+            for (int64_t oy = 0; oy < Ho; ++oy) {
+              int64_t iy = oy * stride[0] - pad[0] + i;
+              for (int64_t ox = 0; ox < Wo; ++ox) {
+                int64_t ix = ox * stride[1] - pad[1] + j;
+                dst[oy * Wo + ox] = (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                                        ? img[(c * H + iy) * W + ix]
+                                        : T(0);
+              }
+            }
+          }
+        });
+        gemm<T>(O, P, K, wmat.data<T>(), K, 1, cols.data(), P, 1,
+                out.data<T>() + n * O * P);
+      }
+    }
+  });
+  if (b.defined())
+    out = out + b.to(ct).view({1, O, 1, 1});
+  if (x.dim() == 3)
+    out = out.squeeze(0);
+  return out.to(x.dtype());
+}
+
+Tensor cross_entropy(const Tensor &logits, const Tensor &targets) {
+  checkCpu(logits, "cross_entropy");
+  checkCpu(targets, "cross_entropy");
+  if (logits.dim() != 1 && logits.dim() != 2)
+    throw Error("cross_entropy: logits must be [N, C] or [C], got shape " +
+                shapeStr(logits.shape()));
+  if (targets.dim() != logits.dim() - 1 ||
+      (logits.dim() == 2 && targets.size(0) != logits.size(0)))
+    throw Error("cross_entropy: targets of shape " +
+                shapeStr(targets.shape()) + " do not match logits of shape " +
+                shapeStr(logits.shape()) + " (expected " +
+                (logits.dim() == 2 ? "[" + std::to_string(logits.size(0)) + "]"
+                                   : std::string("[]")) +
+                ")");
+  checkIds(targets, logits.size(-1), "cross_entropy", "target");
+  Tensor logp = log_softmax(logits, -1);
+  Tensor lp2 = logits.dim() == 1 ? logp.unsqueeze(0) : logp;
+  Tensor t = targets.to(DType::I64).reshape({-1});
+  int64_t n = t.numel(), classes = lp2.size(1);
+  // Pick log p[i, t_i] with an embedding lookup on the flattened rows.
+  Tensor picked = embedding(t + arange(n) * classes, lp2.reshape({-1, 1}));
+  return -mean(picked);
+}
+
+} // namespace kiln

@@ -1,0 +1,180 @@
+//===- Reduction.cpp - sum, mean, amax, amin over any dims ----------------===//
+//
+// The reduced dims are permuted to the end (a view); when that view is not
+// contiguous it is copied once, so every kernel reduces unit-stride rows.
+// Float sums accumulate in double. Threads split the output rows, or the
+// row itself when there are too few rows to go round.
+//
+//===----------------------------------------------------------------------===//
+#include "Elementwise.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kiln {
+using namespace detail;
+
+namespace {
+
+struct ReductionPlan {
+  Tensor rows;    // [outer, inner], contiguous
+  Shape outShape; // with or without the kept size-1 dims
+  int64_t outer = 1, inner = 1;
+};
+
+ReductionPlan planReduction(const Tensor &x, const Shape &dims, bool keepdim,
+                            const char *op) {
+  checkCpu(x, op);
+  int64_t rank = x.dim();
+  std::vector<bool> reduced(std::max<int64_t>(rank, 1), dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrapDim(d, rank, op);
+    if (reduced[w] && !dims.empty())
+      throw Error(std::string(op) + ": dim " + std::to_string(d) +
+                  " appears more than once in " + shapeStr(dims));
+    reduced[w] = true;
+  }
+  ReductionPlan plan;
+  Shape order;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d]) {
+      order.push_back(d);
+      plan.outer *= x.shape()[d];
+      plan.outShape.push_back(x.shape()[d]);
+    } else if (keepdim) {
+      plan.outShape.push_back(1);
+    }
+  if (keepdim) {
+    plan.outShape.clear();
+    for (int64_t d = 0; d < rank; ++d)
+      plan.outShape.push_back(reduced[d] ? 1 : x.shape()[d]);
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d]) {
+      order.push_back(d);
+      plan.inner *= x.shape()[d];
+    }
+  plan.rows = x.permute(order).contiguous();
+  return plan;
+}
+
+/// out[i] = finish(fold of row i). Acc is the accumulator type; T the
+/// element type of rows.
+template <typename Acc, typename T, typename Fold, typename Finish>
+void reduceRows(const ReductionPlan &plan, const Tensor &out, Acc init,
+                const Fold &fold, const Finish &finish) {
+  const T *in = plan.rows.template data<T>();
+  auto *o = out.raw_data();
+  int64_t outer = plan.outer, inner = plan.inner;
+  auto foldRange = [&](const T *row, int64_t begin, int64_t end) {
+    Acc acc = init;
+    for (int64_t j = begin; j < end; ++j)
+      acc = fold(acc, static_cast<Acc>(row[j]));
+    return acc;
+  };
+  if (outer >= 8 || outer * inner < kParallelThreshold) {
+    parallelFor(outer, outer * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        finish(o, i, foldRange(in + i * inner, 0, inner));
+    });
+    return;
+  }
+  // Few long rows: threads split each row, then the partials are folded.
+  for (int64_t i = 0; i < outer; ++i) {
+    const T *row = in + i * inner;
+    constexpr int64_t kChunks = 64;
+    std::vector<Acc> partial(kChunks, init);
+    int64_t chunk = (inner + kChunks - 1) / kChunks;
+    parallelFor(kChunks, inner, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c)
+        partial[c] = foldRange(row, std::min(inner, c * chunk),
+                               std::min(inner, (c + 1) * chunk));
+    });
+    Acc acc = init;
+    for (const Acc &p : partial)
+      acc = fold(acc, p);
+    finish(o, i, acc);
+  }
+}
+
+template <typename T> struct SumAcc {
+  using type = std::conditional_t<std::is_floating_point<T>::value, double,
+                                  uint64_t>;
+};
+
+Tensor sumOrMean(const Tensor &x, const Shape &dims, bool keepdim, bool mean) {
+  const char *op = mean ? "mean" : "sum";
+  checkCpu(x, op);
+  DType result = isFloating(x.dtype()) ? x.dtype() : DType::I64;
+  if (mean && !isFloating(x.dtype()))
+    throw Error(std::string("mean: input dtype must be floating, got ") +
+                dtypeName(x.dtype()) + "; convert with to(kiln::kFloat32)");
+  DType ct = computeType(result);
+  ReductionPlan plan = planReduction(x.to(ct), dims, keepdim, op);
+  Tensor out(plan.outShape, ct);
+  double count = static_cast<double>(plan.inner);
+  dispatchCompute(ct, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same<T, float>::value ||
+                  std::is_same<T, double>::value ||
+                  std::is_same<T, int64_t>::value) {
+      using Acc = typename SumAcc<T>::type;
+      reduceRows<Acc, T>(
+          plan, out, Acc(0), [](Acc a, Acc b) { return a + b; },
+          [&](void *o, int64_t i, Acc acc) {
+            if constexpr (std::is_floating_point<T>::value)
+              static_cast<T *>(o)[i] =
+                  static_cast<T>(mean ? acc / count : acc);
+            else
+              static_cast<T *>(o)[i] = static_cast<T>(acc); // wraps
+          });
+    }
+  });
+  return ct == result ? out : out.to(result);
+}
+
+Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
+  const char *op = max ? "amax" : "amin";
+  checkCpu(x, op);
+  DType ct = computeType(x.dtype());
+  ReductionPlan plan = planReduction(x.to(ct), dims, keepdim, op);
+  if (plan.inner == 0)
+    throw Error(std::string(op) + ": cannot reduce over a dim of size 0 "
+                "(input shape " + shapeStr(x.shape()) + ", dims " +
+                shapeStr(dims) + ")");
+  Tensor out(plan.outShape, ct);
+  dispatchCompute(ct, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto fold = [max](T a, T b) {
+      if (a != a || b != b) // NaN propagates
+        return a != a ? a : b;
+      return max ? (b > a ? b : a) : (b < a ? b : a);
+    };
+    T initValue = std::numeric_limits<T>::has_infinity
+                      ? (max ? -std::numeric_limits<T>::infinity()
+                             : std::numeric_limits<T>::infinity())
+                      : (max ? std::numeric_limits<T>::lowest()
+                             : std::numeric_limits<T>::max());
+    reduceRows<T, T>(plan, out, initValue, fold,
+                     [](void *o, int64_t i, T acc) { static_cast<T *>(o)[i] = acc; });
+  });
+  return ct == x.dtype() ? out : out.to(x.dtype());
+}
+
+} // namespace
+
+Tensor sum(const Tensor &x, const Dims &dims, bool keepdim) {
+  return sumOrMean(x, dims.vec(), keepdim, false);
+}
+Tensor mean(const Tensor &x, const Dims &dims, bool keepdim) {
+  return sumOrMean(x, dims.vec(), keepdim, true);
+}
+Tensor amax(const Tensor &x, const Dims &dims, bool keepdim) {
+  return extremum(x, dims.vec(), keepdim, true);
+}
+Tensor amin(const Tensor &x, const Dims &dims, bool keepdim) {
+  return extremum(x, dims.vec(), keepdim, false);
+}
+
+} // namespace kiln

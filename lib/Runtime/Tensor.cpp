@@ -1,0 +1,452 @@
+//===- Tensor.cpp - Storage, metadata, views and copies -------------------===//
+#include "kiln/Tensor.h"
+
+#include "Allocator.h"
+#include "Dispatch.h"
+#include "Loops.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace kiln {
+
+using detail::dispatchAll;
+using detail::TypeTag;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+std::string shapeStr(const Shape &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t wrapDim(int64_t dim, int64_t rank, const char *op) {
+  // A 0-d tensor accepts dims -1 and 0, as in torch.
+  int64_t r = std::max<int64_t>(rank, 1);
+  if (dim < -r || dim >= r)
+    throw Error(std::string(op) + ": dim " + std::to_string(dim) +
+                " is out of range for a tensor of rank " +
+                std::to_string(rank) + " (expected a dim in [" +
+                std::to_string(-r) + ", " + std::to_string(r - 1) + "])");
+  return dim < 0 ? dim + r : dim;
+}
+
+Shape contiguousStrides(const Shape &shape) {
+  Shape strides(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+int64_t shapeNumel(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+static void checkShape(const Shape &shape, const char *op) {
+  for (int64_t s : shape)
+    if (s < 0)
+      throw Error(std::string(op) + ": negative size in shape " +
+                  shapeStr(shape));
+}
+
+//===----------------------------------------------------------------------===//
+// Storage and construction
+//===----------------------------------------------------------------------===//
+
+Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
+  if (device.type != DeviceType::CPU)
+    throw Error("tensor allocation on " + device.str() +
+                ": this build of the runtime has no CUDA support yet");
+  data_ = detail::allocateHost(nbytes);
+}
+
+Storage::~Storage() { detail::freeHost(data_, nbytes_); }
+
+Tensor::Tensor(const Shape &shape, DType dtype, Device device)
+    : shape_(shape), strides_(contiguousStrides(shape)), dtype_(dtype) {
+  checkShape(shape, "tensor");
+  storage_ = std::make_shared<Storage>(
+      static_cast<size_t>(shapeNumel(shape)) * elementSize(dtype), device);
+}
+
+Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides,
+               int64_t offset, DType dtype)
+    : storage_(std::move(storage)), shape_(std::move(shape)),
+      strides_(std::move(strides)), offset_(offset), dtype_(dtype) {}
+
+//===----------------------------------------------------------------------===//
+// Metadata
+//===----------------------------------------------------------------------===//
+
+void Tensor::checkDefined(const char *op) const {
+  if (!defined())
+    throw Error(std::string(op) + ": undefined tensor");
+}
+
+int64_t Tensor::size(int64_t d) const {
+  checkDefined("size");
+  if (shape_.empty())
+    throw Error("size: dim " + std::to_string(d) +
+                " is out of range for a tensor of rank 0");
+  return shape_[wrapDim(d, dim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  checkDefined("stride");
+  if (shape_.empty())
+    throw Error("stride: dim " + std::to_string(d) +
+                " is out of range for a tensor of rank 0");
+  return strides_[wrapDim(d, dim(), "stride")];
+}
+
+int64_t Tensor::numel() const { return shapeNumel(shape_); }
+
+Device Tensor::device() const {
+  return storage_ ? storage_->device() : Device::cpu();
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 1)
+      continue;
+    if (shape_[i] == 0)
+      return true;
+    if (strides_[i] != expected)
+      return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+void *Tensor::raw_data() const {
+  checkDefined("data");
+  return static_cast<char *>(storage_->data()) +
+         offset_ * static_cast<int64_t>(elementSize(dtype_));
+}
+
+void Tensor::checkDType(DType expected, const char *op) const {
+  checkDefined(op);
+  if (dtype_ != expected)
+    throw Error(std::string(op) + ": requested " + dtypeName(expected) +
+                " data from a tensor of dtype " + dtypeName(dtype_));
+}
+
+double Tensor::itemAsDouble() const {
+  checkDefined("item");
+  if (numel() != 1)
+    throw Error("item: a tensor with " + std::to_string(numel()) +
+                " elements (shape " + shapeStr(shape_) +
+                ") cannot be converted to a scalar");
+  return dispatchAll(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return detail::convertValue<double>(*static_cast<const T *>(raw_data()));
+  });
+}
+
+int64_t Tensor::itemAsInt() const {
+  checkDefined("item");
+  if (numel() != 1)
+    throw Error("item: a tensor with " + std::to_string(numel()) +
+                " elements (shape " + shapeStr(shape_) +
+                ") cannot be converted to a scalar");
+  return dispatchAll(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return detail::convertValue<int64_t>(*static_cast<const T *>(raw_data()));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Copies and conversions
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// dst (contiguous, dst's dtype) = src converted elementwise.
+void copyConvert(const Tensor &dst, const Tensor &src) {
+  dispatchAll(src.dtype(), [&](auto srcTag) {
+    using S = typename decltype(srcTag)::type;
+    dispatchAll(dst.dtype(), [&](auto dstTag) {
+      using D = typename decltype(dstTag)::type;
+      unaryLoop<D, S>(dst, src, [](S v) { return convertValue<D>(v); });
+    });
+  });
+}
+} // namespace detail
+
+Tensor Tensor::clone() const {
+  checkDefined("clone");
+  Tensor out(shape_, dtype_, device());
+  detail::copyConvert(out, *this);
+  return out;
+}
+
+Tensor Tensor::contiguous() const {
+  checkDefined("contiguous");
+  return is_contiguous() ? *this : clone();
+}
+
+Tensor Tensor::to(Device target) const {
+  checkDefined("to");
+  if (target == device())
+    return *this;
+  throw Error("to: cannot move a tensor from " + device().str() + " to " +
+              target.str() + ": this build of the runtime has no CUDA support yet");
+}
+
+Tensor Tensor::to(DType target) const {
+  checkDefined("to");
+  if (target == dtype_)
+    return *this;
+  Tensor out(shape_, target, device());
+  detail::copyConvert(out, *this);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+/// Resolves a -1 in a requested shape against numel.
+static Shape inferShape(const Shape &requested, int64_t numel, const char *op) {
+  Shape shape = requested;
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0)
+        throw Error(std::string(op) + ": only one dim can be -1 in " +
+                    shapeStr(requested));
+      inferred = static_cast<int64_t>(i);
+    } else if (shape[i] < 0) {
+      throw Error(std::string(op) + ": invalid size " +
+                  std::to_string(shape[i]) + " in " + shapeStr(requested));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0) {
+    if (known == 0 || numel % known != 0)
+      throw Error(std::string(op) + ": shape " + shapeStr(requested) +
+                  " is invalid for input of size " + std::to_string(numel));
+    shape[inferred] = numel / known;
+  } else if (known != numel) {
+    throw Error(std::string(op) + ": shape " + shapeStr(requested) +
+                " is invalid for input of size " + std::to_string(numel));
+  }
+  return shape;
+}
+
+/// Strides that view old (shape, strides) data as newShape without copying,
+/// or an empty optional-like result (ok=false). ATen's computeStride.
+static bool viewStrides(const Shape &oldShape, const Shape &oldStrides,
+                        const Shape &newShape, Shape &newStrides) {
+  newStrides.assign(newShape.size(), 0);
+  if (oldShape.empty() || shapeNumel(oldShape) == 0) {
+    newStrides = contiguousStrides(newShape);
+    return true;
+  }
+  int64_t viewD = static_cast<int64_t>(newShape.size()) - 1;
+  int64_t chunkBase = oldStrides.empty() ? 1 : oldStrides.back();
+  int64_t tensorNumel = 1, viewNumel = 1;
+  for (int64_t d = static_cast<int64_t>(oldShape.size()) - 1; d >= 0; --d) {
+    tensorNumel *= oldShape[d];
+    if (d == 0 || (oldShape[d - 1] != 1 &&
+                   oldStrides[d - 1] != tensorNumel * chunkBase)) {
+      while (viewD >= 0 &&
+             (viewNumel < tensorNumel || newShape[viewD] == 1)) {
+        newStrides[viewD] = viewNumel * chunkBase;
+        viewNumel *= newShape[viewD];
+        --viewD;
+      }
+      if (viewNumel != tensorNumel)
+        return false;
+      if (d > 0) {
+        chunkBase = oldStrides[d - 1];
+        tensorNumel = 1;
+        viewNumel = 1;
+      }
+    }
+  }
+  return viewD == -1;
+}
+
+Tensor Tensor::view(const Shape &requested) const {
+  checkDefined("view");
+  Shape shape = inferShape(requested, numel(), "view");
+  Shape strides;
+  if (!viewStrides(shape_, strides_, shape, strides))
+    throw Error("view: shape " + shapeStr(requested) +
+                " is not compatible with the strides of a tensor of shape " +
+                shapeStr(shape_) + " and strides " + shapeStr(strides_) +
+                "; use reshape() instead");
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::reshape(const Shape &requested) const {
+  checkDefined("reshape");
+  Shape shape = inferShape(requested, numel(), "reshape");
+  Shape strides;
+  if (viewStrides(shape_, strides_, shape, strides))
+    return Tensor(storage_, shape, strides, offset_, dtype_);
+  return clone().view(shape);
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  checkDefined("transpose");
+  int64_t d0 = wrapDim(dim0, dim(), "transpose");
+  int64_t d1 = wrapDim(dim1, dim(), "transpose");
+  if (shape_.empty())
+    return *this;
+  Shape shape = shape_, strides = strides_;
+  std::swap(shape[d0], shape[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::permute(const Shape &dims) const {
+  checkDefined("permute");
+  if (static_cast<int64_t>(dims.size()) != dim())
+    throw Error("permute: " + std::to_string(dims.size()) +
+                " dims given for a tensor of rank " + std::to_string(dim()) +
+                " (dims " + shapeStr(dims) + ")");
+  Shape shape(dims.size()), strides(dims.size());
+  std::vector<bool> seen(dims.size(), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrapDim(dims[i], dim(), "permute");
+    if (seen[d])
+      throw Error("permute: dim " + std::to_string(dims[i]) +
+                  " repeats in " + shapeStr(dims));
+    seen[d] = true;
+    shape[i] = shape_[d];
+    strides[i] = strides_[d];
+  }
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  checkDefined("unsqueeze");
+  int64_t pos = wrapDim(d, dim() + 1, "unsqueeze");
+  Shape shape = shape_, strides = strides_;
+  int64_t stride =
+      pos < dim() ? shape_[pos] * strides_[pos] : 1;
+  shape.insert(shape.begin() + pos, 1);
+  strides.insert(strides.begin() + pos, stride);
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  checkDefined("squeeze");
+  int64_t pos = wrapDim(d, dim(), "squeeze");
+  if (shape_.empty() || shape_[pos] != 1)
+    return *this;
+  Shape shape = shape_, strides = strides_;
+  shape.erase(shape.begin() + pos);
+  strides.erase(strides.begin() + pos);
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::squeeze() const {
+  checkDefined("squeeze");
+  Shape shape, strides;
+  for (size_t i = 0; i < shape_.size(); ++i)
+    if (shape_[i] != 1) {
+      shape.push_back(shape_[i]);
+      strides.push_back(strides_[i]);
+    }
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
+                     int64_t step) const {
+  checkDefined("slice");
+  if (shape_.empty())
+    throw Error("slice: cannot slice a 0-d tensor");
+  int64_t pos = wrapDim(d, dim(), "slice");
+  if (step <= 0)
+    throw Error("slice: step must be positive, got " + std::to_string(step));
+  int64_t n = shape_[pos];
+  if (start < -n || start > n)
+    throw Error("slice: start " + std::to_string(start) +
+                " is out of range for dim " + std::to_string(d) +
+                " of size " + std::to_string(n) + " (shape " +
+                shapeStr(shape_) + ")");
+  if (start < 0)
+    start += n;
+  // Like Python slicing, an end past the size is clamped.
+  if (end < 0)
+    end = std::max<int64_t>(end + n, 0);
+  end = std::min(end, n);
+  int64_t len = end > start ? (end - start + step - 1) / step : 0;
+  Shape shape = shape_, strides = strides_;
+  shape[pos] = len;
+  strides[pos] = strides_[pos] * step;
+  return Tensor(storage_, shape, strides, offset_ + start * strides_[pos],
+                dtype_);
+}
+
+Tensor Tensor::expand(const Shape &target) const {
+  checkDefined("expand");
+  if (target.size() < shape_.size())
+    throw Error("expand: cannot expand shape " + shapeStr(shape_) +
+                " to the lower-rank shape " + shapeStr(target));
+  size_t lead = target.size() - shape_.size();
+  Shape shape(target.size()), strides(target.size());
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (i < lead) {
+      if (target[i] < 0)
+        throw Error("expand: -1 is not allowed for the new leading dim " +
+                    std::to_string(i) + " in " + shapeStr(target));
+      shape[i] = target[i];
+      strides[i] = 0;
+      continue;
+    }
+    int64_t have = shape_[i - lead];
+    int64_t want = target[i] == -1 ? have : target[i];
+    if (have == want) {
+      shape[i] = have;
+      strides[i] = strides_[i - lead];
+    } else if (have == 1 && want >= 0) {
+      shape[i] = want;
+      strides[i] = 0;
+    } else {
+      throw Error("expand: the size " + std::to_string(have) + " of dim " +
+                  std::to_string(i - lead) + " of shape " + shapeStr(shape_) +
+                  " cannot be expanded to " + std::to_string(want) +
+                  " (target " + shapeStr(target) + ")");
+    }
+  }
+  return Tensor(storage_, shape, strides, offset_, dtype_);
+}
+
+Tensor Tensor::flatten(int64_t startDim, int64_t endDim) const {
+  checkDefined("flatten");
+  if (shape_.empty())
+    return reshape({1});
+  int64_t s = wrapDim(startDim, dim(), "flatten");
+  int64_t e = wrapDim(endDim, dim(), "flatten");
+  if (s > e)
+    throw Error("flatten: start dim " + std::to_string(startDim) +
+                " comes after end dim " + std::to_string(endDim));
+  Shape shape(shape_.begin(), shape_.begin() + s);
+  int64_t merged = 1;
+  for (int64_t i = s; i <= e; ++i)
+    merged *= shape_[i];
+  shape.push_back(merged);
+  shape.insert(shape.end(), shape_.begin() + e + 1, shape_.end());
+  return reshape(shape);
+}
+
+} // namespace kiln

@@ -1,0 +1,87 @@
+//===- VecMath.h - exp and erf that vectorize -------------------*- C++ -*-===//
+//
+// libm's expf and erff are scalar calls, which keep the hottest eager loops
+// (exp, softmax, gelu, sigmoid) far below memory bandwidth. These versions
+// are branch-free arithmetic (selects, no calls) that compilers vectorize in
+// `omp simd` loops. Accuracy, checked against numpy in the unit tests:
+// exp within 2 ulp over the whole float range, subnormal results, overflow
+// to inf and NaN included (Cephes' polynomial after Cody-Waite range
+// reduction; the power of two applied in two halves so that no
+// intermediate leaves the normal range); erf within 1.2e-7 absolute (the
+// Chebyshev fit of Numerical Recipes' erfc). The double versions call libm.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_VECMATH_H
+#define KILN_RUNTIME_VECMATH_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace kiln::detail {
+
+inline float powerOfTwo(int32_t n) {
+  int32_t bits = (n + 127) << 23;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+inline float vexp(float x) {
+  // Below -104 exp rounds to 0; above 88.8 it overflows to inf, which the
+  // final multiplication produces by itself. NaN is clamped here (keeping
+  // the float-to-int conversion defined) and restored at the end.
+  float xc = (x >= -104.0f && x <= 88.8f) ? x : (x > 88.8f ? 88.8f : -104.0f);
+  float n = std::floor(xc * 1.44269504088896341f + 0.5f);
+  float r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t ni = static_cast<int32_t>(n); // in [-150, 129]
+  int32_t half = ni / 2;
+  float result = p * powerOfTwo(half) * powerOfTwo(ni - half);
+  return x != x ? x : result;
+}
+
+inline double vexp(double x) { return std::exp(x); }
+
+/// erf(x) = 1 - erfc(|x|) with the sign of x.
+inline float verf(float x) {
+  float z = std::fabs(x);
+  float t = 1.0f / (1.0f + 0.5f * z);
+  float p = 0.17087277f;
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  float r = 1.0f - t * vexp(-z * z + p);
+  return x < 0.0f ? -r : r;
+}
+
+inline double verf(double x) { return std::erf(x); }
+
+// Integer arguments (instantiated by generic kernels, never used for
+// integer tensors, which these functions promote to float first).
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+double vexp(T x) {
+  return std::exp(static_cast<double>(x));
+}
+template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
+double verf(T x) {
+  return std::erf(static_cast<double>(x));
+}
+
+} // namespace kiln::detail
+
+#endif

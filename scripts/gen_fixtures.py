@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Writes test/unit/fixtures/ops.json: inputs and numpy-computed outputs for
+the eager runtime's ops, the reference values of test/unit/Runtime/FixtureTest.
+
+numpy (from PyPI) is needed only to regenerate the file, never to build or
+test: `pip install numpy && python3 scripts/gen_fixtures.py`. Expected values
+are computed in float64 from the float32 inputs, so the tests measure the
+runtime's float32 error against exact results.
+"""
+import json
+import math
+import os
+
+import numpy as np
+
+rng = np.random.default_rng(20261122)
+cases = []
+
+
+def arr(x):
+    x = np.asarray(x)
+    dtype = {"float32": "float32", "float64": "float64", "int64": "int64",
+             "int32": "int32", "bool": "bool"}[str(x.dtype)]
+    return {"shape": list(x.shape), "dtype": dtype,
+            "data": [bool(v) if x.dtype == bool else
+                     (int(v) if x.dtype.kind == "i" else float(v))
+                     for v in x.reshape(-1)]}
+
+
+def f32(*shape, lo=-3.0, hi=3.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def case(op, inputs, expected, **args):
+    cases.append({"op": op, "inputs": [arr(i) for i in inputs],
+                  "args": args, "expected": arr(expected)})
+
+
+def d(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+erf = np.vectorize(math.erf)
+
+# Binary ops with broadcasting (shapes the unit tests name nowhere else).
+for sa, sb in [((7,), (7,)), ((4, 5), (5,)), ((3, 1, 6), (4, 1)),
+               ((2, 3, 4), (2, 1, 4)), ((1,), (3, 2)), ((), (5,))]:
+    a, b = f32(*sa), f32(*sb)
+    case("add", [a, b], (d(a) + d(b)).astype(np.float32))
+    case("sub", [a, b], (d(a) - d(b)).astype(np.float32))
+    case("mul", [a, b], (d(a) * d(b)).astype(np.float32))
+    bb = np.where(np.abs(b) < 0.1, np.float32(0.5), b)
+    case("div", [a, bb], (d(a) / d(bb)).astype(np.float32))
+    case("maximum", [a, b], np.maximum(a, b))
+    case("minimum", [a, b], np.minimum(a, b))
+    for name, fn in [("lt", np.less), ("le", np.less_equal),
+                     ("gt", np.greater), ("ge", np.greater_equal),
+                     ("eq", np.equal), ("ne", np.not_equal)]:
+        bq = np.round(b)
+        case(name, [np.round(a), bq.astype(np.float32)],
+             fn(np.round(a), bq))
+    pa = f32(*sa, lo=0.1, hi=3.0)
+    case("pow", [pa, b], (d(pa) ** d(b)).astype(np.float32))
+
+cond = rng.uniform(size=(3, 4)) > 0.5
+a, b = f32(4), f32(3, 1)
+case("where", [cond, a, b], np.where(cond, a, b))
+
+# Elementwise functions over a range that exercises every code path.
+x = np.concatenate([f32(200, lo=-10, hi=10), f32(50, lo=-0.01, hi=0.01),
+                    np.array([0.0, -0.0, 1.0, -1.0, 20.0, -20.0, 80.0, -80.0,
+                              88.0, -100.0, -103.0], dtype=np.float32)])
+xd = d(x)
+pos = np.abs(x) + np.float32(1e-3)
+case("abs", [x], np.abs(x))
+case("exp", [x], np.exp(xd).astype(np.float32))
+case("log", [pos], np.log(d(pos)).astype(np.float32))
+case("sqrt", [pos], np.sqrt(d(pos)).astype(np.float32))
+case("rsqrt", [pos], (1.0 / np.sqrt(d(pos))).astype(np.float32))
+case("tanh", [x], np.tanh(xd).astype(np.float32))
+case("sigmoid", [x], (1.0 / (1.0 + np.exp(-xd))).astype(np.float32))
+case("relu", [x], np.maximum(x, 0))
+case("gelu", [x], (0.5 * xd * (1.0 + erf(xd / math.sqrt(2.0)))).astype(np.float32))
+case("gelu_tanh", [x], (0.5 * xd * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) *
+                        (xd + 0.044715 * xd ** 3)))).astype(np.float32))
+case("silu", [x], (xd / (1.0 + np.exp(-xd))).astype(np.float32))
+case("neg", [x], -x)
+
+# Reductions over dims, keepdim both ways.
+r = f32(3, 4, 5)
+for dims in [[], [0], [1], [-1], [0, 2], [2, 0, 1]]:
+    for keep in [False, True]:
+        ax = tuple(dims) if dims else None
+        case("sum", [r], d(r).sum(axis=ax, keepdims=keep).astype(np.float32),
+             dims=dims, keepdim=keep)
+        case("mean", [r], d(r).mean(axis=ax, keepdims=keep).astype(np.float32),
+             dims=dims, keepdim=keep)
+        case("amax", [r], r.max(axis=ax, keepdims=keep), dims=dims, keepdim=keep)
+        case("amin", [r], r.min(axis=ax, keepdims=keep), dims=dims, keepdim=keep)
+
+
+def softmax(v, axis):
+    e = np.exp(v - v.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+s = f32(3, 5, 7, lo=-8, hi=8)
+for dim in [0, 1, -1]:
+    case("softmax", [s], softmax(d(s), dim).astype(np.float32), dim=dim)
+    case("log_softmax", [s], np.log(softmax(d(s), dim)).astype(np.float32), dim=dim)
+
+# Norms over the trailing weight.dim() dims.
+for xs, ws in [((4, 6), (6,)), ((2, 3, 5), (5,)), ((2, 3, 5), (3, 5))]:
+    v, w, bias = f32(*xs), f32(*ws), f32(*ws)
+    axes = tuple(range(len(xs) - len(ws), len(xs)))
+    mu = d(v).mean(axis=axes, keepdims=True)
+    var = ((d(v) - mu) ** 2).mean(axis=axes, keepdims=True)
+    case("layer_norm", [v, w, bias],
+         ((d(v) - mu) / np.sqrt(var + 1e-5) * d(w) + d(bias)).astype(np.float32),
+         eps=1e-5)
+    ms = (d(v) ** 2).mean(axis=axes, keepdims=True)
+    case("rms_norm", [v, w], (d(v) / np.sqrt(ms + 1e-6) * d(w)).astype(np.float32),
+         eps=1e-6)
+
+# matmul: dot, mv, vm, mm, batched with broadcasting.
+for sa, sb in [((5,), (5,)), ((3, 5), (5,)), ((5,), (5, 4)), ((3, 5), (5, 4)),
+               ((2, 3, 5), (5, 4)), ((2, 1, 3, 5), (4, 5, 2)), ((6,), (2, 6, 3)),
+               ((2, 3, 5), (5,))]:
+    a, b = f32(*sa), f32(*sb)
+    case("matmul", [a, b], np.matmul(d(a), d(b)).astype(np.float32))
+
+xl, wl, bl = f32(2, 3, 5), f32(4, 5), f32(4)
+case("linear", [xl, wl, bl], (d(xl) @ d(wl).T + d(bl)).astype(np.float32))
+ids = rng.integers(0, 6, size=(2, 3)).astype(np.int64)
+table = f32(6, 4)
+case("embedding", [ids, table], table[ids])
+
+
+def conv2d(x, w, b, stride, pad):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    ho = (h + 2 * pad[0] - kh) // stride[0] + 1
+    wo = (wd + 2 * pad[1] - kw) // stride[1] + 1
+    out = np.zeros((n, o, ho, wo))
+    for i in range(ho):
+        for j in range(wo):
+            patch = xp[:, :, i * stride[0]:i * stride[0] + kh,
+                       j * stride[1]:j * stride[1] + kw]
+            out[:, :, i, j] = np.einsum("nckl,ockl->no", patch, w)
+    return out + b.reshape(1, -1, 1, 1)
+
+
+for xs, ws, stride, pad in [((2, 3, 7, 6), (4, 3, 3, 3), [1, 1], [1, 1]),
+                            ((1, 2, 9, 8), (3, 2, 3, 2), [2, 3], [0, 1])]:
+    v, w, bias = f32(*xs), f32(*ws), f32(ws[0])
+    case("conv2d", [v, w, bias],
+         conv2d(d(v), d(w), d(bias), stride, pad).astype(np.float32),
+         stride=stride, padding=pad)
+
+parts = [f32(2, 3), f32(2, 1), f32(2, 4)]
+case("cat", parts, np.concatenate(parts, axis=1), dim=1)
+c0 = [f32(1, 3), f32(2, 3)]
+case("cat", c0, np.concatenate(c0, axis=0), dim=0)
+
+logits = f32(5, 7)
+targets = rng.integers(0, 7, size=(5,)).astype(np.int64)
+lp = np.log(softmax(d(logits), 1))
+case("cross_entropy", [logits, targets],
+     np.float32(-lp[np.arange(5), targets].mean()))
+
+out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
+                   "ops.json")
+with open(out, "w") as f:
+    json.dump({"generator": "scripts/gen_fixtures.py", "numpy": np.__version__,
+               "cases": cases}, f, indent=None, separators=(",", ":"))
+    f.write("\n")
+print(f"wrote {len(cases)} cases to {os.path.normpath(out)}")

@@ -1,0 +1,148 @@
+//===- FixtureTest.cpp - Ops against numpy's results ----------------------===//
+//
+// Tests that every op matches numpy on the inputs of fixtures/ops.json
+// (written by scripts/gen_fixtures.py, numpy computing in float64).
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <functional>
+#include <map>
+
+using namespace kiln;
+using namespace kiln::test;
+using json = nlohmann::json;
+
+namespace {
+
+DType parseDType(const std::string &name) {
+  static const std::map<std::string, DType> names = {
+      {"float32", kFloat32}, {"float64", kFloat64}, {"int32", kInt32},
+      {"int64", kInt64},     {"bool", kBool}};
+  return names.at(name);
+}
+
+Tensor parseTensor(const json &j) {
+  Shape shape = j.at("shape").get<Shape>();
+  DType dtype = parseDType(j.at("dtype"));
+  if (dtype == kBool)
+    return from_vector(j.at("data").get<std::vector<bool>>(), shape);
+  std::vector<double> data = j.at("data").get<std::vector<double>>();
+  return from_vector(data, shape).to(dtype);
+}
+
+Shape dimsArg(const json &args) { return args.at("dims").get<Shape>(); }
+
+using OpFn = std::function<Tensor(const std::vector<Tensor> &, const json &)>;
+
+const std::map<std::string, OpFn> &ops() {
+  using V = const std::vector<Tensor> &;
+  static const std::map<std::string, OpFn> table = {
+      {"add", [](V in, const json &) { return in[0] + in[1]; }},
+      {"sub", [](V in, const json &) { return in[0] - in[1]; }},
+      {"mul", [](V in, const json &) { return in[0] * in[1]; }},
+      {"div", [](V in, const json &) { return in[0] / in[1]; }},
+      {"pow", [](V in, const json &) { return pow(in[0], in[1]); }},
+      {"maximum", [](V in, const json &) { return maximum(in[0], in[1]); }},
+      {"minimum", [](V in, const json &) { return minimum(in[0], in[1]); }},
+      {"lt", [](V in, const json &) { return in[0] < in[1]; }},
+      {"le", [](V in, const json &) { return in[0] <= in[1]; }},
+      {"gt", [](V in, const json &) { return in[0] > in[1]; }},
+      {"ge", [](V in, const json &) { return in[0] >= in[1]; }},
+      {"eq", [](V in, const json &) { return in[0] == in[1]; }},
+      {"ne", [](V in, const json &) { return in[0] != in[1]; }},
+      {"where", [](V in, const json &) { return where(in[0], in[1], in[2]); }},
+      {"abs", [](V in, const json &) { return abs(in[0]); }},
+      {"exp", [](V in, const json &) { return exp(in[0]); }},
+      {"log", [](V in, const json &) { return log(in[0]); }},
+      {"sqrt", [](V in, const json &) { return sqrt(in[0]); }},
+      {"rsqrt", [](V in, const json &) { return rsqrt(in[0]); }},
+      {"tanh", [](V in, const json &) { return tanh(in[0]); }},
+      {"sigmoid", [](V in, const json &) { return sigmoid(in[0]); }},
+      {"relu", [](V in, const json &) { return relu(in[0]); }},
+      {"gelu", [](V in, const json &) { return gelu(in[0]); }},
+      {"gelu_tanh", [](V in, const json &) { return gelu(in[0], "tanh"); }},
+      {"silu", [](V in, const json &) { return silu(in[0]); }},
+      {"neg", [](V in, const json &) { return -in[0]; }},
+      {"sum", [](V in, const json &a) {
+         return sum(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"mean", [](V in, const json &a) {
+         return mean(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"amax", [](V in, const json &a) {
+         return amax(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"amin", [](V in, const json &a) {
+         return amin(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"softmax", [](V in, const json &a) {
+         return softmax(in[0], a.at("dim").get<int64_t>());
+       }},
+      {"log_softmax", [](V in, const json &a) {
+         return log_softmax(in[0], a.at("dim").get<int64_t>());
+       }},
+      {"layer_norm", [](V in, const json &a) {
+         return layer_norm(in[0], in[1], in[2], a.at("eps").get<double>());
+       }},
+      {"rms_norm", [](V in, const json &a) {
+         return rms_norm(in[0], in[1], a.at("eps").get<double>());
+       }},
+      {"matmul", [](V in, const json &) { return matmul(in[0], in[1]); }},
+      {"linear", [](V in, const json &) { return linear(in[0], in[1], in[2]); }},
+      {"embedding", [](V in, const json &) { return embedding(in[0], in[1]); }},
+      {"conv2d", [](V in, const json &a) {
+         return conv2d(in[0], in[1], in[2], a.at("stride").get<Shape>(),
+                       a.at("padding").get<Shape>());
+       }},
+      {"cat", [](V in, const json &a) {
+         return cat(in, a.at("dim").get<int64_t>());
+       }},
+      {"cross_entropy", [](V in, const json &) {
+         return cross_entropy(in[0], in[1]);
+       }},
+  };
+  return table;
+}
+
+/// Relative tolerance per op: float32 results of a float64 reference.
+double rtolFor(const std::string &op) {
+  if (op == "pow" || op == "matmul" || op == "linear" || op == "conv2d" ||
+      op == "layer_norm" || op == "rms_norm" || op == "cross_entropy" ||
+      op == "log_softmax")
+    return 1e-5;
+  return 1e-6;
+}
+
+} // namespace
+
+TEST_CASE("every op matches numpy on the fixture inputs", "[fixture]") {
+  std::ifstream in(std::string(KILN_FIXTURE_DIR) + "/ops.json");
+  REQUIRE(in.good());
+  json fixtures = json::parse(in);
+  std::map<std::string, int> seen;
+  for (const json &c : fixtures.at("cases")) {
+    std::string op = c.at("op");
+    std::vector<Tensor> inputs;
+    for (const json &t : c.at("inputs"))
+      inputs.push_back(parseTensor(t));
+    std::string shapes;
+    for (const Tensor &t : inputs)
+      shapes += shapeStr(t.shape()) + " ";
+    INFO("op " << op << " on " << shapes << "args " << c.at("args").dump());
+    REQUIRE(ops().count(op));
+    Tensor got = ops().at(op)(inputs, c.at("args"));
+    Tensor want = parseTensor(c.at("expected"));
+    checkTensor(got, want.shape(), want.dtype(), values(want), rtolFor(op),
+                1e-6);
+    ++seen[op];
+  }
+  // Every op of the table is exercised by the fixtures.
+  for (const auto &entry : ops()) {
+    INFO("op " << entry.first);
+    CHECK(seen[entry.first] > 0);
+  }
+}
