@@ -10,7 +10,9 @@
 #include "Elementwise.h"
 #include "VecMath.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kiln {
 using namespace detail;
@@ -53,14 +55,33 @@ Tensor mapRows(const Tensor &x, int64_t dim, const char *op,
 }
 
 template <typename T> T rowMax(const T *in, int64_t n) {
-  T m = -std::numeric_limits<T>::infinity();
-  bool nan = false;
-#pragma omp simd reduction(max : m) reduction(| : nan)
-  for (int64_t i = 0; i < n; ++i) {
-    m = in[i] > m ? in[i] : m;
-    nan |= in[i] != in[i];
+  // Per-lane maxima: a select-based max is not a reduction the vectorizer
+  // accepts (it is not commutative with NaN), but lane-wise it vectorizes.
+  // NaNs are counted on the side so that they propagate.
+  constexpr int64_t kLanes = 16;
+  T lanes[kLanes];
+  int nans[kLanes] = {};
+  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma omp simd
+    for (int64_t j = 0; j < kLanes; ++j) {
+      T v = in[i + j];
+      lanes[j] = v > lanes[j] ? v : lanes[j];
+      nans[j] |= v != v;
+    }
   }
-  return nan ? std::numeric_limits<T>::quiet_NaN() : m;
+  for (; i < n; ++i) {
+    lanes[0] = in[i] > lanes[0] ? in[i] : lanes[0];
+    nans[0] |= in[i] != in[i];
+  }
+  T m = lanes[0];
+  int anyNan = 0;
+  for (int64_t j = 0; j < kLanes; ++j) {
+    m = lanes[j] > m ? lanes[j] : m;
+    anyNan |= nans[j];
+  }
+  return anyNan ? std::numeric_limits<T>::quiet_NaN() : m;
 }
 
 /// out = exp(in - max); returns the sum (in double for float).

@@ -7,8 +7,9 @@
 // exp within 2 ulp over the whole float range, subnormal results, overflow
 // to inf and NaN included (Cephes' polynomial after Cody-Waite range
 // reduction; the power of two applied in two halves so that no
-// intermediate leaves the normal range); erf within 1.2e-7 absolute (the
-// Chebyshev fit of Numerical Recipes' erfc). The double versions call libm.
+// intermediate leaves the normal range); erf within 1.5e-7 absolute
+// (Abramowitz and Stegun 7.1.26, the form PyTorch's vectorized erf uses).
+// The double versions call libm.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_VECMATH_H
@@ -51,21 +52,17 @@ inline float vexp(float x) {
 
 inline double vexp(double x) { return std::exp(x); }
 
-/// erf(x) = 1 - erfc(|x|) with the sign of x.
+/// erf(x) = 1 - erfc(|x|) with the sign of x; Abramowitz and Stegun 7.1.26:
+/// erfc(z) ~ t * P(t) * exp(-z^2) with t = 1 / (1 + p z).
 inline float verf(float x) {
   float z = std::fabs(x);
-  float t = 1.0f / (1.0f + 0.5f * z);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  float r = 1.0f - t * vexp(-z * z + p);
+  float t = 1.0f / (1.0f + 0.3275911f * z);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  float r = 1.0f - p * t * vexp(-z * z);
   return x < 0.0f ? -r : r;
 }
 

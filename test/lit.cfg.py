@@ -1,0 +1,39 @@
+# lit configuration for Kiln's compiler tests (run through ctest or
+# `lit -sv build/test`).
+import os
+import shutil
+
+import lit.formats
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".cpp", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit",
+                   "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+
+# Kiln's tools first, then LLVM's (FileCheck, not, count).
+config.environment["PATH"] = os.pathsep.join(
+    [config.kiln_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+for var in ["HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+include = os.path.join(config.kiln_src_root, "include")
+gen_include = os.path.join(config.kiln_obj_root, "include")
+config.substitutions.append(("%kiln_src", config.kiln_src_root))
+config.substitutions.append(("%kiln_includes", f"-I{include} -I{gen_include}"))
+config.substitutions.append(
+    ("%kiln_link", f"-L{config.kiln_runtime_dir} -lkiln_runtime "
+                   f"-Wl,-rpath,{config.kiln_runtime_dir}"))
+config.substitutions.append(("%clangxx", config.cxx_compiler))
+
+# The compilers a user might build model code with; each available one is a
+# lit feature so tests can REQUIRES: it.
+gxx = shutil.which("g++")
+if gxx:
+    config.available_features.add("gxx")
+    config.substitutions.append(("%gxx", gxx))
+if "clang" in os.path.basename(config.cxx_compiler):
+    config.available_features.add("clangxx")

@@ -1,0 +1,21 @@
+//===- kiln-opt.cpp - mlir-opt with Kiln's dialect and passes -------------===//
+//
+// Every pass of Kiln is testable alone through this driver. Upstream
+// dialects and passes are registered so that lit tests can build inputs and
+// pipelines from them.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
+}
