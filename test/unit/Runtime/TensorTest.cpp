@@ -148,3 +148,21 @@ TEST_CASE("size-0 dims", "[tensor]") {
   CHECK(cat({zeros({0, 3}), ones({2, 3})}, 0).shape() == Shape{2, 3});
   CHECK_KILN_ERROR(amax(e, 0), "amax", "size 0");
 }
+
+TEST_CASE("to(Device) on the cpu, and cuda reserved", "[tensor]") {
+  Tensor a = ones({2});
+  CHECK(a.to(Device::cpu()).shares_storage(a));
+  CHECK(Device::cuda(1).str() == "cuda:1");
+  CHECK_KILN_ERROR(a.to(Device::cuda()), "to", "cuda:0", "no CUDA support");
+  CHECK_KILN_ERROR(Tensor({2}, kFloat32, Device::cuda()), "cuda:0");
+}
+
+TEST_CASE("allclose broadcasts and treats NaN as different", "[tensor]") {
+  CHECK(allclose(F({1, 2}, {2}), F({1, 2.00001f}, {2}), 1e-4, 0));
+  CHECK_FALSE(allclose(F({1, 2}, {2}), F({1, 2.1f}, {2})));
+  CHECK(allclose(F({3, 3}, {2, 1}), full({1}, 3.0)));
+  CHECK_FALSE(allclose(F({NAN}, {1}), F({NAN}, {1})));
+  CHECK(allclose(F({INFINITY}, {1}), F({INFINITY}, {1})));
+  CHECK(allclose(zeros({0}), zeros({0})));
+  CHECK_KILN_ERROR(allclose(ones({2}), ones({3})), "allclose", "[2]", "[3]");
+}
