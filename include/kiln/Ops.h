@@ -32,13 +32,15 @@ Tensor arange(Scalar start, Scalar end, Scalar step = 1);
 /// (SplitMix64 counters and Box-Muller; see docs/runtime.md).
 Tensor randn(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
 
+namespace detail {
+/// Throws unless count values exactly fill t.
+void checkValueCount(size_t count, const Tensor &t);
+} // namespace detail
+
 template <typename T>
 Tensor from_vector(const std::vector<T> &values, const Shape &shape) {
   Tensor t(shape, DTypeOf<T>::value);
-  if (static_cast<int64_t>(values.size()) != t.numel())
-    throw Error("from_vector: " + std::to_string(values.size()) +
-                " values do not fill shape " + shapeStr(shape) + " (" +
-                std::to_string(t.numel()) + " elements)");
+  detail::checkValueCount(values.size(), t);
   T *out = t.data<T>();
   for (size_t i = 0; i < values.size(); ++i)
     out[i] = values[i];

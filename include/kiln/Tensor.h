@@ -116,6 +116,7 @@ public:
 
 private:
   void checkDType(DType expected, const char *op) const;
+  void checkSingleElement() const;
   double itemAsDouble() const;
   int64_t itemAsInt() const;
 

@@ -26,12 +26,16 @@ Tensor full(const Shape &shape, Scalar value, DType dtype) {
 Tensor zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
 Tensor ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
 
+void detail::checkValueCount(size_t count, const Tensor &t) {
+  if (static_cast<int64_t>(count) != t.numel())
+    throw Error("from_vector: " + std::to_string(count) +
+                " values do not fill shape " + shapeStr(t.shape()) + " (" +
+                std::to_string(t.numel()) + " elements)");
+}
+
 Tensor from_vector(const std::vector<bool> &values, const Shape &shape) {
   Tensor t(shape, DType::Bool);
-  if (static_cast<int64_t>(values.size()) != t.numel())
-    throw Error("from_vector: " + std::to_string(values.size()) +
-                " values do not fill shape " + shapeStr(shape) + " (" +
-                std::to_string(t.numel()) + " elements)");
+  detail::checkValueCount(values.size(), t);
   bool *p = t.data<bool>();
   for (size_t i = 0; i < values.size(); ++i)
     p[i] = values[i];

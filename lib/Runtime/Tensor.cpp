@@ -146,12 +146,16 @@ void Tensor::checkDType(DType expected, const char *op) const {
                 " data from a tensor of dtype " + dtypeName(dtype_));
 }
 
-double Tensor::itemAsDouble() const {
+void Tensor::checkSingleElement() const {
   checkDefined("item");
   if (numel() != 1)
     throw Error("item: a tensor with " + std::to_string(numel()) +
                 " elements (shape " + shapeStr(shape_) +
                 ") cannot be converted to a scalar");
+}
+
+double Tensor::itemAsDouble() const {
+  checkSingleElement();
   return dispatchAll(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::convertValue<double>(*static_cast<const T *>(raw_data()));
@@ -159,11 +163,7 @@ double Tensor::itemAsDouble() const {
 }
 
 int64_t Tensor::itemAsInt() const {
-  checkDefined("item");
-  if (numel() != 1)
-    throw Error("item: a tensor with " + std::to_string(numel()) +
-                " elements (shape " + shapeStr(shape_) +
-                ") cannot be converted to a scalar");
+  checkSingleElement();
   return dispatchAll(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::convertValue<int64_t>(*static_cast<const T *>(raw_data()));
