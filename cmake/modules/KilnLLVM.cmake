@@ -30,3 +30,21 @@ find_program(KILN_LIT NAMES lit llvm-lit PATHS ${LLVM_TOOLS_BINARY_DIR}
   /usr/lib/llvm-22/bin NO_DEFAULT_PATH REQUIRED)
 find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
   NO_DEFAULT_PATH REQUIRED)
+
+# kiln_add_compiler_library(name SOURCES ... [DEPENDS tablegen targets]
+#                           [MLIR_LIBS MLIRIR ...] [LIBS other targets])
+# A static library of the compiler with LLVM's compile flags. MLIR_LIBS are
+# named as upstream names them; they resolve to the shared libMLIR.so
+# (MLIR_LINK_MLIR_DYLIB), so that no static MLIR library is ever mixed in.
+function(kiln_add_compiler_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS;MLIR_LIBS;LIBS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  llvm_update_compile_flags(${name})
+  if(ARG_DEPENDS)
+    add_dependencies(${name} ${ARG_DEPENDS})
+  endif()
+  if(ARG_MLIR_LIBS)
+    mlir_target_link_libraries(${name} PUBLIC ${ARG_MLIR_LIBS})
+  endif()
+  target_link_libraries(${name} PUBLIC LLVM ${ARG_LIBS})
+endfunction()

@@ -5,6 +5,8 @@
 // pipelines from them.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -16,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  registry.insert<mlir::kiln::KilnDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
 }

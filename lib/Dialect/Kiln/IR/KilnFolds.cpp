@@ -1,0 +1,148 @@
+//===- KilnFolds.cpp - Folds and canonicalization patterns ----------------===//
+//
+// Only rewrites that are exact: x * 1, x + 0 (integers) and x + (-0.0)
+// (floats, where x + 0.0 would turn -0.0 into 0.0), identity casts,
+// reshapes and permutations, and compositions of view ops.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// Whether attr is a splat constant equal to value (for floats, bit-exact,
+/// so that -0.0 and 0.0 differ).
+static bool isSplatOf(Attribute attr, double value) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
+  if (!splat)
+    return false;
+  Type e = splat.getElementType();
+  if (isa<FloatType>(e)) {
+    APFloat v = splat.getSplatValue<APFloat>();
+    bool losesInfo = false;
+    APFloat want(value);
+    want.convert(v.getSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    return v.bitwiseIsEqual(want);
+  }
+  if (auto intType = dyn_cast<IntegerType>(e)) {
+    APInt v = splat.getSplatValue<APInt>();
+    if (intType.getWidth() == 1)
+      return v.getZExtValue() == static_cast<uint64_t>(value);
+    return v.getSExtValue() == static_cast<int64_t>(value);
+  }
+  return false;
+}
+
+/// `op(x, c) -> x` is exact only when broadcasting c does not change x's type.
+static OpFoldResult foldIdentityOperand(Value lhs, Attribute rhsAttr,
+                                        Type resultType, double identity) {
+  if (lhs.getType() == resultType && isSplatOf(rhsAttr, identity))
+    return lhs;
+  return {};
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  bool isFloat = isa<FloatType>(getType().getElementType());
+  return foldIdentityOperand(getLhs(), adaptor.getRhs(), getType(),
+                             isFloat ? -0.0 : 0.0);
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldIdentityOperand(getLhs(), adaptor.getRhs(), getType(), 1.0);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  int64_t size = getInput().getType().getDimSize(getIndex());
+  if (ShapedType::isDynamic(size))
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), size);
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) -> reshape(x): only the last shape matters.
+struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getInput(),
+                                           op.getSizes());
+    return success();
+  }
+};
+
+/// permute(permute(x, p), q) -> permute(x, p o q).
+struct ComposePermutes : OpRewritePattern<PermuteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PermuteOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<PermuteOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> p = inner.getPermutation(), q = op.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t i : q)
+      composed.push_back(p[i]);
+    rewriter.replaceOpWithNewOp<PermuteOp>(op, inner.getInput(), composed);
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ComposeReshapes>(context);
+}
+
+void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ComposePermutes>(context);
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPermutation()))
+    if (static_cast<int64_t>(i) != p)
+      return {};
+  return getInput();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (getDim0() == getDim1())
+    return getInput();
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (inner && std::minmax(getDim0(), getDim1()) ==
+                   std::minmax(inner.getDim0(), inner.getDim1()))
+    return inner.getInput();
+  return {};
+}
+
+OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  auto inner = getInput().getDefiningOp<UnsqueezeOp>();
+  if (inner && inner.getDim() == getDim())
+    return inner.getInput();
+  return {};
+}

@@ -1,0 +1,564 @@
+//===- KilnOps.cpp - Verifiers and result type inference ------------------===//
+//
+// The rules are the eager runtime's (lib/Runtime), stated over static and
+// dynamic dims: a check that needs a dynamic size is left to run time.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+constexpr int64_t kDynamic = ShapedType::kDynamic;
+
+RankedTensorType rankedOf(Type type) { return cast<RankedTensorType>(type); }
+
+/// "[?, 4]": shapes in diagnostics.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+  }
+  return s + "]";
+}
+
+/// Broadcasts two dims; false when two static sizes conflict.
+bool broadcastDim(int64_t a, int64_t b, int64_t &out) {
+  if (a == 1) {
+    out = b;
+  } else if (b == 1) {
+    out = a;
+  } else if (ShapedType::isDynamic(a)) {
+    out = b; // b is ? or a static size > 1 that a must equal
+  } else if (ShapedType::isDynamic(b) || a == b) {
+    out = a;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
+                                               ArrayRef<Type> operandTypes,
+                                               Type elementType,
+                                               SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  for (Type type : operandTypes) {
+    ArrayRef<int64_t> s = rankedOf(type).getShape();
+    SmallVector<int64_t> next(std::max(shape.size(), s.size()), 1);
+    size_t rank = next.size();
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t a = i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
+      int64_t b = i < rank - s.size() ? 1 : s[i - (rank - s.size())];
+      if (!broadcastDim(a, b, next[i]))
+        return emitOptionalError(
+            loc, "shapes ", shapeStr(shape), " and ", shapeStr(s),
+            " cannot be broadcast: dim ",
+            static_cast<int64_t>(i) - static_cast<int64_t>(rank),
+            " has sizes ", a, " and ", b);
+    }
+    shape = std::move(next);
+  }
+  if (!elementType)
+    elementType = rankedOf(operandTypes.front()).getElementType();
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult mlir::kiln::verifyDimInRange(Operation *op, int64_t dim,
+                                           int64_t rank, StringRef name) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError() << name << " " << dim
+                             << " is out of range for rank " << rank
+                             << " (expected a dim in [0, " << rank - 1 << "])";
+  return success();
+}
+
+LogicalResult mlir::kiln::verifyReductionDims(Operation *op, Type input,
+                                              ArrayRef<int64_t> dims) {
+  int64_t rank = rankedOf(input).getRank();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (failed(verifyDimInRange(op, d, std::max<int64_t>(rank, 1), "dim")))
+      return failure();
+    if (i > 0 && dims[i - 1] >= d)
+      return op->emitOpError("dims must be sorted and distinct, got ")
+             << shapeStr(dims);
+  }
+  return success();
+}
+
+LogicalResult mlir::kiln::inferReductionResult(std::optional<Location> loc,
+                                               Type input, ArrayRef<int64_t> dims,
+                                               bool keepdim,
+                                               SmallVectorImpl<Type> &inferred) {
+  auto type = rankedOf(input);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    bool reduced = dims.empty() || llvm::is_contained(dims, d);
+    if (!reduced)
+      shape.push_back(type.getDimSize(d));
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+/// Checks that the last rank(weight) dims of input equal weight's dims.
+static LogicalResult verifyNormalizedShape(Operation *op, Type inputType,
+                                           Type weightType, Value bias) {
+  ArrayRef<int64_t> xs = rankedOf(inputType).getShape();
+  ArrayRef<int64_t> ws = rankedOf(weightType).getShape();
+  bool ok = ws.size() <= xs.size();
+  for (size_t i = 0; ok && i < ws.size(); ++i) {
+    int64_t x = xs[xs.size() - ws.size() + i], w = ws[i];
+    ok = ShapedType::isDynamic(x) || ShapedType::isDynamic(w) || x == w;
+  }
+  if (!ok)
+    return op->emitOpError("the weight's shape ")
+           << shapeStr(ws) << " must match the last dims of the input's shape "
+           << shapeStr(xs);
+  if (bias && bias.getType() != weightType)
+    return op->emitOpError("the bias's type ")
+           << bias.getType() << " differs from the weight's " << weightType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastResult(
+      loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+      IntegerType::get(context, 1), inferred);
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  Type lhs = adaptor.getLhs().getType(), rhs = adaptor.getRhs().getType();
+  if (rankedOf(lhs).getElementType() != rankedOf(rhs).getElementType())
+    return emitOptionalError(loc, "the two branches have different element "
+                                  "types: ", lhs, " and ", rhs);
+  return inferBroadcastResult(loc, {adaptor.getCond().getType(), lhs, rhs},
+                              rankedOf(lhs).getElementType(), inferred);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  return verifyNormalizedShape(*this, getInput().getType(),
+                               getWeight().getType(), getBias());
+}
+
+LogicalResult RmsNormOp::verify() {
+  return verifyNormalizedShape(*this, getInput().getType(),
+                               getWeight().getType(), Value());
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and NN
+//===----------------------------------------------------------------------===//
+
+/// Equal, or at least one dynamic.
+static bool compatibleDims(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto lhs = rankedOf(adaptor.getLhs().getType());
+  auto rhs = rankedOf(adaptor.getRhs().getType());
+  if (lhs.getRank() == 0 || rhs.getRank() == 0)
+    return emitOptionalError(loc, "both operands need at least 1 dim, got ",
+                             lhs, " and ", rhs);
+  SmallVector<int64_t> a(lhs.getShape()), b(rhs.getShape());
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  int64_t k1 = a.back(), k2 = b[b.size() - 2];
+  if (!compatibleDims(k1, k2))
+    return emitOptionalError(loc, "shapes ", shapeStr(lhs.getShape()), " and ",
+                             shapeStr(rhs.getShape()),
+                             " cannot be multiplied: contracting sizes ", k1,
+                             " and ", k2, " differ");
+  SmallVector<Type> batch;
+  auto batchType = [](ArrayRef<int64_t> s, Type e) {
+    return RankedTensorType::get(s.drop_back(2), e);
+  };
+  Type e = lhs.getElementType();
+  SmallVector<Type> batchResult;
+  if (failed(inferBroadcastResult(loc, {batchType(a, e), batchType(b, e)}, e,
+                                  batchResult)))
+    return failure();
+  SmallVector<int64_t> shape(rankedOf(batchResult[0]).getShape());
+  if (lhs.getRank() > 1)
+    shape.push_back(a[a.size() - 2]);
+  if (rhs.getRank() > 1)
+    shape.push_back(b.back());
+  inferred.push_back(RankedTensorType::get(shape, e));
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto x = rankedOf(adaptor.getInput().getType());
+  auto w = rankedOf(adaptor.getWeight().getType());
+  if (w.getRank() != 2)
+    return emitOptionalError(loc, "the weight must be 2-d [out, in], got ", w);
+  if (x.getRank() == 0 || !compatibleDims(x.getShape().back(), w.getDimSize(1)))
+    return emitOptionalError(loc, "the input's last dim (shape ",
+                             shapeStr(x.getShape()),
+                             ") does not match the weight's in_features ",
+                             w.getDimSize(1));
+  if (x.getElementType() != w.getElementType())
+    return emitOptionalError(loc, "input and weight element types differ: ",
+                             x.getElementType(), " and ", w.getElementType());
+  if (Value bias = adaptor.getBias()) {
+    auto b = rankedOf(bias.getType());
+    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)) ||
+        b.getElementType() != w.getElementType())
+      return emitOptionalError(loc, "the bias must be [", w.getDimSize(0),
+                               "] of ", w.getElementType(), ", got ", b);
+  }
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = w.getDimSize(0);
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto ids = rankedOf(adaptor.getIds().getType());
+  auto table = rankedOf(adaptor.getTable().getType());
+  if (table.getRank() != 2)
+    return emitOptionalError(loc, "the table must be 2-d [rows, dim], got ",
+                             table);
+  SmallVector<int64_t> shape(ids.getShape());
+  shape.push_back(table.getDimSize(1));
+  inferred.push_back(RankedTensorType::get(shape, table.getElementType()));
+  return success();
+}
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto x = rankedOf(adaptor.getInput().getType());
+  auto w = rankedOf(adaptor.getWeight().getType());
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding();
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return emitOptionalError(loc, "input and weight must be 4-d (NCHW and "
+                                  "OIHW), got ", x, " and ", w);
+  if (x.getElementType() != w.getElementType())
+    return emitOptionalError(loc, "input and weight element types differ");
+  if (strides.size() != 2 || pad.size() != 2 || strides[0] < 1 ||
+      strides[1] < 1 || pad[0] < 0 || pad[1] < 0)
+    return emitOptionalError(loc, "strides must be two values >= 1 and "
+                                  "padding two values >= 0");
+  if (!compatibleDims(x.getDimSize(1), w.getDimSize(1)))
+    return emitOptionalError(loc, "the input has ", x.getDimSize(1),
+                             " channels but the weight expects ",
+                             w.getDimSize(1));
+  if (Value bias = adaptor.getBias()) {
+    auto b = rankedOf(bias.getType());
+    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)))
+      return emitOptionalError(loc, "the bias must be [", w.getDimSize(0),
+                               "], got ", b);
+  }
+  SmallVector<int64_t> shape = {x.getDimSize(0), w.getDimSize(0)};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    if (in + 2 * pad[i] < k)
+      return emitOptionalError(loc, "the kernel is larger than the padded "
+                                    "input in dim ", 2 + i);
+    shape.push_back((in + 2 * pad[i] - k) / strides[i] + 1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult CatOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "needs at least one input");
+  auto first = rankedOf(adaptor.getInputs().front().getType());
+  int64_t rank = first.getRank(), dim = adaptor.getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             rank);
+  SmallVector<int64_t> shape(first.getShape());
+  shape[dim] = 0;
+  for (auto [i, v] : llvm::enumerate(adaptor.getInputs())) {
+    auto t = rankedOf(v.getType());
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, "input ", i, " has rank ", t.getRank(),
+                               ", input 0 has rank ", rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == dim)
+        continue;
+      if (!compatibleDims(shape[d], t.getDimSize(d)))
+        return emitOptionalError(loc, "input ", i, " has shape ",
+                                 shapeStr(t.getShape()),
+                                 " but input 0 has shape ",
+                                 shapeStr(first.getShape()),
+                                 "; they may differ only in dim ", dim);
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = t.getDimSize(d);
+    }
+    shape[dim] = ShapedType::isDynamic(shape[dim]) ||
+                         ShapedType::isDynamic(t.getDimSize(dim))
+                     ? kDynamic
+                     : shape[dim] + t.getDimSize(dim);
+  }
+  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *context,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &inferred) {
+  auto logits = rankedOf(adaptor.getLogits().getType());
+  auto targets = rankedOf(adaptor.getTargets().getType());
+  if (logits.getRank() != 1 && logits.getRank() != 2)
+    return emitOptionalError(loc, "logits must be [N, C] or [C], got ", logits);
+  if (targets.getRank() != logits.getRank() - 1 ||
+      (logits.getRank() == 2 &&
+       !compatibleDims(targets.getDimSize(0), logits.getDimSize(0))))
+    return emitOptionalError(loc, "targets ", targets,
+                             " do not match logits ", logits);
+  inferred.push_back(RankedTensorType::get({}, logits.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Views and reshapes
+//===----------------------------------------------------------------------===//
+
+/// One index operand per dynamic dim of the result.
+static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType result,
+                                        ValueRange sizes) {
+  if (static_cast<int64_t>(sizes.size()) !=
+      static_cast<int64_t>(result.getNumDynamicDims()))
+    return op->emitOpError("expects one size operand per dynamic dim of ")
+           << result << " (" << result.getNumDynamicDims() << "), got "
+           << sizes.size();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyDynamicSizes(*this, out, getSizes())))
+    return failure();
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ")
+           << shapeStr(in.getShape()) << " (" << in.getNumElements()
+           << " elements) to " << shapeStr(out.getShape()) << " ("
+           << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(adaptor.getInput().getType());
+  SmallVector<int64_t> shape(in.getShape());
+  int64_t d0 = adaptor.getDim0(), d1 = adaptor.getDim1();
+  if (d0 < 0 || d1 < 0 || d0 >= in.getRank() || d1 >= in.getRank())
+    return emitOptionalError(loc, "dims ", d0, " and ", d1,
+                             " must be in [0, ", in.getRank(), ")");
+  std::swap(shape[d0], shape[d1]);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult PermuteOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  if (static_cast<int64_t>(perm.size()) != in.getRank())
+    return emitOptionalError(loc, "the permutation has ", perm.size(),
+                             " entries for rank ", in.getRank());
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOptionalError(loc, shapeStr(perm),
+                               " is not a permutation of [0, ", in.getRank(),
+                               ")");
+    seen[p] = true;
+    shape.push_back(in.getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyDimInRange(*this, getDim(), in.getRank(), "dim")))
+    return failure();
+  if (static_cast<int64_t>(getStep()) < 1)
+    return emitOpError("step must be at least 1, got ") << getStep();
+  if (in.getRank() != out.getRank())
+    return emitOpError("result rank ") << out.getRank()
+                                       << " differs from input rank "
+                                       << in.getRank();
+  int64_t step = static_cast<int64_t>(getStep());
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t i = in.getDimSize(d), o = out.getDimSize(d);
+    if (d == static_cast<int64_t>(getDim())) {
+      if (!ShapedType::isDynamic(i) && !ShapedType::isDynamic(o) &&
+          o > (i + step - 1) / step)
+        return emitOpError("sliced size ")
+               << o << " exceeds what dim " << d << " of size " << i
+               << " can give";
+    } else if (i != o) {
+      return emitOpError("dim ") << d << " changes from "
+                                 << shapeStr(in.getShape()) << " to "
+                                 << shapeStr(out.getShape());
+    }
+  }
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(adaptor.getInput().getType());
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim > in.getRank())
+    return emitOptionalError(loc, "dim ", dim, " must be in [0, ",
+                             in.getRank(), "]");
+  SmallVector<int64_t> shape(in.getShape());
+  shape.insert(shape.begin() + dim, 1);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(adaptor.getInput().getType());
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim >= in.getRank() || in.getDimSize(dim) != 1)
+    return emitOptionalError(loc, "dim ", dim, " of ", in,
+                             " is not a static size-1 dim");
+  SmallVector<int64_t> shape(in.getShape());
+  shape.erase(shape.begin() + dim);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult ExpandOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifyDynamicSizes(*this, out, getSizes())))
+    return failure();
+  if (out.getRank() < in.getRank())
+    return emitOpError("cannot expand ") << in << " to the lower rank " << out;
+  int64_t lead = out.getRank() - in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t i = in.getDimSize(d), o = out.getDimSize(d + lead);
+    if (i != 1 && !compatibleDims(i, o))
+      return emitOpError("dim ") << d << " of size " << i
+                                 << " cannot be expanded to " << o;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants, scalars and sizes
+//===----------------------------------------------------------------------===//
+
+LogicalResult FullOp::verify() {
+  auto type = getResult().getType();
+  if (failed(verifyDynamicSizes(*this, type, getSizes())))
+    return failure();
+  if (getValue().getType() != type.getElementType())
+    return emitOpError("value of type ")
+           << getValue().getType() << " does not match the element type "
+           << type.getElementType();
+  return success();
+}
+
+LogicalResult FromScalarOp::verify() {
+  Type scalar = getScalar().getType();
+  Type element = getResult().getType().getElementType();
+  bool ok = scalar == element || (isa<IndexType>(scalar) && isa<IntegerType>(element) &&
+                                  element.getIntOrFloatBitWidth() > 1);
+  if (!ok)
+    return emitOpError("cannot hold a ") << scalar << " in a tensor of "
+                                         << element;
+  return success();
+}
+
+LogicalResult DimOp::verify() {
+  return verifyDimInRange(*this, getIndex(), getInput().getType().getRank(),
+                          "index");
+}
+
+//===----------------------------------------------------------------------===//
+// opaque_call
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+OpaqueCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto fn =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
+  if (!fn)
+    return emitOpError("'")
+           << getCallee() << "' does not name a func.func declaration";
+  FunctionType type = fn.getFunctionType();
+  if (!llvm::equal(type.getInputs(), getOperands().getTypes()) ||
+      !llvm::equal(type.getResults(), getResults().getTypes()))
+    return emitOpError("call types ")
+           << FunctionType::get(getContext(), getOperands().getTypes(),
+                                getResults().getTypes())
+           << " do not match '" << getCallee() << "' of type " << type;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

@@ -1,0 +1,716 @@
+//===- KilnOps.td - The kiln dialect's operations ----------*- tablegen -*-===//
+//
+// One op per graph-level operation of Kiln's tensor runtime. Verifiers
+// (KilnOps.cpp) enforce the runtime's rank, shape and element-type rules;
+// result types are inferred (InferTypeOpInterface) wherever the operands
+// determine them, and the parsed type must then equal the inferred one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_KILN_IR_KILNOPS_TD
+#define KILN_DIALECT_KILN_IR_KILNOPS_TD
+
+include "kiln/Dialect/Kiln/IR/KilnBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops (numpy broadcasting)
+//===----------------------------------------------------------------------===//
+
+class Kiln_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsElementType,
+                                             InferTypeOpAdaptor])> {
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastResult(loc, {adaptor.getLhs().getType(),
+                                        adaptor.getRhs().getType()},
+                                  /*elementType=*/nullptr, inferred);
+    }
+  }];
+}
+
+def Kiln_AddOp : Kiln_BinaryOp<"add", Kiln_Tensor, [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+  let description = [{
+    `lhs + rhs` after broadcasting both to a common shape like numpy. On
+    i1 (bool) tensors addition is logical or; integer addition wraps.
+
+    ```mlir
+    %y = kiln.add %x, %bias : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_SubOp : Kiln_BinaryOp<"sub", Kiln_NumericTensor> {
+  let summary = "elementwise subtraction with broadcasting";
+  let description = [{
+    `lhs - rhs` with numpy broadcasting; integer subtraction wraps. Bool
+    tensors cannot be subtracted (as in the runtime).
+
+    ```mlir
+    %d = kiln.sub %x, %m : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Kiln_MulOp : Kiln_BinaryOp<"mul", Kiln_Tensor, [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+  let description = [{
+    `lhs * rhs` with numpy broadcasting; on bool tensors, logical and.
+    Multiplying by a splat constant 1 that does not change the shape folds
+    away.
+
+    ```mlir
+    %y = kiln.mul %x, %s : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+    ```
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_FloatTensor> {
+  let summary = "elementwise true division with broadcasting";
+  let description = [{
+    `lhs / rhs` on floating tensors (the frontend casts integer operands to
+    float32 first, as the runtime's true division does).
+
+    ```mlir
+    %y = kiln.div %x, %n : (tensor<4x?xf32>, tensor<f32>) -> tensor<4x?xf32>
+    ```
+  }];
+}
+
+def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor> {
+  let summary = "elementwise power with broadcasting";
+  let description = [{
+    `lhs ^ rhs`. For integers the exponents must be non-negative.
+
+    ```mlir
+    %y = kiln.pow %x, %two : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+    ```
+  }];
+}
+
+def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_NumericTensor, [Commutative]> {
+  let summary = "elementwise maximum with broadcasting (NaN propagates)";
+  let description = [{
+    ```mlir
+    %y = kiln.maximum %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", Kiln_NumericTensor, [Commutative]> {
+  let summary = "elementwise minimum with broadcasting (NaN propagates)";
+  let description = [{
+    ```mlir
+    %y = kiln.minimum %a, %b : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, SameOperandsElementType,
+                                 InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison with broadcasting, giving bools";
+  let description = [{
+    Compares `lhs` and `rhs` (`lt`, `le`, `gt`, `ge`, `eq`, `ne`) after
+    broadcasting; the result is an i1 tensor. Comparisons with NaN are false
+    except `ne`.
+
+    ```mlir
+    %m = kiln.cmp lt, %x, %zero : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+    ```
+  }];
+  let arguments = (ins Kiln_CmpPredicate:$predicate, Kiln_Tensor:$lhs,
+                       Kiln_Tensor:$rhs);
+  let results = (outs Kiln_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)`
+    `->` type($result)
+  }];
+}
+
+def Kiln_WhereOp : Kiln_Op<"where", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise select with broadcasting";
+  let description = [{
+    `cond ? lhs : rhs` elementwise; the three operands broadcast together.
+    `lhs` and `rhs` share an element type, which the result has.
+
+    ```mlir
+    %y = kiln.where %mask, %x, %ninf
+        : (tensor<1x1x?x?xi1>, tensor<?x?x?x?xf32>, tensor<f32>) -> tensor<?x?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_BoolTensor:$cond, Kiln_Tensor:$lhs,
+                       Kiln_Tensor:$rhs);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+class Kiln_UnaryOp<string mnemonic, Type operandType, string opSummary,
+                   list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let summary = opSummary;
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let description = !strconcat("Elementwise `", mnemonic, "`: ", opSummary, [{.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %x : tensor<?x16xf32>
+    ```
+  }]);
+}
+
+def Kiln_NegOp : Kiln_UnaryOp<"neg", Kiln_NumericTensor, "negation (integers wrap)">;
+def Kiln_AbsOp : Kiln_UnaryOp<"abs", Kiln_NumericTensor, "absolute value">;
+def Kiln_ReluOp : Kiln_UnaryOp<"relu", Kiln_NumericTensor,
+                               "max(x, 0), NaN propagating">;
+def Kiln_ExpOp : Kiln_UnaryOp<"exp", Kiln_FloatTensor, "e to the x">;
+def Kiln_LogOp : Kiln_UnaryOp<"log", Kiln_FloatTensor, "natural logarithm">;
+def Kiln_SqrtOp : Kiln_UnaryOp<"sqrt", Kiln_FloatTensor, "square root">;
+def Kiln_RsqrtOp : Kiln_UnaryOp<"rsqrt", Kiln_FloatTensor,
+                                "reciprocal square root, 1 / sqrt(x)">;
+def Kiln_TanhOp : Kiln_UnaryOp<"tanh", Kiln_FloatTensor, "hyperbolic tangent">;
+def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", Kiln_FloatTensor,
+                                  "logistic function, 1 / (1 + exp(-x))">;
+def Kiln_SiluOp : Kiln_UnaryOp<"silu", Kiln_FloatTensor,
+                               "x * sigmoid(x) (swish)">;
+
+def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `x * Phi(x)`: the exact erf form by default (torch's default), or the
+    tanh approximation with `approximate tanh`.
+
+    ```mlir
+    %a = kiln.gelu %x : tensor<?x3072xf32>
+    %b = kiln.gelu %x approximate tanh : tensor<?x3072xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input,
+      DefaultValuedAttr<Kiln_GeluApproximation,
+                        "::mlir::kiln::GeluApproximation::none">:$approximate);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`approximate` $approximate^)? attr-dict `:` type($input)
+  }];
+}
+
+def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts each element as the runtime's `Tensor::to(DType)` does: float
+    to integer truncates toward zero and saturates (NaN gives 0), anything
+    to bool tests for non-zero. A cast to the same type folds away.
+
+    ```mlir
+    %f = kiln.cast %ids : tensor<?xi64> to tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Kiln_ReductionOp<string mnemonic, Type operandType, string opSummary>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultElementType,
+                         InferTypeOpAdaptor]> {
+  let summary = opSummary;
+  let description = !strconcat(opSummary, [{ over `dims` (sorted, distinct,
+    non-negative; empty means every dim), keeping them as size 1 when
+    `keepdim` is set. The frontend casts integer inputs of `sum` to i64 first,
+    so the result keeps the input's element type.
+
+    ```mlir
+    %s = kiln.}], mnemonic, [{ %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+    ```
+  }]);
+  let arguments = (ins operandType:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferReductionResult(loc, adaptor.getInput().getType(),
+                                  adaptor.getDims(), adaptor.getKeepdim(),
+                                  inferred);
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyReductionDims(getOperation(), getInput().getType(), getDims());
+    }
+  }];
+}
+
+def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_NumericTensor, "Sum">;
+def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_FloatTensor, "Arithmetic mean">;
+def Kiln_AmaxOp : Kiln_ReductionOp<"amax", Kiln_NumericTensor,
+                                   "Maximum (NaN propagating)">;
+def Kiln_AminOp : Kiln_ReductionOp<"amin", Kiln_NumericTensor,
+                                   "Minimum (NaN propagating)">;
+
+//===----------------------------------------------------------------------===//
+// Normalisations
+//===----------------------------------------------------------------------===//
+
+class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = opSummary;
+  let description = !strconcat(opSummary, [{ along `dim` (non-negative).
+    Kept whole rather than decomposed, so that lowering can use a stable
+    max-subtracting form and a gradient rule stays simple.
+
+    ```mlir
+    %p = kiln.}], mnemonic, [{ %scores dim 3 : tensor<?x12x?x?xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyDimInRange(getOperation(), getDim(),
+                              getInput().getType().getRank(), "dim");
+    }
+  }];
+}
+
+def Kiln_SoftmaxOp : Kiln_SoftmaxLikeOp<"softmax", "Softmax">;
+def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax", "Log of the softmax">;
+
+def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure,
+    AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+  let summary = "layer normalisation over the trailing dims of the weight";
+  let description = [{
+    `(x - mean) / sqrt(var + eps) * weight + bias` where mean and the biased
+    variance are taken over the last `rank(weight)` dims of `input`, whose
+    sizes must equal the weight's. `bias`, when present, has the weight's
+    type.
+
+    ```mlir
+    %y = kiln.layer_norm %x, %g, %b {eps = 1.0e-05 : f64}
+        : (tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       Optional<Kiln_FloatTensor>:$bias, F64Attr:$eps);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
+    AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+  let summary = "root-mean-square normalisation";
+  let description = [{
+    `x / sqrt(mean(x^2) + eps) * weight` over the last `rank(weight)` dims.
+
+    ```mlir
+    %y = kiln.rms_norm %x, %g {eps = 1.0e-06 : f64}
+        : (tensor<?x4096xf32>, tensor<4096xf32>) -> tensor<?x4096xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       F64Attr:$eps);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and neural-network ops
+//===----------------------------------------------------------------------===//
+
+def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, SameOperandsAndResultElementType,
+                                       InferTypeOpAdaptor]> {
+  let summary = "matrix product with torch.matmul's rules";
+  let description = [{
+    1-d x 1-d is a dot product (0-d result), 2-d x 1-d a matrix-vector
+    product, 1-d x 2-d a vector-matrix product, and otherwise a batched
+    product whose batch dims broadcast, the last two dims multiplying.
+
+    ```mlir
+    %y = kiln.matmul %q, %kt
+        : (tensor<?x12x?x64xf32>, tensor<?x12x64x?xf32>) -> tensor<?x12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+}
+
+def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+  let summary = "x @ weight^T + bias";
+  let description = [{
+    `weight` is `[out, in]`; the input's last dim must be `in`; `bias`, when
+    present, is `[out]`. The result is the input's shape with its last dim
+    replaced by `out`.
+
+    ```mlir
+    %y = kiln.linear %x, %w, %b
+        : (tensor<?x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>) -> tensor<?x3072xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       Optional<Kiln_FloatTensor>:$bias);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+  let summary = "rows of a table picked by integer ids";
+  let description = [{
+    The result is `ids.shape + [D]` for a `[V, D]` table; ids outside
+    `[0, V)` are a run-time error, reported as the runtime reports it.
+
+    ```mlir
+    %e = kiln.embedding %ids, %wte
+        : (tensor<?x?xi64>, tensor<50257x768xf32>) -> tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_IntTensor:$ids, Kiln_Tensor:$table);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $ids `,` $table attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-d convolution, NCHW";
+  let description = [{
+    `input` is `[N, C, H, W]`, `weight` `[O, C, kH, kW]`, `bias` `[O]`;
+    `strides` and `padding` hold `[h, w]` (strides at least 1, padding at
+    least 0). The output is `[N, O, (H + 2ph - kH) / sh + 1,
+    (W + 2pw - kW) / sw + 1]`.
+
+    ```mlir
+    %y = kiln.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+        : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<?x16x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       Optional<Kiln_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_CatOp : Kiln_Op<"cat", [Pure, SameOperandsAndResultElementType,
+                                 InferTypeOpAdaptor]> {
+  let summary = "concatenation along a dim";
+  let description = [{
+    All inputs have the same rank and the same sizes except along `dim`,
+    where the result's size is their sum.
+
+    ```mlir
+    %y = kiln.cat %a, %b dim 1 : (tensor<2x3xf32>, tensor<2x?xf32>) -> tensor<2x?xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` $dim attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
+def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+  let summary = "mean cross-entropy of logits against class ids";
+  let description = [{
+    `logits` is `[N, C]` (or `[C]`), `targets` `[N]` (or `[]`); the result is
+    the 0-d mean of `-log_softmax(logits)[i, targets[i]]`.
+
+    ```mlir
+    %l = kiln.cross_entropy %logits, %t : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$logits, Kiln_IntTensor:$targets);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $targets attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Views and reshapes (value semantics: a graph never aliases)
+//===----------------------------------------------------------------------===//
+
+def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "same elements, new shape";
+  let description = [{
+    The result type's static dims are the new sizes; each dynamic dim takes
+    its size from one `index` operand, in order. The element counts must
+    agree (checked at run time when dims are dynamic). A reshape of a
+    reshape is one reshape, and a reshape to the input's static type folds.
+
+    ```mlir
+    %h = kiln.reshape %x [%b, %t] : tensor<?x768xf32> -> tensor<?x?x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Variadic<Index>:$sizes);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input (` ` `[` $sizes^ `]`)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "swaps two dims";
+  let description = [{
+    A transpose of a transpose of the same dims folds to the input.
+
+    ```mlir
+    %t = kiln.transpose %k dims 2, 3 : tensor<?x12x?x64xf32> -> tensor<?x12x64x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim0, I64Attr:$dim1);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dim0 `,` $dim1 attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor]> {
+  let summary = "reorders the dims";
+  let description = [{
+    Result dim `i` is input dim `permutation[i]`. Two permutes in a row
+    compose into one.
+
+    ```mlir
+    %p = kiln.permute %x [0, 2, 1, 3] : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "every step-th element of a range along a dim";
+  let description = [{
+    Elements `start, start + step, ...` before `end` along `dim`, with Python
+    semantics as in the runtime: negative `start`/`end` count from the end
+    and `end` is clamped to the size. The result type gives the sliced size
+    when it is known; other dims are unchanged.
+
+    ```mlir
+    %q = kiln.slice %qkv dim 2 [%c0 : %c768] : tensor<?x?x2304xf32> -> tensor<?x?x?xf32>
+    %e = kiln.slice %x dim 0 [%c0 : %n step 2] : tensor<?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim, Index:$start,
+                       Index:$end, DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dim` $dim ` ` `[` $start `:` $end (`step` $step^)? `]` attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
+  let summary = "inserts a size-1 dim";
+  let description = [{
+    ```mlir
+    %u = kiln.unsqueeze %x dim 0 : tensor<?x4xf32> -> tensor<1x?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+  let summary = "removes a dim of static size 1";
+  let description = [{
+    The frontend emits `squeeze` only for dims known to be 1 (the runtime's
+    squeeze of a larger dim is a no-op, and of a dynamic dim a reshape).
+    Squeezing the dim an unsqueeze inserted folds to the unsqueeze's input.
+
+    ```mlir
+    %s = kiln.squeeze %x dim 1 : tensor<?x1x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dim` $dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Kiln_ExpandOp : Kiln_Op<"expand", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
+  let summary = "broadcasts size-1 dims to a larger shape";
+  let description = [{
+    Like `Tensor::expand`: trailing dims align, an input dim of size 1 may
+    become any size, other dims keep theirs; new leading dims may be added.
+    Dynamic result dims take their sizes from the `index` operands.
+
+    ```mlir
+    %e = kiln.expand %b [%n] : tensor<1x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Variadic<Index>:$sizes);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input (` ` `[` $sizes^ `]`)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants, scalars and sizes
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "a tensor constant";
+  let description = [{
+    ```mlir
+    %c = kiln.constant dense<1.000000e+00> : tensor<f32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Kiln_FullOp : Kiln_Op<"full", [Pure]> {
+  let summary = "a tensor filled with one value";
+  let description = [{
+    Like `kiln::full`: the result type gives the static sizes; dynamic dims
+    take their sizes from the `index` operands. `value` has the result's
+    element type.
+
+    ```mlir
+    %z = kiln.full [%n] {value = 0.000000e+00 : f32} : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, TypedAttrInterface:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "(` ` `[` $sizes^ `]`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_ArangeOp : Kiln_Op<"arange", [Pure]> {
+  let summary = "start, start + step, ... below end";
+  let description = [{
+    An integer range, as `kiln::arange` of integers; `step` must not be 0.
+
+    ```mlir
+    %pos = kiln.arange %c0, %t, %c1 : tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Index:$start, Index:$end, Index:$step);
+  let results = (outs 1DTensorOf<[I32, I64]>:$result);
+  let assemblyFormat = "$start `,` $end `,` $step attr-dict `:` type($result)";
+}
+
+def Kiln_FromScalarOp : Kiln_Op<"from_scalar", [Pure]> {
+  let summary = "a 0-d tensor holding a scalar value";
+  let description = [{
+    Brings a host scalar computed in the graph (a float parameter, an
+    `index` size) into tensor land, as torch wraps Python numbers.
+
+    ```mlir
+    %s = kiln.from_scalar %scale : f32 -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Kiln_AnyElement, Index]>:$scalar);
+  let results = (outs 0DTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>:$result);
+  let assemblyFormat = "$scalar attr-dict `:` type($scalar) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kiln_DimOp : Kiln_Op<"dim", [Pure]> {
+  let summary = "the size of one dim";
+  let description = [{
+    `Tensor::size(index)` as an `index` value; folds to a constant when the
+    dim is static.
+
+    ```mlir
+    %t = kiln.dim %x, 1 : tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$index);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input `,` $index attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls that stay opaque inside the graph
+//===----------------------------------------------------------------------===//
+
+def Kiln_OpaqueCallOp : Kiln_Op<"opaque_call",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a call of an allow_in_graph function through a callback";
+  let description = [{
+    A function marked `KILN_ALLOW_IN_GRAPH()` is not traced: the graph calls
+    it, by its mangled name, through the runtime's callback table, with the
+    tensors given and receives the tensors it returns. It is opaque, so it is
+    assumed to have effects and is never reordered or removed.
+
+    ```mlir
+    %y = kiln.opaque_call @_Z4clipRKN4kiln6TensorE(%x) : (tensor<?xf32>) -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$operands);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+}
+
+#endif // KILN_DIALECT_KILN_IR_KILNOPS_TD
