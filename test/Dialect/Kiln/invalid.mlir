@@ -1,0 +1,373 @@
+// Tests each verifier error of the kiln dialect.
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+
+func.func @broadcast_mismatch(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error@+2 {{shapes [2, 3] and [4] cannot be broadcast: dim -1 has sizes 3 and 4}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @wrong_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error@+2 {{inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x3xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.mul %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @mixed_element_types(%a: tensor<3xf32>, %b: tensor<3xf64>) {
+  // expected-error@+1 {{requires the same element type for all operands}}
+  %0 = kiln.add %a, %b : (tensor<3xf32>, tensor<3xf64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @bool_sub(%a: tensor<3xi1>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of}}
+  %0 = kiln.sub %a, %a : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @integer_div(%a: tensor<3xi64>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = kiln.div %a, %a : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @integer_exp(%a: tensor<3xi32>) {
+  // expected-error@+1 {{must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = kiln.exp %a : tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @where_branches(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xi64>) {
+  // expected-error@+2 {{the two branches have different element types}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.where %c, %a, %b : (tensor<3xi1>, tensor<3xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @where_condition(%c: tensor<3xf32>, %a: tensor<3xf32>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = kiln.where %c, %a, %a : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<3xf32>) {
+  // expected-error@+1 {{requires the same shape for all operands and results}}
+  %0 = kiln.cast %a : tensor<3xf32> to tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @reduction_dim_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{dim 2 is out of range for rank 2}}
+  %0 = kiln.sum %a dims [2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduction_dims_unsorted(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{dims must be sorted and distinct, got [1, 0]}}
+  %0 = kiln.sum %a dims [1, 0] : tensor<2x3xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @integer_mean(%a: tensor<2x3xi64>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float}}
+  %0 = kiln.mean %a dims [] : tensor<2x3xi64> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @softmax_dim(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{dim 2 is out of range for rank 2}}
+  %0 = kiln.softmax %a dim 2 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_shape(%x: tensor<2x3xf32>, %w: tensor<4xf32>) {
+  // expected-error@+1 {{the weight's shape [4] must match the last dims of the input's shape [2, 3]}}
+  %0 = kiln.layer_norm %x, %w {eps = 1.0e-05 : f64} : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_bias(%x: tensor<2x3xf32>, %w: tensor<3xf32>, %b: tensor<2xf32>) {
+  // expected-error@+1 {{the bias's type 'tensor<2xf32>' differs from the weight's 'tensor<3xf32>'}}
+  %0 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_shape(%x: tensor<3xf32>, %w: tensor<2x3xf32>) {
+  // expected-error@+1 {{the weight's shape [2, 3] must match the last dims of the input's shape [3]}}
+  %0 = kiln.rms_norm %x, %w {eps = 1.0e-06 : f64} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error@+2 {{shapes [2, 3] and [4, 5] cannot be multiplied: contracting sizes 3 and 4 differ}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<3x3x2xf32>) {
+  // expected-error@+2 {{shapes [2] and [3] cannot be broadcast}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.matmul %a, %b : (tensor<2x2x3xf32>, tensor<3x3x2xf32>) -> tensor<2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_scalar(%a: tensor<f32>, %b: tensor<3xf32>) {
+  // expected-error@+2 {{both operands need at least 1 dim}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.matmul %a, %b : (tensor<f32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @linear_in_features(%x: tensor<2x3xf32>, %w: tensor<4x5xf32>) {
+  // expected-error@+2 {{the input's last dim (shape [2, 3]) does not match the weight's in_features 5}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.linear %x, %w : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<5xf32>) {
+  // expected-error@+2 {{the bias must be [4] of 'f32'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.linear %x, %w, %b : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<5xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_table(%ids: tensor<3xi64>, %t: tensor<5xf32>) {
+  // expected-error@+2 {{the table must be 2-d [rows, dim]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.embedding %ids, %t : (tensor<3xi64>, tensor<5xf32>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_float_ids(%ids: tensor<3xf32>, %t: tensor<5x2xf32>) {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = kiln.embedding %ids, %t : (tensor<3xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+2 {{the input has 3 channels but the weight expects 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{strides must be two values >= 1 and padding two values >= 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_kernel(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{the kernel is larger than the padded input in dim 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @cat_shapes(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error@+2 {{input 1 has shape [2, 4] but input 0 has shape [2, 3]; they may differ only in dim 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.cat %a, %b dim 0 : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @cat_dim(%a: tensor<2x3xf32>) {
+  // expected-error@+2 {{dim 2 is out of range for rank 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.cat %a dim 2 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_targets(%l: tensor<4x10xf32>, %t: tensor<4x1xi64>) {
+  // expected-error@+2 {{targets 'tensor<4x1xi64>' do not match logits 'tensor<4x10xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.cross_entropy %l, %t : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reshape_elements(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)}}
+  %0 = kiln.reshape %a : tensor<2x3xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_sizes(%a: tensor<?x3xf32>) {
+  // expected-error@+1 {{expects one size operand per dynamic dim of 'tensor<?x?xf32>' (2), got 0}}
+  %0 = kiln.reshape %a : tensor<?x3xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_dims(%a: tensor<2x3xf32>) {
+  // expected-error@+2 {{dims 0 and 2 must be in [0, 2)}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.transpose %a dims 0, 2 : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @permute_repeat(%a: tensor<2x3xf32>) {
+  // expected-error@+2 {{[0, 0] is not a permutation of [0, 2)}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.permute %a [0, 0] : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step(%a: tensor<8xf32>, %i: index) {
+  // expected-error@+1 {{step must be at least 1, got 0}}
+  %0 = kiln.slice %a dim 0 [%i : %i step 0] : tensor<8xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @slice_too_long(%a: tensor<8xf32>, %i: index) {
+  // expected-error@+1 {{sliced size 5 exceeds what dim 0 of size 8 can give}}
+  %0 = kiln.slice %a dim 0 [%i : %i step 2] : tensor<8xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @slice_other_dim(%a: tensor<8x4xf32>, %i: index) {
+  // expected-error@+1 {{dim 1 changes from [8, 4] to [8, 3]}}
+  %0 = kiln.slice %a dim 0 [%i : %i] : tensor<8x4xf32> -> tensor<8x3xf32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_dim(%a: tensor<2xf32>) {
+  // expected-error@+2 {{dim 2 must be in [0, 1]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.unsqueeze %a dim 2 : tensor<2xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_not_one(%a: tensor<?x3xf32>) {
+  // expected-error@+2 {{dim 0 of 'tensor<?x3xf32>' is not a static size-1 dim}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.squeeze %a dim 0 : tensor<?x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @expand_size(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{dim 1 of size 3 cannot be expanded to 4}}
+  %0 = kiln.expand %a : tensor<2x3xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @full_value_type() {
+  // expected-error@+1 {{value of type 'f64' does not match the element type 'f32'}}
+  %0 = kiln.full {value = 1.0 : f64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @from_scalar_type(%s: f64) {
+  // expected-error@+1 {{cannot hold a 'f64' in a tensor of 'f32'}}
+  %0 = kiln.from_scalar %s : f64 -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @dim_index(%a: tensor<2x3xf32>) {
+  // expected-error@+1 {{index 2 is out of range for rank 2}}
+  %0 = kiln.dim %a, 2 : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @opaque_missing(%a: tensor<2xf32>) {
+  // expected-error@+1 {{'missing' does not name a func.func declaration}}
+  %0 = kiln.opaque_call @missing(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func private @f(tensor<2xf32>) -> tensor<2xf32>
+
+func.func @opaque_types(%a: tensor<3xf32>) {
+  // expected-error@+1 {{call types '(tensor<3xf32>) -> tensor<2xf32>' do not match 'f' of type '(tensor<2xf32>) -> tensor<2xf32>'}}
+  %0 = kiln.opaque_call @f(%a) : (tensor<3xf32>) -> tensor<2xf32>
+  return
+}
