@@ -30,6 +30,9 @@ std::string shapeStr(const Shape &shape);
 class Storage {
 public:
   Storage(size_t nbytes, Device device);
+  /// Adopts memory that compiled code allocated with malloc: data is where
+  /// the elements start, and `owner` is what free() receives.
+  Storage(void *data, size_t nbytes, void *owner);
   ~Storage();
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
@@ -42,6 +45,7 @@ private:
   void *data_;
   size_t nbytes_;
   Device device_;
+  void *mallocOwner_ = nullptr; // adopted memory, freed with free()
 };
 
 class Tensor {

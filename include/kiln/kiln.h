@@ -6,6 +6,7 @@
 #include "kiln/Error.h"
 #include "kiln/Ops.h"
 #include "kiln/Tensor.h"
+#include "kiln/abi.h"
 #include "kiln/annotations.h"
 #include "kiln/version.h"
 

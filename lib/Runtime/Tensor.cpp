@@ -6,6 +6,7 @@
 #include "Loops.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 
@@ -74,7 +75,15 @@ Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device
   data_ = detail::allocateHost(nbytes);
 }
 
-Storage::~Storage() { detail::freeHost(data_, nbytes_); }
+Storage::Storage(void *data, size_t nbytes, void *owner)
+    : data_(data), nbytes_(nbytes), device_(Device::cpu()), mallocOwner_(owner) {}
+
+Storage::~Storage() {
+  if (mallocOwner_)
+    std::free(mallocOwner_);
+  else
+    detail::freeHost(data_, nbytes_);
+}
 
 Tensor::Tensor(const Shape &shape, DType dtype, Device device)
     : shape_(shape), strides_(contiguousStrides(shape)), dtype_(dtype) {

@@ -5,7 +5,10 @@
 // pipelines from them.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +18,9 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::kiln::registerKilnConversionPasses();
+  mlir::kiln::registerKilnTransformsPasses();
+  mlir::kiln::registerKilnPipelines();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

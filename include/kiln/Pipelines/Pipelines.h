@@ -1,0 +1,34 @@
+//===- Pipelines.h - Kiln's pass pipelines ----------------------*- C++ -*-===//
+//
+// Named pipelines shared by kiln-opt (-kiln-to-linalg-pipeline,
+// -kiln-cpu-pipeline) and the compiler driver.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PIPELINES_PIPELINES_H
+#define KILN_PIPELINES_PIPELINES_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::kiln {
+
+struct CpuPipelineOptions {
+  /// Map parallel loops to OpenMP threads.
+  bool openmp = true;
+};
+
+/// kiln -> linalg on tensors, canonicalized, shape checks turned into the
+/// entry points' status result.
+void buildKilnToLinalgPipeline(OpPassManager &pm);
+
+/// kiln -> LLVM dialect for the host CPU: fusion, bufferization with
+/// deallocation, parallel loops on OpenMP, vectorizable math, C wrappers.
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
+
+/// Registers both pipelines with the pass registry (for kiln-opt).
+void registerKilnPipelines();
+
+} // namespace mlir::kiln
+
+#endif

@@ -1,0 +1,40 @@
+//===- CPU.h - In-process code emission for the host CPU --------*- C++ -*-===//
+#ifndef KILN_TARGET_CPU_H
+#define KILN_TARGET_CPU_H
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace llvm {
+class raw_pwrite_stream;
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace mlir::kiln {
+
+struct CodegenOptions {
+  /// Target triple; empty means the host's.
+  std::string triple;
+  /// CPU name; empty means the host CPU with its features.
+  std::string cpu;
+  /// Extra features ("+avx2,-avx512f"), appended to the CPU's.
+  std::string features;
+};
+
+/// Translates a module in the LLVM dialect (after buildCpuPipeline) to LLVM
+/// IR, adds a packed entry point `kiln_entry_NAME(void **args)` for every C
+/// wrapper `_mlir_ciface_NAME` (args[0] is the result location, then one
+/// pointer per parameter: memref descriptors by address, scalars by address
+/// of their value), optimizes at O3 for the target and writes an object file
+/// (or, with emitLLVMIR, the optimized IR as text).
+LogicalResult emitCpuCode(ModuleOp module, const CodegenOptions &options,
+                          llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
+
+} // namespace mlir::kiln
+
+#endif

@@ -1,0 +1,343 @@
+//===- DataMovement.cpp - reshape, transpose, permute, slice, cat ... -----===//
+//
+// Value-semantics views become tensor ops that bufferization turns back into
+// views where it can: tensor.reshape, linalg.transpose, tensor.extract_slice
+// (with the runtime's Python slice semantics), expand/collapse_shape for
+// unsqueeze/squeeze, a broadcasting generic for expand, insert_slice for cat.
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+
+#include "kiln/Conversion/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::detail;
+
+namespace {
+
+/// Static sizes of type, with the dynamic ones taken from sizes in order.
+SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, RankedTensorType type,
+                                     ValueRange sizes) {
+  SmallVector<OpFoldResult> mixed;
+  auto next = sizes.begin();
+  for (int64_t s : type.getShape())
+    mixed.push_back(ShapedType::isDynamic(s) ? OpFoldResult(*next++)
+                                             : OpFoldResult(b.getIndexAttr(s)));
+  return mixed;
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  Value n = arith::ConstantIndexOp::create(b, loc, 1);
+  for (OpFoldResult s : sizes)
+    n = arith::MulIOp::create(b, loc, n, indexValue(b, loc, s));
+  return n;
+}
+
+/// tensor.reshape to the new sizes, after a shape check that the element
+/// counts agree; when they do not, an uninitialised tensor of the new shape
+/// stands in, so nothing reads past the input.
+struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto type = op.getType();
+    Value input = adaptor.getInput();
+    SmallVector<OpFoldResult> sizes = mixedSizes(b, type, adaptor.getSizes());
+    Value ok = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        product(b, loc, tensor::getMixedSizes(b, loc, input)),
+        product(b, loc, sizes));
+    emitShapeCheck(b, loc, ok, "reshape: the element counts differ");
+    SmallVector<Value> sizeValues;
+    for (OpFoldResult s : sizes)
+      sizeValues.push_back(indexValue(b, loc, s));
+    auto ifOp = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &then, Location l) {
+          Value shape = tensor::FromElementsOp::create(then, l, sizeValues);
+          scf::YieldOp::create(
+              then, l, tensor::ReshapeOp::create(then, l, type, input, shape)
+                           .getResult());
+        },
+        [&](OpBuilder &other, Location l) {
+          Value empty = emptyTensor(other, l, sizes, type.getElementType());
+          scf::YieldOp::create(
+              other, l, tensor::CastOp::create(other, l, type, empty).getResult());
+        });
+    rewriter.replaceOp(op, ifOp.getResult(0));
+    return success();
+  }
+};
+
+Value transposeBy(OpBuilder &b, Location loc, Value input,
+                  ArrayRef<int64_t> perm, RankedTensorType resultType) {
+  SmallVector<OpFoldResult> in = tensor::getMixedSizes(b, loc, input);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t p : perm)
+    sizes.push_back(in[p]);
+  Value init = emptyTensor(b, loc, sizes, resultType.getElementType());
+  Value t = linalg::TransposeOp::create(b, loc, input, init,
+                                        b.getDenseI64ArrayAttr(perm))
+                .getResult()[0];
+  if (t.getType() != resultType)
+    t = tensor::CastOp::create(b, loc, resultType, t);
+  return t;
+}
+
+struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t rank = op.getType().getRank();
+    SmallVector<int64_t> perm;
+    for (int64_t d = 0; d < rank; ++d)
+      perm.push_back(d);
+    std::swap(perm[op.getDim0()], perm[op.getDim1()]);
+    rewriter.replaceOp(op, transposeBy(rewriter, op.getLoc(), adaptor.getInput(),
+                                       perm, op.getType()));
+    return success();
+  }
+};
+
+struct PermuteToLinalg : OpConversionPattern<PermuteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PermuteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, transposeBy(rewriter, op.getLoc(), adaptor.getInput(),
+                                       op.getPermutation(), op.getType()));
+    return success();
+  }
+};
+
+/// Python slicing as the runtime does it: negative start/end count from
+/// the end, end is clamped into [0, n], a start outside [-n, n] is a shape
+/// error (then clamped, to stay in bounds).
+struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput();
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    int64_t stepValue = static_cast<int64_t>(op.getStep());
+    Value n = tensor::DimOp::create(b, loc, input, dim);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value step = arith::ConstantIndexOp::create(b, loc, stepValue);
+    auto wrap = [&](Value v) {
+      Value negative =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+      return arith::SelectOp::create(b, loc, negative,
+                                     arith::AddIOp::create(b, loc, v, n), v)
+          .getResult();
+    };
+    Value start = adaptor.getStart(), end = adaptor.getEnd();
+    Value negN = arith::SubIOp::create(b, loc, zero, n);
+    Value startOk = arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start, negN),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, start, n));
+    emitShapeCheck(b, loc, startOk, "slice: start is out of range");
+    Value s = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, wrap(start), zero), n);
+    Value e = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, wrap(end), zero), n);
+    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, e, s),
+                                        zero);
+    Value len = arith::CeilDivSIOp::create(b, loc, span, step);
+    auto type = cast<RankedTensorType>(input.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    offsets[dim] = s;
+    sizes[dim] = len;
+    strides[dim] = b.getIndexAttr(stepValue);
+    Value slice =
+        tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
+    if (slice.getType() != op.getType())
+      slice = tensor::CastOp::create(b, loc, op.getType(), slice);
+    rewriter.replaceOp(op, slice);
+    return success();
+  }
+};
+
+/// The reassociation that groups the size-1 dim `dim` of the larger rank
+/// with a neighbour (the next dim, or the previous one when it is last).
+SmallVector<ReassociationIndices> unitDimGroups(int64_t largeRank, int64_t dim) {
+  SmallVector<ReassociationIndices> groups;
+  if (largeRank == 1)
+    return groups; // 0-d <-> [1]
+  for (int64_t d = 0; d < largeRank; ++d) {
+    if (d == dim && d + 1 < largeRank) {
+      groups.push_back({d, d + 1});
+      ++d;
+    } else if (d + 1 == dim && dim + 1 == largeRank) {
+      groups.push_back({d, d + 1});
+      ++d;
+    } else {
+      groups.push_back({d});
+    }
+  }
+  return groups;
+}
+
+struct UnsqueezeToExpandShape : OpConversionPattern<UnsqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnsqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = op.getType();
+    SmallVector<OpFoldResult> shape;
+    SmallVector<OpFoldResult> in =
+        tensor::getMixedSizes(rewriter, op.getLoc(), adaptor.getInput());
+    for (int64_t d = 0, i = 0; d < type.getRank(); ++d)
+      shape.push_back(d == static_cast<int64_t>(op.getDim())
+                          ? OpFoldResult(rewriter.getIndexAttr(1))
+                          : in[i++]);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, type, adaptor.getInput(), unitDimGroups(type.getRank(), op.getDim()),
+        shape);
+    return success();
+  }
+};
+
+struct SqueezeToCollapseShape : OpConversionPattern<SqueezeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t rank = op.getInput().getType().getRank();
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), adaptor.getInput(), unitDimGroups(rank, op.getDim()));
+    return success();
+  }
+};
+
+/// A broadcasting copy: size-1 input dims read index 0.
+struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto type = op.getType();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    SmallVector<OpFoldResult> sizes = mixedSizes(b, type, adaptor.getSizes());
+    int64_t rank = type.getRank(), lead = rank - inType.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t od = 0; od < inType.getRank(); ++od) {
+      int64_t d = od + lead;
+      if (inType.getDimSize(od) == 1 && type.getDimSize(d) != 1) {
+        exprs.push_back(b.getAffineConstantExpr(0));
+        continue;
+      }
+      if (inType.isDynamicDim(od)) {
+        Value r = indexValue(b, loc, sizes[d]);
+        Value c = tensor::DimOp::create(b, loc, input, od);
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        emitShapeCheck(
+            b, loc,
+            arith::OrIOp::create(
+                b, loc,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
+            "expand: a dim that is not 1 cannot change its size");
+        input = broadcastDimIfSmaller(b, loc, input, od, r);
+      }
+      exprs.push_back(b.getAffineDimExpr(d));
+    }
+    Value init = emptyTensor(b, loc, sizes, type.getElementType());
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, b.getContext()),
+                                   b.getMultiDimIdentityMap(rank)};
+    Value result = linalg::GenericOp::create(
+                       b, loc, TypeRange{init.getType()}, ValueRange{input},
+                       ValueRange{init}, maps, parallelIterators(rank),
+                       [](OpBuilder &bb, Location l, ValueRange args) {
+                         linalg::YieldOp::create(bb, l, args[0]);
+                       })
+                       .getResult(0);
+    if (result.getType() != type)
+      result = tensor::CastOp::create(b, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Inserts each input at its offset along dim. Other dims take input 0's
+/// sizes; an input that differs fails a shape check and is cut to them.
+struct CatToInsertSlices : OpConversionPattern<CatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    ValueRange inputs = adaptor.getInputs();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, inputs[0]);
+    int64_t rank = static_cast<int64_t>(sizes.size());
+    Value total = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> lengths;
+    for (Value v : inputs) {
+      Value len = tensor::DimOp::create(b, loc, v, dim);
+      lengths.push_back(len);
+      total = arith::AddIOp::create(b, loc, total, len);
+    }
+    sizes[dim] = total;
+    auto type = op.getType();
+    Value result = emptyTensor(b, loc, sizes, type.getElementType());
+    Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+    for (auto [i, v] : llvm::enumerate(inputs)) {
+      auto vt = cast<RankedTensorType>(v.getType());
+      SmallVector<OpFoldResult> pieceSizes = tensor::getMixedSizes(b, loc, v);
+      bool cut = false;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d == dim || !vt.isDynamicDim(d) || i == 0)
+          continue;
+        pieceSizes[d] = checkedEqualSize(b, loc, tensor::DimOp::create(b, loc, v, d),
+                                         indexValue(b, loc, sizes[d]),
+                                         "cat: the inputs' shapes differ");
+        cut = true;
+      }
+      Value piece = v;
+      SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+      if (cut)
+        piece = tensor::ExtractSliceOp::create(b, loc, v, zeros, pieceSizes, ones);
+      SmallVector<OpFoldResult> offsets = zeros;
+      offsets[dim] = offset;
+      result = tensor::InsertSliceOp::create(b, loc, piece, result, offsets,
+                                             pieceSizes, ones);
+      offset = arith::AddIOp::create(b, loc, offset, lengths[i]);
+    }
+    if (result.getType() != type)
+      result = tensor::CastOp::create(b, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateDataMovementToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ReshapeToTensor, TransposeToLinalg, PermuteToLinalg,
+               SliceToExtractSlice, UnsqueezeToExpandShape,
+               SqueezeToCollapseShape, ExpandToGeneric, CatToInsertSlices>(
+      patterns.getContext());
+}

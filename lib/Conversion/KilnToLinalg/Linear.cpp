@@ -1,0 +1,496 @@
+//===- Linear.cpp - matmul, linear, embedding, conv2d, cross_entropy ------===//
+//
+// matmul with a 2-d right operand is one linalg.matmul (batch dims of the
+// left folded into rows); other products are a contraction generic whose
+// indexing maps broadcast the batch dims. linear is a contraction with the
+// weight read transposed in place, then the bias add. Sizes that must agree
+// at run time are checked (shape checks) and the loops use the smaller one.
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+
+#include "kiln/Conversion/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::detail;
+
+namespace {
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                 Type element) {
+  Value empty = emptyTensor(b, loc, sizes, element);
+  return linalg::FillOp::create(b, loc, scalarConstant(b, loc, element, 0), empty)
+      .getResult(0);
+}
+
+/// acc + x * y in the element type.
+Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
+/// Slices dim of v to size (a no-op when it already has it).
+Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes[dim] = size;
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+/// Makes dims da of a and db of b agree: equal static sizes or one source
+/// pass through; otherwise a shape check and slices to the smaller size.
+std::pair<Value, Value> agreeOnDim(OpBuilder &b, Location loc, Value x,
+                                   int64_t dx, Value y, int64_t dy,
+                                   StringRef message) {
+  auto tx = cast<RankedTensorType>(x.getType());
+  auto ty = cast<RankedTensorType>(y.getType());
+  if ((!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy)) ||
+      dimSource(x, dx) == dimSource(y, dy))
+    return {x, y};
+  Value size = checkedEqualSize(b, loc, tensor::DimOp::create(b, loc, x, dx),
+                                tensor::DimOp::create(b, loc, y, dy), message);
+  return {sliceDim(b, loc, x, dx, size), sliceDim(b, loc, y, dy, size)};
+}
+
+/// A 2-d product C[n, m] = A[n, k] * B[k, m], B read transposed when
+/// transposeB (B given as [m, k]).
+Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
+               Type element) {
+  OpFoldResult n = tensor::getMixedSize(b, loc, a, 0);
+  OpFoldResult m = tensor::getMixedSize(b, loc, bm, transposeB ? 0 : 1);
+  Value init = zeroFilled(b, loc, {n, m}, element);
+  if (!transposeB)
+    return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{a, bm}, ValueRange{init})
+        .getResult(0);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr i = b.getAffineDimExpr(0), j = b.getAffineDimExpr(1),
+             k = b.getAffineDimExpr(2);
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {i, k}, ctx),
+                                 AffineMap::get(3, 0, {j, k}, ctx),
+                                 AffineMap::get(3, 0, {i, j}, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{a, bm},
+             ValueRange{init}, maps,
+             {utils::IteratorType::parallel, utils::IteratorType::parallel,
+              utils::IteratorType::reduction},
+             [](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
+             })
+      .getResult(0);
+}
+
+/// Collapses all but the last dim of v into one: [..., k] -> [rows, k].
+Value collapseRows(OpBuilder &b, Location loc, Value v) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  ReassociationIndices rows;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows.push_back(d);
+  return tensor::CollapseShapeOp::create(
+      b, loc, v, SmallVector<ReassociationIndices>{rows, {rank - 1}});
+}
+
+/// Expands the rows of a [rows, m] result back to like's leading dims.
+Value expandRows(OpBuilder &b, Location loc, Value v, Value like,
+                 RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  ReassociationIndices rows;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows.push_back(d);
+  SmallVector<OpFoldResult> shape;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    shape.push_back(tensor::getMixedSize(b, loc, like, d));
+  shape.push_back(tensor::getMixedSize(b, loc, v, 1));
+  return tensor::ExpandShapeOp::create(
+      b, loc, resultType, v,
+      SmallVector<ReassociationIndices>{rows, {rank - 1}}, shape);
+}
+
+struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value a = adaptor.getLhs(), bm = adaptor.getRhs();
+    auto ta = cast<RankedTensorType>(a.getType());
+    auto tb = cast<RankedTensorType>(bm.getType());
+    Type element = ta.getElementType();
+    auto resultType = op.getType();
+    int64_t ra = ta.getRank(), rb = tb.getRank();
+    // Contracting dims: a's last, b's first (1-d) or second to last.
+    std::tie(a, bm) = agreeOnDim(b, loc, a, ra - 1, bm, rb == 1 ? 0 : rb - 2,
+                                 "matmul: contracting sizes differ");
+    Value result;
+    if (rb == 2 && ra >= 2) {
+      Value rows = ra == 2 ? a : collapseRows(b, loc, a);
+      result = matmul2d(b, loc, rows, bm, /*transposeB=*/false, element);
+      if (ra > 2)
+        result = expandRows(b, loc, result, a, resultType);
+    } else {
+      result = contraction(b, loc, a, bm, resultType);
+    }
+    if (result.getType() != resultType)
+      result = tensor::CastOp::create(b, loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// The general product as one generic: loops over the broadcast batch
+  /// dims, then n (when a is not 1-d), m (when b is not 1-d) and k.
+  static Value contraction(OpBuilder &b, Location loc, Value a, Value bm,
+                           RankedTensorType resultType) {
+    auto ta = cast<RankedTensorType>(a.getType());
+    auto tb = cast<RankedTensorType>(bm.getType());
+    int64_t ra = ta.getRank(), rb = tb.getRank();
+    int64_t batchA = std::max<int64_t>(ra - 2, 0), batchB = std::max<int64_t>(rb - 2, 0);
+    int64_t batch = std::max(batchA, batchB);
+    bool hasN = ra > 1, hasM = rb > 1;
+    int64_t loops = batch + hasN + hasM + 1;
+    int64_t nDim = batch, mDim = batch + hasN, kDim = loops - 1;
+    // Batch sizes: broadcast like an elementwise op over the batch dims.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < batch; ++d) {
+      int64_t rd = d; // result batch dims come first
+      OpFoldResult size = b.getIndexAttr(resultType.getDimSize(rd));
+      if (resultType.isDynamicDim(rd)) {
+        // Prefer an operand whose dim is not static 1.
+        Value pick;
+        for (auto [v, vb] : {std::pair{a, batchA}, std::pair{bm, batchB}}) {
+          int64_t od = d - (batch - vb);
+          auto t = cast<RankedTensorType>(v.getType());
+          if (od >= 0 && t.getDimSize(od) != 1 && !pick)
+            pick = tensor::DimOp::create(b, loc, v, od);
+        }
+        size = pick ? OpFoldResult(pick) : b.getIndexAttr(1);
+      }
+      sizes.push_back(size);
+    }
+    auto batchMap = [&](Value &v, int64_t vb, SmallVector<AffineExpr> &exprs) {
+      auto t = cast<RankedTensorType>(v.getType());
+      for (int64_t od = 0; od < vb; ++od) {
+        int64_t d = od + (batch - vb);
+        if (t.getDimSize(od) == 1 && resultType.getDimSize(d) != 1) {
+          exprs.push_back(b.getAffineConstantExpr(0));
+          continue;
+        }
+        if (t.isDynamicDim(od)) {
+          Value r = indexValue(b, loc, sizes[d]);
+          Value c = tensor::DimOp::create(b, loc, v, od);
+          Value one = arith::ConstantIndexOp::create(b, loc, 1);
+          emitShapeCheck(
+              b, loc,
+              arith::OrIOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
+              "matmul: batch shapes cannot be broadcast");
+          v = broadcastDimIfSmaller(b, loc, v, od, r);
+        }
+        exprs.push_back(b.getAffineDimExpr(d));
+      }
+    };
+    SmallVector<AffineExpr> ea, eb, ec;
+    batchMap(a, batchA, ea);
+    batchMap(bm, batchB, eb);
+    if (hasN)
+      ea.push_back(b.getAffineDimExpr(nDim));
+    ea.push_back(b.getAffineDimExpr(kDim));
+    eb.push_back(b.getAffineDimExpr(kDim));
+    if (hasM)
+      eb.push_back(b.getAffineDimExpr(mDim));
+    for (int64_t d = 0; d < batch; ++d)
+      ec.push_back(b.getAffineDimExpr(d));
+    if (hasN) {
+      ec.push_back(b.getAffineDimExpr(nDim));
+      sizes.push_back(tensor::getMixedSize(b, loc, a, ra - 2));
+    }
+    if (hasM) {
+      ec.push_back(b.getAffineDimExpr(mDim));
+      sizes.push_back(tensor::getMixedSize(b, loc, bm, rb - 1));
+    }
+    Value init = zeroFilled(b, loc, sizes, resultType.getElementType());
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, ea, ctx),
+                                   AffineMap::get(loops, 0, eb, ctx),
+                                   AffineMap::get(loops, 0, ec, ctx)};
+    SmallVector<utils::IteratorType> iterators = parallelIterators(loops);
+    iterators.back() = utils::IteratorType::reduction;
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, ValueRange{a, bm},
+               ValueRange{init}, maps, iterators,
+               [](OpBuilder &bb, Location l, ValueRange args) {
+                 linalg::YieldOp::create(
+                     bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
+               })
+        .getResult(0);
+  }
+};
+
+struct LinearToLinalg : OpConversionPattern<LinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput(), w = adaptor.getWeight();
+    auto tx = cast<RankedTensorType>(x.getType());
+    std::tie(x, w) = agreeOnDim(b, loc, x, tx.getRank() - 1, w, 1,
+                                "linear: in_features differ");
+    Value rows = tx.getRank() == 2 ? x
+                 : tx.getRank() == 1
+                     ? Value(tensor::ExpandShapeOp::create(
+                           b, loc,
+                           RankedTensorType::get({1, tx.getDimSize(0)},
+                                                 tx.getElementType()),
+                           x, SmallVector<ReassociationIndices>{{0, 1}}))
+                     : collapseRows(b, loc, x);
+    Value y = matmul2d(b, loc, rows, w, /*transposeB=*/true, tx.getElementType());
+    auto resultType = op.getType();
+    if (tx.getRank() == 1)
+      y = tensor::CollapseShapeOp::create(
+          b, loc, y, SmallVector<ReassociationIndices>{{0, 1}});
+    else if (tx.getRank() > 2)
+      y = expandRows(b, loc, y, x, resultType);
+    if (y.getType() != resultType)
+      y = tensor::CastOp::create(b, loc, resultType, y);
+    if (Value bias = adaptor.getBias())
+      y = AddOp::create(b, loc, y, bias); // converted by the add pattern
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Whether any id lies outside [0, rows): a reduction to one i1, then a
+/// shape check on it. Ids are clamped where they are used, so that a failed
+/// check reads in bounds.
+void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
+              StringRef message) {
+  auto type = cast<RankedTensorType>(ids.getType());
+  int64_t rank = type.getRank();
+  Value falseValue = scalarConstant(b, loc, b.getI1Type(), 0);
+  Value init = linalg::FillOp::create(b, loc, falseValue,
+                                      emptyTensor(b, loc, {}, b.getI1Type()))
+                   .getResult(0);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, {}, b.getContext())};
+  Value rowsI = arith::IndexCastOp::create(b, loc, type.getElementType(), rows);
+  Value bad = linalg::GenericOp::create(
+                  b, loc, TypeRange{init.getType()}, ValueRange{ids},
+                  ValueRange{init}, maps, iterators,
+                  [&](OpBuilder &bb, Location l, ValueRange args) {
+                    Value zero = scalarConstant(bb, l, args[0].getType(), 0);
+                    Value lo = arith::CmpIOp::create(
+                        bb, l, arith::CmpIPredicate::slt, args[0], zero);
+                    Value hi = arith::CmpIOp::create(
+                        bb, l, arith::CmpIPredicate::sge, args[0], rowsI);
+                    linalg::YieldOp::create(
+                        bb, l,
+                        arith::OrIOp::create(
+                            bb, l, args[1], arith::OrIOp::create(bb, l, lo, hi))
+                            .getResult());
+                  })
+                  .getResult(0);
+  Value flag = tensor::ExtractOp::create(b, loc, bad, ValueRange{});
+  Value ok = arith::XOrIOp::create(b, loc, flag,
+                                   scalarConstant(b, loc, b.getI1Type(), 1));
+  emitShapeCheck(b, loc, ok, message);
+}
+
+/// An id as an index clamped into [0, rows - 1].
+Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value last = arith::SubIOp::create(
+      b, loc, rows, arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::MaxSIOp::create(b, loc, zero,
+                                arith::MinSIOp::create(b, loc, i, last));
+}
+
+struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value ids = adaptor.getIds(), table = adaptor.getTable();
+    Value rows = tensor::DimOp::create(b, loc, table, 0);
+    checkIds(b, loc, ids, rows, "embedding: index out of range");
+    auto resultType = op.getType();
+    int64_t rank = resultType.getRank();
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, ids);
+    sizes.push_back(tensor::getMixedSize(b, loc, table, 1));
+    Value init = emptyTensor(b, loc, sizes, resultType.getElementType());
+    SmallVector<AffineExpr> idExprs;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      idExprs.push_back(b.getAffineDimExpr(d));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, idExprs, b.getContext()),
+                                   b.getMultiDimIdentityMap(rank)};
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{ids}, ValueRange{init},
+            maps, parallelIterators(rank),
+            [&](OpBuilder &bb, Location l, ValueRange args) {
+              Value row = clampedIndex(bb, l, args[0], rows);
+              Value col = linalg::IndexOp::create(bb, l, rank - 1);
+              linalg::YieldOp::create(
+                  bb, l,
+                  tensor::ExtractOp::create(bb, l, table, ValueRange{row, col})
+                      .getResult());
+            })
+            .getResult(0);
+    if (result.getType() != resultType)
+      result = tensor::CastOp::create(b, loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2dOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = adaptor.getInput(), w = adaptor.getWeight();
+    std::tie(x, w) = agreeOnDim(b, loc, x, 1, w, 1, "conv2d: channels differ");
+    ArrayRef<int64_t> strides = op.getStrides(), pad = op.getPadding();
+    auto tx = cast<RankedTensorType>(x.getType());
+    Type element = tx.getElementType();
+    if (pad[0] || pad[1]) {
+      SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                       b.getIndexAttr(pad[0]), b.getIndexAttr(pad[1])};
+      SmallVector<int64_t> shape(tx.getShape());
+      for (int i = 0; i < 2; ++i)
+        if (!ShapedType::isDynamic(shape[2 + i]))
+          shape[2 + i] += 2 * pad[i];
+      x = tensor::PadOp::create(b, loc, RankedTensorType::get(shape, element), x,
+                                low, low, scalarConstant(b, loc, element, 0));
+    }
+    // Output sizes: (H + 2p - kH) / s + 1 on the padded input. The kernel
+    // must fit (a shape check); the size is clamped at 0 so a failed check
+    // gives an empty loop.
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, x, 0),
+                                       tensor::getMixedSize(b, loc, w, 0)};
+    auto resultType = op.getType();
+    for (int i = 0; i < 2; ++i) {
+      if (!resultType.isDynamicDim(2 + i)) {
+        sizes.push_back(b.getIndexAttr(resultType.getDimSize(2 + i)));
+        continue;
+      }
+      Value in = tensor::DimOp::create(b, loc, x, 2 + i);
+      Value k = tensor::DimOp::create(b, loc, w, 2 + i);
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, in, k);
+      emitShapeCheck(b, loc, fits, "conv2d: the kernel is larger than the input");
+      Value span = arith::SubIOp::create(b, loc, in, k);
+      Value out = arith::AddIOp::create(
+          b, loc,
+          arith::DivSIOp::create(b, loc, span,
+                                 arith::ConstantIndexOp::create(b, loc, strides[i])),
+          arith::ConstantIndexOp::create(b, loc, 1));
+      sizes.push_back(OpFoldResult(arith::SelectOp::create(
+          b, loc, fits, out, arith::ConstantIndexOp::create(b, loc, 0))));
+    }
+    Value init = zeroFilled(b, loc, sizes, element);
+    SmallVector<NamedAttribute> attrs = {
+        b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
+        b.getNamedAttr("dilations", b.getI64TensorAttr({1, 1}))};
+    Value y = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{init.getType()},
+                                               ValueRange{x, w}, ValueRange{init},
+                                               attrs)
+                  .getResult(0);
+    if (y.getType() != resultType)
+      y = tensor::CastOp::create(b, loc, resultType, y);
+    if (Value bias = adaptor.getBias()) {
+      // [O] -> [1, O, 1, 1], then a broadcasting add.
+      auto bt = cast<RankedTensorType>(bias.getType());
+      Value b4 = tensor::ExpandShapeOp::create(
+          b, loc,
+          RankedTensorType::get({1, bt.getDimSize(0), 1, 1}, bt.getElementType()),
+          bias, SmallVector<ReassociationIndices>{{0, 1, 2, 3}});
+      y = AddOp::create(b, loc, y, b4);
+    }
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// -mean(log_softmax(logits)[i, targets[i]]), through kiln ops that the
+/// conversion lowers in turn, and a gather of the picked log-probabilities.
+struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value logits = adaptor.getLogits(), targets = adaptor.getTargets();
+    auto lt = cast<RankedTensorType>(logits.getType());
+    if (lt.getRank() == 1) {
+      logits = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()),
+          logits, SmallVector<ReassociationIndices>{{0, 1}});
+      auto tt = cast<RankedTensorType>(targets.getType());
+      targets = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1}, tt.getElementType()), targets,
+          SmallVector<ReassociationIndices>{});
+    } else {
+      std::tie(logits, targets) = agreeOnDim(
+          b, loc, logits, 0, targets, 0, "cross_entropy: batch sizes differ");
+    }
+    Value classes = tensor::DimOp::create(b, loc, logits, 1);
+    checkIds(b, loc, targets, classes, "cross_entropy: target out of range");
+    Value logp = LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
+    auto tt = cast<RankedTensorType>(targets.getType());
+    Type element = lt.getElementType();
+    Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, targets), element);
+    Value picked =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{targets},
+            ValueRange{init},
+            SmallVector<AffineMap>{b.getMultiDimIdentityMap(1),
+                                   b.getMultiDimIdentityMap(1)},
+            parallelIterators(1),
+            [&](OpBuilder &bb, Location l, ValueRange args) {
+              Value row = linalg::IndexOp::create(bb, l, 0);
+              Value col = clampedIndex(bb, l, args[0], classes);
+              linalg::YieldOp::create(
+                  bb, l,
+                  tensor::ExtractOp::create(bb, l, logp, ValueRange{row, col})
+                      .getResult());
+            })
+            .getResult(0);
+    (void)tt;
+    Value mean = MeanOp::create(b, loc, picked, b.getDenseI64ArrayAttr({}),
+                                /*keepdim=*/false);
+    rewriter.replaceOpWithNewOp<NegOp>(op, mean);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateLinearToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulToLinalg, LinearToLinalg, EmbeddingToGeneric,
+               Conv2dToLinalg, CrossEntropyToLinalg>(patterns.getContext());
+}

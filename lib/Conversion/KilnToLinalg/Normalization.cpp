@@ -1,0 +1,195 @@
+//===- Normalization.cpp - softmax, log_softmax, layer_norm, rms_norm -----===//
+//
+// Each becomes reductions and elementwise generics that upstream fusion can
+// merge: softmax is max, exp(x - max), sum, divide; the norms take the mean
+// and the mean of squared deviations over the trailing dims. float16 and
+// bfloat16 are computed in float32.
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+
+#include "kiln/Conversion/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::detail;
+
+namespace {
+
+RankedTensorType withElement(Value v, Type element) {
+  return RankedTensorType::get(cast<RankedTensorType>(v.getType()).getShape(),
+                               element);
+}
+
+/// v converted to float32 when it is a 16-bit float tensor.
+Value widen(OpBuilder &b, Location loc, Value v) {
+  Type e = cast<RankedTensorType>(v.getType()).getElementType();
+  if (!(e.isF16() || e.isBF16()))
+    return v;
+  return buildElementwise(b, loc, v, withElement(v, b.getF32Type()),
+                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                            return arith::ExtFOp::create(bb, l, bb.getF32Type(),
+                                                         a[0]);
+                          });
+}
+
+Value narrow(OpBuilder &b, Location loc, Value v, Type element) {
+  if (cast<RankedTensorType>(v.getType()).getElementType() == element)
+    return v;
+  return buildElementwise(b, loc, v, withElement(v, element),
+                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                            return arith::TruncFOp::create(bb, l, element, a[0]);
+                          });
+}
+
+/// Elementwise fn over operands broadcast to like's shape (and type).
+Value mapLike(OpBuilder &b, Location loc, Value like, ValueRange operands,
+              ScalarFn fn) {
+  return buildElementwise(b, loc, operands,
+                          cast<RankedTensorType>(like.getType()), fn);
+}
+
+template <bool Log>
+struct SoftmaxToGenerics : OpConversionPattern<
+                               std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>> {
+  using OpTy = std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>;
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = widen(b, loc, adaptor.getInput());
+    Type f = cast<RankedTensorType>(x.getType()).getElementType();
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    Value max = buildReduction(b, loc, x, {dim}, /*keepdim=*/true,
+                               ReduceKind::Max, f);
+    // An infinite maximum (a fully masked row) shifts by 0, giving NaN as
+    // the runtime and torch do, instead of exp(inf - inf).
+    Value shift = mapLike(b, loc, max, max, [&](OpBuilder &bb, Location l,
+                                                ValueRange a) -> Value {
+      Value inf = scalarConstant(bb, l, f, INFINITY);
+      Value isInf = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OEQ,
+                                          math::AbsFOp::create(bb, l, a[0]), inf);
+      return arith::SelectOp::create(bb, l, isInf, scalarConstant(bb, l, f, 0),
+                                     a[0]);
+    });
+    Value e = mapLike(b, loc, x, {x, shift},
+                      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                        return math::ExpOp::create(
+                            bb, l, arith::SubFOp::create(bb, l, a[0], a[1]));
+                      });
+    Value sum = buildReduction(b, loc, e, {dim}, true, ReduceKind::Sum, f);
+    Value result;
+    if (Log) {
+      result = mapLike(b, loc, x, {x, shift, sum},
+                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                         Value centered = arith::SubFOp::create(bb, l, a[0], a[1]);
+                         return arith::SubFOp::create(
+                             bb, l, centered, math::LogOp::create(bb, l, a[2]));
+                       });
+    } else {
+      result = mapLike(b, loc, x, {e, sum},
+                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                         return arith::DivFOp::create(bb, l, a[0], a[1]);
+                       });
+    }
+    rewriter.replaceOp(op, narrow(b, loc, result, op.getType().getElementType()));
+    return success();
+  }
+};
+
+/// (x - mean?) * rsqrt(mean((x - mean?)^2) + eps) * weight + bias? over the
+/// last rank(weight) dims.
+Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
+                Value bias, double eps, bool center) {
+  Value x = widen(b, loc, input);
+  Value w = widen(b, loc, weight);
+  Value bi = bias ? widen(b, loc, bias) : Value();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type f = type.getElementType();
+  int64_t rank = type.getRank();
+  int64_t k = cast<RankedTensorType>(weight.getType()).getRank();
+  SmallVector<int64_t> dims;
+  for (int64_t d = rank - k; d < rank; ++d)
+    dims.push_back(d);
+  // The element count n of a row, as a float.
+  Value n = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d : dims)
+    n = arith::MulIOp::create(b, loc, n, tensor::DimOp::create(b, loc, x, d));
+  Value nf = arith::SIToFPOp::create(
+      b, loc, f, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
+  Value centered = x;
+  if (center) {
+    Value sum = buildReduction(b, loc, x, dims, true, ReduceKind::Sum, f);
+    centered = mapLike(b, loc, x, {x, sum},
+                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                         return arith::SubFOp::create(
+                             bb, l, a[0], arith::DivFOp::create(bb, l, a[1], nf));
+                       });
+  }
+  Value squares = mapLike(b, loc, x, centered,
+                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                            return arith::MulFOp::create(bb, l, a[0], a[0]);
+                          });
+  Value sq = buildReduction(b, loc, squares, dims, true, ReduceKind::Sum, f);
+  Value epsV = scalarConstant(b, loc, f, eps);
+  Value scale = mapLike(b, loc, sq, sq,
+                        [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                          Value var = arith::DivFOp::create(bb, l, a[0], nf);
+                          return math::RsqrtOp::create(
+                              bb, l, arith::AddFOp::create(bb, l, var, epsV));
+                        });
+  SmallVector<Value> operands = {centered, scale, w};
+  if (bi)
+    operands.push_back(bi);
+  return mapLike(b, loc, x, operands,
+                 [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                   Value y = arith::MulFOp::create(
+                       bb, l, arith::MulFOp::create(bb, l, a[0], a[1]), a[2]);
+                   return a.size() > 3 ? Value(arith::AddFOp::create(bb, l, y, a[3]))
+                                       : y;
+                 });
+}
+
+struct LayerNormToGenerics : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
+                        adaptor.getWeight(), adaptor.getBias(),
+                        op.getEps().convertToDouble(), /*center=*/true);
+    rewriter.replaceOp(op, narrow(rewriter, op.getLoc(), y,
+                                  op.getType().getElementType()));
+    return success();
+  }
+};
+
+struct RmsNormToGenerics : OpConversionPattern<RmsNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RmsNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
+                        adaptor.getWeight(), Value(),
+                        op.getEps().convertToDouble(), /*center=*/false);
+    rewriter.replaceOp(op, narrow(rewriter, op.getLoc(), y,
+                                  op.getType().getElementType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateNormalizationToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SoftmaxToGenerics<false>, SoftmaxToGenerics<true>,
+               LayerNormToGenerics, RmsNormToGenerics>(patterns.getContext());
+}

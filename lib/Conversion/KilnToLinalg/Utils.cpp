@@ -1,0 +1,339 @@
+//===- Utils.cpp - Broadcasting and elementwise generics ------------------===//
+#include "Utils.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace mlir::kiln::detail {
+
+std::pair<Value, int64_t> dimSource(Value v, int64_t dim) {
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return {v, dim};
+  if (auto castOp = dyn_cast<tensor::CastOp>(op))
+    return dimSource(castOp.getSource(), dim);
+  // Converted ops: a linalg result has its init's sizes, and a tensor.empty
+  // has the sizes it was given; a size that is a tensor.dim leads on, any
+  // other size value stands for itself (dim -1).
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return dimSource(dps.getTiedOpOperand(cast<OpResult>(v))->get(), dim);
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+    if (!empty.getType().isDynamicDim(dim))
+      return {v, dim};
+    Value size = empty.getDynamicSize(dim);
+    if (auto dimOp = size.getDefiningOp<tensor::DimOp>())
+      if (std::optional<int64_t> index = dimOp.getConstantIndex())
+        return dimSource(dimOp.getSource(), *index);
+    return {size, -1};
+  }
+  // kiln ops whose result has the shape of their first operand.
+  if (op->hasTrait<OpTrait::SameOperandsAndResultShape>() ||
+      op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
+      isa<LayerNormOp, RmsNormOp>(op))
+    return dimSource(op->getOperand(0), dim);
+  // kiln broadcasting ops: follow the operands that carry the dim; if they
+  // all agree on a source, so does the result.
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, CmpOp,
+          WhereOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    std::optional<std::pair<Value, int64_t>> common;
+    for (Value operand : op->getOperands()) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t od = dim - (rank - type.getRank());
+      if (od < 0 || type.getDimSize(od) == 1)
+        continue;
+      auto source = dimSource(operand, od);
+      if (common && *common != source)
+        return {v, dim};
+      common = source;
+    }
+    if (common)
+      return *common;
+  }
+  return {v, dim};
+}
+
+void emitShapeCheck(OpBuilder &b, Location loc, Value cond, StringRef message) {
+  cf::AssertOp::create(b, loc, cond, message);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
+  if (auto value = dyn_cast<Value>(ofr))
+    return value;
+  return arith::ConstantIndexOp::create(
+      b, loc, cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
+}
+
+namespace {
+/// An operand's dim contributing to a result dim (its size is not static 1).
+struct Contributor {
+  Value operand;
+  int64_t dim;
+};
+} // namespace
+
+Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
+                       StringRef message) {
+  emitShapeCheck(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, bSize),
+      message);
+  return arith::MinUIOp::create(b, loc, a, bSize);
+}
+
+// When the size c is 0 there is no element to broadcast: zeros stand in.
+Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
+                            Value r) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Value c = tensor::DimOp::create(b, loc, v, dim);
+  Value smaller =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, r);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes[dim] = r;
+  auto ifOp = scf::IfOp::create(
+      b, loc, smaller,
+      [&](OpBuilder &then, Location l) {
+        Value zero = arith::ConstantIndexOp::create(then, l, 0);
+        Value isEmpty =
+            arith::CmpIOp::create(then, l, arith::CmpIPredicate::eq, c, zero);
+        auto inner = scf::IfOp::create(
+            then, l, isEmpty,
+            [&](OpBuilder &e, Location l2) {
+              Value empty = emptyTensor(e, l2, sizes, type.getElementType());
+              Value zeroElem = scalarConstant(e, l2, type.getElementType(), 0);
+              Value filled =
+                  linalg::FillOp::create(e, l2, zeroElem, empty).getResult(0);
+              scf::YieldOp::create(e, l2, tensor::CastOp::create(e, l2, type, filled)
+                                              .getResult());
+            },
+            [&](OpBuilder &e, Location l2) {
+              // Slice index 0 of dim, then read it for every index of r.
+              SmallVector<OpFoldResult> offsets(type.getRank(), e.getIndexAttr(0));
+              SmallVector<OpFoldResult> sliceSizes =
+                  tensor::getMixedSizes(e, l2, v);
+              sliceSizes[dim] = e.getIndexAttr(1);
+              SmallVector<OpFoldResult> strides(type.getRank(), e.getIndexAttr(1));
+              Value slice = tensor::ExtractSliceOp::create(
+                  e, l2, v, offsets, sliceSizes, strides);
+              Value empty = emptyTensor(e, l2, sizes, type.getElementType());
+              int64_t rank = type.getRank();
+              SmallVector<AffineExpr> in;
+              for (int64_t i = 0; i < rank; ++i)
+                in.push_back(i == dim ? e.getAffineConstantExpr(0)
+                                      : e.getAffineDimExpr(i));
+              SmallVector<AffineMap> maps = {
+                  AffineMap::get(rank, 0, in, e.getContext()),
+                  e.getMultiDimIdentityMap(rank)};
+              Value bcast =
+                  linalg::GenericOp::create(
+                      e, l2, TypeRange{empty.getType()}, ValueRange{slice},
+                      ValueRange{empty}, maps, parallelIterators(rank),
+                      [](OpBuilder &bb, Location l3, ValueRange args) {
+                        linalg::YieldOp::create(bb, l3, args[0]);
+                      })
+                      .getResult(0);
+              scf::YieldOp::create(e, l2, tensor::CastOp::create(e, l2, type, bcast)
+                                              .getResult());
+            });
+        scf::YieldOp::create(then, l, inner.getResult(0));
+      },
+      [&](OpBuilder &other, Location l) { scf::YieldOp::create(other, l, v); });
+  return ifOp.getResult(0);
+}
+
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
+                     Type accType) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, dims.empty());
+  for (int64_t d : dims)
+    reduced[d] = true;
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    iterators.push_back(reduced[d] ? utils::IteratorType::reduction
+                                   : utils::IteratorType::parallel);
+    if (!reduced[d]) {
+      outSizes.push_back(tensor::getMixedSize(b, loc, input, d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    } else if (keepdim) {
+      outSizes.push_back(b.getIndexAttr(1));
+      outExprs.push_back(b.getAffineConstantExpr(0));
+    }
+  }
+  Value empty = emptyTensor(b, loc, outSizes, accType);
+  Value initValue;
+  if (kind == ReduceKind::Sum) {
+    initValue = scalarConstant(b, loc, accType, 0);
+  } else if (isa<FloatType>(accType)) {
+    initValue = scalarConstant(b, loc, accType,
+                               kind == ReduceKind::Max ? -INFINITY : INFINITY);
+  } else {
+    unsigned bits = accType.getIntOrFloatBitWidth();
+    APInt v = kind == ReduceKind::Max ? APInt::getSignedMinValue(bits)
+                                      : APInt::getSignedMaxValue(bits);
+    initValue = arith::ConstantOp::create(b, loc, b.getIntegerAttr(accType, v));
+  }
+  Value filled = linalg::FillOp::create(b, loc, initValue, empty).getResult(0);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outExprs, b.getContext())};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{filled.getType()}, ValueRange{input}, ValueRange{filled},
+      maps, iterators, [&](OpBuilder &bb, Location l, ValueRange args) {
+        Value x = args[0], acc = args[1];
+        if (x.getType() != accType)
+          x = isa<FloatType>(accType)
+                  ? Value(arith::ExtFOp::create(bb, l, accType, x))
+                  : Value(arith::ExtSIOp::create(bb, l, accType, x));
+        Value r;
+        bool isFloat = isa<FloatType>(accType);
+        switch (kind) {
+        case ReduceKind::Sum:
+          r = isFloat ? Value(arith::AddFOp::create(bb, l, acc, x))
+                      : Value(arith::AddIOp::create(bb, l, acc, x));
+          break;
+        case ReduceKind::Max:
+          r = isFloat ? Value(arith::MaximumFOp::create(bb, l, acc, x))
+                      : Value(arith::MaxSIOp::create(bb, l, acc, x));
+          break;
+        case ReduceKind::Min:
+          r = isFloat ? Value(arith::MinimumFOp::create(bb, l, acc, x))
+                      : Value(arith::MinSIOp::create(bb, l, acc, x));
+          break;
+        }
+        linalg::YieldOp::create(bb, l, r);
+      });
+  return generic.getResult(0);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
+                       RankedTensorType resultType, ScalarFn fn) {
+  int64_t rank = resultType.getRank();
+  SmallVector<OpFoldResult> sizes(rank);
+  SmallVector<bool> uniform(rank, false);
+
+  for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<Contributor> contributors;
+    for (Value operand : operands) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t od = d - (rank - type.getRank());
+      if (od >= 0 && type.getDimSize(od) != 1)
+        contributors.push_back({operand, od});
+    }
+    int64_t staticSize = resultType.getDimSize(d);
+    if (contributors.empty()) {
+      sizes[d] = b.getIndexAttr(1);
+      continue;
+    }
+    // Contributors that all derive from one dim have one size: no checks.
+    auto source = dimSource(contributors[0].operand, contributors[0].dim);
+    bool same = llvm::all_of(contributors, [&](const Contributor &c) {
+      return dimSource(c.operand, c.dim) == source;
+    });
+    if (same) {
+      uniform[d] = true;
+      sizes[d] = ShapedType::isDynamic(staticSize)
+                     ? OpFoldResult(tensor::DimOp::create(
+                           b, loc, contributors[0].operand, contributors[0].dim)
+                                        .getResult())
+                     : OpFoldResult(b.getIndexAttr(staticSize));
+      continue;
+    }
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value r;
+    if (!ShapedType::isDynamic(staticSize)) {
+      r = arith::ConstantIndexOp::create(b, loc, staticSize);
+    } else {
+      // The smallest size other than 1 (all contributors are dynamic here).
+      r = one;
+      for (const Contributor &c : contributors) {
+        Value size = tensor::DimOp::create(b, loc, c.operand, c.dim);
+        Value rIsOne =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, one);
+        Value cIsOne =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one);
+        Value smaller = arith::MinUIOp::create(b, loc, r, size);
+        r = arith::SelectOp::create(
+            b, loc, rIsOne, size,
+            arith::SelectOp::create(b, loc, cIsOne, r, smaller));
+      }
+    }
+    for (const Contributor &c : contributors) {
+      // Static sizes were checked by the verifier.
+      if (!cast<RankedTensorType>(c.operand.getType()).isDynamicDim(c.dim))
+        continue;
+      Value size = tensor::DimOp::create(b, loc, c.operand, c.dim);
+      Value ok = arith::OrIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, r));
+      emitShapeCheck(b, loc, ok, "operand shapes cannot be broadcast");
+    }
+    sizes[d] = ShapedType::isDynamic(staticSize)
+                   ? OpFoldResult(r)
+                   : OpFoldResult(b.getIndexAttr(staticSize));
+  }
+
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    int64_t lead = rank - type.getRank();
+    SmallVector<AffineExpr> exprs;
+    Value v = operand;
+    for (int64_t od = 0; od < type.getRank(); ++od) {
+      int64_t d = od + lead;
+      int64_t size = type.getDimSize(od);
+      if (size == 1 && resultType.getDimSize(d) != 1) {
+        exprs.push_back(b.getAffineConstantExpr(0));
+        continue;
+      }
+      if (ShapedType::isDynamic(size) && !uniform[d])
+        v = broadcastDimIfSmaller(b, loc, v, od, indexValue(b, loc, sizes[d]));
+      exprs.push_back(b.getAffineDimExpr(d));
+    }
+    inputs.push_back(v);
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = emptyTensor(b, loc, sizes, resultType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      parallelIterators(rank),
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
+      });
+  Value result = generic.getResult(0);
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(b, loc, resultType, result);
+  return result;
+}
+
+} // namespace mlir::kiln::detail

@@ -1,0 +1,67 @@
+//===- Utils.h - Shared by the kiln -> linalg patterns ----------*- C++ -*-===//
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_UTILS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_UTILS_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::kiln::detail {
+
+/// The value and dim that a dim of v is known to have the size of: v's own
+/// dim unless ops that keep shapes (unary, cast, broadcasting against
+/// lower-rank or size-1 operands...) carry it from an operand.
+std::pair<Value, int64_t> dimSource(Value v, int64_t dim);
+
+/// Emits cf.assert(cond, message): a shape condition the eager runtime
+/// enforces. kiln-lower-shape-asserts makes it the entry point's status.
+void emitShapeCheck(OpBuilder &b, Location loc, Value cond, StringRef message);
+
+/// An elementwise linalg.generic computing fn(scalars of operands) over the
+/// numpy broadcast of operands into a tensor of resultType. A dynamic result
+/// dim whose operand dims do not share a dimSource is the smallest operand
+/// size other than 1, with shape checks, so that a failed check never makes
+/// a loop run past an operand's end; an operand dim that is smaller at run
+/// time (1, legitimately) is broadcast by a copy that an scf.if makes only
+/// then.
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
+                       RankedTensorType resultType, ScalarFn fn);
+
+/// v with dim `dim` broadcast to size r when its run-time size is smaller
+/// (1, legitimately; otherwise after a failed shape check, where any
+/// in-bounds value will do). An scf.if makes the copy only then.
+Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
+                            Value r);
+
+/// Checks (a shape check) that dynamic sizes a and b are equal, and returns
+/// the smaller one, which keeps every loop in bounds if they are not.
+Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
+                       StringRef message);
+
+enum class ReduceKind { Sum, Max, Min };
+
+/// Reduces input over dims (sorted; all when empty), accumulating in
+/// accType (input elements are converted to it); reduced dims stay as size
+/// 1 when keepdim.
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
+                     Type accType);
+
+/// tensor.empty of type with the given (mixed) sizes.
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType);
+
+/// A scalar constant of type (float or integer) with value.
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// identity maps and iterator kinds.
+SmallVector<utils::IteratorType> parallelIterators(int64_t rank);
+
+/// Value of an OpFoldResult as an index SSA value.
+Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr);
+
+} // namespace mlir::kiln::detail
+
+#endif

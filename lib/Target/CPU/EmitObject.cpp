@@ -1,0 +1,135 @@
+//===- EmitObject.cpp - LLVM dialect -> optimized object file -------------===//
+#include "kiln/Target/CPU.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+namespace {
+
+/// kiln_entry_NAME(void **args) calling _mlir_ciface_NAME: one calling
+/// convention for every graph, so that callers need no per-graph prototype.
+void addPackedEntryPoints(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  SmallVector<llvm::Function *> wrappers;
+  for (llvm::Function &fn : module)
+    if (fn.getName().starts_with("_mlir_ciface_") && !fn.isDeclaration())
+      wrappers.push_back(&fn);
+  for (llvm::Function *fn : wrappers) {
+    std::string name =
+        "kiln_entry_" + fn->getName().drop_front(strlen("_mlir_ciface_")).str();
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+    auto *entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                         name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+    llvm::Value *args = entry->getArg(0);
+    auto slot = [&](unsigned i) {
+      return b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, args, i));
+    };
+    // A non-void wrapper returns its one scalar result: store it in args[0].
+    bool returnsValue = !fn->getReturnType()->isVoidTy();
+    unsigned first = returnsValue ? 1 : 0;
+    SmallVector<llvm::Value *> params;
+    for (llvm::Argument &arg : fn->args()) {
+      llvm::Value *p = slot(first + arg.getArgNo());
+      params.push_back(arg.getType()->isPointerTy()
+                           ? p
+                           : b.CreateLoad(arg.getType(), p));
+    }
+    llvm::Value *result = b.CreateCall(fn, params);
+    if (returnsValue)
+      b.CreateStore(result, slot(0));
+    b.CreateRetVoid();
+  }
+}
+
+} // namespace
+
+LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
+                                      const CodegenOptions &options,
+                                      llvm::raw_pwrite_stream &os,
+                                      bool emitLLVMIR) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  DialectRegistry registry;
+  registerAllToLLVMIRTranslations(registry);
+  module->getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return module.emitError("kiln: translation to LLVM IR failed");
+  addPackedEntryPoints(*llvmModule);
+
+  llvm::Triple triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                             : options.triple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError("kiln: no target for ") << triple.str() << ": " << error;
+  std::string cpu = options.cpu;
+  std::string features;
+  if (cpu.empty()) {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (features.empty() ? "" : ",") +
+                  std::string(feature.second ? "+" : "-") + feature.first().str();
+  }
+  if (!options.features.empty())
+    features += (features.empty() ? "" : ",") + options.features;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return module.emitError("kiln: cannot create a target machine for ")
+           << triple.str() << " " << cpu;
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  // The functions carry the target too, so that every IR pass (the loop
+  // vectorizer above all) sees the CPU's vector width.
+  for (llvm::Function &fn : *llvmModule) {
+    if (fn.isDeclaration())
+      continue;
+    fn.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      fn.addFnAttr("target-features", features);
+  }
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine.get());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(*llvmModule, mam);
+
+  if (emitLLVMIR) {
+    llvmModule->print(os, nullptr);
+    return success();
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return module.emitError("kiln: the target cannot emit object files");
+  codegen.run(*llvmModule);
+  return success();
+}

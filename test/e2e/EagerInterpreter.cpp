@@ -1,0 +1,254 @@
+//===- EagerInterpreter.cpp - kiln ops evaluated by the eager runtime -----===//
+#include "EagerInterpreter.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+namespace k = mlir::kiln;
+
+namespace kiln::e2e {
+
+DType dtypeOf(Type t) {
+  if (t.isF16()) return kFloat16;
+  if (t.isBF16()) return kBFloat16;
+  if (t.isF32()) return kFloat32;
+  if (t.isF64()) return kFloat64;
+  if (t.isInteger(1)) return kBool;
+  if (t.isInteger(32)) return kInt32;
+  if (t.isInteger(64)) return kInt64;
+  throw Error("e2e: unsupported element type");
+}
+
+namespace {
+
+class Interpreter {
+public:
+  std::vector<RtValue> run(func::FuncOp fn, const std::vector<RtValue> &args) {
+    for (auto [arg, value] : llvm::zip(fn.getArguments(), args))
+      env[arg] = value;
+    for (Operation &op : fn.getBody().front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        std::vector<RtValue> out;
+        for (Value v : ret.getOperands())
+          out.push_back(env.at(v));
+        return out;
+      }
+      eval(op);
+    }
+    throw Error("e2e: function without return");
+  }
+
+private:
+  Tensor t(Value v) { return std::get<Tensor>(env.at(v)); }
+  int64_t i(Value v) { return std::get<int64_t>(env.at(v)); }
+  void set(Value v, RtValue x) { env[v] = std::move(x); }
+
+  /// A constant tensor from a dense attribute.
+  static Tensor fromAttr(ElementsAttr attr) {
+    auto type = cast<RankedTensorType>(attr.getType());
+    Shape shape(type.getShape());
+    std::vector<double> values;
+    Type e = type.getElementType();
+    if (isa<FloatType>(e)) {
+      for (APFloat v : attr.getValues<APFloat>())
+        values.push_back(v.convertToDouble());
+    } else {
+      for (APInt v : attr.getValues<APInt>())
+        values.push_back(e.isInteger(1) ? double(v.getZExtValue())
+                                        : double(v.getSExtValue()));
+    }
+    return from_vector(values, shape).to(dtypeOf(e));
+  }
+
+  static Scalar scalarOf(TypedAttr attr) {
+    if (auto f = dyn_cast<FloatAttr>(attr))
+      return f.getValueAsDouble();
+    auto v = cast<IntegerAttr>(attr);
+    if (v.getType().isInteger(1))
+      return v.getValue().getZExtValue() != 0;
+    return v.getValue().getSExtValue();
+  }
+
+  /// Sizes of a result type, dynamic ones from operands in order.
+  Shape sizesOf(RankedTensorType type, ValueRange dynamic) {
+    Shape shape;
+    auto it = dynamic.begin();
+    for (int64_t s : type.getShape())
+      shape.push_back(ShapedType::isDynamic(s) ? i(*it++) : s);
+    return shape;
+  }
+
+  Tensor compare(k::CmpPredicate p, const Tensor &a, const Tensor &b) {
+    switch (p) {
+    case k::CmpPredicate::lt: return a < b;
+    case k::CmpPredicate::le: return a <= b;
+    case k::CmpPredicate::gt: return a > b;
+    case k::CmpPredicate::ge: return a >= b;
+    case k::CmpPredicate::eq: return a == b;
+    case k::CmpPredicate::ne: return a != b;
+    }
+    throw Error("e2e: bad predicate");
+  }
+
+  void eval(Operation &op) {
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case([&](arith::ConstantOp c) {
+          if (isa<IndexType>(c.getType()) || isa<IntegerType>(c.getType()))
+            set(c, cast<IntegerAttr>(c.getValue()).getInt());
+          else if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+            set(c, f.getValueAsDouble());
+          else
+            set(c, fromAttr(cast<ElementsAttr>(c.getValue())));
+        })
+        .Case([&](arith::AddIOp o) { set(o, i(o.getLhs()) + i(o.getRhs())); })
+        .Case([&](arith::SubIOp o) { set(o, i(o.getLhs()) - i(o.getRhs())); })
+        .Case([&](arith::MulIOp o) { set(o, i(o.getLhs()) * i(o.getRhs())); })
+        .Case([&](arith::DivSIOp o) { set(o, i(o.getLhs()) / i(o.getRhs())); })
+        .Case([&](k::ConstantOp o) { set(o, fromAttr(o.getValue())); })
+        .Case([&](k::AddOp o) { set(o, t(o.getLhs()) + t(o.getRhs())); })
+        .Case([&](k::SubOp o) { set(o, t(o.getLhs()) - t(o.getRhs())); })
+        .Case([&](k::MulOp o) { set(o, t(o.getLhs()) * t(o.getRhs())); })
+        .Case([&](k::DivOp o) { set(o, t(o.getLhs()) / t(o.getRhs())); })
+        .Case([&](k::PowOp o) { set(o, pow(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::MaximumOp o) { set(o, maximum(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::MinimumOp o) { set(o, minimum(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::CmpOp o) {
+          set(o, compare(o.getPredicate(), t(o.getLhs()), t(o.getRhs())));
+        })
+        .Case([&](k::WhereOp o) {
+          set(o, where(t(o.getCond()), t(o.getLhs()), t(o.getRhs())));
+        })
+        .Case([&](k::NegOp o) { set(o, -t(o.getInput())); })
+        .Case([&](k::AbsOp o) { set(o, abs(t(o.getInput()))); })
+        .Case([&](k::ReluOp o) { set(o, relu(t(o.getInput()))); })
+        .Case([&](k::ExpOp o) { set(o, exp(t(o.getInput()))); })
+        .Case([&](k::LogOp o) { set(o, log(t(o.getInput()))); })
+        .Case([&](k::SqrtOp o) { set(o, sqrt(t(o.getInput()))); })
+        .Case([&](k::RsqrtOp o) { set(o, rsqrt(t(o.getInput()))); })
+        .Case([&](k::TanhOp o) { set(o, tanh(t(o.getInput()))); })
+        .Case([&](k::SigmoidOp o) { set(o, sigmoid(t(o.getInput()))); })
+        .Case([&](k::SiluOp o) { set(o, silu(t(o.getInput()))); })
+        .Case([&](k::GeluOp o) {
+          set(o, gelu(t(o.getInput()),
+                      o.getApproximate() == k::GeluApproximation::tanh ? "tanh"
+                                                                       : "none"));
+        })
+        .Case([&](k::CastOp o) {
+          set(o, t(o.getInput()).to(dtypeOf(o.getType().getElementType())));
+        })
+        .Case([&](k::SumOp o) {
+          // The dialect keeps the element type; the frontend casts first.
+          Tensor in = t(o.getInput());
+          set(o, sum(in, Shape(o.getDims()), o.getKeepdim()).to(in.dtype()));
+        })
+        .Case([&](k::MeanOp o) {
+          set(o, mean(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
+        })
+        .Case([&](k::AmaxOp o) {
+          set(o, amax(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
+        })
+        .Case([&](k::AminOp o) {
+          set(o, amin(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
+        })
+        .Case([&](k::SoftmaxOp o) {
+          set(o, softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
+        })
+        .Case([&](k::LogSoftmaxOp o) {
+          set(o, log_softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
+        })
+        .Case([&](k::LayerNormOp o) {
+          set(o, layer_norm(t(o.getInput()), t(o.getWeight()),
+                            o.getBias() ? t(o.getBias()) : Tensor(),
+                            o.getEps().convertToDouble()));
+        })
+        .Case([&](k::RmsNormOp o) {
+          set(o, rms_norm(t(o.getInput()), t(o.getWeight()),
+                          o.getEps().convertToDouble()));
+        })
+        .Case([&](k::MatmulOp o) { set(o, matmul(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::LinearOp o) {
+          set(o, linear(t(o.getInput()), t(o.getWeight()),
+                        o.getBias() ? t(o.getBias()) : Tensor()));
+        })
+        .Case([&](k::EmbeddingOp o) {
+          set(o, embedding(t(o.getIds()), t(o.getTable())));
+        })
+        .Case([&](k::Conv2dOp o) {
+          set(o, conv2d(t(o.getInput()), t(o.getWeight()),
+                        o.getBias() ? t(o.getBias()) : Tensor(),
+                        Shape(o.getStrides()), Shape(o.getPadding())));
+        })
+        .Case([&](k::CatOp o) {
+          std::vector<Tensor> parts;
+          for (Value v : o.getInputs())
+            parts.push_back(t(v));
+          set(o, cat(parts, static_cast<int64_t>(o.getDim())));
+        })
+        .Case([&](k::CrossEntropyOp o) {
+          set(o, cross_entropy(t(o.getLogits()), t(o.getTargets())));
+        })
+        .Case([&](k::ReshapeOp o) {
+          set(o, t(o.getInput()).reshape(sizesOf(o.getType(), o.getSizes())));
+        })
+        .Case([&](k::TransposeOp o) {
+          set(o, t(o.getInput()).transpose(static_cast<int64_t>(o.getDim0()),
+                                           static_cast<int64_t>(o.getDim1())));
+        })
+        .Case([&](k::PermuteOp o) {
+          set(o, t(o.getInput()).permute(Shape(o.getPermutation())));
+        })
+        .Case([&](k::SliceOp o) {
+          set(o, t(o.getInput()).slice(static_cast<int64_t>(o.getDim()),
+                                       i(o.getStart()), i(o.getEnd()),
+                                       static_cast<int64_t>(o.getStep())));
+        })
+        .Case([&](k::UnsqueezeOp o) {
+          set(o, t(o.getInput()).unsqueeze(static_cast<int64_t>(o.getDim())));
+        })
+        .Case([&](k::SqueezeOp o) {
+          set(o, t(o.getInput()).squeeze(static_cast<int64_t>(o.getDim())));
+        })
+        .Case([&](k::ExpandOp o) {
+          set(o, t(o.getInput()).expand(sizesOf(o.getType(), o.getSizes())));
+        })
+        .Case([&](k::FullOp o) {
+          set(o, full(sizesOf(o.getType(), o.getSizes()),
+                      scalarOf(cast<TypedAttr>(o.getValue())),
+                      dtypeOf(o.getType().getElementType())));
+        })
+        .Case([&](k::ArangeOp o) {
+          set(o, arange(i(o.getStart()), i(o.getEnd()), i(o.getStep()))
+                     .to(dtypeOf(o.getType().getElementType())));
+        })
+        .Case([&](k::FromScalarOp o) {
+          DType dt = dtypeOf(o.getType().getElementType());
+          const RtValue &v = env.at(o.getScalar());
+          if (auto *n = std::get_if<int64_t>(&v))
+            set(o, full({}, *n, dt));
+          else
+            set(o, full({}, std::get<double>(v), dt));
+        })
+        .Case([&](k::DimOp o) {
+          set(o, t(o.getInput()).size(static_cast<int64_t>(o.getIndex())));
+        })
+        .Default([&](Operation *other) {
+          throw Error("e2e: the interpreter has no rule for " +
+                      other->getName().getStringRef().str());
+        });
+  }
+
+  llvm::DenseMap<Value, RtValue> env;
+};
+
+} // namespace
+
+std::vector<RtValue> interpret(func::FuncOp fn, const std::vector<RtValue> &args) {
+  return Interpreter().run(fn, args);
+}
+
+} // namespace kiln::e2e

@@ -1,0 +1,328 @@
+//===- kiln-e2e.cpp - Compiled graphs against the eager runtime -----------===//
+//
+//   kiln-e2e FILE.mlir --work DIR --cxx COMPILER
+//
+// Compiles every function of FILE (kiln dialect) through buildCpuPipeline to
+// an object file in process, links it into a shared library, loads it, and
+// for each `// E2E: @fn ARG...` line of FILE runs @fn compiled and through
+// the eager interpreter on the same random inputs, comparing the results.
+// ARG is `f32[5,7]` (standard normal), `i64[5]{0,10}` (integers in [0, 10)),
+// `i1[4]` (random bools), `idx=5` (an index), `f32=2.5` (a float scalar).
+// A line that ends in `expect-error` must make eager code throw kiln::Error
+// and compiled code return status 1.
+//
+// Prints one PASS or FAIL line per run; exits 1 if any run failed.
+//
+//===----------------------------------------------------------------------===//
+#include "EagerInterpreter.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Target/CPU.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <regex>
+#include <sstream>
+
+using namespace kiln;
+using namespace kiln::e2e;
+
+namespace {
+
+struct ArgSpec {
+  std::string kind; // f32, i64, i1, idx, ...
+  Shape shape;
+  bool isScalar = false;
+  double value = 0;
+  int64_t lo = 0, hi = 10;
+};
+
+struct RunSpec {
+  std::string line, function;
+  std::vector<ArgSpec> args;
+  bool expectError = false;
+};
+
+std::vector<RunSpec> parseSpecs(const std::string &text) {
+  std::vector<RunSpec> runs;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto pos = line.find("// E2E:");
+    if (pos == std::string::npos)
+      continue;
+    RunSpec run;
+    run.line = line.substr(pos + 8);
+    std::istringstream words(run.line);
+    std::string word;
+    words >> word;
+    run.function = word.substr(1);
+    std::regex tensorRe(R"((\w+)\[([0-9,]*)\](\{(-?\d+),(-?\d+)\})?)");
+    std::regex scalarRe(R"((\w+)=(-?[0-9.eE+-]+))");
+    while (words >> word) {
+      std::smatch m;
+      ArgSpec arg;
+      if (word == "expect-error") {
+        run.expectError = true;
+        continue;
+      }
+      if (std::regex_match(word, m, tensorRe)) {
+        arg.kind = m[1];
+        std::stringstream dims(m[2]);
+        std::string d;
+        while (std::getline(dims, d, ','))
+          if (!d.empty())
+            arg.shape.push_back(std::stoll(d));
+        if (m[3].matched) {
+          arg.lo = std::stoll(m[4]);
+          arg.hi = std::stoll(m[5]);
+        }
+      } else if (std::regex_match(word, m, scalarRe)) {
+        arg.kind = m[1];
+        arg.isScalar = true;
+        arg.value = std::stod(m[2]);
+      } else {
+        throw Error("e2e: cannot read argument '" + word + "'");
+      }
+      run.args.push_back(arg);
+    }
+    runs.push_back(run);
+  }
+  return runs;
+}
+
+DType dtypeNamed(const std::string &kind) {
+  static const std::map<std::string, DType> names = {
+      {"f16", kFloat16}, {"bf16", kBFloat16}, {"f32", kFloat32},
+      {"f64", kFloat64}, {"i1", kBool},       {"i32", kInt32},
+      {"i64", kInt64}};
+  return names.at(kind);
+}
+
+RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
+  if (arg.isScalar) {
+    if (arg.kind == "idx")
+      return static_cast<int64_t>(arg.value);
+    return arg.value;
+  }
+  DType dt = dtypeNamed(arg.kind);
+  if (isFloating(dt))
+    return randn(arg.shape, seed, kFloat32).to(dt);
+  std::mt19937_64 gen(seed);
+  int64_t lo = dt == kBool ? 0 : arg.lo, hi = dt == kBool ? 2 : arg.hi;
+  std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
+  std::vector<int64_t> values(static_cast<size_t>(shapeNumel(arg.shape)));
+  for (int64_t &v : values)
+    v = dist(gen);
+  return from_vector(values, arg.shape).to(dt);
+}
+
+/// The largest |a - b| where they differ by more than the tolerance, or -1.
+double compare(const Tensor &got, const Tensor &want, double rtol, double atol,
+               std::string &why) {
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    why = "got " + shapeStr(got.shape()) + " " + dtypeName(got.dtype()) +
+          ", want " + shapeStr(want.shape()) + " " + dtypeName(want.dtype());
+    return -1;
+  }
+  Tensor g = got.to(kFloat64).contiguous(), w = want.to(kFloat64).contiguous();
+  const double *pg = g.data<double>(), *pw = w.data<double>();
+  double worst = 0;
+  bool exact = !isFloating(want.dtype());
+  for (int64_t i = 0; i < g.numel(); ++i) {
+    double a = pg[i], b = pw[i];
+    if (std::isnan(a) && std::isnan(b))
+      continue;
+    double err = std::fabs(a - b);
+    if (a == b)
+      continue;
+    if (exact || std::isnan(err) || err > atol + rtol * std::fabs(b)) {
+      why = "element " + std::to_string(i) + ": got " + std::to_string(a) +
+            ", want " + std::to_string(b);
+      return -1;
+    }
+    worst = std::max(worst, err);
+  }
+  return worst;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string file, work = ".", cxx = "c++";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--work" && i + 1 < argc)
+      work = argv[++i];
+    else if (a == "--cxx" && i + 1 < argc)
+      cxx = argv[++i];
+    else
+      file = a;
+  }
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << "kiln-e2e: cannot read " << file << "\n";
+    return 2;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::vector<RunSpec> runs = parseSpecs(text);
+
+  mlir::registerAllPasses();
+  mlir::kiln::registerKilnConversionPasses();
+  mlir::kiln::registerKilnTransformsPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::kiln::KilnDialect>();
+  mlir::MLIRContext context(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+  if (!module)
+    return 2;
+
+  // Compile a copy; the original stays in the kiln dialect for the oracle.
+  mlir::OwningOpRef<mlir::ModuleOp> compiled = module->clone();
+  mlir::PassManager pm(&context);
+  mlir::kiln::buildCpuPipeline(pm);
+  if (mlir::failed(pm.run(*compiled)))
+    return 2;
+  std::system(("mkdir -p '" + work + "'").c_str());
+  std::string object = work + "/graph.o", library = work + "/graph.so";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(object, ec);
+    if (ec || mlir::failed(mlir::kiln::emitCpuCode(*compiled, {}, os)))
+      return 2;
+  }
+  std::string link = cxx + " -shared -o '" + library + "' '" + object + "'";
+  if (std::system(link.c_str()) != 0) {
+    std::cerr << "kiln-e2e: link failed: " << link << "\n";
+    return 2;
+  }
+  void *handle = dlopen(library.c_str(), RTLD_NOW);
+  if (!handle) {
+    std::cerr << "kiln-e2e: " << dlerror() << "\n";
+    return 2;
+  }
+
+  int failures = 0;
+  uint64_t seed = 1;
+  for (const RunSpec &run : runs) {
+    auto fn = module->lookupSymbol<mlir::func::FuncOp>(run.function);
+    auto entry = reinterpret_cast<abi::EntryPoint>(
+        dlsym(handle, ("kiln_entry_" + run.function).c_str()));
+    if (!fn || !entry) {
+      std::cout << "FAIL " << run.line << ": no function\n";
+      ++failures;
+      continue;
+    }
+    std::vector<RtValue> inputs;
+    for (const ArgSpec &arg : run.args)
+      inputs.push_back(makeInput(arg, seed++));
+
+    // The oracle.
+    std::vector<RtValue> expected;
+    std::string eagerError;
+    try {
+      expected = interpret(fn, inputs);
+    } catch (const Error &e) {
+      eagerError = e.what();
+    }
+
+    // The compiled graph, through the packed ABI.
+    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<float> floats;
+    std::vector<double> doubles;
+    std::vector<void *> args(1 + inputs.size());
+    descriptors.reserve(inputs.size() + 1);
+    floats.reserve(inputs.size());
+    doubles.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      mlir::Type type = fn.getArgumentTypes()[i];
+      if (auto *tensor = std::get_if<Tensor>(&inputs[i])) {
+        descriptors.emplace_back(abi::descriptorSize(tensor->dim()) / 8);
+        abi::describe(*tensor, descriptors.back().data());
+        args[1 + i] = descriptors.back().data();
+      } else if (auto *n = std::get_if<int64_t>(&inputs[i])) {
+        args[1 + i] = n;
+      } else if (type.isF32()) {
+        floats.push_back(static_cast<float>(std::get<double>(inputs[i])));
+        args[1 + i] = &floats.back();
+      } else {
+        doubles.push_back(std::get<double>(inputs[i]));
+        args[1 + i] = &doubles.back();
+      }
+    }
+    size_t resultBytes = 8;
+    for (mlir::Type t : fn.getResultTypes())
+      resultBytes += abi::descriptorSize(mlir::cast<mlir::RankedTensorType>(t).getRank());
+    std::vector<int64_t> results(resultBytes / 8, 0);
+    args[0] = results.data();
+    entry(args.data());
+
+    size_t offset = 0;
+    std::vector<Tensor> got;
+    for (mlir::Type t : fn.getResultTypes()) {
+      auto rt = mlir::cast<mlir::RankedTensorType>(t);
+      got.push_back(abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
+                               rt.getRank(), dtypeOf(rt.getElementType())));
+      offset += abi::descriptorSize(rt.getRank());
+    }
+    int32_t status;
+    std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset, 4);
+
+    std::string why;
+    bool ok;
+    double worst = 0;
+    if (run.expectError) {
+      ok = !eagerError.empty() && status == 1;
+      why = "eager: " + (eagerError.empty() ? std::string("no error") : eagerError) +
+            "; compiled status " + std::to_string(status);
+    } else if (!eagerError.empty() || status != 0) {
+      ok = false;
+      why = "eager: " + eagerError + "; compiled status " + std::to_string(status);
+    } else {
+      ok = true;
+      for (size_t r = 0; ok && r < got.size(); ++r) {
+        const Tensor &want = std::get<Tensor>(expected[r]);
+        // float32 tolerance: polynomial exp/erf/tanh and float32
+        // accumulation in compiled code vs libm and double accumulation in
+        // the runtime (docs/abi.md).
+        double rtol = want.dtype() == kFloat64 ? 1e-9 : 1e-4;
+        double atol = want.dtype() == kFloat64 ? 1e-9 : 1e-5;
+        if (want.dtype() == kFloat16 || want.dtype() == kBFloat16)
+          rtol = atol = 1e-2;
+        double w = compare(got[r], want, rtol, atol, why);
+        ok = w >= 0;
+        worst = std::max(worst, w);
+      }
+    }
+    std::cout << (ok ? "PASS " : "FAIL ") << run.line;
+    if (!ok)
+      std::cout << ": " << why;
+    else if (!run.expectError)
+      std::cout << " (max abs diff " << worst << ")";
+    else
+      std::cout << " (both raise: " << eagerError << ")";
+    std::cout << "\n";
+    failures += ok ? 0 : 1;
+  }
+  std::cout << runs.size() - failures << " passed, " << failures << " failed\n";
+  return failures ? 1 : 0;
+}
