@@ -23,10 +23,6 @@ using namespace mlir::kiln::detail;
 
 namespace {
 
-bool isFloatTensor(Value v) {
-  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
-}
-
 Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                  Type element) {
   Value empty = emptyTensor(b, loc, sizes, element);
@@ -95,32 +91,6 @@ Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
       .getResult(0);
 }
 
-/// Collapses all but the last dim of v into one: [..., k] -> [rows, k].
-Value collapseRows(OpBuilder &b, Location loc, Value v) {
-  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
-  ReassociationIndices rows;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    rows.push_back(d);
-  return tensor::CollapseShapeOp::create(
-      b, loc, v, SmallVector<ReassociationIndices>{rows, {rank - 1}});
-}
-
-/// Expands the rows of a [rows, m] result back to like's leading dims.
-Value expandRows(OpBuilder &b, Location loc, Value v, Value like,
-                 RankedTensorType resultType) {
-  int64_t rank = resultType.getRank();
-  ReassociationIndices rows;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    rows.push_back(d);
-  SmallVector<OpFoldResult> shape;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    shape.push_back(tensor::getMixedSize(b, loc, like, d));
-  shape.push_back(tensor::getMixedSize(b, loc, v, 1));
-  return tensor::ExpandShapeOp::create(
-      b, loc, resultType, v,
-      SmallVector<ReassociationIndices>{rows, {rank - 1}}, shape);
-}
-
 struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -137,15 +107,13 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     // Contracting dims: a's last, b's first (1-d) or second to last.
     std::tie(a, bm) = agreeOnDim(b, loc, a, ra - 1, bm, rb == 1 ? 0 : rb - 2,
                                  "matmul: contracting sizes differ");
-    Value result;
-    if (rb == 2 && ra >= 2) {
-      Value rows = ra == 2 ? a : collapseRows(b, loc, a);
-      result = matmul2d(b, loc, rows, bm, /*transposeB=*/false, element);
-      if (ra > 2)
-        result = expandRows(b, loc, result, a, resultType);
-    } else {
-      result = contraction(b, loc, a, bm, resultType);
-    }
+    // 2-d products are linalg.matmul; the others one contraction generic
+    // (folding batch dims into rows would need expand_shapes with several
+    // dynamic dims in a group, which upstream's expand-strided-metadata
+    // does not handle).
+    Value result = ra == 2 && rb == 2
+                       ? matmul2d(b, loc, a, bm, /*transposeB=*/false, element)
+                       : contraction(b, loc, a, bm, resultType);
     if (result.getType() != resultType)
       result = tensor::CastOp::create(b, loc, resultType, result);
     rewriter.replaceOp(op, result);
@@ -170,15 +138,15 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
       int64_t rd = d; // result batch dims come first
       OpFoldResult size = b.getIndexAttr(resultType.getDimSize(rd));
       if (resultType.isDynamicDim(rd)) {
-        // Prefer an operand whose dim is not static 1.
-        Value pick;
+        // The broadcast of the operands' dims that are not static 1.
+        SmallVector<Value> candidates;
         for (auto [v, vb] : {std::pair{a, batchA}, std::pair{bm, batchB}}) {
           int64_t od = d - (batch - vb);
           auto t = cast<RankedTensorType>(v.getType());
-          if (od >= 0 && t.getDimSize(od) != 1 && !pick)
-            pick = tensor::DimOp::create(b, loc, v, od);
+          if (od >= 0 && t.getDimSize(od) != 1)
+            candidates.push_back(tensor::DimOp::create(b, loc, v, od));
         }
-        size = pick ? OpFoldResult(pick) : b.getIndexAttr(1);
+        size = broadcastSize(b, loc, candidates);
       }
       sizes.push_back(size);
     }
@@ -254,21 +222,38 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
     auto tx = cast<RankedTensorType>(x.getType());
     std::tie(x, w) = agreeOnDim(b, loc, x, tx.getRank() - 1, w, 1,
                                 "linear: in_features differ");
-    Value rows = tx.getRank() == 2 ? x
-                 : tx.getRank() == 1
-                     ? Value(tensor::ExpandShapeOp::create(
-                           b, loc,
-                           RankedTensorType::get({1, tx.getDimSize(0)},
-                                                 tx.getElementType()),
-                           x, SmallVector<ReassociationIndices>{{0, 1}}))
-                     : collapseRows(b, loc, x);
-    Value y = matmul2d(b, loc, rows, w, /*transposeB=*/true, tx.getElementType());
+    // y[..., o] = sum_k x[..., k] * w[o, k]: the weight is read transposed
+    // in place, and leading dims stay loops (no reshapes).
+    int64_t lead = tx.getRank() - 1;
+    int64_t loops = lead + 2;
+    SmallVector<AffineExpr> xe, we = {b.getAffineDimExpr(lead),
+                                      b.getAffineDimExpr(lead + 1)};
+    SmallVector<AffineExpr> ye;
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < lead; ++d) {
+      xe.push_back(b.getAffineDimExpr(d));
+      ye.push_back(b.getAffineDimExpr(d));
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+    }
+    xe.push_back(b.getAffineDimExpr(lead + 1));
+    ye.push_back(b.getAffineDimExpr(lead));
+    sizes.push_back(tensor::getMixedSize(b, loc, w, 0));
+    Value init = zeroFilled(b, loc, sizes, tx.getElementType());
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
+                                   AffineMap::get(loops, 0, we, ctx),
+                                   AffineMap::get(loops, 0, ye, ctx)};
+    SmallVector<utils::IteratorType> iterators = parallelIterators(loops);
+    iterators.back() = utils::IteratorType::reduction;
+    Value y = linalg::GenericOp::create(
+                  b, loc, TypeRange{init.getType()}, ValueRange{x, w},
+                  ValueRange{init}, maps, iterators,
+                  [](OpBuilder &bb, Location l, ValueRange args) {
+                    linalg::YieldOp::create(
+                        bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
+                  })
+                  .getResult(0);
     auto resultType = op.getType();
-    if (tx.getRank() == 1)
-      y = tensor::CollapseShapeOp::create(
-          b, loc, y, SmallVector<ReassociationIndices>{{0, 1}});
-    else if (tx.getRank() > 2)
-      y = expandRows(b, loc, y, x, resultType);
     if (y.getType() != resultType)
       y = tensor::CastOp::create(b, loc, resultType, y);
     if (Value bias = adaptor.getBias())

@@ -97,6 +97,20 @@ struct Contributor {
 };
 } // namespace
 
+Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value r = one;
+  for (Value size : sizes) {
+    Value rIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, one);
+    Value cIsOne =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one);
+    Value smaller = arith::MinUIOp::create(b, loc, r, size);
+    r = arith::SelectOp::create(b, loc, rIsOne, size,
+                                arith::SelectOp::create(b, loc, cIsOne, r, smaller));
+  }
+  return r;
+}
+
 Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
                        StringRef message) {
   emitShapeCheck(
@@ -271,19 +285,11 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
     if (!ShapedType::isDynamic(staticSize)) {
       r = arith::ConstantIndexOp::create(b, loc, staticSize);
     } else {
-      // The smallest size other than 1 (all contributors are dynamic here).
-      r = one;
-      for (const Contributor &c : contributors) {
-        Value size = tensor::DimOp::create(b, loc, c.operand, c.dim);
-        Value rIsOne =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, one);
-        Value cIsOne =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one);
-        Value smaller = arith::MinUIOp::create(b, loc, r, size);
-        r = arith::SelectOp::create(
-            b, loc, rIsOne, size,
-            arith::SelectOp::create(b, loc, cIsOne, r, smaller));
-      }
+      // All contributors are dynamic here.
+      SmallVector<Value> candidates;
+      for (const Contributor &c : contributors)
+        candidates.push_back(tensor::DimOp::create(b, loc, c.operand, c.dim));
+      r = broadcastSize(b, loc, candidates);
     }
     for (const Contributor &c : contributors) {
       // Static sizes were checked by the verifier.

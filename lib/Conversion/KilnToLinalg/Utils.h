@@ -35,6 +35,11 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
 Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
                             Value r);
 
+/// The broadcast of dynamic sizes: the smallest one other than 1, or 1.
+/// (The smallest, so that when shape checks fail no loop runs past an
+/// operand's end.)
+Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes);
+
 /// Checks (a shape check) that dynamic sizes a and b are equal, and returns
 /// the smaller one, which keeps every loop in bounds if they are not.
 Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,

@@ -1,0 +1,65 @@
+// Tests compiled matmul (every rank combination, batch broadcasting),
+// linear, embedding, conv2d and cross_entropy against the eager runtime.
+// RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: 15 passed, 0 failed
+
+// E2E: @mm f32[33,17] f32[17,9]
+// E2E: @mm f32[1,5] f32[5,1]
+// E2E: @mm f32[4,6] f32[7,3] expect-error
+func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// E2E: @batched f32[2,3,4,5] f32[3,5,6]
+// E2E: @batched f32[2,1,4,5] f32[3,5,6]
+func.func @batched(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
+
+// E2E: @vectors f32[7] f32[7,3] f32[4,7] f32[2,4,7]
+func.func @vectors(%v: tensor<?xf32>, %m: tensor<?x3xf32>, %n: tensor<4x?xf32>, %b: tensor<2x4x?xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<4xf32>, tensor<2x4x3xf32>) {
+  %0 = kiln.matmul %v, %v : (tensor<?xf32>, tensor<?xf32>) -> tensor<f32>
+  %1 = kiln.matmul %v, %m : (tensor<?xf32>, tensor<?x3xf32>) -> tensor<3xf32>
+  %2 = kiln.matmul %n, %v : (tensor<4x?xf32>, tensor<?xf32>) -> tensor<4xf32>
+  %3 = kiln.matmul %b, %m : (tensor<2x4x?xf32>, tensor<?x3xf32>) -> tensor<2x4x3xf32>
+  return %0, %1, %2, %3 : tensor<f32>, tensor<3xf32>, tensor<4xf32>, tensor<2x4x3xf32>
+}
+
+// E2E: @int_mm i64[3,4]{-9,9} i64[4,2]{-9,9}
+func.func @int_mm(%a: tensor<?x?xi64>, %b: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %0 = kiln.matmul %a, %b : (tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %0 : tensor<?x?xi64>
+}
+
+// E2E: @linear f32[3,5,16] f32[8,16] f32[8]
+// E2E: @linear f32[1,1,16] f32[8,16] f32[8]
+func.func @linear(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> (tensor<?x?x8xf32>, tensor<?x?x8xf32>) {
+  %0 = kiln.linear %x, %w, %b : (tensor<?x?x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  %1 = kiln.linear %x, %w : (tensor<?x?x16xf32>, tensor<8x16xf32>) -> tensor<?x?x8xf32>
+  return %0, %1 : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
+
+// E2E: @embed i64[2,5]{0,10} f32[10,4]
+// E2E: @embed i64[3,1]{9,11} f32[10,4] expect-error
+func.func @embed(%ids: tensor<?x?xi64>, %t: tensor<10x4xf32>) -> tensor<?x?x4xf32> {
+  %0 = kiln.embedding %ids, %t : (tensor<?x?xi64>, tensor<10x4xf32>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+// E2E: @conv f32[2,3,9,7] f32[4,3,3,3] f32[4]
+// E2E: @conv f32[1,3,5,5] f32[4,3,3,3] f32[4]
+func.func @conv(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) {
+  %0 = kiln.conv2d %x, %w, %b {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x?x?xf32>
+  %1 = kiln.conv2d %x, %w {padding = array<i64: 0, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0, %1 : tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>
+}
+
+// E2E: @xent f32[6,10] i64[6]{0,10}
+// E2E: @xent f32[6,10] i64[6]{5,15} expect-error
+func.func @xent(%l: tensor<?x10xf32>, %t: tensor<?xi64>) -> tensor<f32> {
+  %0 = kiln.cross_entropy %l, %t : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

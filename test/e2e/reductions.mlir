@@ -1,0 +1,53 @@
+// Tests compiled reductions and normalisations against the eager runtime.
+// RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: 9 passed, 0 failed
+
+// E2E: @reduce f32[3,5,7]
+// E2E: @reduce f32[1,1,1]
+func.func @reduce(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tensor<?xf32>, tensor<f32>, tensor<?x?xf32>) {
+  %0 = kiln.sum %x dims [1] keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xf32>
+  %1 = kiln.mean %x dims [0, 2] : tensor<?x?x?xf32> -> tensor<?xf32>
+  %2 = kiln.amax %x dims [] : tensor<?x?x?xf32> -> tensor<f32>
+  %3 = kiln.amin %x dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  return %0, %1, %2, %3 : tensor<?x1x?xf32>, tensor<?xf32>, tensor<f32>, tensor<?x?xf32>
+}
+
+// E2E: @int_sum i64[4,6]{-100,100}
+func.func @int_sum(%x: tensor<?x?xi64>) -> tensor<?xi64> {
+  %0 = kiln.sum %x dims [0] : tensor<?x?xi64> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// E2E: @empty_amax f32[0,3] expect-error
+func.func @empty_amax(%x: tensor<?x3xf32>) -> tensor<3xf32> {
+  %0 = kiln.amax %x dims [0] : tensor<?x3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// E2E: @norms f32[4,9,64] f32[64] f32[64]
+// E2E: @norms f32[1,2,64] f32[64] f32[64]
+func.func @norms(%x: tensor<?x?x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
+  %0 = kiln.softmax %x dim 2 : tensor<?x?x64xf32>
+  %1 = kiln.log_softmax %x dim 1 : tensor<?x?x64xf32>
+  %2 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  %3 = kiln.rms_norm %x, %w {eps = 1.0e-06 : f64} : (tensor<?x?x64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  %4 = kiln.softmax %x dim 0 : tensor<?x?x64xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>
+}
+
+// A fully masked row gives NaN in both.
+// E2E: @masked_softmax f32[3,4] i1[3,1]
+func.func @masked_softmax(%x: tensor<?x?xf32>, %mask: tensor<?x1xi1>) -> tensor<?x?xf32> {
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %m = kiln.where %mask, %ninf, %x : (tensor<?x1xi1>, tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %0 = kiln.softmax %m dim 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// E2E: @layer_norm_2d f32[5,2,8] f32[2,8]
+// E2E: @layer_norm_2d f32[1,2,8] f32[2,8]
+func.func @layer_norm_2d(%x: tensor<?x2x8xf32>, %w: tensor<2x8xf32>) -> tensor<?x2x8xf32> {
+  %0 = kiln.layer_norm %x, %w {eps = 1.0e-05 : f64} : (tensor<?x2x8xf32>, tensor<2x8xf32>) -> tensor<?x2x8xf32>
+  return %0 : tensor<?x2x8xf32>
+}
