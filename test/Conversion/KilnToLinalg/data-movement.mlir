@@ -1,0 +1,80 @@
+// Tests the lowering of reshape, transpose, permute, slice, unsqueeze,
+// squeeze, expand and cat.
+// RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @reshape
+// CHECK: cf.assert {{.*}}, "reshape: the element counts differ"
+// CHECK: scf.if
+// CHECK: tensor.from_elements
+// CHECK: tensor.reshape
+func.func @reshape(%x: tensor<?x768xf32>, %b: index, %t: index) -> tensor<?x?x12x64xf32> {
+  %0 = kiln.reshape %x [%b, %t] : tensor<?x768xf32> -> tensor<?x?x12x64xf32>
+  return %0 : tensor<?x?x12x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @permute
+// CHECK: linalg.transpose ins({{.*}}) outs({{.*}}) permutation = [0, 2, 1, 3]
+func.func @permute(%x: tensor<?x?x12x64xf32>) -> tensor<?x12x?x64xf32> {
+  %0 = kiln.permute %x [0, 2, 1, 3] : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+  return %0 : tensor<?x12x?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: linalg.transpose ins({{.*}}) outs({{.*}}) permutation = [1, 0]
+func.func @transpose(%x: tensor<?x4xf32>) -> tensor<4x?xf32> {
+  %0 = kiln.transpose %x dims 0, 1 : tensor<?x4xf32> -> tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// -----
+
+// Python semantics: negative bounds wrap, the end is clamped, a bad start
+// is a shape check.
+// CHECK-LABEL: func.func @slice
+// CHECK: cf.assert {{.*}}, "slice: start is out of range"
+// CHECK: arith.ceildivsi
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [%{{.*}}, 6] [2, 1]
+func.func @slice(%x: tensor<?x6xf32>, %s: index, %e: index) -> tensor<?x6xf32> {
+  %0 = kiln.slice %x dim 0 [%s : %e step 2] : tensor<?x6xf32> -> tensor<?x6xf32>
+  return %0 : tensor<?x6xf32>
+}
+
+// -----
+
+// The new size-1 dim is grouped with its neighbour.
+// CHECK-LABEL: func.func @unit_dims
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]]
+func.func @unit_dims(%x: tensor<?x3xf32>, %y: tensor<?x3x1xf32>) -> (tensor<?x1x3xf32>, tensor<?x3xf32>) {
+  %0 = kiln.unsqueeze %x dim 1 : tensor<?x3xf32> -> tensor<?x1x3xf32>
+  %1 = kiln.squeeze %y dim 2 : tensor<?x3x1xf32> -> tensor<?x3xf32>
+  return %0, %1 : tensor<?x1x3xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+// CHECK-DAG: #[[ROW0:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @expand
+// CHECK: linalg.generic {indexing_maps = [#[[ROW0]], #[[ID]]]
+func.func @expand(%x: tensor<1x4xf32>, %n: index) -> tensor<?x4xf32> {
+  %0 = kiln.expand %x [%n] : tensor<1x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cat
+// CHECK: tensor.empty
+// CHECK: tensor.insert_slice
+// CHECK: cf.assert {{.*}}, "cat: the inputs' shapes differ"
+// CHECK: tensor.extract_slice
+// CHECK: tensor.insert_slice
+func.func @cat(%a: tensor<?x3xf32>, %b: tensor<?x5xf32>) -> tensor<?x8xf32> {
+  %0 = kiln.cat %a, %b dim 1 : (tensor<?x3xf32>, tensor<?x5xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

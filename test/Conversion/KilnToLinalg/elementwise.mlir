@@ -1,0 +1,100 @@
+// Tests that elementwise kiln ops become one linalg.generic each, with
+// broadcasting in the indexing maps and, for dynamic dims that may be 1 at
+// run time, a shape check and an scf.if that broadcasts only then.
+// RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @bias_add
+// CHECK-NOT: cf.assert
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.addf
+func.func @bias_add(%x: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
+  %0 = kiln.add %x, %b : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Both dims dynamic in both operands: checks and run-time broadcasting.
+// CHECK-LABEL: func.func @dynamic_broadcast
+// CHECK: cf.assert {{.*}}, "operand shapes cannot be broadcast"
+// CHECK: scf.if
+// CHECK: tensor.extract_slice
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+func.func @dynamic_broadcast(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.mul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Dims that derive from one source need no check: x * sigmoid(x).
+// CHECK-LABEL: func.func @same_source
+// CHECK-NOT: cf.assert
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @same_source(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.sigmoid %x : tensor<?x?xf32>
+  %1 = kiln.mul %x, %0 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @functions
+// CHECK: math.exp
+// CHECK: math.erf
+// CHECK: math.tanh
+// CHECK: arith.maximumf
+func.func @functions(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = kiln.exp %x : tensor<8xf32>
+  %1 = kiln.gelu %0 : tensor<8xf32>
+  %2 = kiln.gelu %1 approximate tanh : tensor<8xf32>
+  %3 = kiln.relu %2 : tensor<8xf32>
+  return %3 : tensor<8xf32>
+}
+
+// -----
+
+// Comparisons: ordered except ne; bools compare unsigned.
+// CHECK-LABEL: func.func @compare
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+func.func @compare(%x: tensor<4xf32>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>) {
+  %0 = kiln.cmp lt, %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = kiln.cmp ne, %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = kiln.cmp lt, %b, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %3 = kiln.where %b, %x, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>
+}
+
+// -----
+
+// float -> int saturates and maps NaN to 0, as the runtime does.
+// CHECK-LABEL: func.func @saturating_cast
+// CHECK: arith.cmpf oge
+// CHECK: arith.cmpf ole
+// CHECK: arith.cmpf uno
+// CHECK: arith.fptosi
+// CHECK: arith.select
+func.func @saturating_cast(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %0 = kiln.cast %x : tensor<4xf32> to tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// 16-bit floats compute in f32 and round per op.
+// CHECK-LABEL: func.func @half
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: math.exp {{.*}} : f32
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @half(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = kiln.exp %x : tensor<4xf16>
+  return %0 : tensor<4xf16>
+}

@@ -1,0 +1,76 @@
+// Tests the lowering of matmul, linear, embedding, conv2d, cross_entropy.
+// RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+// 2-d products are linalg.matmul; a dynamic contracting dim is checked.
+// CHECK-LABEL: func.func @mm
+// CHECK: cf.assert {{.*}}, "matmul: contracting sizes differ"
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Batched products broadcast batch dims through the maps.
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @batched
+// CHECK: linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+func.func @batched(%a: tensor<2x3x4x5xf32>, %b: tensor<1x3x5x6xf32>) -> tensor<2x3x4x6xf32> {
+  %0 = kiln.matmul %a, %b : (tensor<2x3x4x5xf32>, tensor<1x3x5x6xf32>) -> tensor<2x3x4x6xf32>
+  return %0 : tensor<2x3x4x6xf32>
+}
+
+// -----
+
+// linear reads the weight transposed in place, then adds the bias.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @linear
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]]
+// CHECK: linalg.generic
+// CHECK: arith.addf
+func.func @linear(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<?x?x8xf32> {
+  %0 = kiln.linear %x, %w, %b : (tensor<?x?x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Ids are range-checked, then clamped where they are read.
+// CHECK-LABEL: func.func @embedding
+// CHECK: iterator_types = ["reduction", "reduction"]
+// CHECK: cf.assert {{.*}}, "embedding: index out of range"
+// CHECK: arith.maxsi
+// CHECK: tensor.extract
+func.func @embedding(%ids: tensor<?x?xi64>, %t: tensor<10x4xf32>) -> tensor<?x?x4xf32> {
+  %0 = kiln.embedding %ids, %t : (tensor<?x?xi64>, tensor<10x4xf32>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @conv
+// CHECK: tensor.pad
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK: arith.addf
+func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = kiln.conv2d %x, %w, %b {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK: cf.assert {{.*}}, "cross_entropy: target out of range"
+// CHECK: math.log
+// CHECK: tensor.extract
+// CHECK: arith.negf
+func.func @cross_entropy(%l: tensor<?x10xf32>, %t: tensor<?xi64>) -> tensor<f32> {
+  %0 = kiln.cross_entropy %l, %t : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

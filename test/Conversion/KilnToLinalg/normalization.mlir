@@ -1,0 +1,51 @@
+// Tests that softmax and the norms become reductions and elementwise
+// generics: max, exp(x - max), sum, divide; mean and variance of rows.
+// RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @softmax
+// CHECK: arith.maximumf
+// CHECK: math.absf
+// CHECK: arith.select
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.softmax %x dim 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @log_softmax
+// CHECK: math.exp
+// CHECK: math.log
+func.func @log_softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.log_softmax %x dim 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: math.rsqrt
+// CHECK: arith.addf
+func.func @layer_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %0 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// No centring in rms_norm: one reduction only.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-COUNT-1: "reduction"
+// CHECK: math.rsqrt
+func.func @rms_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>) -> tensor<?x8xf32> {
+  %0 = kiln.rms_norm %x, %w {eps = 1.0e-06 : f64} : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
