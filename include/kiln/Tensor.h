@@ -30,8 +30,8 @@ std::string shapeStr(const Shape &shape);
 class Storage {
 public:
   Storage(size_t nbytes, Device device);
-  /// Adopts memory that compiled code allocated with malloc: data is where
-  /// the elements start, and `owner` is what free() receives.
+  /// Adopts memory that compiled code allocated: data is where the
+  /// elements start, and `owner` is what abi::freeForCompiled receives.
   Storage(void *data, size_t nbytes, void *owner);
   ~Storage();
   Storage(const Storage &) = delete;
@@ -45,7 +45,7 @@ private:
   void *data_;
   size_t nbytes_;
   Device device_;
-  void *mallocOwner_ = nullptr; // adopted memory, freed with free()
+  void *compiledOwner_ = nullptr; // adopted from compiled code
 };
 
 class Tensor {

@@ -8,7 +8,8 @@
 // A descriptor is MLIR's strided memref: {allocated, aligned, offset,
 // sizes[rank], strides[rank]}, elements and strides counted in elements.
 // Inputs are described as they are (any strides, no copy); results come back
-// in buffers that compiled code allocated with malloc, and become Tensors
+// in buffers that compiled code allocated through allocateForCompiled, and
+// become Tensors
 // that own them (no copy). docs/abi.md has the details.
 //
 //===----------------------------------------------------------------------===//
@@ -27,11 +28,16 @@ inline size_t descriptorSize(int64_t rank) {
   return sizeof(int64_t) * static_cast<size_t>(3 + 2 * rank);
 }
 
+/// The allocator of compiled code (64-byte aligned blocks from the
+/// runtime's caching allocator); results are freed with freeForCompiled.
+void *allocateForCompiled(size_t nbytes);
+void freeForCompiled(void *ptr);
+
 /// Writes t's descriptor (a view of its storage, no copy) to out.
 void describe(const Tensor &t, void *out);
 
 /// The Tensor of a result descriptor of this rank and dtype, owning the
-/// malloc'd buffer it describes.
+/// buffer it describes (allocated by compiled code).
 Tensor adopt(const void *descriptor, int64_t rank, DType dtype);
 
 extern "C" {

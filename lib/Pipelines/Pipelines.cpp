@@ -44,12 +44,14 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                      "func.func(llvm-request-c-wrappers),"
                      "canonicalize,buffer-deallocation-pipeline,"
                      "convert-bufferization-to-memref,canonicalize");
+  pm.addPass(createKilnMatmulToBlas());
   appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+  pm.addPass(createKilnParallelizeOuterLoop());
   if (options.openmp)
     appendPipeline(pm, "convert-scf-to-openmp");
   pm.addPass(createKilnApproximateMath());
   appendPipeline(pm, "expand-strided-metadata,lower-affine,"
-                     "finalize-memref-to-llvm,convert-scf-to-cf,"
+                     "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,"
                      "convert-math-to-llvm,convert-arith-to-llvm,"
                      "convert-openmp-to-llvm,convert-func-to-llvm,"
                      "convert-cf-to-llvm,convert-ub-to-llvm,"

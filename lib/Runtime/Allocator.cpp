@@ -4,7 +4,7 @@
 // the next op of the same size faults every page in again: on a 64 MB tensor
 // that costs as much as the op itself. Like PyTorch's caching allocators,
 // freed large blocks wait in a cache keyed by their exact size. The cache is
-// bounded; blocks beyond the bound are freed.
+// bounded: when it is full, the blocks freed longest ago are released.
 //
 //===----------------------------------------------------------------------===//
 #include "Allocator.h"
@@ -12,6 +12,8 @@
 #include "kiln/Error.h"
 
 #include <cstdlib>
+#include <iterator>
+#include <list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -23,14 +25,51 @@ constexpr size_t kAlignment = 64;
 constexpr size_t kCachedMinBytes = size_t(1) << 20;
 constexpr size_t kCacheCapacityBytes = size_t(1) << 30;
 
+struct CachedBlock {
+  size_t size;
+  void *ptr;
+};
+
+/// Freed blocks by size, evicted oldest first when the cache is full (so
+/// that blocks of sizes no longer used do not crowd out current ones).
 struct BlockCache {
   std::mutex mutex;
-  std::multimap<size_t, void *> free;
+  std::list<CachedBlock> age; // oldest first
+  std::multimap<size_t, std::list<CachedBlock>::iterator> bySize;
   size_t cachedBytes = 0;
 
+  void *take(size_t size) {
+    auto it = bySize.find(size);
+    if (it == bySize.end())
+      return nullptr;
+    void *ptr = it->second->ptr;
+    age.erase(it->second);
+    bySize.erase(it);
+    cachedBytes -= size;
+    return ptr;
+  }
+
+  void put(size_t size, void *ptr) {
+    while (!age.empty() && cachedBytes + size > kCacheCapacityBytes) {
+      CachedBlock oldest = age.front();
+      auto range = bySize.equal_range(oldest.size);
+      for (auto it = range.first; it != range.second; ++it)
+        if (it->second == age.begin()) {
+          bySize.erase(it);
+          break;
+        }
+      age.pop_front();
+      cachedBytes -= oldest.size;
+      std::free(oldest.ptr);
+    }
+    age.push_back({size, ptr});
+    bySize.emplace(size, std::prev(age.end()));
+    cachedBytes += size;
+  }
+
   ~BlockCache() {
-    for (auto &entry : free)
-      std::free(entry.second);
+    for (CachedBlock &block : age)
+      std::free(block.ptr);
   }
 };
 
@@ -48,13 +87,8 @@ void *allocateHost(size_t nbytes) {
   if (size >= kCachedMinBytes) {
     BlockCache &c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
-    auto it = c.free.find(size);
-    if (it != c.free.end()) {
-      void *ptr = it->second;
-      c.free.erase(it);
-      c.cachedBytes -= size;
+    if (void *ptr = c.take(size))
       return ptr;
-    }
   }
   void *ptr = std::aligned_alloc(kAlignment, size);
   if (!ptr)
@@ -67,14 +101,11 @@ void freeHost(void *ptr, size_t nbytes) {
   if (!ptr)
     return;
   size_t size = roundUp(nbytes == 0 ? 1 : nbytes);
-  if (size >= kCachedMinBytes) {
+  if (size >= kCachedMinBytes && size <= kCacheCapacityBytes) {
     BlockCache &c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (c.cachedBytes + size <= kCacheCapacityBytes) {
-      c.free.emplace(size, ptr);
-      c.cachedBytes += size;
-      return;
-    }
+    c.put(size, ptr);
+    return;
   }
   std::free(ptr);
 }

@@ -7,10 +7,35 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
+#include "Allocator.h"
+#include "Gemm.h"
+
 #include <cstring>
 #include <vector>
 
 namespace kiln::abi {
+
+// Compiled code allocates through the runtime's caching allocator (the
+// pipeline lowers memref.alloc to _mlir_memref_to_llvm_alloc): a 64-byte
+// header in front of each block records its size for the free.
+namespace {
+constexpr size_t kHeader = 64;
+} // namespace
+
+void *allocateForCompiled(size_t nbytes) {
+  char *block = static_cast<char *>(detail::allocateHost(nbytes + kHeader));
+  std::memcpy(block, &nbytes, sizeof(nbytes));
+  return block + kHeader;
+}
+
+void freeForCompiled(void *ptr) {
+  if (!ptr)
+    return;
+  char *block = static_cast<char *>(ptr) - kHeader;
+  size_t nbytes;
+  std::memcpy(&nbytes, block, sizeof(nbytes));
+  detail::freeHost(block, nbytes + kHeader);
+}
 
 void describe(const Tensor &t, void *out) {
   t.checkDefined("compiled graph input");
@@ -51,6 +76,80 @@ struct UnrankedDescriptor {
   void *descriptor;
 };
 } // namespace
+
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t nbytes) {
+  return kiln::abi::allocateForCompiled(nbytes);
+}
+
+/// Blocks are 64-byte aligned, which is what the pipeline asks for.
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                    size_t nbytes) {
+  (void)alignment;
+  return kiln::abi::allocateForCompiled(nbytes);
+}
+
+extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
+  kiln::abi::freeForCompiled(ptr);
+}
+
+namespace {
+template <typename T> struct Matrix {
+  void *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+  T *data() const { return aligned + offset; }
+};
+
+/// A contiguous copy of m when BLAS cannot read it in place.
+template <typename T>
+const T *readable(const Matrix<T> &m, std::vector<T> &copy) {
+  int64_t r = m.sizes[0], c = m.sizes[1];
+  if (kiln::detail::blasCanRead(r, c, m.strides[0], m.strides[1]))
+    return m.data();
+  copy.resize(static_cast<size_t>(r * c));
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      copy[i * c + j] = m.data()[i * m.strides[0] + j * m.strides[1]];
+  return copy.data();
+}
+
+/// C += A * B for the kiln-matmul-to-blas pass.
+template <typename T>
+void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
+  int64_t n = c->sizes[0], m = c->sizes[1], k = a->sizes[1];
+  std::vector<T> ca, cb;
+  const T *pa = readable(*a, ca), *pb = readable(*b, cb);
+  auto strides = [&](const Matrix<T> &x, const T *p, std::vector<T> &copy) {
+    return p == copy.data() && !copy.empty()
+               ? std::pair<int64_t, int64_t>{x.sizes[1], 1}
+               : std::pair<int64_t, int64_t>{x.strides[0], x.strides[1]};
+  };
+  auto [sar, sac] = strides(*a, pa, ca);
+  auto [sbr, sbc] = strides(*b, pb, cb);
+  bool contiguous = (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
+  if (contiguous) {
+    kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(), true);
+    return;
+  }
+  std::vector<T> tmp(static_cast<size_t>(n * m));
+  kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, tmp.data(), false);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      c->data()[i * c->strides[0] + j * c->strides[1]] += tmp[i * m + j];
+}
+} // namespace
+
+extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
+                                           Matrix<float> *c) {
+  gemmAccumulate(a, b, c);
+}
+
+extern "C" void _mlir_ciface_kiln_gemm_f64(Matrix<double> *a, Matrix<double> *b,
+                                           Matrix<double> *c) {
+  gemmAccumulate(a, b, c);
+}
 
 /// Copies src to dst, both strided memrefs of the same shape.
 extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,

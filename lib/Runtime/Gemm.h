@@ -6,12 +6,19 @@
 
 namespace kiln::detail {
 
-/// C[n, m] (contiguous) = A[n, k] * B[k, m], A and B given by element
+/// C[n, m] (contiguous) = A[n, k] * B[k, m] (or += when accumulate), A and B
+/// given by element
 /// strides. float and double go through BLAS, which needs one unit stride
 /// per matrix (see blasReadable in LinearAlgebra.cpp); int32 and int64 loop.
 template <typename T>
 void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
-          int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c);
+          int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
+          bool accumulate = false);
+
+/// Whether BLAS reads a matrix with these strides in place (one unit
+/// stride and a leading dimension that covers the other).
+bool blasCanRead(int64_t rows, int64_t cols, int64_t rowStride,
+                 int64_t colStride);
 
 } // namespace kiln::detail
 

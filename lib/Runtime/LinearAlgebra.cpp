@@ -1,7 +1,8 @@
 //===- LinearAlgebra.cpp - matmul and linear ------------------------------===//
 //
 // matmul follows torch.matmul: dot, mv, mm, and batched products whose batch
-// dims broadcast. Floating products go to OpenBLAS's gemm, which also reads
+// dims broadcast. Floating products go to OpenBLAS's gemm (single-threaded,
+// rows of C split over the runtime's OpenMP threads), which also reads
 // transposed operands in place; integer products use a plain loop that
 // wraps on overflow like torch.
 //
@@ -40,14 +41,21 @@ static BlasMatrix blasLayout(int64_t rows, int64_t cols, int64_t rowStride,
   return m;
 }
 
+bool blasCanRead(int64_t rows, int64_t cols, int64_t rowStride,
+                 int64_t colStride) {
+  return blasLayout(rows, cols, rowStride, colStride).ok;
+}
+
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.
 template <typename T>
 void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
-                 int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c) {
+                 int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
+                 bool accumulate) {
   if (n == 0 || m == 0)
     return;
   if (k == 0) {
-    std::fill(c, c + n * m, T(0));
+    if (!accumulate)
+      std::fill(c, c + n * m, T(0));
     return;
   }
   if constexpr (std::is_same<T, float>::value ||
@@ -56,18 +64,33 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
     auto ta = la.transposed ? CblasTrans : CblasNoTrans;
     auto tb = lb.transposed ? CblasTrans : CblasNoTrans;
     int ldc = static_cast<int>(std::max<int64_t>(m, 1));
-    if constexpr (std::is_same<T, float>::value)
-      cblas_sgemm(CblasRowMajor, ta, tb, n, m, k, 1.0f, a, la.ld, b, lb.ld,
-                  0.0f, c, ldc);
-    else
-      cblas_dgemm(CblasRowMajor, ta, tb, n, m, k, 1.0, a, la.ld, b, lb.ld,
-                  0.0, c, ldc);
+    // OpenBLAS runs single-threaded inside the runtime's OpenMP team: rows
+    // of C are split over the threads. A second thread pool (OpenBLAS's own)
+    // would spin against OpenMP's on the same cores between calls.
+    static const bool singleThreadedBlas = [] {
+      openblas_set_num_threads(1);
+      return true;
+    }();
+    (void)singleThreadedBlas;
+    // A's rows r0.. start at a + r0 * (row stride), transposed or not.
+    int64_t rowStep = la.transposed ? 1 : la.ld;
+    parallelFor(n, n * m * k / 8, [&](int64_t r0, int64_t r1) {
+      const T *ar = a + r0 * rowStep;
+      T *cr = c + r0 * m;
+      int rows = static_cast<int>(r1 - r0);
+      if constexpr (std::is_same<T, float>::value)
+        cblas_sgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0f, ar, la.ld, b,
+                    lb.ld, accumulate ? 1.0f : 0.0f, cr, ldc);
+      else
+        cblas_dgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0, ar, la.ld, b,
+                    lb.ld, accumulate ? 1.0 : 0.0, cr, ldc);
+    });
   } else {
     using U = std::make_unsigned_t<T>;
     parallelFor(n, n * m * std::max<int64_t>(k, 1), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
         for (int64_t j = 0; j < m; ++j) {
-          U acc = 0;
+          U acc = accumulate ? static_cast<U>(c[i * m + j]) : 0;
           for (int64_t p = 0; p < k; ++p)
             acc += static_cast<U>(a[i * sar + p * sac]) *
                    static_cast<U>(b[p * sbr + j * sbc]);
@@ -78,15 +101,15 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
 }
 
 template void gemm<float>(int64_t, int64_t, int64_t, const float *, int64_t,
-                          int64_t, const float *, int64_t, int64_t, float *);
+                          int64_t, const float *, int64_t, int64_t, float *, bool);
 template void gemm<double>(int64_t, int64_t, int64_t, const double *, int64_t,
-                           int64_t, const double *, int64_t, int64_t, double *);
+                           int64_t, const double *, int64_t, int64_t, double *, bool);
 template void gemm<int32_t>(int64_t, int64_t, int64_t, const int32_t *,
                             int64_t, int64_t, const int32_t *, int64_t,
-                            int64_t, int32_t *);
+                            int64_t, int32_t *, bool);
 template void gemm<int64_t>(int64_t, int64_t, int64_t, const int64_t *,
                             int64_t, int64_t, const int64_t *, int64_t,
-                            int64_t, int64_t *);
+                            int64_t, int64_t *, bool);
 
 } // namespace detail
 

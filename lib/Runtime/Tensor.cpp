@@ -1,5 +1,6 @@
 //===- Tensor.cpp - Storage, metadata, views and copies -------------------===//
 #include "kiln/Tensor.h"
+#include "kiln/abi.h"
 
 #include "Allocator.h"
 #include "Dispatch.h"
@@ -76,11 +77,12 @@ Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device
 }
 
 Storage::Storage(void *data, size_t nbytes, void *owner)
-    : data_(data), nbytes_(nbytes), device_(Device::cpu()), mallocOwner_(owner) {}
+    : data_(data), nbytes_(nbytes), device_(Device::cpu()),
+      compiledOwner_(owner) {}
 
 Storage::~Storage() {
-  if (mallocOwner_)
-    std::free(mallocOwner_);
+  if (compiledOwner_)
+    abi::freeForCompiled(compiledOwner_);
   else
     detail::freeHost(data_, nbytes_);
 }

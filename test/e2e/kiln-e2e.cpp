@@ -202,20 +202,11 @@ int main(int argc, char **argv) {
   mlir::kiln::buildCpuPipeline(pm);
   if (mlir::failed(pm.run(*compiled)))
     return 2;
-  std::system(("mkdir -p '" + work + "'").c_str());
-  std::string object = work + "/graph.o", library = work + "/graph.so";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(object, ec);
-    if (ec || mlir::failed(mlir::kiln::emitCpuCode(*compiled, {}, os)))
-      return 2;
-  }
-  std::string link = cxx + " -shared -o '" + library + "' '" + object + "'";
-  if (std::system(link.c_str()) != 0) {
-    std::cerr << "kiln-e2e: link failed: " << link << "\n";
+  mlir::FailureOr<std::string> library =
+      mlir::kiln::buildSharedLibrary(*compiled, {}, work, cxx);
+  if (mlir::failed(library))
     return 2;
-  }
-  void *handle = dlopen(library.c_str(), RTLD_NOW);
+  void *handle = dlopen(library->c_str(), RTLD_NOW);
   if (!handle) {
     std::cerr << "kiln-e2e: " << dlerror() << "\n";
     return 2;

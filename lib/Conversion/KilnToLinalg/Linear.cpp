@@ -37,31 +37,6 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
 }
 
-/// Slices dim of v to size (a no-op when it already has it).
-Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size) {
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  sizes[dim] = size;
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
-}
-
-/// Makes dims da of a and db of b agree: equal static sizes or one source
-/// pass through; otherwise a shape check and slices to the smaller size.
-std::pair<Value, Value> agreeOnDim(OpBuilder &b, Location loc, Value x,
-                                   int64_t dx, Value y, int64_t dy,
-                                   StringRef message) {
-  auto tx = cast<RankedTensorType>(x.getType());
-  auto ty = cast<RankedTensorType>(y.getType());
-  if ((!tx.isDynamicDim(dx) && !ty.isDynamicDim(dy)) ||
-      dimSource(x, dx) == dimSource(y, dy))
-    return {x, y};
-  Value size = checkedEqualSize(b, loc, tensor::DimOp::create(b, loc, x, dx),
-                                tensor::DimOp::create(b, loc, y, dy), message);
-  return {sliceDim(b, loc, x, dx, size), sliceDim(b, loc, y, dy, size)};
-}
-
 /// A 2-d product C[n, m] = A[n, k] * B[k, m], B read transposed when
 /// transposeB (B given as [m, k]).
 Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,

@@ -112,10 +112,21 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   Value x = widen(b, loc, input);
   Value w = widen(b, loc, weight);
   Value bi = bias ? widen(b, loc, bias) : Value();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  int64_t k = cast<RankedTensorType>(weight.getType()).getRank();
+  // The weight (and bias) must have the normalised dims' sizes exactly.
+  for (int64_t i = 0; i < k; ++i) {
+    SmallVector<std::pair<Value, int64_t>> dims = {{x, rank - k + i}, {w, i}};
+    if (bi)
+      dims.push_back({bi, i});
+    agreeOnDims(b, loc, dims, "norm: the weight's or bias's shape differs");
+    x = dims[0].first;
+    w = dims[1].first;
+    if (bi)
+      bi = dims[2].first;
+  }
   auto type = cast<RankedTensorType>(x.getType());
   Type f = type.getElementType();
-  int64_t rank = type.getRank();
-  int64_t k = cast<RankedTensorType>(weight.getType()).getRank();
   SmallVector<int64_t> dims;
   for (int64_t d = rank - k; d < rank; ++d)
     dims.push_back(d);

@@ -21,6 +21,16 @@ std::pair<Value, int64_t> dimSource(Value v, int64_t dim) {
     return {v, dim};
   if (auto castOp = dyn_cast<tensor::CastOp>(op))
     return dimSource(castOp.getSource(), dim);
+  // A slice's dynamic size is its own source: slices cut to one size value
+  // agree (see agreeOnDim).
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (slice.getSourceType().getRank() == slice.getType().getRank()) {
+      OpFoldResult size = slice.getMixedSizes()[dim];
+      if (auto value = dyn_cast<Value>(size))
+        return {value, -1};
+    }
+    return {v, dim};
+  }
   // Converted ops: a linalg result has its init's sizes, and a tensor.empty
   // has the sizes it was given; a size that is a tensor.dim leads on, any
   // other size value stands for itself (dim -1).
@@ -96,6 +106,49 @@ struct Contributor {
   int64_t dim;
 };
 } // namespace
+
+Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes[dim] = size;
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+}
+
+void agreeOnDims(OpBuilder &b, Location loc,
+                 MutableArrayRef<std::pair<Value, int64_t>> dims,
+                 StringRef message) {
+  bool allStatic = llvm::all_of(dims, [](const std::pair<Value, int64_t> &d) {
+    return !cast<RankedTensorType>(d.first.getType()).isDynamicDim(d.second);
+  });
+  auto source = dimSource(dims[0].first, dims[0].second);
+  bool same = llvm::all_of(dims, [&](const std::pair<Value, int64_t> &d) {
+    return dimSource(d.first, d.second) == source;
+  });
+  if (allStatic || same)
+    return;
+  Value first = tensor::DimOp::create(b, loc, dims[0].first, dims[0].second);
+  Value size = first;
+  for (auto &d : dims.drop_front()) {
+    Value other = tensor::DimOp::create(b, loc, d.first, d.second);
+    emitShapeCheck(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, other),
+        message);
+    size = arith::MinUIOp::create(b, loc, size, other);
+  }
+  for (auto &d : dims)
+    d.first = sliceDim(b, loc, d.first, d.second, size);
+}
+
+std::pair<Value, Value> agreeOnDim(OpBuilder &b, Location loc, Value x,
+                                   int64_t dx, Value y, int64_t dy,
+                                   StringRef message) {
+  SmallVector<std::pair<Value, int64_t>> dims = {{x, dx}, {y, dy}};
+  agreeOnDims(b, loc, dims, message);
+  return {dims[0].first, dims[1].first};
+}
 
 Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);

@@ -35,6 +35,21 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
 Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
                             Value r);
 
+/// Slices dim of v to size (the other dims whole).
+Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size);
+
+/// Makes dim dx of x and dim dy of y agree, for ops that require equal sizes
+/// (not broadcasting): equal static sizes or one dimSource pass through;
+/// otherwise a shape check, and both are sliced to the smaller size so that
+/// a failed check stays in bounds.
+std::pair<Value, Value> agreeOnDim(OpBuilder &b, Location loc, Value x,
+                                   int64_t dx, Value y, int64_t dy,
+                                   StringRef message);
+/// The same for any number of (value, dim) pairs, updated in place.
+void agreeOnDims(OpBuilder &b, Location loc,
+                 MutableArrayRef<std::pair<Value, int64_t>> dims,
+                 StringRef message);
+
 /// The broadcast of dynamic sizes: the smallest one other than 1, or 1.
 /// (The smallest, so that when shape checks fail no loop runs past an
 /// operand's end.)

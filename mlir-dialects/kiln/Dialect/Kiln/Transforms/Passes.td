@@ -43,4 +43,33 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
+def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
+  let summary = "Keep one parallel dim per loop nest, run the rest in order";
+  let description = [{
+    `convert-linalg-to-parallel-loops` makes every parallel dim of a nest
+    one `scf.parallel`; mapped to OpenMP, a multi-dim loop is collapsed
+    into one index that each iteration divides back into coordinates, which
+    costs a division per element and stops the inner loop from
+    vectorizing. This pass keeps the outermost dim of each outermost
+    `scf.parallel` parallel and turns the other dims, and any nested
+    `scf.parallel`, into `scf.for` loops, so that threads split rows and
+    the innermost loop stays a plain, vectorizable loop.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
+  let summary = "Call the runtime's BLAS gemm for 2-d float matmuls";
+  let description = [{
+    On bufferized IR, replaces each `linalg.matmul` of f32 or f64 memrefs
+    with a call to the runtime's `kiln_gemm_f32`/`kiln_gemm_f64` (C
+    interface: three strided memref descriptors, C += A * B), which calls
+    OpenBLAS and reads transposed operands in place. The ops around it,
+    a bias and activation epilogue included, stay generated code and fuse
+    among themselves. Chosen by measurement over the scalar loops of
+    `convert-linalg-to-parallel-loops` (docs/pipelines.md).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,71 @@
+//===- ParallelizeOuterLoop.cpp - One parallel dim per loop nest ----------===//
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNPARALLELIZEOUTERLOOP
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+
+/// Rewrites `loop` as an scf.parallel over its first `keep` dims (none when
+/// keep is 0) around scf.for loops over the rest. Loops with reductions
+/// (init values) are left alone.
+void splitParallel(scf::ParallelOp loop, unsigned keep) {
+  if (!loop.getInitVals().empty() || loop.getNumLoops() <= keep)
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto lbs = loop.getLowerBound(), ubs = loop.getUpperBound(),
+       steps = loop.getStep();
+  IRMapping map;
+  Block *body = nullptr;
+  Operation *outer = nullptr;
+  if (keep > 0) {
+    auto par = scf::ParallelOp::create(b, loc, lbs.take_front(keep),
+                                       ubs.take_front(keep),
+                                       steps.take_front(keep));
+    for (unsigned i = 0; i < keep; ++i)
+      map.map(loop.getInductionVars()[i], par.getInductionVars()[i]);
+    outer = par;
+    body = par.getBody();
+    b.setInsertionPointToStart(body);
+  }
+  for (unsigned i = keep; i < loop.getNumLoops(); ++i) {
+    auto forOp = scf::ForOp::create(b, loc, lbs[i], ubs[i], steps[i]);
+    map.map(loop.getInductionVars()[i], forOp.getInductionVar());
+    if (!outer)
+      outer = forOp;
+    b.setInsertionPointToStart(forOp.getBody());
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  loop.erase();
+}
+
+struct KilnParallelizeOuterLoopPass
+    : mlir::kiln::impl::KilnParallelizeOuterLoopBase<
+          KilnParallelizeOuterLoopPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> outermost, nested;
+    getOperation()->walk([&](scf::ParallelOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>())
+        nested.push_back(loop);
+      else
+        outermost.push_back(loop);
+    });
+    // Inner loops first, so that cloned bodies hold no parallel loops.
+    for (scf::ParallelOp loop : nested) // post-order: innermost first
+      splitParallel(loop, 0);
+    for (scf::ParallelOp loop : outermost)
+      splitParallel(loop, 1);
+  }
+};
+
+} // namespace
