@@ -45,6 +45,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                      "canonicalize,buffer-deallocation-pipeline,"
                      "convert-bufferization-to-memref,canonicalize");
   pm.addPass(createKilnMatmulToBlas());
+  pm.addPass(createKilnLowerReductions());
   appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   pm.addPass(createKilnParallelizeOuterLoop());
   if (options.openmp)

@@ -283,7 +283,9 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
         bool isFloat = isa<FloatType>(accType);
         switch (kind) {
         case ReduceKind::Sum:
-          r = isFloat ? Value(arith::AddFOp::create(bb, l, acc, x))
+          // reassoc: the order of a float sum is free, so that it vectorizes.
+          r = isFloat ? Value(arith::AddFOp::create(
+                            bb, l, acc, x, arith::FastMathFlags::reassoc))
                       : Value(arith::AddIOp::create(bb, l, acc, x));
           break;
         case ReduceKind::Max:

@@ -58,6 +58,23 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def KilnLowerReductions : Pass<"kiln-lower-reductions"> {
+  let summary = "Lower reduction generics to loops that carry the accumulator";
+  let description = [{
+    On bufferized IR, rewrites each `linalg.generic` whose trailing loops
+    reduce into an `scf.parallel` over its parallel dims around `scf.for`
+    loops over the reduced dims that carry the accumulator as an
+    `iter_args` value: the output element is loaded once and stored once.
+    (Upstream's loop lowering reads and writes the output at every step,
+    and since the output may alias an input, nothing can keep the
+    accumulator in a register or vectorize the loop.) Float sums are built
+    with `reassoc` (kiln-to-linalg marks them), so LLVM vectorizes them.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
   let summary = "Call the runtime's BLAS gemm for 2-d float matmuls";
   let description = [{
