@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <thread>
 #include <vector>
 
 using kiln::Tensor;
@@ -197,7 +198,10 @@ int main(int argc, char **argv) {
   std::vector<float> c(static_cast<size_t>(M) * N);
   // The baseline is OpenBLAS on its own threads, as fast as it goes here;
   // the runtime (and compiled code) run it single-threaded per OpenMP thread.
+  // OpenMP's threads spin for a while after each parallel region: let them
+  // go to sleep first, so that they do not slow OpenBLAS's threads down.
   openblas_set_num_threads(omp_get_max_threads());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   double tBlas = medianSeconds(reps, [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
                 a.data<float>(), K, wm.data<float>(), N, 0.0f, c.data(), N);

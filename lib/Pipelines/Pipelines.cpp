@@ -11,6 +11,7 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -37,11 +38,12 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   buildKilnToLinalgPipeline(pm);
   // Fusion on tensors, then bufferization: inputs arrive as strided
   // memrefs (any Tensor view), results are buffers the caller owns.
-  appendPipeline(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
-                     "eliminate-empty-tensors,"
+  appendPipeline(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
+  appendPipeline(pm, "canonicalize,cse,eliminate-empty-tensors,"
                      "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=fully-dynamic-layout-map},"
-                     "func.func(llvm-request-c-wrappers),"
+                     "func.func(llvm-request-c-wrappers),scf-forall-to-parallel,"
                      "canonicalize,buffer-deallocation-pipeline,"
                      "convert-bufferization-to-memref,canonicalize");
   pm.addPass(createKilnMatmulToBlas());

@@ -55,6 +55,9 @@ Value mapLike(OpBuilder &b, Location loc, Value like, ValueRange operands,
                           cast<RankedTensorType>(like.getType()), fn);
 }
 
+/// Reductions here keep no size-1 dims: their results are read back through
+/// maps that project the reduced dims out, so that every op of a softmax or
+/// norm can be tiled by rows and fused (kiln-tile-and-fuse-rows).
 template <bool Log>
 struct SoftmaxToGenerics : OpConversionPattern<
                                std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>> {
@@ -66,9 +69,14 @@ struct SoftmaxToGenerics : OpConversionPattern<
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value x = widen(b, loc, adaptor.getInput());
-    Type f = cast<RankedTensorType>(x.getType()).getElementType();
+    auto type = cast<RankedTensorType>(x.getType());
+    Type f = type.getElementType();
+    int64_t rank = type.getRank();
     int64_t dim = static_cast<int64_t>(op.getDim());
-    Value max = buildReduction(b, loc, x, {dim}, /*keepdim=*/true,
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    AffineMap row = projectOut(b.getContext(), rank, {dim});
+    Value max = buildReduction(b, loc, x, {dim}, /*keepdim=*/false,
                                ReduceKind::Max, f);
     // An infinite maximum (a fully masked row) shifts by 0, giving NaN as
     // the runtime and torch do, instead of exp(inf - inf).
@@ -80,26 +88,29 @@ struct SoftmaxToGenerics : OpConversionPattern<
       return arith::SelectOp::create(bb, l, isInf, scalarConstant(bb, l, f, 0),
                                      a[0]);
     });
-    Value e = mapLike(b, loc, x, {x, shift},
-                      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                        return math::ExpOp::create(
-                            bb, l, arith::SubFOp::create(bb, l, a[0], a[1]));
-                      });
-    Value sum = buildReduction(b, loc, e, {dim}, true, ReduceKind::Sum, f);
+    Value e = buildGeneric(b, loc, sizes, f, {x, shift}, {id, row},
+                           [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                             return math::ExpOp::create(
+                                 bb, l, arith::SubFOp::create(bb, l, a[0], a[1]));
+                           });
+    Value sum = buildReduction(b, loc, e, {dim}, false, ReduceKind::Sum, f);
     Value result;
     if (Log) {
-      result = mapLike(b, loc, x, {x, shift, sum},
-                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                         Value centered = arith::SubFOp::create(bb, l, a[0], a[1]);
-                         return arith::SubFOp::create(
-                             bb, l, centered, math::LogOp::create(bb, l, a[2]));
-                       });
+      result = buildGeneric(
+          b, loc, sizes, f, {x, shift, sum}, {id, row, row},
+          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+            Value centered = arith::SubFOp::create(bb, l, a[0], a[1]);
+            return arith::SubFOp::create(bb, l, centered,
+                                         math::LogOp::create(bb, l, a[2]));
+          });
     } else {
-      result = mapLike(b, loc, x, {e, sum},
-                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                         return arith::DivFOp::create(bb, l, a[0], a[1]);
-                       });
+      result = buildGeneric(b, loc, sizes, f, {e, sum}, {id, row},
+                            [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                              return arith::DivFOp::create(bb, l, a[0], a[1]);
+                            });
     }
+    if (result.getType() != type)
+      result = tensor::CastOp::create(b, loc, type, result);
     rewriter.replaceOp(op, narrow(b, loc, result, op.getType().getElementType()));
     return success();
   }
@@ -127,9 +138,14 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   }
   auto type = cast<RankedTensorType>(x.getType());
   Type f = type.getElementType();
-  SmallVector<int64_t> dims;
-  for (int64_t d = rank - k; d < rank; ++d)
-    dims.push_back(d);
+  SmallVector<int64_t> dims, lead;
+  for (int64_t d = 0; d < rank; ++d)
+    (d >= rank - k ? dims : lead).push_back(d);
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  AffineMap row = projectOut(ctx, rank, dims);
+  AffineMap trailing = projectOut(ctx, rank, lead);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   // The element count n of a row, as a float.
   Value n = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t d : dims)
@@ -138,18 +154,18 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
       b, loc, f, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
   Value centered = x;
   if (center) {
-    Value sum = buildReduction(b, loc, x, dims, true, ReduceKind::Sum, f);
-    centered = mapLike(b, loc, x, {x, sum},
-                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                         return arith::SubFOp::create(
-                             bb, l, a[0], arith::DivFOp::create(bb, l, a[1], nf));
-                       });
+    Value sum = buildReduction(b, loc, x, dims, false, ReduceKind::Sum, f);
+    centered = buildGeneric(b, loc, sizes, f, {x, sum}, {id, row},
+                            [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                              return arith::SubFOp::create(
+                                  bb, l, a[0], arith::DivFOp::create(bb, l, a[1], nf));
+                            });
   }
-  Value squares = mapLike(b, loc, x, centered,
-                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                            return arith::MulFOp::create(bb, l, a[0], a[0]);
-                          });
-  Value sq = buildReduction(b, loc, squares, dims, true, ReduceKind::Sum, f);
+  Value squares = buildGeneric(b, loc, sizes, f, {centered}, {id},
+                               [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                                 return arith::MulFOp::create(bb, l, a[0], a[0]);
+                               });
+  Value sq = buildReduction(b, loc, squares, dims, false, ReduceKind::Sum, f);
   Value epsV = scalarConstant(b, loc, f, eps);
   Value scale = mapLike(b, loc, sq, sq,
                         [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
@@ -158,15 +174,22 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                               bb, l, arith::AddFOp::create(bb, l, var, epsV));
                         });
   SmallVector<Value> operands = {centered, scale, w};
-  if (bi)
+  SmallVector<AffineMap> maps = {id, row, trailing};
+  if (bi) {
     operands.push_back(bi);
-  return mapLike(b, loc, x, operands,
-                 [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                   Value y = arith::MulFOp::create(
-                       bb, l, arith::MulFOp::create(bb, l, a[0], a[1]), a[2]);
-                   return a.size() > 3 ? Value(arith::AddFOp::create(bb, l, y, a[3]))
-                                       : y;
-                 });
+    maps.push_back(trailing);
+  }
+  Value y = buildGeneric(b, loc, sizes, f, operands, maps,
+                         [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                           Value v = arith::MulFOp::create(
+                               bb, l, arith::MulFOp::create(bb, l, a[0], a[1]), a[2]);
+                           return a.size() > 3
+                                      ? Value(arith::AddFOp::create(bb, l, v, a[3]))
+                                      : v;
+                         });
+  if (y.getType() != type)
+    y = tensor::CastOp::create(b, loc, type, y);
+  return y;
 }
 
 struct LayerNormToGenerics : OpConversionPattern<LayerNormOp> {

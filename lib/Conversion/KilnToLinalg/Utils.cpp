@@ -302,6 +302,31 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
+Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                   Type elementType, ValueRange operands,
+                   ArrayRef<AffineMap> maps, ScalarFn fn) {
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  Value init = emptyTensor(b, loc, sizes, elementType);
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(b.getMultiDimIdentityMap(rank));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, operands, ValueRange{init},
+             allMaps, parallelIterators(rank),
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+AffineMap projectOut(MLIRContext *context, int64_t rank,
+                     ArrayRef<int64_t> dropped) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dropped, d))
+      exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
                        RankedTensorType resultType, ScalarFn fn) {
   int64_t rank = resultType.getRank();

@@ -69,6 +69,17 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
                      Type accType);
 
+/// A parallel linalg.generic over `sizes` (identity output map) that reads
+/// each operand through its map: for ops whose operand shapes follow from
+/// the result's by construction (no broadcasting to check).
+Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                   Type elementType, ValueRange operands,
+                   ArrayRef<AffineMap> maps, ScalarFn fn);
+
+/// The map from a rank-`rank` iteration space to the dims not in `dropped`.
+AffineMap projectOut(MLIRContext *context, int64_t rank,
+                     ArrayRef<int64_t> dropped);
+
 /// tensor.empty of type with the given (mixed) sizes.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType);

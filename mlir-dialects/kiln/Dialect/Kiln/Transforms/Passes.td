@@ -58,6 +58,26 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Tile each output computation by rows and fuse its producers";
+  let description = [{
+    On tensors, after elementwise fusion: every linalg op whose results no
+    other linalg op consumes (the end of a chain) is tiled along its
+    outermost, parallel dim into an `scf.forall` over blocks of rows, and
+    the linalg ops that produce its operands (reductions included) are
+    fused into the tile: softmax, norms and the elementwise ops around them
+    then run row block by row block, their intermediates in cache, instead
+    of one pass over memory per op. Contractions are left whole (the BLAS
+    call wants the whole matrix).
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"8",
+           "Rows per tile">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KilnLowerReductions : Pass<"kiln-lower-reductions"> {
   let summary = "Lower reduction generics to loops that carry the accumulator";
   let description = [{

@@ -1,0 +1,66 @@
+//===- TileAndFuseRows.cpp - Row-block tiling with producer fusion --------===//
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNTILEANDFUSEROWS
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The end of a chain: a linalg op on tensors whose outermost loop is
+/// parallel, that is not a contraction, and whose results no other linalg op
+/// reads.
+bool isRoot(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
+      op.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
+      linalg::isaContractionOpInterface(op))
+    return false;
+  for (Value result : op->getResults())
+    for (Operation *user : result.getUsers())
+      if (isa<linalg::LinalgOp>(user))
+        return false;
+  return true;
+}
+
+struct KilnTileAndFuseRowsPass
+    : mlir::kiln::impl::KilnTileAndFuseRowsBase<KilnTileAndFuseRowsPass> {
+  using KilnTileAndFuseRowsBase::KilnTileAndFuseRowsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> roots;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isRoot(op))
+        roots.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp root : roots) {
+      SmallVector<OpFoldResult> sizes(root.getNumLoops(),
+                                      rewriter.getIndexAttr(0));
+      sizes[0] = rewriter.getIndexAttr(rows);
+      scf::SCFTilingOptions tiling;
+      tiling.setTileSizes(sizes);
+      tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      scf::SCFTileAndFuseOptions options;
+      options.setTilingOptions(tiling);
+      rewriter.setInsertionPoint(root);
+      FailureOr<scf::SCFTileAndFuseResult> result =
+          scf::tileConsumerAndFuseProducersUsingSCF(
+              rewriter, cast<TilingInterface>(root.getOperation()), options);
+      if (failed(result))
+        continue; // left untiled: correct, only slower
+      for (OpResult value : root->getResults())
+        rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
+      rewriter.eraseOp(root);
+    }
+  }
+};
+
+} // namespace
