@@ -1,7 +1,7 @@
 // Tests compiled reductions and normalisations against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 9 passed, 0 failed
+// CHECK: 12 passed, 0 failed
 
 // E2E: @reduce f32[3,5,7]
 // E2E: @reduce f32[1,1,1]
@@ -50,4 +50,13 @@ func.func @masked_softmax(%x: tensor<?x?xf32>, %mask: tensor<?x1xi1>) -> tensor<
 func.func @layer_norm_2d(%x: tensor<?x2x8xf32>, %w: tensor<2x8xf32>) -> tensor<?x2x8xf32> {
   %0 = kiln.layer_norm %x, %w {eps = 1.0e-05 : f64} : (tensor<?x2x8xf32>, tensor<2x8xf32>) -> tensor<?x2x8xf32>
   return %0 : tensor<?x2x8xf32>
+}
+
+// Dynamic weights: checked against the normalised dims at run time.
+// E2E: @ln_dynamic f32[3,8] f32[8] f32[8]
+// E2E: @ln_dynamic f32[3,8] f32[7] f32[8] expect-error
+// E2E: @ln_dynamic f32[3,8] f32[8] f32[9] expect-error
+func.func @ln_dynamic(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

@@ -12,7 +12,9 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -126,15 +128,49 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   int64_t k = cast<RankedTensorType>(weight.getType()).getRank();
   // The weight (and bias) must have the normalised dims' sizes exactly.
-  for (int64_t i = 0; i < k; ++i) {
-    SmallVector<std::pair<Value, int64_t>> dims = {{x, rank - k + i}, {w, i}};
-    if (bi)
-      dims.push_back({bi, i});
-    agreeOnDims(b, loc, dims, "norm: the weight's or bias's shape differs");
-    x = dims[0].first;
-    w = dims[1].first;
-    if (bi)
-      bi = dims[2].first;
+  // When they do not (a failed shape check), zeros of the right sizes stand
+  // in for them, so that every read stays in bounds; x itself is left
+  // untouched, which keeps the chain that produces it fusible.
+  SmallVector<Value> params = {w};
+  if (bi)
+    params.push_back(bi);
+  Value ok;
+  for (Value p : params)
+    for (int64_t i = 0; i < k; ++i) {
+      auto pt = cast<RankedTensorType>(p.getType());
+      auto xt = cast<RankedTensorType>(x.getType());
+      if ((!pt.isDynamicDim(i) && !xt.isDynamicDim(rank - k + i)) ||
+          dimSource(p, i) == dimSource(x, rank - k + i))
+        continue;
+      Value eq = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, tensor::DimOp::create(b, loc, p, i),
+          tensor::DimOp::create(b, loc, x, rank - k + i));
+      ok = ok ? arith::AndIOp::create(b, loc, ok, eq).getResult() : eq;
+    }
+  if (ok) {
+    emitShapeCheck(b, loc, ok, "norm: the weight's or bias's shape differs");
+    for (Value *p : {&w, &bi}) {
+      if (!*p)
+        continue;
+      auto pt = cast<RankedTensorType>(p->getType());
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t i = 0; i < k; ++i)
+        sizes.push_back(tensor::getMixedSize(b, loc, x, rank - k + i));
+      Value param = *p;
+      *p = scf::IfOp::create(
+               b, loc, ok,
+               [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, param); },
+               [&](OpBuilder &bb, Location l) {
+                 Value zeros = linalg::FillOp::create(
+                                   bb, l,
+                                   scalarConstant(bb, l, pt.getElementType(), 0),
+                                   emptyTensor(bb, l, sizes, pt.getElementType()))
+                                   .getResult(0);
+                 scf::YieldOp::create(
+                     bb, l, tensor::CastOp::create(bb, l, pt, zeros).getResult());
+               })
+               .getResult(0);
+    }
   }
   auto type = cast<RankedTensorType>(x.getType());
   Type f = type.getElementType();

@@ -71,7 +71,7 @@ def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"
     call wants the whole matrix).
   }];
   let options = [
-    Option<"rows", "rows", "int64_t", /*default=*/"8",
+    Option<"rows", "rows", "int64_t", /*default=*/"16",
            "Rows per tile">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
