@@ -62,8 +62,11 @@ LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
                                       const CodegenOptions &options,
                                       llvm::raw_pwrite_stream &os,
                                       bool emitLLVMIR) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  // Every backend LLVM was built with, so that --target can cross-compile.
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
   module->getContext()->appendDialectRegistry(registry);

@@ -1,0 +1,76 @@
+//===- Codegen.cpp - `kiln codegen`: kiln graphs to object code -----------===//
+#include "kiln/Driver/Codegen.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Target/CPU.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace kiln::driver {
+
+int runCodegen(const CodegenRequest &request) {
+  mlir::registerAllPasses();
+  mlir::kiln::registerKilnConversionPasses();
+  mlir::kiln::registerKilnTransformsPasses();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::kiln::KilnDialect>();
+  mlir::MLIRContext context(registry);
+
+  std::string error;
+  auto input = mlir::openInputFile(request.input, &error);
+  if (!input) {
+    llvm::errs() << "kiln codegen: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  // file:line:col: error: ... with the source line and a caret.
+  mlir::SourceMgrDiagnosticHandler diagnostics(sources, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
+  if (!module)
+    return 1;
+
+  mlir::PassManager pm(&context);
+  if (request.emit == "linalg")
+    mlir::kiln::buildKilnToLinalgPipeline(pm);
+  else if (request.emit != "kiln")
+    mlir::kiln::buildCpuPipeline(pm);
+  if (mlir::failed(pm.run(*module)))
+    return 1;
+
+  auto output = mlir::openOutputFile(request.output, &error);
+  if (!output) {
+    llvm::errs() << "kiln codegen: " << error << "\n";
+    return 1;
+  }
+  if (request.emit == "kiln" || request.emit == "linalg" ||
+      request.emit == "llvm-dialect") {
+    module->print(output->os());
+  } else {
+    mlir::kiln::CodegenOptions options{request.target, request.cpu,
+                                       request.features};
+    if (mlir::failed(mlir::kiln::emitCpuCode(*module, options, output->os(),
+                                             request.emit == "llvm")))
+      return 1;
+  }
+  output->keep();
+  return 0;
+}
+
+} // namespace kiln::driver
