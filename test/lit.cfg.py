@@ -24,15 +24,20 @@ include = os.path.join(config.kiln_src_root, "include")
 gen_include = os.path.join(config.kiln_obj_root, "include")
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%kiln_includes", f"-I{include} -I{gen_include}"))
+sanitize_flags = f"-fsanitize={config.sanitize}" if config.sanitize else ""
 config.substitutions.append(
     ("%kiln_link", f"-L{config.kiln_runtime_dir} -lkiln_runtime "
-                   f"-Wl,-rpath,{config.kiln_runtime_dir}"))
+                   f"-Wl,-rpath,{config.kiln_runtime_dir} {sanitize_flags}"))
+# kiln-e2e instruments the graphs it compiles with ASan in an ASan build.
+config.substitutions.append(
+    ("%e2e_flags", "--sanitize-address" if "address" in config.sanitize else ""))
 config.substitutions.append(("%clangxx", config.cxx_compiler))
 
 # The compilers a user might build model code with; each available one is a
 # lit feature so tests can REQUIRES: it.
+# (Not in a sanitizer build: g++'s sanitizer runtime is not clang's.)
 gxx = shutil.which("g++")
-if gxx:
+if gxx and not config.sanitize:
     config.available_features.add("gxx")
     config.substitutions.append(("%gxx", gxx))
 if "clang" in os.path.basename(config.cxx_compiler):

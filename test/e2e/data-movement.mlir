@@ -1,8 +1,8 @@
 // Tests compiled reshape, transpose, permute, slice, unsqueeze, squeeze,
 // expand, cat and the constant and size ops against the eager runtime.
-// RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
+// RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 12 passed, 0 failed
+// CHECK: 14 passed, 0 failed
 
 // Heads of attention: [B, T, C] -> [B, T, H, D] -> [B, H, T, D].
 // E2E: @heads f32[2,5,24]
@@ -53,6 +53,8 @@ func.func @unit_dims(%x: tensor<?x3xf32>) -> (tensor<?x1x3xf32>, tensor<?x3x1xf3
 
 // E2E: @expand_dynamic f32[1,3] idx=5
 // E2E: @expand_dynamic f32[5,3] idx=5
+// E2E: @expand_dynamic f32[4,3] idx=5 expect-error
+// E2E: @expand_dynamic f32[7,3] idx=5 expect-error
 func.func @expand_dynamic(%x: tensor<?x3xf32>, %n: index) -> tensor<?x3xf32> {
   %0 = kiln.expand %x [%n] : tensor<?x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>

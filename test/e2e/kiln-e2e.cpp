@@ -1,7 +1,9 @@
 //===- kiln-e2e.cpp - Compiled graphs against the eager runtime -----------===//
 //
-//   kiln-e2e FILE.mlir --work DIR --cxx COMPILER
+//   kiln-e2e FILE.mlir --work DIR --cxx COMPILER [--sanitize-address]
 //
+// (--sanitize-address instruments the compiled graphs with ASan; the
+// harness itself must then be an ASan build.)
 // Compiles every function of FILE (kiln dialect) through buildCpuPipeline to
 // an object file in process, links it into a shared library, loads it, and
 // for each `// E2E: @fn ARG...` line of FILE runs @fn compiled and through
@@ -166,9 +168,12 @@ double compare(const Tensor &got, const Tensor &want, double rtol, double atol,
 
 int main(int argc, char **argv) {
   std::string file, work = ".", cxx = "c++";
+  mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--work" && i + 1 < argc)
+    if (a == "--sanitize-address")
+      codegen.sanitizeAddress = true;
+    else if (a == "--work" && i + 1 < argc)
       work = argv[++i];
     else if (a == "--cxx" && i + 1 < argc)
       cxx = argv[++i];
@@ -203,7 +208,7 @@ int main(int argc, char **argv) {
   if (mlir::failed(pm.run(*compiled)))
     return 2;
   mlir::FailureOr<std::string> library =
-      mlir::kiln::buildSharedLibrary(*compiled, {}, work, cxx);
+      mlir::kiln::buildSharedLibrary(*compiled, codegen, work, cxx);
   if (mlir::failed(library))
     return 2;
   void *handle = dlopen(library->c_str(), RTLD_NOW);

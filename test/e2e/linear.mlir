@@ -1,8 +1,8 @@
 // Tests compiled matmul (every rank combination, batch broadcasting),
 // linear, embedding, conv2d and cross_entropy against the eager runtime.
-// RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
+// RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 15 passed, 0 failed
+// CHECK: 17 passed, 0 failed
 
 // E2E: @mm f32[33,17] f32[17,9]
 // E2E: @mm f32[1,5] f32[5,1]
@@ -14,6 +14,8 @@ func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // E2E: @batched f32[2,3,4,5] f32[3,5,6]
 // E2E: @batched f32[2,1,4,5] f32[3,5,6]
+// E2E: @batched f32[2,3,4,5] f32[4,5,6] expect-error
+// E2E: @batched f32[2,3,4,5] f32[2,5,6] expect-error
 func.func @batched(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %0 = kiln.matmul %a, %b : (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32>
   return %0 : tensor<?x?x?x?xf32>

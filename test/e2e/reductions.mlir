@@ -1,5 +1,5 @@
 // Tests compiled reductions and normalisations against the eager runtime.
-// RUN: kiln-e2e %s --work %t --cxx %clangxx | FileCheck %s
+// RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: 12 passed, 0 failed
 

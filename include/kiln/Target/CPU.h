@@ -24,6 +24,9 @@ struct CodegenOptions {
   std::string cpu;
   /// Extra features ("+avx2,-avx512f"), appended to the CPU's.
   std::string features;
+  /// Instrument the generated code with AddressSanitizer (the process that
+  /// loads it must run the ASan runtime): for testing compiled graphs.
+  bool sanitizeAddress = false;
 };
 
 /// Translates a module in the LLVM dialect (after buildCpuPipeline) to LLVM

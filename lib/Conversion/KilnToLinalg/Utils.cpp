@@ -229,7 +229,9 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
         scf::YieldOp::create(then, l, inner.getResult(0));
       },
       [&](OpBuilder &other, Location l) { scf::YieldOp::create(other, l, v); });
-  return ifOp.getResult(0);
+  // Exactly r, also when the operand is larger (a failed check): linalg
+  // takes loop bounds from its operands, so none may be longer than r.
+  return sliceDim(b, loc, ifOp.getResult(0), dim, r);
 }
 
 Value buildReduction(OpBuilder &b, Location loc, Value input,

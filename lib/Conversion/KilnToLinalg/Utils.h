@@ -29,9 +29,11 @@ using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
                        RankedTensorType resultType, ScalarFn fn);
 
-/// v with dim `dim` broadcast to size r when its run-time size is smaller
-/// (1, legitimately; otherwise after a failed shape check, where any
-/// in-bounds value will do). An scf.if makes the copy only then.
+/// v with dim `dim` of size exactly r: broadcast when its run-time size is
+/// smaller (1, legitimately; otherwise after a failed shape check, where any
+/// in-bounds value will do; an scf.if makes the copy only then), sliced
+/// when it is larger (a failed check: linalg takes loop bounds from its
+/// operands, so no operand may be longer than the result).
 Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
                             Value r);
 

@@ -13,6 +13,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -110,6 +111,8 @@ LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
     fn.addFnAttr("target-cpu", cpu);
     if (!features.empty())
       fn.addFnAttr("target-features", features);
+    if (options.sanitizeAddress)
+      fn.addFnAttr(llvm::Attribute::SanitizeAddress);
   }
 
   llvm::LoopAnalysisManager lam;
@@ -122,6 +125,12 @@ LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  if (options.sanitizeAddress)
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel,
+           llvm::ThinOrFullLTOPhase) {
+          mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions()));
+        });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(*llvmModule, mam);
 
