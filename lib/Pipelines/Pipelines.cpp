@@ -53,6 +53,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   if (options.openmp)
     appendPipeline(pm, "convert-scf-to-openmp");
   pm.addPass(createKilnApproximateMath());
+  // What the polynomials do not cover (float64 erf, tanh...) calls libm.
+  appendPipeline(pm, "convert-math-to-libm");
   appendPipeline(pm, "expand-strided-metadata,lower-affine,"
                      "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,"
                      "convert-math-to-llvm,convert-arith-to-llvm,"

@@ -206,8 +206,11 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   Value scale = mapLike(b, loc, sq, sq,
                         [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
                           Value var = arith::DivFOp::create(bb, l, a[0], nf);
-                          return math::RsqrtOp::create(
+                          // 1 / sqrt: math.rsqrt has no libm fallback for f64.
+                          Value root = math::SqrtOp::create(
                               bb, l, arith::AddFOp::create(bb, l, var, epsV));
+                          return arith::DivFOp::create(
+                              bb, l, scalarConstant(bb, l, f, 1.0), root);
                         });
   SmallVector<Value> operands = {centered, scale, w};
   SmallVector<AffineMap> maps = {id, row, trailing};
