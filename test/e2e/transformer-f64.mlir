@@ -2,7 +2,6 @@
 // and eager code must agree to 1e-9: what differs in float32 is rounding,
 // not the algorithm.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
-// Twenty ops deep, on unscaled random weights: a wider float32 tolerance.
 // CHECK-NOT: FAIL
 // CHECK: 3 passed, 0 failed
 
