@@ -53,11 +53,13 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   if (options.openmp)
     appendPipeline(pm, "convert-scf-to-openmp");
   pm.addPass(createKilnApproximateMath());
-  // What the polynomials do not cover (float64 erf, tanh...) calls libm.
-  appendPipeline(pm, "convert-math-to-libm");
   appendPipeline(pm, "expand-strided-metadata,lower-affine,"
                      "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,"
-                     "convert-math-to-llvm,convert-arith-to-llvm,"
+                     "convert-math-to-llvm,"
+                     // What has no LLVM intrinsic (float64 erf, tanh...)
+                     // calls libm; after math-to-llvm, so that floor, fma
+                     // and friends stay intrinsics that vectorize.
+                     "convert-math-to-libm,convert-arith-to-llvm,"
                      "convert-openmp-to-llvm,convert-func-to-llvm,"
                      "convert-cf-to-llvm,convert-ub-to-llvm,"
                      "reconcile-unrealized-casts");
