@@ -12,16 +12,10 @@
 //   compiled_graphs [REPS]   (default 10)
 #include <kiln/kiln.h>
 
-#include "kiln/Conversion/Passes.h"
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -112,13 +106,8 @@ int main(int argc, char **argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 10;
 
   // Compile the three graphs once.
-  mlir::registerAllPasses();
-  mlir::kiln::registerKilnConversionPasses();
-  mlir::kiln::registerKilnTransformsPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::kiln::KilnDialect>();
+  mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(kGraphs, &context);
   mlir::PassManager pm(&context);

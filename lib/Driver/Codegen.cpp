@@ -1,17 +1,11 @@
 //===- Codegen.cpp - `kiln codegen`: kiln graphs to object code -----------===//
 #include "kiln/Driver/Codegen.h"
 
-#include "kiln/Conversion/Passes.h"
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -22,13 +16,8 @@
 namespace kiln::driver {
 
 int runCodegen(const CodegenRequest &request) {
-  mlir::registerAllPasses();
-  mlir::kiln::registerKilnConversionPasses();
-  mlir::kiln::registerKilnTransformsPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::kiln::KilnDialect>();
+  mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
 
   std::string error;

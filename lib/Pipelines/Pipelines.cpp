@@ -9,9 +9,13 @@
 #include "kiln/Pipelines/Pipelines.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -72,4 +76,14 @@ void mlir::kiln::registerKilnPipelines() {
   PassPipelineRegistration<>("kiln-cpu-pipeline",
                              "Lower kiln to the LLVM dialect for the host CPU",
                              [](OpPassManager &pm) { buildCpuPipeline(pm); });
+}
+
+void mlir::kiln::registerKilnCompiler(DialectRegistry &registry) {
+  registerAllPasses();
+  registerKilnConversionPasses();
+  registerKilnTransformsPasses();
+  registerKilnPipelines();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<KilnDialect>();
 }

@@ -21,16 +21,10 @@
 //===----------------------------------------------------------------------===//
 #include "EagerInterpreter.h"
 
-#include "kiln/Conversion/Passes.h"
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -196,13 +190,8 @@ int main(int argc, char **argv) {
     tolerance >> f32Rtol >> f32Atol;
   }
 
-  mlir::registerAllPasses();
-  mlir::kiln::registerKilnConversionPasses();
-  mlir::kiln::registerKilnTransformsPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  registry.insert<mlir::kiln::KilnDialect>();
+  mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);

@@ -8,6 +8,7 @@
 #define KILN_PIPELINES_PIPELINES_H
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 } // namespace mlir
 
@@ -28,6 +29,12 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {})
 
 /// Registers both pipelines with the pass registry (for kiln-opt).
 void registerKilnPipelines();
+
+/// What every tool that compiles graphs needs: upstream's dialects and
+/// extensions and the kiln dialect in `registry`, and every upstream and
+/// Kiln pass and pipeline in the pass registry (the pipelines are built
+/// from pass names).
+void registerKilnCompiler(DialectRegistry &registry);
 
 } // namespace mlir::kiln
 

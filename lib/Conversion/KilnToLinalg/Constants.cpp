@@ -15,16 +15,6 @@ using namespace mlir::kiln::detail;
 
 namespace {
 
-/// Static sizes of type, with the dynamic ones taken from sizes in order.
-SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, RankedTensorType type,
-                                     ValueRange sizes) {
-  SmallVector<OpFoldResult> mixed;
-  auto next = sizes.begin();
-  for (int64_t s : type.getShape())
-    mixed.push_back(ShapedType::isDynamic(s) ? OpFoldResult(*next++)
-                                             : OpFoldResult(b.getIndexAttr(s)));
-  return mixed;
-}
 
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -45,7 +35,7 @@ struct FullToFill : OpConversionPattern<FullOp> {
     Location loc = op.getLoc();
     auto type = op.getType();
     Value empty = emptyTensor(rewriter, loc,
-                              mixedSizes(rewriter, type, adaptor.getSizes()),
+                              mixedSizesOf(rewriter, type, adaptor.getSizes()),
                               type.getElementType());
     Value value = arith::ConstantOp::create(rewriter, loc, op.getValue());
     rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, empty);

@@ -23,16 +23,6 @@ using namespace mlir::kiln::detail;
 
 namespace {
 
-/// Static sizes of type, with the dynamic ones taken from sizes in order.
-SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, RankedTensorType type,
-                                     ValueRange sizes) {
-  SmallVector<OpFoldResult> mixed;
-  auto next = sizes.begin();
-  for (int64_t s : type.getShape())
-    mixed.push_back(ShapedType::isDynamic(s) ? OpFoldResult(*next++)
-                                             : OpFoldResult(b.getIndexAttr(s)));
-  return mixed;
-}
 
 Value product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
   Value n = arith::ConstantIndexOp::create(b, loc, 1);
@@ -53,7 +43,7 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
     OpBuilder &b = rewriter;
     auto type = op.getType();
     Value input = adaptor.getInput();
-    SmallVector<OpFoldResult> sizes = mixedSizes(b, type, adaptor.getSizes());
+    SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
     Value ok = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
         product(b, loc, tensor::getMixedSizes(b, loc, input)),
@@ -237,7 +227,7 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
     auto type = op.getType();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
-    SmallVector<OpFoldResult> sizes = mixedSizes(b, type, adaptor.getSizes());
+    SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
     int64_t rank = type.getRank(), lead = rank - inType.getRank();
     SmallVector<AffineExpr> exprs;
     for (int64_t od = 0; od < inType.getRank(); ++od) {
@@ -246,19 +236,10 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
         exprs.push_back(b.getAffineConstantExpr(0));
         continue;
       }
-      if (inType.isDynamicDim(od)) {
-        Value r = indexValue(b, loc, sizes[d]);
-        Value c = tensor::DimOp::create(b, loc, input, od);
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        emitShapeCheck(
-            b, loc,
-            arith::OrIOp::create(
-                b, loc,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
+      if (inType.isDynamicDim(od))
+        input = broadcastDimChecked(
+            b, loc, input, od, indexValue(b, loc, sizes[d]),
             "expand: a dim that is not 1 cannot change its size");
-        input = broadcastDimIfSmaller(b, loc, input, od, r);
-      }
       exprs.push_back(b.getAffineDimExpr(d));
     }
     Value init = emptyTensor(b, loc, sizes, type.getElementType());

@@ -37,6 +37,23 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
 }
 
+/// A generic that accumulates inputs[0] * inputs[1] into init over `maps`,
+/// its last loop the reduction.
+Value contractionGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                         Value init, ArrayRef<AffineMap> maps) {
+  SmallVector<utils::IteratorType> iterators =
+      parallelIterators(maps.front().getNumDims());
+  iterators.back() = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iterators,
+             [](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
+             })
+      .getResult(0);
+}
+
 /// A 2-d product C[n, m] = A[n, k] * B[k, m], B read transposed when
 /// transposeB (B given as [m, k]).
 Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
@@ -54,16 +71,7 @@ Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
   SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {i, k}, ctx),
                                  AffineMap::get(3, 0, {j, k}, ctx),
                                  AffineMap::get(3, 0, {i, j}, ctx)};
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{a, bm},
-             ValueRange{init}, maps,
-             {utils::IteratorType::parallel, utils::IteratorType::parallel,
-              utils::IteratorType::reduction},
-             [](OpBuilder &bb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
-             })
-      .getResult(0);
+  return contractionGeneric(b, loc, {a, bm}, init, maps);
 }
 
 struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
@@ -133,19 +141,9 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
           exprs.push_back(b.getAffineConstantExpr(0));
           continue;
         }
-        if (t.isDynamicDim(od)) {
-          Value r = indexValue(b, loc, sizes[d]);
-          Value c = tensor::DimOp::create(b, loc, v, od);
-          Value one = arith::ConstantIndexOp::create(b, loc, 1);
-          emitShapeCheck(
-              b, loc,
-              arith::OrIOp::create(
-                  b, loc,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
-              "matmul: batch shapes cannot be broadcast");
-          v = broadcastDimIfSmaller(b, loc, v, od, r);
-        }
+        if (t.isDynamicDim(od))
+          v = broadcastDimChecked(b, loc, v, od, indexValue(b, loc, sizes[d]),
+                                  "matmul: batch shapes cannot be broadcast");
         exprs.push_back(b.getAffineDimExpr(d));
       }
     };
@@ -173,16 +171,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, ea, ctx),
                                    AffineMap::get(loops, 0, eb, ctx),
                                    AffineMap::get(loops, 0, ec, ctx)};
-    SmallVector<utils::IteratorType> iterators = parallelIterators(loops);
-    iterators.back() = utils::IteratorType::reduction;
-    return linalg::GenericOp::create(
-               b, loc, TypeRange{init.getType()}, ValueRange{a, bm},
-               ValueRange{init}, maps, iterators,
-               [](OpBuilder &bb, Location l, ValueRange args) {
-                 linalg::YieldOp::create(
-                     bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
-               })
-        .getResult(0);
+    return contractionGeneric(b, loc, {a, bm}, init, maps);
   }
 };
 
@@ -218,16 +207,7 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xe, ctx),
                                    AffineMap::get(loops, 0, we, ctx),
                                    AffineMap::get(loops, 0, ye, ctx)};
-    SmallVector<utils::IteratorType> iterators = parallelIterators(loops);
-    iterators.back() = utils::IteratorType::reduction;
-    Value y = linalg::GenericOp::create(
-                  b, loc, TypeRange{init.getType()}, ValueRange{x, w},
-                  ValueRange{init}, maps, iterators,
-                  [](OpBuilder &bb, Location l, ValueRange args) {
-                    linalg::YieldOp::create(
-                        bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
-                  })
-                  .getResult(0);
+    Value y = contractionGeneric(b, loc, {x, w}, init, maps);
     auto resultType = op.getType();
     if (y.getType() != resultType)
       y = tensor::CastOp::create(b, loc, resultType, y);

@@ -234,6 +234,29 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
   return sliceDim(b, loc, ifOp.getResult(0), dim, r);
 }
 
+SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
+                                       ValueRange dynamicSizes) {
+  SmallVector<OpFoldResult> mixed;
+  auto next = dynamicSizes.begin();
+  for (int64_t s : type.getShape())
+    mixed.push_back(ShapedType::isDynamic(s) ? OpFoldResult(*next++)
+                                             : OpFoldResult(b.getIndexAttr(s)));
+  return mixed;
+}
+
+Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
+                          Value r, StringRef message) {
+  Value c = tensor::DimOp::create(b, loc, v, dim);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  emitShapeCheck(
+      b, loc,
+      arith::OrIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
+      message);
+  return broadcastDimIfSmaller(b, loc, v, dim, r);
+}
+
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
                      Type accType) {

@@ -82,6 +82,16 @@ Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
 AffineMap projectOut(MLIRContext *context, int64_t rank,
                      ArrayRef<int64_t> dropped);
 
+/// The sizes of `type`: its static ones, and its dynamic ones taken from
+/// `dynamicSizes` in order (the operands of reshape, expand, full).
+SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
+                                       ValueRange dynamicSizes);
+
+/// v with dim `dim` broadcast to size r (broadcastDimIfSmaller), after a
+/// shape check that its size is 1 or r.
+Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
+                          Value r, StringRef message);
+
 /// tensor.empty of type with the given (mixed) sizes.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType);
