@@ -20,9 +20,10 @@ void checkIds(const Tensor &ids, int64_t rows, const char *op,
   int64_t lo = amin(ids).item<int64_t>(), hi = amax(ids).item<int64_t>();
   if (lo < 0 || hi >= rows)
     throw Error(std::string(op) + ": " + what + " " +
-                std::to_string(lo < 0 ? lo : hi) +
-                " is out of range for " + std::to_string(rows) +
-                " rows (valid ids are 0.." + std::to_string(rows - 1) + ")");
+                std::to_string(lo < 0 ? lo : hi) + " is out of range for " +
+                std::to_string(rows) + " rows" +
+                (rows > 0 ? " (valid ids are 0.." + std::to_string(rows - 1) + ")"
+                          : std::string(" (there is none to pick)")));
 }
 
 Shape pairParam(const Shape &value, const char *op, const char *name,

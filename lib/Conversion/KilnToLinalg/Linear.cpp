@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -265,6 +266,33 @@ Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
                                 arith::MinSIOp::create(b, loc, i, last));
 }
 
+/// table, or, when its dim `dim` is empty at run time (ids then fail their
+/// check), a one-row tensor of zeros in its place: a clamped id must have a
+/// row to read.
+Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
+  auto type = cast<RankedTensorType>(table.getType());
+  if (!type.isDynamicDim(dim))
+    return table; // the verifier saw the static size
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      tensor::DimOp::create(b, loc, table, dim),
+                                      zero);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, table);
+  sizes[dim] = b.getIndexAttr(1);
+  return scf::IfOp::create(
+             b, loc, empty,
+             [&](OpBuilder &bb, Location l) {
+               Value zeros = linalg::FillOp::create(
+                                 bb, l, scalarConstant(bb, l, type.getElementType(), 0),
+                                 emptyTensor(bb, l, sizes, type.getElementType()))
+                                 .getResult(0);
+               scf::YieldOp::create(
+                   bb, l, tensor::CastOp::create(bb, l, type, zeros).getResult());
+             },
+             [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, table); })
+      .getResult(0);
+}
+
 struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -273,8 +301,10 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value ids = adaptor.getIds(), table = adaptor.getTable();
+    checkIds(b, loc, ids, tensor::DimOp::create(b, loc, table, 0),
+             "embedding: index out of range");
+    table = nonEmptyAlong(b, loc, table, 0);
     Value rows = tensor::DimOp::create(b, loc, table, 0);
-    checkIds(b, loc, ids, rows, "embedding: index out of range");
     auto resultType = op.getType();
     int64_t rank = resultType.getRank();
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, ids);
@@ -398,8 +428,10 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
       std::tie(logits, targets) = agreeOnDim(
           b, loc, logits, 0, targets, 0, "cross_entropy: batch sizes differ");
     }
+    checkIds(b, loc, targets, tensor::DimOp::create(b, loc, logits, 1),
+             "cross_entropy: target out of range");
+    logits = nonEmptyAlong(b, loc, logits, 1);
     Value classes = tensor::DimOp::create(b, loc, logits, 1);
-    checkIds(b, loc, targets, classes, "cross_entropy: target out of range");
     Value logp = LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
     auto tt = cast<RankedTensorType>(targets.getType());
     Type element = lt.getElementType();
