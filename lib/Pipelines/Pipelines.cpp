@@ -42,7 +42,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   buildKilnToLinalgPipeline(pm);
   // Fusion on tensors, then bufferization: inputs arrive as strided
   // memrefs (any Tensor view), results are buffers the caller owns.
-  appendPipeline(pm, "func.func(linalg-fuse-elementwise-ops),canonicalize,cse");
+  pm.addNestedPass<func::FuncOp>(createKilnFuseElementwise());
+  appendPipeline(pm, "canonicalize,cse");
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
   appendPipeline(pm, "canonicalize,cse,eliminate-empty-tensors,"
                      "one-shot-bufferize{bufferize-function-boundaries "

@@ -139,7 +139,114 @@ void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
     for (int64_t j = 0; j < m; ++j)
       c->data()[i * c->strides[0] + j * c->strides[1]] += tmp[i * m + j];
 }
+struct UnrankedView {
+  int64_t rank;
+  void *descriptor;
+};
+
+/// An n-d strided view as a [rows, cols] matrix when its leading dims fold
+/// into rows (each a whole number of the next's span); false otherwise.
+template <typename T>
+bool asMatrix(const UnrankedView &v, Matrix<T> &m) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  int64_t r = v.rank;
+  const int64_t *sizes = d + 3, *strides = d + 3 + r;
+  std::memcpy(&m.allocated, &d[0], sizeof(void *));
+  std::memcpy(&m.aligned, &d[1], sizeof(void *));
+  m.offset = d[2];
+  int64_t rows = 1;
+  int64_t rowStride = r >= 2 ? strides[r - 2] : 0;
+  for (int64_t i = r - 2; i >= 0; --i) {
+    if (i < r - 2 && sizes[i] != 1 && strides[i] != strides[i + 1] * sizes[i + 1])
+      return false;
+    rows *= sizes[i];
+  }
+  m.sizes[0] = rows;
+  m.sizes[1] = sizes[r - 1];
+  m.strides[0] = rowStride;
+  m.strides[1] = strides[r - 1];
+  return true;
+}
+
+/// A contiguous copy of an n-d view, as a [rows, cols] matrix.
+template <typename T>
+Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  int64_t r = v.rank;
+  const int64_t *sizes = d + 3, *strides = d + 3 + r;
+  T *base;
+  std::memcpy(&base, &d[1], sizeof(void *));
+  base += d[2];
+  int64_t total = 1;
+  for (int64_t i = 0; i < r; ++i)
+    total *= sizes[i];
+  copy.resize(static_cast<size_t>(total));
+  std::vector<int64_t> index(static_cast<size_t>(r), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < r; ++i)
+      off += index[i] * strides[i];
+    copy[n] = base[off];
+    for (int64_t i = r - 1; i >= 0; --i) {
+      if (++index[i] < sizes[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  int64_t cols = sizes[r - 1];
+  return Matrix<T>{nullptr, copy.data(), 0,
+                   {cols ? total / cols : 0, cols}, {cols, 1}};
+}
+
+/// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear).
+template <typename T>
+void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
+  Matrix<T> xm, ym;
+  std::vector<T> xCopy;
+  if (!asMatrix(*x, xm))
+    xm = gathered(*x, xCopy);
+  // The weight read transposed: [k, o] with swapped strides.
+  Matrix<T> wt{w->allocated, w->aligned, w->offset, {w->sizes[1], w->sizes[0]},
+               {w->strides[1], w->strides[0]}};
+  if (asMatrix(*y, ym)) {
+    gemmAccumulate(&xm, &wt, &ym);
+    return;
+  }
+  // y does not fold into rows (the pipeline never makes such a y): go
+  // through a contiguous copy and write it back element by element.
+  std::vector<T> yCopy;
+  Matrix<T> yc = gathered(*y, yCopy);
+  gemmAccumulate(&xm, &wt, &yc);
+  const int64_t *d = static_cast<const int64_t *>(y->descriptor);
+  int64_t r = y->rank;
+  T *base;
+  std::memcpy(&base, &d[1], sizeof(void *));
+  base += d[2];
+  std::vector<int64_t> index(static_cast<size_t>(r), 0);
+  for (size_t n = 0; n < yCopy.size(); ++n) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < r; ++i)
+      off += index[i] * d[3 + r + i];
+    base[off] = yCopy[n];
+    for (int64_t i = r - 1; i >= 0; --i) {
+      if (++index[i] < d[3 + i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
 } // namespace
+
+extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
+                                             UnrankedView *y) {
+  linearAccumulate(x, w, y);
+}
+
+extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x,
+                                             Matrix<double> *w,
+                                             UnrankedView *y) {
+  linearAccumulate(x, w, y);
+}
 
 extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
                                            Matrix<float> *c) {

@@ -58,6 +58,20 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def KilnFuseElementwise : Pass<"kiln-fuse-elementwise"> {
+  let summary = "Elementwise fusion that never fuses into a contraction";
+  let description = [{
+    Upstream's elementwise fusion (with its patterns for reshapes and
+    constants), with one more rule: a producer is not fused into a
+    contraction (matmul, linear). Fused there, its body would be recomputed
+    for every step of the contraction (a layer_norm feeding a linear, once
+    per output feature), and the contraction would no longer match the
+    BLAS call. Fusion into other reductions (the sum of a softmax) stays.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Tile each output computation by rows and fuse its producers";
   let description = [{
@@ -100,8 +114,11 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
   let description = [{
     On bufferized IR, replaces each `linalg.matmul` of f32 or f64 memrefs
     with a call to the runtime's `kiln_gemm_f32`/`kiln_gemm_f64` (C
-    interface: three strided memref descriptors, C += A * B), which calls
-    OpenBLAS and reads transposed operands in place. The ops around it,
+    interface: three strided memref descriptors, C += A * B), and each
+    contraction of `linear`'s form (y[..., o] += x[..., k] * w[o, k], the
+    weight read transposed) with `kiln_linear_f32`/`kiln_linear_f64` (x
+    and y as unranked memrefs of any rank). The runtime calls OpenBLAS,
+    which reads transposed operands in place. The ops around it,
     a bias and activation epilogue included, stay generated code and fuse
     among themselves. Chosen by measurement over the scalar loops of
     `convert-linalg-to-parallel-loops` (docs/pipelines.md).

@@ -1,0 +1,38 @@
+//===- FuseElementwise.cpp - Elementwise fusion, never into contractions --===//
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNFUSEELEMENTWISE
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+struct KilnFuseElementwisePass
+    : mlir::kiln::impl::KilnFuseElementwiseBase<KilnFuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    // Upstream's rule (a producer with one use), and never into a
+    // contraction, where the producer would be recomputed at every step.
+    linalg::ControlFusionFn control = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+      return producer && producer->hasOneUse() &&
+             !(consumer && linalg::isaContractionOpInterface(consumer));
+    };
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateConstantFoldLinalgOperations(patterns, control);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(
+            getOperation(), std::move(patterns),
+            GreedyRewriteConfig().setUseTopDownTraversal())))
+      signalPassFailure();
+  }
+};
+} // namespace
