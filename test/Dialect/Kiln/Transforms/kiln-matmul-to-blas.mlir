@@ -1,5 +1,5 @@
-// Tests that 2-d float matmuls on buffers call the runtime's gemm through
-// its C interface, and that integer ones stay.
+// Tests that 2-d float matmuls and linear's contraction on buffers call the
+// runtime's gemm through its C interface, and that integer ones stay.
 // RUN: kiln-opt %s -kiln-matmul-to-blas | FileCheck %s
 
 // CHECK: func.func private @kiln_gemm_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
@@ -18,5 +18,22 @@ func.func @f32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 // CHECK: linalg.matmul
 func.func @i64(%a: memref<?x?xi64>, %b: memref<?x?xi64>, %c: memref<?x?xi64>) {
   linalg.matmul ins(%a, %b : memref<?x?xi64>, memref<?x?xi64>) outs(%c : memref<?x?xi64>)
+  return
+}
+
+// linear: y[b, t, o] += x[b, t, k] * w[o, k]; x and y go unranked.
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[X:.*]] = memref.cast %arg0 : memref<?x?x16xf32> to memref<*xf32>
+// CHECK: %[[W:.*]] = memref.cast %arg1
+// CHECK: %[[Y:.*]] = memref.cast %arg2 : memref<?x?x8xf32> to memref<*xf32>
+// CHECK: call @kiln_linear_f32(%[[X]], %[[W]], %[[Y]])
+// CHECK-NOT: linalg.generic
+func.func @linear(%x: memref<?x?x16xf32>, %w: memref<8x16xf32>, %y: memref<?x?x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<?x?x16xf32>, memref<8x16xf32>) outs(%y : memref<?x?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
   return
 }
