@@ -433,7 +433,6 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
     logits = nonEmptyAlong(b, loc, logits, 1);
     Value classes = tensor::DimOp::create(b, loc, logits, 1);
     Value logp = LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
-    auto tt = cast<RankedTensorType>(targets.getType());
     Type element = lt.getElementType();
     Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, targets), element);
     Value picked =
@@ -452,7 +451,6 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
                       .getResult());
             })
             .getResult(0);
-    (void)tt;
     Value mean = MeanOp::create(b, loc, picked, b.getDenseI64ArrayAttr({}),
                                 /*keepdim=*/false);
     rewriter.replaceOpWithNewOp<NegOp>(op, mean);
