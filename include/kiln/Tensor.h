@@ -31,7 +31,8 @@ class Storage {
 public:
   Storage(size_t nbytes, Device device);
   /// Adopts memory that compiled code allocated: data is where the
-  /// elements start, and `owner` is what abi::freeForCompiled receives.
+  /// elements start, and `owner` is what abi::freeForCompiled receives
+  /// (nullptr: borrowed memory, never freed by the Storage).
   Storage(void *data, size_t nbytes, void *owner);
   ~Storage();
   Storage(const Storage &) = delete;
@@ -46,6 +47,7 @@ private:
   size_t nbytes_;
   Device device_;
   void *compiledOwner_ = nullptr; // adopted from compiled code
+  bool borrowed_ = false;          // compiled code's memory, not ours
 };
 
 class Tensor {

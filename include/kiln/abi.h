@@ -40,6 +40,14 @@ void describe(const Tensor &t, void *out);
 /// buffer it describes (allocated by compiled code).
 Tensor adopt(const void *descriptor, int64_t rank, DType dtype);
 
+/// A Tensor viewing a descriptor's memory without owning it (for the
+/// arguments of an opaque call: valid only during the call).
+Tensor borrow(const void *descriptor, int64_t rank, DType dtype);
+
+/// Writes t as a result descriptor: a contiguous copy in a buffer that
+/// compiled code then owns (for the results of an opaque call).
+void returnTensor(const Tensor &t, void *descriptor);
+
 extern "C" {
 /// The signature of every compiled graph's entry point.
 using EntryPoint = void (*)(void **args);

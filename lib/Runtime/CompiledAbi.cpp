@@ -68,6 +68,37 @@ Tensor adopt(const void *descriptor, int64_t rank, DType dtype) {
   return Tensor(storage, shape, strides, 0, dtype);
 }
 
+Tensor borrow(const void *descriptor, int64_t rank, DType dtype) {
+  const auto *d = static_cast<const int64_t *>(descriptor);
+  void *aligned;
+  std::memcpy(&aligned, &d[1], sizeof(void *));
+  Shape shape(d + 3, d + 3 + rank), strides(d + 3 + rank, d + 3 + 2 * rank);
+  size_t esize = elementSize(dtype);
+  char *data = static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
+  int64_t span = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    span += shape[i] > 0 ? (shape[i] - 1) * strides[i] : 0;
+  auto storage =
+      std::make_shared<Storage>(data, static_cast<size_t>(span) * esize, nullptr);
+  return Tensor(storage, shape, strides, 0, dtype);
+}
+
+void returnTensor(const Tensor &t, void *descriptor) {
+  Tensor c = t.contiguous();
+  size_t nbytes = static_cast<size_t>(c.numel()) * elementSize(c.dtype());
+  void *buffer = allocateForCompiled(nbytes);
+  std::memcpy(buffer, c.raw_data(), nbytes);
+  auto *d = static_cast<int64_t *>(descriptor);
+  std::memcpy(&d[0], &buffer, sizeof(void *));
+  std::memcpy(&d[1], &buffer, sizeof(void *));
+  d[2] = 0;
+  int64_t rank = c.dim();
+  for (int64_t i = 0; i < rank; ++i) {
+    d[3 + i] = c.shape()[i];
+    d[3 + rank + i] = c.strides()[i];
+  }
+}
+
 } // namespace kiln::abi
 
 namespace {

@@ -78,9 +78,11 @@ Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device
 
 Storage::Storage(void *data, size_t nbytes, void *owner)
     : data_(data), nbytes_(nbytes), device_(Device::cpu()),
-      compiledOwner_(owner) {}
+      compiledOwner_(owner), borrowed_(owner == nullptr) {}
 
 Storage::~Storage() {
+  if (borrowed_)
+    return;
   if (compiledOwner_)
     abi::freeForCompiled(compiledOwner_);
   else

@@ -8,6 +8,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
+
 using namespace mlir;
 namespace k = mlir::kiln;
 
@@ -25,6 +27,11 @@ DType dtypeOf(Type t) {
 }
 
 namespace {
+
+std::map<std::string, OpaqueFunction> &opaqueFunctions() {
+  static std::map<std::string, OpaqueFunction> functions;
+  return functions;
+}
 
 class Interpreter {
 public:
@@ -233,6 +240,17 @@ private:
           else
             set(o, full({}, std::get<double>(v), dt));
         })
+        .Case([&](k::OpaqueCallOp o) {
+          auto it = opaqueFunctions().find(o.getCallee().str());
+          if (it == opaqueFunctions().end())
+            throw Error("e2e: no eager body for " + o.getCallee().str());
+          std::vector<Tensor> in;
+          for (Value v : o.getOperands())
+            in.push_back(t(v));
+          std::vector<Tensor> out = it->second(in);
+          for (auto [result, value] : llvm::zip(o.getResults(), out))
+            set(result, value);
+        })
         .Case([&](k::DimOp o) {
           set(o, t(o.getInput()).size(static_cast<int64_t>(o.getIndex())));
         })
@@ -246,6 +264,10 @@ private:
 };
 
 } // namespace
+
+void registerOpaqueFunction(const std::string &name, OpaqueFunction fn) {
+  opaqueFunctions()[name] = fn;
+}
 
 std::vector<RtValue> interpret(func::FuncOp fn, const std::vector<RtValue> &args) {
   return Interpreter().run(fn, args);

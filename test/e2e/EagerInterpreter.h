@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -22,6 +23,11 @@ using RtValue = std::variant<Tensor, int64_t, double>;
 
 /// The dtype of a tensor element type.
 DType dtypeOf(mlir::Type elementType);
+
+/// The eager body of an allow_in_graph function, by symbol name: what
+/// kiln.opaque_call runs in the interpreter.
+using OpaqueFunction = std::vector<Tensor> (*)(const std::vector<Tensor> &);
+void registerOpaqueFunction(const std::string &name, OpaqueFunction fn);
 
 /// Evaluates fn on args; throws kiln::Error as the eager runtime does.
 std::vector<RtValue> interpret(mlir::func::FuncOp fn,

@@ -161,9 +161,24 @@ double compare(const Tensor &got, const Tensor &want, double rtol, double atol,
   return worst;
 }
 
+/// allow_in_graph functions for test/e2e/opaque-call.mlir: run by the
+/// interpreter eagerly, and by compiled graphs through their C interface,
+/// as stitched code will provide it.
+std::vector<Tensor> clipAndShift(const std::vector<Tensor> &in) {
+  return {minimum(maximum(in[0], full({}, -1.0)), full({}, 1.0)) + in[1]};
+}
+
 } // namespace
 
+extern "C" void _mlir_ciface_e2e_clip_and_shift(void *result, void *x,
+                                                void *shift) {
+  std::vector<Tensor> in = {abi::borrow(x, 2, kFloat32),
+                            abi::borrow(shift, 1, kFloat32)};
+  abi::returnTensor(clipAndShift(in)[0], result);
+}
+
 int main(int argc, char **argv) {
+  registerOpaqueFunction("e2e_clip_and_shift", clipAndShift);
   std::string file, work = ".", cxx = "c++";
   mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {

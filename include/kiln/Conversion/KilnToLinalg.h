@@ -18,6 +18,7 @@ void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populateConstantsToLinalgPatterns(RewritePatternSet &patterns);
+void populateCallsToFuncPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::kiln
 

@@ -22,6 +22,7 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+  populateCallsToFuncPatterns(patterns);
   populateConstantsToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);
   populateElementwiseToLinalgPatterns(patterns);
@@ -37,8 +38,6 @@ struct ConvertKilnToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<KilnDialect>();
-    // Opaque calls stay: the ABI lowering turns them into callbacks.
-    target.addLegalOp<OpaqueCallOp>();
     target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
                            linalg::LinalgDialect, math::MathDialect,
                            scf::SCFDialect, tensor::TensorDialect,

@@ -10,7 +10,9 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
     Every kiln op becomes named linalg ops or `linalg.generic` on tensors,
     ready for upstream fusion, tiling and bufferization. The patterns are
     split by op family (Elementwise, Reduction, Normalization, Linear,
-    DataMovement, Constants) behind `populateKilnToLinalgPatterns`.
+    DataMovement, Constants, Calls) behind `populateKilnToLinalgPatterns`;
+    `kiln.opaque_call` becomes a `func.call` of its declaration, with a C
+    interface for the host to implement.
 
     Dynamic shapes are handled in full: a dynamic dim that turns out to be 1
     at run time broadcasts (an `scf.if` picks the broadcasting copy only
