@@ -9,6 +9,7 @@
 
 #include "Allocator.h"
 #include "Gemm.h"
+#include "Parallel.h"
 
 #include <cstring>
 #include <vector>
@@ -266,7 +267,73 @@ void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
     }
   }
 }
+/// The descriptor fields of an unranked view.
+struct ViewFields {
+  char *base; // aligned + offset, in bytes
+  const int64_t *sizes, *strides;
+  int64_t rank;
+};
+
+template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  T *aligned;
+  std::memcpy(&aligned, &d[1], sizeof(void *));
+  return {reinterpret_cast<char *>(aligned + d[2]), d + 3, d + 3 + v.rank,
+          v.rank};
+}
+
+/// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m]: A's and B's
+/// batch dims align with C's from the right; a size-1 one is broadcast. One
+/// gemm per matrix of C, the matrices split over the threads.
+template <typename T>
+void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
+  ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<T>(*c);
+  int64_t batch = fc.rank - 2;
+  int64_t n = fc.sizes[batch], m = fc.sizes[batch + 1];
+  int64_t k = fa.sizes[fa.rank - 1];
+  int64_t batches = 1;
+  for (int64_t i = 0; i < batch; ++i)
+    batches *= fc.sizes[i];
+  // The element offset of matrix `i` of C in an operand (batch dims
+  // aligned from the right, size-1 dims broadcast).
+  auto offsetIn = [&](const ViewFields &f, int64_t i) {
+    int64_t off = 0, rem = i;
+    for (int64_t d = batch - 1; d >= 0; --d) {
+      int64_t idx = rem % fc.sizes[d];
+      rem /= fc.sizes[d];
+      int64_t od = d - (batch - (f.rank - 2));
+      if (od >= 0 && f.sizes[od] != 1)
+        off += idx * f.strides[od];
+    }
+    return off;
+  };
+  auto matrix = [](const ViewFields &f, int64_t off, int64_t rows,
+                   int64_t cols) {
+    T *data = reinterpret_cast<T *>(f.base) + off;
+    return Matrix<T>{nullptr, data, 0, {rows, cols},
+                     {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
+  };
+  kiln::detail::parallelFor(batches, batches * n * m * std::max<int64_t>(k, 1),
+                            [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
+      Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
+      Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
+      gemmAccumulate(&ma, &mb, &mc);
+    }
+  });
+}
 } // namespace
+
+extern "C" void _mlir_ciface_kiln_bmm_f32(UnrankedView *a, UnrankedView *b,
+                                          UnrankedView *c) {
+  batchedAccumulate<float>(a, b, c);
+}
+
+extern "C" void _mlir_ciface_kiln_bmm_f64(UnrankedView *a, UnrankedView *b,
+                                          UnrankedView *c) {
+  batchedAccumulate<double>(a, b, c);
+}
 
 extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
                                              UnrankedView *y) {

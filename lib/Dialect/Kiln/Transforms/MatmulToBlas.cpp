@@ -1,6 +1,7 @@
 //===- MatmulToBlas.cpp - linalg.matmul -> the runtime's BLAS gemm --------===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,11 +45,31 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
 
 bool isBlasElement(Type e) { return e.isF32() || e.isF64(); }
 
+/// The body is acc + a * b on the two inputs and the output (as the
+/// conversion builds contractions); unlike isaContractionOpInterface, this
+/// also accepts maps with constant (broadcast) results.
+bool hasMultiplyAddBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&body.front());
+  auto add = dyn_cast<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  if (!mul || !add)
+    return false;
+  auto isArg = [&](Value v, unsigned i) { return v == body.getArgument(i); };
+  bool mulOk = (isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1)) ||
+               (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
+  bool addOk = (isArg(add.getLhs(), 2) && add.getRhs() == mul.getResult()) ||
+               (isArg(add.getRhs(), 2) && add.getLhs() == mul.getResult());
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return mulOk && addOk && yield.getOperand(0) == add.getResult();
+}
+
 /// `linear`'s contraction, y[..., o] += x[..., k] * w[o, k], on buffers: the
 /// maps of x, w and y over loops (lead..., o, k).
 bool isLinear(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op))
     return false;
   unsigned loops = op.getNumLoops();
   if (loops < 3 || op.getNumReductionLoops() != 1 ||
@@ -69,12 +90,63 @@ bool isLinear(linalg::GenericOp op) {
   return isBlasElement(e) && op.getIndexingMapsArray() == want;
 }
 
+/// matmul's batched contraction on buffers, C[batch..., n, m] +=
+/// A[batch..., n, k] * B[batch..., k, m], where A's and B's batch dims align
+/// with C's from the right and may be broadcast (a constant 0 in the map,
+/// for a static size 1).
+bool isBatchedMatmul(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op) ||
+      op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  unsigned loops = op.getNumLoops();
+  if (loops < 4)
+    return false; // 2-d products are linalg.matmul
+  Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  if (!isBlasElement(e))
+    return false;
+  unsigned batch = loops - 3, n = batch, m = batch + 1, k = batch + 2;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto dimOrZero = [](AffineExpr expr, unsigned want) {
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      return d.getPosition() == want;
+    auto c = dyn_cast<AffineConstantExpr>(expr);
+    return c && c.getValue() == 0;
+  };
+  auto isDim = [](AffineExpr expr, unsigned want) {
+    auto d = dyn_cast<AffineDimExpr>(expr);
+    return d && d.getPosition() == want;
+  };
+  // C: (batch..., n, m).
+  if (maps[2].getNumResults() != loops - 1)
+    return false;
+  for (unsigned i = 0; i < loops - 1; ++i)
+    if (!isDim(maps[2].getResult(i), i < batch ? i : (i == batch ? n : m)))
+      return false;
+  // A: (batch suffix..., n, k); B: (batch suffix..., k, m).
+  for (auto [map, last2] : {std::pair{maps[0], std::pair{n, k}},
+                            std::pair{maps[1], std::pair{k, m}}}) {
+    unsigned r = map.getNumResults();
+    if (r < 2 || r - 2 > batch)
+      return false;
+    unsigned lead = batch - (r - 2);
+    for (unsigned i = 0; i + 2 < r; ++i)
+      if (!dimOrZero(map.getResult(i), lead + i))
+        return false;
+    if (!isDim(map.getResult(r - 2), last2.first) ||
+        !isDim(map.getResult(r - 1), last2.second))
+      return false;
+  }
+  return true;
+}
+
 struct KilnMatmulToBlasPass
     : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
-    SmallVector<linalg::GenericOp> linears;
+    SmallVector<linalg::GenericOp> linears, batched;
     module.walk([&](Operation *op) {
       if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
         Type e = cast<ShapedType>(mm.getDpsInits()[0].getType()).getElementType();
@@ -86,6 +158,8 @@ struct KilnMatmulToBlasPass
       } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
         if (isLinear(generic))
           linears.push_back(generic);
+        else if (isBatchedMatmul(generic))
+          batched.push_back(generic);
       }
     });
     for (linalg::MatmulOp op : matmuls) {
@@ -116,6 +190,23 @@ struct KilnMatmulToBlasPass
           b, loc, fn,
           ValueRange{castTo(b, loc, op.getDpsInputs()[0], unranked),
                      castTo(b, loc, op.getDpsInputs()[1], m),
+                     castTo(b, loc, op.getDpsInits()[0], unranked)});
+      op.erase();
+    }
+    // Batched products: the runtime loops over C's batch dims (broadcasting
+    // A's and B's size-1 ones) and runs one gemm per matrix.
+    for (linalg::GenericOp op : batched) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+      auto unranked = UnrankedMemRefType::get(e, 0);
+      func::FuncOp fn = declareRuntimeFunction(
+          module, e.isF32() ? "kiln_bmm_f32" : "kiln_bmm_f64",
+          {unranked, unranked, unranked});
+      func::CallOp::create(
+          b, loc, fn,
+          ValueRange{castTo(b, loc, op.getDpsInputs()[0], unranked),
+                     castTo(b, loc, op.getDpsInputs()[1], unranked),
                      castTo(b, loc, op.getDpsInits()[0], unranked)});
       op.erase();
     }

@@ -1,4 +1,4 @@
-// Tests that 2-d float matmuls and linear's contraction on buffers call the
+// Tests that 2-d float matmuls, linear's and batched contractions on buffers call the
 // runtime's gemm through its C interface, and that integer ones stay.
 // RUN: kiln-opt %s -kiln-matmul-to-blas | FileCheck %s
 
@@ -32,6 +32,21 @@ func.func @linear(%x: memref<?x?x16xf32>, %w: memref<8x16xf32>, %y: memref<?x?x8
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<?x?x16xf32>, memref<8x16xf32>) outs(%y : memref<?x?x8xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// Batched: C[b, h, n, m] += A[b, h, n, k] * B[1, h, k, m] (B broadcast over
+// b); all three go unranked and the runtime loops over C's matrices.
+// CHECK-LABEL: func.func @batched
+// CHECK: call @kiln_bmm_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+// CHECK-NOT: linalg.generic
+func.func @batched(%a: memref<2x3x4x5xf32>, %b: memref<1x3x5x6xf32>, %c: memref<2x3x4x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<2x3x4x5xf32>, memref<1x3x5x6xf32>) outs(%c : memref<2x3x4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
     %1 = arith.addf %acc, %0 : f32
     linalg.yield %1 : f32
   }
