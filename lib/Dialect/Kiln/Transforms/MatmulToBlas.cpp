@@ -53,7 +53,7 @@ bool hasMultiplyAddBody(linalg::GenericOp op) {
   if (body.getOperations().size() != 3)
     return false;
   auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto add = dyn_cast_if_present<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
   if (!mul || !add)
     return false;
   auto isArg = [&](Value v, unsigned i) { return v == body.getArgument(i); };
