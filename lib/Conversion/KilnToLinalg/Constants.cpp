@@ -108,8 +108,7 @@ struct ArangeToGeneric : OpConversionPattern<ArangeOp> {
                   .getResult());
         });
     Value result = generic.getResult(0);
-    if (result.getType() != type)
-      result = tensor::CastOp::create(b, loc, type, result);
+    result = castTo(b, loc, result, type);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -80,8 +80,7 @@ Value transposeBy(OpBuilder &b, Location loc, Value input,
   Value t = linalg::TransposeOp::create(b, loc, input, init,
                                         b.getDenseI64ArrayAttr(perm))
                 .getResult()[0];
-  if (t.getType() != resultType)
-    t = tensor::CastOp::create(b, loc, resultType, t);
+  t = castTo(b, loc, t, resultType);
   return t;
 }
 
@@ -252,8 +251,7 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
                          linalg::YieldOp::create(bb, l, args[0]);
                        })
                        .getResult(0);
-    if (result.getType() != type)
-      result = tensor::CastOp::create(b, loc, type, result);
+    result = castTo(b, loc, result, type);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -306,8 +304,7 @@ struct CatToInsertSlices : OpConversionPattern<CatOp> {
                                              pieceSizes, ones);
       offset = arith::AddIOp::create(b, loc, offset, lengths[i]);
     }
-    if (result.getType() != type)
-      result = tensor::CastOp::create(b, loc, type, result);
+    result = castTo(b, loc, result, type);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -98,8 +98,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     Value result = ra == 2 && rb == 2
                        ? matmul2d(b, loc, a, bm, /*transposeB=*/false, element)
                        : contraction(b, loc, a, bm, resultType);
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(b, loc, resultType, result);
+    result = castTo(b, loc, result, resultType);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -210,8 +209,7 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
                                    AffineMap::get(loops, 0, ye, ctx)};
     Value y = contractionGeneric(b, loc, {x, w}, init, maps);
     auto resultType = op.getType();
-    if (y.getType() != resultType)
-      y = tensor::CastOp::create(b, loc, resultType, y);
+    y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias())
       y = AddOp::create(b, loc, y, bias); // converted by the add pattern
     rewriter.replaceOp(op, y);
@@ -328,8 +326,7 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
                       .getResult());
             })
             .getResult(0);
-    if (result.getType() != resultType)
-      result = tensor::CastOp::create(b, loc, resultType, result);
+    result = castTo(b, loc, result, resultType);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -389,8 +386,7 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
                                                ValueRange{x, w}, ValueRange{init},
                                                attrs)
                   .getResult(0);
-    if (y.getType() != resultType)
-      y = tensor::CastOp::create(b, loc, resultType, y);
+    y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias()) {
       // [O] -> [1, O, 1, 1], then a broadcasting add.
       auto bt = cast<RankedTensorType>(bias.getType());

@@ -111,8 +111,7 @@ struct SoftmaxToGenerics : OpConversionPattern<
                               return arith::DivFOp::create(bb, l, a[0], a[1]);
                             });
     }
-    if (result.getType() != type)
-      result = tensor::CastOp::create(b, loc, type, result);
+    result = castTo(b, loc, result, type);
     rewriter.replaceOp(op, narrow(b, loc, result, op.getType().getElementType()));
     return success();
   }
@@ -226,8 +225,7 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                                       ? Value(arith::AddFOp::create(bb, l, v, a[3]))
                                       : v;
                          });
-  if (y.getType() != type)
-    y = tensor::CastOp::create(b, loc, type, y);
+  y = castTo(b, loc, y, type);
   return y;
 }
 

@@ -81,6 +81,10 @@ Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
   return tensor::EmptyOp::create(b, loc, sizes, elementType);
 }
 
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
+}
+
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
@@ -442,8 +446,7 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
         linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
       });
   Value result = generic.getResult(0);
-  if (result.getType() != resultType)
-    result = tensor::CastOp::create(b, loc, resultType, result);
+  result = castTo(b, loc, result, resultType);
   return result;
 }
 

@@ -92,6 +92,9 @@ SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
 Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
                           Value r, StringRef message);
 
+/// v as `type` (a tensor.cast when the static information differs).
+Value castTo(OpBuilder &b, Location loc, Value v, Type type);
+
 /// tensor.empty of type with the given (mixed) sizes.
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                   Type elementType);
