@@ -62,8 +62,7 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
         },
         [&](OpBuilder &other, Location l) {
           Value empty = emptyTensor(other, l, sizes, type.getElementType());
-          scf::YieldOp::create(
-              other, l, tensor::CastOp::create(other, l, type, empty).getResult());
+          scf::YieldOp::create(other, l, castTo(other, l, empty, type));
         });
     rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
@@ -80,8 +79,7 @@ Value transposeBy(OpBuilder &b, Location loc, Value input,
   Value t = linalg::TransposeOp::create(b, loc, input, init,
                                         b.getDenseI64ArrayAttr(perm))
                 .getResult()[0];
-  t = castTo(b, loc, t, resultType);
-  return t;
+  return castTo(b, loc, t, resultType);
 }
 
 struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
@@ -156,9 +154,7 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
     strides[dim] = b.getIndexAttr(stepValue);
     Value slice =
         tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
-    if (slice.getType() != op.getType())
-      slice = tensor::CastOp::create(b, loc, op.getType(), slice);
-    rewriter.replaceOp(op, slice);
+    rewriter.replaceOp(op, castTo(b, loc, slice, op.getType()));
     return success();
   }
 };

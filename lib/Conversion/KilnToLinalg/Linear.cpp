@@ -284,8 +284,7 @@ Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
                                  bb, l, scalarConstant(bb, l, type.getElementType(), 0),
                                  emptyTensor(bb, l, sizes, type.getElementType()))
                                  .getResult(0);
-               scf::YieldOp::create(
-                   bb, l, tensor::CastOp::create(bb, l, type, zeros).getResult());
+               scf::YieldOp::create(bb, l, castTo(bb, l, zeros, type));
              },
              [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, table); })
       .getResult(0);

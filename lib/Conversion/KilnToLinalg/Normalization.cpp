@@ -165,8 +165,7 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                                    scalarConstant(bb, l, pt.getElementType(), 0),
                                    emptyTensor(bb, l, sizes, pt.getElementType()))
                                    .getResult(0);
-                 scf::YieldOp::create(
-                     bb, l, tensor::CastOp::create(bb, l, pt, zeros).getResult());
+                 scf::YieldOp::create(bb, l, castTo(bb, l, zeros, pt));
                })
                .getResult(0);
     }
@@ -182,9 +181,7 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   AffineMap trailing = projectOut(ctx, rank, lead);
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   // The element count n of a row, as a float.
-  Value n = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d : dims)
-    n = arith::MulIOp::create(b, loc, n, tensor::DimOp::create(b, loc, x, d));
+  Value n = dimProduct(b, loc, x, dims);
   Value nf = arith::SIToFPOp::create(
       b, loc, f, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
   Value centered = x;
@@ -225,8 +222,7 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                                       ? Value(arith::AddFOp::create(bb, l, v, a[3]))
                                       : v;
                          });
-  y = castTo(b, loc, y, type);
-  return y;
+  return castTo(b, loc, y, type);
 }
 
 struct LayerNormToGenerics : OpConversionPattern<LayerNormOp> {

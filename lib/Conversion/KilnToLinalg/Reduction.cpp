@@ -41,12 +41,11 @@ Value narrowTo(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
 Value reducedCount(OpBuilder &b, Location loc, Value input,
                    ArrayRef<int64_t> dims) {
   auto type = cast<RankedTensorType>(input.getType());
-  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<int64_t> reduced;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (dims.empty() || llvm::is_contained(dims, d))
-      count = arith::MulIOp::create(b, loc, count,
-                                    tensor::DimOp::create(b, loc, input, d));
-  return count;
+      reduced.push_back(d);
+  return dimProduct(b, loc, input, reduced);
 }
 
 template <typename OpTy, ReduceKind Kind>
@@ -71,9 +70,7 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
     Type acc = accumulatorType(rewriter, type.getElementType());
     Value r = buildReduction(rewriter, loc, input, op.getDims(), op.getKeepdim(),
                              Kind, acc);
-    if (r.getType() != RankedTensorType::get(type.getShape(), acc))
-      r = tensor::CastOp::create(rewriter, loc,
-                                 RankedTensorType::get(type.getShape(), acc), r);
+    r = castTo(rewriter, loc, r, RankedTensorType::get(type.getShape(), acc));
     if (std::is_same<OpTy, MeanOp>::value) {
       Value count = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getI64Type(),

@@ -81,6 +81,15 @@ Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
   return tensor::EmptyOp::create(b, loc, sizes, elementType);
 }
 
+Value dimProduct(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> dims) {
+  Value n = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d : dims)
+    n = arith::MulIOp::create(b, loc, n,
+                              tensor::DimOp::create(b, loc, input, d));
+  return n;
+}
+
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
 }
@@ -198,8 +207,7 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
               Value zeroElem = scalarConstant(e, l2, type.getElementType(), 0);
               Value filled =
                   linalg::FillOp::create(e, l2, zeroElem, empty).getResult(0);
-              scf::YieldOp::create(e, l2, tensor::CastOp::create(e, l2, type, filled)
-                                              .getResult());
+              scf::YieldOp::create(e, l2, castTo(e, l2, filled, type));
             },
             [&](OpBuilder &e, Location l2) {
               // Slice index 0 of dim, then read it for every index of r.
@@ -227,8 +235,7 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
                         linalg::YieldOp::create(bb, l3, args[0]);
                       })
                       .getResult(0);
-              scf::YieldOp::create(e, l2, tensor::CastOp::create(e, l2, type, bcast)
-                                              .getResult());
+              scf::YieldOp::create(e, l2, castTo(e, l2, bcast, type));
             });
         scf::YieldOp::create(then, l, inner.getResult(0));
       },
@@ -445,9 +452,7 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
       [&](OpBuilder &bb, Location l, ValueRange args) {
         linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
       });
-  Value result = generic.getResult(0);
-  result = castTo(b, loc, result, resultType);
-  return result;
+  return castTo(b, loc, generic.getResult(0), resultType);
 }
 
 } // namespace mlir::kiln::detail

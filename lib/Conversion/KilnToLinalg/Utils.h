@@ -92,6 +92,10 @@ SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
 Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
                           Value r, StringRef message);
 
+/// The product of input's sizes along dims (1 when dims is empty).
+Value dimProduct(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> dims);
+
 /// v as `type` (a tensor.cast when the static information differs).
 Value castTo(OpBuilder &b, Location loc, Value v, Type type);
 
