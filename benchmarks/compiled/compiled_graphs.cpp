@@ -6,8 +6,10 @@
 //   (b) layer_norm(softmax(x)+x) on [4096, 1024]
 //   (c) gelu(a @ w + b), a [256, 1024], w [1024, 4096]
 //
-// Each figure is the median of the timed repetitions after a warm-up; the
-// compiled results are checked against eager before anything is timed.
+// Each figure is the median of the timed repetitions after a warm-up; what
+// is compared is timed in turns (eager, compiled, eager, ...), so that the
+// ratios hold on a noisy machine. The compiled results are checked against
+// eager before anything is timed.
 //
 //   compiled_graphs [REPS]   (default 10)
 #include <kiln/kiln.h>
@@ -65,18 +67,41 @@ func.func @mm_bias_gelu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %b: tensor<?xf
 }
 )mlir";
 
+double seconds(const std::function<void()> &fn) {
+  auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 double medianSeconds(int reps, const std::function<void()> &fn) {
   fn();
   std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i)
+    times.push_back(seconds(fn));
+  return median(times);
+}
+
+/// Median times of each function, measured in turns (a b c a b c ...), so
+/// that a slow spell of this shared machine falls on all of them alike and
+/// their ratios hold.
+std::vector<double> medianSecondsInTurns(
+    int reps, const std::vector<std::function<void()>> &fns) {
+  std::vector<std::vector<double>> times(fns.size());
+  for (const auto &fn : fns)
     fn();
-    times.push_back(std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  for (int i = 0; i < reps; ++i)
+    for (size_t f = 0; f < fns.size(); ++f)
+      times[f].push_back(seconds(fns[f]));
+  std::vector<double> medians;
+  for (auto &t : times)
+    medians.push_back(median(t));
+  return medians;
 }
 
 /// Calls a compiled graph with tensor inputs and one tensor result.
@@ -145,7 +170,7 @@ int main(int argc, char **argv) {
   if (!kiln::allclose(call(entry("chain"), {x}, 1), chainEager(), 1e-4, 1e-5))
     return std::fprintf(stderr, "chain: compiled differs from eager\n"), 1;
   std::vector<char> src(n * 4, 1), dst(n * 4, 0);
-  double tCopy = medianSeconds(reps, [&] {
+  auto copy = [&] {
 #pragma omp parallel
     {
       size_t t = omp_get_num_threads(), id = omp_get_thread_num();
@@ -153,9 +178,10 @@ int main(int argc, char **argv) {
       size_t e = std::min(src.size(), b + chunk);
       std::memcpy(dst.data() + b, src.data() + b, e - b);
     }
-  });
-  double tEagerA = medianSeconds(reps, [&] { chainEager(); });
-  double tCompiledA = medianSeconds(reps, [&] { call(entry("chain"), {x}, 1); });
+  };
+  auto timesA = medianSecondsInTurns(
+      reps, {copy, [&] { chainEager(); }, [&] { call(entry("chain"), {x}, 1); }});
+  double tCopy = timesA[0], tEagerA = timesA[1], tCompiledA = timesA[2];
   double bytesA = 2.0 * n * 4;
   std::printf("(a) elementwise chain [16M]: eager %.2f ms, compiled %.2f ms: "
               "%.1fx faster; compiled %.1f GB/s = %.0f%% of memcpy (%.1f GB/s)\n",
@@ -169,9 +195,9 @@ int main(int argc, char **argv) {
   auto lnEager = [&] { return kiln::layer_norm(kiln::softmax(s, 1) + s, w, bb); };
   if (!kiln::allclose(call(entry("ln_softmax"), {s, w, bb}, 2), lnEager(), 1e-4, 1e-4))
     return std::fprintf(stderr, "ln_softmax: compiled differs from eager\n"), 1;
-  double tEagerB = medianSeconds(reps, [&] { lnEager(); });
-  double tCompiledB =
-      medianSeconds(reps, [&] { call(entry("ln_softmax"), {s, w, bb}, 2); });
+  auto timesB = medianSecondsInTurns(
+      reps, {[&] { lnEager(); }, [&] { call(entry("ln_softmax"), {s, w, bb}, 2); }});
+  double tEagerB = timesB[0], tCompiledB = timesB[1];
   std::printf("(b) layer_norm(softmax(x)+x) [4096,1024]: eager %.2f ms, compiled "
               "%.2f ms: %.1fx faster\n",
               tEagerB * 1e3, tCompiledB * 1e3, tEagerB / tCompiledB);
@@ -196,9 +222,10 @@ int main(int argc, char **argv) {
                 a.data<float>(), K, wm.data<float>(), N, 0.0f, c.data(), N);
   });
   openblas_set_num_threads(1);
-  double tEagerC = medianSeconds(reps, [&] { mmEager(); });
-  double tCompiledC =
-      medianSeconds(reps, [&] { call(entry("mm_bias_gelu"), {a, wm, bias}, 2); });
+  auto timesC = medianSecondsInTurns(
+      reps, {[&] { mmEager(); },
+             [&] { call(entry("mm_bias_gelu"), {a, wm, bias}, 2); }});
+  double tEagerC = timesC[0], tCompiledC = timesC[1];
   double flops = 2.0 * M * N * K;
   std::printf("(c) gelu(a@w+b) [256,1024]x[1024,4096]: eager %.2f ms, compiled "
               "%.2f ms: %.2fx faster; compiled %.1f GFLOP/s = %.2fx OpenBLAS "

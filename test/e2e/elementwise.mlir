@@ -3,7 +3,7 @@
 // does not name, and that a broadcast mismatch fails in both.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 16 passed, 0 failed
+// CHECK: 18 passed, 0 failed
 
 // E2E: @chain f32[1]
 // E2E: @chain f32[777]
@@ -53,6 +53,20 @@ func.func @unary(%x: tensor<?x17xf32>) -> (tensor<?x17xf32>, tensor<?x17xf32>, t
   %8 = kiln.gelu %x approximate tanh : tensor<?x17xf32>
   %9 = kiln.add %3, %4 : (tensor<?x17xf32>, tensor<?x17xf32>) -> tensor<?x17xf32>
   return %0, %1, %2, %9, %5, %6, %7, %8 : tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>, tensor<?x17xf32>
+}
+
+// The polynomial forms far from zero (exp overflowing and underflowing, erf
+// saturating at +-4, sigmoid's both sides) and at inf, -inf, NaN and -0.
+// E2E: @wide_math f32[999]*40!
+// E2E: @wide_math f32[1200]*6!
+func.func @wide_math(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %0 = kiln.exp %x : tensor<?xf32>
+  %1 = kiln.sigmoid %x : tensor<?xf32>
+  %2 = kiln.silu %x : tensor<?xf32>
+  %3 = kiln.gelu %x : tensor<?xf32>
+  %4 = kiln.gelu %x approximate tanh : tensor<?xf32>
+  %5 = kiln.tanh %x : tensor<?xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }
 
 // E2E: @compare_where f32[6,3] f32[3]

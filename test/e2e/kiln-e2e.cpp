@@ -10,6 +10,9 @@
 // the eager interpreter on the same random inputs, comparing the results.
 // ARG is `f32[5,7]` (standard normal), `i64[5]{0,10}` (integers in [0, 10)),
 // `i1[4]` (random bools), `idx=5` (an index), `f32=2.5` (a float scalar).
+// A float tensor may add `*S` (standard normal times S: `f32[999]*40` reaches
+// where exp overflows and erf saturates) and `!` (its first elements are
+// then inf, -inf, nan, 0, -0, 1e-40 and +-100).
 // A line that ends in `expect-error` must make eager code throw kiln::Error
 // and compiled code return status 1. A `// E2E-TOLERANCE: RTOL ATOL` line
 // widens the float32 tolerance for a file whose graphs are deep enough for
@@ -32,6 +35,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -50,6 +54,8 @@ struct ArgSpec {
   bool isScalar = false;
   double value = 0;
   int64_t lo = 0, hi = 10;
+  double scale = 1;
+  bool special = false;
 };
 
 struct RunSpec {
@@ -72,7 +78,8 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
     std::string word;
     words >> word;
     run.function = word.substr(1);
-    std::regex tensorRe(R"((\w+)\[([0-9,]*)\](\{(-?\d+),(-?\d+)\})?)");
+    std::regex tensorRe(
+        R"((\w+)\[([0-9,]*)\](\{(-?\d+),(-?\d+)\})?(\*([0-9.eE+-]+))?(!)?)");
     std::regex scalarRe(R"((\w+)=(-?[0-9.eE+-]+))");
     while (words >> word) {
       std::smatch m;
@@ -92,6 +99,9 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
           arg.lo = std::stoll(m[4]);
           arg.hi = std::stoll(m[5]);
         }
+        if (m[6].matched)
+          arg.scale = std::stod(m[7]);
+        arg.special = m[8].matched;
       } else if (std::regex_match(word, m, scalarRe)) {
         arg.kind = m[1];
         arg.isScalar = true;
@@ -121,8 +131,17 @@ RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
     return arg.value;
   }
   DType dt = dtypeNamed(arg.kind);
-  if (isFloating(dt))
-    return randn(arg.shape, seed, kFloat32).to(dt);
+  if (isFloating(dt)) {
+    Tensor x = randn(arg.shape, seed, kFloat32) * arg.scale;
+    if (arg.special) {
+      const float values[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f,
+                              1e-40f,   100.0f,    -100.0f};
+      float *data = x.data<float>();
+      for (int64_t i = 0; i < std::min<int64_t>(8, x.numel()); ++i)
+        data[i] = values[i];
+    }
+    return x.to(dt);
+  }
   std::mt19937_64 gen(seed);
   int64_t lo = dt == kBool ? 0 : arg.lo, hi = dt == kBool ? 2 : arg.hi;
   std::uniform_int_distribution<int64_t> dist(lo, hi - 1);

@@ -1,7 +1,7 @@
 // Tests compiled reductions and normalisations against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 12 passed, 0 failed
+// CHECK: 13 passed, 0 failed
 
 // E2E: @reduce f32[3,5,7]
 // E2E: @reduce f32[1,1,1]
@@ -27,6 +27,9 @@ func.func @empty_amax(%x: tensor<?x3xf32>) -> tensor<3xf32> {
 
 // E2E: @norms f32[4,9,64] f32[64] f32[64]
 // E2E: @norms f32[1,2,64] f32[64] f32[64]
+// Wide values, and inf, -inf, NaN, 0, -0 in the first row: the NaN row and
+// column become NaN in both, the other rows agree.
+// E2E: @norms f32[3,5,64]*30! f32[64] f32[64]
 func.func @norms(%x: tensor<?x?x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
   %0 = kiln.softmax %x dim 2 : tensor<?x?x64xf32>
   %1 = kiln.log_softmax %x dim 1 : tensor<?x?x64xf32>

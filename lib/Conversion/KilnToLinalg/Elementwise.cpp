@@ -45,7 +45,11 @@ Value sigmoidOf(OpBuilder &b, Location loc, Value x) {
   Value e = math::ExpOp::create(
       b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
   Value one = constantLike(b, loc, x, 1.0);
-  Value s = arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+  // 1 + e lies in [1, 2] (or is NaN): the division may become a reciprocal
+  // estimate with a Newton step (arcp; ninf holds as nothing is infinite).
+  Value s = arith::DivFOp::create(
+      b, loc, one, arith::AddFOp::create(b, loc, one, e),
+      arith::FastMathFlags::arcp | arith::FastMathFlags::ninf);
   Value nonNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
                                             constantLike(b, loc, x, 0.0));
   return arith::SelectOp::create(b, loc, nonNegative, s,

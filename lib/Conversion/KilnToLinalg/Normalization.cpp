@@ -78,8 +78,10 @@ struct SoftmaxToGenerics : OpConversionPattern<
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     AffineMap id = b.getMultiDimIdentityMap(rank);
     AffineMap row = projectOut(b.getContext(), rank, {dim});
+    // Any NaN in the row makes the whole row NaN through the sum whatever
+    // the shift is, so the maximum may skip NaNs (MaxNum).
     Value max = buildReduction(b, loc, x, {dim}, /*keepdim=*/false,
-                               ReduceKind::Max, f);
+                               ReduceKind::MaxNum, f);
     // An infinite maximum (a fully masked row) shifts by 0, giving NaN as
     // the runtime and torch do, instead of exp(inf - inf).
     Value shift = mapLike(b, loc, max, max, [&](OpBuilder &bb, Location l,
@@ -106,9 +108,15 @@ struct SoftmaxToGenerics : OpConversionPattern<
                                          math::LogOp::create(bb, l, a[2]));
           });
     } else {
-      result = buildGeneric(b, loc, sizes, f, {e, sum}, {id, row},
+      // One division per row, a multiplication per element (as ATen does).
+      Value inverse = mapLike(b, loc, sum, sum,
+                              [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                                return arith::DivFOp::create(
+                                    bb, l, scalarConstant(bb, l, f, 1.0), a[0]);
+                              });
+      result = buildGeneric(b, loc, sizes, f, {e, inverse}, {id, row},
                             [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                              return arith::DivFOp::create(bb, l, a[0], a[1]);
+                              return arith::MulFOp::create(bb, l, a[0], a[1]);
                             });
     }
     result = castTo(b, loc, result, type);
@@ -184,18 +192,30 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   Value n = dimProduct(b, loc, x, dims);
   Value nf = arith::SIToFPOp::create(
       b, loc, f, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
-  Value centered = x;
+  // The deviations x - mean are recomputed where they are read (in the
+  // variance and in the result) rather than stored: one pass over the row
+  // less, and one buffer less per row block.
+  Value mean;
   if (center) {
     Value sum = buildReduction(b, loc, x, dims, false, ReduceKind::Sum, f);
-    centered = buildGeneric(b, loc, sizes, f, {x, sum}, {id, row},
-                            [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                              return arith::SubFOp::create(
-                                  bb, l, a[0], arith::DivFOp::create(bb, l, a[1], nf));
-                            });
+    mean = mapLike(b, loc, sum, sum,
+                   [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                     return arith::DivFOp::create(bb, l, a[0], nf);
+                   });
   }
-  Value squares = buildGeneric(b, loc, sizes, f, {centered}, {id},
+  auto deviation = [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+    return mean ? Value(arith::SubFOp::create(bb, l, a[0], a[1])) : a[0];
+  };
+  SmallVector<Value> xAndMean = {x};
+  SmallVector<AffineMap> xAndMeanMaps = {id};
+  if (mean) {
+    xAndMean.push_back(mean);
+    xAndMeanMaps.push_back(row);
+  }
+  Value squares = buildGeneric(b, loc, sizes, f, xAndMean, xAndMeanMaps,
                                [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                                 return arith::MulFOp::create(bb, l, a[0], a[0]);
+                                 Value d = deviation(bb, l, a);
+                                 return arith::MulFOp::create(bb, l, d, d);
                                });
   Value sq = buildReduction(b, loc, squares, dims, false, ReduceKind::Sum, f);
   Value epsV = scalarConstant(b, loc, f, eps);
@@ -208,8 +228,11 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                           return arith::DivFOp::create(
                               bb, l, scalarConstant(bb, l, f, 1.0), root);
                         });
-  SmallVector<Value> operands = {centered, scale, w};
-  SmallVector<AffineMap> maps = {id, row, trailing};
+  SmallVector<Value> operands = xAndMean;
+  SmallVector<AffineMap> maps = xAndMeanMaps;
+  unsigned first = operands.size();
+  operands.append({scale, w});
+  maps.append({row, trailing});
   if (bi) {
     operands.push_back(bi);
     maps.push_back(trailing);
@@ -217,9 +240,13 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
   Value y = buildGeneric(b, loc, sizes, f, operands, maps,
                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
                            Value v = arith::MulFOp::create(
-                               bb, l, arith::MulFOp::create(bb, l, a[0], a[1]), a[2]);
-                           return a.size() > 3
-                                      ? Value(arith::AddFOp::create(bb, l, v, a[3]))
+                               bb, l,
+                               arith::MulFOp::create(bb, l, deviation(bb, l, a),
+                                                     a[first]),
+                               a[first + 1]);
+                           return a.size() > first + 2
+                                      ? Value(arith::AddFOp::create(bb, l, v,
+                                                                    a[first + 2]))
                                       : v;
                          });
   return castTo(b, loc, y, type);

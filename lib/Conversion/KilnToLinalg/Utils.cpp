@@ -296,11 +296,11 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
     initValue = scalarConstant(b, loc, accType, 0);
   } else if (isa<FloatType>(accType)) {
     initValue = scalarConstant(b, loc, accType,
-                               kind == ReduceKind::Max ? -INFINITY : INFINITY);
+                               kind == ReduceKind::Min ? INFINITY : -INFINITY);
   } else {
     unsigned bits = accType.getIntOrFloatBitWidth();
-    APInt v = kind == ReduceKind::Max ? APInt::getSignedMinValue(bits)
-                                      : APInt::getSignedMaxValue(bits);
+    APInt v = kind == ReduceKind::Min ? APInt::getSignedMaxValue(bits)
+                                      : APInt::getSignedMinValue(bits);
     initValue = arith::ConstantOp::create(b, loc, b.getIntegerAttr(accType, v));
   }
   Value filled = linalg::FillOp::create(b, loc, initValue, empty).getResult(0);
@@ -326,6 +326,10 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
           break;
         case ReduceKind::Max:
           r = isFloat ? Value(arith::MaximumFOp::create(bb, l, acc, x))
+                      : Value(arith::MaxSIOp::create(bb, l, acc, x));
+          break;
+        case ReduceKind::MaxNum:
+          r = isFloat ? Value(arith::MaxNumFOp::create(bb, l, acc, x))
                       : Value(arith::MaxSIOp::create(bb, l, acc, x));
           break;
         case ReduceKind::Min:

@@ -62,7 +62,10 @@ Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes);
 Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
                        StringRef message);
 
-enum class ReduceKind { Sum, Max, Min };
+/// MaxNum ignores NaN (arith.maxnumf, one instruction where maximumf needs
+/// several): only for shifts such as softmax's, where a NaN reaches the
+/// result through the other operations anyway.
+enum class ReduceKind { Sum, Max, MaxNum, Min };
 
 /// Reduces input over dims (sorted; all when empty), accumulating in
 /// accType (input elements are converted to it); reduced dims stay as size

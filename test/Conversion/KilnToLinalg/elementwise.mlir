@@ -59,6 +59,24 @@ func.func @functions(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// sigmoid as s = 1 / (1 + exp(-|x|)), then s or exp(-|x|) * s by the sign:
+// the denominator lies in [1, 2], so its division may be estimated.
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: math.absf
+// CHECK: arith.negf
+// CHECK: %[[E:.*]] = math.exp
+// CHECK: %[[D:.*]] = arith.addf {{.*}}, %[[E]]
+// CHECK: %[[S:.*]] = arith.divf {{.*}}, %[[D]] fastmath<ninf,arcp>
+// CHECK: arith.cmpf oge
+// CHECK: arith.mulf %[[E]], %[[S]]
+// CHECK: arith.select
+func.func @sigmoid(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = kiln.sigmoid %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // Comparisons: ordered except ne; bools compare unsigned.
 // CHECK-LABEL: func.func @compare
 // CHECK: arith.cmpf olt

@@ -22,3 +22,19 @@ func.func @vector(%x: vector<8xf32>) -> vector<8xf32> {
   %0 = math.exp %x : vector<8xf32>
   return %0 : vector<8xf32>
 }
+
+// f32 erf is one rational function of x clamped to [-4, 4], its only
+// division free to become a reciprocal estimate.
+// CHECK-LABEL: func.func @erf_rational
+// CHECK: %[[LO:.*]] = arith.maximumf %arg0
+// CHECK: %[[X:.*]] = arith.minimumf %[[LO]]
+// CHECK: %[[X2:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-COUNT-6: math.fma {{.*}}, %[[X2]]
+// CHECK: %[[P:.*]] = arith.mulf %[[X]]
+// CHECK-COUNT-4: math.fma {{.*}}, %[[X2]]
+// CHECK: arith.divf %[[P]], {{.*}} fastmath<ninf,arcp>
+// CHECK-NOT: math.erf
+func.func @erf_rational(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}

@@ -32,10 +32,12 @@ def KilnLowerShapeAsserts : Pass<"kiln-lower-shape-asserts", "ModuleOp"> {
 def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace transcendental math ops with vectorizable polynomials";
   let description = [{
-    Rewrites `math.erf`, `math.exp`, `math.tanh`, `math.log` and friends on
-    f32 (scalars and vectors) with upstream's polynomial approximations, so
-    that the loops holding them vectorize instead of calling libm one element
-    at a time. Runs before the math-to-LLVM lowering.
+    Rewrites `math.exp`, `math.tanh`, `math.log` and friends on f32
+    (scalars and vectors) with upstream's polynomial approximations, so that
+    the loops holding them vectorize instead of calling libm one element at
+    a time; f32 `math.erf` becomes one rational function of x clamped to
+    [-4, 4] (4.5e-7 absolute, 7.5 ulp), whose division may become a
+    reciprocal estimate. Runs before the math-to-LLVM lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
