@@ -20,6 +20,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <vector>
 
 namespace kiln::abi {
 
@@ -52,6 +54,58 @@ extern "C" {
 /// The signature of every compiled graph's entry point.
 using EntryPoint = void (*)(void **args);
 }
+
+//===----------------------------------------------------------------------===//
+// What stitched code calls (kiln compile's output)
+//===----------------------------------------------------------------------===//
+
+/// A graph is compiled for fixed ranks and dtypes of its tensor inputs (any
+/// sizes): its guard. A call whose inputs differ runs the original C++
+/// statements eagerly instead, as torch.compile re-runs code its guards
+/// reject. With `guards` in the environment variable KILN_LOGS, each
+/// rejection is printed to stderr; with `graph_calls`, each graph run.
+struct TensorGuard {
+  const Tensor &tensor;
+  int64_t rank;
+  DType dtype;
+};
+
+/// True when every tensor is defined, on the CPU, and of the guarded rank
+/// and dtype.
+bool guard(const char *graph, std::initializer_list<TensorGuard> tensors);
+
+/// Packs the arguments of a compiled graph's entry point, calls it and
+/// hands its results to Tensors (see the ABI above).
+class GraphCall {
+public:
+  GraphCall(const char *graph, EntryPoint entry) : graph_(graph), entry_(entry) {}
+  GraphCall &input(const Tensor &t);
+  GraphCall &input(int64_t value);
+  GraphCall &input(float value);
+  GraphCall &input(double value);
+  /// The next result: a tensor of this rank and dtype, stored into out.
+  GraphCall &output(Tensor &out, int64_t rank, DType dtype);
+  /// Calls the graph. False when a shape check inside it failed: the caller
+  /// then runs the same statements eagerly, which raise the same kiln::Error.
+  bool run();
+
+private:
+  struct Output {
+    Tensor *target;
+    int64_t rank;
+    DType dtype;
+  };
+  const char *graph_;
+  EntryPoint entry_;
+  std::vector<std::vector<int64_t>> descriptors_;
+  std::vector<int64_t> scalars_;
+  std::vector<size_t> argSlots_; // per input: descriptor or scalar index
+  std::vector<bool> argIsTensor_;
+  std::vector<Output> outputs_;
+};
+
+/// True when KILN_LOGS (comma-separated) names this log.
+bool logEnabled(const char *name);
 
 } // namespace kiln::abi
 

@@ -5,15 +5,62 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Codegen.h"
+#include "kiln/Driver/Compile.h"
 #include "kiln/version.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <sstream>
 
 namespace kiln::driver {
 
+namespace {
+/// The options `compile` and `explain` share.
+void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
+  cmd->add_option("files", r.files, "C++ sources")->required();
+  cmd->add_option("-p", r.buildDir,
+                  "Build directory holding compile_commands.json (the files' "
+                  "own flags)");
+  cmd->add_option("--annotate", r.annotate,
+                  "NAME=ANNOTATION for code you cannot edit, e.g. "
+                  "'Mlp::forward=compile(fullgraph=true)', 'log=disable', "
+                  "'f=error_on_graph_break(true)' (repeatable)");
+  cmd->add_option("--disallow-in-graph", r.disallowInGraph,
+                  "Qualified name of a function that must run on the host, as "
+                  "a graph break (repeatable)");
+  cmd->add_option("--log", logs,
+                  "Comma-separated logs to stderr: graph_breaks, graph_code, "
+                  "guards, all (also the KILN_LOGS environment variable)");
+}
+
+std::vector<std::string> splitLogs(const std::string &cli) {
+  std::vector<std::string> out;
+  std::string all = cli;
+  if (const char *env = std::getenv("KILN_LOGS"))
+    all += std::string(",") + env;
+  std::stringstream ss(all);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+} // namespace
+
 int run(int argc, char **argv) {
+  // Everything after `--` goes to clang.
+  std::vector<std::string> clangArgs;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) {
+      for (int j = i + 1; j < argc; ++j)
+        clangArgs.push_back(argv[j]);
+      argc = i;
+      break;
+    }
+
   CLI::App app{"kiln: an ahead-of-time compiler for C++ tensor code "
                "(the C++ counterpart of torch.compile)",
                "kiln"};
@@ -41,8 +88,39 @@ int run(int argc, char **argv) {
   codegenCmd->add_option("--features", codegen.features,
                          "Extra target features, e.g. +avx2,-avx512f");
 
-  app.footer("`compile` (C++ sources) and `explain` are being built; see "
-             "docs/ in the Kiln sources.");
+  CompileRequest compile;
+  std::string compileLogs;
+  CLI::App *compileCmd = app.add_subcommand(
+      "compile", "Compile the KILN_COMPILE() functions of a C++ source: "
+                 "writes the stitched source (-o) and, for the cpu backend, "
+                 "its kernels beside it (same name, .o). Clang flags follow --");
+  addSourceOptions(compileCmd, compile, compileLogs);
+  compileCmd->add_option("-o,--output", compile.output, "The stitched C++ source")
+      ->required();
+  compileCmd->add_option("--backend", compile.backend,
+                         "eager (the captured graphs as runtime calls), cpu "
+                         "(compiled kernels) or cuda, for roots that name none")
+      ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
+      ->capture_default_str();
+  compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
+                       "A root that fails to compile stays host code, with a "
+                       "warning, instead of an error");
+  compileCmd->add_flag("--time-report", compile.timeReport,
+                       "Print where compile time went");
+
+  ExplainRequest explain;
+  std::string explainLogs;
+  CLI::App *explainCmd = app.add_subcommand(
+      "explain", "Report the graphs, graph breaks and ops of the KILN_COMPILE() "
+                 "functions of C++ sources (torch._dynamo.explain)");
+  addSourceOptions(explainCmd, explain, explainLogs);
+  explainCmd->add_option("--function", explain.function,
+                         "Only this compile root (qualified name, e.g. Mlp::forward)");
+  explainCmd->add_flag("--json", explain.json,
+                       "The report as JSON (schema kiln.explain, version 1)");
+  explainCmd->add_flag("--dot", explain.dot, "The graphs and breaks as Graphviz");
+  app.footer("Exit status: 0 success, 1 an error in the input, 2 bad usage. "
+             "docs/ in the Kiln sources has the details.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -55,6 +133,16 @@ int run(int argc, char **argv) {
   }
   if (codegenCmd->parsed())
     return runCodegen(codegen);
+  if (compileCmd->parsed()) {
+    compile.clangArgs = clangArgs;
+    compile.logs = splitLogs(compileLogs);
+    return runCompile(compile);
+  }
+  if (explainCmd->parsed()) {
+    explain.clangArgs = clangArgs;
+    explain.logs = splitLogs(explainLogs);
+    return runExplain(explain);
+  }
   std::cout << app.help();
   return 0;
 }

@@ -11,7 +11,10 @@
 #include "Gemm.h"
 #include "Parallel.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace kiln::abi {
@@ -98,6 +101,112 @@ void returnTensor(const Tensor &t, void *descriptor) {
     d[3 + i] = c.shape()[i];
     d[3 + rank + i] = c.strides()[i];
   }
+}
+
+bool logEnabled(const char *name) {
+  const char *logs = std::getenv("KILN_LOGS");
+  if (!logs)
+    return false;
+  std::string all = std::string(",") + logs + ",";
+  return all.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+bool guard(const char *graph, std::initializer_list<TensorGuard> tensors) {
+  size_t index = 0;
+  for (const TensorGuard &g : tensors) {
+    const Tensor &t = g.tensor;
+    const char *why = nullptr;
+    if (!t.defined())
+      why = "undefined";
+    else if (t.device().type != DeviceType::CPU)
+      why = "not on the CPU";
+    else if (t.dim() != g.rank)
+      why = "rank";
+    else if (t.dtype() != g.dtype)
+      why = "dtype";
+    if (why) {
+      if (logEnabled("guards"))
+        std::fprintf(stderr,
+                     "kiln: guard of graph %s failed on input %zu (%s): "
+                     "compiled for rank %lld %s; running it eagerly\n",
+                     graph, index, why, static_cast<long long>(g.rank),
+                     dtypeName(g.dtype));
+      return false;
+    }
+    ++index;
+  }
+  if (logEnabled("graph_calls"))
+    std::fprintf(stderr, "kiln: graph %s: guard passed\n", graph);
+  return true;
+}
+
+GraphCall &GraphCall::input(const Tensor &t) {
+  descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
+  describe(t, descriptors_.back().data());
+  argSlots_.push_back(descriptors_.size() - 1);
+  argIsTensor_.push_back(true);
+  return *this;
+}
+
+GraphCall &GraphCall::input(int64_t value) {
+  scalars_.push_back(value);
+  argSlots_.push_back(scalars_.size() - 1);
+  argIsTensor_.push_back(false);
+  return *this;
+}
+
+GraphCall &GraphCall::input(float value) {
+  int64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(value));
+  return input(bits);
+}
+
+GraphCall &GraphCall::input(double value) {
+  int64_t bits;
+  std::memcpy(&bits, &value, sizeof(value));
+  return input(bits);
+}
+
+GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
+  outputs_.push_back({&out, rank, dtype});
+  return *this;
+}
+
+bool GraphCall::run() {
+  // Results: one descriptor per output, then the int32 status.
+  size_t words = 1;
+  for (const Output &o : outputs_)
+    words += descriptorSize(o.rank) / sizeof(int64_t);
+  std::vector<int64_t> results(words, 0);
+  std::vector<void *> args;
+  args.push_back(results.data());
+  // Scalars are passed by address; their storage no longer moves now.
+  for (size_t i = 0; i < argSlots_.size(); ++i)
+    args.push_back(argIsTensor_[i]
+                       ? static_cast<void *>(descriptors_[argSlots_[i]].data())
+                       : static_cast<void *>(&scalars_[argSlots_[i]]));
+  entry_(args.data());
+  int32_t status;
+  std::memcpy(&status, results.data() + words - 1, sizeof(status));
+  size_t at = 0;
+  for (const Output &o : outputs_) {
+    // On a failed check the buffers are still the caller's: taking them
+    // into Tensors frees them either way.
+    Tensor result = adopt(results.data() + at, o.rank, o.dtype);
+    if (status == 0)
+      *o.target = std::move(result);
+    at += descriptorSize(o.rank) / sizeof(int64_t);
+  }
+  if (status != 0) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr,
+                   "kiln: graph %s: a shape check failed; running it eagerly\n",
+                   graph_);
+    return false;
+  }
+  if (logEnabled("graph_calls"))
+    std::fprintf(stderr, "kiln: graph %s: ran compiled\n", graph_);
+  return true;
 }
 
 } // namespace kiln::abi

@@ -1,0 +1,38 @@
+//===- kiln/Driver/Compile.h - `kiln compile` and `kiln explain` -*- C++ -*-===//
+#ifndef KILN_DRIVER_COMPILE_H
+#define KILN_DRIVER_COMPILE_H
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+/// What both subcommands read (DESIGN section 3).
+struct SourceRequest {
+  std::vector<std::string> files;
+  std::vector<std::string> clangArgs; // after --
+  std::string buildDir;               // -p
+  std::vector<std::string> annotate;  // NAME=ANNOTATION
+  std::vector<std::string> disallowInGraph;
+  std::vector<std::string> logs; // --log and KILN_LOGS
+  bool suppressErrors = false;
+};
+
+struct CompileRequest : SourceRequest {
+  std::string output;          // the stitched C++; its kernels beside it (.o)
+  std::string backend = "cpu"; // eager | cpu | cuda
+  bool timeReport = false;
+};
+
+struct ExplainRequest : SourceRequest {
+  std::string function; // only this root (qualified name)
+  bool json = false, dot = false;
+};
+
+/// Returns the exit status: 0, 1 (an error in the user's code), 2 (usage).
+int runCompile(const CompileRequest &request);
+int runExplain(const ExplainRequest &request);
+
+} // namespace kiln::driver
+
+#endif

@@ -1,0 +1,102 @@
+//===- kiln/Frontend/Frontend.h - C++ sources to traced graphs --*- C++ -*-===//
+//
+// The frontend of `kiln compile` and `kiln explain`: parses C++ sources with
+// Clang (LibTooling), finds the compile roots, traces each root's tensor work
+// into graphs (kiln/Frontend/TraceGraph.h) and records every graph break with
+// its reason, location and inline chain. What is done with the result
+// (explain's report, code generation and stitching) is the caller's, through
+// a callback that runs while the translation unit's AST is alive.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_FRONTEND_H
+#define KILN_FRONTEND_FRONTEND_H
+
+#include "kiln/Frontend/TraceGraph.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class Rewriter;
+class Stmt;
+class FunctionDecl;
+class VarDecl;
+} // namespace clang
+
+namespace kiln::frontend {
+
+struct FrontendOptions {
+  std::vector<std::string> files;
+  /// Arguments for clang after `--` (and those of a compile database).
+  std::vector<std::string> clangArgs;
+  std::string buildDir; // -p: where compile_commands.json is
+  std::vector<std::string> annotate;        // NAME=ANNOTATION
+  std::vector<std::string> disallowInGraph; // qualified names
+  std::string backend = "cpu";              // the default per root
+  bool suppressErrors = false;
+  /// KILN_LOGS-style names: graph_breaks, graph_code, guards.
+  std::vector<std::string> logs;
+  bool logEnabled(const std::string &name) const;
+};
+
+/// One frame of an inline chain: the call site and the callee's name.
+struct Frame {
+  SourcePos pos;
+  std::string function;
+};
+
+struct GraphBreak {
+  std::string reason;
+  SourcePos pos;
+  std::vector<Frame> inlinedFrom; // innermost first
+  bool isError = false;           // the mode in force was "error"
+  /// clang::SourceLocation raw encodings of pos and of each frame's call
+  /// site, for diagnostics while the AST lives.
+  unsigned rawLoc = 0;
+  std::vector<unsigned> rawFrameLocs;
+};
+
+/// A run of consecutive statements of one block, captured as one graph.
+struct Segment {
+  Graph graph;
+  /// The statements, in order, all children of one compound statement.
+  std::vector<const clang::Stmt *> statements;
+  /// Variables those statements declare at the segment's top level: the
+  /// stitched code declares them before the graph call.
+  std::vector<const clang::VarDecl *> declared;
+  /// The last statement returns the graph's output without a variable.
+  bool endsWithReturn = false;
+  /// False when the statements are an if's or a loop's unbraced body.
+  bool braced = true;
+};
+
+struct Root {
+  const clang::FunctionDecl *function = nullptr;
+  std::string name;    // qualified, as explain prints it
+  std::string backend; // eager, cpu or cuda
+  bool fullgraph = false;
+  SourcePos pos;
+  std::vector<Segment> segments;
+  std::vector<GraphBreak> breaks;
+  /// An error-mode break or an internal failure: not compiled.
+  bool failed = false;
+};
+
+/// Called once per translation unit with its roots, while its AST lives.
+/// Returns false to report failure (exit status 1).
+using TranslationUnitHandler = std::function<bool(
+    clang::ASTContext &context, const std::string &file, std::vector<Root> &roots)>;
+
+/// Parses and traces every file. Diagnostics (graph-break errors included)
+/// go to stderr in clang's format. Returns 0, or 1 if a file failed to
+/// parse, an error-mode break was found or the handler failed.
+int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler);
+
+/// file:line:col of a position.
+std::string formatPos(const SourcePos &pos);
+
+} // namespace kiln::frontend
+
+#endif

@@ -1,0 +1,101 @@
+//===- kiln/Frontend/TraceGraph.h - What the tracer captures ----*- C++ -*-===//
+//
+// The tracer's output, before MLIR: one Graph per segment of a compile root
+// that holds tensor work, in SSA form (an op list over numbered values), with
+// its inputs (the C++ expressions live into the segment), its outputs (the
+// C++ variables it assigns that are read afterwards) and the source location
+// of every op. It plays the part of torch.fx's graph in Dynamo: GraphBuilder
+// turns it into the kiln dialect once the inputs' ranks and dtypes are
+// chosen, and the eager backend prints it back as calls into the runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_TRACEGRAPH_H
+#define KILN_FRONTEND_TRACEGRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::frontend {
+
+/// What a traced value is. Host scalars are C++ integers (int64), floats
+/// and doubles; sizes are I64.
+enum class ValueKind { Tensor, I64, F32, F64, Bool };
+
+/// A tensor's element type as the runtime names it (kiln::DType).
+enum class ElementType { F32, F64, F16, BF16, I32, I64, Bool };
+
+const char *elementTypeName(ElementType type); // "f32", "i64", ...
+const char *dtypeSpelling(ElementType type);   // "kiln::kFloat32", ...
+
+struct SourcePos {
+  std::string file;
+  unsigned line = 0, column = 0;
+};
+
+/// One traced operation. `name` is the runtime's name of the op ("add",
+/// "matmul", "reshape", ...) or, for host scalar arithmetic, "scalar.add",
+/// "scalar.sqrt", ...; attributes live in `ints` (dims, flags), `number`
+/// (eps, a constant's value) and `text` (gelu's approximation).
+struct TraceOp {
+  std::string name;
+  std::vector<int> operands;
+  std::vector<int64_t> ints;
+  double number = 0;
+  std::string text;
+  int result = -1;
+  SourcePos pos;
+};
+
+struct TraceValue {
+  ValueKind kind = ValueKind::Tensor;
+  /// For tensors, filled by inferSignature: rank and element type.
+  int64_t rank = -1;
+  ElementType element = ElementType::F32;
+  /// A C++ number made a 0-d tensor: it takes part in type promotion as
+  /// torch's wrapped numbers do (below any tensor of its category).
+  bool wrapped = false;
+};
+
+/// A value that enters the graph from C++: `expr` is how the stitched code
+/// spells it at the call site (a parameter, a local, `this->w1`).
+struct GraphInput {
+  int value = -1;
+  std::string expr;
+  /// Ranks the uses need at least, or exactly (-1: no constraint); the
+  /// tracer records them and inferSignature resolves them.
+  int64_t minRank = 0, exactRank = -1;
+  int64_t preferredRank = -1;
+  ElementType preferredElement = ElementType::F32;
+};
+
+/// A value that leaves the graph into a C++ variable (or the return).
+struct GraphOutput {
+  int value = -1;
+  std::string variable; // empty for the function's return value
+};
+
+struct Graph {
+  std::string name; // unique per translation unit: root name + index
+  std::vector<TraceValue> values;
+  std::vector<GraphInput> inputs;
+  std::vector<TraceOp> ops;
+  std::vector<GraphOutput> outputs;
+
+  int addValue(ValueKind kind) {
+    values.push_back({kind, -1, ElementType::F32, false});
+    return static_cast<int>(values.size()) - 1;
+  }
+  /// Ops that compute tensors (what `explain` counts).
+  int64_t tensorOpCount() const;
+};
+
+/// Chooses each tensor input's rank and element type (exact constraints,
+/// else the larger of the uses' minimum and the role's preferred rank) and
+/// propagates ranks and element types through the ops. Returns an empty
+/// string, or why the graph cannot be typed (it then stays host code).
+std::string inferSignature(Graph &graph);
+
+} // namespace kiln::frontend
+
+#endif

@@ -1,0 +1,40 @@
+//===- kiln/Stitch/Stitch.h - Re-emitting the source ------------*- C++ -*-===//
+//
+// The last step of `kiln compile`: the user's file re-emitted through
+// clang::Rewriter, each captured segment replaced by a guarded call of its
+// graph (a compiled kernel, or for the eager backend the captured ops as
+// calls into the runtime), the original statements kept as the fallback
+// that runs when a guard rejects the call's tensors; host statements stay
+// verbatim and #line directives point compiler errors and debuggers at the
+// user's lines.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_STITCH_STITCH_H
+#define KILN_STITCH_STITCH_H
+
+#include "kiln/Frontend/Frontend.h"
+
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace kiln::stitch {
+
+/// The C++ of one graph's wrapper: `static bool NAME(outputs&..., inputs...)`
+/// that checks the guard and runs the graph, through the compiled entry
+/// point kiln_entry_NAME (compiled) or as runtime calls (eager).
+std::string emitWrapper(const frontend::Graph &graph, bool compiled);
+
+/// The stitched text of `file`. Segments whose graph has no wrapper in
+/// `stitched` (left host code) are emitted unchanged.
+std::string stitchFile(clang::ASTContext &context, const std::string &file,
+                       const std::vector<frontend::Root> &roots,
+                       const std::vector<const frontend::Segment *> &stitched,
+                       const std::string &backendNote);
+
+} // namespace kiln::stitch
+
+#endif

@@ -1,0 +1,249 @@
+//===- Compile.cpp - `kiln compile`: sources to stitched C++ and kernels --===//
+//
+// Frontend (trace each root) -> type each graph (inferSignature) -> the cpu
+// backend builds every graph of the file into one kiln-dialect module, runs
+// buildCpuPipeline and writes one object file beside the output -> Stitch
+// re-emits the file. A graph that cannot be typed or compiled is an internal
+// failure of its root: an error, or with --suppress-errors a warning that
+// leaves the root host code.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Driver/Compile.h"
+
+#include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Stitch/Stitch.h"
+#include "kiln/Target/CPU.h"
+
+#include "clang/AST/ASTContext.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+
+namespace kiln::driver {
+
+using namespace frontend;
+
+namespace {
+
+class Timer {
+public:
+  void start(const std::string &phase) {
+    stop();
+    phase_ = phase;
+    begin_ = std::chrono::steady_clock::now();
+  }
+  void stop() {
+    if (phase_.empty())
+      return;
+    seconds_[phase_] += std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - begin_)
+                            .count();
+    order_.push_back(phase_);
+    phase_.clear();
+  }
+  void print(llvm::raw_ostream &os) {
+    stop();
+    double total = 0;
+    for (auto &[k, v] : seconds_)
+      total += v;
+    os << "kiln: time report\n";
+    std::vector<std::string> seen;
+    for (const std::string &p : order_) {
+      if (std::find(seen.begin(), seen.end(), p) != seen.end())
+        continue;
+      seen.push_back(p);
+      os << llvm::format("  %-34s %8.3f s\n", p.c_str(), seconds_[p]);
+    }
+    os << llvm::format("  %-34s %8.3f s\n", "total", total);
+  }
+
+private:
+  std::string phase_;
+  std::chrono::steady_clock::time_point begin_;
+  std::map<std::string, double> seconds_;
+  std::vector<std::string> order_;
+};
+
+FrontendOptions frontendOptions(const SourceRequest &r) {
+  FrontendOptions o;
+  o.files = r.files;
+  o.clangArgs = r.clangArgs;
+  o.buildDir = r.buildDir;
+  o.annotate = r.annotate;
+  o.disallowInGraph = r.disallowInGraph;
+  o.logs = r.logs;
+  o.suppressErrors = r.suppressErrors;
+  return o;
+}
+
+void internalFailure(const Root &root, const std::string &why, bool suppress,
+                     bool &failed) {
+  llvm::errs() << formatPos(root.pos) << ": " << (suppress ? "warning" : "error")
+               << ": kiln could not compile '" << root.name << "': " << why
+               << (suppress ? " (left as host code: --suppress-errors)" : "")
+               << "\n";
+  if (!suppress)
+    failed = true;
+}
+
+/// The graphs of roots, typed; roots that fail are dropped from `ok`.
+void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
+                std::vector<Root *> &ok, bool &failed) {
+  for (Root &root : roots) {
+    if (root.failed)
+      continue;
+    std::string why;
+    for (Segment &seg : root.segments) {
+      why = inferSignature(seg.graph);
+      if (!why.empty())
+        break;
+    }
+    if (!why.empty()) {
+      internalFailure(root, why, request.suppressErrors, failed);
+      continue;
+    }
+    if (root.backend == "cuda") {
+      internalFailure(root, "the cuda backend is not built yet",
+                      request.suppressErrors, failed);
+      continue;
+    }
+    ok.push_back(&root);
+  }
+}
+
+/// Builds the graphs of roots into one module and compiles it; false if
+/// any step fails (diagnostics on stderr).
+bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
+                  const std::string &objectPath, const CompileRequest &request,
+                  Timer &timer, bool write, std::string &why) {
+  auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  timer.start("build kiln-dialect graphs");
+  for (Root *root : roots)
+    for (Segment &seg : root->segments) {
+      why = buildGraphFunction(module, seg.graph);
+      if (!why.empty()) {
+        module->erase();
+        return false;
+      }
+    }
+  bool logCode = std::find(request.logs.begin(), request.logs.end(), "graph_code") !=
+                     request.logs.end() ||
+                 std::find(request.logs.begin(), request.logs.end(), "all") !=
+                     request.logs.end();
+  if (logCode) {
+    llvm::errs() << "kiln: graph code\n";
+    module.print(llvm::errs());
+    llvm::errs() << "\n";
+  }
+  timer.start("cpu pipeline (kiln -> LLVM dialect)");
+  mlir::PassManager pm(&context);
+  mlir::kiln::buildCpuPipeline(pm);
+  if (mlir::failed(pm.run(module))) {
+    why = "the cpu pipeline failed";
+    module->erase();
+    return false;
+  }
+  timer.start("LLVM O3 and object emission");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(write ? objectPath : "/dev/null", ec);
+  if (ec) {
+    why = "cannot write " + objectPath + ": " + ec.message();
+    module->erase();
+    return false;
+  }
+  bool ok = mlir::succeeded(mlir::kiln::emitCpuCode(module, {}, os));
+  module->erase();
+  if (!ok)
+    why = "object emission failed";
+  return ok;
+}
+
+} // namespace
+
+int runCompile(const CompileRequest &request) {
+  if (request.files.size() != 1) {
+    llvm::errs() << "kiln compile: error: one source file per output (-o) is "
+                    "supported\n";
+    return 2;
+  }
+  Timer timer;
+  timer.start("parse and trace (Clang)");
+  FrontendOptions options = frontendOptions(request);
+  options.backend = request.backend;
+  mlir::DialectRegistry registry;
+  mlir::kiln::registerKilnCompiler(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string objectPath =
+      (llvm::sys::path::parent_path(request.output).empty()
+           ? std::string(".")
+           : llvm::sys::path::parent_path(request.output).str()) +
+      "/" + llvm::sys::path::stem(request.output).str() + ".o";
+  bool failed = false;
+  int status = runFrontend(options, [&](clang::ASTContext &ast, const std::string &file,
+                                        std::vector<Root> &roots) {
+    std::vector<Root *> ok;
+    timer.start("type graphs");
+    typeGraphs(roots, request, ok, failed);
+    std::vector<Root *> cpu;
+    for (Root *r : ok)
+      if (r->backend == "cpu")
+        cpu.push_back(r);
+    std::string why;
+    if (!compileRoots(cpu, context, objectPath, request, timer, true, why)) {
+      // Find the roots at fault, one at a time, and compile the others.
+      std::vector<Root *> good;
+      for (Root *r : cpu) {
+        std::string one;
+        if (compileRoots({r}, context, objectPath, request, timer, false, one))
+          good.push_back(r);
+        else
+          internalFailure(*r, one, request.suppressErrors, failed);
+      }
+      if (failed)
+        return false;
+      ok.erase(std::remove_if(ok.begin(), ok.end(),
+                              [&](Root *r) {
+                                return r->backend == "cpu" &&
+                                       std::find(good.begin(), good.end(), r) == good.end();
+                              }),
+               ok.end());
+      if (!compileRoots(good, context, objectPath, request, timer, true, why)) {
+        internalFailure(*good.front(), why, false, failed);
+        return false;
+      }
+    }
+    if (failed)
+      return false;
+    timer.start("stitch (clang::Rewriter)");
+    std::vector<const Segment *> stitched;
+    for (Root *r : ok)
+      for (const Segment &seg : r->segments)
+        stitched.push_back(&seg);
+    std::string text = stitch::stitchFile(
+        ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
+        stitched, "backend " + request.backend);
+    std::error_code ec;
+    llvm::raw_fd_ostream out(request.output, ec);
+    if (ec) {
+      llvm::errs() << "kiln compile: error: cannot write " << request.output << ": "
+                   << ec.message() << "\n";
+      return false;
+    }
+    out << text;
+    return true;
+  });
+  if (request.timeReport)
+    timer.print(llvm::errs());
+  return status != 0 || failed ? 1 : 0;
+}
+
+} // namespace kiln::driver

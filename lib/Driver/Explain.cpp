@@ -1,0 +1,197 @@
+//===- Explain.cpp - `kiln explain`: graphs, breaks and ops ----------------===//
+//
+// torch._dynamo.explain for C++ sources: "Kiln produced N graphs, with M
+// graph breaks and K ops." then each break (reason, location, inline chain)
+// and each graph (its inputs with the ranks and dtypes its guard checks, and
+// its ops with their source lines). --json prints the same as a versioned
+// document (docs/explain.md); --dot draws each root's graphs and breaks.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Driver/Compile.h"
+
+#include "kiln/Frontend/Frontend.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#define JSON_NOEXCEPTION
+#include <nlohmann/json.hpp>
+
+namespace kiln::driver {
+
+using namespace frontend;
+
+namespace {
+
+std::string kindName(const TraceValue &v) {
+  switch (v.kind) {
+  case ValueKind::Tensor:
+    return v.rank < 0 ? "tensor" : std::string(elementTypeName(v.element)) + " tensor of rank " + std::to_string(v.rank);
+  case ValueKind::I64: return "int64";
+  case ValueKind::F32: return "float";
+  case ValueKind::F64: return "double";
+  case ValueKind::Bool: return "bool";
+  }
+  return "?";
+}
+
+std::string opText(const Graph &g, const TraceOp &op) {
+  std::string s = "%" + std::to_string(op.result) + " = " + op.name;
+  if (op.name == "const") {
+    llvm::raw_string_ostream os(s);
+    os << " " << op.number;
+    return s;
+  }
+  s += "(";
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    s += (i ? ", %" : "%") + std::to_string(op.operands[i]);
+  s += ")";
+  if (!op.ints.empty()) {
+    s += " [";
+    for (size_t i = 0; i < op.ints.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(op.ints[i]);
+    s += "]";
+  }
+  if (!op.text.empty())
+    s += " \"" + op.text + "\"";
+  (void)g;
+  return s;
+}
+
+std::string dotEscape(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out;
+}
+
+nlohmann::json posJson(const SourcePos &p) {
+  return {{"file", p.file}, {"line", p.line}, {"column", p.column}};
+}
+
+} // namespace
+
+int runExplain(const ExplainRequest &request) {
+  FrontendOptions options;
+  options.files = request.files;
+  options.clangArgs = request.clangArgs;
+  options.buildDir = request.buildDir;
+  options.annotate = request.annotate;
+  options.disallowInGraph = request.disallowInGraph;
+  options.logs = request.logs;
+  std::vector<Root> all;
+  int status = runFrontend(options, [&](clang::ASTContext &, const std::string &,
+                                        std::vector<Root> &roots) {
+    for (Root &r : roots) {
+      if (!request.function.empty() && r.name != request.function)
+        continue;
+      for (Segment &seg : r.segments)
+        inferSignature(seg.graph); // guards to show; failures show as rank -1
+      r.function = nullptr;        // the AST goes away after this call
+      for (Segment &seg : r.segments)
+        seg.statements.clear(), seg.declared.clear();
+      all.push_back(std::move(r));
+    }
+    return true;
+  });
+  int64_t graphs = 0, breaks = 0, ops = 0;
+  for (const Root &r : all) {
+    graphs += static_cast<int64_t>(r.segments.size());
+    breaks += static_cast<int64_t>(r.breaks.size());
+    for (const Segment &s : r.segments)
+      ops += s.graph.tensorOpCount();
+  }
+  llvm::raw_ostream &os = llvm::outs();
+  if (request.json) {
+    nlohmann::json doc;
+    doc["schema"] = "kiln.explain";
+    doc["version"] = 1;
+    doc["graph_count"] = graphs;
+    doc["graph_break_count"] = breaks;
+    doc["op_count"] = ops;
+    doc["roots"] = nlohmann::json::array();
+    for (const Root &r : all) {
+      nlohmann::json root = {{"name", r.name},
+                             {"location", posJson(r.pos)},
+                             {"backend", r.backend},
+                             {"fullgraph", r.fullgraph},
+                             {"graphs", nlohmann::json::array()},
+                             {"breaks", nlohmann::json::array()}};
+      for (const GraphBreak &b : r.breaks) {
+        nlohmann::json jb = {{"reason", b.reason},
+                             {"location", posJson(b.pos)},
+                             {"error", b.isError},
+                             {"inlined_from", nlohmann::json::array()}};
+        for (const Frame &f : b.inlinedFrom)
+          jb["inlined_from"].push_back({{"function", f.function}, {"location", posJson(f.pos)}});
+        root["breaks"].push_back(jb);
+      }
+      for (const Segment &s : r.segments) {
+        const Graph &g = s.graph;
+        nlohmann::json jg = {{"name", g.name},
+                             {"op_count", g.tensorOpCount()},
+                             {"inputs", nlohmann::json::array()},
+                             {"outputs", nlohmann::json::array()},
+                             {"ops", nlohmann::json::array()}};
+        for (const GraphInput &in : g.inputs)
+          jg["inputs"].push_back({{"expr", in.expr}, {"type", kindName(g.values[in.value])}});
+        for (const GraphOutput &out : g.outputs)
+          jg["outputs"].push_back(out.variable.empty() ? "return" : out.variable);
+        for (const TraceOp &op : g.ops)
+          jg["ops"].push_back({{"op", op.name}, {"text", opText(g, op)},
+                               {"location", posJson(op.pos)}});
+        root["graphs"].push_back(jg);
+      }
+      doc["roots"].push_back(root);
+    }
+    os << doc.dump(2) << "\n";
+    return status;
+  }
+  if (request.dot) {
+    os << "digraph kiln {\n  rankdir=TB;\n  node [fontname=\"monospace\"];\n";
+    int cluster = 0;
+    for (const Root &r : all) {
+      os << "  subgraph cluster_" << cluster++ << " {\n    label=\"" << r.name << "\";\n";
+      for (const Segment &s : r.segments)
+        os << "    \"" << s.graph.name << "\" [shape=box, label=\"" << s.graph.name
+           << "\\n" << s.graph.tensorOpCount() << " ops\"];\n";
+      for (size_t i = 0; i < r.breaks.size(); ++i)
+        os << "    \"" << r.name << " break " << i << "\" [shape=octagon, label=\""
+           << "break: " << dotEscape(r.breaks[i].reason) << "\\n" << formatPos(r.breaks[i].pos) << "\"];\n";
+      os << "  }\n";
+    }
+    os << "}\n";
+    return status;
+  }
+  os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs") << ", with "
+     << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
+     << (ops == 1 ? " op" : " ops") << ".\n";
+  for (const Root &r : all) {
+    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << r.backend
+       << (r.fullgraph ? ", fullgraph" : "") << "):\n";
+    if (!r.breaks.empty())
+      os << "  Graph breaks:\n";
+    for (size_t i = 0; i < r.breaks.size(); ++i) {
+      const GraphBreak &b = r.breaks[i];
+      os << "    " << i + 1 << ". " << b.reason << "\n       at " << formatPos(b.pos)
+         << "\n";
+      for (const Frame &f : b.inlinedFrom)
+        os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
+    }
+    for (const Segment &s : r.segments) {
+      const Graph &g = s.graph;
+      os << "  Graph " << g.name << " (" << g.tensorOpCount() << " ops):\n    inputs:";
+      for (const GraphInput &in : g.inputs)
+        os << " " << in.expr << " (" << kindName(g.values[in.value]) << ")";
+      os << "\n    outputs:";
+      for (const GraphOutput &out : g.outputs)
+        os << " " << (out.variable.empty() ? "return" : out.variable);
+      os << "\n";
+      for (const TraceOp &op : g.ops)
+        os << "    " << opText(g, op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
+           << ":" << op.pos.line << "\n";
+    }
+  }
+  return status;
+}
+
+} // namespace kiln::driver

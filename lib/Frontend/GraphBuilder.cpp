@@ -1,0 +1,476 @@
+//===- GraphBuilder.cpp - Traced graphs to the kiln dialect ---------------===//
+//
+// One func.func per graph. Host integers (sizes included) are `index`
+// inside the graph, converted from the i64 the ABI passes; operands of
+// tensor ops are cast to the element type inferSignature chose, as the
+// runtime promotes before computing.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Frontend/GraphBuilder.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace kiln::frontend {
+
+namespace {
+
+Type elementType(MLIRContext *ctx, ElementType e) {
+  Builder b(ctx);
+  switch (e) {
+  case ElementType::F32: return b.getF32Type();
+  case ElementType::F64: return b.getF64Type();
+  case ElementType::F16: return b.getF16Type();
+  case ElementType::BF16: return b.getBF16Type();
+  case ElementType::I32: return b.getI32Type();
+  case ElementType::I64: return b.getI64Type();
+  case ElementType::Bool: return b.getI1Type();
+  }
+  return b.getF32Type();
+}
+
+RankedTensorType tensorType(MLIRContext *ctx, const TraceValue &v) {
+  return RankedTensorType::get(SmallVector<int64_t>(v.rank, ShapedType::kDynamic),
+                               elementType(ctx, v.element));
+}
+
+/// The ABI's type of a scalar input.
+Type scalarArgType(MLIRContext *ctx, ValueKind kind) {
+  Builder b(ctx);
+  switch (kind) {
+  case ValueKind::I64: return b.getI64Type();
+  case ValueKind::F32: return b.getF32Type();
+  case ValueKind::F64: return b.getF64Type();
+  case ValueKind::Bool: return b.getI1Type();
+  case ValueKind::Tensor: break;
+  }
+  return {};
+}
+
+/// The type of a scalar inside the graph.
+Type scalarType(MLIRContext *ctx, ValueKind kind) {
+  return kind == ValueKind::I64 ? IndexType::get(ctx) : scalarArgType(ctx, kind);
+}
+
+int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+class GraphFunctionBuilder {
+public:
+  GraphFunctionBuilder(ModuleOp module, const Graph &graph)
+      : ctx_(module.getContext()), b_(ctx_), graph_(graph), module_(module) {}
+
+  std::string build() {
+    SmallVector<Type> inputs, results;
+    for (const GraphInput &in : graph_.inputs) {
+      const TraceValue &v = graph_.values[in.value];
+      inputs.push_back(v.kind == ValueKind::Tensor ? Type(tensorType(ctx_, v))
+                                                   : scalarArgType(ctx_, v.kind));
+    }
+    for (const GraphOutput &out : graph_.outputs) {
+      const TraceValue &v = graph_.values[out.value];
+      results.push_back(v.kind == ValueKind::Tensor
+                            ? tensorType(ctx_, v)
+                            : RankedTensorType::get({}, scalarArgType(ctx_, v.kind)));
+    }
+    b_.setInsertionPointToEnd(module_.getBody());
+    loc_ = UnknownLoc::get(ctx_);
+    auto fn = func::FuncOp::create(b_, loc_, graph_.name,
+                                   b_.getFunctionType(inputs, results));
+    Block *entry = fn.addEntryBlock();
+    b_.setInsertionPointToStart(entry);
+    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+      Value arg = entry->getArgument(i);
+      if (graph_.values[graph_.inputs[i].value].kind == ValueKind::I64)
+        arg = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), arg);
+      values_[graph_.inputs[i].value] = arg;
+    }
+    for (const TraceOp &op : graph_.ops) {
+      loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
+      std::string error = emit(op);
+      if (!error.empty()) {
+        fn.erase();
+        return error;
+      }
+    }
+    SmallVector<Value> outs;
+    for (const GraphOutput &out : graph_.outputs) {
+      Value v = values_.at(out.value);
+      const TraceValue &tv = graph_.values[out.value];
+      if (tv.kind != ValueKind::Tensor) {
+        v = scalarCast(v, scalarArgType(ctx_, tv.kind));
+        v = mlir::kiln::FromScalarOp::create(
+            b_, loc_, RankedTensorType::get({}, v.getType()), v);
+      }
+      outs.push_back(v);
+    }
+    func::ReturnOp::create(b_, loc_, outs);
+    if (failed(verify(fn))) {
+      fn.erase();
+      return "the graph does not verify";
+    }
+    return "";
+  }
+
+private:
+  Value get(int v) const { return values_.at(v); }
+  const TraceValue &info(int v) const { return graph_.values[v]; }
+
+  /// A tensor operand in the element type `e`.
+  Value tensorAs(int v, ElementType e) {
+    Value t = get(v);
+    auto type = cast<RankedTensorType>(t.getType());
+    Type want = elementType(ctx_, e);
+    if (type.getElementType() == want)
+      return t;
+    return mlir::kiln::CastOp::create(b_, loc_, type.clone(want), t);
+  }
+
+  Value scalarCast(Value v, Type to) {
+    Type from = v.getType();
+    if (from == to)
+      return v;
+    auto isInt = [](Type t) { return isa<IndexType>(t) || isa<IntegerType>(t); };
+    if (isa<IndexType>(from) && isa<IntegerType>(to)) {
+      if (to.getIntOrFloatBitWidth() == 1)
+        return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, v,
+                                     arith::ConstantIndexOp::create(b_, loc_, 0));
+      return arith::IndexCastOp::create(b_, loc_, to, v);
+    }
+    if (isa<IntegerType>(from) && isa<IndexType>(to)) {
+      if (from.getIntOrFloatBitWidth() == 1)
+        return arith::IndexCastUIOp::create(b_, loc_, to, v);
+      return arith::IndexCastOp::create(b_, loc_, to, v);
+    }
+    if (isInt(from) && isa<FloatType>(to)) {
+      if (isa<IndexType>(from))
+        v = arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), v);
+      if (v.getType().getIntOrFloatBitWidth() == 1)
+        return arith::UIToFPOp::create(b_, loc_, to, v);
+      return arith::SIToFPOp::create(b_, loc_, to, v);
+    }
+    if (isa<FloatType>(from) && isInt(to)) {
+      if (to.isInteger(1))
+        return arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNE, v,
+                                     arith::ConstantOp::create(
+                                         b_, loc_, b_.getFloatAttr(from, 0)));
+      Value i = arith::FPToSIOp::create(b_, loc_, b_.getI64Type(), v);
+      return isa<IndexType>(to) ? Value(arith::IndexCastOp::create(b_, loc_, to, i)) : i;
+    }
+    if (isa<FloatType>(from) && isa<FloatType>(to))
+      return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+                 ? Value(arith::ExtFOp::create(b_, loc_, to, v))
+                 : Value(arith::TruncFOp::create(b_, loc_, to, v));
+    return v;
+  }
+
+  std::string emitScalar(const TraceOp &op) {
+    const TraceValue &r = info(op.result);
+    Type type = scalarType(ctx_, r.kind);
+    const std::string &n = op.name;
+    Value out;
+    bool isFloat = isa<FloatType>(type);
+    auto arg = [&](size_t i) { return get(op.operands[i]); };
+    if (n == "const") {
+      if (isa<IndexType>(type))
+        out = arith::ConstantIndexOp::create(b_, loc_, static_cast<int64_t>(op.number));
+      else if (isFloat)
+        out = arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(type, op.number));
+      else
+        out = arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(type, op.number != 0));
+    } else if (n == "dim") {
+      int64_t rank = info(op.operands[0]).rank;
+      out = mlir::kiln::DimOp::create(b_, loc_, arg(0),
+                                b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
+    } else if (n == "rank") {
+      out = arith::ConstantIndexOp::create(b_, loc_, info(op.operands[0]).rank);
+    } else if (n == "numel") {
+      out = arith::ConstantIndexOp::create(b_, loc_, 1);
+      for (int64_t d = 0; d < info(op.operands[0]).rank; ++d)
+        out = arith::MulIOp::create(b_, loc_, out, mlir::kiln::DimOp::create(b_, loc_, arg(0), b_.getI64IntegerAttr(d)));
+    } else if (n == "scalar.cast") {
+      out = scalarCast(arg(0), type);
+    } else if (n == "scalar.neg") {
+      out = isFloat ? Value(arith::NegFOp::create(b_, loc_, arg(0)))
+                    : Value(arith::SubIOp::create(
+                          b_, loc_, arith::ConstantIndexOp::create(b_, loc_, 0), arg(0)));
+    } else if (n == "scalar.add") {
+      out = isFloat ? Value(arith::AddFOp::create(b_, loc_, arg(0), arg(1)))
+                    : Value(arith::AddIOp::create(b_, loc_, arg(0), arg(1)));
+    } else if (n == "scalar.sub") {
+      out = isFloat ? Value(arith::SubFOp::create(b_, loc_, arg(0), arg(1)))
+                    : Value(arith::SubIOp::create(b_, loc_, arg(0), arg(1)));
+    } else if (n == "scalar.mul") {
+      out = isFloat ? Value(arith::MulFOp::create(b_, loc_, arg(0), arg(1)))
+                    : Value(arith::MulIOp::create(b_, loc_, arg(0), arg(1)));
+    } else if (n == "scalar.div") {
+      out = isFloat ? Value(arith::DivFOp::create(b_, loc_, arg(0), arg(1)))
+                    : Value(arith::DivSIOp::create(b_, loc_, arg(0), arg(1)));
+    } else if (n == "scalar.rem" && !isFloat) {
+      out = arith::RemSIOp::create(b_, loc_, arg(0), arg(1));
+    } else if (isFloat && n == "scalar.sqrt") {
+      out = math::SqrtOp::create(b_, loc_, arg(0));
+    } else if (isFloat && n == "scalar.exp") {
+      out = math::ExpOp::create(b_, loc_, arg(0));
+    } else if (isFloat && n == "scalar.log") {
+      out = math::LogOp::create(b_, loc_, arg(0));
+    } else if (isFloat && n == "scalar.tanh") {
+      out = math::TanhOp::create(b_, loc_, arg(0));
+    } else if (isFloat && n == "scalar.pow") {
+      out = math::PowFOp::create(b_, loc_, arg(0), arg(1));
+    } else if (n == "scalar.abs") {
+      out = isFloat ? Value(math::AbsFOp::create(b_, loc_, arg(0)))
+                    : Value(arith::MaxSIOp::create(
+                          b_, loc_, arg(0),
+                          arith::SubIOp::create(b_, loc_,
+                                                arith::ConstantIndexOp::create(b_, loc_, 0),
+                                                arg(0))));
+    } else if (n == "scalar.min" || n == "scalar.max") {
+      bool min = n == "scalar.min";
+      out = isFloat ? (min ? Value(arith::MinimumFOp::create(b_, loc_, arg(0), arg(1)))
+                           : Value(arith::MaximumFOp::create(b_, loc_, arg(0), arg(1))))
+                    : (min ? Value(arith::MinSIOp::create(b_, loc_, arg(0), arg(1)))
+                           : Value(arith::MaxSIOp::create(b_, loc_, arg(0), arg(1))));
+    } else {
+      return "no lowering for " + n;
+    }
+    values_[op.result] = out;
+    return "";
+  }
+
+  /// Sizes for reshape/full: constants become static dims of the type, the
+  /// rest index operands; one -1 is inferred from the element count.
+  void shape(const TraceOp &op, size_t first, Value input,
+             SmallVector<int64_t> &staticSizes, SmallVector<Value> &dynamic) {
+    SmallVector<std::optional<int64_t>> constants;
+    for (size_t i = first; i < op.operands.size(); ++i) {
+      std::optional<int64_t> c;
+      for (const TraceOp &def : graph_.ops)
+        if (def.result == op.operands[i] && def.name == "const")
+          c = static_cast<int64_t>(def.number);
+      constants.push_back(c);
+    }
+    int inferred = -1;
+    for (size_t i = 0; i < constants.size(); ++i)
+      if (constants[i] && *constants[i] == -1)
+        inferred = static_cast<int>(i);
+    for (size_t i = 0; i < constants.size(); ++i) {
+      if (static_cast<int>(i) == inferred) {
+        // numel(input) / product(other sizes)
+        auto type = cast<RankedTensorType>(input.getType());
+        Value numel = arith::ConstantIndexOp::create(b_, loc_, 1);
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          numel = arith::MulIOp::create(b_, loc_, numel,
+                                        mlir::kiln::DimOp::create(b_, loc_, input, b_.getI64IntegerAttr(d)));
+        Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
+        for (size_t j = 0; j < constants.size(); ++j)
+          if (j != i)
+            others = arith::MulIOp::create(b_, loc_, others, get(op.operands[first + j]));
+        // A zero product would divide by zero: 1 instead (the reshape's own
+        // element-count check then fails as eager's does).
+        Value zero = arith::ConstantIndexOp::create(b_, loc_, 0);
+        Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, others, zero);
+        others = arith::SelectOp::create(
+            b_, loc_, isZero, arith::ConstantIndexOp::create(b_, loc_, 1), others);
+        staticSizes.push_back(ShapedType::kDynamic);
+        dynamic.push_back(arith::DivSIOp::create(b_, loc_, numel, others));
+      } else if (constants[i] && *constants[i] >= 0) {
+        staticSizes.push_back(*constants[i]);
+      } else {
+        staticSizes.push_back(ShapedType::kDynamic);
+        dynamic.push_back(get(op.operands[first + i]));
+      }
+    }
+  }
+
+  std::string emit(const TraceOp &op) {
+    const TraceValue &r = info(op.result);
+    if (r.kind != ValueKind::Tensor)
+      return emitScalar(op);
+    const std::string &n = op.name;
+    ElementType e = r.element;
+    RankedTensorType resultType = tensorType(ctx_, r);
+    auto operandElement = [&]() {
+      // The element type the operands are computed in: the result's, except
+      // for comparisons (their operands' common type).
+      if (n != "cmp")
+        return e;
+      ElementType common = info(op.operands[0]).element;
+      for (int o : op.operands)
+        if (info(o).element != common)
+          return info(o).wrapped ? common : info(o).element;
+      return common;
+    };
+    Value out;
+    if (n == "from_scalar") {
+      Value s = get(op.operands[0]);
+      Type el = elementType(ctx_, r.element);
+      if (!isa<IndexType>(s.getType()) || el.isInteger(1))
+        s = scalarCast(s, el);
+      out = mlir::kiln::FromScalarOp::create(b_, loc_, RankedTensorType::get({}, el), s);
+    } else if (n == "add" || n == "sub" || n == "mul" || n == "div" ||
+               n == "pow" || n == "maximum" || n == "minimum" || n == "cmp") {
+      ElementType common = operandElement();
+      Value l = tensorAs(op.operands[0], common), rr = tensorAs(op.operands[1], common);
+      if (n == "add") out = mlir::kiln::AddOp::create(b_, loc_, l, rr);
+      else if (n == "sub") out = mlir::kiln::SubOp::create(b_, loc_, l, rr);
+      else if (n == "mul") out = mlir::kiln::MulOp::create(b_, loc_, l, rr);
+      else if (n == "div") out = mlir::kiln::DivOp::create(b_, loc_, l, rr);
+      else if (n == "pow") out = mlir::kiln::PowOp::create(b_, loc_, l, rr);
+      else if (n == "maximum") out = mlir::kiln::MaximumOp::create(b_, loc_, l, rr);
+      else if (n == "minimum") out = mlir::kiln::MinimumOp::create(b_, loc_, l, rr);
+      else
+        out = mlir::kiln::CmpOp::create(
+            b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
+    } else if (n == "where") {
+      Value c = tensorAs(op.operands[0], ElementType::Bool);
+      out = mlir::kiln::WhereOp::create(b_, loc_, c, tensorAs(op.operands[1], e),
+                                  tensorAs(op.operands[2], e));
+    } else if (n == "neg" || n == "abs" || n == "relu" || n == "exp" ||
+               n == "log" || n == "sqrt" || n == "rsqrt" || n == "tanh" ||
+               n == "sigmoid" || n == "silu" || n == "gelu") {
+      Value x = tensorAs(op.operands[0], e);
+      if (n == "neg") out = mlir::kiln::NegOp::create(b_, loc_, x);
+      else if (n == "abs") out = mlir::kiln::AbsOp::create(b_, loc_, x);
+      else if (n == "relu") out = mlir::kiln::ReluOp::create(b_, loc_, x);
+      else if (n == "exp") out = mlir::kiln::ExpOp::create(b_, loc_, x);
+      else if (n == "log") out = mlir::kiln::LogOp::create(b_, loc_, x);
+      else if (n == "sqrt") out = mlir::kiln::SqrtOp::create(b_, loc_, x);
+      else if (n == "rsqrt") out = mlir::kiln::RsqrtOp::create(b_, loc_, x);
+      else if (n == "tanh") out = mlir::kiln::TanhOp::create(b_, loc_, x);
+      else if (n == "sigmoid") out = mlir::kiln::SigmoidOp::create(b_, loc_, x);
+      else if (n == "silu") out = mlir::kiln::SiluOp::create(b_, loc_, x);
+      else {
+        if (op.text != "none" && op.text != "tanh")
+          return "gelu approximation '" + op.text + "'";
+        out = mlir::kiln::GeluOp::create(
+            b_, loc_, x,
+            op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
+                              : mlir::kiln::GeluApproximation::none);
+      }
+    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
+      int64_t rank = info(op.operands[0]).rank;
+      SmallVector<int64_t> dims;
+      for (size_t i = 1; i < op.ints.size(); ++i)
+        dims.push_back(normalize(op.ints[i], rank));
+      llvm::sort(dims);
+      dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+      Value x = tensorAs(op.operands[0], e);
+      auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
+      UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
+      if (n == "sum") out = mlir::kiln::SumOp::create(b_, loc_, x, dimsAttr, keep);
+      else if (n == "mean") out = mlir::kiln::MeanOp::create(b_, loc_, x, dimsAttr, keep);
+      else if (n == "amax") out = mlir::kiln::AmaxOp::create(b_, loc_, x, dimsAttr, keep);
+      else out = mlir::kiln::AminOp::create(b_, loc_, x, dimsAttr, keep);
+    } else if (n == "softmax" || n == "log_softmax") {
+      Value x = tensorAs(op.operands[0], e);
+      auto dim = b_.getI64IntegerAttr(normalize(op.ints[0], r.rank));
+      out = n == "softmax" ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
+                           : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
+    } else if (n == "layer_norm" || n == "rms_norm") {
+      Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
+      auto eps = b_.getF64FloatAttr(op.number);
+      if (n == "layer_norm")
+        out = mlir::kiln::LayerNormOp::create(
+            b_, loc_, x, w, op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
+            eps);
+      else
+        out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, eps);
+    } else if (n == "matmul") {
+      out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
+                                   tensorAs(op.operands[1], e));
+    } else if (n == "linear") {
+      out = mlir::kiln::LinearOp::create(
+          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
+          op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value());
+    } else if (n == "embedding") {
+      out = mlir::kiln::EmbeddingOp::create(b_, loc_, resultType, get(op.operands[0]),
+                                      get(op.operands[1]));
+    } else if (n == "cross_entropy") {
+      out = mlir::kiln::CrossEntropyOp::create(b_, loc_, resultType, get(op.operands[0]),
+                                         get(op.operands[1]));
+    } else if (n == "conv2d") {
+      out = mlir::kiln::Conv2dOp::create(
+          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
+          op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
+          b_.getDenseI64ArrayAttr({op.ints[0], op.ints[1]}),
+          b_.getDenseI64ArrayAttr({op.ints[2], op.ints[3]}));
+    } else if (n == "cat") {
+      SmallVector<Value> inputs;
+      for (int o : op.operands)
+        inputs.push_back(tensorAs(o, e));
+      out = mlir::kiln::CatOp::create(b_, loc_, inputs,
+                                b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+    } else if (n == "reshape") {
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      shape(op, 1, get(op.operands[0]), sizes, dynamic);
+      out = mlir::kiln::ReshapeOp::create(b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
+                                    get(op.operands[0]), dynamic);
+    } else if (n == "full") {
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      shape(op, 0, Value(), sizes, dynamic);
+      Type el = elementType(ctx_, e);
+      TypedAttr value = isa<FloatType>(el) ? TypedAttr(b_.getFloatAttr(el, op.number))
+                                           : TypedAttr(b_.getIntegerAttr(el, static_cast<int64_t>(op.number)));
+      out = mlir::kiln::FullOp::create(b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
+    } else if (n == "transpose") {
+      int64_t rank = r.rank;
+      out = mlir::kiln::TransposeOp::create(b_, loc_, get(op.operands[0]),
+                                      b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
+                                      b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
+    } else if (n == "permute") {
+      SmallVector<int64_t> perm;
+      for (int64_t d : op.ints)
+        perm.push_back(normalize(d, r.rank));
+      out = mlir::kiln::PermuteOp::create(b_, loc_, get(op.operands[0]),
+                                    b_.getDenseI64ArrayAttr(perm));
+    } else if (n == "unsqueeze") {
+      out = mlir::kiln::UnsqueezeOp::create(b_, loc_, get(op.operands[0]),
+                                      b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+    } else if (n == "squeeze") {
+      out = mlir::kiln::SqueezeOp::create(
+          b_, loc_, resultType, get(op.operands[0]),
+          b_.getI64IntegerAttr(normalize(op.ints[0], info(op.operands[0]).rank)));
+    } else if (n == "slice") {
+      out = mlir::kiln::SliceOp::create(
+          b_, loc_, resultType, get(op.operands[0]),
+          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)),
+          scalarCast(get(op.operands[1]), b_.getIndexType()),
+          scalarCast(get(op.operands[2]), b_.getIndexType()),
+          b_.getI64IntegerAttr(op.ints[1]));
+    } else if (n == "cast") {
+      out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+    } else {
+      return "no lowering for kiln::" + n;
+    }
+    values_[op.result] = out;
+    return "";
+  }
+
+  MLIRContext *ctx_;
+  OpBuilder b_;
+  const Graph &graph_;
+  ModuleOp module_;
+  Location loc_ = UnknownLoc::get(ctx_);
+  std::map<int, Value> values_;
+};
+
+} // namespace
+
+std::string buildGraphFunction(ModuleOp module, const Graph &graph) {
+  return GraphFunctionBuilder(module, graph).build();
+}
+
+} // namespace kiln::frontend

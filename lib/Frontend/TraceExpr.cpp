@@ -1,0 +1,568 @@
+//===- TraceExpr.cpp - Expressions, Kiln's ops and host scalars -----------===//
+//
+// Tensor expressions become ops named as the runtime names them; shape
+// queries and arithmetic on host scalars become scalar ops (symbolic values,
+// not breaks); reads of variables and members defined outside the segment
+// become graph inputs, spelled as the stitched code will name them.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+
+//===----------------------------------------------------------------------===//
+// Graph building helpers
+//===----------------------------------------------------------------------===//
+
+int Tracer::addOp(const std::string &name, std::vector<int> operands,
+                  ValueKind kind, SourceLocation loc, std::vector<int64_t> ints,
+                  double number, const std::string &text) {
+  // Scalar arithmetic on constants folds (so that reshape sees its -1).
+  std::vector<double> constants;
+  for (int v : operands)
+    for (const TraceOp &op : graph().ops)
+      if (op.result == v && op.name == "const")
+        constants.push_back(op.number);
+  if (!operands.empty() && constants.size() == operands.size() &&
+      name.rfind("scalar.", 0) == 0 && kind != ValueKind::Tensor) {
+    double a = constants[0], b = constants.size() > 1 ? constants[1] : 0;
+    std::optional<double> folded;
+    if (name == "scalar.neg") folded = -a;
+    else if (name == "scalar.add") folded = a + b;
+    else if (name == "scalar.sub") folded = a - b;
+    else if (name == "scalar.mul") folded = a * b;
+    else if (name == "scalar.cast") folded = a;
+    if (folded) {
+      if (kind == ValueKind::I64)
+        folded = static_cast<double>(static_cast<int64_t>(*folded));
+      else if (kind == ValueKind::F32)
+        folded = static_cast<double>(static_cast<float>(*folded));
+      else if (kind == ValueKind::Bool)
+        folded = *folded != 0 ? 1 : 0;
+      return constant(*folded, kind, loc);
+    }
+  }
+  TraceOp op;
+  op.name = name;
+  op.operands = std::move(operands);
+  op.ints = std::move(ints);
+  op.number = number;
+  op.text = text;
+  op.pos = posOf(loc);
+  op.result = graph().addValue(kind);
+  graph().ops.push_back(op);
+  return op.result;
+}
+
+int Tracer::addInput(const std::string &expr, ValueKind kind) {
+  auto it = segment_->inputsByExpr.find(expr);
+  if (it != segment_->inputsByExpr.end())
+    return it->second;
+  int v = graph().addValue(kind);
+  GraphInput in;
+  in.value = v;
+  in.expr = expr;
+  graph().inputs.push_back(in);
+  segment_->inputsByExpr[expr] = v;
+  return v;
+}
+
+GraphInput *Tracer::inputOf(int value) {
+  for (GraphInput &in : graph().inputs)
+    if (in.value == value)
+      return &in;
+  return nullptr;
+}
+
+ValueKind Tracer::kindOf(int value) const {
+  return segment_->segment.graph.values[value].kind;
+}
+
+int Tracer::constant(double value, ValueKind kind, SourceLocation loc) {
+  return addOp("const", {}, kind, loc, {}, value);
+}
+
+int Tracer::asTensor(int value, SourceLocation loc) {
+  if (kindOf(value) == ValueKind::Tensor)
+    return value;
+  return addOp("from_scalar", {value}, ValueKind::Tensor, loc);
+}
+
+std::optional<int64_t> Tracer::constantInt(const Expr *e) {
+  Expr::EvalResult r;
+  if (e->EvaluateAsRValue(r, context_) && r.Val.isInt())
+    return r.Val.getInt().getSExtValue();
+  return std::nullopt;
+}
+
+std::optional<double> Tracer::constantFloat(const Expr *e) {
+  Expr::EvalResult r;
+  if (!e->EvaluateAsRValue(r, context_))
+    return std::nullopt;
+  if (r.Val.isFloat())
+    return r.Val.getFloat().convertToDouble();
+  if (r.Val.isInt())
+    return static_cast<double>(r.Val.getInt().getSExtValue());
+  return std::nullopt;
+}
+
+namespace {
+/// Strips the implicit nodes around a call argument: conversions to
+/// kiln::Scalar, temporaries, copies.
+const Expr *stripArg(const Expr *e) {
+  while (true) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+      if (c->getNumArgs() == 1 && !isa<CXXStdInitializerListExpr>(c->getArg(0))) {
+        e = c->getArg(0);
+        continue;
+      }
+    }
+    if (const auto *f = dyn_cast<CXXFunctionalCastExpr>(e)) {
+      if (!f->getType()->isArithmeticType()) {
+        e = f->getSubExpr();
+        continue;
+      }
+    }
+    if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = m->getSubExpr();
+      continue;
+    }
+    if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e)) {
+      e = d->getExpr();
+      continue;
+    }
+    return e;
+  }
+}
+
+bool inNamespace(const Decl *d, llvm::StringRef name) {
+  const DeclContext *ctx = d->getDeclContext();
+  while (ctx && !isa<NamespaceDecl>(ctx))
+    ctx = ctx->getParent();
+  // Through inline namespaces and extern "C++" blocks to the top.
+  while (ctx && isa<NamespaceDecl>(ctx) && cast<NamespaceDecl>(ctx)->isInline())
+    ctx = ctx->getParent();
+  const auto *ns = dyn_cast_or_null<NamespaceDecl>(ctx);
+  return ns && ns->getName() == name &&
+         ns->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+bool isStdMath(const FunctionDecl *fn) {
+  if (!fn->getIdentifier())
+    return false;
+  llvm::StringRef n = fn->getName();
+  bool known = n == "sqrt" || n == "exp" || n == "log" || n == "tanh" ||
+               n == "pow" || n == "abs" || n == "fabs" || n == "sqrtf" ||
+               n == "expf" || n == "logf" || n == "min" || n == "max";
+  if (!known)
+    return false;
+  return inNamespace(fn, "std") || fn->getDeclContext()->isTranslationUnit() ||
+         fn->getDeclContext()->isExternCContext();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+std::optional<int> Tracer::traceExpr(const Expr *e) {
+  e = e->IgnoreParens();
+  if (const auto *c = dyn_cast<ExprWithCleanups>(e))
+    return traceExpr(c->getSubExpr());
+  if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e))
+    return traceExpr(m->getSubExpr());
+  if (const auto *b = dyn_cast<CXXBindTemporaryExpr>(e))
+    return traceExpr(b->getSubExpr());
+  if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e))
+    return traceExpr(d->getExpr());
+  if (const auto *cast = dyn_cast<ImplicitCastExpr>(e)) {
+    std::optional<int> v = traceExpr(cast->getSubExpr());
+    if (!v)
+      return v;
+    std::optional<ValueKind> to = valueKindOf(cast->getType());
+    if (to && *to != ValueKind::Tensor && kindOf(*v) != ValueKind::Tensor &&
+        kindOf(*v) != *to)
+      return addOp("scalar.cast", {*v}, *to, cast->getExprLoc());
+    return v;
+  }
+  if (const auto *cast = dyn_cast<ExplicitCastExpr>(e)) {
+    std::optional<int> v = traceExpr(cast->getSubExpr());
+    if (!v)
+      return v;
+    std::optional<ValueKind> to = valueKindOf(cast->getType());
+    if (!to)
+      return breakAt(e->getExprLoc(), "a cast to a type the tracer does not model");
+    if (*to != ValueKind::Tensor && kindOf(*v) != *to)
+      return addOp("scalar.cast", {*v}, *to, cast->getExprLoc());
+    return v;
+  }
+  if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+    // Copies and moves of a Tensor, or a kiln::Scalar from a number.
+    if (c->getNumArgs() == 1)
+      return traceExpr(c->getArg(0));
+    return breakAt(e->getExprLoc(), "a construction the tracer does not model");
+  }
+  if (const auto *lit = dyn_cast<IntegerLiteral>(e))
+    return constant(static_cast<double>(lit->getValue().getSExtValue()),
+                    ValueKind::I64, e->getExprLoc());
+  if (const auto *lit = dyn_cast<FloatingLiteral>(e)) {
+    std::optional<ValueKind> kind = valueKindOf(lit->getType());
+    return constant(lit->getValueAsApproximateDouble(),
+                    kind ? *kind : ValueKind::F64, e->getExprLoc());
+  }
+  if (const auto *lit = dyn_cast<CXXBoolLiteralExpr>(e))
+    return constant(lit->getValue() ? 1 : 0, ValueKind::Bool, e->getExprLoc());
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    return traceDeclRef(ref->getDecl(), e);
+  if (const auto *member = dyn_cast<MemberExpr>(e))
+    return traceMember(member);
+  if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e))
+    return traceOperator(op);
+  if (const auto *call = dyn_cast<CallExpr>(e))
+    return traceCall(call);
+  if (const auto *op = dyn_cast<BinaryOperator>(e))
+    return traceScalarBinary(op);
+  if (const auto *op = dyn_cast<UnaryOperator>(e)) {
+    std::optional<int> v = traceExpr(op->getSubExpr());
+    if (!v)
+      return v;
+    if (op->getOpcode() == UO_Plus)
+      return v;
+    if (op->getOpcode() == UO_Minus && kindOf(*v) != ValueKind::Tensor)
+      return addOp("scalar.neg", {*v}, kindOf(*v), op->getExprLoc());
+    return breakAt(op->getExprLoc(), "a unary operator the tracer does not model");
+  }
+  if (const auto *cond = dyn_cast<ConditionalOperator>(e))
+    return breakAt(cond->getExprLoc(), "a conditional expression");
+  if (isa<LambdaExpr>(e))
+    return breakAt(e->getExprLoc(), "a lambda expression");
+  if (isa<CXXThrowExpr>(e))
+    return breakAt(e->getExprLoc(), "exceptions");
+  return breakAt(e->getExprLoc(), std::string("an expression the tracer does "
+                                              "not model (") +
+                                      e->getStmtClassName() + ")");
+}
+
+std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
+  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
+    auto it = f->locals.find(decl);
+    if (it != f->locals.end())
+      return it->second;
+  }
+  if (segment_->env.count(decl))
+    return segment_->env.at(decl);
+  const auto *var = dyn_cast<VarDecl>(decl);
+  if (!var)
+    return breakAt(e->getExprLoc(), "a reference to '" + decl->getNameAsString() +
+                                        "', which the tracer does not model");
+  std::optional<ValueKind> kind = valueKindOf(var->getType());
+  if (!kind)
+    return breakAt(e->getExprLoc(), "a variable of type '" +
+                                        var->getType().getAsString() +
+                                        "', which the tracer does not model");
+  // A constant known at compile time is a constant of the graph.
+  if (*kind != ValueKind::Tensor && var->getType().isConstQualified())
+    if (std::optional<double> c = constantFloat(e))
+      return constant(*c, *kind, e->getExprLoc());
+  // Variables of the root (parameters, locals computed by host code) and
+  // globals enter the graph as inputs.
+  if (var->isLocalVarDeclOrParm()) {
+    const DeclContext *ctx = var->getDeclContext();
+    while (ctx && !isa<FunctionDecl>(ctx))
+      ctx = ctx->getParent();
+    if (ctx != root_->function)
+      return breakAt(e->getExprLoc(), "a variable of an enclosing function");
+    return addInput(var->getNameAsString(), *kind);
+  }
+  return addInput(var->getQualifiedNameAsString(), *kind);
+}
+
+namespace {
+/// How stitched code at the root's level names an object expression; empty
+/// if it cannot (a temporary, a call).
+std::string spell(const Expr *e, const std::string &thisObject) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+      return var->isLocalVarDeclOrParm() ? var->getNameAsString()
+                                         : var->getQualifiedNameAsString();
+  if (const auto *m = dyn_cast<MemberExpr>(e)) {
+    if (!isa<FieldDecl>(m->getMemberDecl()))
+      return "";
+    const Expr *b = m->getBase()->IgnoreParenImpCasts();
+    std::string base;
+    if (m->isArrow())
+      base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject) + ")";
+    else
+      base = spell(b, thisObject);
+    if (base.empty() || base == "(*)" || base.empty())
+      return "";
+    return (base == "(*this)" ? std::string("this->") : base + ".") +
+           m->getMemberDecl()->getNameAsString();
+  }
+  return "";
+}
+
+std::string memberSpelling(const std::string &object) {
+  return object == "(*this)" ? "this->" : object + ".";
+}
+} // namespace
+
+std::optional<int> Tracer::traceMember(const MemberExpr *e) {
+  const auto *field = dyn_cast<FieldDecl>(e->getMemberDecl());
+  if (!field)
+    return breakAt(e->getExprLoc(), "a member the tracer does not model");
+  std::optional<ValueKind> kind = valueKindOf(field->getType());
+  if (!kind)
+    return breakAt(e->getExprLoc(), "a member of type '" +
+                                        field->getType().getAsString() +
+                                        "', which the tracer does not model");
+  std::string thisObject = frames_.back().thisPrefix;
+  const Expr *b = e->getBase()->IgnoreParenImpCasts();
+  std::string base;
+  if (e->isArrow())
+    base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject) + ")";
+  else
+    base = spell(b, thisObject);
+  if (base.empty() || base == "(*)")
+    return breakAt(e->getExprLoc(),
+                   "a member of an object the stitched code cannot name");
+  return addInput(memberSpelling(base) + field->getNameAsString(), *kind);
+}
+
+std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
+  std::optional<int> l = traceExpr(op->getLHS());
+  if (!l)
+    return l;
+  std::optional<int> r = traceExpr(op->getRHS());
+  if (!r)
+    return r;
+  if (kindOf(*l) == ValueKind::Tensor || kindOf(*r) == ValueKind::Tensor)
+    return breakAt(op->getExprLoc(), "an operator the tracer does not model");
+  std::optional<ValueKind> kind = valueKindOf(op->getType());
+  if (!kind)
+    return breakAt(op->getExprLoc(), "an operator on types the tracer does not model");
+  const char *name = nullptr;
+  switch (op->getOpcode()) {
+  case BO_Add: name = "scalar.add"; break;
+  case BO_Sub: name = "scalar.sub"; break;
+  case BO_Mul: name = "scalar.mul"; break;
+  case BO_Div: name = "scalar.div"; break;
+  case BO_Rem: name = "scalar.rem"; break;
+  default:
+    return breakAt(op->getExprLoc(), "a scalar operator the tracer does not model");
+  }
+  // Both sides in the result's type, as C++'s usual conversions do.
+  for (int *v : {&*l, &*r})
+    if (kindOf(*v) != *kind)
+      *v = addOp("scalar.cast", {*v}, *kind, op->getExprLoc());
+  return addOp(name, {*l, *r}, *kind, op->getExprLoc());
+}
+
+std::optional<int> Tracer::traceScalarMath(const std::string &name,
+                                           const CallExpr *call) {
+  std::vector<int> args;
+  for (const Expr *a : call->arguments()) {
+    std::optional<int> v = traceExpr(a);
+    if (!v)
+      return v;
+    if (kindOf(*v) == ValueKind::Tensor)
+      return breakAt(call->getExprLoc(), "std::" + name + " of a tensor");
+    args.push_back(*v);
+  }
+  std::optional<ValueKind> kind = valueKindOf(call->getType());
+  if (!kind)
+    return breakAt(call->getExprLoc(), "std::" + name + " of this type");
+  for (int &v : args)
+    if (kindOf(v) != *kind)
+      v = addOp("scalar.cast", {v}, *kind, call->getExprLoc());
+  std::string op = name;
+  if (op == "sqrtf" || op == "expf" || op == "logf")
+    op.pop_back();
+  if (op == "fabs")
+    op = "abs";
+  return addOp("scalar." + op, args, *kind, call->getExprLoc());
+}
+
+bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
+  std::vector<int> traced;
+  size_t opsBefore = graph().ops.size();
+  bool ok = traceIntList(e, traced);
+  if (!ok)
+    return false;
+  for (int v : traced) {
+    const TraceOp *def = nullptr;
+    for (const TraceOp &op : graph().ops)
+      if (op.result == v)
+        def = &op;
+    if (!def || def->name != "const")
+      return false;
+    values.push_back(static_cast<int64_t>(def->number));
+  }
+  // The constants were only needed as attributes.
+  graph().ops.resize(opsBefore);
+  return true;
+}
+
+bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
+  e = stripArg(e);
+  if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+    if (c->getNumArgs() == 0)
+      return true; // {} or a default argument
+    if (c->getNumArgs() >= 1 && isa<CXXStdInitializerListExpr>(c->getArg(0)->IgnoreImplicit()))
+      return traceIntList(c->getArg(0), values);
+  }
+  if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
+    return traceIntList(il->getSubExpr(), values);
+  if (const auto *list = dyn_cast<InitListExpr>(e)) {
+    for (const Expr *element : list->inits()) {
+      std::optional<int> v = traceExpr(element);
+      if (!v)
+        return false;
+      if (kindOf(*v) != ValueKind::I64)
+        v = addOp("scalar.cast", {*v}, ValueKind::I64, element->getExprLoc());
+      values.push_back(*v);
+    }
+    return true;
+  }
+  if (isa<IntegerLiteral>(e) || e->getType()->isIntegerType()) {
+    std::optional<int> v = traceExpr(e);
+    if (!v)
+      return false;
+    values.push_back(*v);
+    return true;
+  }
+  breakAt(e->getExprLoc(), "a shape or dim list that is not a braced list");
+  return false;
+}
+
+std::optional<int> Tracer::traceCall(const CallExpr *call) {
+  const FunctionDecl *fn = call->getDirectCallee();
+  if (!fn)
+    return breakAt(call->getExprLoc(), "an indirect call");
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    const auto *method = cast<CXXMethodDecl>(fn);
+    if (isTensorRecord(method->getParent()))
+      return traceTensorMethod(method, member);
+    if (method->isVirtual())
+      return breakAt(call->getExprLoc(), "a virtual call");
+  }
+  Annotations a = annotations_.of(fn, context_.getDiagnostics());
+  std::string name = fn->getQualifiedNameAsString();
+  if (a.disable)
+    return breakAt(call->getExprLoc(), "call to '" + name +
+                                           "', which is marked KILN_DISABLE()");
+  if (a.disallowInGraph)
+    return breakAt(call->getExprLoc(),
+                   "call to '" + name + "', which is disallowed in graphs");
+  if (a.allowInGraph)
+    return breakAt(call->getExprLoc(), "call to '" + name +
+                                           "' (allow_in_graph is not built yet)");
+  if (inNamespace(fn, "kiln"))
+    return traceKilnCall(fn, call);
+  if (isStdMath(fn))
+    return traceScalarMath(fn->getNameAsString(), call);
+  if (!fn->hasBody())
+    return breakAt(call->getExprLoc(),
+                   "call to '" + name + "', whose body is not visible (I/O or "
+                   "an opaque function)");
+  // A visible callee is inlined: its arguments first.
+  std::vector<int> args;
+  for (const Expr *arg : call->arguments()) {
+    std::optional<int> v = traceExpr(arg);
+    if (!v)
+      return v;
+    args.push_back(*v);
+  }
+  std::string thisObject;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    const Expr *object = member->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    const auto *callee = dyn_cast<MemberExpr>(member->getCallee()->IgnoreParens());
+    std::string base;
+    if (callee && callee->isArrow())
+      base = isa<CXXThisExpr>(object)
+                 ? frames_.back().thisPrefix
+                 : "(*" + spell(object, frames_.back().thisPrefix) + ")";
+    else
+      base = spell(object, frames_.back().thisPrefix);
+    if (base.empty() || base == "(*)")
+      return breakAt(call->getExprLoc(), "a method call on an object the "
+                                         "stitched code cannot name");
+    thisObject = base;
+  }
+  return inlineCall(fn, args, thisObject, call->getExprLoc());
+}
+
+std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
+  OverloadedOperatorKind kind = call->getOperator();
+  const FunctionDecl *fn = call->getDirectCallee();
+  if (kind == OO_Call) {
+    return breakAt(call->getExprLoc(), "a call through operator() (lambdas are "
+                                       "not traced yet)");
+  }
+  if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
+    return breakAt(call->getExprLoc(),
+                   std::string("operator") + getOperatorSpelling(kind) +
+                       (kind == OO_LessLess ? " (I/O)" : " on non-tensor values"));
+  std::vector<int> args;
+  for (const Expr *a : call->arguments()) {
+    std::optional<int> v = traceExpr(stripArg(a));
+    if (!v)
+      return v;
+    args.push_back(asTensor(*v, a->getExprLoc()));
+  }
+  SourceLocation loc = call->getOperatorLoc();
+  if (args.size() == 1) {
+    if (kind == OO_Minus)
+      return addOp("neg", args, ValueKind::Tensor, loc);
+    return breakAt(loc, "a unary tensor operator the tracer does not model");
+  }
+  const char *name = nullptr;
+  int64_t predicate = -1;
+  switch (kind) {
+  case OO_Plus: name = "add"; break;
+  case OO_Minus: name = "sub"; break;
+  case OO_Star: name = "mul"; break;
+  case OO_Slash: name = "div"; break;
+  case OO_Less: predicate = 0; break;
+  case OO_LessEqual: predicate = 1; break;
+  case OO_Greater: predicate = 2; break;
+  case OO_GreaterEqual: predicate = 3; break;
+  case OO_EqualEqual: predicate = 4; break;
+  case OO_ExclaimEqual: predicate = 5; break;
+  default:
+    return breakAt(loc, "a tensor operator the tracer does not model");
+  }
+  if (predicate >= 0)
+    return addOp("cmp", args, ValueKind::Tensor, loc, {predicate});
+  preferBiasRank(args);
+  return addOp(name, args, ValueKind::Tensor, loc);
+}
+
+void Tracer::preferBiasRank(const std::vector<int> &operands) {
+  // x @ w + b: an input combined with a product's result is a bias (rank 1)
+  // unless its uses say otherwise.
+  auto isProduct = [&](int v) {
+    for (const TraceOp &op : graph().ops)
+      if (op.result == v)
+        return op.name == "matmul" || op.name == "linear";
+    return false;
+  };
+  if (operands.size() != 2)
+    return;
+  for (int i = 0; i < 2; ++i)
+    if (isProduct(operands[i]))
+      if (GraphInput *in = inputOf(operands[1 - i]))
+        if (in->preferredRank < 0)
+          in->preferredRank = 1;
+}
+
+} // namespace kiln::frontend

@@ -1,0 +1,193 @@
+//===- TraceFunction.cpp - Roots, frames, inlining and segments -----------===//
+//
+// A root's body is a list of statements. Consecutive statements that trace
+// form a segment (one graph); a statement that breaks stays host code,
+// closes the segment, and the blocks it holds (an if's arms, a loop's body)
+// are traced in turn. Callees with visible bodies are inlined into the
+// segment when they trace whole.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+
+namespace {
+/// Every reference to a variable in a function body, with its location.
+class References : public RecursiveASTVisitor<References> {
+public:
+  std::multimap<const ValueDecl *, SourceLocation> refs;
+  bool VisitDeclRefExpr(DeclRefExpr *e) {
+    refs.emplace(e->getDecl(), e->getLocation());
+    return true;
+  }
+};
+
+std::string sanitize(const std::string &name) {
+  std::string out;
+  for (char c : name)
+    out += (isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+} // namespace
+
+Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
+               const FrontendOptions &options)
+    : context_(context), annotations_(annotations), options_(options) {}
+
+SourcePos Tracer::posOf(SourceLocation loc) const {
+  const SourceManager &sm = context_.getSourceManager();
+  PresumedLoc p = sm.getPresumedLoc(sm.getExpansionLoc(loc));
+  if (p.isInvalid())
+    return {};
+  return {p.getFilename(), p.getLine(), p.getColumn()};
+}
+
+bool Tracer::errorModeHere() const {
+  // fullgraph anywhere on the chain wins; otherwise the nearest guard or
+  // KILN_ERROR_ON_GRAPH_BREAK, innermost first.
+  for (const FrameState &f : frames_)
+    if (f.annotations.compile && f.annotations.fullgraph)
+      return true;
+  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
+    if (!f->guards.empty())
+      return f->guards.back();
+    if (f->annotations.errorOnGraphBreak)
+      return *f->annotations.errorOnGraphBreak;
+  }
+  return false;
+}
+
+std::nullopt_t Tracer::breakAt(SourceLocation loc, const std::string &reason) {
+  if (pendingBreak_)
+    return std::nullopt; // the first cause of a statement's break counts
+  GraphBreak b;
+  b.reason = reason;
+  b.pos = posOf(loc);
+  b.isError = errorModeHere();
+  b.rawLoc = loc.getRawEncoding();
+  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+    if (f->callSite.isValid()) {
+      b.inlinedFrom.push_back(
+          {posOf(f->callSite), f->function->getQualifiedNameAsString()});
+      b.rawFrameLocs.push_back(f->callSite.getRawEncoding());
+    }
+  pendingBreak_ = b;
+  return std::nullopt;
+}
+
+std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
+                                      const std::vector<int> &args,
+                                      const std::string &thisPrefix,
+                                      SourceLocation callSite) {
+  const FunctionDecl *def = nullptr;
+  if (!fn->hasBody(def) || !def)
+    return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
+                                 "', whose body is not visible");
+  if (inlining_.count(def))
+    return breakAt(callSite, "recursive call to '" +
+                                 fn->getQualifiedNameAsString() + "'");
+  if (def->getNumParams() != args.size())
+    return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
+                                 "' with default or variadic arguments");
+  FrameState frame;
+  frame.function = def;
+  frame.callSite = callSite;
+  frame.thisPrefix = thisPrefix;
+  frame.annotations = annotations_.of(def, context_.getDiagnostics());
+  for (unsigned i = 0; i < args.size(); ++i)
+    frame.locals[def->getParamDecl(i)] = args[i];
+  frames_.push_back(std::move(frame));
+  inlining_.insert(def);
+  bool ok = true;
+  if (const auto *body = dyn_cast_or_null<CompoundStmt>(def->getBody())) {
+    for (const Stmt *s : body->body()) {
+      if (!traceStmt(s)) {
+        ok = false;
+        break;
+      }
+      if (frames_.back().returnValue)
+        break;
+    }
+  } else {
+    ok = false;
+    breakAt(callSite, "a function body that is not a block");
+  }
+  std::optional<int> result = frames_.back().returnValue;
+  inlining_.erase(def);
+  frames_.pop_back();
+  if (!ok)
+    return std::nullopt;
+  if (!result && !def->getReturnType()->isVoidType())
+    return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
+                                 "', which does not end in a return");
+  // A void callee yields no value: -2 stands for "nothing" (an expression
+  // statement).
+  return result ? *result : -2;
+}
+
+void Tracer::startSegment() {
+  segment_.emplace();
+  segment_->segment.graph.name =
+      "kiln_" + sanitize(root_->name) + "_" + std::to_string(graphCounter_++);
+}
+
+void Tracer::finishSegment() {
+  if (!segment_)
+    return;
+  SegmentState state = std::move(*segment_);
+  segment_.reset();
+  Segment &seg = state.segment;
+  if (seg.statements.empty() || seg.graph.tensorOpCount() == 0) {
+    --graphCounter_; // nothing captured: the statements stay host code
+    return;
+  }
+  // Outputs: the variables the segment assigns that code outside it reads.
+  const SourceManager &sm = context_.getSourceManager();
+  SourceLocation begin = seg.statements.front()->getBeginLoc();
+  SourceLocation end = seg.statements.back()->getEndLoc();
+  References refs;
+  refs.TraverseStmt(root_->function->getBody());
+  for (const ValueDecl *var : state.assigned) {
+    bool readOutside = false;
+    auto range = refs.refs.equal_range(var);
+    for (auto it = range.first; it != range.second; ++it)
+      if (sm.isBeforeInTranslationUnit(it->second, begin) ||
+          sm.isBeforeInTranslationUnit(end, it->second))
+        readOutside = true;
+    if (readOutside)
+      seg.graph.outputs.push_back({state.env.at(var), var->getNameAsString()});
+  }
+  root_->segments.push_back(std::move(seg));
+}
+
+Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
+  Root root;
+  root.function = fn;
+  root.name = fn->getQualifiedNameAsString();
+  root.backend = a.backend.empty() ? options_.backend : a.backend;
+  root.fullgraph = a.fullgraph;
+  root.pos = posOf(fn->getLocation());
+  root_ = &root;
+  FrameState frame;
+  frame.function = fn;
+  frame.annotations = a;
+  frame.thisPrefix = isa<CXXMethodDecl>(fn) && !cast<CXXMethodDecl>(fn)->isStatic()
+                         ? "(*this)"
+                         : "";
+  frames_.push_back(std::move(frame));
+  if (const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody()))
+    traceBlock(body);
+  frames_.pop_back();
+  root_ = nullptr;
+  for (const GraphBreak &b : root.breaks)
+    if (b.isError)
+      root.failed = true;
+  return root;
+}
+
+} // namespace kiln::frontend

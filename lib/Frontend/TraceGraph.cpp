@@ -1,0 +1,288 @@
+//===- TraceGraph.cpp - Ranks and element types of a traced graph ---------===//
+//
+// C++ gives a kiln::Tensor no static rank or dtype, and compiled graphs need
+// both (sizes stay dynamic). Each tensor input gets one: an exact rank when
+// an op demands it (conv2d, permute), else the larger of what its uses need
+// (x.size(2) needs 3) and its role's usual rank (a matmul's weight 2, a norm's
+// weight 1, anything else 2). The stitched code guards on them and runs the
+// original statements eagerly when a call's tensors differ. Ranks and element
+// types then follow the runtime's rules op by op (promotion as torch's
+// result_type: dimensioned tensors over 0-d ones over C++ numbers).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Frontend/TraceGraph.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace kiln::frontend {
+
+const char *elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return "f32";
+  case ElementType::F64: return "f64";
+  case ElementType::F16: return "f16";
+  case ElementType::BF16: return "bf16";
+  case ElementType::I32: return "i32";
+  case ElementType::I64: return "i64";
+  case ElementType::Bool: return "i1";
+  }
+  return "?";
+}
+
+const char *dtypeSpelling(ElementType type) {
+  switch (type) {
+  case ElementType::F32: return "kiln::kFloat32";
+  case ElementType::F64: return "kiln::kFloat64";
+  case ElementType::F16: return "kiln::kFloat16";
+  case ElementType::BF16: return "kiln::kBFloat16";
+  case ElementType::I32: return "kiln::kInt32";
+  case ElementType::I64: return "kiln::kInt64";
+  case ElementType::Bool: return "kiln::kBool";
+  }
+  return "?";
+}
+
+int64_t Graph::tensorOpCount() const {
+  int64_t n = 0;
+  for (const TraceOp &op : ops)
+    if (values[op.result].kind == ValueKind::Tensor && op.name != "from_scalar")
+      ++n;
+  return n;
+}
+
+namespace {
+int category(ElementType t) {
+  switch (t) {
+  case ElementType::Bool: return 0;
+  case ElementType::I32:
+  case ElementType::I64: return 1;
+  default: return 2;
+  }
+}
+
+int width(ElementType t) {
+  switch (t) {
+  case ElementType::Bool: return 1;
+  case ElementType::F16:
+  case ElementType::BF16: return 16;
+  case ElementType::I32:
+  case ElementType::F32: return 32;
+  default: return 64;
+  }
+}
+
+ElementType promotePair(ElementType a, ElementType b) {
+  if (a == b)
+    return a;
+  if (category(a) != category(b))
+    return category(a) > category(b) ? a : b;
+  if ((a == ElementType::F16 && b == ElementType::BF16) ||
+      (a == ElementType::BF16 && b == ElementType::F16))
+    return ElementType::F32;
+  return width(a) >= width(b) ? a : b;
+}
+
+ElementType defaultOf(int cat) {
+  return cat == 0 ? ElementType::Bool
+                  : cat == 1 ? ElementType::I64 : ElementType::F32;
+}
+
+/// torch's result_type over values: dimensioned tensors, then 0-d tensors,
+/// then wrapped numbers, each only where its category is higher.
+ElementType resultType(const Graph &g, const std::vector<int> &operands) {
+  std::optional<ElementType> dims, zero, wrapped;
+  for (int v : operands) {
+    const TraceValue &t = g.values[v];
+    auto &slot = t.wrapped ? wrapped : t.rank > 0 ? dims : zero;
+    slot = slot ? promotePair(*slot, t.element) : t.element;
+  }
+  std::optional<ElementType> r = dims;
+  if (zero && (!r || category(*zero) > category(*r)))
+    r = zero;
+  if (wrapped && (!r || category(*wrapped) > category(*r)))
+    r = r ? defaultOf(category(*wrapped)) : *wrapped;
+  return r ? *r : ElementType::F32;
+}
+
+bool isFloat(ElementType t) { return category(t) == 2; }
+
+/// dim normalised into [0, rank), or -1.
+int64_t normalize(int64_t dim, int64_t rank) {
+  int64_t d = dim < 0 ? dim + rank : dim;
+  return d >= 0 && d < rank ? d : -1;
+}
+} // namespace
+
+std::string inferSignature(Graph &g) {
+  for (GraphInput &in : g.inputs) {
+    TraceValue &v = g.values[in.value];
+    if (v.kind != ValueKind::Tensor)
+      continue;
+    if (in.exactRank >= 0) {
+      if (in.exactRank < in.minRank)
+        return "input '" + in.expr + "' needs rank " +
+               std::to_string(in.exactRank) + " and at least " +
+               std::to_string(in.minRank);
+      v.rank = in.exactRank;
+    } else {
+      v.rank = std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
+    }
+    v.element = in.preferredElement;
+  }
+  for (const TraceOp &op : g.ops) {
+    TraceValue &r = g.values[op.result];
+    auto in = [&](size_t i) -> TraceValue & { return g.values[op.operands[i]]; };
+    auto fail = [&](const std::string &why) {
+      return "kiln::" + op.name + " at " + op.pos.file + ":" +
+             std::to_string(op.pos.line) + ": " + why;
+    };
+    const std::string &n = op.name;
+    if (r.kind != ValueKind::Tensor) {
+      if (n == "dim" && normalize(op.ints[0], in(0).rank) < 0)
+        return fail("dim " + std::to_string(op.ints[0]) + " is out of range for rank " +
+                    std::to_string(in(0).rank));
+      continue;
+    }
+    int64_t maxRank = 0;
+    for (int o : op.operands)
+      if (g.values[o].kind == ValueKind::Tensor)
+        maxRank = std::max(maxRank, g.values[o].rank);
+    std::vector<int> tensors;
+    for (int o : op.operands)
+      if (g.values[o].kind == ValueKind::Tensor)
+        tensors.push_back(o);
+    if (n == "from_scalar") {
+      ValueKind k = in(0).kind;
+      r.rank = 0;
+      r.wrapped = true;
+      r.element = k == ValueKind::Bool ? ElementType::Bool
+                  : k == ValueKind::I64 ? ElementType::I64
+                  : k == ValueKind::F64 ? ElementType::F64 : ElementType::F32;
+    } else if (n == "add" || n == "sub" || n == "mul" || n == "maximum" ||
+               n == "minimum" || n == "pow") {
+      r.rank = maxRank;
+      r.element = resultType(g, op.operands);
+    } else if (n == "div") {
+      r.rank = maxRank;
+      r.element = resultType(g, op.operands);
+      if (!isFloat(r.element))
+        r.element = ElementType::F32;
+    } else if (n == "cmp") {
+      r.rank = maxRank;
+      r.element = ElementType::Bool;
+    } else if (n == "where") {
+      r.rank = maxRank;
+      r.element = resultType(g, {op.operands[1], op.operands[2]});
+    } else if (n == "abs" || n == "neg" || n == "relu") {
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+    } else if (n == "exp" || n == "log" || n == "sqrt" || n == "rsqrt" ||
+               n == "tanh" || n == "sigmoid" || n == "silu" || n == "gelu" ||
+               n == "softmax" || n == "log_softmax" || n == "layer_norm" ||
+               n == "rms_norm") {
+      r.rank = in(0).rank;
+      r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
+      if ((n == "softmax" || n == "log_softmax") &&
+          normalize(op.ints[0], r.rank) < 0)
+        return fail("dim out of range");
+      if (n == "layer_norm" || n == "rms_norm") {
+        if (in(1).rank > in(0).rank || in(1).rank < 1)
+          return fail("the weight's rank does not fit the input's");
+        if (op.operands.size() > 2 && in(2).rank != in(1).rank)
+          return fail("the bias's rank differs from the weight's");
+      }
+    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
+      int64_t rank = in(0).rank;
+      std::set<int64_t> dims;
+      for (size_t i = 1; i < op.ints.size(); ++i) {
+        int64_t d = normalize(op.ints[i], rank);
+        if (d < 0)
+          return fail("dim out of range");
+        dims.insert(d);
+      }
+      bool all = op.ints.size() == 1;
+      bool keepdim = op.ints[0] != 0;
+      r.rank = keepdim ? rank : all ? 0 : rank - static_cast<int64_t>(dims.size());
+      ElementType e = in(0).element;
+      if (n == "sum" && !isFloat(e))
+        e = ElementType::I64;
+      if (n == "mean" && !isFloat(e))
+        e = ElementType::F32;
+      r.element = e;
+    } else if (n == "matmul") {
+      int64_t a = in(0).rank, b = in(1).rank;
+      if (a < 1 || b < 1)
+        return fail("matmul needs tensors of rank 1 or more");
+      r.rank = a == 1 && b == 1 ? 0 : a == 1 ? b - 1 : b == 1 ? a - 1 : std::max(a, b);
+      r.element = resultType(g, op.operands);
+    } else if (n == "linear") {
+      if (in(0).rank < 1 || in(1).rank != 2)
+        return fail("linear needs a weight of rank 2");
+      if (op.operands.size() > 2 && in(2).rank != 1)
+        return fail("linear needs a bias of rank 1");
+      r.rank = in(0).rank;
+      r.element = resultType(g, op.operands);
+    } else if (n == "embedding") {
+      if (isFloat(in(0).element) || in(1).rank != 2)
+        return fail("embedding needs integer ids and a table of rank 2");
+      r.rank = in(0).rank + 1;
+      r.element = in(1).element;
+    } else if (n == "cross_entropy") {
+      if (isFloat(in(1).element))
+        return fail("cross_entropy needs integer targets");
+      r.rank = 0;
+      r.element = in(0).element;
+    } else if (n == "conv2d") {
+      if (in(0).rank != 4 || in(1).rank != 4)
+        return fail("conv2d needs an input and weight of rank 4");
+      r.rank = 4;
+      r.element = resultType(g, tensors);
+    } else if (n == "cat") {
+      for (int o : op.operands)
+        if (g.values[o].rank != in(0).rank)
+          return fail("cat of tensors of different ranks");
+      if (normalize(op.ints[0], in(0).rank) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank;
+      r.element = resultType(g, op.operands);
+    } else if (n == "reshape") {
+      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
+      r.element = in(0).element;
+    } else if (n == "transpose" || n == "slice") {
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+      if (normalize(op.ints[0], r.rank) < 0 ||
+          (n == "transpose" && normalize(op.ints[1], r.rank) < 0))
+        return fail("dim out of range");
+    } else if (n == "permute") {
+      if (static_cast<int64_t>(op.ints.size()) != in(0).rank)
+        return fail("permute needs one dim per dim of its input");
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+    } else if (n == "unsqueeze") {
+      if (normalize(op.ints[0], in(0).rank + 1) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank + 1;
+      r.element = in(0).element;
+    } else if (n == "squeeze") {
+      if (normalize(op.ints[0], in(0).rank) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank - 1;
+      r.element = in(0).element;
+    } else if (n == "cast" || n == "full") {
+      static const ElementType order[] = {
+          ElementType::Bool, ElementType::I32,  ElementType::I64, ElementType::F16,
+          ElementType::BF16, ElementType::F32, ElementType::F64};
+      r.element = order[op.ints[0]];
+      r.rank = n == "cast" ? in(0).rank : static_cast<int64_t>(op.operands.size());
+    } else {
+      return fail("no typing rule");
+    }
+  }
+  return "";
+}
+
+} // namespace kiln::frontend

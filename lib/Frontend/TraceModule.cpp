@@ -1,0 +1,199 @@
+//===- TraceModule.cpp - Translation units: parsing and compile roots -----===//
+//
+// Runs Clang on each file (ClangTool, with Kiln's own headers and clang's
+// resource directory found by the tool itself), finds the compile roots,
+// traces them, reports graph breaks in clang's diagnostic format and hands
+// the roots to the caller while the AST is alive.
+//
+//===----------------------------------------------------------------------===//
+#include "AnnotationIndex.h"
+#include "Tracer.h"
+
+#include "kiln/Frontend/Frontend.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+
+bool FrontendOptions::logEnabled(const std::string &name) const {
+  for (const std::string &l : logs)
+    if (l == name || l == "all")
+      return true;
+  return false;
+}
+
+std::string formatPos(const SourcePos &pos) {
+  return pos.file + ":" + std::to_string(pos.line) + ":" +
+         std::to_string(pos.column);
+}
+
+namespace {
+
+/// Every function definition in the main file and the headers it includes.
+class RootFinder : public RecursiveASTVisitor<RootFinder> {
+public:
+  std::vector<const FunctionDecl *> functions;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitFunctionDecl(FunctionDecl *fn) {
+    if (fn->doesThisDeclarationHaveABody() && !fn->isDependentContext())
+      functions.push_back(fn);
+    return true;
+  }
+};
+
+class TraceConsumer : public ASTConsumer {
+public:
+  TraceConsumer(const FrontendOptions &options, const TranslationUnitHandler &handler,
+                std::string file, bool &failed)
+      : options_(options), handler_(handler), file_(std::move(file)),
+        failed_(failed) {}
+
+  void HandleTranslationUnit(ASTContext &context) override {
+    DiagnosticsEngine &diags = context.getDiagnostics();
+    if (diags.hasErrorOccurred()) {
+      failed_ = true;
+      return;
+    }
+    AnnotationIndex index(options_);
+    RootFinder finder;
+    finder.TraverseDecl(context.getTranslationUnitDecl());
+    Tracer tracer(context, index, options_);
+    std::vector<Root> roots;
+    for (const FunctionDecl *fn : finder.functions) {
+      Annotations a = index.of(fn, diags);
+      if (a.compile && !a.disable)
+        roots.push_back(tracer.traceRoot(fn, a));
+    }
+    if (diags.hasErrorOccurred()) { // malformed annotations
+      failed_ = true;
+      return;
+    }
+    report(context, roots);
+    for (const Root &r : roots)
+      if (r.failed)
+        failed_ = true;
+    if (!handler_(context, file_, roots))
+      failed_ = true;
+  }
+
+private:
+  void report(ASTContext &context, const std::vector<Root> &roots) {
+    DiagnosticsEngine &diags = context.getDiagnostics();
+    unsigned errorId =
+        diags.getCustomDiagID(DiagnosticsEngine::Error, "graph break: %0");
+    unsigned noteId =
+        diags.getCustomDiagID(DiagnosticsEngine::Note, "inlined from '%0'");
+    for (const Root &root : roots) {
+      for (const GraphBreak &b : root.breaks) {
+        if (options_.logEnabled("graph_breaks")) {
+          llvm::errs() << "kiln: graph break in " << root.name << ": "
+                       << b.reason << " at " << formatPos(b.pos) << "\n";
+          for (const Frame &f : b.inlinedFrom)
+            llvm::errs() << "  inlined from " << f.function << " at "
+                         << formatPos(f.pos) << "\n";
+        }
+        if (!b.isError)
+          continue;
+        diags.Report(SourceLocation::getFromRawEncoding(b.rawLoc), errorId)
+            << b.reason;
+        for (size_t i = 0; i < b.inlinedFrom.size(); ++i)
+          diags.Report(SourceLocation::getFromRawEncoding(b.rawFrameLocs[i]), noteId)
+              << b.inlinedFrom[i].function;
+      }
+    }
+  }
+
+  const FrontendOptions &options_;
+  const TranslationUnitHandler &handler_;
+  std::string file_;
+  bool &failed_;
+};
+
+class TraceAction : public ASTFrontendAction {
+public:
+  TraceAction(const FrontendOptions &options, const TranslationUnitHandler &handler,
+              bool &failed)
+      : options_(options), handler_(handler), failed_(failed) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 llvm::StringRef file) override {
+    return std::make_unique<TraceConsumer>(options_, handler_, file.str(), failed_);
+  }
+
+private:
+  const FrontendOptions &options_;
+  const TranslationUnitHandler &handler_;
+  bool &failed_;
+};
+
+class TraceActionFactory : public tooling::FrontendActionFactory {
+public:
+  TraceActionFactory(const FrontendOptions &options,
+                     const TranslationUnitHandler &handler, bool &failed)
+      : options_(options), handler_(handler), failed_(failed) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<TraceAction>(options_, handler_, failed_);
+  }
+
+private:
+  const FrontendOptions &options_;
+  const TranslationUnitHandler &handler_;
+  bool &failed_;
+};
+
+/// Kiln's public headers: beside the installed tool, or the source tree's.
+std::vector<std::string> kilnIncludeDirs() {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&kilnIncludeDirs));
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(installed, "include");
+  llvm::SmallString<256> header(installed);
+  llvm::sys::path::append(header, "kiln", "kiln.h");
+  if (llvm::sys::fs::exists(header))
+    return {std::string(installed)};
+  return {KILN_SOURCE_INCLUDE_DIR, KILN_BINARY_INCLUDE_DIR};
+}
+
+} // namespace
+
+int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler) {
+  std::unique_ptr<tooling::CompilationDatabase> database;
+  std::string error;
+  if (!options.buildDir.empty()) {
+    database = tooling::CompilationDatabase::loadFromDirectory(options.buildDir, error);
+    if (!database) {
+      llvm::errs() << "kiln: error: " << error << "\n";
+      return 2;
+    }
+  } else {
+    std::vector<std::string> args = {"-std=c++17"};
+    database = std::make_unique<tooling::FixedCompilationDatabase>(".", args);
+  }
+  tooling::ClangTool tool(*database, options.files);
+  std::vector<std::string> extra = {"-resource-dir=" KILN_CLANG_RESOURCE_DIR,
+                                    "-fsyntax-only", "-Wno-unused-command-line-argument"};
+  for (const std::string &dir : kilnIncludeDirs())
+    extra.push_back("-I" + dir);
+  extra.insert(extra.end(), options.clangArgs.begin(), options.clangArgs.end());
+  tool.appendArgumentsAdjuster(
+      tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(tooling::getClangStripOutputAdjuster());
+  tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
+  bool failed = false;
+  TraceActionFactory factory(options, handler, failed);
+  int status = tool.run(&factory);
+  return status != 0 || failed ? 1 : 0;
+}
+
+} // namespace kiln::frontend

@@ -1,0 +1,141 @@
+//===- Tracer.h - Tracing a compile root into graphs ------------*- C++ -*-===//
+//
+// The tracer, split like Clang's CodeGen: TraceFunction.cpp (roots, frames,
+// inlining, the error-on-break mode, segments), TraceStmt.cpp (statements),
+// TraceExpr.cpp (expressions and Kiln's ops), TraceTypes.cpp (C++ types to
+// value kinds). Anything it does not model goes through breakAt(), the one
+// place an unsupported construct becomes a graph break with its reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_FRONTEND_TRACER_H
+#define KILN_LIB_FRONTEND_TRACER_H
+
+#include "AnnotationIndex.h"
+
+#include "kiln/Frontend/Frontend.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace kiln::frontend {
+
+/// The kind of value a C++ type holds when traced, if any.
+std::optional<ValueKind> valueKindOf(clang::QualType type);
+bool isTensorType(clang::QualType type);
+bool isTensorRecord(const clang::CXXRecordDecl *record);
+/// True for kiln::error_on_graph_break.
+bool isErrorGuardType(clang::QualType type);
+
+class Tracer {
+public:
+  Tracer(clang::ASTContext &context, const AnnotationIndex &annotations,
+         const FrontendOptions &options);
+
+  /// Traces a compile root: its segments and breaks.
+  Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
+
+  // ---- TraceFunction.cpp ------------------------------------------------
+private:
+  struct FrameState {
+    const clang::FunctionDecl *function;
+    clang::SourceLocation callSite;
+    /// How stitched code spells this frame's `this` object ("(*this)",
+    /// "block", "(*this).attn", ...); empty for free functions.
+    std::string thisPrefix;
+    Annotations annotations;
+    /// error_on_graph_break guards active in this frame, innermost last.
+    std::vector<bool> guards;
+    /// Values of this frame's parameters and locals (inlined frames).
+    std::map<const clang::ValueDecl *, int> locals;
+    std::optional<int> returnValue;
+  };
+  /// The segment being built at the root's level.
+  struct SegmentState {
+    Segment segment;
+    std::map<const clang::ValueDecl *, int> env; // root-frame variables
+    std::map<std::string, int> inputsByExpr;      // spelled inputs
+    std::set<const clang::ValueDecl *> assigned;
+  };
+
+  bool errorModeHere() const;
+  /// Records a break at loc (with the current inline chain) and returns
+  /// nullopt, so that tracing code can `return breakAt(...)`.
+  std::nullopt_t breakAt(clang::SourceLocation loc, const std::string &reason);
+  /// Inlines a call of fn with traced arguments; nullopt on a break.
+  std::optional<int> inlineCall(const clang::FunctionDecl *fn,
+                                const std::vector<int> &args,
+                                const std::string &thisPrefix,
+                                clang::SourceLocation callSite);
+  void startSegment();
+  void finishSegment();
+  SourcePos posOf(clang::SourceLocation loc) const;
+
+  // ---- TraceStmt.cpp ----------------------------------------------------
+  /// A root-level statement list: segments and host statements.
+  void traceBlock(const clang::CompoundStmt *block);
+  /// braced: the statements are a block's (false: an if's or a loop's
+  /// single-statement body, which the stitched code must brace).
+  void traceStatements(const std::vector<const clang::Stmt *> &body, bool braced);
+  /// A host statement: recurse into the blocks it holds.
+  void traceHostStmt(const clang::Stmt *s);
+  /// One statement into the current segment; false on a break.
+  bool traceStmt(const clang::Stmt *s);
+  bool traceDecl(const clang::VarDecl *var);
+  bool traceAssignment(const clang::Expr *lhs, const clang::Expr *rhs,
+                       clang::SourceLocation loc);
+
+  // ---- TraceExpr.cpp ----------------------------------------------------
+  std::optional<int> traceExpr(const clang::Expr *e);
+  std::optional<int> traceDeclRef(const clang::ValueDecl *decl,
+                                  const clang::Expr *e);
+  std::optional<int> traceMember(const clang::MemberExpr *e);
+  std::optional<int> traceCall(const clang::CallExpr *call);
+  std::optional<int> traceKilnCall(const clang::FunctionDecl *fn,
+                                   const clang::CallExpr *call);
+  std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
+                                       const clang::CXXMemberCallExpr *call);
+  std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);
+  std::optional<int> traceScalarBinary(const clang::BinaryOperator *op);
+  std::optional<int> traceScalarMath(const std::string &name,
+                                     const clang::CallExpr *call);
+  /// An integer list argument ({B, T, C} or a vector of them).
+  bool traceIntList(const clang::Expr *e, std::vector<int> &values);
+  bool constantIntList(const clang::Expr *e, std::vector<int64_t> &values);
+  std::optional<int64_t> constantInt(const clang::Expr *e);
+  std::optional<double> constantFloat(const clang::Expr *e);
+
+  // Graph building helpers.
+  int addOp(const std::string &name, std::vector<int> operands, ValueKind kind,
+            clang::SourceLocation loc, std::vector<int64_t> ints = {},
+            double number = 0, const std::string &text = "");
+  int addInput(const std::string &expr, ValueKind kind);
+  /// Prefers rank 1 for an input added to a matmul's or linear's result.
+  void preferBiasRank(const std::vector<int> &operands);
+  GraphInput *inputOf(int value);
+  /// v as a tensor: scalars become 0-d tensors (kind-preserving).
+  int asTensor(int value, clang::SourceLocation loc);
+  int constant(double value, ValueKind kind, clang::SourceLocation loc);
+  ValueKind kindOf(int value) const;
+  Graph &graph() { return segment_->segment.graph; }
+
+  clang::ASTContext &context_;
+  const AnnotationIndex &annotations_;
+  const FrontendOptions &options_;
+  Root *root_ = nullptr;
+  std::vector<FrameState> frames_;
+  std::optional<SegmentState> segment_;
+  std::optional<GraphBreak> pendingBreak_;
+  int graphCounter_ = 0;
+  /// Functions being inlined (recursion is a break).
+  std::set<const clang::FunctionDecl *> inlining_;
+};
+
+} // namespace kiln::frontend
+
+#endif

@@ -1,0 +1,183 @@
+//===- Stitch.cpp - The user's file with segments replaced by graph calls -===//
+//
+// A segment
+//     Tensor h = kiln::gelu(kiln::matmul(x, w1) + b1);
+// becomes
+//     kiln::Tensor h{};
+//     if (!::kiln_stitched::kiln_Mlp_forward_0(h, x, this->w1, this->b1)) {
+//     #line 12 "mlp.cpp"
+//       h = (kiln::gelu(kiln::matmul(x, w1) + b1));
+//     }
+//     #line 12 "mlp.cpp"
+// The variables a segment declares are declared first (its other code may
+// read them), the call assigns what later code reads, and the original
+// statements, declarations turned into assignments, run when the guard
+// rejects the inputs or a shape check inside the graph fails (they then
+// raise eager's kiln::Error). A segment that ends in `return` returns the
+// graph's result.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Stitch/Stitch.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/QualTypeNames.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace clang;
+
+namespace kiln::stitch {
+
+using namespace frontend;
+
+namespace {
+
+std::string textOf(SourceRange range, const ASTContext &context) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(range),
+                              context.getSourceManager(), context.getLangOpts())
+      .str();
+}
+
+/// The initializer of var as source text, for `var = (text);`.
+std::string initText(const VarDecl *var, const ASTContext &context) {
+  const Expr *init = var->getInit();
+  if (const auto *cleanups = dyn_cast<ExprWithCleanups>(init))
+    init = cleanups->getSubExpr();
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()))
+    if (construct->getParenOrBraceRange().isValid() && construct->getNumArgs() == 1)
+      init = construct->getArg(0);
+  return textOf(init->getSourceRange(), context);
+}
+
+std::string lineDirective(unsigned line, const std::string &file) {
+  std::string escaped;
+  for (char c : file)
+    escaped += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
+  return "#line " + std::to_string(line) + " \"" + escaped + "\"\n";
+}
+
+} // namespace
+
+std::string stitchFile(ASTContext &context, const std::string &file,
+                       const std::vector<Root> &roots,
+                       const std::vector<const Segment *> &stitched,
+                       const std::string &backendNote) {
+  SourceManager &sm = context.getSourceManager();
+  Rewriter rewriter(sm, context.getLangOpts());
+  PrintingPolicy policy(context.getLangOpts());
+  policy.SuppressScope = false;
+  std::set<const Segment *> chosen(stitched.begin(), stitched.end());
+  std::string wrappers;
+  FileID main = sm.getMainFileID();
+  std::string mainName = sm.getFileEntryRefForID(main)->getName().str();
+
+  for (const Root &root : roots) {
+    for (const Segment &seg : root.segments) {
+      if (!chosen.count(&seg))
+        continue;
+      const Graph &g = seg.graph;
+      SourceLocation begin = sm.getExpansionLoc(seg.statements.front()->getBeginLoc());
+      SourceLocation end = sm.getExpansionLoc(seg.statements.back()->getEndLoc());
+      // Only segments written in the main file are rewritten.
+      if (sm.getFileID(begin) != main || sm.getFileID(end) != main)
+        continue;
+      // The statement's terminating ';' belongs to the range.
+      SourceLocation semi = Lexer::findLocationAfterToken(
+          end, tok::semi, sm, context.getLangOpts(), false);
+      SourceLocation last = semi.isValid() ? semi.getLocWithOffset(-1) : end;
+      unsigned beginLine = sm.getSpellingLineNumber(begin);
+      unsigned endLine = sm.getSpellingLineNumber(last);
+
+      // The fallback: the original text, declarations made assignments.
+      unsigned beginOffset = sm.getFileOffset(begin);
+      std::string fallback =
+          Lexer::getSourceText(CharSourceRange::getCharRange(begin, last.getLocWithOffset(1)),
+                               sm, context.getLangOpts())
+              .str();
+      struct Edit {
+        unsigned from, to;
+        std::string text;
+      };
+      std::vector<Edit> edits;
+      std::string hoisted;
+      for (const Stmt *s : seg.statements) {
+        const auto *decl = dyn_cast<DeclStmt>(s);
+        if (!decl)
+          continue;
+        std::string assignments;
+        bool keep = false;
+        for (const Decl *d : decl->decls()) {
+          const auto *var = cast<VarDecl>(d);
+          QualType type = var->getType();
+          if (type.getAsString().find("error_on_graph_break") != std::string::npos) {
+            keep = true; // a guard stays a declaration (it does nothing at run time)
+            continue;
+          }
+          QualType plain = type.getNonReferenceType().getUnqualifiedType();
+          hoisted += TypeName::getFullyQualifiedName(plain, context, policy) + " " +
+                     var->getNameAsString() + "{};\n";
+          assignments += var->getNameAsString() + " = (" + initText(var, context) + ");";
+        }
+        if (keep)
+          continue;
+        SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
+        SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
+        edits.push_back({sm.getFileOffset(from) - beginOffset,
+                         sm.getFileOffset(to) - beginOffset + 1, assignments});
+      }
+      std::sort(edits.begin(), edits.end(),
+                [](const Edit &a, const Edit &b) { return a.from > b.from; });
+      for (const Edit &e : edits)
+        if (e.to <= fallback.size() + 1)
+          fallback.replace(e.from, std::min<size_t>(e.to, fallback.size()) - e.from, e.text);
+
+      // The call: outputs (the return value first), then inputs.
+      std::string args;
+      for (const GraphOutput &out : g.outputs)
+        args += (args.empty() ? "" : ", ") +
+                (out.variable.empty() ? std::string("kiln_result_") : out.variable);
+      for (const GraphInput &in : g.inputs)
+        args += (args.empty() ? "" : ", ") + in.expr;
+      std::string call = "::kiln_stitched::" + g.name + "(" + args + ")";
+      std::string text = "\n" + hoisted;
+      if (seg.endsWithReturn) {
+        text += "if (kiln::Tensor kiln_result_; " + call + ")\n  return kiln_result_;\n";
+        text += lineDirective(beginLine, file) + fallback + "\n";
+      } else {
+        text += "if (!" + call + ") {\n" + lineDirective(beginLine, file) + fallback +
+                "\n}\n";
+      }
+      text += lineDirective(endLine, file);
+      if (!seg.braced)
+        text = "{" + text + "}";
+      rewriter.ReplaceText(SourceRange(begin, last), text);
+      wrappers += emitWrapper(g, root.backend != "eager");
+    }
+  }
+
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "// Stitched by kiln compile from " << mainName << " (" << backendNote
+     << "); do not edit.\n"
+     << "#include <kiln/kiln.h>\n#include <kiln/abi.h>\n#include <cmath>\n"
+     << "#include <cstdint>\n#include <algorithm>\n"
+     << "namespace kiln_stitched {\n"
+     << wrappers << "} // namespace kiln_stitched\n"
+     << lineDirective(1, file);
+  const llvm::RewriteBuffer *buffer = rewriter.getRewriteBufferFor(main);
+  if (buffer)
+    os << std::string(buffer->begin(), buffer->end());
+  else
+    os << sm.getBufferData(main);
+  return out;
+}
+
+} // namespace kiln::stitch

@@ -1,0 +1,292 @@
+//===- Wrapper.cpp - The C++ through which stitched code runs a graph -----===//
+//
+// Each graph gets `template <...> static bool NAME(outputs&..., inputs...)`:
+// it checks the guard (the ranks and dtypes the graph was built for), then
+// either calls the compiled entry point through kiln::abi::GraphCall or, for
+// the eager backend, runs the captured ops as calls into the runtime (which
+// checks the capture itself, as torch.compile's backend="eager" does). It
+// returns false when the original statements must run instead.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Stitch/Stitch.h"
+
+#include <map>
+#include <sstream>
+
+namespace kiln::stitch {
+
+using namespace frontend;
+
+namespace {
+
+const char *scalarCType(ValueKind kind) {
+  switch (kind) {
+  case ValueKind::I64: return "int64_t";
+  case ValueKind::F32: return "float";
+  case ValueKind::F64: return "double";
+  case ValueKind::Bool: return "bool";
+  case ValueKind::Tensor: return "kiln::Tensor";
+  }
+  return "?";
+}
+
+std::string number(double v, ValueKind kind) {
+  std::ostringstream os;
+  os.precision(17);
+  if (kind == ValueKind::I64)
+    os << static_cast<int64_t>(v);
+  else if (kind == ValueKind::Bool)
+    os << (v != 0 ? "true" : "false");
+  else {
+    os << v;
+    std::string s = os.str();
+    if (s.find_first_of(".eEn") == std::string::npos)
+      s += ".0";
+    return kind == ValueKind::F32 ? s + "f" : s;
+  }
+  return os.str();
+}
+
+std::string ints(const std::vector<int64_t> &v, size_t from = 0) {
+  std::string s = "{";
+  for (size_t i = from; i < v.size(); ++i)
+    s += (i > from ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+/// The graph's ops as C++ statements over the runtime.
+class EagerBody {
+public:
+  explicit EagerBody(const Graph &g) : g_(g) {
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      names_[g.inputs[i].value] = "i" + std::to_string(i);
+  }
+
+  std::string emit() {
+    for (const TraceOp &op : g_.ops)
+      emitOp(op);
+    return os_.str();
+  }
+
+  /// A value as a tensor expression (C++ numbers become 0-d tensors).
+  std::string tensor(int v) {
+    auto s = scalars_.find(v);
+    if (s != scalars_.end())
+      return "kiln::full({}, " + s->second + ", kiln::Scalar(" + s->second +
+             ").defaultDType())";
+    return names_.at(v);
+  }
+  std::string name(int v) {
+    auto s = scalars_.find(v);
+    return s != scalars_.end() ? s->second : names_.at(v);
+  }
+
+private:
+  /// An operand of an operator: a C++ number stays one (the runtime's
+  /// Scalar overloads), as in the original expression.
+  std::string operand(int v) { return name(v); }
+
+  void emitOp(const TraceOp &op) {
+    const std::string &n = op.name;
+    std::string v = "v" + std::to_string(op.result);
+    names_[op.result] = v;
+    const TraceValue &r = g_.values[op.result];
+    auto a = [&](size_t i) { return tensor(op.operands[i]); };
+    auto s = [&](size_t i) { return name(op.operands[i]); };
+    std::string e;
+    if (n == "from_scalar") {
+      scalars_[op.result] = s(0);
+      return;
+    }
+    if (r.kind != ValueKind::Tensor) {
+      const char *t = scalarCType(r.kind);
+      if (n == "const") e = number(op.number, r.kind);
+      else if (n == "dim") e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")";
+      else if (n == "rank") e = s(0) + ".dim()";
+      else if (n == "numel") e = s(0) + ".numel()";
+      else if (n == "scalar.cast") e = std::string("static_cast<") + t + ">(" + s(0) + ")";
+      else if (n == "scalar.neg") e = "-" + s(0);
+      else if (n == "scalar.add") e = s(0) + " + " + s(1);
+      else if (n == "scalar.sub") e = s(0) + " - " + s(1);
+      else if (n == "scalar.mul") e = s(0) + " * " + s(1);
+      else if (n == "scalar.div") e = s(0) + " / " + s(1);
+      else if (n == "scalar.rem") e = s(0) + " % " + s(1);
+      else if (n == "scalar.min" || n == "scalar.max")
+        e = "std::" + n.substr(7) + "(" + s(0) + ", " + s(1) + ")";
+      else if (n == "scalar.pow") e = "std::pow(" + s(0) + ", " + s(1) + ")";
+      else e = "std::" + n.substr(7) + "(" + s(0) + ")";
+      os_ << "  " << t << " " << v << " = " << e << ";\n";
+      return;
+    }
+    static const std::map<std::string, std::string> infix = {
+        {"add", " + "}, {"sub", " - "}, {"mul", " * "}, {"div", " / "}};
+    static const char *const predicates[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
+    auto it = infix.find(n);
+    if (it != infix.end() || n == "cmp") {
+      std::string op2 = it != infix.end() ? it->second : predicates[op.ints[0]];
+      // A C++ number on either side keeps the runtime's Scalar overloads.
+      e = (scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]))
+              ? a(0) + op2 + s(1)
+              : operand(op.operands[0]) + op2 + operand(op.operands[1]);
+    } else if (n == "pow") {
+      e = "kiln::pow(" + a(0) + ", " + s(1) + ")";
+    } else if (n == "where") {
+      e = "kiln::where(" + a(0) + ", " + a(1) + ", " + s(2) + ")";
+    } else if (n == "neg") {
+      e = "-" + a(0);
+    } else if (n == "gelu") {
+      e = "kiln::gelu(" + a(0) + ", \"" + op.text + "\")";
+    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
+      e = "kiln::" + n + "(" + a(0) + ", " + ints(op.ints, 1) + ", " +
+          (op.ints[0] ? "true" : "false") + ")";
+    } else if (n == "softmax" || n == "log_softmax") {
+      e = "kiln::" + n + "(" + a(0) + ", " + std::to_string(op.ints[0]) + ")";
+    } else if (n == "layer_norm") {
+      e = "kiln::layer_norm(" + a(0) + ", " + a(1) + ", " +
+          (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", " +
+          number(op.number, ValueKind::F64) + ")";
+    } else if (n == "rms_norm") {
+      e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " +
+          number(op.number, ValueKind::F64) + ")";
+    } else if (n == "conv2d") {
+      e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
+          (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" +
+          std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) + "}, {" +
+          std::to_string(op.ints[2]) + ", " + std::to_string(op.ints[3]) + "})";
+    } else if (n == "cat") {
+      e = "kiln::cat({";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        e += (i ? ", " : "") + a(i);
+      e += "}, " + std::to_string(op.ints[0]) + ")";
+    } else if (n == "reshape") {
+      e = a(0) + ".reshape({";
+      for (size_t i = 1; i < op.operands.size(); ++i)
+        e += (i > 1 ? ", " : "") + s(i);
+      e += "})";
+    } else if (n == "full") {
+      e = "kiln::full({";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        e += (i ? ", " : "") + s(i);
+      e += "}, " + number(op.number, ValueKind::F64) + ", " +
+           dtypeSpelling(r.element) + ")";
+    } else if (n == "transpose") {
+      e = a(0) + ".transpose(" + std::to_string(op.ints[0]) + ", " +
+          std::to_string(op.ints[1]) + ")";
+    } else if (n == "permute") {
+      e = a(0) + ".permute(" + ints(op.ints) + ")";
+    } else if (n == "unsqueeze" || n == "squeeze") {
+      e = a(0) + "." + n + "(" + std::to_string(op.ints[0]) + ")";
+    } else if (n == "slice") {
+      e = a(0) + ".slice(" + std::to_string(op.ints[0]) + ", " + s(1) + ", " + s(2) +
+          ", " + std::to_string(op.ints[1]) + ")";
+    } else if (n == "cast") {
+      e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
+    } else {
+      // abs exp log sqrt rsqrt tanh sigmoid relu silu maximum minimum
+      // matmul linear embedding cross_entropy: kiln::NAME(operands...).
+      e = "kiln::" + n + "(";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        e += (i ? ", " : "") + a(i);
+      e += ")";
+    }
+    os_ << "  kiln::Tensor " << v << " = " << e << ";\n";
+  }
+
+  const Graph &g_;
+  std::map<int, std::string> names_;
+  std::map<int, std::string> scalars_; // from_scalar values: C++ numbers
+  std::ostringstream os_;
+};
+
+} // namespace
+
+std::string emitWrapper(const Graph &g, bool compiled) {
+  std::ostringstream os;
+  if (compiled)
+    os << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+  // Outputs that are host scalars take the variable's own type.
+  std::vector<std::string> templates, params;
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const TraceValue &v = g.values[g.outputs[i].value];
+    if (v.kind == ValueKind::Tensor) {
+      params.push_back("kiln::Tensor &o" + std::to_string(i));
+    } else {
+      templates.push_back("typename O" + std::to_string(i));
+      params.push_back("O" + std::to_string(i) + " &o" + std::to_string(i));
+    }
+  }
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TraceValue &v = g.values[g.inputs[i].value];
+    params.push_back(v.kind == ValueKind::Tensor
+                         ? "const kiln::Tensor &i" + std::to_string(i)
+                         : std::string(scalarCType(v.kind)) + " i" + std::to_string(i));
+  }
+  if (!templates.empty()) {
+    os << "template <";
+    for (size_t i = 0; i < templates.size(); ++i)
+      os << (i ? ", " : "") << templates[i];
+    os << ">\n";
+  }
+  os << "[[maybe_unused]] static bool " << g.name << "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    os << (i ? ", " : "") << params[i];
+  os << ") {\n  if (!kiln::abi::guard(\"" << g.name << "\", {";
+  bool first = true;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TraceValue &v = g.values[g.inputs[i].value];
+    if (v.kind != ValueKind::Tensor)
+      continue;
+    os << (first ? "" : ", ") << "{i" << i << ", " << v.rank << ", "
+       << dtypeSpelling(v.element) << "}";
+    first = false;
+  }
+  os << "}))\n    return false;\n";
+  if (compiled) {
+    for (size_t i = 0; i < g.outputs.size(); ++i)
+      if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
+        os << "  kiln::Tensor r" << i << ";\n";
+    os << "  if (!kiln::abi::GraphCall(\"" << g.name << "\", kiln_entry_" << g.name
+       << ")";
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      ValueKind k = g.values[g.inputs[i].value].kind;
+      os << "\n           .input(";
+      if (k == ValueKind::I64 || k == ValueKind::Bool)
+        os << "static_cast<int64_t>(i" << i << ")";
+      else
+        os << "i" << i;
+      os << ")";
+    }
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const TraceValue &v = g.values[g.outputs[i].value];
+      bool tensor = v.kind == ValueKind::Tensor;
+      ElementType e = tensor ? v.element
+                      : v.kind == ValueKind::I64 ? ElementType::I64
+                      : v.kind == ValueKind::F32 ? ElementType::F32
+                      : v.kind == ValueKind::F64 ? ElementType::F64 : ElementType::Bool;
+      os << "\n           .output(" << (tensor ? "o" : "r") << i << ", "
+         << (tensor ? v.rank : 0) << ", " << dtypeSpelling(e) << ")";
+    }
+    os << "\n           .run())\n    return false;\n";
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const TraceValue &v = g.values[g.outputs[i].value];
+      if (v.kind != ValueKind::Tensor)
+        os << "  o" << i << " = static_cast<O" << i << ">(r" << i << ".item<"
+           << scalarCType(v.kind) << ">());\n";
+    }
+  } else {
+    EagerBody body(g);
+    os << body.emit();
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const TraceValue &v = g.values[g.outputs[i].value];
+      os << "  o" << i << " = "
+         << (v.kind == ValueKind::Tensor ? body.tensor(g.outputs[i].value)
+                                         : "static_cast<O" + std::to_string(i) + ">(" +
+                                               body.name(g.outputs[i].value) + ")")
+         << ";\n";
+    }
+  }
+  os << "  return true;\n}\n";
+  return os.str();
+}
+
+} // namespace kiln::stitch
