@@ -2,6 +2,7 @@
 # `lit -sv build/test`).
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -32,6 +33,14 @@ config.substitutions.append(
 config.substitutions.append(
     ("%e2e_flags", "--sanitize-address" if "address" in config.sanitize else ""))
 config.substitutions.append(("%clangxx", config.cxx_compiler))
+# What a program linking Kiln's compiled kernels needs besides the runtime:
+# libomp (the kernels' OpenMP calls), for clang++ and g++ alike.
+omp_dir = os.path.dirname(config.libomp)
+config.substitutions.append(
+    ("%kernel_link", f"-L{omp_dir} -lomp -Wl,-rpath,{omp_dir}"))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%compare", f"{sys.executable} {os.path.join(config.kiln_src_root, 'test', 'Frontend', 'Inputs', 'compare.py')}"))
 
 # The compilers a user might build model code with; each available one is a
 # lit feature so tests can REQUIRES: it.

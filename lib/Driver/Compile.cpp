@@ -72,7 +72,9 @@ private:
   std::vector<std::string> order_;
 };
 
-FrontendOptions frontendOptions(const SourceRequest &r) {
+} // namespace
+
+FrontendOptions detail::frontendOptions(const SourceRequest &r) {
   FrontendOptions o;
   o.files = r.files;
   o.clangArgs = r.clangArgs;
@@ -83,6 +85,8 @@ FrontendOptions frontendOptions(const SourceRequest &r) {
   o.suppressErrors = r.suppressErrors;
   return o;
 }
+
+namespace {
 
 void internalFailure(const Root &root, const std::string &why, bool suppress,
                      bool &failed) {
@@ -176,7 +180,7 @@ int runCompile(const CompileRequest &request) {
   }
   Timer timer;
   timer.start("parse and trace (Clang)");
-  FrontendOptions options = frontendOptions(request);
+  FrontendOptions options = detail::frontendOptions(request);
   options.backend = request.backend;
   mlir::DialectRegistry registry;
   mlir::kiln::registerKilnCompiler(registry);

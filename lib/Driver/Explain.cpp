@@ -71,13 +71,8 @@ nlohmann::json posJson(const SourcePos &p) {
 } // namespace
 
 int runExplain(const ExplainRequest &request) {
-  FrontendOptions options;
-  options.files = request.files;
-  options.clangArgs = request.clangArgs;
-  options.buildDir = request.buildDir;
-  options.annotate = request.annotate;
-  options.disallowInGraph = request.disallowInGraph;
-  options.logs = request.logs;
+  FrontendOptions options = detail::frontendOptions(request);
+  options.breakErrors = false;
   std::vector<Root> all;
   int status = runFrontend(options, [&](clang::ASTContext &, const std::string &,
                                         std::vector<Root> &roots) {
@@ -172,8 +167,9 @@ int runExplain(const ExplainRequest &request) {
       os << "  Graph breaks:\n";
     for (size_t i = 0; i < r.breaks.size(); ++i) {
       const GraphBreak &b = r.breaks[i];
-      os << "    " << i + 1 << ". " << b.reason << "\n       at " << formatPos(b.pos)
-         << "\n";
+      os << "    " << i + 1 << ". " << b.reason
+         << (b.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
+         << "\n       at " << formatPos(b.pos) << "\n";
       for (const Frame &f : b.inlinedFrom)
         os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
     }

@@ -113,12 +113,27 @@ std::optional<double> Tracer::constantFloat(const Expr *e) {
   return std::nullopt;
 }
 
+const Expr *stripTemporaries(const Expr *e) {
+  while (true) {
+    e = e->IgnoreImplicit()->IgnoreParens();
+    if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e)) {
+      e = d->getExpr();
+      continue;
+    }
+    if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = m->getSubExpr();
+      continue;
+    }
+    return e;
+  }
+}
+
 namespace {
 /// Strips the implicit nodes around a call argument: conversions to
 /// kiln::Scalar, temporaries, copies.
 const Expr *stripArg(const Expr *e) {
   while (true) {
-    e = e->IgnoreImplicit()->IgnoreParens();
+    e = stripTemporaries(e);
     if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
       if (c->getNumArgs() == 1 && !isa<CXXStdInitializerListExpr>(c->getArg(0))) {
         e = c->getArg(0);
@@ -131,12 +146,9 @@ const Expr *stripArg(const Expr *e) {
         continue;
       }
     }
-    if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e)) {
-      e = m->getSubExpr();
-      continue;
-    }
-    if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e)) {
-      e = d->getExpr();
+    const Expr *stripped = stripTemporaries(e);
+    if (stripped != e) {
+      e = stripped;
       continue;
     }
     return e;

@@ -22,6 +22,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace clang;
 
 namespace kiln::frontend {
@@ -81,7 +83,7 @@ public:
     }
     report(context, roots);
     for (const Root &r : roots)
-      if (r.failed)
+      if (r.failed && options_.breakErrors)
         failed_ = true;
     if (!handler_(context, file_, roots))
       failed_ = true;
@@ -94,6 +96,9 @@ private:
         diags.getCustomDiagID(DiagnosticsEngine::Error, "graph break: %0");
     unsigned noteId =
         diags.getCustomDiagID(DiagnosticsEngine::Note, "inlined from '%0'");
+    // A break reached along the same chain from two roots (a root inlined
+    // into another) is reported once.
+    std::set<std::pair<std::vector<unsigned>, std::string>> reported;
     for (const Root &root : roots) {
       for (const GraphBreak &b : root.breaks) {
         if (options_.logEnabled("graph_breaks")) {
@@ -103,7 +108,10 @@ private:
             llvm::errs() << "  inlined from " << f.function << " at "
                          << formatPos(f.pos) << "\n";
         }
-        if (!b.isError)
+        std::vector<unsigned> chain = {b.rawLoc};
+        chain.insert(chain.end(), b.rawFrameLocs.begin(), b.rawFrameLocs.end());
+        if (!b.isError || !options_.breakErrors ||
+            !reported.insert({chain, b.reason}).second)
           continue;
         diags.Report(SourceLocation::getFromRawEncoding(b.rawLoc), errorId)
             << b.reason;

@@ -16,35 +16,20 @@ using namespace clang;
 namespace kiln::frontend {
 
 namespace {
-const Expr *unwrap(const Expr *e) {
-  while (true) {
-    e = e->IgnoreImplicit()->IgnoreParens();
-    if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e)) {
-      e = d->getExpr();
-      continue;
-    }
-    if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e)) {
-      e = m->getSubExpr();
-      continue;
-    }
-    return e;
-  }
-}
-
 bool isDefaultTensor(const Expr *e) {
-  e = unwrap(e);
+  e = stripTemporaries(e);
   if (const auto *c = dyn_cast<CXXConstructExpr>(e))
     return c->getNumArgs() == 0;
   return false;
 }
 
 std::optional<std::string> stringArg(const Expr *e) {
-  e = unwrap(e);
+  e = stripTemporaries(e);
   if (const auto *s = dyn_cast<StringLiteral>(e))
     return s->getString().str();
   if (const auto *c = dyn_cast<CXXConstructExpr>(e))
     for (const Expr *arg : c->arguments())
-      if (const auto *s = dyn_cast<StringLiteral>(unwrap(arg)))
+      if (const auto *s = dyn_cast<StringLiteral>(stripTemporaries(arg)))
         return s->getString().str();
   return std::nullopt;
 }
@@ -253,12 +238,12 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                   static_cast<int64_t>(ops.size() > 2)});
   }
   if (name == "cat") {
-    const Expr *list = unwrap(arg(0));
+    const Expr *list = stripTemporaries(arg(0));
     if (const auto *c = dyn_cast<CXXConstructExpr>(list))
       if (c->getNumArgs() >= 1)
-        list = unwrap(c->getArg(0));
+        list = stripTemporaries(c->getArg(0));
     if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(list))
-      list = unwrap(il->getSubExpr());
+      list = stripTemporaries(il->getSubExpr());
     const auto *init = dyn_cast<InitListExpr>(list);
     if (!init)
       return breakAt(loc, "kiln::cat of a list that is not a braced list");

@@ -16,6 +16,12 @@ void Tracer::traceBlock(const CompoundStmt *block) {
 void Tracer::traceStatements(const std::vector<const Stmt *> &body, bool braced) {
   size_t guards = frames_.back().guards.size();
   for (const Stmt *s : body) {
+    // A nested block of the root is a scope of its own, not a break.
+    if (const auto *nested = dyn_cast<CompoundStmt>(s)) {
+      finishSegment();
+      traceBlock(nested);
+      continue;
+    }
     if (!segment_) {
       startSegment();
       segment_->segment.braced = braced;

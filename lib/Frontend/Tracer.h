@@ -29,6 +29,9 @@ namespace kiln::frontend {
 std::optional<ValueKind> valueKindOf(clang::QualType type);
 bool isTensorType(clang::QualType type);
 bool isTensorRecord(const clang::CXXRecordDecl *record);
+/// e without parentheses, implicit nodes, temporaries and default
+/// arguments (the argument as written).
+const clang::Expr *stripTemporaries(const clang::Expr *e);
 /// True for kiln::error_on_graph_break.
 bool isErrorGuardType(clang::QualType type);
 

@@ -115,7 +115,7 @@ private:
         e = "std::" + n.substr(7) + "(" + s(0) + ", " + s(1) + ")";
       else if (n == "scalar.pow") e = "std::pow(" + s(0) + ", " + s(1) + ")";
       else e = "std::" + n.substr(7) + "(" + s(0) + ")";
-      os_ << "  " << t << " " << v << " = " << e << ";\n";
+      os_ << "  [[maybe_unused]] " << t << " " << v << " = " << e << ";\n";
       return;
     }
     static const std::map<std::string, std::string> infix = {

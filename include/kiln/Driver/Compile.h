@@ -2,6 +2,8 @@
 #ifndef KILN_DRIVER_COMPILE_H
 #define KILN_DRIVER_COMPILE_H
 
+#include "kiln/Frontend/Frontend.h"
+
 #include <string>
 #include <vector>
 
@@ -28,6 +30,11 @@ struct ExplainRequest : SourceRequest {
   std::string function; // only this root (qualified name)
   bool json = false, dot = false;
 };
+
+namespace detail {
+/// The frontend's options for a request (both subcommands).
+frontend::FrontendOptions frontendOptions(const SourceRequest &request);
+} // namespace detail
 
 /// Returns the exit status: 0, 1 (an error in the user's code), 2 (usage).
 int runCompile(const CompileRequest &request);

@@ -36,6 +36,9 @@ struct FrontendOptions {
   std::vector<std::string> disallowInGraph; // qualified names
   std::string backend = "cpu";              // the default per root
   bool suppressErrors = false;
+  /// Breaks in error mode are compile errors (compile); explain only
+  /// reports them.
+  bool breakErrors = true;
   /// KILN_LOGS-style names: graph_breaks, graph_code, guards.
   std::vector<std::string> logs;
   bool logEnabled(const std::string &name) const;

@@ -1,0 +1,71 @@
+// Tests the break reasons of DESIGN section 2: graph_break(), a disabled
+// callee, a callee disallowed by a redeclaration and by the command line, a
+// callee without a visible body, and a break inside an inlined callee
+// (counted once, where it is caused, with its inline chain); a callee that
+// traces whole is inlined into the caller's graph.
+//
+// RUN: kiln explain %s --disallow-in-graph=cli_disallowed | FileCheck %s
+// RUN: kiln explain %s --disallow-in-graph=cli_disallowed --function=inlined_break | FileCheck %s --check-prefix=ONE
+// RUN: kiln explain %s --annotate 'plain=compile' --function=plain | FileCheck %s --check-prefix=CLI
+
+#include <kiln/kiln.h>
+
+#include <cstdio>
+
+using kiln::Tensor;
+
+KILN_DISABLE() Tensor disabled(const Tensor &x) { return x * 2; }
+KILN_DISALLOW_IN_GRAPH() Tensor disallowed_op(const Tensor &x);
+Tensor disallowed_op(const Tensor &x) { return x + 1; }
+Tensor cli_disallowed(const Tensor &x) { return x - 1; }
+Tensor opaque(const Tensor &x);
+Tensor helper(const Tensor &x) { return kiln::relu(x) * 3; }
+Tensor noisy(const Tensor &x) {
+  std::printf("noisy\n");
+  return x;
+}
+
+// CHECK: Kiln produced 5 graphs, with 6 graph breaks and 7 ops.
+
+// CHECK-LABEL: explicit_break (
+// CHECK: 1. kiln::graph_break()
+// CHECK-NEXT: at {{.*}}annotations.cpp:37:3
+// CHECK: Graph kiln_explicit_break_0 (1 ops):
+// CHECK: Graph kiln_explicit_break_1 (1 ops):
+KILN_COMPILE() Tensor explicit_break(const Tensor &x) {
+  Tensor y = kiln::exp(x);
+  kiln::graph_break();
+  return y + 1;
+}
+
+// CHECK-LABEL: calls (
+// CHECK: 1. call to 'disabled', which is marked KILN_DISABLE()
+// CHECK-NEXT: at {{.*}}annotations.cpp:52:14
+// CHECK: 2. call to 'disallowed_op', which is disallowed in graphs
+// CHECK-NEXT: at {{.*}}annotations.cpp:53:14
+// CHECK: 3. call to 'cli_disallowed', which is disallowed in graphs
+// CHECK: 4. call to 'opaque', whose body is not visible
+// CHECK: Graph kiln_calls_2 (2 ops):
+// CHECK: relu
+// CHECK: mul
+KILN_COMPILE() Tensor calls(const Tensor &x) {
+  Tensor a = disabled(x);
+  Tensor b = disallowed_op(a);
+  Tensor c = cli_disallowed(b);
+  Tensor d = opaque(c);
+  return helper(d);
+}
+
+// ONE: Kiln produced 2 graphs, with 1 graph break and 3 ops.
+// ONE: 1. call to 'printf', whose body is not visible
+// ONE-NEXT: at {{.*}}annotations.cpp:24:3
+// ONE-NEXT: inlined from noisy at {{.*}}annotations.cpp:65:14
+KILN_COMPILE() Tensor inlined_break(const Tensor &x) {
+  Tensor y = x * 2;
+  Tensor z = noisy(y);
+  return kiln::tanh(z) + y;
+}
+
+// CLI: Kiln produced 1 graph, with 0 graph breaks and 2 ops.
+// CLI: plain (
+Tensor plain(const Tensor &x) { return kiln::sigmoid(x) * x; }
