@@ -452,6 +452,9 @@ private:
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (n == "cast") {
       out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+    } else if (n == "arange") {
+      out = mlir::kiln::ArangeOp::create(b_, loc_, resultType, get(op.operands[0]),
+                                         get(op.operands[1]), get(op.operands[2]));
     } else {
       return "no lowering for kiln::" + n;
     }

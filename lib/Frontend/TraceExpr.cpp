@@ -13,6 +13,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <functional>
+
 using namespace clang;
 
 namespace kiln::frontend {
@@ -61,7 +63,8 @@ int Tracer::addOp(const std::string &name, std::vector<int> operands,
   return op.result;
 }
 
-int Tracer::addInput(const std::string &expr, ValueKind kind) {
+int Tracer::addInput(const std::string &expr, ValueKind kind,
+                     const ValueDecl *decl) {
   auto it = segment_->inputsByExpr.find(expr);
   if (it != segment_->inputsByExpr.end())
     return it->second;
@@ -69,6 +72,9 @@ int Tracer::addInput(const std::string &expr, ValueKind kind) {
   GraphInput in;
   in.value = v;
   in.expr = expr;
+  auto evidence = decl ? evidence_.find(decl) : evidence_.end();
+  if (evidence != evidence_.end() && evidence->second.size() == 1)
+    in.sourceRank = *evidence->second.begin();
   graph().inputs.push_back(in);
   segment_->inputsByExpr[expr] = v;
   return v;
@@ -128,9 +134,6 @@ const Expr *stripTemporaries(const Expr *e) {
   }
 }
 
-namespace {
-/// Strips the implicit nodes around a call argument: conversions to
-/// kiln::Scalar, temporaries, copies.
 const Expr *stripArg(const Expr *e) {
   while (true) {
     e = stripTemporaries(e);
@@ -155,6 +158,7 @@ const Expr *stripArg(const Expr *e) {
   }
 }
 
+namespace {
 bool inNamespace(const Decl *d, llvm::StringRef name) {
   const DeclContext *ctx = d->getDeclContext();
   while (ctx && !isa<NamespaceDecl>(ctx))
@@ -187,6 +191,20 @@ bool isStdMath(const FunctionDecl *fn) {
 
 std::optional<int> Tracer::traceExpr(const Expr *e) {
   e = e->IgnoreParens();
+  // A scalar the compiler can evaluate (-INFINITY, a constexpr, a
+  // numeric_limits value) is a constant of the graph.
+  if (!isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr>(e) &&
+      !e->isValueDependent() && e->getType()->isArithmeticType()) {
+    Expr::EvalResult r;
+    if (e->EvaluateAsRValue(r, context_) && !r.HasSideEffects) {
+      std::optional<ValueKind> kind = valueKindOf(e->getType());
+      if (kind && r.Val.isFloat())
+        return constant(r.Val.getFloat().convertToDouble(), *kind, e->getExprLoc());
+      if (kind && r.Val.isInt())
+        return constant(static_cast<double>(r.Val.getInt().getSExtValue()), *kind,
+                        e->getExprLoc());
+    }
+  }
   if (const auto *c = dyn_cast<ExprWithCleanups>(e))
     return traceExpr(c->getSubExpr());
   if (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e))
@@ -292,9 +310,9 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
       ctx = ctx->getParent();
     if (ctx != root_->function)
       return breakAt(e->getExprLoc(), "a variable of an enclosing function");
-    return addInput(var->getNameAsString(), *kind);
+    return addInput(var->getNameAsString(), *kind, var);
   }
-  return addInput(var->getQualifiedNameAsString(), *kind);
+  return addInput(var->getQualifiedNameAsString(), *kind, var);
 }
 
 namespace {
@@ -347,7 +365,7 @@ std::optional<int> Tracer::traceMember(const MemberExpr *e) {
   if (base.empty() || base == "(*)")
     return breakAt(e->getExprLoc(),
                    "a member of an object the stitched code cannot name");
-  return addInput(memberSpelling(base) + field->getNameAsString(), *kind);
+  return addInput(memberSpelling(base) + field->getNameAsString(), *kind, field);
 }
 
 std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
@@ -560,18 +578,28 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
 }
 
 void Tracer::preferBiasRank(const std::vector<int> &operands) {
-  // x @ w + b: an input combined with a product's result is a bias (rank 1)
-  // unless its uses say otherwise.
-  auto isProduct = [&](int v) {
+  // x @ w + b (or x + x @ w + b): an input combined with a product's
+  // result, or with a sum holding one, is a bias (rank 1) unless its uses
+  // say otherwise.
+  std::function<bool(int, int)> isProduct = [&](int v, int depth) {
+    if (depth > 8)
+      return false;
     for (const TraceOp &op : graph().ops)
-      if (op.result == v)
-        return op.name == "matmul" || op.name == "linear";
+      if (op.result == v) {
+        if (op.name == "matmul" || op.name == "linear")
+          return true;
+        if (op.name == "add" || op.name == "sub")
+          for (int o : op.operands)
+            if (isProduct(o, depth + 1))
+              return true;
+        return false;
+      }
     return false;
   };
   if (operands.size() != 2)
     return;
   for (int i = 0; i < 2; ++i)
-    if (isProduct(operands[i]))
+    if (isProduct(operands[i], 0))
       if (GraphInput *in = inputOf(operands[1 - i]))
         if (in->preferredRank < 0)
           in->preferredRank = 1;

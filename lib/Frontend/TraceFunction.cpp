@@ -36,8 +36,9 @@ std::string sanitize(const std::string &name) {
 } // namespace
 
 Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
-               const FrontendOptions &options)
-    : context_(context), annotations_(annotations), options_(options) {}
+               const FrontendOptions &options, const RankEvidence &evidence)
+    : context_(context), annotations_(annotations), options_(options),
+      evidence_(evidence) {}
 
 SourcePos Tracer::posOf(SourceLocation loc) const {
   const SourceManager &sm = context_.getSourceManager();

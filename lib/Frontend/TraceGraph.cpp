@@ -2,9 +2,10 @@
 //
 // C++ gives a kiln::Tensor no static rank or dtype, and compiled graphs need
 // both (sizes stay dynamic). Each tensor input gets one: an exact rank when
-// an op demands it (conv2d, permute), else the larger of what its uses need
-// (x.size(2) needs 3) and its role's usual rank (a matmul's weight 2, a norm's
-// weight 1, anything else 2). The stitched code guards on them and runs the
+// an op demands it (conv2d, permute), else the rank the source shows for it
+// (RankEvidence.cpp) when its uses allow it, else the larger of what its
+// uses need (x.size(2) needs 3) and its role's usual rank (a matmul's weight
+// 2, a norm's weight or a bias 1, anything else 2). The stitched code guards on them and runs the
 // original statements eagerly when a call's tensors differ. Ranks and element
 // types then follow the runtime's rules op by op (promotion as torch's
 // result_type: dimensioned tensors over 0-d ones over C++ numbers).
@@ -127,6 +128,8 @@ std::string inferSignature(Graph &g) {
                std::to_string(in.exactRank) + " and at least " +
                std::to_string(in.minRank);
       v.rank = in.exactRank;
+    } else if (in.sourceRank >= in.minRank) {
+      v.rank = in.sourceRank;
     } else {
       v.rank = std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
     }
@@ -272,6 +275,9 @@ std::string inferSignature(Graph &g) {
         return fail("dim out of range");
       r.rank = in(0).rank - 1;
       r.element = in(0).element;
+    } else if (n == "arange") {
+      r.rank = 1;
+      r.element = ElementType::I64;
     } else if (n == "cast" || n == "full") {
       static const ElementType order[] = {
           ElementType::Bool, ElementType::I32,  ElementType::I64, ElementType::F16,

@@ -70,7 +70,8 @@ public:
     AnnotationIndex index(options_);
     RootFinder finder;
     finder.TraverseDecl(context.getTranslationUnitDecl());
-    Tracer tracer(context, index, options_);
+    RankEvidence evidence = collectRankEvidence(context);
+    Tracer tracer(context, index, options_, evidence);
     std::vector<Root> roots;
     for (const FunctionDecl *fn : finder.functions) {
       Annotations a = index.of(fn, diags);

@@ -284,6 +284,24 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     }
     return addOp("full", sizes, ValueKind::Tensor, loc, {dtype}, value);
   }
+  if (name == "arange" && (n == 1 || n == 2 || n == 3)) {
+    // Integer ranges (a float range is a break: its length depends on
+    // rounding the runtime does).
+    std::vector<int> bounds;
+    for (unsigned i = 0; i < n; ++i) {
+      std::optional<int> v = traceExpr(stripArg(arg(i)));
+      if (!v)
+        return v;
+      if (kindOf(*v) != ValueKind::I64)
+        return breakAt(arg(i)->getExprLoc(), "kiln::arange of floats");
+      bounds.push_back(*v);
+    }
+    if (n == 1)
+      bounds.insert(bounds.begin(), constant(0, ValueKind::I64, loc));
+    if (bounds.size() == 2)
+      bounds.push_back(constant(1, ValueKind::I64, loc));
+    return addOp("arange", bounds, ValueKind::Tensor, loc);
+  }
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 

@@ -32,13 +32,21 @@ bool isTensorRecord(const clang::CXXRecordDecl *record);
 /// e without parentheses, implicit nodes, temporaries and default
 /// arguments (the argument as written).
 const clang::Expr *stripTemporaries(const clang::Expr *e);
+/// A call argument as written: without conversions to kiln::Scalar,
+/// temporaries and copies.
+const clang::Expr *stripArg(const clang::Expr *e);
 /// True for kiln::error_on_graph_break.
 bool isErrorGuardType(clang::QualType type);
+
+/// Ranks the translation unit shows for members, parameters and locals
+/// (RankEvidence.cpp).
+using RankEvidence = std::map<const clang::ValueDecl *, std::set<int64_t>>;
+RankEvidence collectRankEvidence(clang::ASTContext &context);
 
 class Tracer {
 public:
   Tracer(clang::ASTContext &context, const AnnotationIndex &annotations,
-         const FrontendOptions &options);
+         const FrontendOptions &options, const RankEvidence &evidence);
 
   /// Traces a compile root: its segments and breaks.
   Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
@@ -117,7 +125,10 @@ private:
   int addOp(const std::string &name, std::vector<int> operands, ValueKind kind,
             clang::SourceLocation loc, std::vector<int64_t> ints = {},
             double number = 0, const std::string &text = "");
-  int addInput(const std::string &expr, ValueKind kind);
+  /// An input spelled expr; decl (a member, parameter or variable) gives
+  /// the rank the source shows for it.
+  int addInput(const std::string &expr, ValueKind kind,
+               const clang::ValueDecl *decl = nullptr);
   /// Prefers rank 1 for an input added to a matmul's or linear's result.
   void preferBiasRank(const std::vector<int> &operands);
   GraphInput *inputOf(int value);
@@ -130,6 +141,7 @@ private:
   clang::ASTContext &context_;
   const AnnotationIndex &annotations_;
   const FrontendOptions &options_;
+  const RankEvidence &evidence_;
   Root *root_ = nullptr;
   std::vector<FrameState> frames_;
   std::optional<SegmentState> segment_;

@@ -168,7 +168,7 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   os << "// Stitched by kiln compile from " << mainName << " (" << backendNote
      << "); do not edit.\n"
      << "#include <kiln/kiln.h>\n#include <kiln/abi.h>\n#include <cmath>\n"
-     << "#include <cstdint>\n#include <algorithm>\n"
+     << "#include <cstdint>\n#include <algorithm>\n#include <limits>\n"
      << "namespace kiln_stitched {\n"
      << wrappers << "} // namespace kiln_stitched\n"
      << lineDirective(1, file);

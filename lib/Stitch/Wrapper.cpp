@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -37,7 +38,12 @@ std::string number(double v, ValueKind kind) {
     os << static_cast<int64_t>(v);
   else if (kind == ValueKind::Bool)
     os << (v != 0 ? "true" : "false");
-  else {
+  else if (std::isinf(v) || std::isnan(v)) {
+    std::string t = kind == ValueKind::F32 ? "float" : "double";
+    std::string s = std::isnan(v) ? "std::numeric_limits<" + t + ">::quiet_NaN()"
+                                  : "std::numeric_limits<" + t + ">::infinity()";
+    return v < 0 ? "-" + s : s;
+  } else {
     os << v;
     std::string s = os.str();
     if (s.find_first_of(".eEn") == std::string::npos)
@@ -181,6 +187,8 @@ private:
           ", " + std::to_string(op.ints[1]) + ")";
     } else if (n == "cast") {
       e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
+    } else if (n == "arange") {
+      e = "kiln::arange(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
     } else {
       // abs exp log sqrt rsqrt tanh sigmoid relu silu maximum minimum
       // matmul linear embedding cross_entropy: kiln::NAME(operands...).

@@ -66,6 +66,9 @@ struct GraphInput {
   /// tracer records them and inferSignature resolves them.
   int64_t minRank = 0, exactRank = -1;
   int64_t preferredRank = -1;
+  /// The rank the source shows for it (kiln::randn({C}, 1) initializing a
+  /// member, a caller passing kiln::zeros({B, T, C})), or -1.
+  int64_t sourceRank = -1;
   ElementType preferredElement = ElementType::F32;
 };
 
