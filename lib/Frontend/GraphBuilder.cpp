@@ -235,6 +235,28 @@ private:
                           arith::SubIOp::create(b_, loc_,
                                                 arith::ConstantIndexOp::create(b_, loc_, 0),
                                                 arg(0))));
+    } else if (n == "select") {
+      out = arith::SelectOp::create(b_, loc_, arg(0), arg(1), scalarCast(arg(2), type));
+    } else if (n == "scalar.cmp") {
+      Value l = arg(0), r = arg(1);
+      if (isa<FloatType>(l.getType())) {
+        static const arith::CmpFPredicate p[] = {
+            arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT,
+            arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
+        out = arith::CmpFOp::create(b_, loc_, p[op.ints[0]], l, r);
+      } else {
+        static const arith::CmpIPredicate p[] = {
+            arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
+            arith::CmpIPredicate::sge, arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne};
+        out = arith::CmpIOp::create(b_, loc_, p[op.ints[0]], l, r);
+      }
+    } else if (n == "scalar.and") {
+      out = arith::AndIOp::create(b_, loc_, arg(0), arg(1));
+    } else if (n == "scalar.or") {
+      out = arith::OrIOp::create(b_, loc_, arg(0), arg(1));
+    } else if (n == "scalar.not") {
+      out = arith::XOrIOp::create(
+          b_, loc_, arg(0), arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true)));
     } else if (n == "scalar.min" || n == "scalar.max") {
       bool min = n == "scalar.min";
       out = isFloat ? (min ? Value(arith::MinimumFOp::create(b_, loc_, arg(0), arg(1)))
@@ -452,6 +474,9 @@ private:
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (n == "cast") {
       out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+    } else if (n == "select") {
+      out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
+                                    tensorAs(op.operands[1], e), tensorAs(op.operands[2], e));
     } else if (n == "arange") {
       out = mlir::kiln::ArangeOp::create(b_, loc_, resultType, get(op.operands[0]),
                                          get(op.operands[1]), get(op.operands[2]));

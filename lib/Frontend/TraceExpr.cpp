@@ -13,7 +13,9 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 
 using namespace clang;
 
@@ -268,6 +270,11 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
       return v;
     if (op->getOpcode() == UO_Minus && kindOf(*v) != ValueKind::Tensor)
       return addOp("scalar.neg", {*v}, kindOf(*v), op->getExprLoc());
+    if (op->getOpcode() == UO_LNot && kindOf(*v) != ValueKind::Tensor) {
+      if (kindOf(*v) != ValueKind::Bool)
+        v = addOp("scalar.cast", {*v}, ValueKind::Bool, op->getExprLoc());
+      return addOp("scalar.not", {*v}, ValueKind::Bool, op->getExprLoc());
+    }
     return breakAt(op->getExprLoc(), "a unary operator the tracer does not model");
   }
   if (const auto *cond = dyn_cast<ConditionalOperator>(e))
@@ -377,6 +384,29 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
     return r;
   if (kindOf(*l) == ValueKind::Tensor || kindOf(*r) == ValueKind::Tensor)
     return breakAt(op->getExprLoc(), "an operator the tracer does not model");
+  if (op->isComparisonOp()) {
+    static const BinaryOperatorKind order[] = {BO_LT, BO_LE, BO_GT, BO_GE, BO_EQ, BO_NE};
+    int64_t predicate =
+        std::find(std::begin(order), std::end(order), op->getOpcode()) - std::begin(order);
+    // Compared in the common type, as C++'s usual conversions do.
+    auto rank = [](ValueKind k) {
+      return k == ValueKind::F64 ? 3 : k == ValueKind::F32 ? 2 : k == ValueKind::I64 ? 1 : 0;
+    };
+    ValueKind common = rank(kindOf(*l)) >= rank(kindOf(*r)) ? kindOf(*l) : kindOf(*r);
+    if (common == ValueKind::Bool)
+      common = ValueKind::I64;
+    for (int *v : {&*l, &*r})
+      if (kindOf(*v) != common)
+        *v = addOp("scalar.cast", {*v}, common, op->getExprLoc());
+    return addOp("scalar.cmp", {*l, *r}, ValueKind::Bool, op->getExprLoc(), {predicate});
+  }
+  if (op->getOpcode() == BO_LAnd || op->getOpcode() == BO_LOr) {
+    for (int *v : {&*l, &*r})
+      if (kindOf(*v) != ValueKind::Bool)
+        *v = addOp("scalar.cast", {*v}, ValueKind::Bool, op->getExprLoc());
+    return addOp(op->getOpcode() == BO_LAnd ? "scalar.and" : "scalar.or", {*l, *r},
+                 ValueKind::Bool, op->getExprLoc());
+  }
   std::optional<ValueKind> kind = valueKindOf(op->getType());
   if (!kind)
     return breakAt(op->getExprLoc(), "an operator on types the tracer does not model");

@@ -154,6 +154,8 @@ void Tracer::finishSegment() {
   References refs;
   refs.TraverseStmt(root_->function->getBody());
   for (const ValueDecl *var : state.assigned) {
+    if (!state.env.count(var))
+      continue; // declared in a branch's arm: out of scope
     bool readOutside = false;
     auto range = refs.refs.equal_range(var);
     for (auto it = range.first; it != range.second; ++it)

@@ -275,6 +275,12 @@ std::string inferSignature(Graph &g) {
         return fail("dim out of range");
       r.rank = in(0).rank - 1;
       r.element = in(0).element;
+    } else if (n == "select") {
+      if (in(1).rank != in(2).rank || in(1).element != in(2).element)
+        return fail("the arms of a branch give tensors of different ranks or "
+                    "element types");
+      r.rank = in(1).rank;
+      r.element = in(1).element;
     } else if (n == "arange") {
       r.rank = 1;
       r.element = ElementType::I64;

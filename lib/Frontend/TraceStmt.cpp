@@ -128,34 +128,34 @@ bool Tracer::traceStmt(const Stmt *s) {
     return v.has_value();
   }
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
-    if (frames_.size() > 1) {
-      for (const Stmt *child : c->body())
-        if (!traceStmt(child))
-          return false;
-      return true;
-    }
-    breakAt(s->getBeginLoc(), "a nested block");
-    return false;
+    size_t guards = frames_.back().guards.size();
+    bool ok = true;
+    for (const Stmt *child : c->body())
+      if (!(ok = traceStmt(child)))
+        break;
+    frames_.back().guards.resize(guards);
+    return ok;
   }
   if (isa<NullStmt>(s))
     return true;
-  if (const auto *i = dyn_cast<IfStmt>(s)) {
-    // A condition on tensor data breaks where it reads the data (item());
-    // one on host values stays a host branch for now.
-    if (traceExpr(i->getCond()))
-      breakAt(i->getIfLoc(), "an if statement (branches on host values are "
-                             "not traced into graphs yet)");
-    return false;
-  }
+  if (const auto *i = dyn_cast<IfStmt>(s))
+    return traceIf(i);
+  if (const auto *f = dyn_cast<ForStmt>(s))
+    return traceFor(f);
   if (const auto *w = dyn_cast<WhileStmt>(s)) {
+    // A condition on tensor data breaks where it reads the data (item()).
     if (traceExpr(w->getCond()))
       breakAt(s->getBeginLoc(),
               "a loop whose trip count is not a compile-time constant");
     return false;
   }
-  if (isa<ForStmt, DoStmt, CXXForRangeStmt>(s)) {
+  if (isa<DoStmt, CXXForRangeStmt>(s)) {
     breakAt(s->getBeginLoc(),
             "a loop whose trip count is not a compile-time constant");
+    return false;
+  }
+  if (isa<BreakStmt, ContinueStmt>(s)) {
+    breakAt(s->getBeginLoc(), "break or continue in an unrolled loop");
     return false;
   }
   if (isa<CXXTryStmt, CXXThrowExpr>(s)) {
@@ -173,6 +173,141 @@ bool Tracer::traceStmt(const Stmt *s) {
   breakAt(s->getBeginLoc(), std::string("a statement the tracer does not model (") +
                                 s->getStmtClassName() + ")");
   return false;
+}
+
+bool Tracer::traceIf(const IfStmt *i) {
+  if (i->getInit() || i->getConditionVariable() || i->isConsteval()) {
+    breakAt(i->getIfLoc(), "an if with an initializer or a condition variable");
+    return false;
+  }
+  // A condition on tensor data breaks where it reads the data (item()).
+  std::optional<int> cond = traceExpr(i->getCond());
+  if (!cond)
+    return false;
+  if (kindOf(*cond) == ValueKind::Tensor) {
+    breakAt(i->getIfLoc(), "a branch on a tensor");
+    return false;
+  }
+  // A condition known at compile time takes one arm.
+  for (const TraceOp &op : graph().ops)
+    if (op.result == *cond && op.name == "const") {
+      const Stmt *arm = op.number != 0 ? i->getThen() : i->getElse();
+      return !arm || traceStmt(arm);
+    }
+  if (kindOf(*cond) != ValueKind::Bool)
+    cond = addOp("scalar.cast", {*cond}, ValueKind::Bool, i->getIfLoc());
+  // A condition on host values: both arms are traced (graphs are pure) and
+  // each variable either assigns is chosen by the condition.
+  using Bindings = std::vector<std::map<const ValueDecl *, int>>;
+  auto bindings = [&]() {
+    Bindings b;
+    for (const FrameState &f : frames_)
+      b.push_back(f.locals);
+    b.push_back(segment_->env);
+    return b;
+  };
+  auto restore = [&](const Bindings &b) {
+    for (size_t f = 0; f < frames_.size(); ++f)
+      frames_[f].locals = b[f];
+    segment_->env = b.back();
+  };
+  Bindings before = bindings();
+  std::optional<int> returnBefore = frames_.back().returnValue;
+  auto traceArm = [&](const Stmt *arm, Bindings &after) {
+    restore(before);
+    if (arm && !traceStmt(arm))
+      return false;
+    if (frames_.back().returnValue != returnBefore) {
+      breakAt(arm->getBeginLoc(), "a return inside a branch");
+      return false;
+    }
+    after = bindings();
+    return true;
+  };
+  Bindings afterThen, afterElse;
+  if (!traceArm(i->getThen(), afterThen) || !traceArm(i->getElse(), afterElse))
+    return false;
+  restore(before);
+  for (size_t f = 0; f < afterThen.size(); ++f) {
+    std::map<const ValueDecl *, int> &target =
+        f < frames_.size() ? frames_[f].locals : segment_->env;
+    for (auto &[var, v] : afterThen[f]) {
+      auto other = afterElse[f].find(var);
+      if (other == afterElse[f].end())
+        continue; // declared inside an arm: out of scope now
+      int chosen = v;
+      if (v != other->second) {
+        if (kindOf(v) != kindOf(other->second)) {
+          breakAt(i->getIfLoc(), "a branch whose arms give '" +
+                                     var->getNameAsString() + "' different kinds");
+          return false;
+        }
+        chosen = addOp("select", {*cond, v, other->second}, kindOf(v), i->getIfLoc());
+      }
+      target[var] = chosen;
+    }
+  }
+  return true;
+}
+
+bool Tracer::traceFor(const ForStmt *f) {
+  // for (int i = A; i < B; ++i) with A and B compile-time constants is
+  // unrolled, i a constant in each copy of the body.
+  auto fail = [&]() {
+    breakAt(f->getForLoc(), "a loop whose trip count is not a compile-time constant");
+    return false;
+  };
+  const auto *init = dyn_cast_or_null<DeclStmt>(f->getInit());
+  const VarDecl *var = init && init->isSingleDecl()
+                           ? dyn_cast<VarDecl>(init->getSingleDecl())
+                           : nullptr;
+  if (!var || !var->getType()->isIntegerType() || !var->getInit())
+    return fail();
+  std::optional<int64_t> start = constantInt(var->getInit());
+  const auto *cond = dyn_cast_or_null<BinaryOperator>(f->getCond());
+  if (!start || !cond || !cond->isComparisonOp())
+    return fail();
+  const auto *lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
+  std::optional<int64_t> bound = constantInt(cond->getRHS());
+  if (!lhs || lhs->getDecl() != var || !bound)
+    return fail();
+  int64_t step = 0;
+  const Expr *inc = f->getInc() ? f->getInc()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *u = dyn_cast_or_null<UnaryOperator>(inc)) {
+    if (u->isIncrementOp())
+      step = 1;
+    else if (u->isDecrementOp())
+      step = -1;
+  } else if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(inc)) {
+    if (std::optional<int64_t> k = constantInt(c->getRHS()))
+      step = c->getOpcode() == BO_AddAssign ? *k : c->getOpcode() == BO_SubAssign ? -*k : 0;
+  }
+  if (step == 0)
+    return fail();
+  auto holds = [&](int64_t i) {
+    switch (cond->getOpcode()) {
+    case BO_LT: return i < *bound;
+    case BO_LE: return i <= *bound;
+    case BO_GT: return i > *bound;
+    case BO_GE: return i >= *bound;
+    case BO_NE: return i != *bound;
+    default: return false;
+    }
+  };
+  constexpr int64_t kMaxTrips = 256;
+  int64_t trips = 0;
+  auto &bindingsOf = frames_.size() > 1 ? frames_.back().locals : segment_->env;
+  for (int64_t i = *start; holds(i); i += step) {
+    if (++trips > kMaxTrips) {
+      breakAt(f->getForLoc(), "a loop of more than 256 iterations (not unrolled)");
+      return false;
+    }
+    bindingsOf[var] = constant(static_cast<double>(i), ValueKind::I64, f->getForLoc());
+    if (!traceStmt(f->getBody()))
+      return false;
+  }
+  (frames_.size() > 1 ? frames_.back().locals : segment_->env).erase(var);
+  return true;
 }
 
 bool Tracer::traceDecl(const VarDecl *var) {

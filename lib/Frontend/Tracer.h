@@ -98,6 +98,8 @@ private:
   /// One statement into the current segment; false on a break.
   bool traceStmt(const clang::Stmt *s);
   bool traceDecl(const clang::VarDecl *var);
+  bool traceIf(const clang::IfStmt *i);
+  bool traceFor(const clang::ForStmt *f);
   bool traceAssignment(const clang::Expr *lhs, const clang::Expr *rhs,
                        clang::SourceLocation loc);
 

@@ -120,6 +120,13 @@ private:
       else if (n == "scalar.min" || n == "scalar.max")
         e = "std::" + n.substr(7) + "(" + s(0) + ", " + s(1) + ")";
       else if (n == "scalar.pow") e = "std::pow(" + s(0) + ", " + s(1) + ")";
+      else if (n == "select") e = s(0) + " ? " + s(1) + " : " + s(2);
+      else if (n == "scalar.cmp") {
+        static const char *const cmp[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
+        e = s(0) + cmp[op.ints[0]] + s(1);
+      } else if (n == "scalar.and") e = s(0) + " && " + s(1);
+      else if (n == "scalar.or") e = s(0) + " || " + s(1);
+      else if (n == "scalar.not") e = "!" + s(0);
       else e = "std::" + n.substr(7) + "(" + s(0) + ")";
       os_ << "  [[maybe_unused]] " << t << " " << v << " = " << e << ";\n";
       return;
@@ -187,6 +194,8 @@ private:
           ", " + std::to_string(op.ints[1]) + ")";
     } else if (n == "cast") {
       e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
+    } else if (n == "select") {
+      e = s(0) + " ? " + a(1) + " : " + a(2);
     } else if (n == "arange") {
       e = "kiln::arange(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
     } else {
