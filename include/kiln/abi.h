@@ -104,6 +104,15 @@ private:
   std::vector<Output> outputs_;
 };
 
+/// Runs an allow_in_graph function for compiled code (the adapter that
+/// stitched code defines as _mlir_ciface_SYMBOL) and writes its result as
+/// a descriptor of the rank and dtype the graph was built for. When the
+/// function throws or returns another rank or dtype, an empty result is
+/// written and the running GraphCall fails, so that the statements run
+/// eagerly (and raise the same error there).
+void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
+                Tensor (*fn)(void *context), void *context);
+
 /// True when KILN_LOGS (comma-separated) names this log.
 bool logEnabled(const char *name);
 

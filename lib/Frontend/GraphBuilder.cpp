@@ -474,6 +474,23 @@ private:
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (n == "cast") {
       out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+    } else if (n == "opaque_call") {
+      std::string symbol = graph_.opaqueSymbol(op);
+      SmallVector<Value> args;
+      SmallVector<Type> argTypes;
+      for (int o : op.operands) {
+        args.push_back(get(o));
+        argTypes.push_back(get(o).getType());
+      }
+      {
+        OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(module_.getBody());
+        auto decl = func::FuncOp::create(b_, loc_, symbol,
+                                         b_.getFunctionType(argTypes, {resultType}));
+        decl.setPrivate();
+      }
+      out = mlir::kiln::OpaqueCallOp::create(b_, loc_, TypeRange{resultType}, symbol, args)
+                .getResult(0);
     } else if (n == "select") {
       out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
                                     tensorAs(op.operands[1], e), tensorAs(op.operands[2], e));

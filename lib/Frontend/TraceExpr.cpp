@@ -524,8 +524,7 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return breakAt(call->getExprLoc(),
                    "call to '" + name + "', which is disallowed in graphs");
   if (a.allowInGraph)
-    return breakAt(call->getExprLoc(), "call to '" + name +
-                                           "' (allow_in_graph is not built yet)");
+    return traceOpaqueCall(fn, call);
   if (inNamespace(fn, "kiln"))
     return traceKilnCall(fn, call);
   if (isStdMath(fn))
@@ -559,6 +558,39 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     thisObject = base;
   }
   return inlineCall(fn, args, thisObject, call->getExprLoc());
+}
+
+std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
+                                           const CallExpr *call) {
+  // The function runs inside the graph, untraced, through a callback: its
+  // tensors in, its tensor out (kiln.opaque_call).
+  std::string name = fn->getQualifiedNameAsString();
+  if (isa<CXXMethodDecl>(fn) && !cast<CXXMethodDecl>(fn)->isStatic())
+    return breakAt(call->getExprLoc(), "call to '" + name +
+                                           "': allow_in_graph member functions "
+                                           "are not supported yet");
+  if (!isTensorType(fn->getReturnType()))
+    return breakAt(call->getExprLoc(), "call to '" + name +
+                                           "': an allow_in_graph function must "
+                                           "return a tensor");
+  std::vector<int> args;
+  for (const Expr *arg : call->arguments()) {
+    std::optional<int> v = traceExpr(arg);
+    if (!v)
+      return v;
+    if (kindOf(*v) != ValueKind::Tensor)
+      return breakAt(arg->getExprLoc(), "call to '" + name +
+                                            "': an allow_in_graph function "
+                                            "takes tensors only");
+    args.push_back(*v);
+  }
+  // Spelled from the file's scope, where the stitched adapters live.
+  std::string spelling = name;
+  for (std::string anon = "(anonymous namespace)::";
+       spelling.find(anon) != std::string::npos;)
+    spelling.erase(spelling.find(anon), anon.size());
+  return addOp("opaque_call", args, ValueKind::Tensor, call->getExprLoc(), {}, 0,
+               "::" + spelling);
 }
 
 std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {

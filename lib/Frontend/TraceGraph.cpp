@@ -275,6 +275,11 @@ std::string inferSignature(Graph &g) {
         return fail("dim out of range");
       r.rank = in(0).rank - 1;
       r.element = in(0).element;
+    } else if (n == "opaque_call") {
+      // Assumed to give its first argument's rank and dtype; the adapter
+      // checks, and the statements run eagerly when it does not.
+      r.rank = op.operands.empty() ? 2 : in(0).rank;
+      r.element = op.operands.empty() ? ElementType::F32 : in(0).element;
     } else if (n == "select") {
       if (in(1).rank != in(2).rank || in(1).element != in(2).element)
         return fail("the arms of a branch give tensors of different ranks or "

@@ -114,6 +114,8 @@ private:
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);
+  std::optional<int> traceOpaqueCall(const clang::FunctionDecl *fn,
+                                     const clang::CallExpr *call);
   std::optional<int> traceScalarBinary(const clang::BinaryOperator *op);
   std::optional<int> traceScalarMath(const std::string &name,
                                      const clang::CallExpr *call);

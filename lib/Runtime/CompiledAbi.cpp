@@ -11,9 +11,12 @@
 #include "Gemm.h"
 #include "Parallel.h"
 
+#include "kiln/Ops.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -103,6 +106,31 @@ void returnTensor(const Tensor &t, void *descriptor) {
   }
 }
 
+namespace {
+/// Set by callOpaque when an opaque call inside a graph failed.
+thread_local bool opaqueFailed = false;
+} // namespace
+
+void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
+                Tensor (*fn)(void *context), void *context) {
+  Tensor t;
+  const char *why = nullptr;
+  try {
+    t = fn(context);
+    if (!t.defined() || t.dim() != rank || t.dtype() != dtype)
+      why = "it returned another rank or dtype than the graph was built for";
+  } catch (const std::exception &) {
+    why = "it threw";
+  }
+  if (why) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr, "kiln: opaque call of %s: %s\n", name, why);
+    opaqueFailed = true;
+    t = empty(Shape(static_cast<size_t>(rank), 0), dtype);
+  }
+  returnTensor(t, result);
+}
+
 bool logEnabled(const char *name) {
   const char *logs = std::getenv("KILN_LOGS");
   if (!logs)
@@ -185,7 +213,15 @@ bool GraphCall::run() {
     args.push_back(argIsTensor_[i]
                        ? static_cast<void *>(descriptors_[argSlots_[i]].data())
                        : static_cast<void *>(&scalars_[argSlots_[i]]));
+  opaqueFailed = false;
   entry_(args.data());
+  bool opaque = opaqueFailed;
+  if (opaque) {
+    opaqueFailed = false;
+    // The results are discarded (below) and the statements run eagerly.
+    std::vector<int64_t> one(1, 1);
+    std::memcpy(results.data() + words - 1, one.data(), sizeof(int32_t));
+  }
   int32_t status;
   std::memcpy(&status, results.data() + words - 1, sizeof(status));
   size_t at = 0;
@@ -199,9 +235,8 @@ bool GraphCall::run() {
   }
   if (status != 0) {
     if (logEnabled("guards"))
-      std::fprintf(stderr,
-                   "kiln: graph %s: a shape check failed; running it eagerly\n",
-                   graph_);
+      std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", graph_,
+                   opaque ? "an opaque call failed" : "a shape check failed");
     return false;
   }
   if (logEnabled("graph_calls"))

@@ -75,7 +75,7 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   PrintingPolicy policy(context.getLangOpts());
   policy.SuppressScope = false;
   std::set<const Segment *> chosen(stitched.begin(), stitched.end());
-  std::string wrappers;
+  std::string declarations, definitions;
   FileID main = sm.getMainFileID();
   std::string mainName = sm.getFileEntryRefForID(main)->getName().str();
 
@@ -159,7 +159,9 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
-      wrappers += emitWrapper(g, root.backend != "eager");
+      WrapperCode code = emitWrapper(g, root.backend != "eager");
+      declarations += code.declaration;
+      definitions += code.definition;
     }
   }
 
@@ -170,13 +172,16 @@ std::string stitchFile(ASTContext &context, const std::string &file,
      << "#include <kiln/kiln.h>\n#include <kiln/abi.h>\n#include <cmath>\n"
      << "#include <cstdint>\n#include <algorithm>\n#include <limits>\n"
      << "namespace kiln_stitched {\n"
-     << wrappers << "} // namespace kiln_stitched\n"
+     << declarations << "} // namespace kiln_stitched\n"
      << lineDirective(1, file);
   const llvm::RewriteBuffer *buffer = rewriter.getRewriteBufferFor(main);
   if (buffer)
     os << std::string(buffer->begin(), buffer->end());
   else
     os << sm.getBufferData(main);
+  if (!definitions.empty())
+    os << "\n// The graphs' wrappers (kiln compile).\n#line 1 \"kiln-stitched\"\n"
+       << "namespace kiln_stitched {\n" << definitions << "} // namespace kiln_stitched\n";
   return out;
 }
 

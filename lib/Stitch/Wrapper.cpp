@@ -196,6 +196,11 @@ private:
       e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
     } else if (n == "select") {
       e = s(0) + " ? " + a(1) + " : " + a(2);
+    } else if (n == "opaque_call") {
+      e = op.text + "(";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        e += (i ? ", " : "") + a(i);
+      e += ")";
     } else if (n == "arange") {
       e = "kiln::arange(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
     } else {
@@ -217,10 +222,10 @@ private:
 
 } // namespace
 
-std::string emitWrapper(const Graph &g, bool compiled) {
-  std::ostringstream os;
+WrapperCode emitWrapper(const Graph &g, bool compiled) {
+  std::ostringstream os, decl;
   if (compiled)
-    os << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
   // Outputs that are host scalars take the variable's own type.
   std::vector<std::string> templates, params;
   for (size_t i = 0; i < g.outputs.size(); ++i) {
@@ -238,16 +243,19 @@ std::string emitWrapper(const Graph &g, bool compiled) {
                          ? "const kiln::Tensor &i" + std::to_string(i)
                          : std::string(scalarCType(v.kind)) + " i" + std::to_string(i));
   }
+  std::ostringstream signature;
   if (!templates.empty()) {
-    os << "template <";
+    signature << "template <";
     for (size_t i = 0; i < templates.size(); ++i)
-      os << (i ? ", " : "") << templates[i];
-    os << ">\n";
+      signature << (i ? ", " : "") << templates[i];
+    signature << ">\n";
   }
-  os << "[[maybe_unused]] static bool " << g.name << "(";
+  signature << "[[maybe_unused]] static bool " << g.name << "(";
   for (size_t i = 0; i < params.size(); ++i)
-    os << (i ? ", " : "") << params[i];
-  os << ") {\n  if (!kiln::abi::guard(\"" << g.name << "\", {";
+    signature << (i ? ", " : "") << params[i];
+  signature << ")";
+  decl << signature.str() << ";\n";
+  os << signature.str() << " {\n  if (!kiln::abi::guard(\"" << g.name << "\", {";
   bool first = true;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TraceValue &v = g.values[g.inputs[i].value];
@@ -303,7 +311,31 @@ std::string emitWrapper(const Graph &g, bool compiled) {
     }
   }
   os << "  return true;\n}\n";
-  return os.str();
+  // The adapters through which compiled code calls allow_in_graph functions.
+  if (compiled)
+    for (const TraceOp &op : g.ops) {
+      if (op.name != "opaque_call")
+        continue;
+      const TraceValue &r = g.values[op.result];
+      std::string symbol = g.opaqueSymbol(op);
+      os << "extern \"C\" void _mlir_ciface_" << symbol << "(void *result";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        os << ", void *a" << i;
+      os << ") {\n  void *args[] = {nullptr";
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        os << ", a" << i;
+      os << "};\n  kiln::abi::callOpaque(\"" << op.text << "\", result, " << r.rank << ", "
+         << dtypeSpelling(r.element) << ",\n      [](void *context) -> kiln::Tensor {\n"
+         << "        void **p = static_cast<void **>(context);\n        return " << op.text
+         << "(";
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        const TraceValue &a = g.values[op.operands[i]];
+        os << (i ? ", " : "") << "kiln::abi::borrow(p[" << i + 1 << "], " << a.rank << ", "
+           << dtypeSpelling(a.element) << ")";
+      }
+      os << ");\n      },\n      args);\n}\n";
+    }
+  return {decl.str(), os.str()};
 }
 
 } // namespace kiln::stitch

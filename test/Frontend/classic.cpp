@@ -56,8 +56,7 @@ KILN_COMPILE() Tensor f(Tensor a, Tensor b) {
 // KILN-LABEL: func.func @kiln_f_2(
 
 // CPP: namespace kiln_stitched {
-// CPP: static bool kiln_f_0(kiln::Tensor &o0, const kiln::Tensor &i0)
-// CPP: kiln::abi::guard("kiln_f_0", {{[{][{]}}i0, 2, kiln::kFloat32}})
+// CPP: static bool kiln_f_0(kiln::Tensor &o0, const kiln::Tensor &i0);
 // CPP: #line 1 "{{.*}}classic.cpp"
 // CPP: kiln::Tensor x{};
 // CPP-NEXT: if (!::kiln_stitched::kiln_f_0(x, a)) {
@@ -69,6 +68,9 @@ KILN_COMPILE() Tensor f(Tensor a, Tensor b) {
 // CPP-NEXT: return kiln_result_;
 // CPP-NEXT: #line {{[0-9]+}} "{{.*}}classic.cpp"
 // CPP-NEXT: return x * b;
+// The wrappers' definitions follow the user's code.
+// CPP: {{^\[\[maybe_unused\]\] static bool kiln_f_0\(kiln::Tensor &o0, const kiln::Tensor &i0\) \{$}}
+// CPP-NEXT: {{^  if \(!kiln::abi::guard\("kiln_f_0", \{\{i0, 2, kiln::kFloat32\}\}\)\)$}}
 
 // The first call's b sums to a negative value, the second's to a positive
 // one: both arms of the host branch run.

@@ -91,6 +91,11 @@ struct Graph {
   }
   /// Ops that compute tensors (what `explain` counts).
   int64_t tensorOpCount() const;
+  /// The callback symbol of an opaque_call op (its adapter's C name is
+  /// _mlir_ciface_ + this).
+  std::string opaqueSymbol(const TraceOp &op) const {
+    return name + "_opaque_" + std::to_string(op.result);
+  }
 };
 
 /// Chooses each tensor input's rank and element type (exact constraints,

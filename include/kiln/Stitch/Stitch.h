@@ -25,8 +25,14 @@ namespace kiln::stitch {
 
 /// The C++ of one graph's wrapper: `static bool NAME(outputs&..., inputs...)`
 /// that checks the guard and runs the graph, through the compiled entry
-/// point kiln_entry_NAME (compiled) or as runtime calls (eager).
-std::string emitWrapper(const frontend::Graph &graph, bool compiled);
+/// point kiln_entry_NAME (compiled) or as runtime calls (eager). Declared at
+/// the top of the stitched file, defined at its end (where the functions an
+/// allow_in_graph call names are declared), with the adapters of its
+/// opaque calls.
+struct WrapperCode {
+  std::string declaration, definition;
+};
+WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled);
 
 /// The stitched text of `file`. Segments whose graph has no wrapper in
 /// `stitched` (left host code) are emitted unchanged.
