@@ -109,6 +109,7 @@ int runExplain(const ExplainRequest &request) {
                              {"location", posJson(r.pos)},
                              {"backend", r.backend},
                              {"fullgraph", r.fullgraph},
+                             {"derived", r.derived},
                              {"graphs", nlohmann::json::array()},
                              {"breaks", nlohmann::json::array()}};
       for (const GraphBreak &b : r.breaks) {
@@ -162,7 +163,8 @@ int runExplain(const ExplainRequest &request) {
      << (ops == 1 ? " op" : " ops") << ".\n";
   for (const Root &r : all) {
     os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << r.backend
-       << (r.fullgraph ? ", fullgraph" : "") << "):\n";
+       << (r.fullgraph ? ", fullgraph" : "")
+       << (r.derived ? ", compiled as a root of its own" : "") << "):\n";
     if (!r.breaks.empty())
       os << "  Graph breaks:\n";
     for (size_t i = 0; i < r.breaks.size(); ++i) {

@@ -517,9 +517,13 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
   }
   Annotations a = annotations_.of(fn, context_.getDiagnostics());
   std::string name = fn->getQualifiedNameAsString();
-  if (a.disable)
-    return breakAt(call->getExprLoc(), "call to '" + name +
-                                           "', which is marked KILN_DISABLE()");
+  if (a.disable) {
+    if (!a.disableRecursive)
+      noteCalleesAsRoots(fn);
+    return breakAt(call->getExprLoc(),
+                   "call to '" + name + "', which is marked KILN_DISABLE(" +
+                       (a.disableRecursive ? "" : "recursive=false") + ")");
+  }
   if (a.disallowInGraph)
     return breakAt(call->getExprLoc(),
                    "call to '" + name + "', which is disallowed in graphs");

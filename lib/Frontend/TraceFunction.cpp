@@ -121,14 +121,51 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   std::optional<int> result = frames_.back().returnValue;
   inlining_.erase(def);
   frames_.pop_back();
-  if (!ok)
+  if (!ok) {
+    // The call stays host code; the callee is compiled as a root of its own.
+    noteDerivedRoot(def);
     return std::nullopt;
+  }
   if (!result && !def->getReturnType()->isVoidType())
     return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
                                  "', which does not end in a return");
   // A void callee yields no value: -2 stands for "nothing" (an expression
   // statement).
   return result ? *result : -2;
+}
+
+void Tracer::noteDerivedRoot(const FunctionDecl *fn) {
+  const SourceManager &sm = context_.getSourceManager();
+  if (fn && fn->hasBody() && sm.isInMainFile(sm.getExpansionLoc(fn->getLocation())))
+    derivedRoots_.push_back(fn);
+}
+
+void Tracer::noteCalleesAsRoots(const FunctionDecl *fn) {
+  // KILN_DISABLE(recursive=false): the body stays host code, the functions
+  // it calls are compiled as roots of their own.
+  class Calls : public RecursiveASTVisitor<Calls> {
+  public:
+    std::vector<const FunctionDecl *> callees;
+    bool VisitCallExpr(CallExpr *call) {
+      if (const FunctionDecl *callee = call->getDirectCallee())
+        callees.push_back(callee);
+      return true;
+    }
+  } calls;
+  const FunctionDecl *def = nullptr;
+  if (fn->hasBody(def) && def)
+    calls.TraverseStmt(def->getBody());
+  for (const FunctionDecl *callee : calls.callees) {
+    const FunctionDecl *body = nullptr;
+    if (callee->hasBody(body))
+      noteDerivedRoot(body);
+  }
+}
+
+std::vector<const FunctionDecl *> Tracer::takeDerivedRoots() {
+  std::vector<const FunctionDecl *> out;
+  out.swap(derivedRoots_);
+  return out;
 }
 
 void Tracer::startSegment() {

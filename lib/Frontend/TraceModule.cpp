@@ -73,10 +73,37 @@ public:
     RankEvidence evidence = collectRankEvidence(context);
     Tracer tracer(context, index, options_, evidence);
     std::vector<Root> roots;
+    std::set<const FunctionDecl *> traced;
     for (const FunctionDecl *fn : finder.functions) {
       Annotations a = index.of(fn, diags);
-      if (a.compile && !a.disable)
+      if (a.compile && !a.disable && traced.insert(fn).second)
         roots.push_back(tracer.traceRoot(fn, a));
+    }
+    // Callees that break, and callees of KILN_DISABLE(recursive=false)
+    // functions, are compiled as roots of their own; a break already
+    // counted where it was reached from a caller is not counted again.
+    std::set<std::pair<unsigned, std::string>> counted;
+    for (const Root &r : roots)
+      for (const GraphBreak &b : r.breaks)
+        counted.insert({b.rawLoc, b.reason});
+    for (std::vector<const FunctionDecl *> work = tracer.takeDerivedRoots();
+         !work.empty(); work = tracer.takeDerivedRoots()) {
+      for (const FunctionDecl *fn : work) {
+        Annotations a = index.of(fn, diags);
+        if ((a.disable && a.disableRecursive) || !traced.insert(fn).second)
+          continue;
+        a.compile = true;
+        a.disable = false;
+        Root root = tracer.traceRoot(fn, a);
+        root.derived = true;
+        std::vector<GraphBreak> fresh;
+        for (const GraphBreak &b : root.breaks)
+          if (counted.insert({b.rawLoc, b.reason}).second)
+            fresh.push_back(b);
+        root.breaks = fresh;
+        if (!root.segments.empty() || !root.breaks.empty())
+          roots.push_back(std::move(root));
+      }
     }
     if (diags.hasErrorOccurred()) { // malformed annotations
       failed_ = true;

@@ -50,6 +50,10 @@ public:
 
   /// Traces a compile root: its segments and breaks.
   Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
+  /// Functions to compile as roots of their own, found while tracing:
+  /// callees that break (their calls stay host code) and the callees of
+  /// KILN_DISABLE(recursive=false) functions.
+  std::vector<const clang::FunctionDecl *> takeDerivedRoots();
 
   // ---- TraceFunction.cpp ------------------------------------------------
 private:
@@ -83,6 +87,8 @@ private:
                                 const std::vector<int> &args,
                                 const std::string &thisPrefix,
                                 clang::SourceLocation callSite);
+  void noteDerivedRoot(const clang::FunctionDecl *fn);
+  void noteCalleesAsRoots(const clang::FunctionDecl *fn);
   void startSegment();
   void finishSegment();
   SourcePos posOf(clang::SourceLocation loc) const;
@@ -151,6 +157,7 @@ private:
   std::optional<SegmentState> segment_;
   std::optional<GraphBreak> pendingBreak_;
   int graphCounter_ = 0;
+  std::vector<const clang::FunctionDecl *> derivedRoots_;
   /// Functions being inlined (recursion is a break).
   std::set<const clang::FunctionDecl *> inlining_;
 };

@@ -85,6 +85,9 @@ struct Root {
   std::vector<GraphBreak> breaks;
   /// An error-mode break or an internal failure: not compiled.
   bool failed = false;
+  /// Not annotated: a callee that breaks, or a callee of a
+  /// KILN_DISABLE(recursive=false) function, compiled as a root of its own.
+  bool derived = false;
 };
 
 /// Called once per translation unit with its roots, while its AST lives.
