@@ -7,6 +7,8 @@
 // RUN: kiln explain %s --disallow-in-graph=cli_disallowed | FileCheck %s
 // RUN: kiln explain %s --disallow-in-graph=cli_disallowed --function=inlined_break | FileCheck %s --check-prefix=ONE
 // RUN: kiln explain %s --annotate 'plain=compile' --function=plain | FileCheck %s --check-prefix=CLI
+// RUN: kiln explain %s --annotate 'Model::forward=compile(fullgraph=true)' --annotate 'Model::noise=disable' --function=Model::forward | FileCheck %s --check-prefix=MEMBER
+// RUN: not kiln compile %s -o %t.cpp --annotate 'Model::forward=compile(fullgraph=true)' 2>&1 | FileCheck %s --check-prefix=MEMBER-ERR
 
 #include <kiln/kiln.h>
 
@@ -29,7 +31,7 @@ Tensor noisy(const Tensor &x) {
 
 // CHECK-LABEL: explicit_break (
 // CHECK: 1. kiln::graph_break()
-// CHECK-NEXT: at {{.*}}annotations.cpp:37:3
+// CHECK-NEXT: at {{.*}}annotations.cpp:39:3
 // CHECK: Graph kiln_explicit_break_0 (1 ops):
 // CHECK: Graph kiln_explicit_break_1 (1 ops):
 KILN_COMPILE() Tensor explicit_break(const Tensor &x) {
@@ -40,9 +42,9 @@ KILN_COMPILE() Tensor explicit_break(const Tensor &x) {
 
 // CHECK-LABEL: calls (
 // CHECK: 1. call to 'disabled', which is marked KILN_DISABLE()
-// CHECK-NEXT: at {{.*}}annotations.cpp:52:14
+// CHECK-NEXT: at {{.*}}annotations.cpp:54:14
 // CHECK: 2. call to 'disallowed_op', which is disallowed in graphs
-// CHECK-NEXT: at {{.*}}annotations.cpp:53:14
+// CHECK-NEXT: at {{.*}}annotations.cpp:55:14
 // CHECK: 3. call to 'cli_disallowed', which is disallowed in graphs
 // CHECK: 4. call to 'opaque', whose body is not visible
 // CHECK: Graph kiln_calls_2 (2 ops):
@@ -58,8 +60,8 @@ KILN_COMPILE() Tensor calls(const Tensor &x) {
 
 // ONE: Kiln produced 2 graphs, with 1 graph break and 3 ops.
 // ONE: 1. call to 'printf', whose body is not visible
-// ONE-NEXT: at {{.*}}annotations.cpp:24:3
-// ONE-NEXT: inlined from noisy at {{.*}}annotations.cpp:65:14
+// ONE-NEXT: at {{.*}}annotations.cpp:26:3
+// ONE-NEXT: inlined from noisy at {{.*}}annotations.cpp:67:14
 KILN_COMPILE() Tensor inlined_break(const Tensor &x) {
   Tensor y = x * 2;
   Tensor z = noisy(y);
@@ -69,3 +71,21 @@ KILN_COMPILE() Tensor inlined_break(const Tensor &x) {
 // CLI: Kiln produced 1 graph, with 0 graph breaks and 2 ops.
 // CLI: plain (
 Tensor plain(const Tensor &x) { return kiln::sigmoid(x) * x; }
+
+// Member functions of a class one cannot edit, annotated from the command
+// line: a root, and a disabled callee under fullgraph (an error).
+// MEMBER: Kiln produced 1 graph, with 1 graph break and 1 op.
+// MEMBER: Model::forward ({{.*}}, backend cpu, fullgraph):
+// MEMBER: 1. call to 'Model::noise', which is marked KILN_DISABLE() [an error: error-on-graph-break or fullgraph]
+// MEMBER-ERR: annotations.cpp:[[# @LINE + 4]]:5: error: graph break: call to 'printf'
+struct Model {
+  Tensor w;
+  Tensor noise(const Tensor &x) const {
+    std::printf("noise\n");
+    return x;
+  }
+  Tensor forward(const Tensor &x) const {
+    Tensor y = noise(kiln::matmul(x, w));
+    return kiln::relu(y);
+  }
+};
