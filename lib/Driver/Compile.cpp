@@ -125,9 +125,17 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
 
 /// Builds the graphs of roots into one module and compiles it; false if
 /// any step fails (diagnostics on stderr).
+/// The path of one --debug-dir file.
+std::string debugPath(const CompileRequest &request, const std::string &suffix) {
+  llvm::SmallString<256> path(request.debugDir);
+  llvm::sys::path::append(path, llvm::sys::path::stem(request.output).str() + suffix);
+  return std::string(path);
+}
+
 bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
                   const std::string &objectPath, const CompileRequest &request,
                   Timer &timer, bool write, std::string &why) {
+  bool debug = write && !request.debugDir.empty();
   auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
   timer.start("build kiln-dialect graphs");
   for (Root *root : roots)
@@ -147,16 +155,36 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     module.print(llvm::errs());
     llvm::errs() << "\n";
   }
+  std::error_code ec;
+  std::unique_ptr<llvm::raw_fd_ostream> passes;
+  if (debug) {
+    llvm::raw_fd_ostream kiln(debugPath(request, ".0-kiln.mlir"), ec);
+    module.print(kiln);
+    passes = std::make_unique<llvm::raw_fd_ostream>(
+        debugPath(request, ".1-after-each-pass.mlir"), ec);
+  }
   timer.start("cpu pipeline (kiln -> LLVM dialect)");
   mlir::PassManager pm(&context);
   mlir::kiln::buildCpuPipeline(pm);
+  if (passes) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, *passes);
+  }
   if (mlir::failed(pm.run(module))) {
     why = "the cpu pipeline failed";
     module->erase();
     return false;
   }
+  if (debug) {
+    llvm::raw_fd_ostream llvmDialect(debugPath(request, ".2-llvm-dialect.mlir"), ec);
+    module.print(llvmDialect);
+    llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
+    (void)mlir::kiln::emitCpuCode(module, {}, ir, /*emitLLVMIR=*/true);
+  }
   timer.start("LLVM O3 and object emission");
-  std::error_code ec;
   llvm::raw_fd_ostream os(write ? objectPath : "/dev/null", ec);
   if (ec) {
     why = "cannot write " + objectPath + ": " + ec.message();
@@ -192,6 +220,13 @@ int runCompile(const CompileRequest &request) {
            : llvm::sys::path::parent_path(request.output).str()) +
       "/" + llvm::sys::path::stem(request.output).str() + ".o";
   bool failed = false;
+  std::error_code ec_;
+  if (!request.debugDir.empty() &&
+      (ec_ = llvm::sys::fs::create_directories(request.debugDir))) {
+    llvm::errs() << "kiln compile: error: cannot create " << request.debugDir << ": "
+                 << ec_.message() << "\n";
+    return 1;
+  }
   int status = runFrontend(options, [&](clang::ASTContext &ast, const std::string &file,
                                         std::vector<Root> &roots) {
     std::vector<Root *> ok;
@@ -227,6 +262,10 @@ int runCompile(const CompileRequest &request) {
     }
     if (failed)
       return false;
+    if (!request.debugDir.empty()) {
+      llvm::raw_fd_ostream report(debugPath(request, ".capture.txt"), ec_);
+      detail::printExplainText(report, roots);
+    }
     timer.start("stitch (clang::Rewriter)");
     std::vector<const Segment *> stitched;
     for (Root *r : ok)

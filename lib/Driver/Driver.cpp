@@ -107,6 +107,10 @@ int run(int argc, char **argv) {
                        "warning, instead of an error");
   compileCmd->add_flag("--time-report", compile.timeReport,
                        "Print where compile time went");
+  compileCmd->add_option("--debug-dir", compile.debugDir,
+                         "Write the graphs' IR after every stage (kiln dialect, "
+                         "after each pass, LLVM dialect, optimized LLVM IR) and "
+                         "the capture report into this directory");
 
   ExplainRequest explain;
   std::string explainLogs;

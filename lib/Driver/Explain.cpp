@@ -70,6 +70,47 @@ nlohmann::json posJson(const SourcePos &p) {
 
 } // namespace
 
+void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &all) {
+  int64_t graphs = 0, breaks = 0, ops = 0;
+  for (const Root &r : all) {
+    graphs += static_cast<int64_t>(r.segments.size());
+    breaks += static_cast<int64_t>(r.breaks.size());
+    for (const Segment &s : r.segments)
+      ops += s.graph.tensorOpCount();
+  }
+  os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs") << ", with "
+     << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
+     << (ops == 1 ? " op" : " ops") << ".\n";
+  for (const Root &r : all) {
+    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << r.backend
+       << (r.fullgraph ? ", fullgraph" : "")
+       << (r.derived ? ", compiled as a root of its own" : "") << "):\n";
+    if (!r.breaks.empty())
+      os << "  Graph breaks:\n";
+    for (size_t i = 0; i < r.breaks.size(); ++i) {
+      const GraphBreak &b = r.breaks[i];
+      os << "    " << i + 1 << ". " << b.reason
+         << (b.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
+         << "\n       at " << formatPos(b.pos) << "\n";
+      for (const Frame &f : b.inlinedFrom)
+        os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
+    }
+    for (const Segment &s : r.segments) {
+      const Graph &g = s.graph;
+      os << "  Graph " << g.name << " (" << g.tensorOpCount() << " ops):\n    inputs:";
+      for (const GraphInput &in : g.inputs)
+        os << " " << in.expr << " (" << kindName(g.values[in.value]) << ")";
+      os << "\n    outputs:";
+      for (const GraphOutput &out : g.outputs)
+        os << " " << (out.variable.empty() ? "return" : out.variable);
+      os << "\n";
+      for (const TraceOp &op : g.ops)
+        os << "    " << opText(g, op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
+           << ":" << op.pos.line << "\n";
+    }
+  }
+}
+
 int runExplain(const ExplainRequest &request) {
   FrontendOptions options = detail::frontendOptions(request);
   options.breakErrors = false;
@@ -158,37 +199,7 @@ int runExplain(const ExplainRequest &request) {
     os << "}\n";
     return status;
   }
-  os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs") << ", with "
-     << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
-     << (ops == 1 ? " op" : " ops") << ".\n";
-  for (const Root &r : all) {
-    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << r.backend
-       << (r.fullgraph ? ", fullgraph" : "")
-       << (r.derived ? ", compiled as a root of its own" : "") << "):\n";
-    if (!r.breaks.empty())
-      os << "  Graph breaks:\n";
-    for (size_t i = 0; i < r.breaks.size(); ++i) {
-      const GraphBreak &b = r.breaks[i];
-      os << "    " << i + 1 << ". " << b.reason
-         << (b.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
-         << "\n       at " << formatPos(b.pos) << "\n";
-      for (const Frame &f : b.inlinedFrom)
-        os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
-    }
-    for (const Segment &s : r.segments) {
-      const Graph &g = s.graph;
-      os << "  Graph " << g.name << " (" << g.tensorOpCount() << " ops):\n    inputs:";
-      for (const GraphInput &in : g.inputs)
-        os << " " << in.expr << " (" << kindName(g.values[in.value]) << ")";
-      os << "\n    outputs:";
-      for (const GraphOutput &out : g.outputs)
-        os << " " << (out.variable.empty() ? "return" : out.variable);
-      os << "\n";
-      for (const TraceOp &op : g.ops)
-        os << "    " << opText(g, op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
-           << ":" << op.pos.line << "\n";
-    }
-  }
+  detail::printExplainText(os, all);
   return status;
 }
 

@@ -16,6 +16,16 @@
 // RUN: %compare %t.ref.txt %t.eager.txt
 // RUN: %compare %t.ref.txt %t.cpu.txt
 // RUN: FileCheck %s --check-prefix=CALLS < %t.cpu.log
+// RUN: rm -rf %t.debug && kiln compile %s -o %t.dbg.cpp --debug-dir %t.debug
+// RUN: FileCheck %s --check-prefix=DEBUG-KILN < %t.debug/classic.cpp.tmp.dbg.0-kiln.mlir
+// RUN: FileCheck %s --check-prefix=DEBUG-PASSES < %t.debug/classic.cpp.tmp.dbg.1-after-each-pass.mlir
+// RUN: FileCheck %s --check-prefix=DEBUG-LLVM < %t.debug/classic.cpp.tmp.dbg.3-llvm-O3.ll
+// RUN: FileCheck %s --check-prefix=EXPLAIN < %t.debug/classic.cpp.tmp.dbg.capture.txt
+// DEBUG-KILN: func.func @kiln_f_0(
+// DEBUG-PASSES: IR Dump After ConvertKilnToLinalg
+// DEBUG-PASSES: IR Dump After OneShotBufferize
+// DEBUG-PASSES: IR Dump After ReconcileUnrealizedCasts
+// DEBUG-LLVM: define {{.*}}@kiln_entry_kiln_f_0(
 
 #include <kiln/kiln.h>
 

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace kiln::driver {
 
 /// What both subcommands read (DESIGN section 3).
@@ -24,6 +28,8 @@ struct CompileRequest : SourceRequest {
   std::string output;          // the stitched C++; its kernels beside it (.o)
   std::string backend = "cpu"; // eager | cpu | cuda
   bool timeReport = false;
+  /// Where to write each stage's IR and the capture report, if anywhere.
+  std::string debugDir;
 };
 
 struct ExplainRequest : SourceRequest {
@@ -34,6 +40,8 @@ struct ExplainRequest : SourceRequest {
 namespace detail {
 /// The frontend's options for a request (both subcommands).
 frontend::FrontendOptions frontendOptions(const SourceRequest &request);
+/// explain's text report of traced roots.
+void printExplainText(llvm::raw_ostream &os, const std::vector<frontend::Root> &roots);
 } // namespace detail
 
 /// Returns the exit status: 0, 1 (an error in the user's code), 2 (usage).
