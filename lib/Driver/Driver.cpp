@@ -137,6 +137,14 @@ int run(int argc, char **argv) {
   }
   if (codegenCmd->parsed())
     return runCodegen(codegen);
+  for (const std::vector<std::string> *specs : {&compile.annotate, &explain.annotate})
+    for (const std::string &spec : *specs) {
+      std::string why;
+      if (!frontend::checkAnnotateOption(spec, why)) {
+        std::cerr << "kiln: error: --annotate '" << spec << "': " << why << "\n";
+        return 2;
+      }
+    }
   if (compileCmd->parsed()) {
     compile.clangArgs = clangArgs;
     compile.logs = splitLogs(compileLogs);

@@ -101,6 +101,23 @@ bool applyAnnotation(const std::string &kind,
   return false;
 }
 
+bool checkAnnotateOption(const std::string &spec, std::string &why) {
+  size_t eq = spec.find('=');
+  std::string kind;
+  std::vector<std::string> args;
+  Annotations ignored;
+  if (eq == std::string::npos || eq == 0) {
+    why = "expected NAME=ANNOTATION";
+  } else if (!parseAnnotation(spec.substr(eq + 1), kind, args) ||
+             !applyAnnotation(kind, args, ignored)) {
+    why = "unknown annotation '" + spec.substr(eq + 1) +
+          "' (compile[(fullgraph=true|false, backend=eager|cpu|cuda)], "
+          "disable[(recursive=false)], allow_in_graph, disallow_in_graph, "
+          "error_on_graph_break(true|false))";
+  }
+  return why.empty();
+}
+
 AnnotationIndex::AnnotationIndex(const FrontendOptions &options)
     : disallowed_(options.disallowInGraph) {
   for (const std::string &spec : options.annotate) {

@@ -89,6 +89,12 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   if (!fn->hasBody(def) || !def)
     return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
                                  "', whose body is not visible");
+  // Library code (system headers) is not traced into: its internals are
+  // no model code.
+  if (context_.getSourceManager().isInSystemHeader(
+          context_.getSourceManager().getExpansionLoc(def->getLocation())))
+    return breakAt(callSite, "call to '" + fn->getQualifiedNameAsString() +
+                                 "', a library function");
   if (inlining_.count(def))
     return breakAt(callSite, "recursive call to '" +
                                  fn->getQualifiedNameAsString() + "'");
@@ -220,8 +226,16 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
                          ? "(*this)"
                          : "";
   frames_.push_back(std::move(frame));
-  if (const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody()))
+  // One source text serves every instantiation of a template: it cannot be
+  // rewritten for each, so instantiations stay host code for now.
+  if (fn->getTemplateInstantiationPattern()) {
+    breakAt(fn->getLocation(), "a template instantiation (templates are not "
+                               "compiled yet)");
+    root.breaks.push_back(*pendingBreak_);
+    pendingBreak_.reset();
+  } else if (const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody())) {
     traceBlock(body);
+  }
   frames_.pop_back();
   root_ = nullptr;
   for (const GraphBreak &b : root.breaks)

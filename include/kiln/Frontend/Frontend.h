@@ -100,6 +100,9 @@ using TranslationUnitHandler = std::function<bool(
 /// parse, an error-mode break was found or the handler failed.
 int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler);
 
+/// Checks one --annotate NAME=ANNOTATION; false with why if malformed.
+bool checkAnnotateOption(const std::string &spec, std::string &why);
+
 /// file:line:col of a position.
 std::string formatPos(const SourcePos &pos);
 
