@@ -601,8 +601,19 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
   OverloadedOperatorKind kind = call->getOperator();
   const FunctionDecl *fn = call->getDirectCallee();
   if (kind == OO_Call) {
-    return breakAt(call->getExprLoc(), "a call through operator() (lambdas are "
-                                       "not traced yet)");
+    // A lambda called directly: its body is inlined, its captures being
+    // the enclosing variables themselves.
+    const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn);
+    if (!method || !method->getParent()->isLambda())
+      return breakAt(call->getExprLoc(), "a call through operator() of an object");
+    std::vector<int> args;
+    for (unsigned i = 1; i < call->getNumArgs(); ++i) {
+      std::optional<int> v = traceExpr(call->getArg(i));
+      if (!v)
+        return v;
+      args.push_back(*v);
+    }
+    return inlineCall(method, args, frames_.back().thisPrefix, call->getExprLoc());
   }
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
     return breakAt(call->getExprLoc(),

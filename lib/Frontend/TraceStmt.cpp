@@ -330,6 +330,27 @@ bool Tracer::traceDecl(const VarDecl *var) {
     frames_.back().guards.push_back(*value != 0);
     return true;
   }
+  if (const auto *record = var->getType()->getAsCXXRecordDecl();
+      record && record->isLambda()) {
+    // A lambda is traced where it is called. The stitched code declares it
+    // before the graph call; a copy it captures must then not be a value
+    // the segment computes.
+    const auto *lambda =
+        var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit())) : nullptr;
+    if (!lambda) {
+      breakAt(var->getLocation(), "a lambda bound in a way the tracer does not model");
+      return false;
+    }
+    for (const LambdaCapture &c : lambda->captures())
+      if (c.capturesVariable() && c.getCaptureKind() == LCK_ByCopy)
+        if (const auto *captured = dyn_cast<VarDecl>(c.getCapturedVar()))
+          if (segment_->env.count(captured) || frames_.size() > 1) {
+            breakAt(c.getLocation(), "a lambda capturing by copy a value the "
+                                     "graph computes");
+            return false;
+          }
+    return true;
+  }
   std::optional<ValueKind> kind = valueKindOf(var->getType());
   if (!kind) {
     breakAt(var->getLocation(), "a local of type '" +

@@ -114,6 +114,18 @@ std::string stitchFile(ASTContext &context, const std::string &file,
           continue;
         std::string assignments;
         bool keep = false;
+        // A lambda's declaration moves before the call, verbatim.
+        if (decl->isSingleDecl())
+          if (const auto *var = dyn_cast<VarDecl>(decl->getSingleDecl()))
+            if (const auto *record = var->getType()->getAsCXXRecordDecl();
+                record && record->isLambda()) {
+              SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
+              SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
+              hoisted += textOf(SourceRange(from, to), context) + "\n";
+              edits.push_back({sm.getFileOffset(from) - beginOffset,
+                               sm.getFileOffset(to) - beginOffset + 1, ""});
+              continue;
+            }
         for (const Decl *d : decl->decls()) {
           const auto *var = cast<VarDecl>(d);
           QualType type = var->getType();
