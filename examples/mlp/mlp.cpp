@@ -1,6 +1,6 @@
 // A two-layer perceptron written against Kiln's tensor library: the model of
 // DESIGN section 1. Built with any compiler it runs eagerly; `kiln compile`
-// will turn forward() into compiled graphs around the disabled log_stats().
+// turns forward() into compiled graphs around the disabled log_stats().
 //
 //   mlp [BATCH]      runs one batch (default 64) and prints the logits
 #include <kiln/kiln.h>
