@@ -113,6 +113,24 @@ private:
 void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
                 Tensor (*fn)(void *context), void *context);
 
+/// Whether the running code was reached from a compile root. A callee that
+/// breaks (or a callee of a KILN_DISABLE(recursive=false) function) gets
+/// graphs of its own, which run only when reached from compiled code; eager
+/// callers keep the original, as DESIGN section 2 asks. Stitched compile
+/// roots open a CompiledScope(true) for their body, KILN_DISABLE()
+/// functions a CompiledScope(false).
+class CompiledScope {
+public:
+  explicit CompiledScope(bool compiled);
+  ~CompiledScope();
+  CompiledScope(const CompiledScope &) = delete;
+  CompiledScope &operator=(const CompiledScope &) = delete;
+
+private:
+  int saved_;
+};
+bool inCompiledCode();
+
 /// True when KILN_LOGS (comma-separated) names this log.
 bool logEnabled(const char *name);
 

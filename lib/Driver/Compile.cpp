@@ -271,9 +271,17 @@ int runCompile(const CompileRequest &request) {
     for (Root *r : ok)
       for (const Segment &seg : r->segments)
         stitched.push_back(&seg);
+    // Compile roots mark their bodies as compiled code, KILN_DISABLE()
+    // functions theirs as eager, for the graphs of derived roots.
+    std::vector<std::pair<const clang::FunctionDecl *, bool>> scopes;
+    for (const Root &r : roots)
+      if (!r.derived)
+        scopes.push_back({r.function, true});
+    for (const clang::FunctionDecl *fn : frontend::recursivelyDisabled(ast, options))
+      scopes.push_back({fn, false});
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
-        stitched, "backend " + request.backend);
+        stitched, scopes, "backend " + request.backend);
     std::error_code ec;
     llvm::raw_fd_ostream out(request.output, ec);
     if (ec) {

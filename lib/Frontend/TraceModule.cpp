@@ -203,6 +203,20 @@ std::vector<std::string> kilnIncludeDirs() {
 
 } // namespace
 
+std::vector<const FunctionDecl *> recursivelyDisabled(ASTContext &context,
+                                                      const FrontendOptions &options) {
+  AnnotationIndex index(options);
+  RootFinder finder;
+  finder.TraverseDecl(context.getTranslationUnitDecl());
+  std::vector<const FunctionDecl *> out;
+  for (const FunctionDecl *fn : finder.functions) {
+    Annotations a = index.of(fn, context.getDiagnostics());
+    if (a.disable && a.disableRecursive)
+      out.push_back(fn);
+  }
+  return out;
+}
+
 int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler) {
   std::unique_ptr<tooling::CompilationDatabase> database;
   std::string error;

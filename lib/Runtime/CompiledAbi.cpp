@@ -109,7 +109,17 @@ void returnTensor(const Tensor &t, void *descriptor) {
 namespace {
 /// Set by callOpaque when an opaque call inside a graph failed.
 thread_local bool opaqueFailed = false;
+/// Compile roots active on this thread's stack (0 inside KILN_DISABLE()).
+thread_local int compiledDepth = 0;
 } // namespace
+
+CompiledScope::CompiledScope(bool compiled) : saved_(compiledDepth) {
+  compiledDepth = compiled ? compiledDepth + 1 : 0;
+}
+
+CompiledScope::~CompiledScope() { compiledDepth = saved_; }
+
+bool inCompiledCode() { return compiledDepth > 0; }
 
 void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
                 Tensor (*fn)(void *context), void *context) {

@@ -69,6 +69,7 @@ std::string lineDirective(unsigned line, const std::string &file) {
 std::string stitchFile(ASTContext &context, const std::string &file,
                        const std::vector<Root> &roots,
                        const std::vector<const Segment *> &stitched,
+                       const std::vector<std::pair<const FunctionDecl *, bool>> &scopes,
                        const std::string &backendNote) {
   SourceManager &sm = context.getSourceManager();
   Rewriter rewriter(sm, context.getLangOpts());
@@ -171,10 +172,22 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
-      WrapperCode code = emitWrapper(g, root.backend != "eager");
+      WrapperCode code = emitWrapper(g, root.backend != "eager", root.derived);
       declarations += code.declaration;
       definitions += code.definition;
     }
+  }
+
+  std::set<unsigned> scoped; // one text may serve several instantiations
+  for (const auto &[fn, compiled] : scopes) {
+    const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody());
+    if (!body || sm.getFileID(sm.getExpansionLoc(body->getLBracLoc())) != main ||
+        !scoped.insert(sm.getExpansionLoc(body->getLBracLoc()).getRawEncoding()).second)
+      continue;
+    rewriter.InsertTextAfterToken(
+        sm.getExpansionLoc(body->getLBracLoc()),
+        std::string(" kiln::abi::CompiledScope kiln_compiled_scope_(") +
+            (compiled ? "true" : "false") + ");");
   }
 
   std::string out;

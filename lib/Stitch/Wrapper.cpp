@@ -222,7 +222,7 @@ private:
 
 } // namespace
 
-WrapperCode emitWrapper(const Graph &g, bool compiled) {
+WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled) {
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
@@ -255,7 +255,11 @@ WrapperCode emitWrapper(const Graph &g, bool compiled) {
     signature << (i ? ", " : "") << params[i];
   signature << ")";
   decl << signature.str() << ";\n";
-  os << signature.str() << " {\n  if (!kiln::abi::guard(\"" << g.name << "\", {";
+  os << signature.str() << " {\n";
+  if (onlyFromCompiled)
+    os << "  // A callee compiled as a root of its own: eager callers keep the\n"
+          "  // original.\n  if (!kiln::abi::inCompiledCode())\n    return false;\n";
+  os << "  if (!kiln::abi::guard(\"" << g.name << "\", {";
   bool first = true;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TraceValue &v = g.values[g.inputs[i].value];

@@ -3,7 +3,8 @@
 // eager; a non-recursive one keeps only its own body eager, the functions it
 // calls being compiled as roots of their own (graphs on each side of their
 // break). A callee that breaks when inlined is compiled the same way, its
-// break counted once, where it was reached first.
+// break counted once, where it was reached first. Such graphs run only when
+// reached from compiled code: not below KILN_DISABLE(), not from main().
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: kiln compile %s -o %t.cpu.cpp
@@ -37,7 +38,7 @@ Tensor inner_c(const Tensor &x) {
   return y * y;
 }
 
-KILN_DISABLE() Tensor outer_recursive(const Tensor &x) { return inner_a(x) * 3; }
+KILN_DISABLE() Tensor outer_recursive(const Tensor &x) { return inner_a(x) * 3 + inner_c(x); }
 KILN_DISABLE(recursive = false) Tensor outer_shallow(const Tensor &x) { return inner_b(x) * 3; }
 
 // CHECK: Kiln produced 5 graphs, with 4 graph breaks and {{[0-9]+}} ops.
@@ -45,7 +46,7 @@ KILN_DISABLE(recursive = false) Tensor outer_shallow(const Tensor &x) { return i
 // CHECK: 1. call to 'outer_recursive', which is marked KILN_DISABLE()
 // CHECK: 2. call to 'outer_shallow', which is marked KILN_DISABLE(recursive=false)
 // CHECK: 3. call to 'printf'
-// CHECK-NEXT: at {{.*}}disable.cpp:36:3
+// CHECK-NEXT: at {{.*}}disable.cpp:37:3
 // CHECK-NEXT: inlined from inner_c
 // CHECK-NOT: inner_a (
 // CHECK-LABEL: inner_b ({{.*}}, compiled as a root of its own):
@@ -64,12 +65,15 @@ KILN_COMPILE() Tensor root(const Tensor &x) {
 }
 
 // CALLS-NOT: kiln_inner_a
+// CALLS-NOT: kiln_inner_c
 // CALLS: kiln: graph kiln_inner_b_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_inner_b_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_inner_c_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_inner_c_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_root_{{[0-9]+}}: ran compiled
+// CALLS-NOT: ran compiled
 int main() {
   std::cout << root(kiln::randn({3, 4}, 1)) << "\n";
+  std::cout << inner_c(kiln::randn({2, 2}, 2)) << "\n";
   return 0;
 }

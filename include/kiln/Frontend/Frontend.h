@@ -100,6 +100,12 @@ using TranslationUnitHandler = std::function<bool(
 /// parse, an error-mode break was found or the handler failed.
 int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler);
 
+/// The functions defined in context's translation unit that are marked
+/// KILN_DISABLE() (recursive): their bodies stay eager even below compiled
+/// code.
+std::vector<const clang::FunctionDecl *>
+recursivelyDisabled(clang::ASTContext &context, const FrontendOptions &options);
+
 /// Checks one --annotate NAME=ANNOTATION; false with why if malformed.
 bool checkAnnotateOption(const std::string &spec, std::string &why);
 

@@ -19,6 +19,7 @@
 
 namespace clang {
 class ASTContext;
+class FunctionDecl;
 } // namespace clang
 
 namespace kiln::stitch {
@@ -32,13 +33,19 @@ namespace kiln::stitch {
 struct WrapperCode {
   std::string declaration, definition;
 };
-WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled);
+/// onlyFromCompiled: the graph of a derived root, which runs only when
+/// reached from compiled code (kiln::abi::inCompiledCode()).
+WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
+                        bool onlyFromCompiled);
 
 /// The stitched text of `file`. Segments whose graph has no wrapper in
 /// `stitched` (left host code) are emitted unchanged.
+/// scopes: functions whose bodies open a kiln::abi::CompiledScope (true for
+/// annotated compile roots, false for KILN_DISABLE() functions).
 std::string stitchFile(clang::ASTContext &context, const std::string &file,
                        const std::vector<frontend::Root> &roots,
                        const std::vector<const frontend::Segment *> &stitched,
+                       const std::vector<std::pair<const clang::FunctionDecl *, bool>> &scopes,
                        const std::string &backendNote);
 
 } // namespace kiln::stitch
