@@ -9,10 +9,22 @@
 // RUN: kiln explain %s --annotate 'plain=compile' --function=plain | FileCheck %s --check-prefix=CLI
 // RUN: kiln explain %s --annotate 'Model::forward=compile(fullgraph=true)' --annotate 'Model::noise=disable' --function=Model::forward | FileCheck %s --check-prefix=MEMBER
 // RUN: not kiln compile %s -o %t.cpp --annotate 'Model::forward=compile(fullgraph=true)' 2>&1 | FileCheck %s --check-prefix=MEMBER-ERR
+// The program, built uncompiled and with each backend, prints the same.
+// RUN: kiln compile %s -o %t.cpu.cpp --disallow-in-graph=cli_disallowed
+// RUN: kiln compile %s -o %t.eager.cpp --disallow-in-graph=cli_disallowed --backend=eager
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s %S/Inputs/opaque-def.cpp -o %t.ref %kiln_link
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.eager.cpp %S/Inputs/opaque-def.cpp -o %t.eager %kiln_link
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpu.cpp %t.cpu.o %S/Inputs/opaque-def.cpp -o %t.cpu %kiln_link %kernel_link
+// RUN: %t.ref > %t.ref.txt
+// RUN: %t.eager > %t.eager.txt
+// RUN: %t.cpu > %t.cpu.txt
+// RUN: %compare %t.ref.txt %t.eager.txt
+// RUN: %compare %t.ref.txt %t.cpu.txt
 
 #include <kiln/kiln.h>
 
 #include <cstdio>
+#include <iostream>
 
 using kiln::Tensor;
 
@@ -31,7 +43,7 @@ Tensor noisy(const Tensor &x) {
 
 // CHECK-LABEL: explicit_break (
 // CHECK: 1. kiln::graph_break()
-// CHECK-NEXT: at {{.*}}annotations.cpp:39:3
+// CHECK-NEXT: at {{.*}}annotations.cpp:51:3
 // CHECK: Graph kiln_explicit_break_0 (1 ops):
 // CHECK: Graph kiln_explicit_break_1 (1 ops):
 KILN_COMPILE() Tensor explicit_break(const Tensor &x) {
@@ -42,9 +54,9 @@ KILN_COMPILE() Tensor explicit_break(const Tensor &x) {
 
 // CHECK-LABEL: calls (
 // CHECK: 1. call to 'disabled', which is marked KILN_DISABLE()
-// CHECK-NEXT: at {{.*}}annotations.cpp:54:14
+// CHECK-NEXT: at {{.*}}annotations.cpp:66:14
 // CHECK: 2. call to 'disallowed_op', which is disallowed in graphs
-// CHECK-NEXT: at {{.*}}annotations.cpp:55:14
+// CHECK-NEXT: at {{.*}}annotations.cpp:67:14
 // CHECK: 3. call to 'cli_disallowed', which is disallowed in graphs
 // CHECK: 4. call to 'opaque', whose body is not visible
 // CHECK: Graph kiln_calls_2 (2 ops):
@@ -60,8 +72,8 @@ KILN_COMPILE() Tensor calls(const Tensor &x) {
 
 // ONE: Kiln produced 2 graphs, with 1 graph break and 3 ops.
 // ONE: 1. call to 'printf', whose body is not visible
-// ONE-NEXT: at {{.*}}annotations.cpp:26:3
-// ONE-NEXT: inlined from noisy at {{.*}}annotations.cpp:67:14
+// ONE-NEXT: at {{.*}}annotations.cpp:38:3
+// ONE-NEXT: inlined from noisy at {{.*}}annotations.cpp:79:14
 KILN_COMPILE() Tensor inlined_break(const Tensor &x) {
   Tensor y = x * 2;
   Tensor z = noisy(y);
@@ -89,3 +101,12 @@ struct Model {
     return kiln::relu(y);
   }
 };
+
+int main() {
+  Tensor x = kiln::randn({3, 5}, 1);
+  std::cout << explicit_break(x) << "\n" << calls(x) << "\n" << inlined_break(x)
+            << "\n" << plain(x) << "\n";
+  Model m{kiln::randn({5, 2}, 2)};
+  std::cout << m.forward(x) << "\n";
+  return 0;
+}

@@ -8,11 +8,15 @@
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: kiln compile %s -o %t.cpu.cpp
+// RUN: kiln compile %s -o %t.eager.cpp --backend=eager
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.eager.cpp -o %t.eager %kiln_link
+// RUN: %t.eager > %t.eager.txt
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpu.cpp %t.cpu.o -o %t.cpu %kiln_link %kernel_link
 // RUN: %t.ref > %t.ref.txt
 // RUN: env KILN_LOGS=graph_calls %t.cpu > %t.cpu.txt 2> %t.cpu.log
 // RUN: %compare %t.ref.txt %t.cpu.txt
+// RUN: %compare %t.ref.txt %t.eager.txt
 // RUN: FileCheck %s --check-prefix=CALLS < %t.cpu.log
 
 #include <kiln/kiln.h>
@@ -46,7 +50,7 @@ KILN_DISABLE(recursive = false) Tensor outer_shallow(const Tensor &x) { return i
 // CHECK: 1. call to 'outer_recursive', which is marked KILN_DISABLE()
 // CHECK: 2. call to 'outer_shallow', which is marked KILN_DISABLE(recursive=false)
 // CHECK: 3. call to 'printf'
-// CHECK-NEXT: at {{.*}}disable.cpp:37:3
+// CHECK-NEXT: at {{.*}}disable.cpp:41:3
 // CHECK-NEXT: inlined from inner_c
 // CHECK-NOT: inner_a (
 // CHECK-LABEL: inner_b ({{.*}}, compiled as a root of its own):
