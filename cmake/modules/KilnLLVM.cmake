@@ -48,3 +48,6 @@ function(kiln_add_compiler_library name)
   endif()
   target_link_libraries(${name} PUBLIC LLVM ${ARG_LIBS})
 endfunction()
+
+# The OpenMP runtime compiled kernels call (libomp, from LLVM).
+find_library(KILN_LIBOMP omp PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)

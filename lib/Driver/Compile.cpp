@@ -17,6 +17,7 @@
 #include "kiln/Target/CPU.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -198,6 +199,36 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   return ok;
 }
 
+/// Make's escaping of a path in a rule.
+std::string makeEscape(llvm::StringRef path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#')
+      out += '\\';
+    if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(request.depfile, ec);
+  if (ec)
+    return false;
+  os << makeEscape(request.output) << ":";
+  const clang::SourceManager &sm = ast.getSourceManager();
+  std::vector<std::string> files;
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+    files.push_back(it->first.getName().str());
+  std::sort(files.begin(), files.end());
+  for (const std::string &f : files)
+    os << " \\\n  " << makeEscape(f);
+  os << "\n";
+  return true;
+}
+
 } // namespace
 
 int runCompile(const CompileRequest &request) {
@@ -290,6 +321,10 @@ int runCompile(const CompileRequest &request) {
       return false;
     }
     out << text;
+    if (!request.depfile.empty() && !writeDepfile(ast, request)) {
+      llvm::errs() << "kiln compile: error: cannot write " << request.depfile << "\n";
+      return false;
+    }
     return true;
   });
   if (request.timeReport)

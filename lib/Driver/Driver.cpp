@@ -107,6 +107,9 @@ int run(int argc, char **argv) {
                        "warning, instead of an error");
   compileCmd->add_flag("--time-report", compile.timeReport,
                        "Print where compile time went");
+  compileCmd->add_option("--depfile", compile.depfile,
+                         "Write a Make-style dependency file of the output (the "
+                         "source and every file it includes)");
   compileCmd->add_option("--debug-dir", compile.debugDir,
                          "Write the graphs' IR after every stage (kiln dialect, "
                          "after each pass, LLVM dialect, optimized LLVM IR) and "

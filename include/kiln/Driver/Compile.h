@@ -30,6 +30,9 @@ struct CompileRequest : SourceRequest {
   bool timeReport = false;
   /// Where to write each stage's IR and the capture report, if anywhere.
   std::string debugDir;
+  /// A Make-style dependency file for the output (the source and every
+  /// file it includes), for build systems (CMake's DEPFILE).
+  std::string depfile;
 };
 
 struct ExplainRequest : SourceRequest {

@@ -1,0 +1,74 @@
+# kiln_compile(<target> [BACKEND eager|cpu] [SOURCES src...] [OPTIONS opt...])
+#
+# Routes the target's C++ sources (all of them, or those named) through
+# `kiln compile` at build time: each source's stitched copy (and, for the cpu
+# backend, its kernels' object) is built in its place, under
+# ${CMAKE_CURRENT_BINARY_DIR}/kiln/<target>/. kiln sees the target's include
+# directories, definitions and C++ standard; it re-runs when the source or a
+# header it includes changes (DEPFILE), and its diagnostics point at the
+# user's source lines. OPTIONS go to `kiln compile` as they are
+# (--suppress-errors, --annotate NAME=ANNOTATION, ...).
+function(kiln_compile target)
+  cmake_parse_arguments(ARG "" "BACKEND" "SOURCES;OPTIONS" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kiln_compile(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "kiln_compile(${target}): no such target")
+  endif()
+  if(NOT ARG_BACKEND)
+    set(ARG_BACKEND cpu)
+  endif()
+  if(NOT ARG_BACKEND MATCHES "^(eager|cpu|cuda)$")
+    message(FATAL_ERROR "kiln_compile(${target}): BACKEND must be eager, cpu or cuda")
+  endif()
+  get_target_property(source_dir ${target} SOURCE_DIR)
+  if(NOT ARG_SOURCES)
+    get_target_property(all ${target} SOURCES)
+    foreach(src IN LISTS all)
+      if(src MATCHES "\\.(cpp|cc|cxx|C)$")
+        list(APPEND ARG_SOURCES ${src})
+      endif()
+    endforeach()
+  endif()
+
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/kiln/${target})
+  file(MAKE_DIRECTORY ${out_dir})
+  set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
+  set(clang_args
+    "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+    "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
+    "$<IF:$<BOOL:${standard}>,-std=c++${standard},-std=c++17>")
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${source_dir})
+    get_filename_component(name ${src} NAME_WE)
+    set(stitched ${out_dir}/${name}.kiln.cpp)
+    set(outputs ${stitched})
+    if(ARG_BACKEND STREQUAL "cpu")
+      list(APPEND outputs ${out_dir}/${name}.kiln.o)
+    endif()
+    add_custom_command(
+      OUTPUT ${outputs}
+      COMMAND Kiln::kiln compile ${abs} -o ${stitched} --backend=${ARG_BACKEND}
+              --depfile ${stitched}.d ${ARG_OPTIONS} -- ${clang_args}
+      DEPENDS ${abs} Kiln::kiln
+      DEPFILE ${stitched}.d
+      COMMENT "kiln compile ${src} (${ARG_BACKEND})"
+      COMMAND_EXPAND_LISTS
+      VERBATIM)
+    set_source_files_properties(${abs} TARGET_DIRECTORY ${target}
+      PROPERTIES HEADER_FILE_ONLY TRUE)
+    # The stitched copy's #include "..." still resolve beside the original.
+    get_filename_component(abs_dir ${abs} DIRECTORY)
+    set_source_files_properties(${stitched} TARGET_DIRECTORY ${target}
+      PROPERTIES COMPILE_OPTIONS "-iquote;${abs_dir}")
+    target_sources(${target} PRIVATE ${outputs})
+  endforeach()
+  target_link_libraries(${target} PRIVATE Kiln::runtime)
+  if(ARG_BACKEND STREQUAL "cpu")
+    # The kernels call OpenMP's runtime (libomp), whatever compiles the rest.
+    target_link_libraries(${target} PRIVATE Kiln::omp)
+  endif()
+endfunction()
