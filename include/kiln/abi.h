@@ -113,12 +113,13 @@ private:
 void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
                 Tensor (*fn)(void *context), void *context);
 
-/// Whether the running code was reached from a compile root. A callee that
-/// breaks (or a callee of a KILN_DISABLE(recursive=false) function) gets
-/// graphs of its own, which run only when reached from compiled code; eager
-/// callers keep the original, as DESIGN section 2 asks. Stitched compile
-/// roots open a CompiledScope(true) for their body, KILN_DISABLE()
-/// functions a CompiledScope(false).
+/// Where the running code was reached from. Stitched compile roots open a
+/// CompiledScope(true) for their body, KILN_DISABLE() functions a
+/// CompiledScope(false), which holds for everything they call (a compile
+/// root called below it runs eagerly, as torch.compiler.disable does). A
+/// callee that breaks (or a callee of a KILN_DISABLE(recursive=false)
+/// function) gets graphs of its own, which run only when compiled code
+/// reached them: eager callers keep the original (DESIGN section 2).
 class CompiledScope {
 public:
   explicit CompiledScope(bool compiled);
@@ -129,7 +130,10 @@ public:
 private:
   int saved_;
 };
+/// Reached from a compile root, with no KILN_DISABLE() between.
 bool inCompiledCode();
+/// Below a KILN_DISABLE() function: no graph runs.
+bool inDisabledCode();
 
 /// True when KILN_LOGS (comma-separated) names this log.
 bool logEnabled(const char *name);

@@ -109,17 +109,21 @@ void returnTensor(const Tensor &t, void *descriptor) {
 namespace {
 /// Set by callOpaque when an opaque call inside a graph failed.
 thread_local bool opaqueFailed = false;
-/// Compile roots active on this thread's stack (0 inside KILN_DISABLE()).
-thread_local int compiledDepth = 0;
+/// This thread's mode: eager (no root on the stack), compiled (a compile
+/// root below no KILN_DISABLE()), disabled (below a KILN_DISABLE()).
+enum Mode : int { kEager, kCompiled, kDisabled };
+thread_local int mode = kEager;
 } // namespace
 
-CompiledScope::CompiledScope(bool compiled) : saved_(compiledDepth) {
-  compiledDepth = compiled ? compiledDepth + 1 : 0;
+CompiledScope::CompiledScope(bool compiled) : saved_(mode) {
+  mode = !compiled ? kDisabled : mode == kDisabled ? kDisabled : kCompiled;
 }
 
-CompiledScope::~CompiledScope() { compiledDepth = saved_; }
+CompiledScope::~CompiledScope() { mode = saved_; }
 
-bool inCompiledCode() { return compiledDepth > 0; }
+bool inCompiledCode() { return mode == kCompiled; }
+
+bool inDisabledCode() { return mode == kDisabled; }
 
 void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
                 Tensor (*fn)(void *context), void *context) {

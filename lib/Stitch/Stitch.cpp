@@ -194,6 +194,7 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   llvm::raw_string_ostream os(out);
   os << "// Stitched by kiln compile from " << mainName << " (" << backendNote
      << "); do not edit.\n"
+     << "#define KILN_STITCHED 1\n"
      << "#include <kiln/kiln.h>\n#include <kiln/abi.h>\n#include <cmath>\n"
      << "#include <cstdint>\n#include <algorithm>\n#include <limits>\n"
      << "namespace kiln_stitched {\n"

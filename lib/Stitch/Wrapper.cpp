@@ -259,6 +259,8 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled) {
   if (onlyFromCompiled)
     os << "  // A callee compiled as a root of its own: eager callers keep the\n"
           "  // original.\n  if (!kiln::abi::inCompiledCode())\n    return false;\n";
+  else
+    os << "  if (kiln::abi::inDisabledCode())\n    return false;\n";
   os << "  if (!kiln::abi::guard(\"" << g.name << "\", {";
   bool first = true;
   for (size_t i = 0; i < g.inputs.size(); ++i) {

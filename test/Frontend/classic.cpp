@@ -80,6 +80,8 @@ KILN_COMPILE() Tensor f(Tensor a, Tensor b) {
 // CPP-NEXT: return x * b;
 // The wrappers' definitions follow the user's code.
 // CPP: {{^\[\[maybe_unused\]\] static bool kiln_f_0\(kiln::Tensor &o0, const kiln::Tensor &i0\) \{$}}
+// CPP-NEXT: {{^  if \(kiln::abi::inDisabledCode\(\)\)$}}
+// CPP-NEXT: {{^    return false;$}}
 // CPP-NEXT: {{^  if \(!kiln::abi::guard\("kiln_f_0", \{\{i0, 2, kiln::kFloat32\}\}\)\)$}}
 
 // The first call's b sums to a negative value, the second's to a positive

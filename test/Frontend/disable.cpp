@@ -4,7 +4,8 @@
 // calls being compiled as roots of their own (graphs on each side of their
 // break). A callee that breaks when inlined is compiled the same way, its
 // break counted once, where it was reached first. Such graphs run only when
-// reached from compiled code: not below KILN_DISABLE(), not from main().
+// reached from compiled code: not below KILN_DISABLE(), not from main(); and
+// below a KILN_DISABLE() function even a compile root runs eagerly.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: kiln compile %s -o %t.cpu.cpp
@@ -50,7 +51,7 @@ KILN_DISABLE(recursive = false) Tensor outer_shallow(const Tensor &x) { return i
 // CHECK: 1. call to 'outer_recursive', which is marked KILN_DISABLE()
 // CHECK: 2. call to 'outer_shallow', which is marked KILN_DISABLE(recursive=false)
 // CHECK: 3. call to 'printf'
-// CHECK-NEXT: at {{.*}}disable.cpp:41:3
+// CHECK-NEXT: at {{.*}}disable.cpp:42:3
 // CHECK-NEXT: inlined from inner_c
 // CHECK-NOT: inner_a (
 // CHECK-LABEL: inner_b ({{.*}}, compiled as a root of its own):
@@ -74,10 +75,14 @@ KILN_COMPILE() Tensor root(const Tensor &x) {
 // CALLS: kiln: graph kiln_inner_b_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_inner_c_{{[0-9]+}}: ran compiled
 // CALLS: kiln: graph kiln_inner_c_{{[0-9]+}}: ran compiled
+// A compile root called below a KILN_DISABLE() function runs eagerly too.
+KILN_DISABLE() Tensor eager_root(const Tensor &x) { return root(x); }
+
 // CALLS: kiln: graph kiln_root_{{[0-9]+}}: ran compiled
 // CALLS-NOT: ran compiled
 int main() {
   std::cout << root(kiln::randn({3, 4}, 1)) << "\n";
   std::cout << inner_c(kiln::randn({2, 2}, 2)) << "\n";
+  std::cout << eager_root(kiln::randn({3, 4}, 3)) << "\n";
   return 0;
 }

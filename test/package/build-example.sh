@@ -2,7 +2,8 @@
 # Builds an example as a standalone CMake project against a Kiln package
 # (find_package(Kiln) + kiln_compile), uncompiled and with a backend, runs
 # both on an argument the source does not name and compares their outputs
-# (timings aside); the compiled build must run its graphs.
+# (timings aside); the compiled build must run its graphs. Each example
+# itself prints eager and compiled results side by side.
 #
 #   build-example.sh EXAMPLE_DIR KILN_DIR BACKEND WORK_DIR [SANITIZE] [ARGS...]
 set -euo pipefail
@@ -20,8 +21,8 @@ for mode in none "$backend"; do
   cmake --build "$work/$mode" > "$work/$mode.build.log"
 done
 name=$(basename "$example")
-"$work/none/$name" "$@" | grep -v " ms$" > "$work/eager.txt"
-KILN_LOGS=graph_calls "$work/$backend/$name" "$@" 2> "$work/calls.log" | grep -v " ms$" > "$work/compiled.txt"
+"$work/none/$name" "$@" | grep -v "^time: " > "$work/eager.txt"
+KILN_LOGS=graph_calls "$work/$backend/$name" "$@" 2> "$work/calls.log" | grep -v "^time: " > "$work/compiled.txt"
 python3 "$here/../Frontend/Inputs/compare.py" "$work/eager.txt" "$work/compiled.txt"
 if [[ "$backend" == cpu ]]; then
   grep -q "ran compiled" "$work/calls.log" || { echo "no graph ran compiled"; cat "$work/calls.log"; exit 1; }
