@@ -8,14 +8,12 @@
 //   gpt2 [BATCH] [TOKENS]   (default 4 x 64; width 256, 8 heads)
 #include <kiln/kiln.h>
 
-#include <algorithm>
-#include <chrono>
+#include "../common/side_by_side.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
-#include <vector>
 
 using kiln::Tensor;
 
@@ -50,21 +48,6 @@ KILN_DISABLE() Tensor eager_forward(const Block &block, const Tensor &x) {
   return block.forward(x);
 }
 
-/// The median of 10 runs of fn after a warm-up, in ms, and its result.
-template <typename Fn> double medianMs(Fn fn, Tensor &result) {
-  result = fn();
-  std::vector<double> times;
-  for (int i = 0; i < 10; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    result = fn();
-    times.push_back(std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 4;
   const int64_t tokens = argc > 2 ? std::atoll(argv[2]) : 64;
@@ -80,19 +63,8 @@ int main(int argc, char **argv) {
   std::printf("Kiln GPT-2 block example: batch %lld, %lld tokens, width %lld, %lld heads\n",
               static_cast<long long>(batch), static_cast<long long>(tokens),
               static_cast<long long>(C), static_cast<long long>(heads));
-  Tensor eager, compiled;
-  double eagerMs = medianMs([&] { return eager_forward(block, x); }, eager);
-  double compiledMs = medianMs([&] { return block.forward(x); }, compiled);
-  std::cout << "eager    y[0, :2, :6] = " << eager.slice(0, 0, 1).slice(1, 0, 2).slice(2, 0, 6) << "\n";
-  std::cout << "compiled y[0, :2, :6] = " << compiled.slice(0, 0, 1).slice(1, 0, 2).slice(2, 0, 6) << "\n";
-  std::printf("max |compiled - eager| = %.3g\n",
-              kiln::amax(kiln::abs(compiled - eager)).item<float>());
-#if defined(KILN_STITCHED)
-  const char *build = "compiled by kiln_compile";
-#else
-  const char *build = "not compiled: both columns eager";
-#endif
-  std::printf("time: forward eager %.3f ms, compiled %.3f ms: %.2fx (%s)\n", eagerMs,
-              compiledMs, eagerMs / compiledMs, build);
+  examples::sideBySide(
+      "y[0, :2, :6]", [&] { return eager_forward(block, x); }, [&] { return block.forward(x); },
+      [](const Tensor &t) { return t.slice(0, 0, 1).slice(1, 0, 2).slice(2, 0, 6); });
   return 0;
 }

@@ -8,12 +8,10 @@
 //   mlp [BATCH]      runs one batch (default 64)
 #include <kiln/kiln.h>
 
-#include <algorithm>
-#include <chrono>
+#include "../common/side_by_side.h"
+
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
-#include <vector>
 
 using kiln::Tensor;
 
@@ -39,21 +37,6 @@ KILN_DISABLE() Tensor eager_forward(const Mlp &model, const Tensor &x) {
   return model.forward(x);
 }
 
-/// The median of 10 runs of fn after a warm-up, in ms, and its result.
-template <typename Fn> double medianMs(Fn fn, Tensor &result) {
-  result = fn();
-  std::vector<double> times;
-  for (int i = 0; i < 10; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    result = fn();
-    times.push_back(std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 64;
   const int64_t in = 256, hidden = 1024, out = 10;
@@ -64,20 +47,8 @@ int main(int argc, char **argv) {
   std::printf("Kiln MLP example: batch %lld, %lld -> %lld -> %lld\n",
               static_cast<long long>(batch), static_cast<long long>(in),
               static_cast<long long>(hidden), static_cast<long long>(out));
-  Tensor eager, compiled;
-  double eagerMs = medianMs([&] { return eager_forward(model, x); }, eager);
-  double compiledMs = medianMs([&] { return model.forward(x); }, compiled);
-
-  std::cout << "eager    logits[:2] = " << eager.slice(0, 0, 2) << "\n";
-  std::cout << "compiled logits[:2] = " << compiled.slice(0, 0, 2) << "\n";
-  std::printf("max |compiled - eager| = %.3g\n",
-              kiln::amax(kiln::abs(compiled - eager)).item<float>());
-#if defined(KILN_STITCHED)
-  const char *build = "compiled by kiln_compile";
-#else
-  const char *build = "not compiled: both columns eager";
-#endif
-  std::printf("time: forward eager %.3f ms, compiled %.3f ms: %.2fx (%s)\n", eagerMs,
-              compiledMs, eagerMs / compiledMs, build);
+  examples::sideBySide(
+      "logits[:2]", [&] { return eager_forward(model, x); }, [&] { return model.forward(x); },
+      [](const Tensor &t) { return t.slice(0, 0, 2); });
   return 0;
 }

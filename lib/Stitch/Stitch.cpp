@@ -27,7 +27,11 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Rewrite/Core/Rewriter.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
 
 #include <algorithm>
 #include <set>
@@ -176,6 +180,32 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       declarations += code.declaration;
       definitions += code.definition;
     }
+  }
+
+  // #include "..." of the main file name the file clang found, absolutely:
+  // the stitched source is written elsewhere.
+  for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+    FileID fid = sm.translateFile(it->first);
+    if (fid.isInvalid())
+      continue;
+    SourceLocation at = sm.getIncludeLoc(fid);
+    if (at.isInvalid() || sm.getFileID(sm.getExpansionLoc(at)) != main)
+      continue;
+    // `at` is where the included file's name starts; a quoted one is
+    // replaced, an angled one left to the include path.
+    at = sm.getExpansionLoc(at);
+    bool invalid = false;
+    const char *text = sm.getCharacterData(at, &invalid);
+    if (invalid || *text != '"')
+      continue;
+    const char *close = std::strchr(text + 1, '"');
+    if (!close)
+      continue;
+    llvm::SmallString<256> path(it->first.getName());
+    llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    rewriter.ReplaceText(at, static_cast<unsigned>(close - text + 1),
+                         "\"" + std::string(path) + "\"");
   }
 
   std::set<unsigned> scoped; // one text may serve several instantiations
