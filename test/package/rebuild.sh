@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Tests kiln_compile's dependencies: a project whose model includes a header
-# of its own is built; touching that header re-runs kiln (DEPFILE) and
-# rebuilds, and a build with nothing touched does nothing.
+# Tests a project outside the repository, five lines of CMake against a Kiln
+# package (find_package + kiln_compile), and kiln_compile's dependencies:
+# its model includes a header of its own; touching that header re-runs kiln
+# (DEPFILE) and rebuilds, and a build with nothing touched does nothing.
 #
 #   rebuild.sh KILN_DIR WORK_DIR [SANITIZE]
 set -euo pipefail
