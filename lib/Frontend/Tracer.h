@@ -1,10 +1,12 @@
 //===- Tracer.h - Tracing a compile root into graphs ------------*- C++ -*-===//
 //
 // The tracer, split like Clang's CodeGen: TraceFunction.cpp (roots, frames,
-// inlining, the error-on-break mode, segments), TraceStmt.cpp (statements),
-// TraceExpr.cpp (expressions and Kiln's ops), TraceTypes.cpp (C++ types to
-// value kinds). Anything it does not model goes through breakAt(), the one
-// place an unsupported construct becomes a graph break with its reason.
+// inlining, the error-on-break mode, segments, derived roots), TraceStmt.cpp
+// (statements, loops, branches), TraceExpr.cpp (expressions, host scalars,
+// inputs), TraceOps.cpp (kiln:: ops and Tensor methods), TraceTypes.cpp (C++
+// types to value kinds), RankEvidence.cpp (ranks the source shows). Anything
+// it does not model goes through breakAt(), the one place an unsupported
+// construct becomes a graph break with its reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_FRONTEND_TRACER_H
