@@ -99,8 +99,12 @@ private:
   EntryPoint entry_;
   std::vector<std::vector<int64_t>> descriptors_;
   std::vector<int64_t> scalars_;
-  std::vector<size_t> argSlots_; // per input: descriptor or scalar index
-  std::vector<bool> argIsTensor_;
+  /// Per input, in order: a tensor's descriptor or a scalar's slot.
+  struct Arg {
+    bool tensor;
+    size_t index; // into descriptors_ or scalars_
+  };
+  std::vector<Arg> args_;
   std::vector<Output> outputs_;
 };
 

@@ -34,7 +34,7 @@ std::string kindName(const TraceValue &v) {
   return "?";
 }
 
-std::string opText(const Graph &g, const TraceOp &op) {
+std::string opText(const TraceOp &op) {
   std::string s = "%" + std::to_string(op.result) + " = " + op.name;
   if (op.name == "const") {
     llvm::raw_string_ostream os(s);
@@ -53,7 +53,6 @@ std::string opText(const Graph &g, const TraceOp &op) {
   }
   if (!op.text.empty())
     s += " \"" + op.text + "\"";
-  (void)g;
   return s;
 }
 
@@ -105,7 +104,7 @@ void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &al
         os << " " << (out.variable.empty() ? "return" : out.variable);
       os << "\n";
       for (const TraceOp &op : g.ops)
-        os << "    " << opText(g, op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
+        os << "    " << opText(op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
            << ":" << op.pos.line << "\n";
     }
   }
@@ -124,7 +123,7 @@ int runExplain(const ExplainRequest &request) {
         inferSignature(seg.graph); // guards to show; failures show as rank -1
       r.function = nullptr;        // the AST goes away after this call
       for (Segment &seg : r.segments)
-        seg.statements.clear(), seg.declared.clear();
+        seg.statements.clear();
       all.push_back(std::move(r));
     }
     return true;
@@ -174,7 +173,7 @@ int runExplain(const ExplainRequest &request) {
         for (const GraphOutput &out : g.outputs)
           jg["outputs"].push_back(out.variable.empty() ? "return" : out.variable);
         for (const TraceOp &op : g.ops)
-          jg["ops"].push_back({{"op", op.name}, {"text", opText(g, op)},
+          jg["ops"].push_back({{"op", op.name}, {"text", opText(op)},
                                {"location", posJson(op.pos)}});
         root["graphs"].push_back(jg);
       }

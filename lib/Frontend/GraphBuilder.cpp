@@ -276,11 +276,9 @@ private:
              SmallVector<int64_t> &staticSizes, SmallVector<Value> &dynamic) {
     SmallVector<std::optional<int64_t>> constants;
     for (size_t i = first; i < op.operands.size(); ++i) {
-      std::optional<int64_t> c;
-      for (const TraceOp &def : graph_.ops)
-        if (def.result == op.operands[i] && def.name == "const")
-          c = static_cast<int64_t>(def.number);
-      constants.push_back(c);
+      std::optional<double> c = graph_.constantValue(op.operands[i]);
+      constants.push_back(c ? std::optional<int64_t>(static_cast<int64_t>(*c))
+                            : std::nullopt);
     }
     int inferred = -1;
     for (size_t i = 0; i < constants.size(); ++i)

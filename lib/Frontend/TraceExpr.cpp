@@ -31,9 +31,8 @@ int Tracer::addOp(const std::string &name, std::vector<int> operands,
   // Scalar arithmetic on constants folds (so that reshape sees its -1).
   std::vector<double> constants;
   for (int v : operands)
-    for (const TraceOp &op : graph().ops)
-      if (op.result == v && op.name == "const")
-        constants.push_back(op.number);
+    if (std::optional<double> c = graph().constantValue(v))
+      constants.push_back(*c);
   if (!operands.empty() && constants.size() == operands.size() &&
       name.rfind("scalar.", 0) == 0 && kind != ValueKind::Tensor) {
     double a = constants[0], b = constants.size() > 1 ? constants[1] : 0;
@@ -459,13 +458,10 @@ bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
   if (!ok)
     return false;
   for (int v : traced) {
-    const TraceOp *def = nullptr;
-    for (const TraceOp &op : graph().ops)
-      if (op.result == v)
-        def = &op;
-    if (!def || def->name != "const")
+    std::optional<double> c = graph().constantValue(v);
+    if (!c)
       return false;
-    values.push_back(static_cast<int64_t>(def->number));
+    values.push_back(static_cast<int64_t>(*c));
   }
   // The constants were only needed as attributes.
   graph().ops.resize(opsBefore);
@@ -659,18 +655,15 @@ void Tracer::preferBiasRank(const std::vector<int> &operands) {
   // result, or with a sum holding one, is a bias (rank 1) unless its uses
   // say otherwise.
   std::function<bool(int, int)> isProduct = [&](int v, int depth) {
-    if (depth > 8)
+    const TraceOp *op = depth > 8 ? nullptr : graph().producer(v);
+    if (!op)
       return false;
-    for (const TraceOp &op : graph().ops)
-      if (op.result == v) {
-        if (op.name == "matmul" || op.name == "linear")
+    if (op->name == "matmul" || op->name == "linear")
+      return true;
+    if (op->name == "add" || op->name == "sub")
+      for (int o : op->operands)
+        if (isProduct(o, depth + 1))
           return true;
-        if (op.name == "add" || op.name == "sub")
-          for (int o : op.operands)
-            if (isProduct(o, depth + 1))
-              return true;
-        return false;
-      }
     return false;
   };
   if (operands.size() != 2)

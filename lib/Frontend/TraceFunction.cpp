@@ -194,13 +194,11 @@ void Tracer::finishSegment() {
   const SourceManager &sm = context_.getSourceManager();
   SourceLocation begin = seg.statements.front()->getBeginLoc();
   SourceLocation end = seg.statements.back()->getEndLoc();
-  References refs;
-  refs.TraverseStmt(root_->function->getBody());
   for (const ValueDecl *var : state.assigned) {
     if (!state.env.count(var))
       continue; // declared in a branch's arm: out of scope
     bool readOutside = false;
-    auto range = refs.refs.equal_range(var);
+    auto range = rootRefs_.equal_range(var);
     for (auto it = range.first; it != range.second; ++it)
       if (sm.isBeforeInTranslationUnit(it->second, begin) ||
           sm.isBeforeInTranslationUnit(end, it->second))
@@ -219,6 +217,11 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   root.fullgraph = a.fullgraph;
   root.pos = posOf(fn->getLocation());
   root_ = &root;
+  // Where the root's body reads each variable: which values segments hand
+  // back (finishSegment).
+  References refs;
+  refs.TraverseStmt(fn->getBody());
+  rootRefs_ = std::move(refs.refs);
   FrameState frame;
   frame.function = fn;
   frame.annotations = a;

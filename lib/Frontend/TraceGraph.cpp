@@ -54,6 +54,20 @@ int64_t Graph::tensorOpCount() const {
   return n;
 }
 
+const TraceOp *Graph::producer(int value) const {
+  for (auto op = ops.rbegin(); op != ops.rend(); ++op)
+    if (op->result == value)
+      return &*op;
+  return nullptr;
+}
+
+std::optional<double> Graph::constantValue(int value) const {
+  const TraceOp *op = producer(value);
+  if (op && op->name == "const")
+    return op->number;
+  return std::nullopt;
+}
+
 namespace {
 int category(ElementType t) {
   switch (t) {

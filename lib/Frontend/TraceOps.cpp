@@ -38,6 +38,11 @@ std::optional<std::string> stringArg(const Expr *e) {
 const char *const kDTypeOps[] = {"bool", "i32", "i64", "f16", "bf16", "f32", "f64"};
 } // namespace
 
+void Tracer::needsDim(int value, int64_t dim) {
+  if (GraphInput *in = inputOf(value))
+    in->minRank = std::max(in->minRank, dim >= 0 ? dim + 1 : -dim);
+}
+
 std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                                          const CallExpr *call) {
   std::string name = fn->getNameAsString();
@@ -59,11 +64,6 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                   " that is not a compile-time constant");
     return c;
   };
-  auto recordMinRank = [&](int value, int64_t dim) {
-    if (GraphInput *in = inputOf(value))
-      in->minRank = std::max(in->minRank, dim >= 0 ? dim + 1 : -dim);
-  };
-
   if (name == "graph_break")
     return breakAt(loc, "kiln::graph_break()");
   if (name == "allclose")
@@ -133,7 +133,7 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
       keepdim = *k;
     }
     for (int64_t d : dims)
-      recordMinRank(*x, d);
+      needsDim(*x, d);
     std::vector<int64_t> ints = {keepdim};
     ints.insert(ints.end(), dims.begin(), dims.end());
     return addOp(name, {*x}, ValueKind::Tensor, loc, ints);
@@ -145,7 +145,7 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     std::optional<int64_t> dim = constArg(1, "dim");
     if (!dim)
       return std::nullopt;
-    recordMinRank(*x, *dim);
+    needsDim(*x, *dim);
     return addOp(name, {*x}, ValueKind::Tensor, loc, {*dim});
   }
   if (name == "layer_norm" || name == "rms_norm") {
@@ -323,15 +323,11 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
               "Tensor::" + name + " with a dim that is not a compile-time constant");
     return c;
   };
-  auto recordMinRank = [&](int64_t dim) {
-    if (GraphInput *in = inputOf(*self))
-      in->minRank = std::max(in->minRank, dim >= 0 ? dim + 1 : -dim);
-  };
   if (name == "size" && n == 1) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
       return std::nullopt;
-    recordMinRank(*d);
+    needsDim(*self, *d);
     return addOp("dim", {*self}, ValueKind::I64, loc, {*d});
   }
   if (name == "dim" && n == 0)
@@ -352,8 +348,8 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     std::optional<int64_t> a = constArg(0), b = a ? constArg(1) : std::nullopt;
     if (!a || !b)
       return std::nullopt;
-    recordMinRank(*a);
-    recordMinRank(*b);
+    needsDim(*self, *a);
+    needsDim(*self, *b);
     return addOp("transpose", {*self}, ValueKind::Tensor, loc, {*a, *b});
   }
   if (name == "permute" && n == 1) {
@@ -369,14 +365,14 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     if (!d)
       return std::nullopt;
     if (name == "squeeze")
-      recordMinRank(*d);
+      needsDim(*self, *d);
     return addOp(name, {*self}, ValueKind::Tensor, loc, {*d});
   }
   if (name == "slice" && (n == 3 || n == 4)) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
       return std::nullopt;
-    recordMinRank(*d);
+    needsDim(*self, *d);
     std::optional<int> start = traceExpr(call->getArg(1));
     if (!start)
       return start;

@@ -31,11 +31,6 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body, bool braced)
     pendingBreak_.reset();
     if (traceStmt(s)) {
       segment_->segment.statements.push_back(s);
-      if (const auto *decl = dyn_cast<DeclStmt>(s))
-        for (const Decl *d : decl->decls())
-          if (const auto *var = dyn_cast<VarDecl>(d))
-            if (!isErrorGuardType(var->getType()))
-              segment_->segment.declared.push_back(var);
       if (isa<ReturnStmt>(s)) {
         segment_->segment.endsWithReturn = true;
         finishSegment();
@@ -189,11 +184,10 @@ bool Tracer::traceIf(const IfStmt *i) {
     return false;
   }
   // A condition known at compile time takes one arm.
-  for (const TraceOp &op : graph().ops)
-    if (op.result == *cond && op.name == "const") {
-      const Stmt *arm = op.number != 0 ? i->getThen() : i->getElse();
-      return !arm || traceStmt(arm);
-    }
+  if (std::optional<double> known = graph().constantValue(*cond)) {
+    const Stmt *arm = *known != 0 ? i->getThen() : i->getElse();
+    return !arm || traceStmt(arm);
+  }
   if (kindOf(*cond) != ValueKind::Bool)
     cond = addOp("scalar.cast", {*cond}, ValueKind::Bool, i->getIfLoc());
   // A condition on host values: both arms are traced (graphs are pure) and

@@ -144,6 +144,8 @@ private:
   /// Prefers rank 1 for an input added to a matmul's or linear's result.
   void preferBiasRank(const std::vector<int> &operands);
   GraphInput *inputOf(int value);
+  /// An op reads dim `dim` of value: an input must then have that rank.
+  void needsDim(int value, int64_t dim);
   /// v as a tensor: scalars become 0-d tensors (kind-preserving).
   int asTensor(int value, clang::SourceLocation loc);
   int constant(double value, ValueKind kind, clang::SourceLocation loc);
@@ -155,6 +157,8 @@ private:
   const FrontendOptions &options_;
   const RankEvidence &evidence_;
   Root *root_ = nullptr;
+  /// Every reference to a variable in the root's body, with its location.
+  std::multimap<const clang::ValueDecl *, clang::SourceLocation> rootRefs_;
   std::vector<FrameState> frames_;
   std::optional<SegmentState> segment_;
   std::optional<GraphBreak> pendingBreak_;

@@ -185,15 +185,13 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors) {
 GraphCall &GraphCall::input(const Tensor &t) {
   descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
   describe(t, descriptors_.back().data());
-  argSlots_.push_back(descriptors_.size() - 1);
-  argIsTensor_.push_back(true);
+  args_.push_back({true, descriptors_.size() - 1});
   return *this;
 }
 
 GraphCall &GraphCall::input(int64_t value) {
   scalars_.push_back(value);
-  argSlots_.push_back(scalars_.size() - 1);
-  argIsTensor_.push_back(false);
+  args_.push_back({false, scalars_.size() - 1});
   return *this;
 }
 
@@ -223,21 +221,18 @@ bool GraphCall::run() {
   std::vector<void *> args;
   args.push_back(results.data());
   // Scalars are passed by address; their storage no longer moves now.
-  for (size_t i = 0; i < argSlots_.size(); ++i)
-    args.push_back(argIsTensor_[i]
-                       ? static_cast<void *>(descriptors_[argSlots_[i]].data())
-                       : static_cast<void *>(&scalars_[argSlots_[i]]));
+  for (const Arg &a : args_)
+    args.push_back(a.tensor ? static_cast<void *>(descriptors_[a.index].data())
+                            : static_cast<void *>(&scalars_[a.index]));
   opaqueFailed = false;
   entry_(args.data());
+  // A failed opaque call fails the graph like a shape check: its results
+  // are discarded (below) and the statements run eagerly.
   bool opaque = opaqueFailed;
-  if (opaque) {
-    opaqueFailed = false;
-    // The results are discarded (below) and the statements run eagerly.
-    std::vector<int64_t> one(1, 1);
-    std::memcpy(results.data() + words - 1, one.data(), sizeof(int32_t));
-  }
-  int32_t status;
-  std::memcpy(&status, results.data() + words - 1, sizeof(status));
+  opaqueFailed = false;
+  int32_t status = 1;
+  if (!opaque)
+    std::memcpy(&status, results.data() + words - 1, sizeof(status));
   size_t at = 0;
   for (const Output &o : outputs_) {
     // On a failed check the buffers are still the caller's: taking them

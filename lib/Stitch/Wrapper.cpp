@@ -88,10 +88,6 @@ public:
   }
 
 private:
-  /// An operand of an operator: a C++ number stays one (the runtime's
-  /// Scalar overloads), as in the original expression.
-  std::string operand(int v) { return name(v); }
-
   void emitOp(const TraceOp &op) {
     const std::string &n = op.name;
     std::string v = "v" + std::to_string(op.result);
@@ -137,10 +133,10 @@ private:
     auto it = infix.find(n);
     if (it != infix.end() || n == "cmp") {
       std::string op2 = it != infix.end() ? it->second : predicates[op.ints[0]];
-      // A C++ number on either side keeps the runtime's Scalar overloads.
-      e = (scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]))
-              ? a(0) + op2 + s(1)
-              : operand(op.operands[0]) + op2 + operand(op.operands[1]);
+      // A C++ number on either side keeps the runtime's Scalar overloads,
+      // as in the original expression (two numbers: the left a tensor).
+      bool bothNumbers = scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]);
+      e = (bothNumbers ? a(0) : s(0)) + op2 + s(1);
     } else if (n == "pow") {
       e = "kiln::pow(" + a(0) + ", " + s(1) + ")";
     } else if (n == "where") {

@@ -64,11 +64,10 @@ struct GraphBreak {
 /// A run of consecutive statements of one block, captured as one graph.
 struct Segment {
   Graph graph;
-  /// The statements, in order, all children of one compound statement.
+  /// The statements, in order, all children of one compound statement (the
+  /// stitched code declares the variables their declarations name before
+  /// the graph call).
   std::vector<const clang::Stmt *> statements;
-  /// Variables those statements declare at the segment's top level: the
-  /// stitched code declares them before the graph call.
-  std::vector<const clang::VarDecl *> declared;
   /// The last statement returns the graph's output without a variable.
   bool endsWithReturn = false;
   /// False when the statements are an if's or a loop's unbraced body.

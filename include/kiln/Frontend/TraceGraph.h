@@ -13,6 +13,7 @@
 #define KILN_FRONTEND_TRACEGRAPH_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,10 @@ struct Graph {
   }
   /// Ops that compute tensors (what `explain` counts).
   int64_t tensorOpCount() const;
+  /// The op that computes value, or null for an input.
+  const TraceOp *producer(int value) const;
+  /// The number a "const" op gives value, if that is what computes it.
+  std::optional<double> constantValue(int value) const;
   /// The callback symbol of an opaque_call op (its adapter's C name is
   /// _mlir_ciface_ + this).
   std::string opaqueSymbol(const TraceOp &op) const {
