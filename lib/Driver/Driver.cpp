@@ -33,7 +33,8 @@ void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
                   "a graph break (repeatable)");
   cmd->add_option("--log", logs,
                   "Comma-separated logs to stderr: graph_breaks, graph_code, "
-                  "guards, all (also the KILN_LOGS environment variable)");
+                  "all (also the KILN_LOGS environment variable, which at run "
+                  "time also takes guards and graph_calls)");
 }
 
 std::vector<std::string> splitLogs(const std::string &cli) {
@@ -98,8 +99,9 @@ int run(int argc, char **argv) {
   compileCmd->add_option("-o,--output", compile.output, "The stitched C++ source")
       ->required();
   compileCmd->add_option("--backend", compile.backend,
-                         "eager (the captured graphs as runtime calls), cpu "
-                         "(compiled kernels) or cuda, for roots that name none")
+                         "eager (the captured graphs as runtime calls) or cpu "
+                         "(compiled kernels), for roots that name none (cuda is "
+                         "not built yet)")
       ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
       ->capture_default_str();
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
