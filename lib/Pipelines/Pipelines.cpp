@@ -13,11 +13,15 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -70,6 +74,53 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                      "reconcile-unrealized-casts");
 }
 
+void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
+                                  const GpuPipelineOptions &options) {
+  buildKilnToLinalgPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createKilnFuseElementwise());
+  // Function arguments and results are device buffers; so is every
+  // buffer bufferization allocates (kiln-gpu-device-buffers).
+  appendPipeline(pm, "canonicalize,cse,eliminate-empty-tensors,"
+                     "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=fully-dynamic-layout-map},"
+                     "func.func(llvm-request-c-wrappers),canonicalize,"
+                     "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+                     "canonicalize");
+  pm.addNestedPass<func::FuncOp>(createKilnGpuDeviceBuffers());
+  pm.addPass(createKilnLowerReductions());
+  appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+  pm.addNestedPass<func::FuncOp>(
+      createKilnGpuMapParallelLoops({options.blockSize}));
+  appendPipeline(pm, "func.func(convert-parallel-loops-to-gpu),canonicalize,"
+                     "gpu-kernel-outlining");
+  pm.addPass(createKilnGpuMergeModules());
+  appendPipeline(pm, "lower-affine,canonicalize,cse");
+  // Upstream's lowering: kernels to NVVM (math through libdevice), host
+  // code to the LLVM dialect with launches through the mgpu* runtime
+  // functions (lib/Runtime/CudaLauncher.cpp implements them), kernels
+  // serialized into a gpu.binary.
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  // PTX ISA 8.0 (CUDA 12): what sm_90 needs at least; sm_80 accepts it.
+  nvvm.cubinFeatures = "+ptx80";
+  nvvm.cubinFormat = options.format;
+  nvvm.optLevel = 3;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+namespace {
+struct GpuPipelineCliOptions : PassPipelineOptions<GpuPipelineCliOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("isa (PTX), bin (cubin) or fatbin"),
+                             llvm::cl::init("fatbin")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
+} // namespace
+
 void mlir::kiln::registerKilnPipelines() {
   PassPipelineRegistration<>("kiln-to-linalg-pipeline",
                              "Lower kiln to linalg on tensors",
@@ -77,6 +128,16 @@ void mlir::kiln::registerKilnPipelines() {
   PassPipelineRegistration<>("kiln-cpu-pipeline",
                              "Lower kiln to the LLVM dialect for the host CPU",
                              [](OpPassManager &pm) { buildCpuPipeline(pm); });
+  PassPipelineRegistration<GpuPipelineCliOptions>(
+      "kiln-gpu-pipeline",
+      "Lower kiln to host code that launches NVVM kernels, and their binary",
+      [](OpPassManager &pm, const GpuPipelineCliOptions &cli) {
+        GpuPipelineOptions options;
+        options.chip = cli.chip;
+        options.format = cli.format;
+        options.blockSize = cli.blockSize;
+        buildGpuPipeline(pm, options);
+      });
 }
 
 void mlir::kiln::registerKilnCompiler(DialectRegistry &registry) {
@@ -87,4 +148,7 @@ void mlir::kiln::registerKilnCompiler(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<KilnDialect>();
+  // gpu-module-to-binary: the NVVM target and LLVM IR translations.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerAllToLLVMIRTranslations(registry);
 }

@@ -1,11 +1,14 @@
 //===- Pipelines.h - Kiln's pass pipelines ----------------------*- C++ -*-===//
 //
 // Named pipelines shared by kiln-opt (-kiln-to-linalg-pipeline,
-// -kiln-cpu-pipeline) and the compiler driver.
+// -kiln-cpu-pipeline, -kiln-gpu-pipeline) and the compiler driver.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
+
+#include <cstdint>
+#include <string>
 
 namespace mlir {
 class DialectRegistry;
@@ -19,6 +22,16 @@ struct CpuPipelineOptions {
   bool openmp = true;
 };
 
+struct GpuPipelineOptions {
+  /// The GPU architecture: sm_80, sm_90, ...
+  std::string chip = "sm_90";
+  /// The device binary: isa (PTX text), bin (cubin, through ptxas) or
+  /// fatbin (cubin and PTX, through ptxas and fatbinary).
+  std::string format = "fatbin";
+  /// Threads per block.
+  int64_t blockSize = 256;
+};
+
 /// kiln -> linalg on tensors, canonicalized, shape checks turned into the
 /// entry points' status result.
 void buildKilnToLinalgPipeline(OpPassManager &pm);
@@ -27,7 +40,14 @@ void buildKilnToLinalgPipeline(OpPassManager &pm);
 /// deallocation, parallel loops on OpenMP, vectorizable math, C wrappers.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
 
-/// Registers both pipelines with the pass registry (for kiln-opt).
+/// kiln -> host code in the LLVM dialect that launches kernels, and one
+/// gpu.binary holding the kernels for `options.chip`: fusion,
+/// bufferization into device memory, loop nests mapped onto blocks and
+/// threads (row reductions onto one block per row), NVVM, then upstream's
+/// GPU-to-NVVM lowering and serialization.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options = {});
+
+/// Registers the pipelines with the pass registry (for kiln-opt).
 void registerKilnPipelines();
 
 /// What every tool that compiles graphs needs: upstream's dialects and

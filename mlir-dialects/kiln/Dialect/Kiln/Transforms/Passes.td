@@ -128,4 +128,80 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+
+//===----------------------------------------------------------------------===//
+// GPU code generation
+//===----------------------------------------------------------------------===//
+
+def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Keep every buffer of a GPU graph in device memory";
+  let description = [{
+    On bufferized host functions of the GPU pipeline, whose arguments and
+    results are device buffers: `memref.alloc` becomes `gpu.alloc` and
+    `memref.dealloc` becomes `gpu.dealloc` (the runtime's caching device
+    allocator, in stream order), and `memref.copy` becomes `linalg.copy`,
+    which the pipeline then runs as a kernel like any other loop nest.
+    Nothing on the host reads or writes tensor data afterwards.
+
+    Example:
+
+    ```mlir
+    %a = memref.alloc(%n) : memref<?xf32>
+    memref.copy %x, %a : memref<?xf32, strided<[?], offset: ?>> to memref<?xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %a = gpu.alloc (%n) : memref<?xf32>
+    linalg.copy ins(%x : memref<?xf32, strided<[?], offset: ?>>) outs(%a : memref<?xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
+def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Map each loop nest onto GPU blocks and threads";
+  let description = [{
+    Prepares every outermost `scf.parallel` of a host function for
+    `convert-parallel-loops-to-gpu` by giving it a mapping:
+
+    * A row reduction, an `scf.parallel` over rows whose body is one
+      `scf.for` carrying an accumulator combined by a single arithmetic op
+      (the sums and maxima of softmax, layer_norm and `sum`), runs one
+      block per row: the block's threads each reduce a strided part of the
+      row, `gpu.all_reduce` combines the partial values through warp
+      shuffles and shared memory, and thread 0 stores the result.
+      Contractions (the reduced loop reads two buffers, as matmul and
+      linear do) are not row reductions: their outputs are many and each
+      is short, and they run one thread per output element below.
+    * Any other nest is collapsed into one dimension (any rank, dynamic
+      sizes), tiled by the block size with a bounds check, and mapped to
+      blocks and threads along x, so that consecutive threads touch
+      consecutive elements (coalesced loads and stores).
+
+    Nested `scf.parallel` loops run sequentially inside their thread.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def KilnGpuMergeModules : Pass<"kiln-gpu-merge-modules", "ModuleOp"> {
+  let summary = "Put all kernels of a module into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel. This pass
+    moves every kernel into the first one (renamed `kiln_kernels`),
+    renaming kernels whose names clash, and updates each `gpu.launch_func`,
+    so that a compiled file carries one device binary, loaded once, whose
+    bytes stitched C++ embeds as one array.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD

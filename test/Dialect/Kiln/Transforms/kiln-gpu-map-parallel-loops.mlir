@@ -1,0 +1,136 @@
+// Tests how loop nests are mapped onto GPU blocks and threads: any nest is
+// collapsed into one dim (last dim fastest) and split into blocks of
+// block-size threads with a bounds check; a row reduction runs one block
+// per row with a strided per-thread loop, gpu.all_reduce, the initial value
+// folded in once, and thread 0 storing; a contraction runs one thread per
+// output element.
+// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops=block-size=128 -cse -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK: %[[NR:.*]] = arith.ceildivui %{{.*}}, %c1 : index
+// CHECK: %[[ROWS:.*]] = arith.muli %c1, %[[NR]] : index
+// CHECK: %[[NC:.*]] = arith.ceildivui %{{.*}}, %c1 : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[ROWS]], %[[NC]] : index
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: %[[NB:.*]] = arith.ceildivui %[[TOTAL]], %[[C128]]
+// CHECK: scf.parallel (%[[B:.*]]) = (%c0) to (%[[NB]]) step (%c1)
+// CHECK: scf.parallel (%[[T:.*]]) = (%c0) to (%[[C128]]) step (%c1)
+// CHECK: %[[BASE:.*]] = arith.muli %[[B]], %[[C128]]
+// CHECK: %[[LIN:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LIN]], %[[TOTAL]]
+// CHECK: scf.if %[[IN]]
+// CHECK: arith.remui %[[LIN]], %[[NC]]
+// CHECK: arith.divui %[[LIN]], %[[NC]]
+// CHECK: memref.load %arg0
+// CHECK: math.exp
+// CHECK: memref.store
+// CHECK: mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @elementwise(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %cols) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<?x?xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %y[%i, %j] : memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: scf.parallel (%[[ROW:.*]]) =
+// CHECK: scf.parallel (%[[LANE:.*]]) = (%c0) to (%[[C128]])
+// CHECK: %[[INIT:.*]] = memref.load %arg1
+// CHECK: %[[OFF:.*]] = arith.muli %[[LANE]], %c1
+// CHECK: %[[START:.*]] = arith.addi %c0, %[[OFF]]
+// CHECK: %[[STRIDE:.*]] = arith.muli %c1, %[[C128]]
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[START]] to %{{.*}} step %[[STRIDE]] iter_args(%[[ACC:.*]] = %[[NAN]]) -> (f32)
+// CHECK: arith.maxnumf %[[ACC]]
+// CHECK: %[[ALL:.*]] = gpu.all_reduce maxnumf %[[PART]] uniform
+// CHECK: %[[RES:.*]] = arith.maxnumf %[[INIT]], %[[ALL]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[FIRST]]
+// CHECK: memref.store %[[RES]], %arg1
+// CHECK: mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @row_max(%x: memref<?x?xf32>, %m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    %init = memref.load %m[%i] : memref<?xf32>
+    %r = scf.for %j = %c0 to %cols step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<?x?xf32>
+      %n = arith.maxnumf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %r, %m[%i] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.if
+// CHECK: arith.remui
+// CHECK: arith.divui
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: gpu.all_reduce
+// CHECK: return
+func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf32>
+  %k = memref.dim %a, %c1 : memref<?x?xf32>
+  %m = memref.dim %b, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %m) step (%c1, %c1) {
+    %init = memref.load %c[%i, %j] : memref<?x?xf32>
+    %r = scf.for %l = %c0 to %k step %c1 iter_args(%acc = %init) -> (f32) {
+      %x = memref.load %a[%i, %l] : memref<?x?xf32>
+      %y = memref.load %b[%l, %j] : memref<?x?xf32>
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %r, %c[%i, %j] : memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// A reduction whose combiner gpu.all_reduce cannot express (a select)
+// runs one thread per row.
+// CHECK-LABEL: func.func @select_reduction
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: arith.select
+func.func @select_reduction(%x: memref<?x?xf32>, %m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    %init = memref.load %m[%i] : memref<?xf32>
+    %r = scf.for %j = %c0 to %cols step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<?x?xf32>
+      %gt = arith.cmpf ogt, %v, %acc : f32
+      %n = arith.select %gt, %v, %acc : f32
+      scf.yield %n : f32
+    }
+    memref.store %r, %m[%i] : memref<?xf32>
+  }
+  return
+}
