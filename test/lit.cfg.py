@@ -51,3 +51,40 @@ if gxx and not config.sanitize:
     config.substitutions.append(("%gxx", gxx))
 if "clang" in os.path.basename(config.cxx_compiler):
     config.available_features.add("clangxx")
+
+# The CUDA toolkit's assembler, to validate generated PTX (feature ptxas).
+cuda_roots = [os.environ[v] for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")
+              if os.environ.get(v)] + ["/usr/local/cuda"]
+ptxas = next((p for p in (os.path.join(r, "bin", "ptxas") for r in cuda_roots)
+              if os.access(p, os.X_OK)), shutil.which("ptxas"))
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+
+def cuda_gpu_present():
+    """Whether the CUDA driver loads and sees a device (as the runtime asks)."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False, "the CUDA driver (libcuda.so.1) could not be loaded"
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 \
+            or count.value == 0:
+        return False, "no CUDA device"
+    return True, ""
+
+
+# GPU end-to-end tests run where a GPU is; elsewhere they are UNSUPPORTED
+# (lit's skip) and this note says why. %cuda_run is the FileCheck prefix
+# that checks how a cuda graph ran: GPU (compiled) or NOGPU (eager fallback).
+gpu, why_not = cuda_gpu_present()
+if gpu:
+    config.available_features.add("cuda-gpu")
+    config.substitutions.append(("%cuda_run", "GPU"))
+else:
+    config.substitutions.append(("%cuda_run", "NOGPU"))
+    lit_config.note(f"skipped: no GPU ({why_not}): GPU end-to-end tests are "
+                    "UNSUPPORTED; cuda graphs are checked to compile, pass "
+                    "ptxas, link and fall back to eager")

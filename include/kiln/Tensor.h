@@ -31,9 +31,10 @@ class Storage {
 public:
   Storage(size_t nbytes, Device device);
   /// Adopts memory that compiled code allocated: data is where the
-  /// elements start, and `owner` is what abi::freeForCompiled receives
-  /// (nullptr: borrowed memory, never freed by the Storage).
-  Storage(void *data, size_t nbytes, void *owner);
+  /// elements start, and `owner` is the block to free (nullptr: borrowed
+  /// memory, never freed by the Storage): abi::freeForCompiled's on the
+  /// CPU, the CUDA caching allocator's on a GPU.
+  Storage(void *data, size_t nbytes, void *owner, Device device = Device::cpu());
   ~Storage();
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
@@ -83,7 +84,8 @@ public:
 
   // Data access.
   /// Pointer to the first element (at the storage offset). T must match the
-  /// dtype. The data may be strided: index it with strides().
+  /// dtype. The data may be strided: index it with strides(). For a tensor
+  /// on a GPU, a device address.
   template <typename T> T *data() const {
     checkDType(DTypeOf<T>::value, "data");
     return static_cast<T *>(raw_data());
@@ -95,6 +97,9 @@ public:
   // Copies and conversions.
   Tensor clone() const;
   Tensor contiguous() const;
+  /// A copy on `device` (this tensor when it is there already): to the GPU
+  /// contiguous, back to the CPU in this tensor's shape (contiguous).
+  /// Throws kiln::Error when there is no GPU.
   Tensor to(Device device) const;
   Tensor to(DType dtype) const;
 

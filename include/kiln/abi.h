@@ -39,8 +39,10 @@ void freeForCompiled(void *ptr);
 void describe(const Tensor &t, void *out);
 
 /// The Tensor of a result descriptor of this rank and dtype, owning the
-/// buffer it describes (allocated by compiled code).
-Tensor adopt(const void *descriptor, int64_t rank, DType dtype);
+/// buffer it describes (allocated by compiled code: on the CPU through
+/// allocateForCompiled, on a GPU through the CUDA caching allocator).
+Tensor adopt(const void *descriptor, int64_t rank, DType dtype,
+             Device device = Device::cpu());
 
 /// A Tensor viewing a descriptor's memory without owning it (for the
 /// arguments of an opaque call: valid only during the call).
@@ -70,15 +72,22 @@ struct TensorGuard {
   DType dtype;
 };
 
-/// True when every tensor is defined, on the CPU, and of the guarded rank
-/// and dtype.
-bool guard(const char *graph, std::initializer_list<TensorGuard> tensors);
+/// True when every tensor is defined and of the guarded rank and dtype, and
+/// can be read by a graph compiled for `device`: a CPU graph takes CPU
+/// tensors; a CUDA graph takes CPU and cuda:0 tensors, and needs a GPU
+/// (without one, every call runs eagerly).
+bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
+           Device device = Device::cpu());
 
 /// Packs the arguments of a compiled graph's entry point, calls it and
-/// hands its results to Tensors (see the ABI above).
+/// hands its results to Tensors (see the ABI above). For a graph compiled
+/// for CUDA, CPU inputs are copied to the GPU first; the results stay on
+/// the GPU when every tensor input was there, and are copied back to the
+/// CPU otherwise. A failed kernel raises kiln::Error.
 class GraphCall {
 public:
-  GraphCall(const char *graph, EntryPoint entry) : graph_(graph), entry_(entry) {}
+  GraphCall(const char *graph, EntryPoint entry, Device device = Device::cpu())
+      : graph_(graph), entry_(entry), device_(device) {}
   GraphCall &input(const Tensor &t);
   GraphCall &input(int64_t value);
   GraphCall &input(float value);
@@ -97,6 +106,10 @@ private:
   };
   const char *graph_;
   EntryPoint entry_;
+  Device device_;
+  /// GPU copies of CPU inputs, alive until the call returns.
+  std::vector<Tensor> staged_;
+  bool hostInputs_ = false;
   std::vector<std::vector<int64_t>> descriptors_;
   std::vector<int64_t> scalars_;
   /// Per input, in order: a tensor's descriptor or a scalar's slot.

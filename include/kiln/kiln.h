@@ -2,6 +2,7 @@
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
 
+#include "kiln/Cuda.h"
 #include "kiln/DType.h"
 #include "kiln/Error.h"
 #include "kiln/Ops.h"

@@ -1,5 +1,6 @@
 //===- Codegen.cpp - `kiln codegen`: kiln graphs to object code -----------===//
 #include "kiln/Driver/Codegen.h"
+#include "kiln/Driver/Compile.h"
 
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU.h"
@@ -10,6 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -35,11 +37,22 @@ int runCodegen(const CodegenRequest &request) {
   if (!module)
     return 1;
 
+  bool cuda = request.backend == "cuda";
+  if (request.emit == "device" && !cuda) {
+    llvm::errs() << "kiln codegen: --emit=device needs --backend=cuda\n";
+    return 2;
+  }
   mlir::PassManager pm(&context);
-  if (request.emit == "linalg")
+  if (request.emit == "linalg") {
     mlir::kiln::buildKilnToLinalgPipeline(pm);
-  else if (request.emit != "kiln")
+  } else if (request.emit != "kiln" && cuda) {
+    mlir::kiln::GpuPipelineOptions gpu;
+    gpu.chip = request.cudaArch;
+    gpu.format = gpuBinaryFormat(request.cudaFormat);
+    mlir::kiln::buildGpuPipeline(pm, gpu);
+  } else if (request.emit != "kiln") {
     mlir::kiln::buildCpuPipeline(pm);
+  }
   if (mlir::failed(pm.run(*module)))
     return 1;
 
@@ -51,6 +64,19 @@ int runCodegen(const CodegenRequest &request) {
   if (request.emit == "kiln" || request.emit == "linalg" ||
       request.emit == "llvm-dialect") {
     module->print(output->os());
+  } else if (request.emit == "device") {
+    std::vector<mlir::kiln::DeviceImage> images;
+    mlir::kiln::CodegenOptions options;
+    options.deviceImages = &images;
+    llvm::SmallString<0> ignored;
+    llvm::raw_svector_ostream sink(ignored);
+    if (mlir::failed(mlir::kiln::emitCpuCode(*module, options, sink, true)))
+      return 1;
+    // PTX as text, without the terminating NUL the loader needs.
+    for (const mlir::kiln::DeviceImage &image : images)
+      output->os() << (llvm::StringRef(image.description).starts_with("PTX")
+                           ? llvm::StringRef(image.bytes).rtrim('\0')
+                           : llvm::StringRef(image.bytes));
   } else {
     mlir::kiln::CodegenOptions options{request.target, request.cpu,
                                        request.features};

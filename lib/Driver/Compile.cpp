@@ -1,8 +1,10 @@
 //===- Compile.cpp - `kiln compile`: sources to stitched C++ and kernels --===//
 //
-// Frontend (trace each root) -> type each graph (inferSignature) -> the cpu
-// backend builds every graph of the file into one kiln-dialect module, runs
-// buildCpuPipeline and writes one object file beside the output -> Stitch
+// Frontend (trace each root) -> type each graph (inferSignature) -> the
+// graphs of the file's cpu roots go into one kiln-dialect module through
+// buildCpuPipeline, those of its cuda roots into another through
+// buildGpuPipeline; both are linked into one object file beside the output
+// (the GPU kernels' binary moved out, into the stitched source) -> Stitch
 // re-emits the file. A graph that cannot be typed or compiled is an internal
 // failure of its root: an error, or with --suppress-errors a warning that
 // leaves the root host code.
@@ -115,9 +117,13 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
       internalFailure(root, why, request.suppressErrors, failed);
       continue;
     }
-    if (root.backend == "cuda") {
-      internalFailure(root, "the cuda backend is not built yet",
-                      request.suppressErrors, failed);
+    if (root.backend == "cuda")
+      for (Segment &seg : root.segments)
+        for (const TraceOp &op : seg.graph.ops)
+          if (op.name == "opaque_call" && why.empty())
+            why = "allow_in_graph calls are not supported in cuda graphs yet";
+    if (!why.empty()) {
+      internalFailure(root, why, request.suppressErrors, failed);
       continue;
     }
     ok.push_back(&root);
@@ -133,69 +139,123 @@ std::string debugPath(const CompileRequest &request, const std::string &suffix) 
   return std::string(path);
 }
 
+/// A stable name for the images of `file` (two files' objects may be
+/// linked into one program).
+std::string imagePrefix(const std::string &file) {
+  uint64_t hash = 1469598103934665603ull; // FNV-1a
+  for (char c : file)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return "kiln_image_" + llvm::utohexstr(hash) + "_";
+}
+
+/// Builds the graphs of roots into a module per backend (cpu, cuda),
+/// runs their pipelines and writes one object (when `write`); false if any
+/// step fails, with the reason in `why`. The GPU kernels' images are
+/// appended to `images`.
 bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
                   const std::string &objectPath, const CompileRequest &request,
-                  Timer &timer, bool write, std::string &why) {
+                  const std::string &file, Timer &timer, bool write,
+                  std::vector<stitch::EmbeddedImage> &images, std::string &why) {
   bool debug = write && !request.debugDir.empty();
-  auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
-  timer.start("build kiln-dialect graphs");
-  for (Root *root : roots)
-    for (Segment &seg : root->segments) {
-      why = buildGraphFunction(module, seg.graph);
-      if (!why.empty()) {
-        module->erase();
-        return false;
-      }
-    }
+  std::vector<mlir::ModuleOp> modules;
+  auto cleanup = [&] {
+    for (mlir::ModuleOp m : modules)
+      m->erase();
+  };
   bool logCode = std::find(request.logs.begin(), request.logs.end(), "graph_code") !=
                      request.logs.end() ||
                  std::find(request.logs.begin(), request.logs.end(), "all") !=
                      request.logs.end();
-  if (logCode) {
-    llvm::errs() << "kiln: graph code\n";
-    module.print(llvm::errs());
-    llvm::errs() << "\n";
-  }
   std::error_code ec;
-  std::unique_ptr<llvm::raw_fd_ostream> passes;
+  std::unique_ptr<llvm::raw_fd_ostream> kilnIR, passes, llvmDialect;
   if (debug) {
-    llvm::raw_fd_ostream kiln(debugPath(request, ".0-kiln.mlir"), ec);
-    module.print(kiln);
+    kilnIR = std::make_unique<llvm::raw_fd_ostream>(debugPath(request, ".0-kiln.mlir"), ec);
     passes = std::make_unique<llvm::raw_fd_ostream>(
         debugPath(request, ".1-after-each-pass.mlir"), ec);
+    llvmDialect = std::make_unique<llvm::raw_fd_ostream>(
+        debugPath(request, ".2-llvm-dialect.mlir"), ec);
   }
-  timer.start("cpu pipeline (kiln -> LLVM dialect)");
-  mlir::PassManager pm(&context);
-  mlir::kiln::buildCpuPipeline(pm);
-  if (passes) {
-    context.disableMultithreading();
-    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
-                        [](mlir::Pass *, mlir::Operation *) { return true; },
-                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-                        /*printAfterOnlyOnFailure=*/false, *passes);
+  for (const char *backend : {"cpu", "cuda"}) {
+    std::vector<Root *> mine;
+    for (Root *root : roots)
+      if (root->backend == backend)
+        mine.push_back(root);
+    if (mine.empty())
+      continue;
+    bool cuda = std::string(backend) == "cuda";
+    auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+    modules.push_back(module);
+    timer.start("build kiln-dialect graphs");
+    for (Root *root : mine)
+      for (Segment &seg : root->segments) {
+        why = buildGraphFunction(module, seg.graph);
+        if (!why.empty()) {
+          cleanup();
+          return false;
+        }
+      }
+    if (logCode) {
+      llvm::errs() << "kiln: graph code (" << backend << ")\n";
+      module.print(llvm::errs());
+      llvm::errs() << "\n";
+    }
+    if (kilnIR)
+      module.print(*kilnIR);
+    timer.start(cuda ? "gpu pipeline (kiln -> NVVM, PTX)"
+                     : "cpu pipeline (kiln -> LLVM dialect)");
+    mlir::PassManager pm(&context);
+    if (cuda) {
+      mlir::kiln::GpuPipelineOptions gpu;
+      gpu.chip = request.cudaArch;
+      gpu.format = gpuBinaryFormat(request.cudaFormat);
+      mlir::kiln::buildGpuPipeline(pm, gpu);
+    } else {
+      mlir::kiln::buildCpuPipeline(pm);
+    }
+    if (passes) {
+      context.disableMultithreading();
+      pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                          [](mlir::Pass *, mlir::Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                          /*printAfterOnlyOnFailure=*/false, *passes);
+    }
+    if (mlir::failed(pm.run(module))) {
+      why = std::string("the ") + backend + " pipeline failed";
+      cleanup();
+      return false;
+    }
+    if (llvmDialect)
+      module.print(*llvmDialect);
   }
-  if (mlir::failed(pm.run(module))) {
-    why = "the cpu pipeline failed";
-    module->erase();
-    return false;
-  }
+  if (modules.empty())
+    return true;
+  mlir::kiln::CodegenOptions options;
+  std::vector<mlir::kiln::DeviceImage> deviceImages;
+  options.deviceImages = &deviceImages;
+  options.imagePrefix = imagePrefix(file);
   if (debug) {
-    llvm::raw_fd_ostream llvmDialect(debugPath(request, ".2-llvm-dialect.mlir"), ec);
-    module.print(llvmDialect);
     llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
-    (void)mlir::kiln::emitCpuCode(module, {}, ir, /*emitLLVMIR=*/true);
+    (void)mlir::kiln::emitCpuCode(modules, options, ir, /*emitLLVMIR=*/true);
+    for (const mlir::kiln::DeviceImage &image : deviceImages) {
+      bool ptx = llvm::StringRef(image.description).starts_with("PTX");
+      llvm::raw_fd_ostream out(debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
+      out << (ptx ? llvm::StringRef(image.bytes).rtrim('\0') : llvm::StringRef(image.bytes));
+    }
+    deviceImages.clear();
   }
   timer.start("LLVM O3 and object emission");
   llvm::raw_fd_ostream os(write ? objectPath : "/dev/null", ec);
   if (ec) {
     why = "cannot write " + objectPath + ": " + ec.message();
-    module->erase();
+    cleanup();
     return false;
   }
-  bool ok = mlir::succeeded(mlir::kiln::emitCpuCode(module, {}, os));
-  module->erase();
+  bool ok = mlir::succeeded(mlir::kiln::emitCpuCode(modules, options, os));
+  cleanup();
   if (!ok)
     why = "object emission failed";
+  for (mlir::kiln::DeviceImage &image : deviceImages)
+    images.push_back({image.symbol, std::move(image.bytes), image.description});
   return ok;
 }
 
@@ -231,6 +291,21 @@ bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
 
 } // namespace
 
+std::string gpuBinaryFormat(const std::string &cudaFormat) {
+  if (cudaFormat == "ptx")
+    return "isa";
+  if (cudaFormat == "cubin")
+    return "bin";
+  if (cudaFormat == "fatbin")
+    return "fatbin";
+  // Where gpu-module-to-binary looks for ptxas and fatbinary.
+  std::string toolkit = mlir::kiln::findCudaToolkit();
+  if (!toolkit.empty() && llvm::sys::fs::can_execute(toolkit + "/bin/ptxas") &&
+      llvm::sys::fs::can_execute(toolkit + "/bin/fatbinary"))
+    return "fatbin";
+  return "isa";
+}
+
 int runCompile(const CompileRequest &request) {
   if (request.files.size() != 1) {
     llvm::errs() << "kiln compile: error: one source file per output (-o) is "
@@ -263,17 +338,21 @@ int runCompile(const CompileRequest &request) {
     std::vector<Root *> ok;
     timer.start("type graphs");
     typeGraphs(roots, request, ok, failed);
-    std::vector<Root *> cpu;
+    std::vector<Root *> compiled;
     for (Root *r : ok)
-      if (r->backend == "cpu")
-        cpu.push_back(r);
+      if (r->backend != "eager")
+        compiled.push_back(r);
     std::string why;
-    if (!compileRoots(cpu, context, objectPath, request, timer, true, why)) {
+    std::vector<stitch::EmbeddedImage> images;
+    if (!compileRoots(compiled, context, objectPath, request, file, timer, true,
+                      images, why)) {
       // Find the roots at fault, one at a time, and compile the others.
       std::vector<Root *> good;
-      for (Root *r : cpu) {
+      for (Root *r : compiled) {
         std::string one;
-        if (compileRoots({r}, context, objectPath, request, timer, false, one))
+        std::vector<stitch::EmbeddedImage> unused;
+        if (compileRoots({r}, context, objectPath, request, file, timer, false,
+                         unused, one))
           good.push_back(r);
         else
           internalFailure(*r, one, request.suppressErrors, failed);
@@ -282,11 +361,13 @@ int runCompile(const CompileRequest &request) {
         return false;
       ok.erase(std::remove_if(ok.begin(), ok.end(),
                               [&](Root *r) {
-                                return r->backend == "cpu" &&
+                                return r->backend != "eager" &&
                                        std::find(good.begin(), good.end(), r) == good.end();
                               }),
                ok.end());
-      if (!compileRoots(good, context, objectPath, request, timer, true, why)) {
+      images.clear();
+      if (!compileRoots(good, context, objectPath, request, file, timer, true,
+                        images, why)) {
         internalFailure(*good.front(), why, false, failed);
         return false;
       }
@@ -312,7 +393,7 @@ int runCompile(const CompileRequest &request) {
       scopes.push_back({fn, false});
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
-        stitched, scopes, "backend " + request.backend);
+        stitched, scopes, "backend " + request.backend, images);
     std::error_code ec;
     llvm::raw_fd_ostream out(request.output, ec);
     if (ec) {

@@ -72,16 +72,30 @@ int run(int argc, char **argv) {
 
   CodegenRequest codegen;
   CLI::App *codegenCmd = app.add_subcommand(
-      "codegen", "Compile kiln-dialect graphs (.mlir) for the CPU: an object "
-                 "file with a kiln_entry_NAME entry point per graph, or an "
-                 "earlier stage");
+      "codegen", "Compile kiln-dialect graphs (.mlir) for the CPU or a GPU: an "
+                 "object file with a kiln_entry_NAME entry point per graph (for "
+                 "cuda, host code that launches the kernels, their binary "
+                 "inside), or an earlier stage");
   codegenCmd->add_option("input", codegen.input, "The .mlir file (- for stdin)")
       ->required();
   codegenCmd->add_option("-o,--output", codegen.output, "Where to write (- for stdout)")
       ->required();
   codegenCmd->add_option("--emit", codegen.emit, "The stage to write")
-      ->check(CLI::IsMember({"kiln", "linalg", "llvm-dialect", "llvm", "obj"}))
+      ->check(CLI::IsMember({"kiln", "linalg", "llvm-dialect", "llvm", "obj", "device"}))
+      ->capture_default_str()
+      ->description("The stage to write: kiln, linalg, llvm-dialect, llvm, obj, "
+                    "or (cuda) device, the kernels' binary (PTX text for "
+                    "--cuda-format=ptx)");
+  codegenCmd->add_option("--backend", codegen.backend, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
+  codegenCmd->add_option("--cuda-arch", codegen.cudaArch,
+                         "GPU architecture of cuda kernels (sm_80, sm_90, ...)")
+      ->capture_default_str();
+  codegenCmd->add_option("--cuda-format", codegen.cudaFormat,
+                         "ptx, cubin or fatbin (default: fatbin when ptxas is "
+                         "installed, else ptx)")
+      ->check(CLI::IsMember({"ptx", "cubin", "fatbin"}));
   codegenCmd->add_option("--target", codegen.target,
                          "Target triple (default: the host's)");
   codegenCmd->add_option("--cpu", codegen.cpu,
@@ -93,17 +107,26 @@ int run(int argc, char **argv) {
   std::string compileLogs;
   CLI::App *compileCmd = app.add_subcommand(
       "compile", "Compile the KILN_COMPILE() functions of a C++ source: "
-                 "writes the stitched source (-o) and, for the cpu backend, "
-                 "its kernels beside it (same name, .o). Clang flags follow --");
+                 "writes the stitched source (-o) and, for the cpu and cuda "
+                 "backends, the compiled graphs beside it (same name, .o; cuda "
+                 "kernels' binary embedded in the source). Clang flags follow --");
   addSourceOptions(compileCmd, compile, compileLogs);
   compileCmd->add_option("-o,--output", compile.output, "The stitched C++ source")
       ->required();
   compileCmd->add_option("--backend", compile.backend,
-                         "eager (the captured graphs as runtime calls) or cpu "
-                         "(compiled kernels), for roots that name none (cuda is "
-                         "not built yet)")
+                         "eager (the captured graphs as runtime calls), cpu "
+                         "(OpenMP kernels) or cuda (GPU kernels, launched through "
+                         "the CUDA driver loaded at run time), for roots that "
+                         "name none")
       ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
       ->capture_default_str();
+  compileCmd->add_option("--cuda-arch", compile.cudaArch,
+                         "GPU architecture of cuda graphs (sm_80, sm_90, ...)")
+      ->capture_default_str();
+  compileCmd->add_option("--cuda-format", compile.cudaFormat,
+                         "The cuda kernels' binary: ptx, cubin or fatbin "
+                         "(default: fatbin when ptxas is installed, else ptx)")
+      ->check(CLI::IsMember({"ptx", "cubin", "fatbin"}));
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
@@ -114,8 +137,9 @@ int run(int argc, char **argv) {
                          "source and every file it includes)");
   compileCmd->add_option("--debug-dir", compile.debugDir,
                          "Write the graphs' IR after every stage (kiln dialect, "
-                         "after each pass, LLVM dialect, optimized LLVM IR) and "
-                         "the capture report into this directory");
+                         "after each pass, LLVM dialect, optimized LLVM IR, the "
+                         "cuda kernels' PTX or fatbin) and the capture report "
+                         "into this directory");
 
   ExplainRequest explain;
   std::string explainLogs;

@@ -14,7 +14,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -24,12 +23,17 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
 namespace {
 /// Appends a textual pipeline of upstream passes (with their options).
-void appendPipeline(OpPassManager &pm, llvm::StringRef text) {
+void appendPipeline(OpPassManager &pm, const std::string &text) {
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error(llvm::Twine("kiln: bad built-in pipeline: ") + text);
 }
@@ -92,20 +96,43 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(
       createKilnGpuMapParallelLoops({options.blockSize}));
   appendPipeline(pm, "func.func(convert-parallel-loops-to-gpu),canonicalize,"
-                     "gpu-kernel-outlining");
+                     "gpu-kernel-outlining,func.func(gpu-async-region)");
   pm.addPass(createKilnGpuMergeModules());
   appendPipeline(pm, "lower-affine,canonicalize,cse");
-  // Upstream's lowering: kernels to NVVM (math through libdevice), host
-  // code to the LLVM dialect with launches through the mgpu* runtime
-  // functions (lib/Runtime/CudaLauncher.cpp implements them), kernels
-  // serialized into a gpu.binary.
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  // PTX ISA 8.0 (CUDA 12): what sm_90 needs at least; sm_80 accepts it.
-  nvvm.cubinFeatures = "+ptx80";
-  nvvm.cubinFormat = options.format;
-  nvvm.optLevel = 3;
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  // Upstream's GPU-to-NVVM lowering (the passes and order of
+  // gpu-lower-to-nvvm-pipeline, spelled out to name the CUDA toolkit):
+  // kernels to NVVM with math through libdevice, host code to the LLVM
+  // dialect with launches through the mgpu* functions the runtime provides
+  // (lib/Runtime/CudaLauncher.cpp), kernels serialized into a gpu.binary.
+  // PTX ISA 8.0 (CUDA 12) is what sm_90 needs at least; sm_80 accepts it.
+  std::string toolkit = options.toolkit.empty() ? findCudaToolkit() : options.toolkit;
+  appendPipeline(pm, "convert-nvgpu-to-nvvm,convert-vector-to-scf,"
+                     "convert-scf-to-cf,convert-nvvm-to-llvm,convert-func-to-llvm,"
+                     "expand-strided-metadata,nvvm-attach-target{chip=" +
+                         options.chip + " features=+ptx80 O=3},"
+                     "lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
+                     "canonicalize,cse,"
+                     "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
+                     "llvm-optimize-for-nvvm-target,canonicalize,cse,"
+                     "reconcile-unrealized-casts),"
+                     "gpu-to-llvm,gpu-module-to-binary{format=" +
+                         options.format +
+                         (toolkit.empty() ? std::string() : " toolkit=" + toolkit) +
+                         "},convert-math-to-llvm,canonicalize,cse,"
+                         "reconcile-unrealized-casts");
+}
+
+std::string mlir::kiln::findCudaToolkit() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *dir = std::getenv(var))
+      if (*dir && llvm::sys::fs::is_directory(dir))
+        return dir;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  // The toolkit whose ptxas is on PATH.
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
+  return "";
 }
 
 namespace {

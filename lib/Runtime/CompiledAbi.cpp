@@ -8,6 +8,7 @@
 #include "kiln/abi.h"
 
 #include "Allocator.h"
+#include "CudaDriver.h"
 #include "Gemm.h"
 #include "Parallel.h"
 
@@ -58,7 +59,7 @@ void describe(const Tensor &t, void *out) {
   }
 }
 
-Tensor adopt(const void *descriptor, int64_t rank, DType dtype) {
+Tensor adopt(const void *descriptor, int64_t rank, DType dtype, Device device) {
   const auto *d = static_cast<const int64_t *>(descriptor);
   void *allocated, *aligned;
   std::memcpy(&allocated, &d[0], sizeof(void *));
@@ -71,7 +72,7 @@ Tensor adopt(const void *descriptor, int64_t rank, DType dtype) {
   size_t esize = elementSize(dtype);
   char *data = static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
   auto storage = std::make_shared<Storage>(
-      data, static_cast<size_t>(span) * esize, allocated);
+      data, static_cast<size_t>(span) * esize, allocated, device);
   return Tensor(storage, shape, strides, 0, dtype);
 }
 
@@ -153,15 +154,26 @@ bool logEnabled(const char *name) {
   return all.find(std::string(",") + name + ",") != std::string::npos;
 }
 
-bool guard(const char *graph, std::initializer_list<TensorGuard> tensors) {
+bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
+           Device device) {
+  bool cuda = device.type == DeviceType::CUDA;
+  if (cuda && !kiln::cuda::detail::ready()) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr,
+                   "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
+                   graph, kiln::cuda::detail::whyNotReady().c_str());
+    return false;
+  }
   size_t index = 0;
   for (const TensorGuard &g : tensors) {
     const Tensor &t = g.tensor;
     const char *why = nullptr;
     if (!t.defined())
       why = "undefined";
-    else if (t.device().type != DeviceType::CPU)
+    else if (!cuda && t.device().type != DeviceType::CPU)
       why = "not on the CPU";
+    else if (cuda && t.device() != Device::cpu() && t.device() != Device::cuda())
+      why = "not on the CPU or cuda:0";
     else if (t.dim() != g.rank)
       why = "rank";
     else if (t.dtype() != g.dtype)
@@ -184,7 +196,13 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors) {
 
 GraphCall &GraphCall::input(const Tensor &t) {
   descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
-  describe(t, descriptors_.back().data());
+  if (device_.type == DeviceType::CUDA && t.device().type == DeviceType::CPU) {
+    hostInputs_ = true;
+    staged_.push_back(t.to(device_));
+    describe(staged_.back(), descriptors_.back().data());
+  } else {
+    describe(t, descriptors_.back().data());
+  }
   args_.push_back({true, descriptors_.size() - 1});
   return *this;
 }
@@ -226,6 +244,19 @@ bool GraphCall::run() {
                             : static_cast<void *>(&scalars_[a.index]));
   opaqueFailed = false;
   entry_(args.data());
+  // Kernels run asynchronously: wait for them, and take what went wrong.
+  std::string deviceError;
+  bool cuda = device_.type == DeviceType::CUDA;
+  if (cuda) {
+    deviceError = kiln::cuda::detail::takeError();
+    if (deviceError.empty()) {
+      try {
+        kiln::cuda::detail::synchronize("graph");
+      } catch (const Error &e) {
+        deviceError = e.what();
+      }
+    }
+  }
   // A failed opaque call fails the graph like a shape check: its results
   // are discarded (below) and the statements run eagerly.
   bool opaque = opaqueFailed;
@@ -237,11 +268,14 @@ bool GraphCall::run() {
   for (const Output &o : outputs_) {
     // On a failed check the buffers are still the caller's: taking them
     // into Tensors frees them either way.
-    Tensor result = adopt(results.data() + at, o.rank, o.dtype);
-    if (status == 0)
-      *o.target = std::move(result);
+    Tensor result = adopt(results.data() + at, o.rank, o.dtype, device_);
+    if (status == 0 && deviceError.empty())
+      *o.target = hostInputs_ ? result.to(Device::cpu()) : std::move(result);
     at += descriptorSize(o.rank) / sizeof(int64_t);
   }
+  staged_.clear();
+  if (!deviceError.empty())
+    throw Error(std::string("graph ") + graph_ + ": " + deviceError);
   if (status != 0) {
     if (logEnabled("guards"))
       std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", graph_,

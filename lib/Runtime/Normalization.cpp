@@ -101,7 +101,9 @@ template <typename T> double expShiftedSum(const T *in, T *out, int64_t n, T max
 /// Where the normalised dims of x (the last weight.dim()) must match.
 void checkNormalizedShape(const Tensor &x, const Tensor &weight,
                           const Tensor &bias, const char *op) {
-  weight.checkDefined(op);
+  checkCpu(weight, op);
+  if (bias.defined())
+    checkCpu(bias, op);
   const Shape &xs = x.shape(), &ws = weight.shape();
   bool ok = ws.size() <= xs.size() &&
             std::equal(ws.begin(), ws.end(), xs.end() - ws.size());

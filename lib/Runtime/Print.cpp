@@ -182,9 +182,10 @@ std::string toString(const Tensor &t) {
     }
   } else {
     bool summarize = t.numel() > kThreshold;
-    Tensor values = t.to(DType::F64).contiguous();
+    Tensor host = t.to(Device::cpu());
+    Tensor values = host.to(DType::F64).contiguous();
     if (!isFloating(t.dtype()))
-      values = t.to(DType::I64).to(DType::F64).contiguous();
+      values = host.to(DType::I64).to(DType::F64).contiguous();
     Formatter f(values, t.dtype(), summarize);
     formatTensor(body, values, f, 0, 0, /*indent=*/7, summarize);
   }

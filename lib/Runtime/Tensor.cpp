@@ -3,6 +3,7 @@
 #include "kiln/abi.h"
 
 #include "Allocator.h"
+#include "CudaDriver.h"
 #include "Dispatch.h"
 #include "Loops.h"
 
@@ -69,21 +70,29 @@ static void checkShape(const Shape &shape, const char *op) {
 // Storage and construction
 //===----------------------------------------------------------------------===//
 
-Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
-  if (device.type != DeviceType::CPU)
-    throw Error("tensor allocation on " + device.str() +
-                ": this build of the runtime has no CUDA support yet");
-  data_ = detail::allocateHost(nbytes);
+/// Throws unless device is one the runtime can hold data on.
+static void checkDevice(Device device, const char *op) {
+  if (device.type == DeviceType::CUDA && device.index != 0)
+    throw Error(std::string(op) + ": " + device.str() +
+                ": the runtime uses one GPU, cuda:0");
 }
 
-Storage::Storage(void *data, size_t nbytes, void *owner)
-    : data_(data), nbytes_(nbytes), device_(Device::cpu()),
-      compiledOwner_(owner), borrowed_(owner == nullptr) {}
+Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
+  checkDevice(device, "tensor allocation");
+  data_ = device.type == DeviceType::CUDA ? cuda::detail::allocateDevice(nbytes)
+                                          : detail::allocateHost(nbytes);
+}
+
+Storage::Storage(void *data, size_t nbytes, void *owner, Device device)
+    : data_(data), nbytes_(nbytes), device_(device), compiledOwner_(owner),
+      borrowed_(owner == nullptr) {}
 
 Storage::~Storage() {
   if (borrowed_)
     return;
-  if (compiledOwner_)
+  if (device_.type == DeviceType::CUDA)
+    cuda::detail::freeDevice(compiledOwner_ ? compiledOwner_ : data_);
+  else if (compiledOwner_)
     abi::freeForCompiled(compiledOwner_);
   else
     detail::freeHost(data_, nbytes_);
@@ -169,6 +178,8 @@ void Tensor::checkSingleElement() const {
 
 double Tensor::itemAsDouble() const {
   checkSingleElement();
+  if (device().type != DeviceType::CPU)
+    return to(Device::cpu()).itemAsDouble();
   return dispatchAll(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::convertValue<double>(*static_cast<const T *>(raw_data()));
@@ -177,6 +188,8 @@ double Tensor::itemAsDouble() const {
 
 int64_t Tensor::itemAsInt() const {
   checkSingleElement();
+  if (device().type != DeviceType::CPU)
+    return to(Device::cpu()).itemAsInt();
   return dispatchAll(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::convertValue<int64_t>(*static_cast<const T *>(raw_data()));
@@ -186,6 +199,11 @@ int64_t Tensor::itemAsInt() const {
 //===----------------------------------------------------------------------===//
 // Copies and conversions
 //===----------------------------------------------------------------------===//
+
+/// The bytes of t's elements (t contiguous).
+static size_t nbytes(const Tensor &t) {
+  return static_cast<size_t>(t.numel()) * elementSize(t.dtype());
+}
 
 namespace detail {
 /// dst (contiguous, dst's dtype) = src converted elementwise.
@@ -202,6 +220,13 @@ void copyConvert(const Tensor &dst, const Tensor &src) {
 
 Tensor Tensor::clone() const {
   checkDefined("clone");
+  if (device().type != DeviceType::CPU) {
+    if (!is_contiguous())
+      return to(Device::cpu()).to(device());
+    Tensor out(shape_, dtype_, device());
+    cuda::detail::copyOnDevice(out.raw_data(), raw_data(), nbytes(*this));
+    return out;
+  }
   Tensor out(shape_, dtype_, device());
   detail::copyConvert(out, *this);
   return out;
@@ -214,16 +239,44 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::to(Device target) const {
   checkDefined("to");
+  checkDevice(target, "to");
   if (target == device())
     return *this;
-  throw Error("to: cannot move a tensor from " + device().str() + " to " +
-              target.str() + ": this build of the runtime has no CUDA support yet");
+  if (device().type == DeviceType::CPU) {
+    cuda::detail::require("to(cuda)");
+    Tensor src = contiguous();
+    Tensor out(shape_, dtype_, target);
+    cuda::detail::copyToDevice(out.raw_data(), src.raw_data(), nbytes(src));
+    return out;
+  }
+  if (is_contiguous()) {
+    Tensor out(shape_, dtype_, Device::cpu());
+    cuda::detail::copyToHost(out.raw_data(), raw_data(), nbytes(*this));
+    return out;
+  }
+  // A strided view: bring the span of storage it covers to the host, view
+  // it there the same way, and make that contiguous.
+  int64_t lo = 0, hi = 0;
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (shape_[i] == 0)
+      return Tensor(shape_, dtype_, Device::cpu());
+    int64_t reach = (shape_[i] - 1) * strides_[i];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  Tensor span({hi - lo + 1}, dtype_, Device::cpu());
+  int64_t size = static_cast<int64_t>(elementSize(dtype_));
+  cuda::detail::copyToHost(span.raw_data(),
+                           static_cast<char *>(raw_data()) + lo * size,
+                           static_cast<size_t>((hi - lo + 1) * size));
+  return Tensor(span.storage(), shape_, strides_, -lo, dtype_).contiguous();
 }
 
 Tensor Tensor::to(DType target) const {
   checkDefined("to");
   if (target == dtype_)
     return *this;
+  if (device().type != DeviceType::CPU)
+    return to(Device::cpu()).to(target).to(device());
   Tensor out(shape_, target, device());
   detail::copyConvert(out, *this);
   return out;

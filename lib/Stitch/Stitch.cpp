@@ -74,7 +74,8 @@ std::string stitchFile(ASTContext &context, const std::string &file,
                        const std::vector<Root> &roots,
                        const std::vector<const Segment *> &stitched,
                        const std::vector<std::pair<const FunctionDecl *, bool>> &scopes,
-                       const std::string &backendNote) {
+                       const std::string &backendNote,
+                       const std::vector<EmbeddedImage> &images) {
   SourceManager &sm = context.getSourceManager();
   Rewriter rewriter(sm, context.getLangOpts());
   PrintingPolicy policy(context.getLangOpts());
@@ -176,7 +177,8 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
-      WrapperCode code = emitWrapper(g, root.backend != "eager", root.derived);
+      WrapperCode code = emitWrapper(g, root.backend != "eager", root.derived,
+                                     root.backend == "cuda");
       declarations += code.declaration;
       definitions += code.definition;
     }
@@ -238,6 +240,8 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   if (!definitions.empty())
     os << "\n// The graphs' wrappers (kiln compile).\n#line 1 \"kiln-stitched\"\n"
        << "namespace kiln_stitched {\n" << definitions << "} // namespace kiln_stitched\n";
+  for (const EmbeddedImage &image : images)
+    os << emitImage(image);
   return out;
 }
 

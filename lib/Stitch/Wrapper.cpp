@@ -218,7 +218,8 @@ private:
 
 } // namespace
 
-WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled) {
+WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
+                        bool cuda) {
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
@@ -267,13 +268,13 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled) {
        << dtypeSpelling(v.element) << "}";
     first = false;
   }
-  os << "}))\n    return false;\n";
+  os << "}" << (cuda ? ", kiln::Device::cuda()" : "") << "))\n    return false;\n";
   if (compiled) {
     for (size_t i = 0; i < g.outputs.size(); ++i)
       if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
         os << "  kiln::Tensor r" << i << ";\n";
     os << "  if (!kiln::abi::GraphCall(\"" << g.name << "\", kiln_entry_" << g.name
-       << ")";
+       << (cuda ? ", kiln::Device::cuda()" : "") << ")";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       ValueKind k = g.values[g.inputs[i].value].kind;
       os << "\n           .input(";
@@ -338,6 +339,22 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled) {
       os << ");\n      },\n      args);\n}\n";
     }
   return {decl.str(), os.str()};
+}
+
+std::string emitImage(const EmbeddedImage &image) {
+  std::ostringstream os;
+  os << "\n// " << image.description << " (kiln compile): the kernels that "
+     << "compiled code loads\n// on its first launch.\n"
+     << "extern \"C\" {\nextern const unsigned char " << image.symbol << "[];\n"
+     << "alignas(8) const unsigned char " << image.symbol << "["
+     << image.bytes.size() << "] = {";
+  for (size_t i = 0; i < image.bytes.size(); ++i) {
+    if (i % 24 == 0)
+      os << "\n";
+    os << static_cast<unsigned>(static_cast<unsigned char>(image.bytes[i])) << ",";
+  }
+  os << "\n};\n}\n";
+  return os.str();
 }
 
 } // namespace kiln::stitch

@@ -8,12 +8,15 @@
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' | FileCheck %s --check-prefix=SM90
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa chip=sm_80' | FileCheck %s --check-prefix=SM80
 
+// The host function: device allocations and launches chained in order by
+// async tokens (one stream), 256 threads per block.
 // GPU-LABEL: func.func @model
 // GPU-NOT: memref.alloc
-// GPU: gpu.alloc
-// GPU: gpu.launch_func @kiln_kernels::@model_kernel blocks in
-// GPU: gpu.launch_func @kiln_kernels::
+// GPU: gpu.alloc async
+// GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel_0
 // GPU-NOT: memref.copy
+// GPU: gpu.wait [%{{.*}}]
 // GPU: return
 // GPU: gpu.module @kiln_kernels
 // GPU: gpu.func @model_kernel
@@ -34,7 +37,7 @@
 // NVVM-DAG: llvm.call @__nv_sqrtf
 
 // SM90: llvm.func @model(
-// SM90: gpu.launch_func @kiln_kernels::@model_kernel
+// SM90: gpu.launch_func <%{{.*}} : !llvm.ptr> @kiln_kernels::@model_kernel
 // SM90: llvm.func @_mlir_ciface_model(
 // SM90: gpu.binary @kiln_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // SM90-SAME: .target sm_90

@@ -9,12 +9,18 @@ namespace kiln::driver {
 struct CodegenRequest {
   std::string input;  // a .mlir file of kiln-dialect graphs ("-": stdin)
   std::string output; // "-": stdout
-  /// kiln | linalg | llvm-dialect | llvm | obj: the stage to write.
+  /// kiln | linalg | llvm-dialect | llvm | obj | device: the stage to
+  /// write (device: the cuda kernels' binary).
   std::string emit = "obj";
   std::string target, cpu, features;
+  std::string backend = "cpu"; // cpu | cuda
+  std::string cudaArch = "sm_90";
+  std::string cudaFormat; // ptx | cubin | fatbin; empty: see gpuBinaryFormat
+
 };
 
-/// Compiles kiln-dialect graphs for the CPU and writes the requested stage.
+/// Compiles kiln-dialect graphs for the CPU or a GPU and writes the
+/// requested stage.
 /// Returns the exit status (0 ok, 1 bad input, diagnostics on stderr).
 int runCodegen(const CodegenRequest &request);
 

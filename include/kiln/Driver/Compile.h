@@ -33,7 +33,16 @@ struct CompileRequest : SourceRequest {
   /// A Make-style dependency file for the output (the source and every
   /// file it includes), for build systems (CMake's DEPFILE).
   std::string depfile;
+  /// cuda graphs: the GPU architecture, and the device binary embedded in
+  /// the stitched source: ptx, cubin or fatbin (empty: fatbin when ptxas
+  /// is found, else ptx).
+  std::string cudaArch = "sm_90";
+  std::string cudaFormat;
 };
+
+/// The gpu-module-to-binary format for a --cuda-format value (ptx, cubin,
+/// fatbin; empty picks fatbin when ptxas is installed, else ptx).
+std::string gpuBinaryFormat(const std::string &cudaFormat);
 
 struct ExplainRequest : SourceRequest {
   std::string function; // only this root (qualified name)

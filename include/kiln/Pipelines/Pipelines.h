@@ -30,7 +30,13 @@ struct GpuPipelineOptions {
   std::string format = "fatbin";
   /// Threads per block.
   int64_t blockSize = 256;
+  /// The CUDA toolkit (libdevice, ptxas, fatbinary); empty: findCudaToolkit.
+  std::string toolkit;
 };
+
+/// The CUDA toolkit's root: $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH, else
+/// /usr/local/cuda, else the one whose ptxas is on PATH; "" if none.
+std::string findCudaToolkit();
 
 /// kiln -> linalg on tensors, canonicalized, shape checks turned into the
 /// entry points' status result.

@@ -34,9 +34,21 @@ struct WrapperCode {
   std::string declaration, definition;
 };
 /// onlyFromCompiled: the graph of a derived root, which runs only when
-/// reached from compiled code (kiln::abi::inCompiledCode()).
+/// reached from compiled code (kiln::abi::inCompiledCode()). cuda: the
+/// graph was compiled for the GPU (guard and call name kiln::Device::cuda()).
 WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
-                        bool onlyFromCompiled);
+                        bool onlyFromCompiled, bool cuda = false);
+
+/// A device binary that compiled code refers to by `symbol` and the
+/// stitched file defines (8-byte aligned, with external C linkage).
+struct EmbeddedImage {
+  std::string symbol;
+  std::string bytes;
+  /// What it is, for the comment above it ("PTX for sm_90", ...).
+  std::string description;
+};
+/// The C++ definition of an embedded image: a byte array.
+std::string emitImage(const EmbeddedImage &image);
 
 /// The stitched text of `file`. Segments whose graph has no wrapper in
 /// `stitched` (left host code) are emitted unchanged.
@@ -46,7 +58,8 @@ std::string stitchFile(clang::ASTContext &context, const std::string &file,
                        const std::vector<frontend::Root> &roots,
                        const std::vector<const frontend::Segment *> &stitched,
                        const std::vector<std::pair<const clang::FunctionDecl *, bool>> &scopes,
-                       const std::string &backendNote);
+                       const std::string &backendNote,
+                       const std::vector<EmbeddedImage> &images = {});
 
 } // namespace kiln::stitch
 

@@ -5,6 +5,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_pwrite_stream;
@@ -17,6 +18,15 @@ class ModuleOp;
 
 namespace mlir::kiln {
 
+/// A device binary (a gpu.binary's image) moved out of the object file.
+struct DeviceImage {
+  /// The external symbol compiled code reads it from.
+  std::string symbol;
+  std::string bytes;
+  /// What it is, e.g. "fatbin for sm_90".
+  std::string description;
+};
+
 struct CodegenOptions {
   /// Target triple; empty means the host's.
   std::string triple;
@@ -27,15 +37,28 @@ struct CodegenOptions {
   /// Instrument the generated code with AddressSanitizer (the process that
   /// loads it must run the ASan runtime): for testing compiled graphs.
   bool sanitizeAddress = false;
+  /// When set, the image of each gpu.binary NAME is not kept in the object:
+  /// the code refers to the external symbol imagePrefix + NAME instead, and
+  /// the bytes are appended here (kiln compile embeds them in the stitched
+  /// C++). Otherwise images stay in the object.
+  std::vector<DeviceImage> *deviceImages = nullptr;
+  std::string imagePrefix = "kiln_image_";
 };
 
-/// Translates a module in the LLVM dialect (after buildCpuPipeline) to LLVM
+/// Translates a module in the LLVM dialect (after buildCpuPipeline or
+/// buildGpuPipeline, whose gpu.binary becomes a global and the launches
+/// calls of the mgpu* functions the runtime provides) to LLVM
 /// IR, adds a packed entry point `kiln_entry_NAME(void **args)` for every C
 /// wrapper `_mlir_ciface_NAME` (args[0] is the result location, then one
 /// pointer per parameter: memref descriptors by address, scalars by address
 /// of their value), optimizes at O3 for the target and writes an object file
 /// (or, with emitLLVMIR, the optimized IR as text).
 LogicalResult emitCpuCode(ModuleOp module, const CodegenOptions &options,
+                          llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
+/// The same for several modules (the outputs of the CPU and the GPU
+/// pipelines), linked into one object.
+LogicalResult emitCpuCode(ArrayRef<ModuleOp> modules,
+                          const CodegenOptions &options,
                           llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 
 /// Emits the module's object file into workDir and links it into a shared

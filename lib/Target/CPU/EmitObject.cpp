@@ -1,13 +1,17 @@
 //===- EmitObject.cpp - LLVM dialect -> optimized object file -------------===//
 #include "kiln/Target/CPU.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -57,12 +61,55 @@ void addPackedEntryPoints(llvm::Module &module) {
   }
 }
 
+/// Moves the image of each gpu.binary of `module` out of its translation
+/// `llvm`: the global <NAME>_binary that upstream's translation fills
+/// becomes an external declaration of prefix + NAME.
+void externalizeImages(ModuleOp module, llvm::Module &llvm,
+                       const std::string &prefix,
+                       std::vector<mlir::kiln::DeviceImage> &images) {
+  module.walk([&](gpu::BinaryOp binary) {
+    std::string name = binary.getSymName().str();
+    llvm::GlobalVariable *global =
+        llvm.getGlobalVariable(name + "_binary", /*AllowInternal=*/true);
+    auto *data = global && global->hasInitializer()
+                     ? dyn_cast<llvm::ConstantDataSequential>(global->getInitializer())
+                     : nullptr;
+    if (!data || binary.getObjects().empty())
+      return;
+    mlir::kiln::DeviceImage image;
+    image.symbol = prefix + name;
+    image.bytes = data->getRawDataValues().str();
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    image.description =
+        object.getFormat() == gpu::CompilationTarget::Assembly ? "PTX"
+        : object.getFormat() == gpu::CompilationTarget::Fatbin ? "fatbin"
+                                                                : "cubin";
+    if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
+      image.description += " for " + target.getChip().str();
+    auto *decl = new llvm::GlobalVariable(
+        llvm, global->getValueType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, nullptr, image.symbol);
+    decl->setAlignment(llvm::Align(8));
+    global->replaceAllUsesWith(decl);
+    global->eraseFromParent();
+    images.push_back(std::move(image));
+  });
+}
+
 } // namespace
 
 LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
                                       const CodegenOptions &options,
                                       llvm::raw_pwrite_stream &os,
                                       bool emitLLVMIR) {
+  return emitCpuCode(ArrayRef<ModuleOp>{module}, options, os, emitLLVMIR);
+}
+
+LogicalResult mlir::kiln::emitCpuCode(ArrayRef<ModuleOp> modules,
+                                      const CodegenOptions &options,
+                                      llvm::raw_pwrite_stream &os,
+                                      bool emitLLVMIR) {
+  ModuleOp module = modules.front();
   // Every backend LLVM was built with, so that --target can cross-compile.
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
@@ -73,10 +120,20 @@ LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
   module->getContext()->appendDialectRegistry(registry);
 
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
-    return module.emitError("kiln: translation to LLVM IR failed");
+  std::unique_ptr<llvm::Module> llvmModule;
+  for (ModuleOp m : modules) {
+    std::unique_ptr<llvm::Module> translated =
+        translateModuleToLLVMIR(m, llvmContext);
+    if (!translated)
+      return m.emitError("kiln: translation to LLVM IR failed");
+    if (options.deviceImages)
+      externalizeImages(m, *translated, options.imagePrefix,
+                        *options.deviceImages);
+    if (!llvmModule)
+      llvmModule = std::move(translated);
+    else if (llvm::Linker::linkModules(*llvmModule, std::move(translated)))
+      return m.emitError("kiln: linking the compiled modules failed");
+  }
   addPackedEntryPoints(*llvmModule);
 
   llvm::Triple triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()

@@ -1,0 +1,58 @@
+//===- CudaDriver.h - The CUDA driver, loaded at run time -------*- C++ -*-===//
+//
+// The runtime never links CUDA: libcuda.so.1 is opened with dlopen the
+// first time something asks for a GPU, so that a machine without a driver
+// builds and runs everything else. Errors become kiln::Error with the
+// driver's own message.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_CUDADRIVER_H
+#define KILN_RUNTIME_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln::cuda::detail {
+
+/// Whether the driver loaded, initialised, and has device 0 (its primary
+/// context then current on the calling thread). Never throws.
+bool ready();
+/// Why ready() is false ("libcuda.so.1 not found", "no CUDA device", ...).
+std::string whyNotReady();
+/// Throws kiln::Error naming `op` unless ready().
+void require(const char *op);
+
+/// Device memory from a caching allocator: freed blocks are kept by size
+/// and handed out again (all work runs on the one legacy stream, so reuse
+/// in program order is safe). Sizes round up to powers of two from 512
+/// bytes; a failed allocation empties the cache and tries once more.
+void *allocateDevice(size_t nbytes);
+void freeDevice(void *ptr);
+
+void copyToDevice(void *dst, const void *src, size_t nbytes);
+void copyToHost(void *dst, const void *src, size_t nbytes);
+void copyOnDevice(void *dst, const void *src, size_t nbytes);
+/// Waits for all launched work; throws kiln::Error if a kernel failed.
+void synchronize(const char *op);
+
+/// A module image (PTX text or a cubin/fatbin) loaded on first use.
+struct Module;
+Module *registerModule(const void *image, size_t size, bool ptx);
+void unregisterModule(Module *module);
+/// The kernel `name` of `module` (loading the module once); nullptr and a
+/// pending error (see takeError) when it cannot be loaded.
+void *function(Module *module, const char *name);
+/// Launches on the legacy default stream; failures become the pending error.
+void launch(void *function, int64_t gridX, int64_t gridY, int64_t gridZ,
+            int64_t blockX, int64_t blockY, int64_t blockZ, int32_t sharedBytes,
+            void **params);
+/// The first error that compiled code met since the last call, or "".
+/// (Compiled code calls the launcher through C functions and cannot throw.)
+std::string takeError();
+/// Records an error met inside a C entry point.
+void setError(const std::string &message);
+
+} // namespace kiln::cuda::detail
+
+#endif
