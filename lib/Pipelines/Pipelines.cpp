@@ -115,7 +115,10 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                      "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,"
                      "llvm-optimize-for-nvvm-target,canonicalize,cse,"
                      "reconcile-unrealized-casts),"
-                     "gpu-to-llvm,gpu-module-to-binary{format=" +
+                     // Host memref ops gpu-to-llvm leaves (reshapes with
+                     // a shape buffer, which stays in host memory).
+                     "gpu-to-llvm,finalize-memref-to-llvm{use-generic-functions},"
+                     "gpu-module-to-binary{format=" +
                          options.format +
                          (toolkit.empty() ? std::string() : " toolkit=" + toolkit) +
                          "},convert-math-to-llvm,canonicalize,cse,"

@@ -1,9 +1,14 @@
 //===- kiln-e2e.cpp - Compiled graphs against the eager runtime -----------===//
 //
 //   kiln-e2e FILE.mlir --work DIR --cxx COMPILER [--sanitize-address]
+//            [--backend=cuda [--cuda-arch=sm_90]]
 //
 // (--sanitize-address instruments the compiled graphs with ASan; the
-// harness itself must then be an ASan build.)
+// harness itself must then be an ASan build.) With --backend=cuda the
+// graphs go through buildGpuPipeline (PTX, checked by ptxas when the CUDA
+// toolkit is there) and run on the GPU through kiln::abi::GraphCall, the
+// inputs staged from the CPU; without a GPU the harness compiles, checks
+// and links them, then prints "skipped: no GPU" instead of running.
 // Compiles every function of FILE (kiln dialect) through buildCpuPipeline to
 // an object file in process, links it into a shared library, loads it, and
 // for each `// E2E: @fn ARG...` line of FILE runs @fn compiled and through
@@ -24,13 +29,18 @@
 //===----------------------------------------------------------------------===//
 #include "EagerInterpreter.h"
 
+#include "kiln/Cuda.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CPU.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <dlfcn.h>
@@ -187,6 +197,38 @@ std::vector<Tensor> clipAndShift(const std::vector<Tensor> &in) {
   return {minimum(maximum(in[0], full({}, -1.0)), full({}, 1.0)) + in[1]};
 }
 
+/// Writes the PTX of each gpu.binary of `module` to DIR/graphs.ptx and runs
+/// ptxas on it for `arch`; false (with the reason printed) if ptxas rejects
+/// it. True without checking when the toolkit has no ptxas.
+bool checkPtx(mlir::ModuleOp module, const std::string &work,
+              const std::string &arch, int &kernels, bool &checked) {
+  std::string ptxas = mlir::kiln::findCudaToolkit() + "/bin/ptxas";
+  bool ok = true;
+  module.walk([&](mlir::gpu::BinaryOp binary) {
+    for (mlir::Attribute a : binary.getObjects()) {
+      auto object = mlir::cast<mlir::gpu::ObjectAttr>(a);
+      std::string ptx = object.getObject().getValue().str();
+      for (size_t at = ptx.find(".entry"); at != std::string::npos;
+           at = ptx.find(".entry", at + 1))
+        ++kernels;
+      if (!llvm::sys::fs::can_execute(ptxas))
+        continue;
+      checked = true;
+      std::string path = work + "/graphs.ptx";
+      std::ofstream(path) << ptx.c_str();
+      std::string archFlag = "-arch=" + arch;
+      llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, path, "-o",
+                                                 "/dev/null"};
+      std::string message;
+      if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &message)) {
+        std::cout << "FAIL ptxas rejected " << path << " " << message << "\n";
+        ok = false;
+      }
+    }
+  });
+  return ok;
+}
+
 } // namespace
 
 extern "C" void _mlir_ciface_e2e_clip_and_shift(void *result, void *x,
@@ -198,12 +240,17 @@ extern "C" void _mlir_ciface_e2e_clip_and_shift(void *result, void *x,
 
 int main(int argc, char **argv) {
   registerOpaqueFunction("e2e_clip_and_shift", clipAndShift);
-  std::string file, work = ".", cxx = "c++";
+  std::string file, work = ".", cxx = "c++", arch = "sm_90";
+  bool cuda = false;
   mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sanitize-address")
       codegen.sanitizeAddress = true;
+    else if (a == "--backend=cuda")
+      cuda = true;
+    else if (a.rfind("--cuda-arch=", 0) == 0)
+      arch = a.substr(12);
     else if (a == "--work" && i + 1 < argc)
       work = argv[++i];
     else if (a == "--cxx" && i + 1 < argc)
@@ -235,13 +282,34 @@ int main(int argc, char **argv) {
   // Compile a copy; the original stays in the kiln dialect for the oracle.
   mlir::OwningOpRef<mlir::ModuleOp> compiled = module->clone();
   mlir::PassManager pm(&context);
-  mlir::kiln::buildCpuPipeline(pm);
+  if (cuda) {
+    mlir::kiln::GpuPipelineOptions gpu;
+    gpu.chip = arch;
+    gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
+    mlir::kiln::buildGpuPipeline(pm, gpu);
+  } else {
+    mlir::kiln::buildCpuPipeline(pm);
+  }
   if (mlir::failed(pm.run(*compiled)))
     return 2;
+  if (llvm::sys::fs::create_directories(work))
+    return 2;
+  int kernels = 0;
+  bool ptxasChecked = false;
+  if (cuda && !checkPtx(*compiled, work, arch, kernels, ptxasChecked))
+    return 1;
   mlir::FailureOr<std::string> library =
       mlir::kiln::buildSharedLibrary(*compiled, codegen, work, cxx);
   if (mlir::failed(library))
     return 2;
+  if (cuda && !kiln::cuda::is_available()) {
+    // Never a silent pass: say what was and was not checked.
+    std::cout << "skipped: no GPU: " << runs.size() << " runs not executed; "
+              << kernels << " kernels compiled for " << arch
+              << (ptxasChecked ? ", accepted by ptxas," : " (no ptxas to check them)")
+              << " and linked\n";
+    return 0;
+  }
   void *handle = dlopen(library->c_str(), RTLD_NOW);
   if (!handle) {
     std::cerr << "kiln-e2e: " << dlerror() << "\n";
@@ -272,47 +340,70 @@ int main(int argc, char **argv) {
       eagerError = e.what();
     }
 
-    // The compiled graph, through the packed ABI.
-    std::vector<std::vector<int64_t>> descriptors;
-    std::vector<float> floats;
-    std::vector<double> doubles;
-    std::vector<void *> args(1 + inputs.size());
-    descriptors.reserve(inputs.size() + 1);
-    floats.reserve(inputs.size());
-    doubles.reserve(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      mlir::Type type = fn.getArgumentTypes()[i];
-      if (auto *tensor = std::get_if<Tensor>(&inputs[i])) {
-        descriptors.emplace_back(abi::descriptorSize(tensor->dim()) / 8);
-        abi::describe(*tensor, descriptors.back().data());
-        args[1 + i] = descriptors.back().data();
-      } else if (auto *n = std::get_if<int64_t>(&inputs[i])) {
-        args[1 + i] = n;
-      } else if (type.isF32()) {
-        floats.push_back(static_cast<float>(std::get<double>(inputs[i])));
-        args[1 + i] = &floats.back();
-      } else {
-        doubles.push_back(std::get<double>(inputs[i]));
-        args[1 + i] = &doubles.back();
-      }
-    }
-    size_t resultBytes = 8;
-    for (mlir::Type t : fn.getResultTypes())
-      resultBytes += abi::descriptorSize(mlir::cast<mlir::RankedTensorType>(t).getRank());
-    std::vector<int64_t> results(resultBytes / 8, 0);
-    args[0] = results.data();
-    entry(args.data());
-
-    size_t offset = 0;
     std::vector<Tensor> got;
-    for (mlir::Type t : fn.getResultTypes()) {
-      auto rt = mlir::cast<mlir::RankedTensorType>(t);
-      got.push_back(abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
-                               rt.getRank(), dtypeOf(rt.getElementType())));
-      offset += abi::descriptorSize(rt.getRank());
+    int32_t status = 0;
+    if (cuda) {
+      // On the GPU, through the same GraphCall stitched code uses: CPU
+      // inputs are copied over, results copied back.
+      abi::GraphCall call(run.function.c_str(), entry, Device::cuda());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        mlir::Type type = fn.getArgumentTypes()[i];
+        if (auto *tensor = std::get_if<Tensor>(&inputs[i]))
+          call.input(*tensor);
+        else if (auto *n = std::get_if<int64_t>(&inputs[i]))
+          call.input(*n);
+        else if (type.isF32())
+          call.input(static_cast<float>(std::get<double>(inputs[i])));
+        else
+          call.input(std::get<double>(inputs[i]));
+      }
+      got.resize(fn.getNumResults());
+      for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+        auto rt = mlir::cast<mlir::RankedTensorType>(fn.getResultTypes()[r]);
+        call.output(got[r], rt.getRank(), dtypeOf(rt.getElementType()));
+      }
+      status = call.run() ? 0 : 1;
+    } else {
+      // The compiled graph, through the packed ABI.
+      std::vector<std::vector<int64_t>> descriptors;
+      std::vector<float> floats;
+      std::vector<double> doubles;
+      std::vector<void *> args(1 + inputs.size());
+      descriptors.reserve(inputs.size() + 1);
+      floats.reserve(inputs.size());
+      doubles.reserve(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        mlir::Type type = fn.getArgumentTypes()[i];
+        if (auto *tensor = std::get_if<Tensor>(&inputs[i])) {
+          descriptors.emplace_back(abi::descriptorSize(tensor->dim()) / 8);
+          abi::describe(*tensor, descriptors.back().data());
+          args[1 + i] = descriptors.back().data();
+        } else if (auto *n = std::get_if<int64_t>(&inputs[i])) {
+          args[1 + i] = n;
+        } else if (type.isF32()) {
+          floats.push_back(static_cast<float>(std::get<double>(inputs[i])));
+          args[1 + i] = &floats.back();
+        } else {
+          doubles.push_back(std::get<double>(inputs[i]));
+          args[1 + i] = &doubles.back();
+        }
+      }
+      size_t resultBytes = 8;
+      for (mlir::Type t : fn.getResultTypes())
+        resultBytes += abi::descriptorSize(mlir::cast<mlir::RankedTensorType>(t).getRank());
+      std::vector<int64_t> results(resultBytes / 8, 0);
+      args[0] = results.data();
+      entry(args.data());
+
+      size_t offset = 0;
+      for (mlir::Type t : fn.getResultTypes()) {
+        auto rt = mlir::cast<mlir::RankedTensorType>(t);
+        got.push_back(abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
+                                 rt.getRank(), dtypeOf(rt.getElementType())));
+        offset += abi::descriptorSize(rt.getRank());
+      }
+      std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset, 4);
     }
-    int32_t status;
-    std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset, 4);
 
     std::string why;
     bool ok;

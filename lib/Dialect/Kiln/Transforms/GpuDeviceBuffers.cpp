@@ -16,13 +16,46 @@ using namespace mlir;
 
 namespace {
 
+/// A buffer that only describes a shape (memref.reshape's shape operand,
+/// filled by host stores): it stays in host memory.
+bool isShapeBuffer(Value buffer) {
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+      return reshape.getShape() == buffer;
+    if (auto store = dyn_cast<memref::StoreOp>(user))
+      return store.getMemRef() == buffer;
+    return isa<memref::DeallocOp>(user);
+  });
+}
+
 struct KilnGpuDeviceBuffersPass
     : mlir::kiln::impl::KilnGpuDeviceBuffersBase<KilnGpuDeviceBuffersPass> {
   void runOnOperation() override {
+    // An external function given buffers (an allow_in_graph call) would
+    // read device memory on the host. (Functions of the module, such as
+    // the deallocation helper, only compare their pointers.)
+    WalkResult calls = getOperation().walk([&](func::CallOp call) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if ((!callee || callee.isExternal()) &&
+          llvm::any_of(call.getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
+        call.emitError("kiln: '")
+            << call.getCallee()
+            << "' is a host function and cannot take device buffers "
+               "(allow_in_graph calls are not supported on the GPU)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (calls.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     // Collected first: the walk must not see the ops it creates.
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
+      if (isa<memref::AllocOp, memref::DeallocOp>(op) &&
+          isShapeBuffer(op->getNumResults() ? op->getResult(0) : op->getOperand(0)))
+        return;
       if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op))
         ops.push_back(op);
     });

@@ -2,7 +2,7 @@
 // allocations and deallocations go through the gpu dialect, and copies
 // become linalg.copy (a kernel later), so that the host never touches
 // tensor data.
-// RUN: kiln-opt %s -kiln-gpu-device-buffers | FileCheck %s
+// RUN: kiln-opt %s -kiln-gpu-device-buffers -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @buffers
 // CHECK-SAME: (%[[X:.*]]: memref<?xf32, strided<[?], offset: ?>>, %[[N:.*]]: index)
@@ -22,4 +22,34 @@ func.func @buffers(%x: memref<?xf32, strided<[?], offset: ?>>, %n: index) -> mem
   memref.copy %a, %b : memref<?xf32> to memref<?xf32>
   memref.dealloc %a : memref<?xf32>
   return %b : memref<?xf32>
+}
+
+// -----
+
+// An allow_in_graph function runs on the host: it cannot be given device
+// buffers.
+func.func private @host_fn(memref<?xf32>) -> ()
+func.func @opaque(%x: memref<?xf32>) {
+  // expected-error @+1 {{'host_fn' is a host function and cannot take device buffers (allow_in_graph calls are not supported on the GPU)}}
+  func.call @host_fn(%x) : (memref<?xf32>) -> ()
+  return
+}
+
+// -----
+
+// A buffer that only holds a shape stays in host memory.
+// CHECK-LABEL: func.func @shape_buffer
+// CHECK: %[[SHAPE:.*]] = memref.alloc() : memref<2xindex>
+// CHECK: memref.store %{{.*}}, %[[SHAPE]]
+// CHECK: memref.reshape %{{.*}}(%[[SHAPE]])
+// CHECK: memref.dealloc %[[SHAPE]] : memref<2xindex>
+func.func @shape_buffer(%x: memref<?xf32>, %a: index, %b: index) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %shape = memref.alloc() : memref<2xindex>
+  memref.store %a, %shape[%c0] : memref<2xindex>
+  memref.store %b, %shape[%c1] : memref<2xindex>
+  %r = memref.reshape %x(%shape) : (memref<?xf32>, memref<2xindex>) -> memref<?x?xf32>
+  memref.dealloc %shape : memref<2xindex>
+  return %r : memref<?x?xf32>
 }

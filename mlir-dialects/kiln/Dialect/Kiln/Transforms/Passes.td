@@ -141,7 +141,11 @@ def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp
     `memref.dealloc` becomes `gpu.dealloc` (the runtime's caching device
     allocator, in stream order), and `memref.copy` becomes `linalg.copy`,
     which the pipeline then runs as a kernel like any other loop nest.
-    Nothing on the host reads or writes tensor data afterwards.
+    Nothing on the host reads or writes tensor data afterwards. Buffers
+    that only hold a shape (the shape operand of `memref.reshape`, filled
+    by host stores) stay in host memory. A call of a host function with
+    buffer operands (an `allow_in_graph` function) is an error: it would
+    be handed device memory.
 
     Example:
 
