@@ -1,8 +1,9 @@
-# kiln_compile(<target> [BACKEND eager|cpu] [SOURCES src...] [OPTIONS opt...])
+# kiln_compile(<target> [BACKEND eager|cpu|cuda] [SOURCES src...] [OPTIONS opt...])
 #
 # Routes the target's C++ sources (all of them, or those named) through
 # `kiln compile` at build time: each source's stitched copy (and, for the cpu
-# backend, its kernels' object) is built in its place, under
+# and cuda backends, its compiled graphs' object; GPU kernels are embedded
+# in the stitched copy) is built in its place, under
 # ${CMAKE_CURRENT_BINARY_DIR}/kiln/<target>/. kiln sees the target's include
 # directories, definitions and C++ standard; it re-runs when the source or a
 # header it includes changes (DEPFILE), and its diagnostics point at the
@@ -46,7 +47,7 @@ function(kiln_compile target)
     get_filename_component(name ${src} NAME_WE)
     set(stitched ${out_dir}/${name}.kiln.cpp)
     set(outputs ${stitched})
-    if(ARG_BACKEND STREQUAL "cpu")
+    if(NOT ARG_BACKEND STREQUAL "eager")
       list(APPEND outputs ${out_dir}/${name}.kiln.o)
     endif()
     add_custom_command(
@@ -67,8 +68,10 @@ function(kiln_compile target)
     target_sources(${target} PRIVATE ${outputs})
   endforeach()
   target_link_libraries(${target} PRIVATE Kiln::runtime)
-  if(ARG_BACKEND STREQUAL "cpu")
-    # The kernels call OpenMP's runtime (libomp), whatever compiles the rest.
+  if(NOT ARG_BACKEND STREQUAL "eager")
+    # CPU kernels call OpenMP's runtime (libomp), whatever compiles the
+    # rest (a cuda file may hold cpu roots too). GPU kernels need nothing
+    # at link time: the runtime loads the CUDA driver when they first run.
     target_link_libraries(${target} PRIVATE Kiln::omp)
   endif()
 endfunction()

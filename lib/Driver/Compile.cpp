@@ -227,8 +227,10 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     if (llvmDialect)
       module.print(*llvmDialect);
   }
+  // The object is written even with no graphs in it: build systems expect
+  // it beside the stitched source.
   if (modules.empty())
-    return true;
+    modules.push_back(mlir::ModuleOp::create(mlir::UnknownLoc::get(&context)));
   mlir::kiln::CodegenOptions options;
   std::vector<mlir::kiln::DeviceImage> deviceImages;
   options.deviceImages = &deviceImages;

@@ -1,0 +1,190 @@
+//===- CudaRuntimeTest.cpp - The runtime's GPU side, on a stand-in driver -===//
+//
+// Runs with KILN_LIBCUDA naming FakeDriver.cpp's library (CMake sets it):
+// device memory is host memory there, so what the runtime does around the
+// kernels -- loading the driver, allocating and caching, transfers of
+// contiguous and strided tensors, staging graph inputs, adopting results,
+// reporting errors -- is checked without a GPU. Kernels themselves run in
+// the GPU end-to-end tests (test/e2e/cuda), where a GPU is.
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
+#include <kiln/kiln.h>
+
+#include <catch2/catch.hpp>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace kiln;
+using namespace kiln::test;
+
+extern "C" {
+void *mgpuMemAlloc(uint64_t size, void *stream, bool hostShared);
+void mgpuMemFree(void *ptr, void *stream);
+void *mgpuModuleLoad(void *data, size_t size);
+void *mgpuModuleLoadJIT(void *data, int optLevel);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *fn, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
+                      int64_t by, int64_t bz, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramCount);
+}
+
+namespace {
+
+/// got (on the CPU) equals want in shape, dtype and values.
+void checkClose(const Tensor &got, const Tensor &want) {
+  REQUIRE(got.device() == Device::cpu());
+  checkTensor(got, want.shape(), want.dtype(), values(want));
+}
+
+/// A function of the stand-in driver (loaded by the runtime on first use).
+template <typename T> T fakeDriver(const char *name) {
+  REQUIRE(cuda::is_available());
+  void *lib = dlopen(std::getenv("KILN_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(lib);
+  return reinterpret_cast<T>(dlsym(lib, name));
+}
+
+/// What a compiled graph y = 2 * x + 1 (rank 2, f32) does on this "GPU":
+/// reads its input descriptor, allocates its result through mgpuMemAlloc
+/// and writes the result descriptor and status 0.
+extern "C" void twiceXPlusOne(void **args) {
+  auto *in = static_cast<int64_t *>(args[1]);
+  float *x;
+  std::memcpy(&x, &in[1], sizeof(x));
+  x += in[2];
+  int64_t rows = in[3], cols = in[4], rs = in[5], cs = in[6];
+  auto *y = static_cast<float *>(mgpuMemAlloc(rows * cols * sizeof(float), nullptr, false));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      y[i * cols + j] = 2 * x[i * rs + j * cs] + 1;
+  auto *out = static_cast<int64_t *>(args[0]);
+  std::memcpy(&out[0], &y, sizeof(y));
+  std::memcpy(&out[1], &y, sizeof(y));
+  int64_t desc[] = {0, rows, cols, cols, 1};
+  std::memcpy(&out[2], desc, sizeof(desc));
+  int32_t status = 0;
+  std::memcpy(&out[7], &status, sizeof(status));
+}
+
+const char kPtx[] = "//\n.version 8.0\n.target sm_90\n";
+
+/// A graph whose kernel launch fails: the driver runs none.
+extern "C" void launchesAKernel(void **args) {
+  static void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 3);
+  void *fn = mgpuModuleGetFunction(module, "kernel");
+  mgpuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  // Writes a result as the real code would, so the error path frees it.
+  twiceXPlusOne(args);
+}
+
+/// A graph whose kernel is not in its module.
+extern "C" void missingKernel(void **args) {
+  static void *module = mgpuModuleLoad(const_cast<char *>(kPtx), sizeof(kPtx));
+  void *fn = mgpuModuleGetFunction(module, "missing");
+  mgpuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  twiceXPlusOne(args);
+}
+
+} // namespace
+
+TEST_CASE("the stand-in driver is a GPU", "[cuda]") {
+  REQUIRE(std::getenv("KILN_LIBCUDA"));
+  CHECK(cuda::is_available());
+  cuda::synchronize();
+}
+
+TEST_CASE("to(cuda) and back, contiguous and strided", "[cuda]") {
+  Tensor x = randn({3, 5}, 1);
+  Tensor d = x.to(Device::cuda());
+  CHECK(d.device() == Device::cuda());
+  CHECK(d.to(Device::cuda()).shares_storage(d));
+  checkClose(d.to(Device::cpu()), x);
+  // Views of device memory come back in their own shape.
+  checkClose(d.transpose(0, 1).to(Device::cpu()), x.transpose(0, 1).contiguous());
+  checkClose(d.slice(1, 1, 5, 2).to(Device::cpu()), x.slice(1, 1, 5, 2).contiguous());
+  checkClose(d.slice(0, 2, 3).to(Device::cpu()), x.slice(0, 2, 3).contiguous());
+  // A strided CPU tensor goes over contiguous.
+  Tensor t = x.transpose(0, 1).to(Device::cuda());
+  CHECK(t.is_contiguous());
+  checkClose(t.to(Device::cpu()), x.transpose(0, 1).contiguous());
+  CHECK(d.clone().device() == Device::cuda());
+  checkClose(d.clone().to(Device::cpu()), x);
+  checkClose(d.transpose(0, 1).clone().to(Device::cpu()), x.transpose(0, 1).contiguous());
+  checkClose(d.to(kFloat64).to(Device::cpu()), x.to(kFloat64));
+  CHECK(d.to(kFloat64).device() == Device::cuda());
+  CHECK(full({}, 2.5).to(Device::cuda()).item<float>() == 2.5f);
+  CHECK(toString(ones({2}).to(Device::cuda())) ==
+        "tensor([1., 1.], device='cuda:0')");
+  CHECK(zeros({0, 4}).to(Device::cuda()).to(Device::cpu()).shape() == Shape{0, 4});
+}
+
+TEST_CASE("eager ops refuse GPU tensors; one GPU", "[cuda]") {
+  Tensor d = ones({2}).to(Device::cuda());
+  CHECK_KILN_ERROR(d + d, "add", "the eager runtime computes on the cpu", "cuda:0");
+  CHECK_KILN_ERROR(exp(d), "exp", "cuda:0");
+  CHECK_KILN_ERROR(ones({2}).to(Device::cuda(1)), "cuda:1", "one GPU");
+}
+
+TEST_CASE("the caching allocator reuses freed blocks by size", "[cuda]") {
+  auto liveBlocks = fakeDriver<size_t (*)()>("kiln_fake_cuda_live_blocks");
+  void *first;
+  {
+    Tensor a({1000}, kFloat32, Device::cuda());
+    first = a.raw_data();
+  }
+  size_t before = liveBlocks();
+  Tensor b({900}, kFloat32, Device::cuda()); // same power-of-two bucket
+  CHECK(b.raw_data() == first);
+  CHECK(liveBlocks() == before);
+}
+
+TEST_CASE("GraphCall on cuda: CPU inputs staged, results back", "[cuda]") {
+  Tensor x = randn({4, 6}, 2);
+  Tensor want = x * 2 + 1;
+  CHECK(abi::guard("g", {{x, 2, kFloat32}}, Device::cuda()));
+  Tensor y;
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(x).output(y, 2, kFloat32).run());
+  CHECK(y.device() == Device::cpu());
+  checkClose(y, want);
+
+  // A strided CPU input is staged contiguous.
+  Tensor xt = x.transpose(0, 1);
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(xt).output(y, 2, kFloat32).run());
+  checkClose(y, xt * 2 + 1);
+
+  // Device inputs pass straight through (a strided view included), and
+  // the results stay on the device.
+  Tensor dx = x.to(Device::cuda());
+  CHECK(abi::guard("g", {{dx, 2, kFloat32}}, Device::cuda()));
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda())
+              .input(dx.transpose(0, 1)).output(y, 2, kFloat32).run());
+  CHECK(y.device() == Device::cuda());
+  checkClose(y.to(Device::cpu()), xt * 2 + 1);
+
+  // A CPU graph's guard rejects device tensors.
+  CHECK_FALSE(abi::guard("g", {{dx, 2, kFloat32}}));
+  // Rank and dtype guards hold on cuda too.
+  CHECK_FALSE(abi::guard("g", {{x, 3, kFloat32}}, Device::cuda()));
+}
+
+TEST_CASE("a failed kernel raises kiln::Error from the graph call", "[cuda]") {
+  Tensor x = randn({2, 3}, 3);
+  Tensor y;
+  CHECK_KILN_ERROR(abi::GraphCall("bad", launchesAKernel, Device::cuda())
+                       .input(x).output(y, 2, kFloat32).run(),
+                   "graph bad", "kernel launch", "the fake driver runs no kernels");
+  CHECK_FALSE(y.defined());
+  CHECK_KILN_ERROR(abi::GraphCall("missing", missingKernel, Device::cuda())
+                       .input(x).output(y, 2, kFloat32).run(),
+                   "graph missing", "kernel missing", "named symbol not found");
+  // The error does not stick: the next graph runs.
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(x).output(y, 2, kFloat32).run());
+  checkClose(y, x * 2 + 1);
+  auto modules = fakeDriver<int (*)()>("kiln_fake_cuda_modules_loaded");
+  CHECK(modules() == 2); // each module loaded once, on its first launch
+}
