@@ -40,6 +40,7 @@ struct Driver {
   CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*memcpy)(CUdeviceptr, CUdeviceptr, size_t); // either side (UVA)
   CUresult (*moduleLoadData)(CUmodule *, const void *);
   CUresult (*moduleUnload)(CUmodule);
   CUresult (*moduleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -78,6 +79,7 @@ Driver loadDriver() {
                bind(lib, "cuMemcpyHtoD_v2", d.memcpyHtoD) &&
                bind(lib, "cuMemcpyDtoH_v2", d.memcpyDtoH) &&
                bind(lib, "cuMemcpyDtoD_v2", d.memcpyDtoD) &&
+               bind(lib, "cuMemcpy", d.memcpy) &&
                bind(lib, "cuModuleLoadData", d.moduleLoadData) &&
                bind(lib, "cuModuleUnload", d.moduleUnload) &&
                bind(lib, "cuModuleGetFunction", d.moduleGetFunction) &&
@@ -225,6 +227,13 @@ void copyOnDevice(void *dst, const void *src, size_t nbytes) {
           "copy on cuda");
 }
 
+void copyAny(void *dst, const void *src, size_t nbytes, const char *op) {
+  if (nbytes)
+    check(driver().memcpy(reinterpret_cast<CUdeviceptr>(dst),
+                          reinterpret_cast<CUdeviceptr>(src), nbytes),
+          op);
+}
+
 void synchronize(const char *op) {
   require(op);
   check(driver().ctxSynchronize(), op);
@@ -313,6 +322,8 @@ std::string takeError() {
   error.swap(pendingError);
   return error;
 }
+
+bool errorPending() { return !pendingError.empty(); }
 
 void setError(const std::string &message) {
   if (pendingError.empty())

@@ -33,6 +33,8 @@ void freeDevice(void *ptr);
 void copyToDevice(void *dst, const void *src, size_t nbytes);
 void copyToHost(void *dst, const void *src, size_t nbytes);
 void copyOnDevice(void *dst, const void *src, size_t nbytes);
+/// Either way (host or device on each side: unified addressing).
+void copyAny(void *dst, const void *src, size_t nbytes, const char *op);
 /// Waits for all launched work; throws kiln::Error if a kernel failed.
 void synchronize(const char *op);
 
@@ -52,6 +54,7 @@ void launch(void *function, int64_t gridX, int64_t gridY, int64_t gridZ,
 std::string takeError();
 /// Records an error met inside a C entry point.
 void setError(const std::string &message);
+bool errorPending();
 
 } // namespace kiln::cuda::detail
 

@@ -83,6 +83,18 @@ void *mgpuMemAlloc(uint64_t size, void *stream, bool hostShared) {
   }
 }
 
+/// Host <-> device copies of compiled code (a graph reading a flag its
+/// kernels computed); synchronous, after the work launched before it.
+void mgpuMemcpy(void *dst, void *src, size_t size, void *stream) {
+  (void)stream;
+  if (!errorPending())
+    try {
+      copyAny(dst, src, size, "cuda: copy in a graph");
+    } catch (const std::exception &e) {
+      setError(e.what());
+    }
+}
+
 void mgpuMemFree(void *ptr, void *stream) {
   (void)stream;
   freeDevice(ptr);

@@ -24,6 +24,7 @@ using namespace kiln::test;
 extern "C" {
 void *mgpuMemAlloc(uint64_t size, void *stream, bool hostShared);
 void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t size, void *stream);
 void *mgpuModuleLoad(void *data, size_t size);
 void *mgpuModuleLoadJIT(void *data, int optLevel);
 void mgpuModuleUnload(void *module);
@@ -187,4 +188,16 @@ TEST_CASE("a failed kernel raises kiln::Error from the graph call", "[cuda]") {
   checkClose(y, x * 2 + 1);
   auto modules = fakeDriver<int (*)()>("kiln_fake_cuda_modules_loaded");
   CHECK(modules() == 2); // each module loaded once, on its first launch
+}
+
+TEST_CASE("compiled code copies single values between host and GPU", "[cuda]") {
+  // What a graph does to read a flag its kernels computed (the check of
+  // embedding ids), and to write a value for them.
+  Tensor d = full({}, 7.0).to(Device::cuda());
+  float host = 0;
+  mgpuMemcpy(&host, d.raw_data(), sizeof(float), nullptr);
+  CHECK(host == 7.0f);
+  host = -2.5f;
+  mgpuMemcpy(d.raw_data(), &host, sizeof(float), nullptr);
+  CHECK(d.item<float>() == -2.5f);
 }

@@ -67,6 +67,11 @@ int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n) {
   return 0;
 }
 
+int cuMemcpy(unsigned long long dst, unsigned long long src, size_t n) {
+  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), n);
+  return 0;
+}
+
 /// Accepts PTX text and ELF/fatbin images by their first bytes.
 int cuModuleLoadData(void **module, const void *image) {
   const char *bytes = static_cast<const char *>(image);

@@ -16,16 +16,84 @@ using namespace mlir;
 
 namespace {
 
-/// A buffer that only describes a shape (memref.reshape's shape operand,
-/// filled by host stores): it stays in host memory.
-bool isShapeBuffer(Value buffer) {
-  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
-    if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
-      return reshape.getShape() == buffer;
-    if (auto store = dyn_cast<memref::StoreOp>(user))
-      return store.getMemRef() == buffer;
-    return isa<memref::DeallocOp>(user);
-  });
+/// An allocation only host code uses: sizes for memref.reshape, or the
+/// deallocation pipeline's lists of pointers and flags, which go to its
+/// helper function. (A tensor's buffer is written by a kernel or returned.)
+bool isHostMetadata(memref::AllocOp alloc) {
+  SmallVector<Value> values = {alloc.getResult()};
+  while (!values.empty()) {
+    Value v = values.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        values.push_back(cast.getResult());
+        continue;
+      }
+      if (auto reshape = dyn_cast<memref::ReshapeOp>(user)) {
+        if (reshape.getShape() != v)
+          return false;
+        continue;
+      }
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (!callee || callee.isExternal())
+          return false;
+        continue;
+      }
+      if (isa<memref::LoadOp, memref::StoreOp>(user) &&
+          !user->getParentOfType<linalg::LinalgOp>())
+        continue;
+      if (!isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Whether host code touching `buffer` touches device memory: it is (a
+/// view of) an allocation that becomes gpu.alloc, or a public function's
+/// argument (a graph's input). Stack buffers, metadata and the arguments
+/// of the module's private helpers (the deallocation helper) are host
+/// memory.
+bool isDeviceBuffer(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(def))
+      return !isHostMetadata(alloc);
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return !isa<memref::AllocaOp, memref::GetGlobalOp>(def);
+    buffer = view.getViewSource();
+  }
+  auto fn = dyn_cast<func::FuncOp>(buffer.getParentBlock()->getParentOp());
+  return !fn || fn.isPublic();
+}
+
+/// The buffer a host load or store of a rank-0 device buffer reads or
+/// writes goes through a host copy: gpu.memcpy between them. Other host
+/// accesses of device data are errors.
+LogicalResult stageHostAccess(Operation *op, IRRewriter &rewriter) {
+  auto load = dyn_cast<memref::LoadOp>(op);
+  auto store = dyn_cast<memref::StoreOp>(op);
+  Value buffer = load ? load.getMemRef() : store.getMemRef();
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() != 0 || !type.getLayout().isIdentity())
+    return op->emitError("kiln: host code reads or writes device memory of type ")
+           << type << " (only single values are copied for the host)";
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  Value host = memref::AllocaOp::create(rewriter, loc, type);
+  if (load) {
+    gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                          host, buffer);
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(load, host, ValueRange{});
+  } else {
+    memref::StoreOp::create(rewriter, loc, store.getValueToStore(), host,
+                            ValueRange{});
+    gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                          buffer, host);
+    rewriter.eraseOp(store);
+  }
+  return success();
 }
 
 struct KilnGpuDeviceBuffersPass
@@ -50,12 +118,30 @@ struct KilnGpuDeviceBuffersPass
     if (calls.wasInterrupted())
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
+    // Host reads and writes of tensor data (outside linalg ops, which
+    // become kernels): a graph reading a flag it computed.
+    SmallVector<Operation *> hostAccesses;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
+          op->getParentOfType<linalg::LinalgOp>())
+        return;
+      Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
+                                             : cast<memref::StoreOp>(op).getMemRef();
+      if (isDeviceBuffer(buffer))
+        hostAccesses.push_back(op);
+    });
+    for (Operation *op : hostAccesses)
+      if (failed(stageHostAccess(op, rewriter)))
+        return signalPassFailure();
     // Collected first: the walk must not see the ops it creates.
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<memref::AllocOp, memref::DeallocOp>(op) &&
-          isShapeBuffer(op->getNumResults() ? op->getResult(0) : op->getOperand(0)))
-        return;
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        if (isHostMetadata(alloc))
+          return;
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+        if (!isDeviceBuffer(dealloc.getMemref()))
+          return;
       if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op))
         ops.push_back(op);
     });

@@ -37,7 +37,7 @@ func.func @opaque(%x: memref<?xf32>) {
 
 // -----
 
-// A buffer that only holds a shape stays in host memory.
+// A buffer that only host code uses (a shape) stays in host memory.
 // CHECK-LABEL: func.func @shape_buffer
 // CHECK: %[[SHAPE:.*]] = memref.alloc() : memref<2xindex>
 // CHECK: memref.store %{{.*}}, %[[SHAPE]]
@@ -52,4 +52,44 @@ func.func @shape_buffer(%x: memref<?xf32>, %a: index, %b: index) -> memref<?x?xf
   %r = memref.reshape %x(%shape) : (memref<?xf32>, memref<2xindex>) -> memref<?x?xf32>
   memref.dealloc %shape : memref<2xindex>
   return %r : memref<?x?xf32>
+}
+
+// -----
+
+// Host code reading a single value that a kernel computed (the check of
+// embedding ids) copies it from the device first.
+// CHECK-LABEL: func.func @read_flag
+// CHECK: %[[FLAG:.*]] = gpu.alloc () : memref<i1>
+// CHECK: linalg.fill ins(%{{.*}} : i1) outs(%[[FLAG]] : memref<i1>)
+// CHECK: %[[HOST:.*]] = memref.alloca() : memref<i1>
+// CHECK: gpu.memcpy %[[HOST]], %[[FLAG]] : memref<i1>, memref<i1>
+// CHECK: %[[V:.*]] = memref.load %[[HOST]][] : memref<i1>
+// CHECK: return %[[V]]
+func.func @read_flag(%b: i1) -> i1 {
+  %flag = memref.alloc() : memref<i1>
+  linalg.fill ins(%b : i1) outs(%flag : memref<i1>)
+  %v = memref.load %flag[] : memref<i1>
+  return %v : i1
+}
+
+// -----
+
+// CHECK-LABEL: func.func @write_value
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<f32>
+// CHECK: %[[HOST:.*]] = memref.alloca() : memref<f32>
+// CHECK: memref.store %arg0, %[[HOST]][] : memref<f32>
+// CHECK: gpu.memcpy %[[BUF]], %[[HOST]] : memref<f32>, memref<f32>
+func.func @write_value(%v: f32) -> memref<f32> {
+  %buf = memref.alloc() : memref<f32>
+  memref.store %v, %buf[] : memref<f32>
+  return %buf : memref<f32>
+}
+
+// -----
+
+// Reading a tensor's elements on the host is not staged: an error.
+func.func @read_many(%x: memref<?xf32>, %i: index) -> f32 {
+  // expected-error @+1 {{kiln: host code reads or writes device memory of type 'memref<?xf32>' (only single values are copied for the host)}}
+  %v = memref.load %x[%i] : memref<?xf32>
+  return %v : f32
 }

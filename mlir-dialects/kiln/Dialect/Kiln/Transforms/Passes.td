@@ -142,8 +142,12 @@ def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp
     allocator, in stream order), and `memref.copy` becomes `linalg.copy`,
     which the pipeline then runs as a kernel like any other loop nest.
     Nothing on the host reads or writes tensor data afterwards. Buffers
-    that only hold a shape (the shape operand of `memref.reshape`, filled
-    by host stores) stay in host memory. A call of a host function with
+    that only host code uses (shapes for `memref.reshape`, the lists of
+    pointers and flags the deallocation pipeline hands its helper) stay in
+    host memory. Where host code reads or writes a
+    single value of device memory (a flag that a kernel computed, as the
+    check of embedding ids does), it goes through a host copy and
+    `gpu.memcpy`; reading more is an error. A call of a host function with
     buffer operands (an `allow_in_graph` function) is an error: it would
     be handed device memory.
 
