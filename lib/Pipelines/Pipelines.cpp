@@ -92,7 +92,9 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                      "canonicalize");
   pm.addNestedPass<func::FuncOp>(createKilnGpuDeviceBuffers());
   pm.addPass(createKilnLowerReductions());
-  appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+  // No canonicalize before the mapping: it would inline the one-iteration
+  // loops that make kernels of serial ops.
+  appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),cse");
   pm.addNestedPass<func::FuncOp>(
       createKilnGpuMapParallelLoops({options.blockSize}));
   appendPipeline(pm, "func.func(convert-parallel-loops-to-gpu),canonicalize,"

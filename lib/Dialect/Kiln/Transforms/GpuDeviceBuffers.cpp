@@ -4,7 +4,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
@@ -159,6 +161,22 @@ struct KilnGpuDeviceBuffersPass
         rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                     copy.getTarget());
       }
+    }
+    // A linalg op with no parallel loop (a reduction of every dim, a fill
+    // of a single value) would lower to host loops over device memory: it
+    // gets a parallel loop of one iteration, which becomes its kernel.
+    SmallVector<linalg::LinalgOp> serial;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.getNumParallelLoops() == 0 && op.hasPureBufferSemantics())
+        serial.push_back(op);
+    });
+    for (linalg::LinalgOp op : serial) {
+      rewriter.setInsertionPoint(op);
+      Location loc = op.getLoc();
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto unit = scf::ParallelOp::create(rewriter, loc, zero, one, one);
+      op->moveBefore(unit.getBody()->getTerminator());
     }
   }
 };

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -199,6 +200,19 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
       return false; // writes before the reduction would race
     }
   }
+  if (!reduce)
+    return false;
+  // A reduction over several dims (a perfect nest carrying the
+  // accumulator) becomes one loop over their product, so that the block
+  // shares all of it.
+  if (reduce.getNumRegionIterArgs() == 1 &&
+      isa<scf::ForOp>(reduce.getBody()->front()) &&
+      succeeded(coalescePerfectlyNestedSCFForLoops(reduce))) {
+    reduce = nullptr;
+    for (Operation &op : body->without_terminator())
+      if (auto forOp = dyn_cast<scf::ForOp>(op))
+        reduce = forOp;
+  }
   if (!reduce || isContraction(reduce))
     return false;
   Operation *combiner = combinerOf(reduce);
@@ -268,6 +282,21 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
   return true;
 }
 
+/// Whether `buffer` is device memory: (a view of) a gpu.alloc or an
+/// argument of a public function (a graph's input).
+bool onDevice(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (isa<gpu::AllocOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    buffer = view.getViewSource();
+  }
+  auto fn = dyn_cast<func::FuncOp>(buffer.getParentBlock()->getParentOp());
+  return fn && fn.isPublic();
+}
+
 struct KilnGpuMapParallelLoopsPass
     : mlir::kiln::impl::KilnGpuMapParallelLoopsBase<KilnGpuMapParallelLoopsPass> {
   using Base::Base;
@@ -287,6 +316,22 @@ struct KilnGpuMapParallelLoopsPass
       if (!mapRowReduction(loop, blockSize))
         mapElementwise(loop, blockSize);
     }
+    // What stays outside the kernels runs on the host, which cannot touch
+    // device memory: a graph doing so is a compiler bug, stopped here.
+    WalkResult host = getOperation().walk([&](Operation *op) {
+      if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
+          op->getParentOfType<scf::ParallelOp>())
+        return WalkResult::advance();
+      Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
+                                             : cast<memref::StoreOp>(op).getMemRef();
+      if (!onDevice(buffer))
+        return WalkResult::advance();
+      op->emitError("kiln: host code would access device memory (not mapped "
+                    "onto the GPU)");
+      return WalkResult::interrupt();
+    });
+    if (host.wasInterrupted())
+      signalPassFailure();
   }
 };
 

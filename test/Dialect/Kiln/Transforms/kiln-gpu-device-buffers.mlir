@@ -93,3 +93,30 @@ func.func @read_many(%x: memref<?xf32>, %i: index) -> f32 {
   %v = memref.load %x[%i] : memref<?xf32>
   return %v : f32
 }
+
+// -----
+
+// Linalg ops with no parallel loop (a sum of every element, a fill of a
+// single value) are put in a one-iteration parallel loop: kernels, not
+// host loops over device memory.
+// CHECK-LABEL: func.func @total
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<f32>
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : memref<f32>)
+// CHECK-NEXT: scf.reduce
+// CHECK: scf.parallel
+// CHECK-NEXT: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+#sum_in = affine_map<(d0, d1) -> (d0, d1)>
+#sum_out = affine_map<(d0, d1) -> ()>
+func.func @total(%x: memref<?x?xf32>) -> memref<f32> {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<f32>)
+  linalg.generic {indexing_maps = [#sum_in, #sum_out], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  }
+  return %out : memref<f32>
+}

@@ -4,7 +4,7 @@
 // per row with a strided per-thread loop, gpu.all_reduce, the initial value
 // folded in once, and thread 0 storing; a contraction runs one thread per
 // output element.
-// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops=block-size=128 -cse -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops=block-size=128 -cse -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK: %[[NR:.*]] = arith.ceildivui %{{.*}}, %c1 : index
@@ -133,4 +133,45 @@ func.func @select_reduction(%x: memref<?x?xf32>, %m: memref<?xf32>) {
     memref.store %r, %m[%i] : memref<?xf32>
   }
   return
+}
+
+// -----
+
+// A reduction of several dims (a perfect nest) is coalesced into one loop
+// that the whole block shares.
+// CHECK-LABEL: func.func @sum_all
+// CHECK: scf.parallel
+// CHECK: scf.parallel (%[[LANE:.*]]) =
+// CHECK: %[[N:.*]] = affine.apply
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args
+// CHECK: affine.delinearize_index %[[I]]
+// CHECK: gpu.all_reduce add
+func.func @sum_all(%x: memref<?x?xf32>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%u) = (%c0) to (%c1) step (%c1) {
+    %init = memref.load %out[%u] : memref<1xf32>
+    %r = scf.for %i = %c0 to %rows step %c1 iter_args(%a = %init) -> (f32) {
+      %s = scf.for %j = %c0 to %cols step %c1 iter_args(%b = %a) -> (f32) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %n = arith.addf %b, %v : f32
+        scf.yield %n : f32
+      }
+      scf.yield %s : f32
+    }
+    memref.store %r, %out[%u] : memref<1xf32>
+  }
+  return
+}
+
+// -----
+
+// Device memory touched by host code after the mapping is an error.
+func.func @host_read(%x: memref<?xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{kiln: host code would access device memory (not mapped onto the GPU)}}
+  %v = memref.load %x[%c0] : memref<?xf32>
+  return %v : f32
 }

@@ -149,7 +149,9 @@ def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp
     check of embedding ids does), it goes through a host copy and
     `gpu.memcpy`; reading more is an error. A call of a host function with
     buffer operands (an `allow_in_graph` function) is an error: it would
-    be handed device memory.
+    be handed device memory. A linalg op with no parallel loop (a reduction
+    of every dim, a fill of a single value) is put in a parallel loop of
+    one iteration, so that it too becomes a kernel instead of host loops.
 
     Example:
 
@@ -165,8 +167,10 @@ def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp
     linalg.copy ins(%x : memref<?xf32, strided<[?], offset: ?>>) outs(%a : memref<?xf32>)
     ```
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
-                           "::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func::FuncOp"> {
@@ -189,7 +193,10 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
       blocks and threads along x, so that consecutive threads touch
       consecutive elements (coalesced loads and stores).
 
-    Nested `scf.parallel` loops run sequentially inside their thread.
+    A reduction over several dims (a perfect `scf.for` nest carrying the
+    accumulator) is first coalesced into one loop. Nested `scf.parallel`
+    loops run sequentially inside their thread. A load or store of device
+    memory left in host code afterwards is an error (it would fault).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
