@@ -63,6 +63,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnLowerReductions());
   appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   pm.addPass(createKilnParallelizeOuterLoop());
+  pm.addPass(createKilnFuseRowLoops());
   if (options.openmp)
     appendPipeline(pm, "convert-scf-to-openmp");
   pm.addPass(createKilnApproximateMath());

@@ -60,6 +60,29 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def KilnFuseRowLoops : Pass<"kiln-fuse-row-loops"> {
+  let summary = "Run the row loops of a row tile as one loop over its rows";
+  let description = [{
+    After `kiln-tile-and-fuse-rows` and the lowering to loops, each row
+    tile of a chain (softmax, a norm, the elementwise ops around them) is a
+    sequence of loops over the tile's rows, one per op: the row maximum of
+    every row, then the exponentials of every row, then their sums... Each
+    pass streams the whole tile (tens of KB per array) through the cache.
+    This pass fuses consecutive loops over the same rows (`scf.for` from 0
+    to the same bound, step 1, inside an `scf.parallel`) into one, so that
+    every op runs on one row before the next row starts and the row's
+    intermediates stay in L1.
+
+    Fusion is legal when every buffer either loop writes is accessed, in
+    both loops, only at the loop's own row (first index = the induction
+    variable, through one memref value); ops between the loops that do not
+    touch memory (allocations, views) move above the first one, and a
+    `memref.copy` of whole row buffers becomes a row loop first.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KilnFuseElementwise : Pass<"kiln-fuse-elementwise"> {
   let summary = "Elementwise fusion that never fuses into a contraction";
   let description = [{

@@ -1,0 +1,205 @@
+//===- FuseRowLoops.cpp - One loop over a row tile's rows -----------------===//
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNFUSEROWLOOPS
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The buffer (allocation or argument) that a memref value views.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// A loop over rows: scf.for from 0 to `rows` by 1, with no results.
+bool isRowLoop(Operation *op, Value rows) {
+  auto loop = dyn_cast<scf::ForOp>(op);
+  return loop && loop.getNumResults() == 0 && loop.getUpperBound() == rows &&
+         isConstantIntValue(loop.getLowerBound(), 0) &&
+         isConstantIntValue(loop.getStep(), 1);
+}
+
+struct Access {
+  Value memref;
+  bool write;
+  Value firstIndex; // null for a rank-0 access
+  Value iv;         // the row loop's induction variable
+};
+
+/// The loads and stores inside `loop`; false if it holds another op that
+/// touches memory (a call, a copy), which fusion does not reason about.
+bool collectAccesses(scf::ForOp loop, SmallVectorImpl<Access> &out) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    Value iv = loop.getInductionVar();
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      out.push_back({load.getMemRef(), false,
+                     load.getIndices().empty() ? Value() : load.getIndices()[0], iv});
+      return WalkResult::advance();
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      out.push_back({store.getMemRef(), true,
+                     store.getIndices().empty() ? Value() : store.getIndices()[0], iv});
+      return WalkResult::advance();
+    }
+    if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::YieldOp>(op))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Whether running `b`'s iteration r right after `a`'s iteration r, for
+/// every r in order, computes what running all of `a` then all of `b` does:
+/// every buffer either writes is accessed only at the loop's own row,
+/// through one memref value.
+bool rowLocal(scf::ForOp a, scf::ForOp b) {
+  SmallVector<Access> accesses;
+  if (!collectAccesses(a, accesses) || !collectAccesses(b, accesses))
+    return false;
+  llvm::DenseMap<Value, Value> writtenThrough; // root -> the memref value
+  for (const Access &x : accesses)
+    if (x.write)
+      writtenThrough[rootOf(x.memref)] = x.memref;
+  for (const Access &x : accesses) {
+    auto it = writtenThrough.find(rootOf(x.memref));
+    if (it == writtenThrough.end())
+      continue; // read by both loops, written by neither
+    if (it->second != x.memref || x.firstIndex != x.iv)
+      return false;
+  }
+  return true;
+}
+
+/// Rewrites a memref.copy between two row buffers of `rows` rows as a row
+/// loop (one element per row), so that it fuses with its neighbours.
+scf::ForOp copyAsRowLoop(memref::CopyOp copy, Value rows, Value zero, Value one,
+                         RewriterBase &rewriter) {
+  auto isRowBuffer = [&](Value v) {
+    auto alloc = v.getDefiningOp<memref::AllocOp>();
+    return alloc && alloc.getType().getRank() == 1 &&
+           alloc.getDynamicSizes().size() == 1 && alloc.getDynamicSizes()[0] == rows;
+  };
+  if (!isRowBuffer(copy.getSource()) || !isRowBuffer(copy.getTarget()))
+    return nullptr;
+  rewriter.setInsertionPoint(copy);
+  auto loop = scf::ForOp::create(rewriter, copy.getLoc(), zero, rows, one);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value v = memref::LoadOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                   loop.getInductionVar());
+  memref::StoreOp::create(rewriter, copy.getLoc(), v, copy.getTarget(),
+                          loop.getInductionVar());
+  rewriter.eraseOp(copy);
+  return loop;
+}
+
+/// Whether the ops between two row loops can all move above the first:
+/// they touch no memory (allocations, views, arithmetic) and use only
+/// values defined before it (or by each other, in order).
+bool canHoist(ArrayRef<Operation *> ops, scf::ForOp first) {
+  Block *block = first->getBlock();
+  return llvm::all_of(ops, [&](Operation *op) {
+    if (op->getNumRegions() != 0 ||
+        !(isa<memref::AllocOp>(op) || isMemoryEffectFree(op)))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return !def || def->getBlock() != block || def->isBeforeInBlock(first) ||
+             llvm::is_contained(ops, def);
+    });
+  });
+}
+
+/// Fuses the row loops of `block` (a row tile's body) whose bound is `rows`.
+void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
+  rewriter.setInsertionPointToStart(&block);
+  Value zero = arith::ConstantIndexOp::create(rewriter, block.getParentOp()->getLoc(), 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, block.getParentOp()->getLoc(), 1);
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      copyAsRowLoop(copy, rows, zero, one, rewriter);
+
+  scf::ForOp current;
+  for (Operation *op = &block.front(); op;) {
+    Operation *next = op->getNextNode();
+    if (!isRowLoop(op, rows)) {
+      op = next;
+      continue;
+    }
+    auto loop = cast<scf::ForOp>(op);
+    if (!current) {
+      current = loop;
+      op = next;
+      continue;
+    }
+    // The ops between `current` and `loop` must move above `current`.
+    SmallVector<Operation *> between;
+    for (Operation *o = current->getNextNode(); o != loop; o = o->getNextNode())
+      between.push_back(o);
+    bool movable = canHoist(between, current);
+    if (!movable || !rowLocal(current, loop)) {
+      current = loop;
+      op = next;
+      continue;
+    }
+    for (Operation *o : between)
+      o->moveBefore(current);
+    // loop's body runs after current's, at the same row.
+    rewriter.replaceAllUsesWith(loop.getInductionVar(), current.getInductionVar());
+    Block *body = current.getBody();
+    body->getOperations().splice(body->getTerminator()->getIterator(),
+                                 loop.getBody()->getOperations(),
+                                 loop.getBody()->begin(),
+                                 loop.getBody()->getTerminator()->getIterator());
+    rewriter.eraseOp(loop);
+    op = next;
+  }
+}
+
+struct KilnFuseRowLoopsPass
+    : mlir::kiln::impl::KilnFuseRowLoopsBase<KilnFuseRowLoopsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<scf::ParallelOp> tiles;
+    getOperation()->walk([&](scf::ParallelOp tile) { tiles.push_back(tile); });
+    for (scf::ParallelOp tile : tiles) {
+      Block &body = tile.getRegion().front();
+      // The bound shared by most row loops of the tile: its row count.
+      llvm::DenseMap<Value, int> bounds;
+      for (Operation &op : body)
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          if (loop.getNumResults() == 0)
+            ++bounds[loop.getUpperBound()];
+      Value rows;
+      int most = 1;
+      for (auto &[bound, count] : bounds)
+        if (count > most) {
+          rows = bound;
+          most = count;
+        }
+      if (rows)
+        fuseRowLoops(body, rows, rewriter);
+    }
+  }
+};
+
+} // namespace
