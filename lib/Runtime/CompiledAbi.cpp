@@ -533,6 +533,93 @@ extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x,
   linearAccumulate(x, w, y);
 }
 
+namespace {
+/// A rank-4 strided memref descriptor.
+template <typename T> struct Tensor4 {
+  void *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+  T &at(int64_t a, int64_t b, int64_t c, int64_t d) const {
+    return aligned[offset + a * strides[0] + b * strides[1] + c * strides[2] +
+                   d * strides[3]];
+  }
+};
+
+/// y[n, o, oy, ox] += sum over (c, i, j) of x[n, c, oy*sh + i, ox*sw + j] *
+/// w[o, c, i, j] for kiln-matmul-to-blas (x already padded): the eager
+/// conv2d's method, im2col and one gemm per image.
+template <typename T>
+void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
+                      int64_t sw) {
+  int64_t N = y->sizes[0], O = y->sizes[1], Ho = y->sizes[2], Wo = y->sizes[3];
+  int64_t C = w->sizes[1], kH = w->sizes[2], kW = w->sizes[3];
+  int64_t K = C * kH * kW, P = Ho * Wo;
+  if (N == 0 || O == 0 || P == 0 || K == 0)
+    return;
+  // The weight as an [O, K] matrix: in place when it is row-major.
+  const int64_t *ws = w->strides;
+  std::vector<T> gathered;
+  const T *weights = w->aligned + w->offset;
+  if (!(ws[3] == 1 && ws[2] == kW && ws[1] == kH * kW && ws[0] == K)) {
+    gathered.resize(static_cast<size_t>(O * K));
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t r = 0; r < K; ++r)
+        gathered[o * K + r] = w->at(o, r / (kH * kW), (r / kW) % kH, r % kW);
+    weights = gathered.data();
+  }
+  // Each image's outputs as an [O, P] matrix: accumulated in place when
+  // row-major, through a buffer otherwise.
+  const int64_t *ys = y->strides;
+  bool direct = ys[3] == 1 && ys[2] == Wo && ys[1] == P;
+  std::vector<T> cols(static_cast<size_t>(K * P));
+  std::vector<T> product(direct ? 0 : static_cast<size_t>(O * P));
+  const int64_t *xs = x->strides;
+  int64_t step = sw * xs[3]; // between neighbouring outputs of a row
+  for (int64_t n = 0; n < N; ++n) {
+    kiln::detail::parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
+        const T *tap = &x->at(n, c, i, j);
+        T *dst = cols.data() + r * P;
+        for (int64_t oy = 0; oy < Ho; ++oy) {
+          const T *src = tap + oy * sh * xs[2];
+          T *out = dst + oy * Wo;
+          if (step == 1)
+            std::memcpy(out, src, static_cast<size_t>(Wo) * sizeof(T));
+          else
+            for (int64_t ox = 0; ox < Wo; ++ox)
+              out[ox] = src[ox * step];
+        }
+      }
+    });
+    T *image = &y->at(n, 0, 0, 0);
+    kiln::detail::gemm<T>(O, P, K, weights, K, 1, cols.data(), P, 1,
+                          direct ? image : product.data(), direct);
+    if (!direct)
+      kiln::detail::parallelFor(O, O * P, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o)
+          for (int64_t p = 0; p < P; ++p)
+            y->at(n, o, p / Wo, p % Wo) += product[o * P + p];
+      });
+  }
+}
+} // namespace
+
+extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x, Tensor4<float> *w,
+                                             Tensor4<float> *y, int64_t sh,
+                                             int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw);
+}
+
+extern "C" void _mlir_ciface_kiln_conv2d_f64(Tensor4<double> *x,
+                                             Tensor4<double> *w,
+                                             Tensor4<double> *y, int64_t sh,
+                                             int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw);
+}
+
 extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
                                            Matrix<float> *c) {
   gemmAccumulate(a, b, c);
@@ -554,22 +641,38 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
   std::memcpy(&dBase, &d[1], sizeof(void *));
   sBase += s[2] * elemSize;
   dBase += d[2] * elemSize;
+  const int64_t *sizes = s + 3, *sStrides = s + 3 + rank, *dStrides = d + 3 + rank;
   int64_t total = 1;
   for (int64_t i = 0; i < rank; ++i)
-    total *= s[3 + i];
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
-  for (int64_t n = 0; n < total; ++n) {
-    int64_t so = 0, dO = 0;
-    for (int64_t i = 0; i < rank; ++i) {
-      so += index[i] * s[3 + rank + i];
-      dO += index[i] * d[3 + rank + i];
+    total *= sizes[i];
+  if (total == 0)
+    return;
+  // Rows of the last dim: one memcpy each when both sides are contiguous
+  // there (a pad's interior, a slice), rows split over the threads.
+  int64_t cols = rank ? sizes[rank - 1] : 1;
+  bool rowsContiguous =
+      rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
+                    (dStrides[rank - 1] == 1 || cols == 1));
+  int64_t rows = total / cols;
+  size_t rowBytes = static_cast<size_t>((rowsContiguous ? cols : 1) * elemSize);
+  kiln::detail::parallelFor(rows, total, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      // The coordinates of the row's first element.
+      int64_t rest = row, so = 0, dO = 0;
+      for (int64_t i = rank - 2; i >= 0; --i) {
+        int64_t at = rest % sizes[i];
+        rest /= sizes[i];
+        so += at * sStrides[i];
+        dO += at * dStrides[i];
+      }
+      if (rowsContiguous) {
+        std::memcpy(dBase + dO * elemSize, sBase + so * elemSize, rowBytes);
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(dBase + (dO + j * dStrides[rank - 1]) * elemSize,
+                    sBase + (so + j * sStrides[rank - 1]) * elemSize,
+                    static_cast<size_t>(elemSize));
     }
-    std::memcpy(dBase + dO * elemSize, sBase + so * elemSize,
-                static_cast<size_t>(elemSize));
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      if (++index[i] < s[3 + i])
-        break;
-      index[i] = 0;
-    }
-  }
+  });
 }

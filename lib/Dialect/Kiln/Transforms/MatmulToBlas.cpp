@@ -31,12 +31,15 @@ func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
   return fn;
 }
 
-MemRefType stridedMatrix(Type element) {
-  return MemRefType::get(
-      {ShapedType::kDynamic, ShapedType::kDynamic}, element,
-      StridedLayoutAttr::get(element.getContext(), ShapedType::kDynamic,
-                             {ShapedType::kDynamic, ShapedType::kDynamic}));
+/// A memref of this rank with dynamic sizes and any strides.
+MemRefType stridedMemRef(int64_t rank, Type element) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  return MemRefType::get(dynamic, element,
+                         StridedLayoutAttr::get(element.getContext(),
+                                                ShapedType::kDynamic, dynamic));
 }
+
+MemRefType stridedMatrix(Type element) { return stridedMemRef(2, element); }
 
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return v.getType() == type ? v
@@ -141,13 +144,28 @@ bool isBatchedMatmul(linalg::GenericOp op) {
   return true;
 }
 
+/// conv2d as the conversion builds it (NCHW input already padded, FCHW
+/// weight, no dilation), on float buffers.
+bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
+  Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  return op.hasPureBufferSemantics() && isBlasElement(e) &&
+         llvm::all_of(op.getDilations().getValues<int64_t>(),
+                      [](int64_t d) { return d == 1; });
+}
+
 struct KilnMatmulToBlasPass
     : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
     SmallVector<linalg::GenericOp> linears, batched;
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](Operation *op) {
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+        if (isBlasConv(conv))
+          convs.push_back(conv);
+        return;
+      }
       if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
         Type e = cast<ShapedType>(mm.getDpsInits()[0].getType()).getElementType();
         // Plain C += A * B on memrefs (no transposed maps, no casts).
@@ -191,6 +209,27 @@ struct KilnMatmulToBlasPass
           ValueRange{castTo(b, loc, op.getDpsInputs()[0], unranked),
                      castTo(b, loc, op.getDpsInputs()[1], m),
                      castTo(b, loc, op.getDpsInits()[0], unranked)});
+      op.erase();
+    }
+    // conv2d: the runtime lays the input out as columns (im2col) and runs
+    // one gemm per image, as the eager conv2d does.
+    for (linalg::Conv2DNchwFchwOp op : convs) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+      MemRefType t = stridedMemRef(4, e);
+      Type i64 = b.getI64Type();
+      func::FuncOp fn = declareRuntimeFunction(
+          module, e.isF32() ? "kiln_conv2d_f32" : "kiln_conv2d_f64",
+          {t, t, t, i64, i64});
+      SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+      func::CallOp::create(
+          b, loc, fn,
+          ValueRange{castTo(b, loc, op.getDpsInputs()[0], t),
+                     castTo(b, loc, op.getDpsInputs()[1], t),
+                     castTo(b, loc, op.getDpsInits()[0], t),
+                     arith::ConstantIntOp::create(b, loc, i64, strides[0]),
+                     arith::ConstantIntOp::create(b, loc, i64, strides[1])});
       op.erase();
     }
     // Batched products: the runtime loops over C's batch dims (broadcasting

@@ -142,13 +142,18 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
     interface: three strided memref descriptors, C += A * B), and each
     contraction of `linear`'s form (y[..., o] += x[..., k] * w[o, k], the
     weight read transposed) with `kiln_linear_f32`/`kiln_linear_f64` (x
-    and y as unranked memrefs of any rank). The runtime calls OpenBLAS,
+    and y as unranked memrefs of any rank), and each float
+    `linalg.conv_2d_nchw_fchw` without dilation with `kiln_conv2d_f32`/
+    `kiln_conv2d_f64` (input already padded, strides as arguments: the
+    runtime lays the input out as columns and runs one gemm per image, as
+    the eager conv2d does). The runtime calls OpenBLAS,
     which reads transposed operands in place. The ops around it,
     a bias and activation epilogue included, stay generated code and fuse
     among themselves. Chosen by measurement over the scalar loops of
     `convert-linalg-to-parallel-loops` (docs/pipelines.md).
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 
