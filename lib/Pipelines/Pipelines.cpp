@@ -64,8 +64,10 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
   pm.addPass(createKilnParallelizeOuterLoop());
   pm.addPass(createKilnFuseRowLoops());
-  if (options.openmp)
+  if (options.openmp) {
     appendPipeline(pm, "convert-scf-to-openmp");
+    pm.addPass(createKilnOpenMpSchedule());
+  }
   pm.addPass(createKilnApproximateMath());
   appendPipeline(pm, "expand-strided-metadata,lower-affine,"
                      "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,"

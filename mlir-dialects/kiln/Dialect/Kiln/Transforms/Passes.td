@@ -29,6 +29,24 @@ def KilnLowerShapeAsserts : Pass<"kiln-lower-shape-asserts", "ModuleOp"> {
 // Code generation
 //===----------------------------------------------------------------------===//
 
+def KilnOpenMpSchedule : Pass<"kiln-openmp-schedule"> {
+  let summary = "Hand out parallel loops' iterations to threads as they finish";
+  let description = [{
+    `convert-scf-to-openmp` makes each parallel loop an `omp.wsloop` with
+    the static schedule: each thread gets one equal share up front, so a
+    thread that the machine slows (another process on its core, a page
+    fault) keeps the others waiting at the loop's end. This pass lets work
+    move to whichever thread is free: a loop over row tiles (a step above
+    1: few, heavy iterations) gets the dynamic schedule, one tile at a
+    time; a loop over elements (step 1: millions of light iterations) the
+    guided schedule, chunks large first and smaller towards the end, for a
+    few atomic operations per loop. Measured on benchmarks (a) and (b)
+    (docs/benchmarks.md): steadier and, on a busy machine, faster than
+    static; dynamic on element loops was a thousand times slower.
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace transcendental math ops with vectorizable polynomials";
   let description = [{
