@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -175,6 +176,127 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Inside a row: loops over the same columns
+//===----------------------------------------------------------------------===//
+
+/// The loads and stores of `op` and what it contains.
+void memoryAccesses(Operation *op, SmallVectorImpl<std::pair<Value, bool>> &out) {
+  op->walk([&](Operation *inner) {
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      out.push_back({load.getMemRef(), false});
+    else if (auto store = dyn_cast<memref::StoreOp>(inner))
+      out.push_back({store.getMemRef(), true});
+  });
+}
+
+/// Whether every access in `a` and `b` of a buffer either writes is at the
+/// loop's own column (last index = its induction variable) of one fixed
+/// row (the other indices the same values, defined outside both loops),
+/// through one memref value.
+bool columnLocal(scf::ForOp a, scf::ForOp b) {
+  struct ColumnAccess {
+    Value memref;
+    bool write;
+    ValueRange indices;
+    Value iv;
+  };
+  SmallVector<ColumnAccess> accesses;
+  for (scf::ForOp loop : {a, b}) {
+    WalkResult r = loop.getBody()->walk([&](Operation *op) {
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        accesses.push_back({load.getMemRef(), false, load.getIndices(),
+                            loop.getInductionVar()});
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        accesses.push_back({store.getMemRef(), true, store.getIndices(),
+                            loop.getInductionVar()});
+      else if (!isMemoryEffectFree(op) && !isa<scf::ForOp, scf::YieldOp>(op))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return false;
+  }
+  llvm::DenseMap<Value, const ColumnAccess *> written; // root -> an access
+  for (const ColumnAccess &x : accesses)
+    if (x.write)
+      written[rootOf(x.memref)] = &x;
+  auto inside = [&](Value v) {
+    Operation *scope = v.getParentBlock()->getParentOp();
+    return a->isAncestor(scope) || b->isAncestor(scope);
+  };
+  for (const ColumnAccess &x : accesses) {
+    auto it = written.find(rootOf(x.memref));
+    if (it == written.end())
+      continue; // read by both loops, written by neither
+    const ColumnAccess &w = *it->second;
+    if (x.memref != w.memref || x.indices.empty() || x.indices.back() != x.iv ||
+        x.indices.size() != w.indices.size())
+      return false;
+    for (size_t i = 0; i + 1 < x.indices.size(); ++i)
+      if (x.indices[i] != w.indices[i] || inside(x.indices[i]))
+        return false;
+  }
+  return true;
+}
+
+/// Whether `a`'s work can run after the ops between `a` and the loop it
+/// fuses with: they do not use its results, touch nothing it writes, and
+/// write nothing it reads.
+bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
+  SmallVector<std::pair<Value, bool>> inA;
+  memoryAccesses(a, inA);
+  for (Operation *op : between) {
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          return v.getDefiningOp() == a.getOperation();
+        }))
+      return false;
+    if (!isMemoryEffectFree(op) &&
+        !isa<memref::LoadOp, memref::StoreOp, memref::AllocOp>(op))
+      return false;
+    SmallVector<std::pair<Value, bool>> mine;
+    memoryAccesses(op, mine);
+    for (auto &[m, write] : mine)
+      for (auto &[n, writeA] : inA)
+        if ((write || writeA) && rootOf(m) == rootOf(n))
+          return false;
+  }
+  return true;
+}
+
+/// Fuses consecutive loops of `block` (a row's body) over the same columns.
+void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
+  scf::ForOp current;
+  for (Operation *op = &block.front(); op;) {
+    Operation *next = op->getNextNode();
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop) {
+      op = next;
+      continue;
+    }
+    if (current && current.getLowerBound() == loop.getLowerBound() &&
+        current.getUpperBound() == loop.getUpperBound() &&
+        current.getStep() == loop.getStep()) {
+      SmallVector<Operation *> between;
+      for (Operation *o = current->getNextNode(); o != loop; o = o->getNextNode())
+        between.push_back(o);
+      bool usesCurrent = llvm::any_of(loop->getOperands(), [&](Value v) {
+        return v.getDefiningOp() == current.getOperation();
+      });
+      if (!usesCurrent && canSinkPast(current, between) &&
+          columnLocal(current, loop)) {
+        // The fused loop stands where `loop` was: current's body, then
+        // loop's, for each column.
+        current = fuseIndependentSiblingForLoops(current, loop, rewriter);
+        op = current->getNextNode();
+        continue;
+      }
+    }
+    current = loop;
+    op = next;
+  }
+}
+
 struct KilnFuseRowLoopsPass
     : mlir::kiln::impl::KilnFuseRowLoopsBase<KilnFuseRowLoopsPass> {
   void runOnOperation() override {
@@ -190,14 +312,18 @@ struct KilnFuseRowLoopsPass
           if (loop.getNumResults() == 0)
             ++bounds[loop.getUpperBound()];
       Value rows;
-      int most = 1;
+      int most = 0;
       for (auto &[bound, count] : bounds)
         if (count > most) {
           rows = bound;
           most = count;
         }
-      if (rows)
-        fuseRowLoops(body, rows, rewriter);
+      if (!rows)
+        continue;
+      fuseRowLoops(body, rows, rewriter);
+      for (Operation &op : body)
+        if (isRowLoop(&op, rows))
+          fuseColumnLoops(*cast<scf::ForOp>(op).getBody(), rewriter);
     }
   }
 };

@@ -96,6 +96,15 @@ def KilnFuseRowLoops : Pass<"kiln-fuse-row-loops"> {
     variable, through one memref value); ops between the loops that do not
     touch memory (allocations, views) move above the first one, and a
     `memref.copy` of whole row buffers becomes a row loop first.
+
+    Then, inside each row, consecutive loops over the same columns fuse
+    the same way (upstream's `fuseIndependentSiblingForLoops`, after this
+    pass's legality check): when every buffer either writes is accessed
+    only at the loop's own column of one row, and the ops between them
+    touch nothing the first one writes or reads-after-write. So the
+    exponentials and their sum, or the add and the mean, are one loop; the
+    row maximum and the exponentials are not (those read the maximum,
+    stored after its loop).
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
