@@ -14,15 +14,9 @@
 //   compiled_graphs [REPS]   (default 10)
 #include <kiln/kiln.h>
 
-#include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Target/CPU.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
+#include "Graphs.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -36,36 +30,6 @@
 using kiln::Tensor;
 
 namespace {
-
-const char *kGraphs = R"mlir(
-func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %c15 = kiln.constant dense<1.5> : tensor<f32>
-  %c05 = kiln.constant dense<0.5> : tensor<f32>
-  %c1 = kiln.constant dense<1.0> : tensor<f32>
-  %0 = kiln.mul %x, %c15 : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
-  %1 = kiln.add %0, %c05 : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
-  %2 = kiln.gelu %1 : tensor<?xf32>
-  %3 = kiln.sigmoid %x : tensor<?xf32>
-  %4 = kiln.mul %2, %3 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
-  %5 = kiln.abs %x : tensor<?xf32>
-  %6 = kiln.add %5, %c1 : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
-  %7 = kiln.div %x, %6 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
-  %8 = kiln.sub %4, %7 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
-  return %8 : tensor<?xf32>
-}
-func.func @ln_softmax(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
-  %0 = kiln.softmax %x dim 1 : tensor<?x?xf32>
-  %1 = kiln.add %0, %x : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %2 = kiln.layer_norm %1, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
-  return %2 : tensor<?x?xf32>
-}
-func.func @mm_bias_gelu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
-  %0 = kiln.matmul %a, %w : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %1 = kiln.add %0, %b : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
-  %2 = kiln.gelu %1 : tensor<?x?xf32>
-  return %2 : tensor<?x?xf32>
-}
-)mlir";
 
 double seconds(const std::function<void()> &fn) {
   auto start = std::chrono::steady_clock::now();
@@ -131,31 +95,13 @@ int main(int argc, char **argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 10;
 
   // Compile the three graphs once.
-  mlir::DialectRegistry registry;
-  mlir::kiln::registerKilnCompiler(registry);
-  mlir::MLIRContext context(registry);
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(kGraphs, &context);
-  mlir::PassManager pm(&context);
-  mlir::kiln::buildCpuPipeline(pm);
-  auto compileStart = std::chrono::steady_clock::now();
-  if (!module || mlir::failed(pm.run(*module)))
+  CompiledGraphs graphs;
+  if (!compileGraphs([](mlir::OpPassManager &pm) { mlir::kiln::buildCpuPipeline(pm); },
+                     "/tmp/kiln-bench", graphs) ||
+      !graphs.load())
     return 1;
-  auto library = mlir::kiln::buildSharedLibrary(*module, {}, "/tmp/kiln-bench",
-                                                KILN_LINKER);
-  if (mlir::failed(library))
-    return 1;
-  double compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - compileStart)
-                              .count();
-  void *handle = dlopen(library->c_str(), RTLD_NOW);
-  if (!handle) {
-    std::fprintf(stderr, "%s\n", dlerror());
-    return 1;
-  }
-  auto entry = [&](const char *name) {
-    return reinterpret_cast<kiln::abi::EntryPoint>(
-        dlsym(handle, (std::string("kiln_entry_") + name).c_str()));
-  };
+  double compileSeconds = graphs.seconds;
+  auto entry = [&](const char *name) { return graphs.entry(name); };
 
   std::printf("Kiln compiled graphs vs eager, %d OpenMP threads, median of %d "
               "runs (the three graphs compiled in %.2f s)\n\n",
