@@ -94,6 +94,8 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                      "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
                      "canonicalize");
   pm.addNestedPass<func::FuncOp>(createKilnGpuDeviceBuffers());
+  // Products through cuBLAS where it loads, the generated kernel otherwise.
+  pm.addPass(createKilnMatmulToBlas({"cuda"}));
   pm.addPass(createKilnLowerReductions());
   // No canonicalize before the mapping: it would inline the one-iteration
   // loops that make kernels of serial ops.

@@ -9,6 +9,7 @@
 
 #include "Allocator.h"
 #include "CudaDriver.h"
+#include "Descriptors.h"
 #include "Gemm.h"
 #include "Parallel.h"
 
@@ -312,14 +313,7 @@ extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
 }
 
 namespace {
-template <typename T> struct Matrix {
-  void *allocated;
-  T *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
-  T *data() const { return aligned + offset; }
-};
+using kiln::detail::Matrix;
 
 /// A contiguous copy of m when BLAS cannot read it in place.
 template <typename T>
@@ -358,10 +352,7 @@ void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
     for (int64_t j = 0; j < m; ++j)
       c->data()[i * c->strides[0] + j * c->strides[1]] += tmp[i * m + j];
 }
-struct UnrankedView {
-  int64_t rank;
-  void *descriptor;
-};
+using kiln::detail::UnrankedView;
 
 /// An n-d strided view as a [rows, cols] matrix when its leading dims fold
 /// into rows (each a whole number of the next's span); false otherwise.

@@ -1,5 +1,6 @@
 // Tests the GPU pipeline on a graph with a linear layer, gelu, softmax and
-// layer_norm: the kernels are outlined into one gpu.module, row reductions
+// layer_norm: the linear layer calls cuBLAS with a generated kernel as its
+// fallback, the kernels are outlined into one gpu.module, row reductions
 // use block-wide all-reduces (warp shuffles and barriers in NVVM), math goes
 // through libdevice, the host function launches every kernel, and the result
 // is one gpu.binary of PTX for the requested architecture.
@@ -14,6 +15,10 @@
 // GPU-NOT: memref.alloc
 // GPU: gpu.alloc async
 // GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// The linear layer: cuBLAS, or the generated kernel where it cannot run.
+// GPU: %[[DONE:.*]] = call @kiln_cuda_linear_f32(
+// GPU: %[[NOT:.*]] = arith.xori %[[DONE]], %true
+// GPU: scf.if %[[NOT]] {
 // GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel_0
 // GPU-NOT: memref.copy
 // GPU: gpu.wait [%{{.*}}]

@@ -129,6 +129,13 @@ LogicalResult mlir::kiln::emitCpuCode(ArrayRef<ModuleOp> modules,
     if (options.deviceImages)
       externalizeImages(m, *translated, options.imagePrefix,
                         *options.deviceImages);
+    // Only the C interfaces (and the entry points added below) are the
+    // object's: helpers such as the deallocation pipeline's dealloc_helper
+    // exist in every module, so that linking two (a file's cpu and cuda
+    // graphs, or two compiled files into one program) would clash.
+    for (llvm::Function &fn : *translated)
+      if (!fn.isDeclaration() && !fn.getName().starts_with("_mlir_ciface_"))
+        fn.setLinkage(llvm::GlobalValue::InternalLinkage);
     if (!llvmModule)
       llvmModule = std::move(translated);
     else if (llvm::Linker::linkModules(*llvmModule, std::move(translated)))

@@ -36,6 +36,9 @@ void mgpuLaunchKernel(void *fn, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
 
 namespace {
 
+/// The stand-in cuBLAS, named before the runtime first looks for cuBLAS.
+const bool kFakeBlas = setenv("KILN_LIBCUBLAS", KILN_FAKE_CUBLAS, 1) == 0;
+
 /// got (on the CPU) equals want in shape, dtype and values.
 void checkClose(const Tensor &got, const Tensor &want) {
   REQUIRE(got.device() == Device::cpu());
@@ -200,4 +203,121 @@ TEST_CASE("compiled code copies single values between host and GPU", "[cuda]") {
   host = -2.5f;
   mgpuMemcpy(d.raw_data(), &host, sizeof(float), nullptr);
   CHECK(d.item<float>() == -2.5f);
+}
+
+//===----------------------------------------------------------------------===//
+// Products through cuBLAS (the stand-in FakeBlas.cpp)
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+bool _mlir_ciface_kiln_cuda_gemm_f32(void *a, void *b, void *c);
+bool _mlir_ciface_kiln_cuda_linear_f32(void *x, void *w, void *y);
+bool _mlir_ciface_kiln_cuda_bmm_f32(void *a, void *b, void *c);
+}
+
+namespace {
+
+/// A tensor's descriptor, as compiled code passes it.
+struct Descriptor {
+  std::vector<int64_t> words;
+  explicit Descriptor(const Tensor &t)
+      : words(abi::descriptorSize(t.dim()) / sizeof(int64_t)) {
+    abi::describe(t, words.data());
+  }
+  void *ranked() { return words.data(); }
+};
+
+/// An unranked memref: rank and descriptor address.
+struct Unranked {
+  int64_t rank;
+  void *descriptor;
+};
+
+/// How many gemms the stand-in cuBLAS ran (the library the runtime opens:
+/// dlopen returns the same one).
+int cublasCalls() {
+  void *lib = dlopen(std::getenv("KILN_LIBCUBLAS"), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib);
+  auto calls = reinterpret_cast<int (*)()>(dlsym(lib, "kiln_fake_cublas_calls"));
+  REQUIRE(calls);
+  return calls();
+}
+
+/// c += a @ b through kiln_cuda_gemm_f32, on GPU copies; the result on the CPU.
+Tensor gemmOnGpu(const Tensor &a, const Tensor &b, Tensor c, bool &done) {
+  Descriptor da(a), db(b), dc(c);
+  done = _mlir_ciface_kiln_cuda_gemm_f32(da.ranked(), db.ranked(), dc.ranked());
+  return c.to(Device::cpu());
+}
+
+} // namespace
+
+TEST_CASE("gemm through cuBLAS: operands as stored, transposed, or with a row pitch",
+          "[cuda]") {
+  REQUIRE(kFakeBlas);
+  Tensor a = randn({5, 7}, 11), b = randn({7, 3}, 12), c0 = randn({5, 3}, 13);
+  Tensor want = c0 + matmul(a, b);
+  Device gpu = Device::cuda();
+  bool done = false;
+  int before = cublasCalls();
+  checkClose(gemmOnGpu(a.to(gpu), b.to(gpu), c0.to(gpu), done), want);
+  CHECK(done);
+  CHECK(cublasCalls() == before + 1);
+  // A and B stored transposed (unit row strides): cuBLAS reads them with op T.
+  Tensor at = a.transpose(0, 1).contiguous().to(gpu).transpose(0, 1);
+  Tensor bt = b.transpose(0, 1).contiguous().to(gpu).transpose(0, 1);
+  checkClose(gemmOnGpu(at, bt, c0.to(gpu), done), want);
+  CHECK(done);
+  // Views with a row pitch larger than their width.
+  Tensor aPitched = cat({zeros({5, 2}), a, zeros({5, 2})}, 1).to(gpu).slice(1, 2, 9);
+  Tensor cPitched = cat({zeros({5, 1}), c0, zeros({5, 5})}, 1).to(gpu).slice(1, 1, 4);
+  Tensor bg = b.to(gpu);
+  Descriptor dA(aPitched), dB(bg), dC(cPitched);
+  CHECK(_mlir_ciface_kiln_cuda_gemm_f32(dA.ranked(), dB.ranked(), dC.ranked()));
+  checkClose(cPitched.to(Device::cpu()), want);
+  // Size-0 products add nothing and succeed.
+  Tensor empty = zeros({5, 0}).to(gpu);
+  checkClose(gemmOnGpu(empty, zeros({0, 3}).to(gpu), c0.to(gpu), done), c0);
+  CHECK(done);
+}
+
+TEST_CASE("gemm through cuBLAS declines operands without a unit stride", "[cuda]") {
+  Device gpu = Device::cuda();
+  Tensor big = randn({10, 14}, 14).to(gpu);
+  Tensor a = big.slice(0, 0, 10, 2).slice(1, 0, 14, 2); // strides (28, 2)
+  Tensor c0 = randn({5, 3}, 15);
+  bool done = true;
+  int before = cublasCalls();
+  Tensor bg = randn({7, 3}, 16).to(gpu);
+  Tensor c = gemmOnGpu(a, bg, c0.to(gpu), done);
+  CHECK_FALSE(done); // the generated kernel runs instead
+  checkClose(c, c0); // untouched
+  CHECK(cublasCalls() == before);
+}
+
+TEST_CASE("linear through cuBLAS", "[cuda]") {
+  Device gpu = Device::cuda();
+  // y[..., o] += x[..., k] * w[o, k], x of rank 3 and x transposed.
+  Tensor x = randn({2, 3, 7}, 21), w = randn({4, 7}, 22), y0 = randn({2, 3, 4}, 23);
+  Tensor want = y0 + matmul(x, w.transpose(0, 1));
+  for (Tensor xg : {x.to(gpu), x.transpose(0, 1).contiguous().to(gpu).transpose(0, 1)}) {
+    Tensor y = y0.to(gpu), wg = w.to(gpu);
+    Descriptor dx(xg), dw(wg), dy(y);
+    Unranked ux{3, dx.ranked()}, uy{3, dy.ranked()};
+    CHECK(_mlir_ciface_kiln_cuda_linear_f32(&ux, dw.ranked(), &uy));
+    checkClose(y.to(Device::cpu()), want);
+  }
+}
+
+TEST_CASE("batched matmul through cuBLAS, batch dims broadcast", "[cuda]") {
+  Device gpu = Device::cuda();
+  // C[2, 3, 5, 4] += A[2, 1, 5, 7] @ B[3, 7, 4]: size-1 and missing batch
+  // dims broadcast.
+  Tensor a = randn({2, 1, 5, 7}, 24), b = randn({3, 7, 4}, 25), c0 = randn({2, 3, 5, 4}, 26);
+  // (The GPU tensors stay alive while their descriptors are used.)
+  Tensor ag = a.to(gpu), bg = b.to(gpu), c = c0.to(gpu);
+  Descriptor da(ag), db(bg), dc(c);
+  Unranked ua{4, da.ranked()}, ub{3, db.ranked()}, uc{4, dc.ranked()};
+  CHECK(_mlir_ciface_kiln_cuda_bmm_f32(&ua, &ub, &uc));
+  checkClose(c.to(Device::cpu()), c0 + matmul(a, b));
 }

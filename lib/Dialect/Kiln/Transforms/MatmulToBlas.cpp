@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -17,15 +18,20 @@ using namespace mlir;
 
 namespace {
 
-/// The external runtime function `name` with these argument types, declared
-/// once per module with a C interface.
+/// The external runtime function `name` with these argument types (and for
+/// cuda an i1 result: whether it ran), declared once per module with a C
+/// interface.
 func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
-                                    TypeRange args) {
+                                    TypeRange args, bool returnsDone = false) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder top(module.getBodyRegion());
-  auto fn = func::FuncOp::create(top, module.getLoc(), name,
-                                 FunctionType::get(module.getContext(), args, {}));
+  SmallVector<Type> results;
+  if (returnsDone)
+    results.push_back(IntegerType::get(module.getContext(), 1));
+  auto fn = func::FuncOp::create(
+      top, module.getLoc(), name,
+      FunctionType::get(module.getContext(), args, results));
   fn.setPrivate();
   fn->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   return fn;
@@ -153,16 +159,42 @@ bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
                       [](int64_t d) { return d == 1; });
 }
 
+/// Calls `fn` in place of `op`. On the CPU the call does the work and op
+/// goes; for cuda the call says whether it did, and op stays as the
+/// fallback: scf.if (not done) { op }.
+void replaceWithCall(Operation *op, func::FuncOp fn, ValueRange args,
+                     bool fallback) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto call = func::CallOp::create(b, loc, fn, args);
+  if (!fallback) {
+    op->erase();
+    return;
+  }
+  Value notDone = arith::XOrIOp::create(
+      b, loc, call.getResult(0), arith::ConstantIntOp::create(b, loc, 1, 1));
+  auto orElse = scf::IfOp::create(b, loc, notDone, /*withElse=*/false);
+  op->moveBefore(orElse.thenBlock()->getTerminator());
+}
+
 struct KilnMatmulToBlasPass
     : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    bool cuda = target == "cuda";
+    if (!cuda && target != "cpu") {
+      module.emitError("kiln-matmul-to-blas: target must be cpu or cuda, not ")
+          << target;
+      return signalPassFailure();
+    }
+    std::string prefix = cuda ? "kiln_cuda_" : "kiln_";
     SmallVector<linalg::MatmulOp> matmuls;
     SmallVector<linalg::GenericOp> linears, batched;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](Operation *op) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-        if (isBlasConv(conv))
+        if (!cuda && isBlasConv(conv))
           convs.push_back(conv);
         return;
       }
@@ -180,18 +212,18 @@ struct KilnMatmulToBlasPass
           batched.push_back(generic);
       }
     });
+    auto suffix = [](Type e) { return e.isF32() ? "_f32" : "_f64"; };
     for (linalg::MatmulOp op : matmuls) {
       OpBuilder b(op);
       Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
       MemRefType m = stridedMatrix(e);
       func::FuncOp fn = declareRuntimeFunction(
-          module, e.isF32() ? "kiln_gemm_f32" : "kiln_gemm_f64", {m, m, m});
-      func::CallOp::create(
-          b, op.getLoc(), fn,
-          ValueRange{castTo(b, op.getLoc(), op.getDpsInputs()[0], m),
-                     castTo(b, op.getLoc(), op.getDpsInputs()[1], m),
-                     castTo(b, op.getLoc(), op.getDpsInits()[0], m)});
-      op.erase();
+          module, prefix + "gemm" + suffix(e), {m, m, m}, cuda);
+      replaceWithCall(op, fn,
+                      {castTo(b, op.getLoc(), op.getDpsInputs()[0], m),
+                       castTo(b, op.getLoc(), op.getDpsInputs()[1], m),
+                       castTo(b, op.getLoc(), op.getDpsInits()[0], m)},
+                      cuda);
     }
     // linear: x and y of any rank travel as unranked memrefs; the runtime
     // folds their leading dims into the rows of one gemm when it can.
@@ -202,14 +234,12 @@ struct KilnMatmulToBlasPass
       auto unranked = UnrankedMemRefType::get(e, 0);
       MemRefType m = stridedMatrix(e);
       func::FuncOp fn = declareRuntimeFunction(
-          module, e.isF32() ? "kiln_linear_f32" : "kiln_linear_f64",
-          {unranked, m, unranked});
-      func::CallOp::create(
-          b, loc, fn,
-          ValueRange{castTo(b, loc, op.getDpsInputs()[0], unranked),
-                     castTo(b, loc, op.getDpsInputs()[1], m),
-                     castTo(b, loc, op.getDpsInits()[0], unranked)});
-      op.erase();
+          module, prefix + "linear" + suffix(e), {unranked, m, unranked}, cuda);
+      replaceWithCall(op, fn,
+                      {castTo(b, loc, op.getDpsInputs()[0], unranked),
+                       castTo(b, loc, op.getDpsInputs()[1], m),
+                       castTo(b, loc, op.getDpsInits()[0], unranked)},
+                      cuda);
     }
     // conv2d: the runtime lays the input out as columns (im2col) and runs
     // one gemm per image, as the eager conv2d does.
@@ -240,14 +270,12 @@ struct KilnMatmulToBlasPass
       Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
       auto unranked = UnrankedMemRefType::get(e, 0);
       func::FuncOp fn = declareRuntimeFunction(
-          module, e.isF32() ? "kiln_bmm_f32" : "kiln_bmm_f64",
-          {unranked, unranked, unranked});
-      func::CallOp::create(
-          b, loc, fn,
-          ValueRange{castTo(b, loc, op.getDpsInputs()[0], unranked),
-                     castTo(b, loc, op.getDpsInputs()[1], unranked),
-                     castTo(b, loc, op.getDpsInits()[0], unranked)});
-      op.erase();
+          module, prefix + "bmm" + suffix(e), {unranked, unranked, unranked}, cuda);
+      replaceWithCall(op, fn,
+                      {castTo(b, loc, op.getDpsInputs()[0], unranked),
+                       castTo(b, loc, op.getDpsInputs()[1], unranked),
+                       castTo(b, loc, op.getDpsInits()[0], unranked)},
+                      cuda);
     }
   }
 };

@@ -178,9 +178,21 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
     a bias and activation epilogue included, stay generated code and fuse
     among themselves. Chosen by measurement over the scalar loops of
     `convert-linalg-to-parallel-loops` (docs/pipelines.md).
+
+    With `target=cuda` (the GPU pipeline, on device buffers) the products
+    call `kiln_cuda_gemm_*`, `kiln_cuda_linear_*` and `kiln_cuda_bmm_*`,
+    which run cuBLAS (loaded at run time) and return whether they did: the
+    original op stays behind an `scf.if` and becomes the generated kernel
+    that runs when cuBLAS is missing or an operand has no unit stride.
+    conv2d stays generated code there.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "cpu (OpenBLAS) or cuda (cuBLAS, with the generated kernel as fallback)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::func::FuncDialect"];
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 
