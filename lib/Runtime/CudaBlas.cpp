@@ -29,7 +29,9 @@ namespace {
 
 using cublasHandle_t = void *;
 using cublasStatus_t = int;
-enum cublasOperation_t : int { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+// cublasOperation_t, a C enum: passed as the int it is.
+using cublasOperation_t = int;
+constexpr cublasOperation_t CUBLAS_OP_N = 0, CUBLAS_OP_T = 1;
 
 struct Blas {
   cublasStatus_t (*create)(cublasHandle_t *);
