@@ -297,6 +297,24 @@ bool onDevice(Value buffer) {
   return fn && fn.isPublic();
 }
 
+/// What stays outside the kernels runs on the host, which cannot touch
+/// device memory: a graph doing so is a compiler bug, stopped here.
+LogicalResult checkHostCode(func::FuncOp fn) {
+  WalkResult host = fn.walk([&](Operation *op) {
+    if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
+        op->getParentOfType<scf::ParallelOp>())
+      return WalkResult::advance();
+    Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
+                                           : cast<memref::StoreOp>(op).getMemRef();
+    if (!onDevice(buffer))
+      return WalkResult::advance();
+    op->emitError("kiln: host code would access device memory (not mapped "
+                  "onto the GPU)");
+    return WalkResult::interrupt();
+  });
+  return failure(host.wasInterrupted());
+}
+
 struct KilnGpuMapParallelLoopsPass
     : mlir::kiln::impl::KilnGpuMapParallelLoopsBase<KilnGpuMapParallelLoopsPass> {
   using Base::Base;
@@ -316,21 +334,7 @@ struct KilnGpuMapParallelLoopsPass
       if (!mapRowReduction(loop, blockSize))
         mapElementwise(loop, blockSize);
     }
-    // What stays outside the kernels runs on the host, which cannot touch
-    // device memory: a graph doing so is a compiler bug, stopped here.
-    WalkResult host = getOperation().walk([&](Operation *op) {
-      if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
-          op->getParentOfType<scf::ParallelOp>())
-        return WalkResult::advance();
-      Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
-                                             : cast<memref::StoreOp>(op).getMemRef();
-      if (!onDevice(buffer))
-        return WalkResult::advance();
-      op->emitError("kiln: host code would access device memory (not mapped "
-                    "onto the GPU)");
-      return WalkResult::interrupt();
-    });
-    if (host.wasInterrupted())
+    if (failed(checkHostCode(getOperation())))
       signalPassFailure();
   }
 };
