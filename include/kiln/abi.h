@@ -152,7 +152,8 @@ bool inCompiledCode();
 /// Below a KILN_DISABLE() function: no graph runs.
 bool inDisabledCode();
 
-/// True when KILN_LOGS (comma-separated) names this log.
+/// True when KILN_LOGS (comma-separated; read when first asked) names this
+/// log.
 bool logEnabled(const char *name);
 
 } // namespace kiln::abi

@@ -69,14 +69,21 @@ nlohmann::json posJson(const SourcePos &p) {
 
 } // namespace
 
-void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &all) {
+/// How many graphs, breaks and tensor ops the roots have.
+struct Totals {
   int64_t graphs = 0, breaks = 0, ops = 0;
-  for (const Root &r : all) {
-    graphs += static_cast<int64_t>(r.segments.size());
-    breaks += static_cast<int64_t>(r.breaks.size());
-    for (const Segment &s : r.segments)
-      ops += s.graph.tensorOpCount();
+  explicit Totals(const std::vector<Root> &all) {
+    for (const Root &r : all) {
+      graphs += static_cast<int64_t>(r.segments.size());
+      breaks += static_cast<int64_t>(r.breaks.size());
+      for (const Segment &s : r.segments)
+        ops += s.graph.tensorOpCount();
+    }
   }
+};
+
+void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &all) {
+  auto [graphs, breaks, ops] = Totals(all);
   os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs") << ", with "
      << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
      << (ops == 1 ? " op" : " ops") << ".\n";
@@ -128,13 +135,7 @@ int runExplain(const ExplainRequest &request) {
     }
     return true;
   });
-  int64_t graphs = 0, breaks = 0, ops = 0;
-  for (const Root &r : all) {
-    graphs += static_cast<int64_t>(r.segments.size());
-    breaks += static_cast<int64_t>(r.breaks.size());
-    for (const Segment &s : r.segments)
-      ops += s.graph.tensorOpCount();
-  }
+  auto [graphs, breaks, ops] = Totals(all);
   llvm::raw_ostream &os = llvm::outs();
   if (request.json) {
     nlohmann::json doc;

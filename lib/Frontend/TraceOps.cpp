@@ -56,6 +56,20 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
       return v;
     return asTensor(*v, arg(i)->getExprLoc());
   };
+  // Tensor operands 0 .. count-1 into ops, leaving out the one at
+  // `optional` (a bias) where the call passes the default; false when one
+  // cannot be traced (the break is recorded).
+  auto tensorArgs = [&](unsigned count, int optional, std::vector<int> &ops) {
+    for (unsigned i = 0; i < count; ++i) {
+      if (static_cast<int>(i) == optional && isDefaultTensor(arg(i)))
+        continue;
+      std::optional<int> v = tensorArg(i);
+      if (!v)
+        return false;
+      ops.push_back(*v);
+    }
+    return true;
+  };
   auto constArg = [&](unsigned i, const char *what) -> std::optional<int64_t> {
     std::optional<int64_t> c = constantInt(arg(i));
     if (!c)
@@ -109,12 +123,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     }
   if (name == "where" && n == 3) {
     std::vector<int> ops;
-    for (unsigned i = 0; i < 3; ++i) {
-      std::optional<int> v = tensorArg(i);
-      if (!v)
-        return v;
-      ops.push_back(*v);
-    }
+    if (!tensorArgs(3, -1, ops))
+      return std::nullopt;
     return addOp("where", ops, ValueKind::Tensor, loc);
   }
   if (name == "sum" || name == "mean" || name == "amax" || name == "amin") {
@@ -151,14 +161,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   if (name == "layer_norm" || name == "rms_norm") {
     bool ln = name == "layer_norm";
     std::vector<int> ops;
-    for (unsigned i = 0; i < (ln ? 3u : 2u); ++i) {
-      if (ln && i == 2 && isDefaultTensor(arg(i)))
-        continue;
-      std::optional<int> v = tensorArg(i);
-      if (!v)
-        return v;
-      ops.push_back(*v);
-    }
+    if (!tensorArgs(ln ? 3 : 2, ln ? 2 : -1, ops))
+      return std::nullopt;
     for (size_t i = 1; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
         in->preferredRank = 1;
@@ -176,14 +180,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   if (name == "matmul" || name == "linear" || name == "embedding" ||
       name == "cross_entropy") {
     std::vector<int> ops;
-    for (unsigned i = 0; i < n; ++i) {
-      if (name == "linear" && i == 2 && isDefaultTensor(arg(i)))
-        continue;
-      std::optional<int> v = tensorArg(i);
-      if (!v)
-        return v;
-      ops.push_back(*v);
-    }
+    if (!tensorArgs(n, name == "linear" ? 2 : -1, ops))
+      return std::nullopt;
     auto prefer = [&](size_t i, int64_t rank, ElementType element) {
       if (i < ops.size())
         if (GraphInput *in = inputOf(ops[i])) {
@@ -207,14 +205,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   }
   if (name == "conv2d") {
     std::vector<int> ops;
-    for (unsigned i = 0; i < std::min(n, 3u); ++i) {
-      if (i == 2 && isDefaultTensor(arg(i)))
-        continue;
-      std::optional<int> v = tensorArg(i);
-      if (!v)
-        return v;
-      ops.push_back(*v);
-    }
+    if (!tensorArgs(std::min(n, 3u), 2, ops))
+      return std::nullopt;
     for (size_t i = 0; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
         in->exactRank = i < 2 ? 4 : 1;

@@ -148,11 +148,13 @@ void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
 }
 
 bool logEnabled(const char *name) {
-  const char *logs = std::getenv("KILN_LOGS");
-  if (!logs)
-    return false;
-  std::string all = std::string(",") + logs + ",";
-  return all.find(std::string(",") + name + ",") != std::string::npos;
+  // Read once: every graph call asks.
+  static const std::string all = [] {
+    const char *logs = std::getenv("KILN_LOGS");
+    return logs ? std::string(",") + logs + "," : std::string();
+  }();
+  return !all.empty() &&
+         all.find(std::string(",") + name + ",") != std::string::npos;
 }
 
 bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,

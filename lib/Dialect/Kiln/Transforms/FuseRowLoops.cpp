@@ -43,30 +43,34 @@ bool isRowLoop(Operation *op, Value rows) {
 struct Access {
   Value memref;
   bool write;
-  Value firstIndex; // null for a rank-0 access
-  Value iv;         // the row loop's induction variable
+  ValueRange indices;
+  Value iv; // the induction variable of the loop it belongs to
 };
 
 /// The loads and stores inside `loop`; false if it holds another op that
 /// touches memory (a call, a copy), which fusion does not reason about.
 bool collectAccesses(scf::ForOp loop, SmallVectorImpl<Access> &out) {
+  Value iv = loop.getInductionVar();
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    Value iv = loop.getInductionVar();
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      out.push_back({load.getMemRef(), false,
-                     load.getIndices().empty() ? Value() : load.getIndices()[0], iv});
-      return WalkResult::advance();
-    }
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      out.push_back({store.getMemRef(), true,
-                     store.getIndices().empty() ? Value() : store.getIndices()[0], iv});
-      return WalkResult::advance();
-    }
-    if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::YieldOp>(op))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      out.push_back({load.getMemRef(), false, load.getIndices(), iv});
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      out.push_back({store.getMemRef(), true, store.getIndices(), iv});
+    else if (!isMemoryEffectFree(op) && !isa<scf::ForOp, scf::YieldOp>(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
   });
   return !result.wasInterrupted();
+}
+
+/// For each buffer either loop writes: the memref value it is written
+/// through (root -> value).
+llvm::DenseMap<Value, Value> writtenBuffers(ArrayRef<Access> accesses) {
+  llvm::DenseMap<Value, Value> written;
+  for (const Access &x : accesses)
+    if (x.write)
+      written[rootOf(x.memref)] = x.memref;
+  return written;
 }
 
 /// Whether running `b`'s iteration r right after `a`'s iteration r, for
@@ -77,15 +81,12 @@ bool rowLocal(scf::ForOp a, scf::ForOp b) {
   SmallVector<Access> accesses;
   if (!collectAccesses(a, accesses) || !collectAccesses(b, accesses))
     return false;
-  llvm::DenseMap<Value, Value> writtenThrough; // root -> the memref value
-  for (const Access &x : accesses)
-    if (x.write)
-      writtenThrough[rootOf(x.memref)] = x.memref;
+  llvm::DenseMap<Value, Value> written = writtenBuffers(accesses);
   for (const Access &x : accesses) {
-    auto it = writtenThrough.find(rootOf(x.memref));
-    if (it == writtenThrough.end())
+    auto it = written.find(rootOf(x.memref));
+    if (it == written.end())
       continue; // read by both loops, written by neither
-    if (it->second != x.memref || x.firstIndex != x.iv)
+    if (it->second != x.memref || x.indices.empty() || x.indices.front() != x.iv)
       return false;
   }
   return true;
@@ -180,61 +181,34 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
 // Inside a row: loops over the same columns
 //===----------------------------------------------------------------------===//
 
-/// The loads and stores of `op` and what it contains.
-void memoryAccesses(Operation *op, SmallVectorImpl<std::pair<Value, bool>> &out) {
-  op->walk([&](Operation *inner) {
-    if (auto load = dyn_cast<memref::LoadOp>(inner))
-      out.push_back({load.getMemRef(), false});
-    else if (auto store = dyn_cast<memref::StoreOp>(inner))
-      out.push_back({store.getMemRef(), true});
-  });
-}
-
 /// Whether every access in `a` and `b` of a buffer either writes is at the
 /// loop's own column (last index = its induction variable) of one fixed
 /// row (the other indices the same values, defined outside both loops),
 /// through one memref value.
 bool columnLocal(scf::ForOp a, scf::ForOp b) {
-  struct ColumnAccess {
-    Value memref;
-    bool write;
-    ValueRange indices;
-    Value iv;
-  };
-  SmallVector<ColumnAccess> accesses;
-  for (scf::ForOp loop : {a, b}) {
-    WalkResult r = loop.getBody()->walk([&](Operation *op) {
-      if (auto load = dyn_cast<memref::LoadOp>(op))
-        accesses.push_back({load.getMemRef(), false, load.getIndices(),
-                            loop.getInductionVar()});
-      else if (auto store = dyn_cast<memref::StoreOp>(op))
-        accesses.push_back({store.getMemRef(), true, store.getIndices(),
-                            loop.getInductionVar()});
-      else if (!isMemoryEffectFree(op) && !isa<scf::ForOp, scf::YieldOp>(op))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      return false;
-  }
-  llvm::DenseMap<Value, const ColumnAccess *> written; // root -> an access
-  for (const ColumnAccess &x : accesses)
+  SmallVector<Access> accesses;
+  if (!collectAccesses(a, accesses) || !collectAccesses(b, accesses))
+    return false;
+  llvm::DenseMap<Value, Value> written = writtenBuffers(accesses);
+  // The indices each written buffer is first written at.
+  llvm::DenseMap<Value, ValueRange> writeIndices;
+  for (const Access &x : accesses)
     if (x.write)
-      written[rootOf(x.memref)] = &x;
+      writeIndices.try_emplace(rootOf(x.memref), x.indices);
   auto inside = [&](Value v) {
     Operation *scope = v.getParentBlock()->getParentOp();
     return a->isAncestor(scope) || b->isAncestor(scope);
   };
-  for (const ColumnAccess &x : accesses) {
+  for (const Access &x : accesses) {
     auto it = written.find(rootOf(x.memref));
     if (it == written.end())
       continue; // read by both loops, written by neither
-    const ColumnAccess &w = *it->second;
-    if (x.memref != w.memref || x.indices.empty() || x.indices.back() != x.iv ||
-        x.indices.size() != w.indices.size())
+    ValueRange w = writeIndices.lookup(it->first);
+    if (it->second != x.memref || x.indices.empty() || x.indices.back() != x.iv ||
+        x.indices.size() != w.size())
       return false;
     for (size_t i = 0; i + 1 < x.indices.size(); ++i)
-      if (x.indices[i] != w.indices[i] || inside(x.indices[i]))
+      if (x.indices[i] != w[i] || inside(x.indices[i]))
         return false;
   }
   return true;
@@ -244,8 +218,9 @@ bool columnLocal(scf::ForOp a, scf::ForOp b) {
 /// fuses with: they do not use its results, touch nothing it writes, and
 /// write nothing it reads.
 bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
-  SmallVector<std::pair<Value, bool>> inA;
-  memoryAccesses(a, inA);
+  SmallVector<Access> inA;
+  if (!collectAccesses(a, inA))
+    return false;
   for (Operation *op : between) {
     if (llvm::any_of(op->getOperands(), [&](Value v) {
           return v.getDefiningOp() == a.getOperation();
@@ -254,12 +229,16 @@ bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
     if (!isMemoryEffectFree(op) &&
         !isa<memref::LoadOp, memref::StoreOp, memref::AllocOp>(op))
       return false;
-    SmallVector<std::pair<Value, bool>> mine;
-    memoryAccesses(op, mine);
-    for (auto &[m, write] : mine)
-      for (auto &[n, writeA] : inA)
-        if ((write || writeA) && rootOf(m) == rootOf(n))
-          return false;
+    Value mine;
+    bool write = false;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      mine = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      std::tie(mine, write) = std::pair{store.getMemRef(), true};
+    if (mine && llvm::any_of(inA, [&](const Access &x) {
+          return (write || x.write) && rootOf(mine) == rootOf(x.memref);
+        }))
+      return false;
   }
   return true;
 }

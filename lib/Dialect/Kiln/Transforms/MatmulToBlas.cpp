@@ -159,13 +159,26 @@ bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
                       [](int64_t d) { return d == 1; });
 }
 
-/// Calls `fn` in place of `op`. On the CPU the call does the work and op
-/// goes; for cuda the call says whether it did, and op stays as the
-/// fallback: scf.if (not done) { op }.
-void replaceWithCall(Operation *op, func::FuncOp fn, ValueRange args,
-                     bool fallback) {
+/// Replaces `op` (inputs A, B and init C) with a call of the runtime's
+/// function `name`: A, B and C cast to `types`, then `scalars` as i64. On
+/// the CPU the call does the work and op goes; for cuda the call says
+/// whether it did, and op stays as the fallback: scf.if (not done) { op }.
+void replaceWithRuntimeCall(ModuleOp module, linalg::LinalgOp op,
+                            const std::string &name, ArrayRef<Type> types,
+                            ArrayRef<int64_t> scalars, bool fallback) {
   OpBuilder b(op);
-  Location loc = op->getLoc();
+  Location loc = op.getLoc();
+  SmallVector<Type> argTypes(types);
+  SmallVector<Value> args;
+  Value operands[] = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                      op.getDpsInits()[0]};
+  for (auto [v, type] : llvm::zip(operands, types))
+    args.push_back(castTo(b, loc, v, type));
+  for (int64_t c : scalars) {
+    argTypes.push_back(b.getI64Type());
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), c));
+  }
+  func::FuncOp fn = declareRuntimeFunction(module, name, argTypes, fallback);
   auto call = func::CallOp::create(b, loc, fn, args);
   if (!fallback) {
     op->erase();
@@ -212,70 +225,40 @@ struct KilnMatmulToBlasPass
           batched.push_back(generic);
       }
     });
-    auto suffix = [](Type e) { return e.isF32() ? "_f32" : "_f64"; };
+    auto elementOf = [](linalg::LinalgOp op) {
+      return cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
+    };
+    // The runtime function for `kind` on op's element type.
+    auto runtimeName = [&](linalg::LinalgOp op, const char *kind) {
+      return prefix + kind + (elementOf(op).isF32() ? "_f32" : "_f64");
+    };
     for (linalg::MatmulOp op : matmuls) {
-      OpBuilder b(op);
-      Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
-      MemRefType m = stridedMatrix(e);
-      func::FuncOp fn = declareRuntimeFunction(
-          module, prefix + "gemm" + suffix(e), {m, m, m}, cuda);
-      replaceWithCall(op, fn,
-                      {castTo(b, op.getLoc(), op.getDpsInputs()[0], m),
-                       castTo(b, op.getLoc(), op.getDpsInputs()[1], m),
-                       castTo(b, op.getLoc(), op.getDpsInits()[0], m)},
-                      cuda);
+      MemRefType m = stridedMatrix(elementOf(op));
+      replaceWithRuntimeCall(module, op, runtimeName(op, "gemm"), {m, m, m}, {},
+                             cuda);
     }
     // linear: x and y of any rank travel as unranked memrefs; the runtime
     // folds their leading dims into the rows of one gemm when it can.
     for (linalg::GenericOp op : linears) {
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-      auto unranked = UnrankedMemRefType::get(e, 0);
-      MemRefType m = stridedMatrix(e);
-      func::FuncOp fn = declareRuntimeFunction(
-          module, prefix + "linear" + suffix(e), {unranked, m, unranked}, cuda);
-      replaceWithCall(op, fn,
-                      {castTo(b, loc, op.getDpsInputs()[0], unranked),
-                       castTo(b, loc, op.getDpsInputs()[1], m),
-                       castTo(b, loc, op.getDpsInits()[0], unranked)},
-                      cuda);
+      auto unranked = UnrankedMemRefType::get(elementOf(op), 0);
+      replaceWithRuntimeCall(module, op, runtimeName(op, "linear"),
+                             {unranked, stridedMatrix(elementOf(op)), unranked},
+                             {}, cuda);
     }
     // conv2d: the runtime lays the input out as columns (im2col) and runs
-    // one gemm per image, as the eager conv2d does.
+    // one gemm per image, as the eager conv2d does (CPU only).
     for (linalg::Conv2DNchwFchwOp op : convs) {
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-      MemRefType t = stridedMemRef(4, e);
-      Type i64 = b.getI64Type();
-      func::FuncOp fn = declareRuntimeFunction(
-          module, e.isF32() ? "kiln_conv2d_f32" : "kiln_conv2d_f64",
-          {t, t, t, i64, i64});
+      MemRefType t = stridedMemRef(4, elementOf(op));
       SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
-      func::CallOp::create(
-          b, loc, fn,
-          ValueRange{castTo(b, loc, op.getDpsInputs()[0], t),
-                     castTo(b, loc, op.getDpsInputs()[1], t),
-                     castTo(b, loc, op.getDpsInits()[0], t),
-                     arith::ConstantIntOp::create(b, loc, i64, strides[0]),
-                     arith::ConstantIntOp::create(b, loc, i64, strides[1])});
-      op.erase();
+      replaceWithRuntimeCall(module, op, runtimeName(op, "conv2d"), {t, t, t},
+                             strides, /*fallback=*/false);
     }
     // Batched products: the runtime loops over C's batch dims (broadcasting
     // A's and B's size-1 ones) and runs one gemm per matrix.
     for (linalg::GenericOp op : batched) {
-      OpBuilder b(op);
-      Location loc = op.getLoc();
-      Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-      auto unranked = UnrankedMemRefType::get(e, 0);
-      func::FuncOp fn = declareRuntimeFunction(
-          module, prefix + "bmm" + suffix(e), {unranked, unranked, unranked}, cuda);
-      replaceWithCall(op, fn,
-                      {castTo(b, loc, op.getDpsInputs()[0], unranked),
-                       castTo(b, loc, op.getDpsInputs()[1], unranked),
-                       castTo(b, loc, op.getDpsInits()[0], unranked)},
-                      cuda);
+      auto unranked = UnrankedMemRefType::get(elementOf(op), 0);
+      replaceWithRuntimeCall(module, op, runtimeName(op, "bmm"),
+                             {unranked, unranked, unranked}, {}, cuda);
     }
   }
 };
