@@ -18,11 +18,15 @@
 // A float tensor may add `*S` (standard normal times S: `f32[999]*40` reaches
 // where exp overflows and erf saturates) and `!` (its first elements are
 // then inf, -inf, nan, 0, -0, 1e-40 and +-100).
+// A float tensor with `{LO,HI}` holds evenly spaced values from LO to HI
+// instead (`f32[400000]{-104,89}` sweeps exp's whole range).
 // A line that ends in `expect-error` must make eager code throw kiln::Error
 // and compiled code return status 1. A `// E2E-TOLERANCE: RTOL ATOL` line
 // widens the float32 tolerance for a file whose graphs are deep enough for
 // float32 rounding (compiled) and double accumulation (eager) to drift
-// further apart than the default rtol 1e-4, atol 1e-5.
+// further apart than the default rtol 1e-4, atol 1e-5. `// E2E-ULP: N`
+// instead bounds float32 results by N units in the last place of eager's
+// (below 2^-125, where compiled exp flushes to zero, by N * 2^-125).
 //
 // Prints one PASS or FAIL line per run; exits 1 if any run failed.
 //
@@ -48,6 +52,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <random>
 #include <regex>
@@ -64,6 +69,7 @@ struct ArgSpec {
   bool isScalar = false;
   double value = 0;
   int64_t lo = 0, hi = 10;
+  bool range = false;
   double scale = 1;
   bool special = false;
 };
@@ -108,6 +114,7 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
         if (m[3].matched) {
           arg.lo = std::stoll(m[4]);
           arg.hi = std::stoll(m[5]);
+          arg.range = true;
         }
         if (m[6].matched)
           arg.scale = std::stod(m[7]);
@@ -143,6 +150,13 @@ RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
   DType dt = dtypeNamed(arg.kind);
   if (isFloating(dt)) {
     Tensor x = randn(arg.shape, seed, kFloat32) * arg.scale;
+    if (arg.range) {
+      float *data = x.data<float>();
+      int64_t n = x.numel();
+      for (int64_t i = 0; i < n; ++i)
+        data[i] = static_cast<float>(arg.lo + (arg.hi - arg.lo) * double(i) /
+                                                  double(std::max<int64_t>(1, n - 1)));
+    }
     if (arg.special) {
       const float values[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f,
                               1e-40f,   100.0f,    -100.0f};
@@ -161,9 +175,18 @@ RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
   return from_vector(values, arg.shape).to(dt);
 }
 
-/// The largest |a - b| where they differ by more than the tolerance, or -1.
+/// Float32 units in the last place at `v`'s magnitude, at least 2^-125.
+double ulpOf(double v) {
+  float f = std::fabs(static_cast<float>(v));
+  if (!std::isfinite(f))
+    return 0;
+  return std::max<double>(std::nextafter(f, INFINITY) - f, 0x1p-125);
+}
+
+/// The largest |a - b| where they differ by more than the tolerance (rtol
+/// and atol, or `ulps` units in the last place when it is positive), or -1.
 double compare(const Tensor &got, const Tensor &want, double rtol, double atol,
-               std::string &why) {
+               double ulps, std::string &why) {
   if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
     why = "got " + shapeStr(got.shape()) + " " + dtypeName(got.dtype()) +
           ", want " + shapeStr(want.shape()) + " " + dtypeName(want.dtype());
@@ -180,9 +203,12 @@ double compare(const Tensor &got, const Tensor &want, double rtol, double atol,
     double err = std::fabs(a - b);
     if (a == b)
       continue;
-    if (exact || std::isnan(err) || err > atol + rtol * std::fabs(b)) {
-      why = "element " + std::to_string(i) + ": got " + std::to_string(a) +
-            ", want " + std::to_string(b);
+    double bound = ulps > 0 ? ulps * ulpOf(b) : atol + rtol * std::fabs(b);
+    if (exact || std::isnan(err) || err > bound) {
+      std::ostringstream message;
+      message << std::setprecision(9) << "element " << i << ": got " << a
+              << ", want " << b;
+      why = message.str();
       return -1;
     }
     worst = std::max(worst, err);
@@ -270,6 +296,9 @@ int main(int argc, char **argv) {
     std::istringstream tolerance(text.substr(pos + 17));
     tolerance >> f32Rtol >> f32Atol;
   }
+  double f32Ulps = 0;
+  if (auto pos = text.find("// E2E-ULP:"); pos != std::string::npos)
+    f32Ulps = std::stod(text.substr(pos + 11));
 
   mlir::DialectRegistry registry;
   mlir::kiln::registerKilnCompiler(registry);
@@ -426,7 +455,8 @@ int main(int argc, char **argv) {
         double atol = want.dtype() == kFloat64 ? 1e-9 : f32Atol;
         if (want.dtype() == kFloat16 || want.dtype() == kBFloat16)
           rtol = atol = 1e-2;
-        double w = compare(got[r], want, rtol, atol, why);
+        double ulps = want.dtype() == kFloat32 ? f32Ulps : 0;
+        double w = compare(got[r], want, rtol, atol, ulps, why);
         ok = w >= 0;
         worst = std::max(worst, w);
       }

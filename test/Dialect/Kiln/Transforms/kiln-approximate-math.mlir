@@ -32,9 +32,51 @@ func.func @vector(%x: vector<8xf32>) -> vector<8xf32> {
 // CHECK-COUNT-6: math.fma {{.*}}, %[[X2]]
 // CHECK: %[[P:.*]] = arith.mulf %[[X]]
 // CHECK-COUNT-4: math.fma {{.*}}, %[[X2]]
-// CHECK: arith.divf %[[P]], {{.*}} fastmath<ninf,arcp>
+// CHECK: %[[R:.*]] = arith.divf %[[P]], {{.*}} fastmath<ninf,arcp>
+// CHECK: %[[LO1:.*]] = arith.maximumf %[[R]]
+// CHECK: arith.minimumf %[[LO1]]
 // CHECK-NOT: math.erf
 func.func @erf_rational(%x: vector<16xf32>) -> vector<16xf32> {
   %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// erf(x * k) for a constant k folds k into the coefficients: the clamp
+// becomes [-4/k, 4/k] and the multiplication goes.
+// CHECK-LABEL: func.func @erf_scaled
+// CHECK-DAG: %[[HI:.*]] = arith.constant dense<5.65685415> : vector<16xf32>
+// CHECK-DAG: %[[LO:.*]] = arith.constant dense<-5.65685415> : vector<16xf32>
+// CHECK-NOT: arith.mulf %arg0
+// CHECK: %[[C:.*]] = arith.maximumf %arg0, %[[LO]]
+// CHECK: %[[Y:.*]] = arith.minimumf %[[C]], %[[HI]]
+// CHECK: arith.mulf %[[Y]], %[[Y]]
+func.func @erf_scaled(%x: vector<16xf32>) -> vector<16xf32> {
+  %k = arith.constant dense<0.70710678> : vector<16xf32>
+  %y = arith.mulf %x, %k : vector<16xf32>
+  %0 = math.erf %y : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// f32 exp: x clamped (compare and select, which keeps NaN), n = round(x /
+// ln2) by the shift trick, whose bits shifted into the exponent field give
+// the scale 2^(n-1) without a float-to-int conversion or a clamp of n.
+// CHECK-LABEL: func.func @exp_shift
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %arg0
+// CHECK: %[[X0:.*]] = arith.select %[[BELOW]], {{.*}}, %arg0
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X0]]
+// CHECK: %[[X:.*]] = arith.select %[[ABOVE]], {{.*}}, %[[X0]]
+// CHECK: %[[Z:.*]] = math.fma %[[X]], {{.*}}, %[[SHIFT:.*]] : vector<16xf32>
+// CHECK: %[[N:.*]] = arith.subf %[[Z]], %[[SHIFT]]
+// CHECK: %[[R0:.*]] = math.fma %[[N]], {{.*}}, %[[X]]
+// CHECK: %[[R:.*]] = math.fma %[[N]], {{.*}}, %[[R0]]
+// CHECK-COUNT-4: math.fma
+// CHECK: %[[TWICE:.*]] = arith.addf
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[Z]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[SBITS:.*]] = arith.shli %[[BITS]]
+// CHECK: %[[SCALE:.*]] = arith.bitcast %[[SBITS]] : vector<16xi32> to vector<16xf32>
+// CHECK: arith.mulf %[[TWICE]], %[[SCALE]]
+// CHECK-NOT: math.exp
+func.func @exp_shift(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %x : vector<16xf32>
   return %0 : vector<16xf32>
 }

@@ -50,12 +50,17 @@ def KilnOpenMpSchedule : Pass<"kiln-openmp-schedule"> {
 def KilnApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace transcendental math ops with vectorizable polynomials";
   let description = [{
-    Rewrites `math.exp`, `math.tanh`, `math.log` and friends on f32
-    (scalars and vectors) with upstream's polynomial approximations, so that
-    the loops holding them vectorize instead of calling libm one element at
-    a time; f32 `math.erf` becomes one rational function of x clamped to
-    [-4, 4] (4.5e-7 absolute, 7.5 ulp), whose division may become a
-    reciprocal estimate. Runs before the math-to-LLVM lowering.
+    Rewrites `math.tanh`, `math.log` and friends on f32 (scalars and
+    vectors) with upstream's polynomial approximations, so that the loops
+    holding them vectorize instead of calling libm one element at a time.
+    f32 `math.exp` is Kiln's own: 2^n exp(r) with n from the shift trick and
+    the scale built from its bits (12 multiply-class instructions where
+    upstream's takes 15; within 1.95 ulp, results below 2^-125 flush to
+    zero). f32 `math.erf` becomes one rational function of x clamped to
+    [-4, 4] (4.5e-7 absolute), its result clamped to [-1, 1], a constant
+    factor of its operand folded into the coefficients, and its division
+    free to become a reciprocal estimate. Runs before the math-to-LLVM
+    lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
