@@ -42,16 +42,18 @@ std::optional<double> splatValue(Value v) {
   return std::nullopt;
 }
 
-/// x clamped to [lo, hi] by compare and select, which keeps NaN and becomes
-/// one min and one max instruction each.
-Value clamp(PatternRewriter &rewriter, Location loc, Value x, Value lo,
-            Value hi) {
-  Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
-                                      x, lo);
-  x = arith::SelectOp::create(rewriter, loc, below, lo, x);
-  Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT,
-                                      x, hi);
-  return arith::SelectOp::create(rewriter, loc, above, hi, x);
+/// select(x < lo, lo, x) or select(x > hi, hi, x): compare and select keeps
+/// NaN and becomes one min or max instruction.
+Value clampSide(PatternRewriter &rewriter, Location loc, Value x, Value bound,
+                arith::CmpFPredicate beyond) {
+  Value out = arith::CmpFOp::create(rewriter, loc, beyond, x, bound);
+  return arith::SelectOp::create(rewriter, loc, out, bound, x);
+}
+
+/// -|y| (sigmoid's exp(-|x|)) is never above zero.
+bool isNonPositive(Value v) {
+  auto neg = v.getDefiningOp<arith::NegFOp>();
+  return neg && neg.getOperand().getDefiningOp<math::AbsFOp>();
 }
 
 /// exp on f32 as 2^n exp(r), x = n ln2 + r with |r| <= ln2/2, in 12
@@ -83,7 +85,10 @@ struct ExpAsPolynomial : OpRewritePattern<math::ExpOp> {
     auto mul = [&](Value a, Value b) -> Value {
       return arith::MulFOp::create(rewriter, loc, a, b);
     };
-    Value x = clamp(rewriter, loc, op.getOperand(), c(-87.34f), c(88.723f));
+    Value x = clampSide(rewriter, loc, op.getOperand(), c(-87.34f),
+                        arith::CmpFPredicate::OLT);
+    if (!isNonPositive(op.getOperand()))
+      x = clampSide(rewriter, loc, x, c(88.723f), arith::CmpFPredicate::OGT);
     // 1.5 * 2^23 puts the rounded x/ln2 in the low mantissa bits; + 126 is
     // the exponent bias of 2^(n-1).
     Value shift = c(0x1.8p23f + 126.0f);

@@ -80,3 +80,15 @@ func.func @exp_shift(%x: vector<16xf32>) -> vector<16xf32> {
   %0 = math.exp %x : vector<16xf32>
   return %0 : vector<16xf32>
 }
+
+// exp(-|x|) (sigmoid's) cannot overflow: only the lower clamp remains.
+// CHECK-LABEL: func.func @exp_of_non_positive
+// CHECK: arith.cmpf olt
+// CHECK-NOT: arith.cmpf ogt
+// CHECK: return
+func.func @exp_of_non_positive(%x: vector<16xf32>) -> vector<16xf32> {
+  %a = math.absf %x : vector<16xf32>
+  %n = arith.negf %a : vector<16xf32>
+  %0 = math.exp %n : vector<16xf32>
+  return %0 : vector<16xf32>
+}
