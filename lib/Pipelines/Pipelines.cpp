@@ -52,7 +52,9 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   // memrefs (any Tensor view), results are buffers the caller owns.
   pm.addNestedPass<func::FuncOp>(createKilnFuseElementwise());
   appendPipeline(pm, "canonicalize,cse");
-  pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
+  // (Row tiles are the CPU's threads; the GPU mapping has its own grid.)
+  if (!options.emulateGpuMapping)
+    pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
   appendPipeline(pm, "canonicalize,cse,eliminate-empty-tensors,"
                      "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=fully-dynamic-layout-map},"
@@ -61,17 +63,25 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                      "convert-bufferization-to-memref,canonicalize");
   pm.addPass(createKilnMatmulToBlas());
   pm.addPass(createKilnLowerReductions());
-  appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
-  pm.addPass(createKilnParallelizeOuterLoop());
-  pm.addPass(createKilnFuseRowLoops());
-  if (options.openmp) {
-    appendPipeline(pm, "convert-scf-to-openmp");
-    pm.addPass(createKilnOpenMpSchedule());
+  if (options.emulateGpuMapping) {
+    // As the GPU pipeline: cse only, the one-iteration loops kept.
+    appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),cse");
+    KilnGpuMapParallelLoopsOptions mapping;
+    mapping.cpuEmulation = true;
+    pm.addNestedPass<func::FuncOp>(createKilnGpuMapParallelLoops(mapping));
+  } else {
+    appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
+    pm.addPass(createKilnParallelizeOuterLoop());
+    pm.addPass(createKilnFuseRowLoops());
+    if (options.openmp) {
+      appendPipeline(pm, "convert-scf-to-openmp");
+      pm.addPass(createKilnOpenMpSchedule());
+    }
   }
   pm.addPass(createKilnApproximateMath());
   appendPipeline(pm, "expand-strided-metadata,lower-affine,"
                      "finalize-memref-to-llvm{use-generic-functions},convert-scf-to-cf,"
-                     "convert-math-to-llvm,"
+                     "convert-vector-to-llvm,convert-math-to-llvm,"
                      // What has no LLVM intrinsic (float64 erf, tanh...)
                      // calls libm; after math-to-llvm, so that floor, fma
                      // and friends stay intrinsics that vectorize.
@@ -100,8 +110,9 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
   // No canonicalize before the mapping: it would inline the one-iteration
   // loops that make kernels of serial ops.
   appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),cse");
-  pm.addNestedPass<func::FuncOp>(
-      createKilnGpuMapParallelLoops({options.blockSize}));
+  KilnGpuMapParallelLoopsOptions mapping;
+  mapping.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createKilnGpuMapParallelLoops(mapping));
   appendPipeline(pm, "func.func(convert-parallel-loops-to-gpu),canonicalize,"
                      "gpu-kernel-outlining,func.func(gpu-async-region)");
   pm.addPass(createKilnGpuMergeModules());

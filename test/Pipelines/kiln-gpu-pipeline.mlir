@@ -3,7 +3,8 @@
 // fallback, the kernels are outlined into one gpu.module, row reductions
 // use block-wide all-reduces (warp shuffles and barriers in NVVM), math goes
 // through libdevice, the host function launches every kernel, and the result
-// is one gpu.binary of PTX for the requested architecture.
+// is one gpu.binary of PTX for the requested architecture; elementwise
+// kernels move four floats per load and store (ld.global.v4).
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' -mlir-print-ir-after=kiln-gpu-merge-modules 2>&1 >/dev/null | FileCheck %s --check-prefix=GPU
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' -mlir-print-ir-after=convert-gpu-to-nvvm 2>&1 >/dev/null | FileCheck %s --check-prefix=NVVM
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' | FileCheck %s --check-prefix=SM90
@@ -19,7 +20,7 @@
 // GPU: %[[DONE:.*]] = call @kiln_cuda_linear_f32(
 // GPU: %[[NOT:.*]] = arith.xori %[[DONE]], %true
 // GPU: scf.if %[[NOT]] {
-// GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel_0
+// GPU: gpu.launch_func async [%{{.*}}] @kiln_kernels::@model_kernel_{{[0-9]+}}
 // GPU-NOT: memref.copy
 // GPU: gpu.wait [%{{.*}}]
 // GPU: return
@@ -29,6 +30,10 @@
 // GPU: gpu.all_reduce maxnumf
 // GPU: gpu.all_reduce add
 // GPU-NOT: gpu.module
+// Elementwise kernels read and write four aligned floats at once where the
+// data allows (the scalar kernel runs otherwise).
+// GPU: vector.load {{.*}} {alignment = 16 : i64} : memref<{{.*}}>, vector<4xf32>
+// GPU: vector.store {{.*}} {alignment = 16 : i64} : memref<{{.*}}>, vector<4xf32>
 
 // NVVM: gpu.module @kiln_kernels
 // NVVM: llvm.func @model_kernel
@@ -40,6 +45,8 @@
 // NVVM-DAG: llvm.call @__nv_erff
 // NVVM-DAG: llvm.call @__nv_expf
 // NVVM-DAG: llvm.call @__nv_sqrtf
+// NVVM-DAG: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr -> vector<4xf32>
+// NVVM-DAG: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 
 // SM90: llvm.func @model(
 // SM90: gpu.launch_func <%{{.*}} : !llvm.ptr> @kiln_kernels::@model_kernel
@@ -49,6 +56,7 @@
 // SM90-SAME: .visible .entry model_kernel(
 // SM90-SAME: shfl.sync.bfly.b32
 // SM90-SAME: bar.sync
+// SM90-SAME: ld.global.v4.b32
 // SM90-NOT: gpu.binary
 
 // SM80: gpu.binary @kiln_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">

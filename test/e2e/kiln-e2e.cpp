@@ -1,7 +1,7 @@
 //===- kiln-e2e.cpp - Compiled graphs against the eager runtime -----------===//
 //
 //   kiln-e2e FILE.mlir --work DIR --cxx COMPILER [--sanitize-address]
-//            [--backend=cuda [--cuda-arch=sm_90]]
+//            [--backend=cuda [--cuda-arch=sm_90] | --backend=cuda-emulated]
 //
 // (--sanitize-address instruments the compiled graphs with ASan; the
 // harness itself must then be an ASan build.) With --backend=cuda the
@@ -9,6 +9,9 @@
 // toolkit is there) and run on the GPU through kiln::abi::GraphCall, the
 // inputs staged from the CPU; without a GPU the harness compiles, checks
 // and links them, then prints "skipped: no GPU" instead of running.
+// --backend=cuda-emulated maps the loop nests onto blocks and threads as
+// the GPU pipeline does (vector accesses included) and runs that grid as
+// serial loops on the CPU, checking its index arithmetic on any machine.
 // Compiles every function of FILE (kiln dialect) through buildCpuPipeline to
 // an object file in process, links it into a shared library, loads it, and
 // for each `// E2E: @fn ARG...` line of FILE runs @fn compiled and through
@@ -267,7 +270,7 @@ extern "C" void _mlir_ciface_e2e_clip_and_shift(void *result, void *x,
 int main(int argc, char **argv) {
   registerOpaqueFunction("e2e_clip_and_shift", clipAndShift);
   std::string file, work = ".", cxx = "c++", arch = "sm_90";
-  bool cuda = false;
+  bool cuda = false, emulated = false;
   mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -275,6 +278,8 @@ int main(int argc, char **argv) {
       codegen.sanitizeAddress = true;
     else if (a == "--backend=cuda")
       cuda = true;
+    else if (a == "--backend=cuda-emulated")
+      emulated = true;
     else if (a.rfind("--cuda-arch=", 0) == 0)
       arch = a.substr(12);
     else if (a == "--work" && i + 1 < argc)
@@ -317,7 +322,9 @@ int main(int argc, char **argv) {
     gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
     mlir::kiln::buildGpuPipeline(pm, gpu);
   } else {
-    mlir::kiln::buildCpuPipeline(pm);
+    mlir::kiln::CpuPipelineOptions cpu;
+    cpu.emulateGpuMapping = emulated;
+    mlir::kiln::buildCpuPipeline(pm, cpu);
   }
   if (mlir::failed(pm.run(*compiled)))
     return 2;

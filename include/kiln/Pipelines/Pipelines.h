@@ -20,6 +20,11 @@ namespace mlir::kiln {
 struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;
+  /// Instead, map loop nests onto a grid as the GPU pipeline does
+  /// (kiln-gpu-map-parallel-loops, its row reductions aside) and run the
+  /// grid's blocks and threads as serial loops: a check of the mapping's
+  /// index arithmetic against eager on a machine without a GPU.
+  bool emulateGpuMapping = false;
 };
 
 struct GpuPipelineOptions {

@@ -3,8 +3,9 @@
 // block-size threads with a bounds check; a row reduction runs one block
 // per row with a strided per-thread loop, gpu.all_reduce, the initial value
 // folded in once, and thread 0 storing; a contraction runs one thread per
-// output element.
-// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops=block-size=128 -cse -split-input-file -verify-diagnostics | FileCheck %s
+// output element. (Elementwise nests with vector accesses:
+// kiln-gpu-map-parallel-loops-vector-width.mlir.)
+// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1" -cse -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK: %[[NR:.*]] = arith.ceildivui %{{.*}}, %c1 : index

@@ -264,6 +264,15 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
       sizes), tiled by the block size with a bounds check, and mapped to
       blocks and threads along x, so that consecutive threads touch
       consecutive elements (coalesced loads and stores).
+    * Where such a nest reads or writes a buffer contiguously along its
+      last dim (the last index is the last induction variable), each thread
+      instead handles `vector-width` consecutive iterations: those accesses
+      become one aligned `vector.load`/`vector.store` each (PTX
+      `ld.global.v4`), the rest of the body runs once per lane. The
+      vectorized grid runs when, at run time, the last dim's size is a
+      multiple of the width and every such buffer's last stride is 1 and
+      its address, offset and other strides are multiples of the width (so
+      that every vector access is aligned); otherwise the scalar grid runs.
 
     A reduction over several dims (a perfect `scf.for` nest carrying the
     accumulator) is first coalesced into one loop. Nested `scf.parallel`
@@ -273,10 +282,18 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
+           "Consecutive elements per thread where data is contiguous (1: off)">,
+    Option<"cpuEmulation", "cpu-emulation", "bool", /*default=*/"false",
+           "For running the grids as serial loops on the CPU: row reductions "
+           "get the elementwise mapping (gpu.all_reduce has no CPU lowering) "
+           "and host code is not checked for device accesses">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def KilnGpuMergeModules : Pass<"kiln-gpu-merge-modules", "ModuleOp"> {
