@@ -73,6 +73,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
     appendPipeline(pm, "func.func(convert-linalg-to-parallel-loops),canonicalize");
     pm.addPass(createKilnParallelizeOuterLoop());
     pm.addPass(createKilnFuseRowLoops());
+    pm.addPass(createKilnPrefetchNextRow());
     if (options.openmp) {
       appendPipeline(pm, "convert-scf-to-openmp");
       pm.addPass(createKilnOpenMpSchedule());

@@ -83,6 +83,26 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def KilnPrefetchNextRow : Pass<"kiln-prefetch-next-row"> {
+  let summary = "Prefetch the next row of big arrays while a row tile's row runs";
+  let description = [{
+    After `kiln-fuse-row-loops`, a row tile runs all of a chain's ops on one
+    row (several loops over its columns) before the next. The first of
+    those loops reads the row from memory, and only then does computation
+    start; the hardware prefetcher, which follows the addresses the loops
+    touch, has not fetched the next row by the time the row is done. This
+    pass adds, at the start of each row, a loop over the next row's cache
+    lines (64 bytes apart) that prefetches each big array the row's first
+    column loop reads (`memref.prefetch` read) and its last one writes
+    (write, saving the read-for-ownership stall): the next row streams in
+    while this one computes. Arrays are big when they come from outside the
+    parallel loop of row tiles; the last row prefetches itself.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KilnFuseRowLoops : Pass<"kiln-fuse-row-loops"> {
   let summary = "Run the row loops of a row tile as one loop over its rows";
   let description = [{
