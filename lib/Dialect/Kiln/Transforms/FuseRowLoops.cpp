@@ -1,6 +1,8 @@
 //===- FuseRowLoops.cpp - One loop over a row tile's rows -----------------===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "ViewedBuffer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,19 +20,9 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using mlir::kiln::viewedBuffer;
 
 namespace {
-
-/// The buffer (allocation or argument) that a memref value views.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 /// A loop over rows: scf.for from 0 to `rows` by 1, with no results.
 bool isRowLoop(Operation *op, Value rows) {
@@ -69,7 +61,7 @@ llvm::DenseMap<Value, Value> writtenBuffers(ArrayRef<Access> accesses) {
   llvm::DenseMap<Value, Value> written;
   for (const Access &x : accesses)
     if (x.write)
-      written[rootOf(x.memref)] = x.memref;
+      written[viewedBuffer(x.memref)] = x.memref;
   return written;
 }
 
@@ -83,7 +75,7 @@ bool rowLocal(scf::ForOp a, scf::ForOp b) {
     return false;
   llvm::DenseMap<Value, Value> written = writtenBuffers(accesses);
   for (const Access &x : accesses) {
-    auto it = written.find(rootOf(x.memref));
+    auto it = written.find(viewedBuffer(x.memref));
     if (it == written.end())
       continue; // read by both loops, written by neither
     if (it->second != x.memref || x.indices.empty() || x.indices.front() != x.iv)
@@ -194,13 +186,13 @@ bool columnLocal(scf::ForOp a, scf::ForOp b) {
   llvm::DenseMap<Value, ValueRange> writeIndices;
   for (const Access &x : accesses)
     if (x.write)
-      writeIndices.try_emplace(rootOf(x.memref), x.indices);
+      writeIndices.try_emplace(viewedBuffer(x.memref), x.indices);
   auto inside = [&](Value v) {
     Operation *scope = v.getParentBlock()->getParentOp();
     return a->isAncestor(scope) || b->isAncestor(scope);
   };
   for (const Access &x : accesses) {
-    auto it = written.find(rootOf(x.memref));
+    auto it = written.find(viewedBuffer(x.memref));
     if (it == written.end())
       continue; // read by both loops, written by neither
     ValueRange w = writeIndices.lookup(it->first);
@@ -236,7 +228,7 @@ bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       std::tie(mine, write) = std::pair{store.getMemRef(), true};
     if (mine && llvm::any_of(inA, [&](const Access &x) {
-          return (write || x.write) && rootOf(mine) == rootOf(x.memref);
+          return (write || x.write) && viewedBuffer(mine) == viewedBuffer(x.memref);
         }))
       return false;
   }

@@ -1,6 +1,8 @@
 //===- GpuDeviceBuffers.cpp - Every buffer of a GPU graph on the device ---===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "ViewedBuffer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -15,6 +17,7 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using mlir::kiln::viewedBuffer;
 
 namespace {
 
@@ -58,13 +61,11 @@ bool isHostMetadata(memref::AllocOp alloc) {
 /// of the module's private helpers (the deallocation helper) are host
 /// memory.
 bool isDeviceBuffer(Value buffer) {
-  while (Operation *def = buffer.getDefiningOp()) {
+  buffer = viewedBuffer(buffer);
+  if (Operation *def = buffer.getDefiningOp()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(def))
       return !isHostMetadata(alloc);
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return !isa<memref::AllocaOp, memref::GetGlobalOp>(def);
-    buffer = view.getViewSource();
+    return !isa<memref::AllocaOp, memref::GetGlobalOp>(def);
   }
   auto fn = dyn_cast<func::FuncOp>(buffer.getParentBlock()->getParentOp());
   return !fn || fn.isPublic();

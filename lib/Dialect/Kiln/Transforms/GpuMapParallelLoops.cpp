@@ -1,6 +1,8 @@
 //===- GpuMapParallelLoops.cpp - Loop nests onto GPU blocks and threads ---===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "ViewedBuffer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,6 +25,7 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using mlir::kiln::viewedBuffer;
 
 namespace {
 
@@ -485,14 +488,9 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
 /// Whether `buffer` is device memory: (a view of) a gpu.alloc or an
 /// argument of a public function (a graph's input).
 bool onDevice(Value buffer) {
-  while (Operation *def = buffer.getDefiningOp()) {
-    if (isa<gpu::AllocOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    buffer = view.getViewSource();
-  }
+  buffer = viewedBuffer(buffer);
+  if (Operation *def = buffer.getDefiningOp())
+    return isa<gpu::AllocOp>(def);
   auto fn = dyn_cast<func::FuncOp>(buffer.getParentBlock()->getParentOp());
   return fn && fn.isPublic();
 }

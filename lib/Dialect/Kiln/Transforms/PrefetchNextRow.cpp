@@ -1,6 +1,8 @@
 //===- PrefetchNextRow.cpp - Next row's cache lines during this row -------===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "ViewedBuffer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -15,21 +17,11 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using mlir::kiln::viewedBuffer;
 
 namespace {
 
 constexpr int64_t kCacheLineBytes = 64;
-
-/// The buffer (allocation or argument) that a memref value views.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
 
 /// A row of a big array that `column` (a loop of step 1 over the columns
 /// inside the loop over rows `row`) reads or writes: the access's last index
@@ -53,7 +45,7 @@ std::optional<RowAccess> rowAccess(Operation *op, scf::ForOp row,
   ValueRange indices = load ? load.getIndices() : store.getIndices();
   if (indices.size() < 2 || indices.back() != column.getInductionVar())
     return std::nullopt;
-  Value root = rootOf(memref);
+  Value root = viewedBuffer(memref);
   Operation *tile = row->getParentOfType<scf::ParallelOp>();
   if (!tile || tile->isAncestor(root.getParentBlock()->getParentOp()))
     return std::nullopt;

@@ -1,0 +1,28 @@
+//===- ViewedBuffer.h - The buffer under a chain of views -------*- C++ -*-===//
+//
+// Shared by the transforms that reason about which buffer a memref value
+// reads or writes (row fusion, prefetching, GPU device buffers).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_DIALECT_KILN_TRANSFORMS_VIEWEDBUFFER_H
+#define KILN_LIB_DIALECT_KILN_TRANSFORMS_VIEWEDBUFFER_H
+
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::kiln {
+
+/// The buffer (an allocation, a function argument...) that `v` views,
+/// through subviews, casts, reshapes and other view-like ops.
+inline Value viewedBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+} // namespace mlir::kiln
+
+#endif
