@@ -21,7 +21,8 @@ struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;
   /// Instead, map loop nests onto a grid as the GPU pipeline does
-  /// (kiln-gpu-map-parallel-loops, its row reductions aside) and run the
+  /// (kiln-gpu-map-parallel-loops; a row reduction's threads combine their
+  /// partial values in a serial loop instead of gpu.all_reduce) and run the
   /// grid's blocks and threads as serial loops: a check of the mapping's
   /// index arithmetic against eager on a machine without a GPU.
   bool emulateGpuMapping = false;

@@ -388,8 +388,11 @@ bool isContraction(scf::ForOp loop) {
 }
 
 /// Maps a row reduction (see the pass description) onto one block per row;
-/// false when `loop` is not one.
-bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
+/// false when `loop` is not one. With `emulate`, the block's threads are a
+/// serial loop that combines their partial values in order instead of
+/// gpu.all_reduce (which has no CPU lowering), and the last one writes the
+/// row's results: the same per-thread strided folds, run on the CPU.
+bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize, bool emulate) {
   Block *body = loop.getBody();
   scf::ForOp reduce;
   for (Operation &op : body->without_terminator()) {
@@ -427,8 +430,21 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
   Location loc = loop.getLoc();
   SmallVector<Value> counts;
   Value rows = totalCount(b, loc, loop, counts);
-  auto [outer, inner] = createGrid(b, loc, rows, blockSize);
-  Value lane = inner.getInductionVars()[0];
+  Value identity = arith::ConstantOp::create(b, loc, kind->second);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  scf::ParallelOp outer;
+  scf::ForOp lanes; // the emulated block's threads
+  Value lane;
+  if (emulate) {
+    outer = scf::ParallelOp::create(b, loc, zero, rows, one);
+    mapTo(outer, gpu::Processor::BlockX);
+    b.setInsertionPointToStart(outer.getBody());
+  } else {
+    auto [blocks, threads] = createGrid(b, loc, rows, blockSize);
+    outer = blocks;
+    lane = threads.getInductionVars()[0];
+  }
   IRMapping map;
   delinearize(b, loc, loop, counts, outer.getInductionVars()[0], map);
   Operation *after = nullptr;
@@ -439,6 +455,13 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
     }
     b.clone(op, map);
   }
+  if (emulate) {
+    lanes = scf::ForOp::create(
+        b, loc, zero, arith::ConstantIndexOp::create(b, loc, blockSize), one,
+        identity);
+    b.setInsertionPointToStart(lanes.getBody());
+    lane = lanes.getInductionVar();
+  }
   // Each thread folds elements lane, lane + blockSize, ... from identity.
   Value lb = map.lookupOrDefault(reduce.getLowerBound());
   Value ub = map.lookupOrDefault(reduce.getUpperBound());
@@ -447,7 +470,6 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
       b, loc, lb, arith::MulIOp::create(b, loc, lane, step));
   Value stride = arith::MulIOp::create(
       b, loc, step, arith::ConstantIndexOp::create(b, loc, blockSize));
-  Value identity = arith::ConstantOp::create(b, loc, kind->second);
   auto partial = scf::ForOp::create(b, loc, start, ub, stride, identity);
   {
     OpBuilder::InsertionGuard g(b);
@@ -460,24 +482,37 @@ bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize) {
     scf::YieldOp::create(
         b, loc, inLoop.lookup(reduce.getBody()->getTerminator()->getOperand(0)));
   }
-  auto all = gpu::AllReduceOp::create(
-      b, loc, partial.getResult(0),
-      gpu::AllReduceOperationAttr::get(b.getContext(), kind->first),
-      b.getUnitAttr());
-  // The row's initial value, folded in once, as the sequential loop did.
-  IRMapping fold = map;
-  fold.map(reduce.getRegionIterArgs()[0], map.lookupOrDefault(reduce.getInitArgs()[0]));
+  // combine(acc, value): the combiner with its accumulator and element.
   Value combinerOther = combiner->getOperand(0) == reduce.getRegionIterArgs()[0]
                             ? combiner->getOperand(1)
                             : combiner->getOperand(0);
-  fold.map(combinerOther, all.getResult());
-  Operation *total = b.clone(*combiner, fold);
-  map.map(reduce.getResult(0), total->getResult(0));
+  auto combine = [&](Value acc, Value value) {
+    IRMapping fold = map;
+    fold.map(reduce.getRegionIterArgs()[0], acc);
+    fold.map(combinerOther, value);
+    return b.clone(*combiner, fold)->getResult(0);
+  };
+  Value block;
+  if (emulate) {
+    scf::YieldOp::create(b, loc, combine(lanes.getRegionIterArgs()[0],
+                                         partial.getResult(0)));
+    b.setInsertionPointAfter(lanes);
+    block = lanes.getResult(0);
+  } else {
+    block = gpu::AllReduceOp::create(
+        b, loc, partial.getResult(0),
+        gpu::AllReduceOperationAttr::get(b.getContext(), kind->first),
+        b.getUnitAttr());
+  }
+  // The row's initial value, folded in once, as the sequential loop did.
+  map.map(reduce.getResult(0),
+          combine(map.lookupOrDefault(reduce.getInitArgs()[0]), block));
   // Thread 0 writes the row's results.
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-  auto writer = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-  b.setInsertionPointToStart(writer.thenBlock());
+  if (!emulate) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+    auto writer = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPointToStart(writer.thenBlock());
+  }
   for (Operation *op = after; op && op != body->getTerminator();
        op = op->getNextNode())
     b.clone(*op, map);
@@ -529,7 +564,7 @@ struct KilnGpuMapParallelLoopsPass
         loop.emitError("kiln: scf.parallel with reductions is not mapped to the GPU");
         return signalPassFailure();
       }
-      if (cpuEmulation || !mapRowReduction(loop, blockSize))
+      if (!mapRowReduction(loop, blockSize, cpuEmulation))
         mapElementwise(loop, vectorWidth, blockSize);
     }
     if (!cpuEmulation && failed(checkHostCode(getOperation())))

@@ -6,6 +6,7 @@
 // output element. (Elementwise nests with vector accesses:
 // kiln-gpu-map-parallel-loops-vector-width.mlir.)
 // RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1" -cse -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1 cpu-emulation=1" -split-input-file | FileCheck %s --check-prefix=EMU
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK: %[[NR:.*]] = arith.ceildivui %{{.*}}, %c1 : index
@@ -43,6 +44,7 @@ func.func @elementwise(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 // -----
 
 // CHECK-LABEL: func.func @row_max
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK: %[[C128:.*]] = arith.constant 128 : index
 // CHECK: scf.parallel (%[[ROW:.*]]) =
 // CHECK: scf.parallel (%[[LANE:.*]]) = (%c0) to (%[[C128]])
@@ -50,7 +52,6 @@ func.func @elementwise(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 // CHECK: %[[OFF:.*]] = arith.muli %[[LANE]], %c1
 // CHECK: %[[START:.*]] = arith.addi %c0, %[[OFF]]
 // CHECK: %[[STRIDE:.*]] = arith.muli %c1, %[[C128]]
-// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[START]] to %{{.*}} step %[[STRIDE]] iter_args(%[[ACC:.*]] = %[[NAN]]) -> (f32)
 // CHECK: arith.maxnumf %[[ACC]]
 // CHECK: %[[ALL:.*]] = gpu.all_reduce maxnumf %[[PART]] uniform
@@ -60,6 +61,23 @@ func.func @elementwise(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 // CHECK: memref.store %[[RES]], %arg1
 // CHECK: mapping = [#gpu.loop_dim_map<processor = thread_x
 // CHECK: mapping = [#gpu.loop_dim_map<processor = block_x
+// For the CPU emulation the block's threads are a serial loop that
+// combines their strided partial maxima in order; the last writes.
+// EMU-LABEL: func.func @row_max
+// EMU: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// EMU: scf.parallel (%[[ROW:.*]]) =
+// EMU: %[[INIT:.*]] = memref.load %arg1
+// EMU: %[[BLOCK:.*]] = scf.for %[[LANE:.*]] = %{{.*}} to %c128 step %{{.*}} iter_args(%[[SOFAR:.*]] = %[[NAN]]) -> (f32) {
+// EMU: %[[OFF:.*]] = arith.muli %[[LANE]], %c1
+// EMU: %[[START:.*]] = arith.addi %c0, %[[OFF]]
+// EMU: %[[PART:.*]] = scf.for %{{.*}} = %[[START]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NAN]]) -> (f32)
+// EMU: arith.maxnumf %[[ACC]]
+// EMU: %[[BOTH:.*]] = arith.maxnumf %[[SOFAR]], %[[PART]]
+// EMU: scf.yield %[[BOTH]]
+// EMU: %[[RES:.*]] = arith.maxnumf %[[INIT]], %[[BLOCK]]
+// EMU-NEXT: memref.store %[[RES]], %arg1
+// EMU-NOT: gpu.all_reduce
+// EMU: mapping = [#gpu.loop_dim_map<processor = block_x
 func.func @row_max(%x: memref<?x?xf32>, %m: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
