@@ -4,7 +4,8 @@
 // use block-wide all-reduces (warp shuffles and barriers in NVVM), math goes
 // through libdevice, the host function launches every kernel, and the result
 // is one gpu.binary of PTX for the requested architecture; elementwise
-// kernels move four floats per load and store (ld.global.v4).
+// kernels move four floats per load and store (ld.global.v4), and softmax's
+// reductions and elementwise steps share one block-per-row kernel.
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' -mlir-print-ir-after=kiln-gpu-merge-modules 2>&1 >/dev/null | FileCheck %s --check-prefix=GPU
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' -mlir-print-ir-after=convert-gpu-to-nvvm 2>&1 >/dev/null | FileCheck %s --check-prefix=NVVM
 // RUN: kiln-opt %s -kiln-gpu-pipeline='format=isa' | FileCheck %s --check-prefix=SM90
@@ -27,13 +28,25 @@
 // GPU: gpu.module @kiln_kernels
 // GPU: gpu.func @model_kernel
 // GPU-SAME: kernel
-// GPU: gpu.all_reduce maxnumf
-// GPU: gpu.all_reduce add
-// GPU-NOT: gpu.module
 // Elementwise kernels read and write four aligned floats at once where the
 // data allows (the scalar kernel runs otherwise).
 // GPU: vector.load {{.*}} {alignment = 16 : i64} : memref<{{.*}}>, vector<4xf32>
 // GPU: vector.store {{.*}} {alignment = 16 : i64} : memref<{{.*}}>, vector<4xf32>
+// Softmax is one kernel, a block per row: the maximum, the exponentials,
+// their sum and the division are phases of it, barriers between them.
+// GPU: gpu.func @model_kernel
+// GPU: gpu.all_reduce maxnumf
+// GPU-NOT: gpu.func
+// GPU: gpu.barrier
+// GPU-NOT: gpu.func
+// GPU: math.exp
+// GPU-NOT: gpu.func
+// GPU: gpu.all_reduce add
+// GPU-NOT: gpu.func
+// GPU: gpu.barrier
+// GPU-NOT: gpu.func
+// GPU: arith.divf
+// GPU-NOT: gpu.module
 
 // NVVM: gpu.module @kiln_kernels
 // NVVM: llvm.func @model_kernel
@@ -54,9 +67,9 @@
 // SM90: gpu.binary @kiln_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // SM90-SAME: .target sm_90
 // SM90-SAME: .visible .entry model_kernel(
+// SM90-SAME: ld.global.v4.b32
 // SM90-SAME: shfl.sync.bfly.b32
 // SM90-SAME: bar.sync
-// SM90-SAME: ld.global.v4.b32
 // SM90-NOT: gpu.binary
 
 // SM80: gpu.binary @kiln_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">

@@ -1,6 +1,7 @@
 //===- GpuMapParallelLoops.cpp - Loop nests onto GPU blocks and threads ---===//
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "GpuGrid.h"
 #include "ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,79 +26,11 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
-using mlir::kiln::viewedBuffer;
+using namespace mlir::kiln;
 
 namespace {
 
 using gpu::AllReduceOperation;
-
-/// Maps `loop` (one dim) onto `processor`.
-void mapTo(scf::ParallelOp loop, gpu::Processor processor) {
-  MLIRContext *ctx = loop.getContext();
-  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
-  SmallVector<gpu::ParallelLoopDimMappingAttr> mapping(
-      loop.getNumLoops(),
-      gpu::ParallelLoopDimMappingAttr::get(ctx, processor, id, id));
-  (void)gpu::setMappingAttr(loop, mapping);
-}
-
-/// The number of iterations of loop dim i.
-Value tripCount(OpBuilder &b, Location loc, scf::ParallelOp loop, unsigned i) {
-  Value span = arith::SubIOp::create(b, loc, loop.getUpperBound()[i],
-                                     loop.getLowerBound()[i]);
-  return arith::CeilDivUIOp::create(b, loc, span, loop.getStep()[i]);
-}
-
-/// The product of the trip counts of loop's dims (0 for an empty loop).
-Value totalCount(OpBuilder &b, Location loc, scf::ParallelOp loop,
-                 SmallVectorImpl<Value> &counts) {
-  Value total = arith::ConstantIndexOp::create(b, loc, 1);
-  for (unsigned i = 0; i < loop.getNumLoops(); ++i) {
-    counts.push_back(tripCount(b, loc, loop, i));
-    total = arith::MulIOp::create(b, loc, total, counts.back());
-  }
-  return total;
-}
-
-/// Maps loop's induction variables to the coordinates of linear index
-/// `linear` (the last dim fastest, so that neighbouring threads touch
-/// neighbouring elements of row-major data).
-/// With `lastScale` > 1, counts[last] counts groups of that many iterations
-/// of the last dim, and its induction variable maps to each group's first.
-void delinearize(OpBuilder &b, Location loc, scf::ParallelOp loop,
-                 ArrayRef<Value> counts, Value linear, IRMapping &map,
-                 int64_t lastScale = 1) {
-  Value rest = linear;
-  int last = static_cast<int>(loop.getNumLoops()) - 1;
-  for (int i = last; i >= 0; --i) {
-    Value index = i == 0 ? rest
-                         : arith::RemUIOp::create(b, loc, rest, counts[i]);
-    if (i > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
-    if (i == last && lastScale > 1)
-      index = arith::MulIOp::create(
-          b, loc, index, arith::ConstantIndexOp::create(b, loc, lastScale));
-    Value scaled = arith::MulIOp::create(b, loc, index, loop.getStep()[i]);
-    map.map(loop.getInductionVars()[i],
-            arith::AddIOp::create(b, loc, loop.getLowerBound()[i], scaled));
-  }
-}
-
-/// A grid of `count` blocks of `threads` threads: the outer loop (blocks)
-/// and the inner loop (threads), the builder inside the inner one.
-std::pair<scf::ParallelOp, scf::ParallelOp>
-createGrid(OpBuilder &b, Location loc, Value count, int64_t threads) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value width = arith::ConstantIndexOp::create(b, loc, threads);
-  auto blocks = scf::ParallelOp::create(b, loc, zero, count, one);
-  mapTo(blocks, gpu::Processor::BlockX);
-  b.setInsertionPointToStart(blocks.getBody());
-  auto lanes = scf::ParallelOp::create(b, loc, zero, width, one);
-  mapTo(lanes, gpu::Processor::ThreadX);
-  b.setInsertionPointToStart(lanes.getBody());
-  return {blocks, lanes};
-}
 
 /// The grid of an elementwise nest of `total` threads: one per (group of)
 /// iterations, blockSize per block, the builder inside the bounds check of
@@ -128,18 +61,6 @@ void buildElementwise(OpBuilder &b, scf::ParallelOp loop, int64_t blockSize) {
   delinearize(b, loc, loop, counts, linear, map);
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, map);
-}
-
-/// Whether v is computed from iv by ops inside `region`.
-bool dependsOn(Value v, Value iv, Region &region) {
-  if (v == iv)
-    return true;
-  Operation *def = v.getDefiningOp();
-  if (!def || !region.isAncestor(def->getParentRegion()))
-    return false;
-  return llvm::any_of(def->getOperands(), [&](Value operand) {
-    return dependsOn(operand, iv, region);
-  });
 }
 
 /// The memref a load or store accesses, or null for other ops.
@@ -270,7 +191,7 @@ void mapElementwiseVectorized(scf::ParallelOp loop,
     total = arith::MulIOp::create(b, loc, total, count);
   Value linear = createElementwiseGrid(b, loc, total, blockSize);
   IRMapping first;
-  delinearize(b, loc, loop, counts, linear, first, width);
+  delinearize(b, loc, loop, counts, linear, first, /*dims=*/0, width);
   SmallVector<IRMapping> lanes(width, first);
   for (int64_t k = 1; k < width; ++k)
     lanes[k].map(iv, arith::AddIOp::create(
@@ -323,203 +244,6 @@ void mapElementwise(scf::ParallelOp loop, int64_t width, int64_t blockSize) {
   loop.erase();
 }
 
-/// The all-reduce kind of `combiner` and its identity, when the combiner is
-/// one that gpu.all_reduce computes.
-std::optional<std::pair<AllReduceOperation, TypedAttr>>
-reductionKind(Operation *combiner) {
-  Type type = combiner->getResult(0).getType();
-  auto floatType = dyn_cast<FloatType>(type);
-  auto intType = dyn_cast<IntegerType>(type);
-  auto fp = [&](double value) -> TypedAttr {
-    return FloatAttr::get(type, value);
-  };
-  double nan = std::numeric_limits<double>::quiet_NaN();
-  double inf = std::numeric_limits<double>::infinity();
-  if (floatType) {
-    // maxnumf/minnumf ignore a NaN operand: NaN is their exact identity.
-    if (isa<arith::AddFOp>(combiner))
-      return std::pair{AllReduceOperation::ADD, fp(0.0)};
-    if (isa<arith::MulFOp>(combiner))
-      return std::pair{AllReduceOperation::MUL, fp(1.0)};
-    if (isa<arith::MaxNumFOp>(combiner))
-      return std::pair{AllReduceOperation::MAXNUMF, fp(nan)};
-    if (isa<arith::MinNumFOp>(combiner))
-      return std::pair{AllReduceOperation::MINNUMF, fp(nan)};
-    if (isa<arith::MaximumFOp>(combiner))
-      return std::pair{AllReduceOperation::MAXIMUMF, fp(-inf)};
-    if (isa<arith::MinimumFOp>(combiner))
-      return std::pair{AllReduceOperation::MINIMUMF, fp(inf)};
-  }
-  if (intType && isa<arith::AddIOp>(combiner))
-    return std::pair{AllReduceOperation::ADD,
-                     cast<TypedAttr>(IntegerAttr::get(type, 0))};
-  return std::nullopt;
-}
-
-/// The op that folds one element into the accumulator of `loop` (its only
-/// iter_arg), when the accumulator is used by that op alone.
-Operation *combinerOf(scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() != 1)
-    return nullptr;
-  Value acc = loop.getRegionIterArgs()[0];
-  Value next = loop.getBody()->getTerminator()->getOperand(0);
-  Operation *combiner = next.getDefiningOp();
-  if (!combiner || combiner->getBlock() != loop.getBody() ||
-      combiner->getNumOperands() != 2 || !acc.hasOneUse() ||
-      *acc.getUsers().begin() != combiner)
-    return nullptr;
-  return combiner;
-}
-
-/// Whether the reduction reads two or more buffers along its reduced index:
-/// a contraction (matmul, linear), whose output elements are many and each
-/// short, so one thread per output element does better than a block.
-bool isContraction(scf::ForOp loop) {
-  llvm::SmallPtrSet<Value, 4> read;
-  Value iv = loop.getInductionVar();
-  loop.getBody()->walk([&](memref::LoadOp load) {
-    if (llvm::any_of(load.getIndices(),
-                     [&](Value index) {
-                       return dependsOn(index, iv, loop.getRegion());
-                     }))
-      read.insert(load.getMemRef());
-  });
-  return read.size() >= 2;
-}
-
-/// Maps a row reduction (see the pass description) onto one block per row;
-/// false when `loop` is not one. With `emulate`, the block's threads are a
-/// serial loop that combines their partial values in order instead of
-/// gpu.all_reduce (which has no CPU lowering), and the last one writes the
-/// row's results: the same per-thread strided folds, run on the CPU.
-bool mapRowReduction(scf::ParallelOp loop, int64_t blockSize, bool emulate) {
-  Block *body = loop.getBody();
-  scf::ForOp reduce;
-  for (Operation &op : body->without_terminator()) {
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      if (reduce)
-        return false;
-      reduce = forOp;
-    } else if (!reduce && !isMemoryEffectFree(&op) &&
-               !(isa<MemoryEffectOpInterface>(op) &&
-                 cast<MemoryEffectOpInterface>(op).onlyHasEffect<MemoryEffects::Read>())) {
-      return false; // writes before the reduction would race
-    }
-  }
-  if (!reduce)
-    return false;
-  // A reduction over several dims (a perfect nest carrying the
-  // accumulator) becomes one loop over their product, so that the block
-  // shares all of it.
-  if (reduce.getNumRegionIterArgs() == 1 &&
-      isa<scf::ForOp>(reduce.getBody()->front()) &&
-      succeeded(coalescePerfectlyNestedSCFForLoops(reduce))) {
-    reduce = nullptr;
-    for (Operation &op : body->without_terminator())
-      if (auto forOp = dyn_cast<scf::ForOp>(op))
-        reduce = forOp;
-  }
-  if (!reduce || isContraction(reduce))
-    return false;
-  Operation *combiner = combinerOf(reduce);
-  auto kind = combiner ? reductionKind(combiner) : std::nullopt;
-  if (!kind)
-    return false;
-
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  SmallVector<Value> counts;
-  Value rows = totalCount(b, loc, loop, counts);
-  Value identity = arith::ConstantOp::create(b, loc, kind->second);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  scf::ParallelOp outer;
-  scf::ForOp lanes; // the emulated block's threads
-  Value lane;
-  if (emulate) {
-    outer = scf::ParallelOp::create(b, loc, zero, rows, one);
-    mapTo(outer, gpu::Processor::BlockX);
-    b.setInsertionPointToStart(outer.getBody());
-  } else {
-    auto [blocks, threads] = createGrid(b, loc, rows, blockSize);
-    outer = blocks;
-    lane = threads.getInductionVars()[0];
-  }
-  IRMapping map;
-  delinearize(b, loc, loop, counts, outer.getInductionVars()[0], map);
-  Operation *after = nullptr;
-  for (Operation &op : body->without_terminator()) {
-    if (&op == reduce.getOperation()) {
-      after = op.getNextNode();
-      break;
-    }
-    b.clone(op, map);
-  }
-  if (emulate) {
-    lanes = scf::ForOp::create(
-        b, loc, zero, arith::ConstantIndexOp::create(b, loc, blockSize), one,
-        identity);
-    b.setInsertionPointToStart(lanes.getBody());
-    lane = lanes.getInductionVar();
-  }
-  // Each thread folds elements lane, lane + blockSize, ... from identity.
-  Value lb = map.lookupOrDefault(reduce.getLowerBound());
-  Value ub = map.lookupOrDefault(reduce.getUpperBound());
-  Value step = map.lookupOrDefault(reduce.getStep());
-  Value start = arith::AddIOp::create(
-      b, loc, lb, arith::MulIOp::create(b, loc, lane, step));
-  Value stride = arith::MulIOp::create(
-      b, loc, step, arith::ConstantIndexOp::create(b, loc, blockSize));
-  auto partial = scf::ForOp::create(b, loc, start, ub, stride, identity);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(partial.getBody());
-    IRMapping inLoop = map;
-    inLoop.map(reduce.getInductionVar(), partial.getInductionVar());
-    inLoop.map(reduce.getRegionIterArgs()[0], partial.getRegionIterArgs()[0]);
-    for (Operation &op : reduce.getBody()->without_terminator())
-      b.clone(op, inLoop);
-    scf::YieldOp::create(
-        b, loc, inLoop.lookup(reduce.getBody()->getTerminator()->getOperand(0)));
-  }
-  // combine(acc, value): the combiner with its accumulator and element.
-  Value combinerOther = combiner->getOperand(0) == reduce.getRegionIterArgs()[0]
-                            ? combiner->getOperand(1)
-                            : combiner->getOperand(0);
-  auto combine = [&](Value acc, Value value) {
-    IRMapping fold = map;
-    fold.map(reduce.getRegionIterArgs()[0], acc);
-    fold.map(combinerOther, value);
-    return b.clone(*combiner, fold)->getResult(0);
-  };
-  Value block;
-  if (emulate) {
-    scf::YieldOp::create(b, loc, combine(lanes.getRegionIterArgs()[0],
-                                         partial.getResult(0)));
-    b.setInsertionPointAfter(lanes);
-    block = lanes.getResult(0);
-  } else {
-    block = gpu::AllReduceOp::create(
-        b, loc, partial.getResult(0),
-        gpu::AllReduceOperationAttr::get(b.getContext(), kind->first),
-        b.getUnitAttr());
-  }
-  // The row's initial value, folded in once, as the sequential loop did.
-  map.map(reduce.getResult(0),
-          combine(map.lookupOrDefault(reduce.getInitArgs()[0]), block));
-  // Thread 0 writes the row's results.
-  if (!emulate) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
-    auto writer = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    b.setInsertionPointToStart(writer.thenBlock());
-  }
-  for (Operation *op = after; op && op != body->getTerminator();
-       op = op->getNextNode())
-    b.clone(*op, map);
-  loop.erase();
-  return true;
-}
-
 /// Whether `buffer` is device memory: (a view of) a gpu.alloc or an
 /// argument of a public function (a graph's input).
 bool onDevice(Value buffer) {
@@ -559,14 +283,13 @@ struct KilnGpuMapParallelLoopsPass
       else
         outermost.push_back(loop);
     });
-    for (scf::ParallelOp loop : outermost) {
+    for (scf::ParallelOp loop : outermost)
       if (!loop.getInitVals().empty()) {
         loop.emitError("kiln: scf.parallel with reductions is not mapped to the GPU");
         return signalPassFailure();
       }
-      if (!mapRowReduction(loop, blockSize, cpuEmulation))
-        mapElementwise(loop, vectorWidth, blockSize);
-    }
+    for (scf::ParallelOp loop : mapRowKernels(outermost, blockSize, cpuEmulation))
+      mapElementwise(loop, vectorWidth, blockSize);
     if (!cpuEmulation && failed(checkHostCode(getOperation())))
       signalPassFailure();
   }

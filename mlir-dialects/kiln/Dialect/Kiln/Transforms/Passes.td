@@ -276,7 +276,13 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
       (the sums and maxima of softmax, layer_norm and `sum`), runs one
       block per row: the block's threads each reduce a strided part of the
       row, `gpu.all_reduce` combines the partial values through warp
-      shuffles and shared memory, and thread 0 stores the result.
+      shuffles and shared memory, and thread 0 stores the result. The
+      nests over the same rows next to it (the fills of its accumulators,
+      elementwise steps over the rows' columns, further reductions) join
+      the same kernel as phases, separated by `gpu.barrier`, when every
+      buffer they write is only accessed at each nest's own row: fills run
+      on thread 0, elementwise phases stride the row's columns over the
+      threads. Softmax and layer_norm are one kernel each.
       Contractions (the reduced loop reads two buffers, as matmul and
       linear do) are not row reductions: their outputs are many and each
       is short, and they run one thread per output element below.
