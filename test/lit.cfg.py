@@ -33,6 +33,11 @@ config.substitutions.append(
 config.substitutions.append(
     ("%e2e_flags", "--sanitize-address" if "address" in config.sanitize else ""))
 config.substitutions.append(("%clangxx", config.cxx_compiler))
+# The stand-in CUDA driver of the runtime's tests (device memory is host
+# memory, no kernels run), for the GPU pipeline's host side.
+config.substitutions.append(
+    ("%fake_libcuda",
+     os.path.join(config.kiln_obj_root, "test", "unit", "libkiln_fake_cuda.so")))
 # What a program linking Kiln's compiled kernels needs besides the runtime:
 # libomp (the kernels' OpenMP calls), for clang++ and g++ alike.
 omp_dir = os.path.dirname(config.libomp)

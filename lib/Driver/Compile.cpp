@@ -117,15 +117,6 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
       internalFailure(root, why, request.suppressErrors, failed);
       continue;
     }
-    if (root.backend == "cuda")
-      for (Segment &seg : root.segments)
-        for (const TraceOp &op : seg.graph.ops)
-          if (op.name == "opaque_call" && why.empty())
-            why = "allow_in_graph calls are not supported in cuda graphs yet";
-    if (!why.empty()) {
-      internalFailure(root, why, request.suppressErrors, failed);
-      continue;
-    }
     ok.push_back(&root);
   }
 }

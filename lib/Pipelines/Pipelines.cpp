@@ -104,7 +104,7 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                      "func.func(llvm-request-c-wrappers),canonicalize,"
                      "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
                      "canonicalize");
-  pm.addNestedPass<func::FuncOp>(createKilnGpuDeviceBuffers());
+  pm.addPass(createKilnGpuDeviceBuffers());
   // Products through cuBLAS where it loads, the generated kernel otherwise.
   pm.addPass(createKilnMatmulToBlas({"cuda"}));
   pm.addPass(createKilnLowerReductions());

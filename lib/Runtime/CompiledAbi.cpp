@@ -17,6 +17,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -312,6 +313,13 @@ extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
 
 extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   kiln::abi::freeForCompiled(ptr);
+}
+
+/// GPU graphs' host code allocates with malloc; the result of an
+/// allow_in_graph call (abi::returnTensor's buffer, its allocated and
+/// aligned pointers equal) comes back here once copied to the device.
+extern "C" void kiln_release_returned_buffer(uintptr_t buffer) {
+  kiln::abi::freeForCompiled(reinterpret_cast<void *>(buffer));
 }
 
 namespace {

@@ -3,8 +3,8 @@
 // An allow_in_graph function is called, not traced: the op becomes a
 // func.call of its declaration, which gets a C interface so that the host
 // provides `_mlir_ciface_NAME` (docs/abi.md). Bufferization then passes the
-// tensors as strided memrefs, and the results are buffers the callee
-// allocated for the graph (abi::returnTensor).
+// tensors as strided memrefs (read only: no copies), and the results are
+// buffers the callee allocated for the graph (abi::returnTensor).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Conversion/KilnToLinalg.h"
@@ -28,6 +28,12 @@ struct OpaqueCallToCall : OpConversionPattern<OpaqueCallOp> {
       return rewriter.notifyMatchFailure(op, "no declaration of the callee");
     rewriter.modifyOpInPlace(callee, [&] {
       callee->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+      // The callee only reads its tensors (abi::borrow): bufferization
+      // passes the graph's buffers as they are instead of copies.
+      for (unsigned i = 0; i < callee.getNumArguments(); ++i)
+        if (isa<TensorType>(callee.getArgumentTypes()[i]))
+          callee.setArgAttr(i, "bufferization.access",
+                            rewriter.getStringAttr("read"));
     });
     rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, adaptor.getOperands());
     return success();

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
@@ -21,10 +22,18 @@ using mlir::kiln::viewedBuffer;
 
 namespace {
 
+/// Marks the host buffers, copies and frees that stage an allow_in_graph
+/// call's operands and results (stageHostCalls): they stay on the host.
+constexpr llvm::StringLiteral kHostAttr = "kiln.host";
+/// The runtime function that frees a buffer abi::returnTensor allocated.
+constexpr llvm::StringLiteral kReleaseName = "kiln_release_returned_buffer";
+
 /// An allocation only host code uses: sizes for memref.reshape, or the
 /// deallocation pipeline's lists of pointers and flags, which go to its
 /// helper function. (A tensor's buffer is written by a kernel or returned.)
 bool isHostMetadata(memref::AllocOp alloc) {
+  if (alloc->hasAttr(kHostAttr))
+    return true;
   SmallVector<Value> values = {alloc.getResult()};
   while (!values.empty()) {
     Value v = values.pop_back_val();
@@ -65,7 +74,7 @@ bool isDeviceBuffer(Value buffer) {
   if (Operation *def = buffer.getDefiningOp()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(def))
       return !isHostMetadata(alloc);
-    return !isa<memref::AllocaOp, memref::GetGlobalOp>(def);
+    return !isa<memref::AllocaOp, memref::GetGlobalOp, func::CallOp>(def);
   }
   auto fn = dyn_cast<func::FuncOp>(buffer.getParentBlock()->getParentOp());
   return !fn || fn.isPublic();
@@ -98,24 +107,170 @@ LogicalResult stageHostAccess(Operation *op, IRRewriter &rewriter) {
   return success();
 }
 
-/// An external function given buffers (an allow_in_graph call) would read
-/// device memory on the host: an error. (Functions of the module, such as
-/// the deallocation helper, only compare their pointers.)
-LogicalResult rejectHostCalls(func::FuncOp fn) {
-  WalkResult calls = fn.walk([&](func::CallOp call) {
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
-    if ((!callee || callee.isExternal()) &&
-        llvm::any_of(call.getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
-      call.emitError("kiln: '")
-          << call.getCallee()
-          << "' is a host function and cannot take device buffers "
-             "(allow_in_graph calls are not supported on the GPU)";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+/// Whether `call` calls a function outside the module (an allow_in_graph
+/// function) with or for buffers. (Functions of the module, such as the
+/// deallocation helper, only compare pointers.)
+bool isHostCall(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return (!callee || callee.isExternal()) &&
+         (llvm::any_of(call.getOperandTypes(), llvm::IsaPred<BaseMemRefType>) ||
+          llvm::any_of(call.getResultTypes(), llvm::IsaPred<BaseMemRefType>));
+}
+
+/// The sizes of `buffer`'s dynamic dims.
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      sizes.push_back(memref::DimOp::create(b, loc, buffer, i));
+  return sizes;
+}
+
+/// A copy in host memory of device buffer `view` (any strides): the span
+/// of its underlying buffer from the start to its last element goes over
+/// with one gpu.memcpy, and the host view has the same offset and strides.
+/// Returns the view and the host buffer (to free after use).
+std::pair<Value, Value> copyToHost(OpBuilder &b, Location loc, Value view,
+                                   function_ref<Operation *(Operation *)> host) {
+  auto type = cast<MemRefType>(view.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  // Elements up to the last one: offset + 1 + sum((size - 1) * stride), or
+  // none for an empty view.
+  Value last = meta.getOffset();
+  Value empty = arith::ConstantIntOp::create(b, loc, 0, 1);
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    Value size = meta.getSizes()[i];
+    empty = arith::OrIOp::create(
+        b, loc, empty,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, c(0)));
+    Value reach = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, size, c(1)), meta.getStrides()[i]);
+    last = arith::AddIOp::create(b, loc, last, reach);
+  }
+  Value span = arith::SelectOp::create(
+      b, loc, empty, c(0), arith::AddIOp::create(b, loc, last, c(1)));
+  auto flatType = MemRefType::get({ShapedType::kDynamic}, type.getElementType());
+  Value device = memref::ReinterpretCastOp::create(
+      b, loc, flatType, meta.getBaseBuffer(), OpFoldResult(b.getIndexAttr(0)),
+      ArrayRef<OpFoldResult>{span}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  Value flat = host(memref::AllocOp::create(b, loc, flatType, ValueRange{span}))
+                   ->getResult(0);
+  gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange{}, flat,
+                        device);
+  SmallVector<int64_t> layout(type.getRank(), ShapedType::kDynamic);
+  auto stridedType = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout));
+  SmallVector<OpFoldResult> sizes(meta.getSizes()), strides(meta.getStrides());
+  Value hostView = memref::ReinterpretCastOp::create(
+      b, loc, stridedType, flat, OpFoldResult(meta.getOffset()), sizes, strides);
+  if (hostView.getType() != view.getType())
+    hostView = memref::CastOp::create(b, loc, view.getType(), hostView);
+  return {hostView, flat};
+}
+
+/// A host function (an allow_in_graph call) reads its operands and returns
+/// its result in host memory: each device operand goes over to a host copy
+/// with its strides (copyToHost), and the result, a contiguous host buffer
+/// that abi::returnTensor allocated for the graph, is copied into a device
+/// buffer that takes its place (its deallocation included) and is then
+/// given back to the runtime (kiln_release_returned_buffer). gpu.memcpy is
+/// synchronous on the host.
+LogicalResult stageHostCalls(func::FuncOp fn, IRRewriter &rewriter) {
+  SmallVector<func::CallOp> calls;
+  fn.walk([&](func::CallOp call) {
+    if (isHostCall(call))
+      calls.push_back(call);
   });
-  return failure(calls.wasInterrupted());
+  if (calls.empty())
+    return success();
+  auto module = fn->getParentOfType<ModuleOp>();
+  auto release = module.lookupSymbol<func::FuncOp>(kReleaseName);
+  if (!release) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    release = func::FuncOp::create(
+        rewriter, fn.getLoc(), kReleaseName,
+        rewriter.getFunctionType({rewriter.getIndexType()}, {}));
+    release.setPrivate();
+  }
+  for (func::CallOp call : calls) {
+    Location loc = call.getLoc();
+    rewriter.setInsertionPoint(call);
+    auto hostOnly = [&](Operation *op) {
+      op->setAttr(kHostAttr, rewriter.getUnitAttr());
+      return op;
+    };
+    SmallVector<Value> operands, hostBuffers;
+    for (Value operand : call.getOperands()) {
+      if (isa<UnrankedMemRefType>(operand.getType()))
+        return call.emitError("kiln: '")
+               << call.getCallee() << "' takes a buffer of unranked type";
+      if (!isa<MemRefType>(operand.getType()) || !isDeviceBuffer(operand)) {
+        operands.push_back(operand);
+        continue;
+      }
+      auto [view, buffer] = copyToHost(rewriter, loc, operand, hostOnly);
+      operands.push_back(view);
+      hostBuffers.push_back(buffer);
+    }
+    auto staged = func::CallOp::create(rewriter, loc, call.getCallee(),
+                                       call.getResultTypes(), operands);
+    for (Value buffer : hostBuffers)
+      hostOnly(memref::DeallocOp::create(rewriter, loc, buffer));
+    for (auto [old, result] : llvm::zip(call.getResults(), staged.getResults())) {
+      auto type = dyn_cast<MemRefType>(result.getType());
+      if (!type) {
+        rewriter.replaceAllUsesWith(old, result);
+        continue;
+      }
+      // returnTensor's buffers are contiguous from offset 0 (docs/abi.md).
+      SmallVector<Value> sizes = dynamicSizes(rewriter, loc, result);
+      auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+      SmallVector<OpFoldResult> shape, strides;
+      OpFoldResult stride = rewriter.getIndexAttr(1);
+      for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+        OpFoldResult size =
+            type.isDynamicDim(i)
+                ? OpFoldResult(memref::DimOp::create(rewriter, loc, result, i))
+                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(i)));
+        shape.insert(shape.begin(), size);
+        strides.insert(strides.begin(), stride);
+        stride = arith::MulIOp::create(
+                     rewriter, loc,
+                     getValueOrCreateConstantIndexOp(rewriter, loc, stride),
+                     getValueOrCreateConstantIndexOp(rewriter, loc, size))
+                     .getResult();
+      }
+      // Static strides of the contiguous type as attributes, as the
+      // verifier wants them.
+      SmallVector<int64_t> staticStrides;
+      int64_t staticOffset;
+      (void)contiguous.getStridesAndOffset(staticStrides, staticOffset);
+      for (auto [i, known] : llvm::enumerate(staticStrides))
+        if (!ShapedType::isDynamic(known))
+          strides[i] = rewriter.getIndexAttr(known);
+      Value host = memref::ReinterpretCastOp::create(
+          rewriter, loc, contiguous, result,
+          OpFoldResult(rewriter.getIndexAttr(0)), shape, strides);
+      auto device = gpu::AllocOp::create(rewriter, loc, contiguous,
+                                         /*asyncToken=*/Type(), ValueRange{},
+                                         sizes, ValueRange{});
+      gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                            device.getMemref(), host);
+      Value pointer =
+          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, result);
+      func::CallOp::create(rewriter, loc, release, ValueRange{pointer});
+      rewriter.replaceAllUsesWith(
+          old, memref::CastOp::create(rewriter, loc, old.getType(),
+                                      device.getMemref()));
+    }
+    rewriter.eraseOp(call);
+  }
+  return success();
 }
 
 /// Host reads and writes of tensor data (outside linalg ops, which become
@@ -149,6 +304,8 @@ void moveBuffersToDevice(func::FuncOp fn, IRRewriter &rewriter) {
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
       if (!isDeviceBuffer(dealloc.getMemref()))
         return;
+    if (op->hasAttr(kHostAttr))
+      return;
     if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op))
       ops.push_back(op);
   });
@@ -191,12 +348,17 @@ void wrapSerialOps(func::FuncOp fn, IRRewriter &rewriter) {
 struct KilnGpuDeviceBuffersPass
     : mlir::kiln::impl::KilnGpuDeviceBuffersBase<KilnGpuDeviceBuffersPass> {
   void runOnOperation() override {
-    func::FuncOp fn = getOperation();
     IRRewriter rewriter(&getContext());
-    if (failed(rejectHostCalls(fn)) || failed(stageHostAccesses(fn, rewriter)))
-      return signalPassFailure();
-    moveBuffersToDevice(fn, rewriter);
-    wrapSerialOps(fn, rewriter);
+    SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp fn : functions) {
+      if (fn.isExternal())
+        continue;
+      if (failed(stageHostCalls(fn, rewriter)) ||
+          failed(stageHostAccesses(fn, rewriter)))
+        return signalPassFailure();
+      moveBuffersToDevice(fn, rewriter);
+      wrapSerialOps(fn, rewriter);
+    }
   }
 };
 

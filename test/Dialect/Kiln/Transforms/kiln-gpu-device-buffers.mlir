@@ -26,13 +26,32 @@ func.func @buffers(%x: memref<?xf32, strided<[?], offset: ?>>, %n: index) -> mem
 
 // -----
 
-// An allow_in_graph function runs on the host: it cannot be given device
-// buffers.
-func.func private @host_fn(memref<?xf32>) -> ()
-func.func @opaque(%x: memref<?xf32>) {
-  // expected-error @+1 {{'host_fn' is a host function and cannot take device buffers (allow_in_graph calls are not supported on the GPU)}}
-  func.call @host_fn(%x) : (memref<?xf32>) -> ()
-  return
+// An allow_in_graph function runs on the host: it gets a host copy of each
+// device operand (the span of its buffer up to its last element, one
+// gpu.memcpy, viewed with the operand's offset and strides), and its result,
+// a contiguous host buffer, is copied into a device buffer that replaces
+// it, then handed back to the runtime.
+// CHECK-LABEL: func.func private @kiln_release_returned_buffer(index)
+// CHECK-LABEL: func.func @opaque
+// CHECK: %[[BASE:.*]], %[[OFF:.*]], %[[SIZE:.*]], %[[STRIDE:.*]] = memref.extract_strided_metadata %arg0
+// CHECK: %[[SPAN:.*]] = arith.select
+// CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %[[BASE]] to offset: [0], sizes: [%[[SPAN]]], strides: [1]
+// CHECK: %[[HOST:.*]] = memref.alloc(%[[SPAN]]) {kiln.host} : memref<?xf32>
+// CHECK: gpu.memcpy %[[HOST]], %[[FLAT]]
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[HOST]] to offset: [%[[OFF]]], sizes: [%[[SIZE]]], strides: [%[[STRIDE]]]
+// CHECK: %[[R:.*]] = call @host_fn(%[[VIEW]])
+// CHECK: memref.dealloc %[[HOST]] {kiln.host}
+// CHECK: %[[CONTIGUOUS:.*]] = memref.reinterpret_cast %[[R]] to offset: [0], sizes: [%{{.*}}, 8], strides: [8, 1] : {{.*}} to memref<?x8xf32>
+// CHECK: %[[DEVICE:.*]] = gpu.alloc (%{{.*}}) : memref<?x8xf32>
+// CHECK: gpu.memcpy %[[DEVICE]], %[[CONTIGUOUS]]
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK: call @kiln_release_returned_buffer(%[[PTR]])
+// CHECK: %[[OUT:.*]] = memref.cast %[[DEVICE]]
+// CHECK: return %[[OUT]]
+func.func private @host_fn(memref<?xf32, strided<[?], offset: ?>>) -> memref<?x8xf32, strided<[?, ?], offset: ?>>
+func.func @opaque(%x: memref<?xf32, strided<[?], offset: ?>>) -> memref<?x8xf32, strided<[?, ?], offset: ?>> {
+  %r = func.call @host_fn(%x) : (memref<?xf32, strided<[?], offset: ?>>) -> memref<?x8xf32, strided<[?, ?], offset: ?>>
+  return %r : memref<?x8xf32, strided<[?, ?], offset: ?>>
 }
 
 // -----

@@ -225,7 +225,7 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
 // GPU code generation
 //===----------------------------------------------------------------------===//
 
-def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp"> {
+def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
   let summary = "Keep every buffer of a GPU graph in device memory";
   let description = [{
     On bufferized host functions of the GPU pipeline, whose arguments and
@@ -240,8 +240,12 @@ def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::func::FuncOp
     single value of device memory (a flag that a kernel computed, as the
     check of embedding ids does), it goes through a host copy and
     `gpu.memcpy`; reading more is an error. A call of a host function with
-    buffer operands (an `allow_in_graph` function) is an error: it would
-    be handed device memory. A linalg op with no parallel loop (a reduction
+    buffers (an `allow_in_graph` function) gets host copies: each device
+    operand's span goes over with one `gpu.memcpy` and the function sees a
+    host view with the same offset and strides; its result (a contiguous
+    host buffer from `abi::returnTensor`) is copied into a device buffer
+    that takes its place, then handed back to the runtime through
+    `kiln_release_returned_buffer`. A linalg op with no parallel loop (a reduction
     of every dim, a fill of a single value) is put in a parallel loop of
     one iteration, so that it too becomes a kernel instead of host loops.
 
