@@ -3,8 +3,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
+using mlir::kiln::dependsOn;
 
 namespace mlir::kiln {
 
@@ -80,6 +86,175 @@ bool dependsOn(Value v, Value iv, Region &region) {
   return llvm::any_of(def->getOperands(), [&](Value operand) {
     return dependsOn(operand, iv, region);
   });
+}
+
+} // namespace mlir::kiln
+
+namespace {
+/// The memref a load or store accesses, or null for other ops.
+Value accessedMemRef(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getMemRef();
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return store.getMemRef();
+  return nullptr;
+}
+
+/// Whether `op` reads or writes consecutive elements for consecutive
+/// values of `iv`: its last index is iv itself and no other index depends
+/// on it. Bytes only (an i1 vector would be bit-packed).
+bool isContiguousAccess(Operation *op, Value iv, Region &body) {
+  Value memref = accessedMemRef(op);
+  if (!memref)
+    return false;
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return false;
+  ValueRange indices = isa<memref::LoadOp>(op)
+                           ? cast<memref::LoadOp>(op).getIndices()
+                           : cast<memref::StoreOp>(op).getIndices();
+  if (indices.empty() || indices.back() != iv)
+    return false;
+  return llvm::none_of(indices.drop_back(), [&](Value index) {
+    return dependsOn(index, iv, body);
+  });
+}
+
+/// (Shared by vectorAccesses.)
+SmallVector<Operation *> contiguousAccesses(scf::ParallelOp loop) {
+  SmallVector<Operation *> accesses;
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep().back());
+  if (!step || *step != 1)
+    return {};
+  Value iv = loop.getInductionVars().back();
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return {};
+    if (isContiguousAccess(&op, iv, loop.getRegion()))
+      accesses.push_back(&op);
+  }
+  return accesses;
+}
+
+/// Whether value is a multiple of `factor` (folds for constants).
+Value isMultipleOf(OpBuilder &b, Location loc, Value value, int64_t factor) {
+  Value rem = arith::RemUIOp::create(
+      b, loc, value, arith::ConstantIndexOp::create(b, loc, factor));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+} // namespace
+
+namespace mlir::kiln {
+
+std::optional<VectorAccesses> vectorAccesses(scf::ParallelOp loop,
+                                             int64_t width) {
+  if (width <= 1)
+    return std::nullopt;
+  SmallVector<Operation *> ops = contiguousAccesses(loop);
+  if (ops.empty())
+    return std::nullopt;
+  return VectorAccesses{loop, std::move(ops), width};
+}
+
+Value VectorAccesses::check(OpBuilder &b, Location loc, Value count,
+                            Value lowerBound) const {
+  auto andAlso = [&](Value a, Value c) -> Value {
+    return arith::AndIOp::create(b, loc, a, c);
+  };
+  Value ok = andAlso(isMultipleOf(b, loc, count, width),
+                     isMultipleOf(b, loc, lowerBound, width));
+  llvm::SetVector<Value> buffers;
+  for (Operation *op : ops)
+    buffers.insert(accessedMemRef(op));
+  for (Value memref : buffers) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t bytes = width * type.getElementTypeBitWidth() / 8;
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    ok = andAlso(ok, isMultipleOf(b, loc, address, bytes));
+    ok = andAlso(ok, isMultipleOf(b, loc, meta.getOffset(), width));
+    ValueRange strides = meta.getStrides();
+    ok = andAlso(ok, arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::eq, strides.back(),
+                         arith::ConstantIndexOp::create(b, loc, 1)));
+    for (Value stride : strides.drop_back())
+      ok = andAlso(ok, isMultipleOf(b, loc, stride, width));
+  }
+  return ok;
+}
+
+llvm::MapVector<Value, Value> VectorAccesses::views(OpBuilder &b,
+                                                    Location loc) const {
+  llvm::MapVector<Value, Value> views;
+  for (Operation *op : ops) {
+    Value memref = accessedMemRef(op);
+    if (views.count(memref))
+      continue;
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.isLastDimUnitStride()) {
+      views[memref] = memref;
+      continue;
+    }
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    SmallVector<OpFoldResult> sizes, strides(meta.getStrides());
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(meta.getSizes()[i])
+                                           : b.getIndexAttr(type.getDimSize(i)));
+    strides.back() = b.getIndexAttr(1);
+    SmallVector<int64_t> layout(type.getRank(), ShapedType::kDynamic);
+    layout.back() = 1;
+    auto viewType = MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
+        type.getMemorySpace());
+    views[memref] = memref::ReinterpretCastOp::create(
+        b, loc, viewType, memref, OpFoldResult(meta.getOffset()), sizes, strides);
+  }
+  return views;
+}
+
+void VectorAccesses::emitLanes(OpBuilder &b, Location loc, IRMapping first,
+                               const llvm::MapVector<Value, Value> &views) const {
+  scf::ParallelOp nest = loop;
+  Value iv = nest.getInductionVars().back();
+  SmallVector<IRMapping> lanes(width, first);
+  for (int64_t k = 1; k < width; ++k)
+    lanes[k].map(iv, arith::AddIOp::create(
+                         b, loc, first.lookup(iv),
+                         arith::ConstantIndexOp::create(b, loc, k)));
+  llvm::SmallPtrSet<Operation *, 8> vectorized(ops.begin(), ops.end());
+  for (Operation &op : nest.getBody()->without_terminator()) {
+    if (!vectorized.contains(&op)) {
+      for (IRMapping &lane : lanes)
+        b.clone(op, lane);
+      continue;
+    }
+    Value view = views.lookup(accessedMemRef(&op));
+    auto type = cast<MemRefType>(view.getType());
+    auto vectorType = VectorType::get({width}, type.getElementType());
+    llvm::MaybeAlign align(width * type.getElementTypeBitWidth() / 8);
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      SmallVector<Value> indices;
+      for (Value index : load.getIndices())
+        indices.push_back(lanes[0].lookupOrDefault(index));
+      Value vector = vector::LoadOp::create(b, loc, vectorType, view, indices,
+                                            /*nontemporal=*/false, align);
+      for (int64_t k = 0; k < width; ++k)
+        lanes[k].map(load.getResult(), vector::ExtractOp::create(b, loc, vector, k));
+      continue;
+    }
+    auto store = cast<memref::StoreOp>(op);
+    SmallVector<Value> elements, indices;
+    for (IRMapping &lane : lanes)
+      elements.push_back(lane.lookupOrDefault(store.getValueToStore()));
+    for (Value index : store.getIndices())
+      indices.push_back(lanes[0].lookupOrDefault(index));
+    Value vector = vector::FromElementsOp::create(b, loc, vectorType, elements);
+    vector::StoreOp::create(b, loc, vector, view, indices,
+                            /*nontemporal=*/false, align);
+  }
 }
 
 } // namespace mlir::kiln

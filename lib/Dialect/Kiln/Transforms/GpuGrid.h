@@ -13,6 +13,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/MapVector.h"
+
+#include <optional>
+
 namespace mlir::kiln {
 
 /// Maps `loop` (one dim) onto `processor`.
@@ -43,12 +47,44 @@ createGrid(OpBuilder &b, Location loc, Value count, int64_t threads);
 /// Whether v is computed from iv by ops inside `region`.
 bool dependsOn(Value v, Value iv, Region &region);
 
+/// The loads and stores of a nest's body that read or write consecutive
+/// elements for consecutive values of its last induction variable (the
+/// last index is that variable, no other index depends on it; bytes only:
+/// i1 vectors would be bit-packed), moved `width` at a time by one aligned
+/// vector load or store each.
+struct VectorAccesses {
+  scf::ParallelOp loop;
+  SmallVector<Operation *> ops;
+  int64_t width;
+
+  /// Whether, at run time, every access is aligned to its vector: the last
+  /// dim's iteration count and lower bound multiples of the width, and
+  /// each buffer's address, offset and outer strides too, its last stride
+  /// 1.
+  Value check(OpBuilder &b, Location loc, Value count, Value lowerBound) const;
+  /// The view of each buffer the accesses go through, with the last stride
+  /// 1 in its type (vector.load and vector.store require it).
+  llvm::MapVector<Value, Value> views(OpBuilder &b, Location loc) const;
+  /// Clones the loop's body for `width` lanes, the last induction variable
+  /// mapped to its value in `first` plus the lane: each of `ops` as one
+  /// vector access (its element per lane extracted, or gathered for the
+  /// store), every other op once per lane.
+  void emitLanes(OpBuilder &b, Location loc, IRMapping first,
+                 const llvm::MapVector<Value, Value> &views) const;
+};
+
+/// `loop`'s vector accesses, if it has any and they may be vectorized: the
+/// last dim steps by 1 and the body is straight-line code.
+std::optional<VectorAccesses> vectorAccesses(scf::ParallelOp loop,
+                                             int64_t width);
+
 /// Maps the row reductions among `nests` (outermost scf.parallel ops of one
 /// function, in order), with the nests over the same rows around them, onto
 /// one block per row (GpuRowKernels.cpp); returns the nests left for the
 /// elementwise mapping.
 SmallVector<scf::ParallelOp> mapRowKernels(ArrayRef<scf::ParallelOp> nests,
-                                           int64_t blockSize, bool emulate);
+                                           int64_t blockSize,
+                                           int64_t vectorWidth, bool emulate);
 
 } // namespace mlir::kiln
 

@@ -237,6 +237,7 @@ struct RowBlock {
   Location loc;
   Value lane; // null when emulated
   int64_t blockSize;
+  int64_t vectorWidth;
   bool emulate;
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -346,28 +347,68 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
   });
 }
 
-/// An elementwise phase over the row's columns, strided over the threads.
+/// An elementwise phase over the row's columns, strided over the threads:
+/// where the phase reads or writes buffers contiguously along the columns
+/// and the run-time check allows (VectorAccesses), each thread takes
+/// vectorWidth consecutive columns at a time with vector accesses.
 void emitColumns(RowBlock &blk, Phase phase, IRMapping map) {
+  OpBuilder &b = blk.b;
+  Location loc = blk.loc;
   scf::ParallelOp loop = phase.loop;
   unsigned column = loop.getNumLoops() - 1;
-  blk.forEachThread([&](Value lane, Value) {
-    scf::ForOp columns = blk.strided(lane, loop.getLowerBound()[column],
-                                     loop.getUpperBound()[column],
-                                     loop.getStep()[column], ValueRange());
-    OpBuilder::InsertionGuard g(blk.b);
-    blk.b.setInsertionPointToStart(columns.getBody());
-    IRMapping inLoop = map;
-    inLoop.map(loop.getInductionVars()[column], columns.getInductionVar());
-    Block *body = loop.getBody();
-    cloneRange(blk.b, &body->front(), body->getTerminator(), inLoop);
-    return Value();
-  });
+  Value iv = loop.getInductionVars()[column];
+  Value lb = map.lookupOrDefault(loop.getLowerBound()[column]);
+  Value ub = map.lookupOrDefault(loop.getUpperBound()[column]);
+  Value step = map.lookupOrDefault(loop.getStep()[column]);
+  auto scalar = [&] {
+    blk.forEachThread([&](Value lane, Value) {
+      scf::ForOp columns = blk.strided(lane, lb, ub, step, ValueRange());
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(columns.getBody());
+      IRMapping inLoop = map;
+      inLoop.map(iv, columns.getInductionVar());
+      Block *body = loop.getBody();
+      cloneRange(b, &body->front(), body->getTerminator(), inLoop);
+      return Value();
+    });
+  };
+  std::optional<VectorAccesses> accesses = vectorAccesses(loop, blk.vectorWidth);
+  if (!accesses)
+    return scalar();
+  int64_t width = accesses->width;
+  Value count = arith::CeilDivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, ub, lb), step);
+  auto choice = scf::IfOp::create(b, loc, accesses->check(b, loc, count, lb),
+                                  /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(choice.elseBlock());
+    scalar();
+    b.setInsertionPointToStart(choice.thenBlock());
+    // (The views of buffers defined outside the nest: its own values are
+    // not mapped yet.)
+    llvm::MapVector<Value, Value> views = accesses->views(b, loc);
+    blk.forEachThread([&](Value lane, Value) {
+      // Columns lb + (lane + k * blockSize) * width, width at a time (step
+      // is 1 for vector accesses).
+      Value start = arith::AddIOp::create(
+          b, loc, lb, arith::MulIOp::create(b, loc, lane, blk.index(width)));
+      auto groups = scf::ForOp::create(b, loc, start, ub,
+                                       blk.index(width * blk.blockSize));
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(groups.getBody());
+      IRMapping first = map;
+      first.map(iv, groups.getInductionVar());
+      accesses->emitLanes(b, loc, first, views);
+      return Value();
+    });
+  }
 }
 
 /// One kernel for `phases`: a block per row, each phase in turn, a barrier
 /// between phases (a phase reads what others threads wrote in the last).
 void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
-                   bool emulate) {
+                   int64_t vectorWidth, bool emulate) {
   scf::ParallelOp first = phases.front().loop;
   // Host ops between the nests (allocations, dims) move above the kernel.
   for (Phase phase : phases.drop_front())
@@ -395,7 +436,7 @@ void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
     row = blocks.getInductionVars()[0];
     lane = threads.getInductionVars()[0];
   }
-  RowBlock blk{b, loc, lane, blockSize, emulate};
+  RowBlock blk{b, loc, lane, blockSize, vectorWidth, emulate};
   for (auto [i, phaseRef] : llvm::enumerate(phases)) {
     Phase phase = phaseRef;
     if (i > 0 && !emulate)
@@ -444,7 +485,7 @@ bool movable(Operation &op) {
 
 SmallVector<scf::ParallelOp>
 mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
-                          bool emulate) {
+                          int64_t vectorWidth, bool emulate) {
   SmallVector<scf::ParallelOp> left;
   llvm::SmallPtrSet<Operation *, 16> done;
   for (auto [i, nestRef] : llvm::enumerate(nests)) {
@@ -499,7 +540,7 @@ mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
       }
       done.insert(next);
     }
-    emitRowKernel(phases, rows, blockSize, emulate);
+    emitRowKernel(phases, rows, blockSize, vectorWidth, emulate);
   }
   return left;
 }

@@ -156,3 +156,49 @@ func.func @inner_loop(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// In a row kernel, an elementwise phase over the row's columns takes four
+// columns at a time with vector accesses where the run-time check allows,
+// each thread starting at lane * 4 and striding by 4 * 128 columns; the
+// scalar phase runs otherwise.
+// CHECK-LABEL: func.func @row_kernel
+// CHECK: gpu.all_reduce maxnumf
+// CHECK: gpu.barrier
+// CHECK: memref.extract_aligned_pointer_as_index %arg0
+// CHECK: memref.extract_aligned_pointer_as_index %arg2
+// CHECK: arith.remui %strides_{{.*}}#0, %c4
+// CHECK: %[[OK:.*]] = arith.andi
+// CHECK-NEXT: scf.if %[[OK]] {
+// CHECK: %[[START:.*]] = arith.muli %[[LANE:.*]], %c4
+// CHECK: %[[FROM:.*]] = arith.addi %{{.*}}, %[[START]]
+// CHECK: scf.for %[[J:.*]] = %[[FROM]] to %{{.*}} step %c512
+// CHECK: vector.load %arg0[%{{.*}}, %[[J]]] {alignment = 16 : i64}
+// CHECK: vector.store %{{.*}}, %arg2[%{{.*}}, %[[J]]] {alignment = 16 : i64}
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.store
+func.func @row_kernel(%x: memref<?x?xf32>, %m: memref<?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    %init = memref.load %m[%i] : memref<?xf32>
+    %r = scf.for %j = %c0 to %cols step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<?x?xf32>
+      %n = arith.maxnumf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %r, %m[%i] : memref<?xf32>
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %cols) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<?x?xf32>
+    %mx = memref.load %m[%i] : memref<?xf32>
+    %d = arith.subf %v, %mx : f32
+    memref.store %d, %y[%i, %j] : memref<?x?xf32>
+  }
+  return
+}

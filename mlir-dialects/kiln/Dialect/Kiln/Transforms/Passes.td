@@ -286,7 +286,8 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
       the same kernel as phases, separated by `gpu.barrier`, when every
       buffer they write is only accessed at each nest's own row: fills run
       on thread 0, elementwise phases stride the row's columns over the
-      threads. Softmax and layer_norm are one kernel each.
+      threads (four columns at a time with vector accesses, as below, where
+      the data allows). Softmax and layer_norm are one kernel each.
       Contractions (the reduced loop reads two buffers, as matmul and
       linear do) are not row reductions: their outputs are many and each
       is short, and they run one thread per output element below.
