@@ -10,7 +10,7 @@
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
-using mlir::kiln::dependsOn;
+using namespace mlir::kiln;
 
 namespace mlir::kiln {
 
@@ -88,9 +88,6 @@ bool dependsOn(Value v, Value iv, Region &region) {
   });
 }
 
-} // namespace mlir::kiln
-
-namespace {
 /// The memref a load or store accesses, or null for other ops.
 Value accessedMemRef(Operation *op) {
   if (auto load = dyn_cast<memref::LoadOp>(op))
@@ -120,6 +117,9 @@ bool isContiguousAccess(Operation *op, Value iv, Region &body) {
   });
 }
 
+} // namespace mlir::kiln
+
+namespace {
 /// (Shared by vectorAccesses.)
 SmallVector<Operation *> contiguousAccesses(scf::ParallelOp loop) {
   SmallVector<Operation *> accesses;

@@ -47,6 +47,14 @@ createGrid(OpBuilder &b, Location loc, Value count, int64_t threads);
 /// Whether v is computed from iv by ops inside `region`.
 bool dependsOn(Value v, Value iv, Region &region);
 
+/// The memref a load or store accesses, or null for other ops.
+Value accessedMemRef(Operation *op);
+
+/// Whether `op` reads or writes consecutive elements for consecutive
+/// values of `iv`: its last index is iv itself and no other index depends
+/// on it. Bytes only (an i1 vector would be bit-packed).
+bool isContiguousAccess(Operation *op, Value iv, Region &body);
+
 /// The loads and stores of a nest's body that read or write consecutive
 /// elements for consecutive values of its last induction variable (the
 /// last index is that variable, no other index depends on it; bytes only:

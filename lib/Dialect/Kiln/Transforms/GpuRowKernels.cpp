@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <limits>
@@ -314,21 +315,98 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
     fold.map(element, right);
     return b.clone(*red.combiner, fold)->getResult(0);
   };
-  auto partialOf = [&](Value lane) {
-    scf::ForOp partial = blk.strided(
-        lane, map.lookupOrDefault(red.reduce.getLowerBound()),
-        map.lookupOrDefault(red.reduce.getUpperBound()),
-        map.lookupOrDefault(red.reduce.getStep()), identity);
+  Value lb = map.lookupOrDefault(red.reduce.getLowerBound());
+  Value ub = map.lookupOrDefault(red.reduce.getUpperBound());
+  Value step = map.lookupOrDefault(red.reduce.getStep());
+  Value iv = red.reduce.getInductionVar();
+  Block *reduceBody = red.reduce.getBody();
+  Value yielded = reduceBody->getTerminator()->getOperand(0);
+  auto scalarPartial = [&](Value lane) {
+    scf::ForOp partial = blk.strided(lane, lb, ub, step, identity);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(partial.getBody());
     IRMapping inLoop = map;
-    inLoop.map(red.reduce.getInductionVar(), partial.getInductionVar());
+    inLoop.map(iv, partial.getInductionVar());
     inLoop.map(acc, partial.getRegionIterArgs()[0]);
-    for (Operation &op : red.reduce.getBody()->without_terminator())
+    for (Operation &op : reduceBody->without_terminator())
       b.clone(op, inLoop);
-    scf::YieldOp::create(
-        b, loc, inLoop.lookup(red.reduce.getBody()->getTerminator()->getOperand(0)));
+    scf::YieldOp::create(b, loc, inLoop.lookup(yielded));
     return partial.getResult(0);
+  };
+  // Loads contiguous along the reduced index: each thread may fold
+  // vectorWidth consecutive elements per step, loaded at once, in order.
+  VectorAccesses loads{scf::ParallelOp(), {}, blk.vectorWidth};
+  bool vectorize = blk.vectorWidth > 1 && isConstantIntValue(step, 1);
+  for (Operation &op : reduceBody->without_terminator()) {
+    if (op.getNumRegions() != 0 || isa<memref::StoreOp>(op))
+      vectorize = false;
+    else if (isa<memref::LoadOp>(op) &&
+             isContiguousAccess(&op, iv, red.reduce.getRegion()))
+      loads.ops.push_back(&op);
+  }
+  vectorize = vectorize && !loads.ops.empty();
+  Value aligned;
+  llvm::MapVector<Value, Value> views;
+  if (vectorize) {
+    Value count = arith::SubIOp::create(b, loc, ub, lb);
+    aligned = loads.check(b, loc, count, lb);
+    views = loads.views(b, loc);
+  }
+  auto vectorPartial = [&](Value lane) {
+    int64_t width = loads.width;
+    Value start = arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, lane, blk.index(width)));
+    auto partial = scf::ForOp::create(b, loc, start, ub,
+                                      blk.index(width * blk.blockSize), identity);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(partial.getBody());
+    Value j0 = partial.getInductionVar();
+    Value running = partial.getRegionIterArgs()[0];
+    llvm::SmallPtrSet<Operation *, 4> vectorized(loads.ops.begin(), loads.ops.end());
+    SmallVector<IRMapping> lanes(width, map);
+    for (int64_t k = 0; k < width; ++k)
+      lanes[k].map(iv, k == 0 ? j0
+                              : arith::AddIOp::create(b, loc, j0, blk.index(k))
+                                    .getResult());
+    for (int64_t k = 0; k < width; ++k) {
+      lanes[k].map(acc, running);
+      for (Operation &op : reduceBody->without_terminator()) {
+        if (!vectorized.contains(&op)) {
+          b.clone(op, lanes[k]);
+          continue;
+        }
+        if (k > 0)
+          continue; // loaded with lane 0
+        auto load = cast<memref::LoadOp>(op);
+        Value view = views.lookup(load.getMemRef());
+        auto type = cast<MemRefType>(view.getType());
+        SmallVector<Value> indices;
+        for (Value index : load.getIndices())
+          indices.push_back(lanes[0].lookupOrDefault(index));
+        Value vector = vector::LoadOp::create(
+            b, loc, VectorType::get({width}, type.getElementType()), view,
+            indices, /*nontemporal=*/false,
+            llvm::MaybeAlign(width * type.getElementTypeBitWidth() / 8));
+        for (int64_t l = 0; l < width; ++l)
+          lanes[l].map(load.getResult(),
+                       vector::ExtractOp::create(b, loc, vector, l));
+      }
+      running = lanes[k].lookup(yielded);
+    }
+    scf::YieldOp::create(b, loc, running);
+    return partial.getResult(0);
+  };
+  auto partialOf = [&](Value lane) -> Value {
+    if (!vectorize)
+      return scalarPartial(lane);
+    auto choice = scf::IfOp::create(b, loc, TypeRange{identity.getType()},
+                                    aligned, /*withElse=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(choice.thenBlock());
+    scf::YieldOp::create(b, loc, vectorPartial(lane));
+    b.setInsertionPointToStart(choice.elseBlock());
+    scf::YieldOp::create(b, loc, scalarPartial(lane));
+    return choice.getResult(0);
   };
   Value all;
   if (blk.emulate)

@@ -4,7 +4,7 @@
 // loop, one phase after the other (no barriers needed); a reduction's
 // threads combine their strided partial values in order where the GPU uses
 // gpu.all_reduce, and the last writes.
-// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 cpu-emulation=1" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1 cpu-emulation=1" -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.parallel (%[[ROW:.*]]) =

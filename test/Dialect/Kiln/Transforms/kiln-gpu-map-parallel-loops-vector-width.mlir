@@ -117,8 +117,7 @@ func.func @float64(%x: memref<?xf64>, %y: memref<?xf64>) {
 
 // -----
 
-// Bools (i1 vectors would be bit-packed) and bodies with loops keep the
-// scalar grid alone.
+// Bools (i1 vectors would be bit-packed) keep the scalar grid alone.
 // CHECK-LABEL: func.func @bools
 // CHECK-NOT: vector.
 // CHECK-NOT: extract_aligned_pointer
@@ -137,9 +136,25 @@ func.func @bools(%x: memref<?xi1>, %y: memref<?xi1>) {
   return
 }
 
+// A reduction of each output element along a contiguous row (a sum over k
+// of x[i, k]) folds four elements per step, one vector load each, in
+// order, where the run-time check allows; the scalar fold otherwise.
 // CHECK-LABEL: func.func @inner_loop
-// CHECK-NOT: vector.
-// CHECK: return
+// CHECK: %[[FOLD:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c512 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: %[[V:.*]] = vector.load %arg0[%{{.*}}, %[[J]]] {alignment = 16 : i64}
+// CHECK: %[[E0:.*]] = vector.extract %[[V]][0]
+// CHECK: %[[E1:.*]] = vector.extract %[[V]][1]
+// CHECK: %[[E2:.*]] = vector.extract %[[V]][2]
+// CHECK: %[[E3:.*]] = vector.extract %[[V]][3]
+// CHECK: %[[S0:.*]] = arith.addf %[[ACC]], %[[E0]]
+// CHECK: %[[S1:.*]] = arith.addf %[[S0]], %[[E1]]
+// CHECK: %[[S2:.*]] = arith.addf %[[S1]], %[[E2]]
+// CHECK: %[[S3:.*]] = arith.addf %[[S2]], %[[E3]]
+// CHECK: scf.yield %[[S3]]
+// CHECK: } else {
+// CHECK: memref.load %arg0
+// CHECK: gpu.all_reduce add %[[FOLD]]
 func.func @inner_loop(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -166,7 +181,6 @@ func.func @inner_loop(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 // CHECK-LABEL: func.func @row_kernel
 // CHECK: gpu.all_reduce maxnumf
 // CHECK: gpu.barrier
-// CHECK: memref.extract_aligned_pointer_as_index %arg0
 // CHECK: memref.extract_aligned_pointer_as_index %arg2
 // CHECK: arith.remui %strides_{{.*}}#0, %c4
 // CHECK: %[[OK:.*]] = arith.andi

@@ -287,7 +287,8 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
       buffer they write is only accessed at each nest's own row: fills run
       on thread 0, elementwise phases stride the row's columns over the
       threads (four columns at a time with vector accesses, as below, where
-      the data allows). Softmax and layer_norm are one kernel each.
+      the data allows; a reduction's fold likewise loads four consecutive
+      elements at once). Softmax and layer_norm are one kernel each.
       Contractions (the reduced loop reads two buffers, as matmul and
       linear do) are not row reductions: their outputs are many and each
       is short, and they run one thread per output element below.
