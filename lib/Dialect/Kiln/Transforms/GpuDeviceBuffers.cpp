@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -118,16 +119,6 @@ bool isHostCall(func::CallOp call) {
           llvm::any_of(call.getResultTypes(), llvm::IsaPred<BaseMemRefType>));
 }
 
-/// The sizes of `buffer`'s dynamic dims.
-SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<Value> sizes;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (type.isDynamicDim(i))
-      sizes.push_back(memref::DimOp::create(b, loc, buffer, i));
-  return sizes;
-}
-
 /// A copy in host memory of device buffer `view` (any strides): the span
 /// of its underlying buffer from the start to its last element goes over
 /// with one gpu.memcpy, and the host view has the same offset and strides.
@@ -227,35 +218,32 @@ LogicalResult stageHostCalls(func::FuncOp fn, IRRewriter &rewriter) {
         rewriter.replaceAllUsesWith(old, result);
         continue;
       }
-      // returnTensor's buffers are contiguous from offset 0 (docs/abi.md).
-      SmallVector<Value> sizes = dynamicSizes(rewriter, loc, result);
-      auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
-      SmallVector<OpFoldResult> shape, strides;
+      // returnTensor's buffers are contiguous from offset 0 (docs/abi.md):
+      // the same buffer as a row-major memref, which gpu.memcpy copies.
+      SmallVector<OpFoldResult> shape =
+          memref::getMixedSizes(rewriter, loc, result);
+      SmallVector<OpFoldResult> strides(type.getRank());
       OpFoldResult stride = rewriter.getIndexAttr(1);
       for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-        OpFoldResult size =
-            type.isDynamicDim(i)
-                ? OpFoldResult(memref::DimOp::create(rewriter, loc, result, i))
-                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(i)));
-        shape.insert(shape.begin(), size);
-        strides.insert(strides.begin(), stride);
-        stride = arith::MulIOp::create(
-                     rewriter, loc,
-                     getValueOrCreateConstantIndexOp(rewriter, loc, stride),
-                     getValueOrCreateConstantIndexOp(rewriter, loc, size))
-                     .getResult();
+        strides[i] = stride;
+        // Static where both factors are, as the row-major type's strides.
+        std::optional<int64_t> a = getConstantIntValue(stride);
+        std::optional<int64_t> b = getConstantIntValue(shape[i]);
+        stride = a && b ? OpFoldResult(rewriter.getIndexAttr(*a * *b))
+                        : OpFoldResult(arith::MulIOp::create(
+                              rewriter, loc,
+                              getValueOrCreateConstantIndexOp(rewriter, loc, stride),
+                              getValueOrCreateConstantIndexOp(rewriter, loc, shape[i]))
+                                           .getResult());
       }
-      // Static strides of the contiguous type as attributes, as the
-      // verifier wants them.
-      SmallVector<int64_t> staticStrides;
-      int64_t staticOffset;
-      (void)contiguous.getStridesAndOffset(staticStrides, staticOffset);
-      for (auto [i, known] : llvm::enumerate(staticStrides))
-        if (!ShapedType::isDynamic(known))
-          strides[i] = rewriter.getIndexAttr(known);
+      auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
       Value host = memref::ReinterpretCastOp::create(
           rewriter, loc, contiguous, result,
           OpFoldResult(rewriter.getIndexAttr(0)), shape, strides);
+      SmallVector<Value> sizes;
+      for (auto [i, size] : llvm::enumerate(shape))
+        if (type.isDynamicDim(i))
+          sizes.push_back(cast<Value>(size));
       auto device = gpu::AllocOp::create(rewriter, loc, contiguous,
                                          /*asyncToken=*/Type(), ValueRange{},
                                          sizes, ValueRange{});

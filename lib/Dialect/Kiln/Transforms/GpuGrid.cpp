@@ -231,20 +231,14 @@ void VectorAccesses::emitLanes(OpBuilder &b, Location loc, IRMapping first,
         b.clone(op, lane);
       continue;
     }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      loadLanes(b, loc, load, views, lanes);
+      continue;
+    }
     Value view = views.lookup(accessedMemRef(&op));
     auto type = cast<MemRefType>(view.getType());
     auto vectorType = VectorType::get({width}, type.getElementType());
     llvm::MaybeAlign align(width * type.getElementTypeBitWidth() / 8);
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      SmallVector<Value> indices;
-      for (Value index : load.getIndices())
-        indices.push_back(lanes[0].lookupOrDefault(index));
-      Value vector = vector::LoadOp::create(b, loc, vectorType, view, indices,
-                                            /*nontemporal=*/false, align);
-      for (int64_t k = 0; k < width; ++k)
-        lanes[k].map(load.getResult(), vector::ExtractOp::create(b, loc, vector, k));
-      continue;
-    }
     auto store = cast<memref::StoreOp>(op);
     SmallVector<Value> elements, indices;
     for (IRMapping &lane : lanes)
@@ -255,6 +249,22 @@ void VectorAccesses::emitLanes(OpBuilder &b, Location loc, IRMapping first,
     vector::StoreOp::create(b, loc, vector, view, indices,
                             /*nontemporal=*/false, align);
   }
+}
+
+void VectorAccesses::loadLanes(OpBuilder &b, Location loc, memref::LoadOp load,
+                               const llvm::MapVector<Value, Value> &views,
+                               MutableArrayRef<IRMapping> lanes) const {
+  Value view = views.lookup(load.getMemRef());
+  auto type = cast<MemRefType>(view.getType());
+  SmallVector<Value> indices;
+  for (Value index : load.getIndices())
+    indices.push_back(lanes[0].lookupOrDefault(index));
+  Value vector = vector::LoadOp::create(
+      b, loc, VectorType::get({width}, type.getElementType()), view, indices,
+      /*nontemporal=*/false,
+      llvm::MaybeAlign(width * type.getElementTypeBitWidth() / 8));
+  for (int64_t k = 0; k < width; ++k)
+    lanes[k].map(load.getResult(), vector::ExtractOp::create(b, loc, vector, k));
 }
 
 } // namespace mlir::kiln

@@ -10,6 +10,7 @@
 #define KILN_LIB_DIALECT_KILN_TRANSFORMS_GPUGRID_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -79,6 +80,11 @@ struct VectorAccesses {
   /// store), every other op once per lane.
   void emitLanes(OpBuilder &b, Location loc, IRMapping first,
                  const llvm::MapVector<Value, Value> &views) const;
+  /// One vector load for `load` at lane 0's indices (lanes[0]), its
+  /// elements mapped to the load's result in each lane.
+  void loadLanes(OpBuilder &b, Location loc, memref::LoadOp load,
+                 const llvm::MapVector<Value, Value> &views,
+                 MutableArrayRef<IRMapping> lanes) const;
 };
 
 /// `loop`'s vector accesses, if it has any and they may be vectorized: the

@@ -375,21 +375,8 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
           b.clone(op, lanes[k]);
           continue;
         }
-        if (k > 0)
-          continue; // loaded with lane 0
-        auto load = cast<memref::LoadOp>(op);
-        Value view = views.lookup(load.getMemRef());
-        auto type = cast<MemRefType>(view.getType());
-        SmallVector<Value> indices;
-        for (Value index : load.getIndices())
-          indices.push_back(lanes[0].lookupOrDefault(index));
-        Value vector = vector::LoadOp::create(
-            b, loc, VectorType::get({width}, type.getElementType()), view,
-            indices, /*nontemporal=*/false,
-            llvm::MaybeAlign(width * type.getElementTypeBitWidth() / 8));
-        for (int64_t l = 0; l < width; ++l)
-          lanes[l].map(load.getResult(),
-                       vector::ExtractOp::create(b, loc, vector, l));
+        if (k == 0) // one load for every lane
+          loads.loadLanes(b, loc, cast<memref::LoadOp>(op), views, lanes);
       }
       running = lanes[k].lookup(yielded);
     }
@@ -559,6 +546,16 @@ bool movable(Operation &op) {
          (isMemoryEffectFree(&op) && op.getNumRegions() == 0);
 }
 
+/// Whether every op strictly between `first` and `last` (in one block) is
+/// movable.
+bool onlyMovableBetween(Operation *first, Operation *last) {
+  for (Operation *op = first->getNextNode(); op && op != last;
+       op = op->getNextNode())
+    if (!movable(*op))
+      return false;
+  return true;
+}
+
 } // namespace
 
 SmallVector<scf::ParallelOp>
@@ -584,12 +581,9 @@ mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
       scf::ParallelOp prev = left.back();
       if (prev->getBlock() != nest->getBlock())
         break;
-      bool adjacent = true;
-      for (Operation *op = prev->getNextNode(); op != nest.getOperation();
-           op = op->getNextNode())
-        if (!movable(*op))
-          adjacent = false;
-      std::optional<Phase> phase = adjacent ? asPhase(prev, nest, rows) : std::nullopt;
+      std::optional<Phase> phase = onlyMovableBetween(prev, nest)
+                                       ? asPhase(prev, nest, rows)
+                                       : std::nullopt;
       if (!phase || phase->reduction)
         break;
       SmallVector<Phase> trial{*phase};
@@ -602,13 +596,10 @@ mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
     for (scf::ParallelOp next : nests.drop_front(i + 1)) {
       if (next->getBlock() != nest->getBlock())
         break;
-      bool adjacent = true;
-      for (Operation *op = phases.back().loop->getNextNode();
-           op && op != next.getOperation(); op = op->getNextNode())
-        if (!movable(*op))
-          adjacent = false;
       std::optional<Phase> phase =
-          adjacent ? asPhase(next, phases.front().loop, rows) : std::nullopt;
+          onlyMovableBetween(phases.back().loop, next)
+              ? asPhase(next, phases.front().loop, rows)
+              : std::nullopt;
       if (!phase)
         break;
       phases.push_back(*phase);
