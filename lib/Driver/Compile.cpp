@@ -139,6 +139,19 @@ std::string imagePrefix(const std::string &file) {
   return "kiln_image_" + llvm::utohexstr(hash) + "_";
 }
 
+/// Writes text to path through a temporary file renamed into place.
+bool writeAtomically(const std::string &path, llvm::StringRef text) {
+  llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << text;
+    return llvm::Error::success();
+  });
+  if (!error)
+    return true;
+  llvm::errs() << "kiln compile: error: cannot write " << path << ": "
+               << llvm::toString(std::move(error)) << "\n";
+  return false;
+}
+
 /// Builds the graphs of roots into a module per backend (cpu, cuda),
 /// runs their pipelines and writes one object (when `write`); false if any
 /// step fails, with the reason in `why`. The GPU kernels' images are
@@ -237,16 +250,20 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     deviceImages.clear();
   }
   timer.start("LLVM O3 and object emission");
-  llvm::raw_fd_ostream os(write ? objectPath : "/dev/null", ec);
-  if (ec) {
-    why = "cannot write " + objectPath + ": " + ec.message();
-    cleanup();
-    return false;
-  }
+  // Emitted in memory, then written to a temporary file renamed into
+  // place: a failure leaves no half-written object.
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
   bool ok = mlir::succeeded(mlir::kiln::emitCpuCode(modules, options, os));
   cleanup();
-  if (!ok)
+  if (!ok) {
     why = "object emission failed";
+    return false;
+  }
+  if (write && !writeAtomically(objectPath, llvm::StringRef(object.data(), object.size()))) {
+    why = "cannot write " + objectPath;
+    return false;
+  }
   for (mlir::kiln::DeviceImage &image : deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
   return ok;
@@ -265,11 +282,35 @@ std::string makeEscape(llvm::StringRef path) {
   return out;
 }
 
-bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(request.depfile, ec);
-  if (ec)
+/// The file among `inputs` that `output` is (the same file, through any
+/// path or link), or empty.
+std::string inputAt(const std::string &output, const std::vector<std::string> &inputs) {
+  for (const std::string &in : inputs) {
+    bool same = false;
+    if (!llvm::sys::fs::equivalent(output, in, same) && same)
+      return in;
+  }
+  return "";
+}
+
+/// Bad usage when a file kiln compile writes is one the translation unit
+/// reads: the user's source would be overwritten.
+bool checkOutputs(const std::vector<std::string> &written,
+                  const std::vector<std::string> &inputs, const char *what) {
+  for (const std::string &out : written) {
+    std::string in = inputAt(out, inputs);
+    if (in.empty())
+      continue;
+    llvm::errs() << "kiln compile: error: the output " << out << " is " << in << ", "
+                 << what << "; nothing was written\n";
     return false;
+  }
+  return true;
+}
+
+bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
   os << makeEscape(request.output) << ":";
   const clang::SourceManager &sm = ast.getSourceManager();
   std::vector<std::string> files;
@@ -279,7 +320,7 @@ bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
   for (const std::string &f : files)
     os << " \\\n  " << makeEscape(f);
   os << "\n";
-  return true;
+  return writeAtomically(request.depfile, text);
 }
 
 } // namespace
@@ -318,6 +359,14 @@ int runCompile(const CompileRequest &request) {
            ? std::string(".")
            : llvm::sys::path::parent_path(request.output).str()) +
       "/" + llvm::sys::path::stem(request.output).str() + ".o";
+  // Never overwrite what is compiled: the output, the object beside it
+  // and the depfile must not be an input or a file it includes.
+  std::vector<std::string> written = {request.output, objectPath};
+  if (!request.depfile.empty())
+    written.push_back(request.depfile);
+  if (!checkOutputs(written, request.files, "an input file"))
+    return 2;
+  bool usageError = false;
   bool failed = false;
   std::error_code ec_;
   if (!request.debugDir.empty() &&
@@ -328,6 +377,14 @@ int runCompile(const CompileRequest &request) {
   }
   int status = runFrontend(options, [&](clang::ASTContext &ast, const std::string &file,
                                         std::vector<Root> &roots) {
+    std::vector<std::string> read;
+    const clang::SourceManager &sm = ast.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+      read.push_back(it->first.getName().str());
+    if (!checkOutputs(written, read, "a file the translation unit includes")) {
+      usageError = true;
+      return false;
+    }
     std::vector<Root *> ok;
     timer.start("type graphs");
     typeGraphs(roots, request, ok, failed);
@@ -387,22 +444,14 @@ int runCompile(const CompileRequest &request) {
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
         stitched, scopes, "backend " + request.backend, images);
-    std::error_code ec;
-    llvm::raw_fd_ostream out(request.output, ec);
-    if (ec) {
-      llvm::errs() << "kiln compile: error: cannot write " << request.output << ": "
-                   << ec.message() << "\n";
+    if (!writeAtomically(request.output, text))
       return false;
-    }
-    out << text;
-    if (!request.depfile.empty() && !writeDepfile(ast, request)) {
-      llvm::errs() << "kiln compile: error: cannot write " << request.depfile << "\n";
-      return false;
-    }
-    return true;
+    return request.depfile.empty() || writeDepfile(ast, request);
   });
   if (request.timeReport)
     timer.print(llvm::errs());
+  if (usageError)
+    return 2;
   return status != 0 || failed ? 1 : 0;
 }
 

@@ -13,6 +13,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 #define JSON_NOEXCEPTION
 #include <nlohmann/json.hpp>
 
@@ -101,6 +103,12 @@ void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &al
       for (const Frame &f : b.inlinedFrom)
         os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
     }
+    if (!r.hostCalls.empty())
+      os << "  Calls left on the host because the callee breaks (counted there):\n";
+    for (const HostCall &c : r.hostCalls)
+      os << "    - " << c.callee << " at " << formatPos(c.pos)
+         << (c.cause.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
+         << "\n      (" << c.cause.reason << " at " << formatPos(c.cause.pos) << ")\n";
     for (const Segment &s : r.segments) {
       const Graph &g = s.graph;
       os << "  Graph " << g.name << " (" << g.tensorOpCount() << " ops):\n    inputs:";
@@ -123,8 +131,18 @@ int runExplain(const ExplainRequest &request) {
   std::vector<Root> all;
   int status = runFrontend(options, [&](clang::ASTContext &, const std::string &,
                                         std::vector<Root> &roots) {
+    // --function NAME: that root and the roots of the callees whose breaks
+    // keep its calls on the host (where those breaks are counted).
+    std::set<std::string> wanted = {request.function};
+    for (size_t before = 0; before != wanted.size();) {
+      before = wanted.size();
+      for (const Root &r : roots)
+        if (wanted.count(r.name))
+          for (const HostCall &c : r.hostCalls)
+            wanted.insert(c.callee);
+    }
     for (Root &r : roots) {
-      if (!request.function.empty() && r.name != request.function)
+      if (!request.function.empty() && !wanted.count(r.name))
         continue;
       for (Segment &seg : r.segments)
         inferSignature(seg.graph); // guards to show; failures show as rank -1
@@ -162,6 +180,13 @@ int runExplain(const ExplainRequest &request) {
           jb["inlined_from"].push_back({{"function", f.function}, {"location", posJson(f.pos)}});
         root["breaks"].push_back(jb);
       }
+      root["host_calls"] = nlohmann::json::array();
+      for (const HostCall &c : r.hostCalls)
+        root["host_calls"].push_back({{"callee", c.callee},
+                                      {"location", posJson(c.pos)},
+                                      {"error", c.cause.isError},
+                                      {"reason", c.cause.reason},
+                                      {"reason_location", posJson(c.cause.pos)}});
       for (const Segment &s : r.segments) {
         const Graph &g = s.graph;
         nlohmann::json jg = {{"name", g.name},
@@ -194,6 +219,10 @@ int runExplain(const ExplainRequest &request) {
       for (size_t i = 0; i < r.breaks.size(); ++i)
         os << "    \"" << r.name << " break " << i << "\" [shape=octagon, label=\""
            << "break: " << dotEscape(r.breaks[i].reason) << "\\n" << formatPos(r.breaks[i].pos) << "\"];\n";
+      for (size_t i = 0; i < r.hostCalls.size(); ++i)
+        os << "    \"" << r.name << " host call " << i << "\" [shape=ellipse, label=\""
+           << "host call: " << dotEscape(r.hostCalls[i].callee) << " (it breaks)\\n"
+           << formatPos(r.hostCalls[i].pos) << "\"];\n";
       os << "  }\n";
     }
     os << "}\n";

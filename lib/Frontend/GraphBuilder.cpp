@@ -322,14 +322,8 @@ private:
     RankedTensorType resultType = tensorType(ctx_, r);
     auto operandElement = [&]() {
       // The element type the operands are computed in: the result's, except
-      // for comparisons (their operands' common type).
-      if (n != "cmp")
-        return e;
-      ElementType common = info(op.operands[0]).element;
-      for (int o : op.operands)
-        if (info(o).element != common)
-          return info(o).wrapped ? common : info(o).element;
-      return common;
+      // for comparisons (torch's result_type of their operands, as eager).
+      return n == "cmp" ? frontend::resultType(graph_, op.operands) : e;
     };
     Value out;
     if (n == "from_scalar") {

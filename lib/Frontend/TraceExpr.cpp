@@ -287,11 +287,33 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
                                       e->getStmtClassName() + ")");
 }
 
+std::optional<int> Tracer::traceInFrame(const Expr *e, size_t frame) {
+  std::vector<FrameState> inner(std::make_move_iterator(frames_.begin() + frame + 1),
+                                std::make_move_iterator(frames_.end()));
+  frames_.resize(frame + 1);
+  std::optional<int> v = traceExpr(e);
+  frames_.insert(frames_.end(), std::make_move_iterator(inner.begin()),
+                 std::make_move_iterator(inner.end()));
+  return v;
+}
+
+bool Tracer::isOutParam(const FunctionDecl *fn, unsigned i) {
+  if (i >= fn->getNumParams())
+    return false;
+  QualType type = fn->getParamDecl(i)->getType();
+  return type->isLValueReferenceType() && !type->getPointeeType().isConstQualified() &&
+         valueKindOf(type).has_value();
+}
+
 std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
-  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
-    auto it = f->locals.find(decl);
-    if (it != f->locals.end())
+  for (size_t f = frames_.size(); f-- > 0;) {
+    auto it = frames_[f].locals.find(decl);
+    if (it != frames_[f].locals.end())
       return it->second;
+    // A reference parameter reads what its argument names, now.
+    auto alias = frames_[f].aliases.find(decl);
+    if (alias != frames_[f].aliases.end())
+      return traceInFrame(alias->second.first, alias->second.second);
   }
   if (segment_->env.count(decl))
     return segment_->env.at(decl);
@@ -321,36 +343,35 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
   return addInput(var->getQualifiedNameAsString(), *kind, var);
 }
 
-namespace {
-/// How stitched code at the root's level names an object expression; empty
-/// if it cannot (a temporary, a call).
-std::string spell(const Expr *e, const std::string &thisObject) {
+std::string spell(const Expr *e, const std::string &thisObject,
+                  const FunctionDecl *root) {
   e = e->IgnoreParenImpCasts();
   if (const auto *ref = dyn_cast<DeclRefExpr>(e))
-    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-      return var->isLocalVarDeclOrParm() ? var->getNameAsString()
-                                         : var->getQualifiedNameAsString();
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      if (!var->isLocalVarDeclOrParm())
+        return var->getQualifiedNameAsString();
+      // A local of an inlined callee has no name at the root's level.
+      const DeclContext *ctx = var->getDeclContext();
+      while (ctx && !isa<FunctionDecl>(ctx))
+        ctx = ctx->getParent();
+      return ctx == root ? var->getNameAsString() : "";
+    }
   if (const auto *m = dyn_cast<MemberExpr>(e)) {
     if (!isa<FieldDecl>(m->getMemberDecl()))
       return "";
     const Expr *b = m->getBase()->IgnoreParenImpCasts();
     std::string base;
     if (m->isArrow())
-      base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject) + ")";
+      base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject, root) + ")";
     else
-      base = spell(b, thisObject);
-    if (base.empty() || base == "(*)" || base.empty())
+      base = spell(b, thisObject, root);
+    if (base.empty() || base == "(*)")
       return "";
     return (base == "(*this)" ? std::string("this->") : base + ".") +
            m->getMemberDecl()->getNameAsString();
   }
   return "";
 }
-
-std::string memberSpelling(const std::string &object) {
-  return object == "(*this)" ? "this->" : object + ".";
-}
-} // namespace
 
 std::optional<int> Tracer::traceMember(const MemberExpr *e) {
   const auto *field = dyn_cast<FieldDecl>(e->getMemberDecl());
@@ -361,17 +382,15 @@ std::optional<int> Tracer::traceMember(const MemberExpr *e) {
     return breakAt(e->getExprLoc(), "a member of type '" +
                                         field->getType().getAsString() +
                                         "', which the tracer does not model");
-  std::string thisObject = frames_.back().thisPrefix;
-  const Expr *b = e->getBase()->IgnoreParenImpCasts();
-  std::string base;
-  if (e->isArrow())
-    base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject) + ")";
-  else
-    base = spell(b, thisObject);
-  if (base.empty() || base == "(*)")
+  std::string name = spell(e, frames_.back().thisPrefix, root_->function);
+  if (name.empty())
     return breakAt(e->getExprLoc(),
                    "a member of an object the stitched code cannot name");
-  return addInput(memberSpelling(base) + field->getNameAsString(), *kind, field);
+  // A member the segment assigned reads its new value.
+  auto assigned = segment_->members.find(name);
+  if (assigned != segment_->members.end())
+    return assigned->second;
+  return addInput(name, *kind, field);
 }
 
 std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
@@ -534,12 +553,17 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
                    "call to '" + name + "', whose body is not visible (I/O or "
                    "an opaque function)");
   // A visible callee is inlined: its arguments first.
+  // (An argument bound to a non-const reference is read where the callee
+  // reads it: it may be an output the call defines.)
   std::vector<int> args;
-  for (const Expr *arg : call->arguments()) {
-    std::optional<int> v = traceExpr(arg);
+  std::vector<const Expr *> argExprs;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    const Expr *arg = call->getArg(i);
+    std::optional<int> v = isOutParam(fn, i) ? std::optional<int>(-1) : traceExpr(arg);
     if (!v)
       return v;
     args.push_back(*v);
+    argExprs.push_back(arg);
   }
   std::string thisObject;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
@@ -549,15 +573,15 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     if (callee && callee->isArrow())
       base = isa<CXXThisExpr>(object)
                  ? frames_.back().thisPrefix
-                 : "(*" + spell(object, frames_.back().thisPrefix) + ")";
+                 : "(*" + spell(object, frames_.back().thisPrefix, root_->function) + ")";
     else
-      base = spell(object, frames_.back().thisPrefix);
+      base = spell(object, frames_.back().thisPrefix, root_->function);
     if (base.empty() || base == "(*)")
       return breakAt(call->getExprLoc(), "a method call on an object the "
                                          "stitched code cannot name");
     thisObject = base;
   }
-  return inlineCall(fn, args, thisObject, call->getExprLoc());
+  return inlineCall(fn, args, argExprs, thisObject, call->getExprLoc());
 }
 
 std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
@@ -603,13 +627,17 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
     if (!method || !method->getParent()->isLambda())
       return breakAt(call->getExprLoc(), "a call through operator() of an object");
     std::vector<int> args;
+    std::vector<const Expr *> argExprs;
     for (unsigned i = 1; i < call->getNumArgs(); ++i) {
-      std::optional<int> v = traceExpr(call->getArg(i));
+      std::optional<int> v =
+          isOutParam(method, i - 1) ? std::optional<int>(-1) : traceExpr(call->getArg(i));
       if (!v)
         return v;
       args.push_back(*v);
+      argExprs.push_back(call->getArg(i));
     }
-    return inlineCall(method, args, frames_.back().thisPrefix, call->getExprLoc());
+    return inlineCall(method, args, argExprs, frames_.back().thisPrefix,
+                      call->getExprLoc());
   }
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
     return breakAt(call->getExprLoc(),

@@ -12,6 +12,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <algorithm>
+
 using namespace clang;
 
 namespace kiln::frontend {
@@ -74,7 +76,7 @@ std::nullopt_t Tracer::breakAt(SourceLocation loc, const std::string &reason) {
   for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
     if (f->callSite.isValid()) {
       b.inlinedFrom.push_back(
-          {posOf(f->callSite), f->function->getQualifiedNameAsString()});
+          {posOf(f->callSite), f->function->getQualifiedNameAsString(), f->function});
       b.rawFrameLocs.push_back(f->callSite.getRawEncoding());
     }
   pendingBreak_ = b;
@@ -83,6 +85,7 @@ std::nullopt_t Tracer::breakAt(SourceLocation loc, const std::string &reason) {
 
 std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
                                       const std::vector<int> &args,
+                                      const std::vector<const Expr *> &argExprs,
                                       const std::string &thisPrefix,
                                       SourceLocation callSite) {
   const FunctionDecl *def = nullptr;
@@ -106,8 +109,13 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   frame.callSite = callSite;
   frame.thisPrefix = thisPrefix;
   frame.annotations = annotations_.of(def, context_.getDiagnostics());
-  for (unsigned i = 0; i < args.size(); ++i)
-    frame.locals[def->getParamDecl(i)] = args[i];
+  for (unsigned i = 0; i < args.size(); ++i) {
+    const ParmVarDecl *param = def->getParamDecl(i);
+    if (isOutParam(def, i))
+      frame.aliases[param] = {argExprs[i], frames_.size() - 1};
+    else
+      frame.locals[param] = args[i];
+  }
   frames_.push_back(std::move(frame));
   inlining_.insert(def);
   bool ok = true;
@@ -141,6 +149,11 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
 }
 
 void Tracer::noteDerivedRoot(const FunctionDecl *fn) {
+  // A lambda's body reads its enclosing function's variables: it is not a
+  // function the stitched code could call as a root.
+  if (const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn))
+    if (method->getParent()->isLambda())
+      return;
   const SourceManager &sm = context_.getSourceManager();
   if (fn && fn->hasBody() && sm.isInMainFile(sm.getExpansionLoc(fn->getLocation())))
     derivedRoots_.push_back(fn);
@@ -190,23 +203,53 @@ void Tracer::finishSegment() {
     --graphCounter_; // nothing captured: the statements stay host code
     return;
   }
-  // Outputs: the variables the segment assigns that code outside it reads.
-  const SourceManager &sm = context_.getSourceManager();
+  // Outputs: the variables the segment assigns that code outside it can
+  // observe, then the members it assigns.
   SourceLocation begin = seg.statements.front()->getBeginLoc();
   SourceLocation end = seg.statements.back()->getEndLoc();
-  for (const ValueDecl *var : state.assigned) {
+  // In declaration order, so that the stitched call reads the same on
+  // every run.
+  const SourceManager &sm = context_.getSourceManager();
+  std::vector<const ValueDecl *> assigned(state.assigned.begin(), state.assigned.end());
+  std::sort(assigned.begin(), assigned.end(), [&](const ValueDecl *a, const ValueDecl *b) {
+    return sm.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
+  });
+  for (const ValueDecl *var : assigned) {
     if (!state.env.count(var))
       continue; // declared in a branch's arm: out of scope
-    bool readOutside = false;
-    auto range = rootRefs_.equal_range(var);
-    for (auto it = range.first; it != range.second; ++it)
-      if (sm.isBeforeInTranslationUnit(it->second, begin) ||
-          sm.isBeforeInTranslationUnit(end, it->second))
-        readOutside = true;
-    if (readOutside)
-      seg.graph.outputs.push_back({state.env.at(var), var->getNameAsString()});
+    if (!isLiveOut(var, begin, end))
+      continue;
+    const auto *v = cast<VarDecl>(var);
+    seg.graph.outputs.push_back({state.env.at(var), v->isLocalVarDeclOrParm()
+                                                        ? v->getNameAsString()
+                                                        : v->getQualifiedNameAsString()});
   }
+  for (const std::string &member : state.memberOrder)
+    seg.graph.outputs.push_back({state.members.at(member), member});
   root_->segments.push_back(std::move(seg));
+}
+
+bool Tracer::isLiveOut(const ValueDecl *var, SourceLocation begin,
+                       SourceLocation end) const {
+  const auto *v = cast<VarDecl>(var);
+  // The caller sees what a reference parameter names; a global or static
+  // outlives the call.
+  if (v->hasGlobalStorage())
+    return true;
+  if (isa<ParmVarDecl>(v) && v->getType()->isReferenceType())
+    return true;
+  const SourceManager &sm = context_.getSourceManager();
+  // In a loop left on the host, a variable declared outside the loop is
+  // read again by the next iteration.
+  if (!hostLoops_.empty() &&
+      sm.isBeforeInTranslationUnit(v->getLocation(), hostLoops_.back()->getBeginLoc()))
+    return true;
+  auto range = rootRefs_.equal_range(var);
+  for (auto it = range.first; it != range.second; ++it)
+    if (sm.isBeforeInTranslationUnit(it->second, begin) ||
+        sm.isBeforeInTranslationUnit(end, it->second))
+      return true;
+  return false;
 }
 
 Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {

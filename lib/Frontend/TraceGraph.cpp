@@ -105,8 +105,8 @@ ElementType defaultOf(int cat) {
                   : cat == 1 ? ElementType::I64 : ElementType::F32;
 }
 
-/// torch's result_type over values: dimensioned tensors, then 0-d tensors,
-/// then wrapped numbers, each only where its category is higher.
+} // namespace
+
 ElementType resultType(const Graph &g, const std::vector<int> &operands) {
   std::optional<ElementType> dims, zero, wrapped;
   for (int v : operands) {
@@ -121,6 +121,8 @@ ElementType resultType(const Graph &g, const std::vector<int> &operands) {
     r = r ? defaultOf(category(*wrapped)) : *wrapped;
   return r ? *r : ElementType::F32;
 }
+
+namespace {
 
 bool isFloat(ElementType t) { return category(t) == 2; }
 

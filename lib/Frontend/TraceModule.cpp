@@ -22,7 +22,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 using namespace clang;
 
@@ -80,12 +82,7 @@ public:
         roots.push_back(tracer.traceRoot(fn, a));
     }
     // Callees that break, and callees of KILN_DISABLE(recursive=false)
-    // functions, are compiled as roots of their own; a break already
-    // counted where it was reached from a caller is not counted again.
-    std::set<std::pair<unsigned, std::string>> counted;
-    for (const Root &r : roots)
-      for (const GraphBreak &b : r.breaks)
-        counted.insert({b.rawLoc, b.reason});
+    // functions, are compiled as roots of their own.
     for (std::vector<const FunctionDecl *> work = tracer.takeDerivedRoots();
          !work.empty(); work = tracer.takeDerivedRoots()) {
       for (const FunctionDecl *fn : work) {
@@ -96,15 +93,16 @@ public:
         a.disable = false;
         Root root = tracer.traceRoot(fn, a);
         root.derived = true;
-        std::vector<GraphBreak> fresh;
-        for (const GraphBreak &b : root.breaks)
-          if (counted.insert({b.rawLoc, b.reason}).second)
-            fresh.push_back(b);
-        root.breaks = fresh;
-        if (!root.segments.empty() || !root.breaks.empty())
-          roots.push_back(std::move(root));
+        roots.push_back(std::move(root));
       }
     }
+    countBreaksOnce(roots);
+    roots.erase(std::remove_if(roots.begin(), roots.end(),
+                               [](const Root &r) {
+                                 return r.derived && r.segments.empty() &&
+                                        r.breaks.empty() && r.hostCalls.empty();
+                               }),
+                roots.end());
     if (diags.hasErrorOccurred()) { // malformed annotations
       failed_ = true;
       return;
@@ -118,6 +116,34 @@ public:
   }
 
 private:
+  /// A break is counted once, where it is caused: a break reached through
+  /// a callee that is a root of its own is that root's, and the call in
+  /// the caller is a host call (a consequence); a statement traced twice
+  /// (speculatively, then as host code) records its break once.
+  static void countBreaksOnce(std::vector<Root> &roots) {
+    std::set<const FunctionDecl *> rootFunctions;
+    for (const Root &r : roots)
+      rootFunctions.insert(r.function->getCanonicalDecl());
+    for (Root &r : roots) {
+      std::set<std::tuple<unsigned, std::vector<unsigned>, std::string>> seen;
+      std::set<unsigned> calls;
+      std::vector<GraphBreak> own;
+      for (GraphBreak &b : r.breaks) {
+        if (!seen.insert({b.rawLoc, b.rawFrameLocs, b.reason}).second)
+          continue;
+        const Frame *outermost = b.inlinedFrom.empty() ? nullptr : &b.inlinedFrom.back();
+        if (outermost && outermost->decl &&
+            rootFunctions.count(outermost->decl->getCanonicalDecl())) {
+          if (calls.insert(b.rawFrameLocs.back()).second)
+            r.hostCalls.push_back({outermost->function, outermost->pos, b});
+          continue;
+        }
+        own.push_back(std::move(b));
+      }
+      r.breaks = std::move(own);
+    }
+  }
+
   void report(ASTContext &context, const std::vector<Root> &roots) {
     DiagnosticsEngine &diags = context.getDiagnostics();
     unsigned errorId =
@@ -127,9 +153,28 @@ private:
     // A break reached along the same chain from two roots (a root inlined
     // into another) is reported once.
     std::set<std::pair<std::vector<unsigned>, std::string>> reported;
+    // A derived root's break that was reported through a caller (with
+    // that caller's chain) is not reported again without it.
+    std::set<std::pair<unsigned, std::string>> sites;
     for (const Root &root : roots) {
-      for (const GraphBreak &b : root.breaks) {
-        if (options_.logEnabled("graph_breaks")) {
+      // (break, counted here): a host call's cause is reported as an error
+      // where its chain's mode says so, and logged in the callee's root.
+      std::vector<std::pair<const GraphBreak *, bool>> all;
+      for (const GraphBreak &b : root.breaks)
+        all.push_back({&b, true});
+      for (const HostCall &c : root.hostCalls) {
+        if (options_.logEnabled("graph_breaks"))
+          llvm::errs() << "kiln: in " << root.name << ", the call to " << c.callee
+                       << " at " << formatPos(c.pos) << " stays on the host: "
+                       << c.callee << " breaks\n";
+        // Its break is counted in the callee's root; the mode in force
+        // along this chain decides whether it is an error here.
+        if (c.cause.isError)
+          all.push_back({&c.cause, false});
+      }
+      for (const auto &[bp, own] : all) {
+        const GraphBreak &b = *bp;
+        if (own && options_.logEnabled("graph_breaks")) {
           llvm::errs() << "kiln: graph break in " << root.name << ": "
                        << b.reason << " at " << formatPos(b.pos) << "\n";
           for (const Frame &f : b.inlinedFrom)
@@ -139,8 +184,10 @@ private:
         std::vector<unsigned> chain = {b.rawLoc};
         chain.insert(chain.end(), b.rawFrameLocs.begin(), b.rawFrameLocs.end());
         if (!b.isError || !options_.breakErrors ||
+            (root.derived && sites.count({b.rawLoc, b.reason})) ||
             !reported.insert({chain, b.reason}).second)
           continue;
+        sites.insert({b.rawLoc, b.reason});
         diags.Report(SourceLocation::getFromRawEncoding(b.rawLoc), errorId)
             << b.reason;
         for (size_t i = 0; i < b.inlinedFrom.size(); ++i)

@@ -60,19 +60,24 @@ void Tracer::traceHostStmt(const Stmt *s) {
     else
       traceStatements({body}, /*braced=*/false);
   };
+  auto loopBody = [&](const Stmt *body) {
+    hostLoops_.push_back(s);
+    block(body);
+    hostLoops_.pop_back();
+  };
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
     traceBlock(c);
   } else if (const auto *i = dyn_cast<IfStmt>(s)) {
     block(i->getThen());
     block(i->getElse());
   } else if (const auto *f = dyn_cast<ForStmt>(s)) {
-    block(f->getBody());
+    loopBody(f->getBody());
   } else if (const auto *w = dyn_cast<WhileStmt>(s)) {
-    block(w->getBody());
+    loopBody(w->getBody());
   } else if (const auto *d = dyn_cast<DoStmt>(s)) {
-    block(d->getBody());
+    loopBody(d->getBody());
   } else if (const auto *r = dyn_cast<CXXForRangeStmt>(s)) {
-    block(r->getBody());
+    loopBody(r->getBody());
   }
 }
 
@@ -102,10 +107,10 @@ bool Tracer::traceStmt(const Stmt *s) {
       frames_.back().returnValue = *v;
       return true;
     }
-    if (kindOf(*v) != ValueKind::Tensor) {
-      breakAt(ret->getBeginLoc(), "a return of a host scalar");
+    // A host scalar (a size, a flag) is returned by host code: the
+    // statement stays on the host without breaking anything.
+    if (kindOf(*v) != ValueKind::Tensor)
       return false;
-    }
     graph().outputs.push_back({*v, ""});
     return true;
   }
@@ -356,6 +361,12 @@ bool Tracer::traceDecl(const VarDecl *var) {
     breakAt(var->getLocation(), "a static local");
     return false;
   }
+  if (var->getType()->isLValueReferenceType() &&
+      !var->getType()->getPointeeType().isConstQualified()) {
+    breakAt(var->getLocation(), "a local reference through which the variable "
+                                "it names could be assigned");
+    return false;
+  }
   const Expr *init = var->getInit();
   if (!init) {
     breakAt(var->getLocation(), "a local without an initial value");
@@ -376,30 +387,74 @@ bool Tracer::traceDecl(const VarDecl *var) {
 }
 
 bool Tracer::traceAssignment(const Expr *lhs, const Expr *rhs, SourceLocation loc) {
-  const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
-  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  if (!var || !valueKindOf(var->getType())) {
-    breakAt(loc, "an assignment to something other than a local variable");
-    return false;
-  }
   std::optional<int> v = traceExpr(rhs);
   if (!v)
     return false;
-  ValueKind kind = *valueKindOf(var->getType());
-  if (kind != ValueKind::Tensor && kindOf(*v) != kind)
-    v = addOp("scalar.cast", {*v}, kind, loc);
-  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
-    if (f->locals.count(var)) {
-      f->locals[var] = *v;
+  return assignTo(lhs, *v, loc, frames_.size() - 1);
+}
+
+bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc, size_t frame) {
+  lhs = lhs->IgnoreParenImpCasts();
+  auto converted = [&](QualType type) {
+    ValueKind kind = *valueKindOf(type);
+    return kind != ValueKind::Tensor && kindOf(v) != kind
+               ? addOp("scalar.cast", {v}, kind, loc)
+               : v;
+  };
+  if (const auto *member = dyn_cast<MemberExpr>(lhs)) {
+    // A member: its new value is a graph output (the object outlives the
+    // call), and later reads in the segment see it.
+    const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+    std::string name = field && valueKindOf(field->getType())
+                           ? spell(member, frames_[frame].thisPrefix, root_->function)
+                           : "";
+    if (name.empty()) {
+      breakAt(loc, "an assignment to a member of an object the stitched code "
+                   "cannot name");
+      return false;
+    }
+    if (!segment_->members.count(name))
+      segment_->memberOrder.push_back(name);
+    segment_->members[name] = converted(field->getType());
+    return true;
+  }
+  const auto *ref = dyn_cast<DeclRefExpr>(lhs);
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !valueKindOf(var->getType())) {
+    breakAt(loc, "an assignment to something other than a variable or a member");
+    return false;
+  }
+  v = converted(var->getType());
+  // A by-copy capture of a mutable lambda is the lambda's own copy.
+  if (const auto *method = dyn_cast<CXXMethodDecl>(frames_[frame].function))
+    if (method->getParent()->isLambda())
+      for (const LambdaCapture &c : method->getParent()->captures())
+        if (c.capturesVariable() && c.getCapturedVar() == var &&
+            c.getCaptureKind() == LCK_ByCopy) {
+          breakAt(loc, "an assignment to a lambda's copy of '" +
+                           var->getNameAsString() + "'");
+          return false;
+        }
+  for (size_t f = frame + 1; f-- > 0;) {
+    FrameState &state = frames_[f];
+    auto alias = state.aliases.find(var);
+    if (alias != state.aliases.end()) // a reference parameter
+      return assignTo(alias->second.first, v, loc, alias->second.second);
+    if (state.locals.count(var)) {
+      state.locals[var] = v;
       return true;
     }
   }
-  if (frames_.size() > 1 && !segment_->env.count(var) &&
-      var->getDeclContext() != root_->function) {
-    breakAt(loc, "an assignment to a variable of another scope");
-    return false;
+  if (var->isLocalVarDeclOrParm()) {
+    const DeclContext *ctx = var->getDeclContext();
+    while (ctx && !isa<FunctionDecl>(ctx))
+      ctx = ctx->getParent();
+    if (ctx != root_->function) {
+      breakAt(loc, "an assignment to a variable of another scope");
+      return false;
+    }
   }
-  segment_->env[var] = *v;
+  segment_->env[var] = v;
   segment_->assigned.insert(var);
   return true;
 }

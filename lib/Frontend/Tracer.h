@@ -37,6 +37,12 @@ const clang::Expr *stripTemporaries(const clang::Expr *e);
 /// A call argument as written: without conversions to kiln::Scalar,
 /// temporaries and copies.
 const clang::Expr *stripArg(const clang::Expr *e);
+/// How stitched code at the root's level names a variable or a member
+/// (`x`, `this->w1`, `(*this).attn.w`, `ns::g`), given how it spells the
+/// current frame's object; empty if it cannot (a temporary, a call, a
+/// local of a function other than the root).
+std::string spell(const clang::Expr *e, const std::string &thisObject,
+                  const clang::FunctionDecl *root);
 /// True for kiln::error_on_graph_break.
 bool isErrorGuardType(clang::QualType type);
 
@@ -70,6 +76,10 @@ private:
     std::vector<bool> guards;
     /// Values of this frame's parameters and locals (inlined frames).
     std::map<const clang::ValueDecl *, int> locals;
+    /// Reference parameters of an inlined call: what each argument names
+    /// and the frame that names it, so that assigning the parameter
+    /// assigns the caller's variable.
+    std::map<const clang::ValueDecl *, std::pair<const clang::Expr *, size_t>> aliases;
     std::optional<int> returnValue;
   };
   /// The segment being built at the root's level.
@@ -78,6 +88,10 @@ private:
     std::map<const clang::ValueDecl *, int> env; // root-frame variables
     std::map<std::string, int> inputsByExpr;      // spelled inputs
     std::set<const clang::ValueDecl *> assigned;
+    /// Members the segment assigns, by their spelling ("this->cache"), in
+    /// the order first assigned: each is a graph output.
+    std::map<std::string, int> members;
+    std::vector<std::string> memberOrder;
   };
 
   bool errorModeHere() const;
@@ -85,14 +99,22 @@ private:
   /// nullopt, so that tracing code can `return breakAt(...)`.
   std::nullopt_t breakAt(clang::SourceLocation loc, const std::string &reason);
   /// Inlines a call of fn with traced arguments; nullopt on a break.
+  /// argExprs are the arguments as written (what a reference parameter
+  /// names).
   std::optional<int> inlineCall(const clang::FunctionDecl *fn,
                                 const std::vector<int> &args,
+                                const std::vector<const clang::Expr *> &argExprs,
                                 const std::string &thisPrefix,
                                 clang::SourceLocation callSite);
   void noteDerivedRoot(const clang::FunctionDecl *fn);
   void noteCalleesAsRoots(const clang::FunctionDecl *fn);
   void startSegment();
   void finishSegment();
+  /// Whether code outside the segment [begin, end] can observe var after
+  /// the segment assigns it: reads after or before it (a loop), writes
+  /// through a reference parameter, variables of static storage.
+  bool isLiveOut(const clang::ValueDecl *var, clang::SourceLocation begin,
+                 clang::SourceLocation end) const;
   SourcePos posOf(clang::SourceLocation loc) const;
 
   // ---- TraceStmt.cpp ----------------------------------------------------
@@ -110,9 +132,19 @@ private:
   bool traceFor(const clang::ForStmt *f);
   bool traceAssignment(const clang::Expr *lhs, const clang::Expr *rhs,
                        clang::SourceLocation loc);
+  /// Binds value v to what lhs names, as seen from frame `frame`: a local
+  /// or parameter (through reference parameters to the caller's variable),
+  /// or a member of an object the stitched code can name; false on a break.
+  bool assignTo(const clang::Expr *lhs, int v, clang::SourceLocation loc,
+                size_t frame);
 
   // ---- TraceExpr.cpp ----------------------------------------------------
   std::optional<int> traceExpr(const clang::Expr *e);
+  /// e traced as frame `frame` sees it (what a reference parameter names).
+  std::optional<int> traceInFrame(const clang::Expr *e, size_t frame);
+  /// Whether the i-th parameter of fn is a non-const lvalue reference: its
+  /// argument is then an alias, read only where the callee reads it.
+  static bool isOutParam(const clang::FunctionDecl *fn, unsigned i);
   std::optional<int> traceDeclRef(const clang::ValueDecl *decl,
                                   const clang::Expr *e);
   std::optional<int> traceMember(const clang::MemberExpr *e);
@@ -166,6 +198,8 @@ private:
   std::vector<const clang::FunctionDecl *> derivedRoots_;
   /// Functions being inlined (recursion is a break).
   std::set<const clang::FunctionDecl *> inlining_;
+  /// Loops left on the host whose bodies are being traced, innermost last.
+  std::vector<const clang::Stmt *> hostLoops_;
 };
 
 } // namespace kiln::frontend

@@ -3,7 +3,8 @@
 // eager; a non-recursive one keeps only its own body eager, the functions it
 // calls being compiled as roots of their own (graphs on each side of their
 // break). A callee that breaks when inlined is compiled the same way, its
-// break counted once, where it was reached first. Such graphs run only when
+// break counted once, in the callee that causes it (the caller lists the
+// call that stays on the host, a consequence). Such graphs run only when
 // reached from compiled code: not below KILN_DISABLE(), not from main(); and
 // below a KILN_DISABLE() function even a compile root runs eagerly.
 //
@@ -50,16 +51,18 @@ KILN_DISABLE(recursive = false) Tensor outer_shallow(const Tensor &x) { return i
 // CHECK-LABEL: root (
 // CHECK: 1. call to 'outer_recursive', which is marked KILN_DISABLE()
 // CHECK: 2. call to 'outer_shallow', which is marked KILN_DISABLE(recursive=false)
-// CHECK: 3. call to 'printf'
-// CHECK-NEXT: at {{.*}}disable.cpp:42:3
-// CHECK-NEXT: inlined from inner_c
+// CHECK-NOT: 3.
+// CHECK: Calls left on the host because the callee breaks (counted there):
+// CHECK-NEXT: - inner_c at {{.*}}disable.cpp:[[#@LINE+15]]:14
+// CHECK-NEXT: (call to 'printf', {{.*}} at {{.*}}disable.cpp:43:3)
 // CHECK-NOT: inner_a (
 // CHECK-LABEL: inner_b ({{.*}}, compiled as a root of its own):
 // CHECK: call to 'printf'
 // CHECK: Graph kiln_inner_b_{{[0-9]+}} (2 ops):
 // CHECK: Graph kiln_inner_b_{{[0-9]+}} (1 ops):
 // CHECK-LABEL: inner_c ({{.*}}, compiled as a root of its own):
-// CHECK-NOT: Graph breaks
+// CHECK: 1. call to 'printf'
+// CHECK-NEXT: at {{.*}}disable.cpp:43:3
 // CHECK: Graph kiln_inner_c_{{[0-9]+}} (1 ops):
 // CHECK: Graph kiln_inner_c_{{[0-9]+}} (1 ops):
 KILN_COMPILE() Tensor root(const Tensor &x) {

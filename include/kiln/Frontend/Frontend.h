@@ -48,6 +48,7 @@ struct FrontendOptions {
 struct Frame {
   SourcePos pos;
   std::string function;
+  const clang::FunctionDecl *decl = nullptr; // while the AST lives
 };
 
 struct GraphBreak {
@@ -59,6 +60,17 @@ struct GraphBreak {
   /// site, for diagnostics while the AST lives.
   unsigned rawLoc = 0;
   std::vector<unsigned> rawFrameLocs;
+};
+
+/// A call in a root's body that stays on the host only because the callee
+/// breaks: a consequence of that break, which is counted once, in the
+/// callee's own root (DESIGN section 2), not a break of this root.
+struct HostCall {
+  std::string callee; // qualified name
+  SourcePos pos;      // the call, in this root's body
+  /// The break beneath the call as reached from this root: its inline
+  /// chain and the error-on-break mode in force along it.
+  GraphBreak cause;
 };
 
 /// A run of consecutive statements of one block, captured as one graph.
@@ -81,7 +93,10 @@ struct Root {
   bool fullgraph = false;
   SourcePos pos;
   std::vector<Segment> segments;
+  /// The breaks caused in this root's own body (or in callees that are not
+  /// roots of their own), each once.
   std::vector<GraphBreak> breaks;
+  std::vector<HostCall> hostCalls;
   /// An error-mode break or an internal failure: not compiled.
   bool failed = false;
   /// Not annotated: a callee that breaks, or a callee of a

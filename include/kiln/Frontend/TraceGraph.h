@@ -103,6 +103,12 @@ struct Graph {
   }
 };
 
+/// torch's result_type over typed values: dimensioned tensors, then 0-d
+/// tensors, then wrapped C++ numbers, each only where its category (bool,
+/// integer, float) is higher. The element type binary ops and comparisons
+/// compute in.
+ElementType resultType(const Graph &graph, const std::vector<int> &operands);
+
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
 /// propagates ranks and element types through the ops. Returns an empty
