@@ -7,13 +7,45 @@
 # ${CMAKE_CURRENT_BINARY_DIR}/kiln/<target>/. kiln sees the target's include
 # directories, definitions and C++ standard; it re-runs when the source or a
 # header it includes changes (DEPFILE), and its diagnostics point at the
-# user's source lines. OPTIONS go to `kiln compile` as they are
-# (--suppress-errors, --annotate NAME=ANNOTATION, ...).
+# user's source lines. OPTIONS go to `kiln compile` exactly as written
+# (--suppress-errors, "--annotate=NS::f=compile(fullgraph=true)", ...). Only
+# <target> changes: the routed sources leave its SOURCES, and other targets
+# built from them (an eager build beside this one) keep them.
 function(kiln_compile target)
   cmake_parse_arguments(ARG "" "BACKEND" "SOURCES;OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kiln_compile(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
+  # CMake splits an unquoted `--annotate=f=compile(fullgraph=true)` at its
+  # parentheses and spaces ("...compile" "(" "fullgraph=true," "backend=cpu"
+  # ")"): glue each such run back into the one option it was written as.
+  set(options)
+  set(depth 0)
+  foreach(opt IN LISTS ARG_OPTIONS)
+    if(opt STREQUAL "(")
+      if(depth EQUAL 0)
+        list(POP_BACK options glued)
+        string(APPEND glued "(")
+        set(first TRUE)
+      endif()
+      math(EXPR depth "${depth} + 1")
+    elseif(opt STREQUAL ")" AND depth GREATER 0)
+      string(APPEND glued ")")
+      math(EXPR depth "${depth} - 1")
+      if(depth EQUAL 0)
+        list(APPEND options "${glued}")
+      endif()
+    elseif(depth GREATER 0)
+      if(NOT first)
+        string(APPEND glued " ")
+      endif()
+      string(APPEND glued "${opt}")
+      set(first FALSE)
+    else()
+      list(APPEND options "${opt}")
+    endif()
+  endforeach()
+  set(ARG_OPTIONS ${options})
   if(NOT TARGET ${target})
     message(FATAL_ERROR "kiln_compile(${target}): no such target")
   endif()
@@ -34,6 +66,7 @@ function(kiln_compile target)
   endif()
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/kiln/${target})
+  set(routed)
   file(MAKE_DIRECTORY ${out_dir})
   set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
@@ -59,14 +92,24 @@ function(kiln_compile target)
       COMMENT "kiln compile ${src} (${ARG_BACKEND})"
       COMMAND_EXPAND_LISTS
       VERBATIM)
-    set_source_files_properties(${abs} TARGET_DIRECTORY ${target}
-      PROPERTIES HEADER_FILE_ONLY TRUE)
+    list(APPEND routed ${abs})
     # The stitched copy's #include "..." still resolve beside the original.
     get_filename_component(abs_dir ${abs} DIRECTORY)
     set_source_files_properties(${stitched} TARGET_DIRECTORY ${target}
       PROPERTIES COMPILE_OPTIONS "-iquote;${abs_dir}")
     target_sources(${target} PRIVATE ${outputs})
   endforeach()
+  # The originals leave this target only: other targets built from the
+  # same sources (an eager build beside the compiled one) keep them.
+  get_target_property(sources ${target} SOURCES)
+  set(kept)
+  foreach(src IN LISTS sources)
+    get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${source_dir})
+    if(src MATCHES "^\\$<" OR NOT abs IN_LIST routed)
+      list(APPEND kept ${src})
+    endif()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${kept})
   target_link_libraries(${target} PRIVATE Kiln::runtime)
   if(NOT ARG_BACKEND STREQUAL "eager")
     # CPU kernels call OpenMP's runtime (libomp), whatever compiles the
