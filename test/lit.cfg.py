@@ -47,6 +47,15 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
     ("%compare", f"{sys.executable} {os.path.join(config.kiln_src_root, 'test', 'Frontend', 'Inputs', 'compare.py')}"))
 
+# A model source built eagerly and through kiln compile: same output, every
+# graph call compiled (test/Frontend/Inputs/matches-eager.sh).
+config.substitutions.append(
+    ("%matches_eager",
+     f"bash {os.path.join(config.kiln_src_root, 'test', 'Frontend', 'Inputs', 'matches-eager.sh')} "
+     f"{config.cxx_compiler} '-I{include} -I{gen_include}' "
+     f"'-L{config.kiln_runtime_dir} -lkiln_runtime -Wl,-rpath,{config.kiln_runtime_dir} {sanitize_flags}' "
+     f"'-L{omp_dir} -lomp -Wl,-rpath,{omp_dir}'"))
+
 # The compilers a user might build model code with; each available one is a
 # lit feature so tests can REQUIRES: it.
 # (Not in a sanitizer build: g++'s sanitizer runtime is not clang's.)

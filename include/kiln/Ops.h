@@ -91,6 +91,12 @@ Tensor operator>(const Tensor &a, Scalar b);
 Tensor operator>=(const Tensor &a, Scalar b);
 Tensor operator==(const Tensor &a, Scalar b);
 Tensor operator!=(const Tensor &a, Scalar b);
+Tensor operator<(Scalar a, const Tensor &b);
+Tensor operator<=(Scalar a, const Tensor &b);
+Tensor operator>(Scalar a, const Tensor &b);
+Tensor operator>=(Scalar a, const Tensor &b);
+Tensor operator==(Scalar a, const Tensor &b);
+Tensor operator!=(Scalar a, const Tensor &b);
 
 /// cond ? a : b elementwise; cond must be bool; all three broadcast.
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);

@@ -385,6 +385,11 @@ int runCompile(const CompileRequest &request) {
       usageError = true;
       return false;
     }
+    // An error-mode break fails the compile (reported already): nothing is
+    // written.
+    for (const Root &r : roots)
+      if (r.failed)
+        return false;
     std::vector<Root *> ok;
     timer.start("type graphs");
     typeGraphs(roots, request, ok, failed);

@@ -335,6 +335,11 @@ private:
     } else if (n == "add" || n == "sub" || n == "mul" || n == "div" ||
                n == "pow" || n == "maximum" || n == "minimum" || n == "cmp") {
       ElementType common = operandElement();
+      // The dialect's arithmetic takes no i1: bools add, multiply and take
+      // maxima as 0/1 integers, nonzero being true (or, and, or), as eager.
+      bool viaInteger = common == ElementType::Bool && n != "cmp";
+      if (viaInteger)
+        common = ElementType::I32;
       Value l = tensorAs(op.operands[0], common), rr = tensorAs(op.operands[1], common);
       if (n == "add") out = mlir::kiln::AddOp::create(b_, loc_, l, rr);
       else if (n == "sub") out = mlir::kiln::SubOp::create(b_, loc_, l, rr);
@@ -346,6 +351,8 @@ private:
       else
         out = mlir::kiln::CmpOp::create(
             b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
+      if (viaInteger)
+        out = mlir::kiln::CastOp::create(b_, loc_, resultType, out);
     } else if (n == "where") {
       Value c = tensorAs(op.operands[0], ElementType::Bool);
       out = mlir::kiln::WhereOp::create(b_, loc_, c, tensorAs(op.operands[1], e),

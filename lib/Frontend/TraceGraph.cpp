@@ -184,6 +184,10 @@ std::string inferSignature(Graph &g) {
                n == "minimum" || n == "pow") {
       r.rank = maxRank;
       r.element = resultType(g, op.operands);
+      // As eager (and torch) refuse it: no compiled graph could agree.
+      if (n == "sub" && r.element == ElementType::Bool)
+        return fail("subtracting bool tensors is not supported; use logical "
+                    "operations or convert with to(kiln::kInt64)");
     } else if (n == "div") {
       r.rank = maxRank;
       r.element = resultType(g, op.operands);
@@ -198,6 +202,9 @@ std::string inferSignature(Graph &g) {
     } else if (n == "abs" || n == "neg" || n == "relu") {
       r.rank = in(0).rank;
       r.element = in(0).element;
+      if (n == "neg" && r.element == ElementType::Bool)
+        return fail("negating a bool tensor is not supported; use logical_not "
+                    "or convert with to(kiln::kInt64)");
     } else if (n == "exp" || n == "log" || n == "sqrt" || n == "rsqrt" ||
                n == "tanh" || n == "sigmoid" || n == "silu" || n == "gelu" ||
                n == "softmax" || n == "log_softmax" || n == "layer_norm" ||

@@ -252,6 +252,12 @@ Tensor compare(const char *op, const Tensor &a, const Tensor &b, DType common,
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
     return compare(NAME, a, scalarTensor(b, computeType(common)), common,      \
                    [](auto x, auto y) { return x OPERATOR y; });               \
+  }                                                                            \
+  Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
+    checkCpu(b, NAME);                                                         \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return compare(NAME, scalarTensor(a, computeType(common)), b, common,      \
+                   [](auto x, auto y) { return x OPERATOR y; });               \
   }
 
 KILN_COMPARISON("lt", <)

@@ -180,6 +180,12 @@ LogicalResult mlir::kiln::emitCpuCode(ArrayRef<ModuleOp> modules,
     fn.addFnAttr("target-cpu", cpu);
     if (!features.empty())
       fn.addFnAttr("target-features", features);
+    // Divisions marked arcp (sigmoid's, erf's) become a reciprocal
+    // estimate refined by Newton steps. x86's 12-bit rcpps (what 256-bit
+    // code gets where AVX-512's 14-bit vrcp14ps is not chosen, as on Intel
+    // cores that prefer 256-bit vectors) needs two steps to stay within
+    // docs/abi.md's bound; one left sigmoid 5 ulp from eager there.
+    fn.addFnAttr("reciprocal-estimates", "divf:2,vec-divf:2");
     if (options.sanitizeAddress)
       fn.addFnAttr(llvm::Attribute::SanitizeAddress);
   }
