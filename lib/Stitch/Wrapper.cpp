@@ -304,14 +304,18 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   } else {
     EagerBody body(g);
     os << body.emit();
+    // Every result is taken before any output is assigned: an output may
+    // be the very variable an input reads (a = b; b = t swaps them).
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];
-      os << "  o" << i << " = "
-         << (v.kind == ValueKind::Tensor ? body.tensor(g.outputs[i].value)
+      os << "  auto r" << i << " = "
+         << (v.kind == ValueKind::Tensor ? "kiln::Tensor(" + body.tensor(g.outputs[i].value) + ")"
                                          : "static_cast<O" + std::to_string(i) + ">(" +
                                                body.name(g.outputs[i].value) + ")")
          << ";\n";
     }
+    for (size_t i = 0; i < g.outputs.size(); ++i)
+      os << "  o" << i << " = r" << i << ";\n";
   }
   os << "  return true;\n}\n";
   // The adapters through which compiled code calls allow_in_graph functions.

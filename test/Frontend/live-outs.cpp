@@ -5,8 +5,9 @@
 // assigned through `this` (explicitly or not), variables a lambda captures
 // by reference, variables a host loop's body carries to the next
 // iteration, globals, and what an inlined callee assigns through its
-// reference parameters. A mutable lambda's by-copy capture is its own copy
-// (the assignment stays host code). The program prints every one of them;
+// reference parameters, and outputs that are the call's own inputs (a swap).
+// A mutable lambda's by-copy capture is its own copy (the assignment stays
+// host code). The program prints every one of them;
 // compiled and eager must print the same, on shapes the source never
 // names, with every graph call compiled.
 //
@@ -34,6 +35,8 @@
 // CHECK: outputs: return neg_out
 // CHECK-LABEL: mutable_copy (
 // CHECK: an assignment to a lambda's copy of 'h'
+// CHECK-LABEL: Swapper::swap (
+// CHECK: outputs: this->a this->b this->c
 
 #include <kiln/kiln.h>
 #include <cstdio>
@@ -118,6 +121,17 @@ KILN_COMPILE() Tensor mutable_copy(const Tensor &x) {
   return r + h;
 }
 
+// 9. Outputs that are inputs of the same call: a swap of members.
+struct Swapper {
+  Tensor a, b, c;
+  KILN_COMPILE() void swap() {
+    Tensor t = a;
+    a = b;
+    b = t;
+    c = c * 2.0f;
+  }
+};
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 5;
   Tensor x = kiln::randn({n, n + 2}, 3);
@@ -139,4 +153,9 @@ int main(int argc, char **argv) {
   show("through_callee", through_callee(x, neg));
   show("neg", neg);
   show("mutable_copy", mutable_copy(x));
+  Swapper sw{kiln::exp(x), kiln::tanh(x), x * 3.0f};
+  sw.swap();
+  show("sw.a", sw.a);
+  show("sw.b", sw.b);
+  show("sw.c", sw.c);
 }
