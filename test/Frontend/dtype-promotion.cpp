@@ -14,7 +14,7 @@
 // RUN: %compare %t.ref.txt %t.cpu.txt
 // RUN: not grep "running it eagerly" %t.cpu.log
 // RUN: grep -c "ran compiled" %t.cpu.log | FileCheck %s --check-prefix=RUNS
-// RUNS: {{^}}30{{$}}
+// RUNS: {{^}}56{{$}}
 
 #include <kiln/kiln.h>
 
@@ -58,6 +58,42 @@ KILN_COMPILE() Tensor f32_f64(const Tensor &x, const Tensor &y, Tensor &sub, Ten
                               Tensor &sel, Tensor &hi, Tensor &lo) {
   Tensor a = x.to(kiln::kFloat32);
   Tensor b = y.to(kiln::kFloat64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f32_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat32);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f32_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat32);
+  Tensor b = y.to(kiln::kBFloat16);
   sub = a - b;
   mul = a * b;
   div = a / b;
@@ -161,6 +197,42 @@ KILN_COMPILE() Tensor f64_f64(const Tensor &x, const Tensor &y, Tensor &sub, Ten
   return a + b;
 }
 
+KILN_COMPILE() Tensor f64_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat64);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f64_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat64);
+  Tensor b = y.to(kiln::kBFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
 KILN_COMPILE() Tensor f64_i32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
                               Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
                               Tensor &sel, Tensor &hi, Tensor &lo) {
@@ -215,6 +287,258 @@ KILN_COMPILE() Tensor f64_b(const Tensor &x, const Tensor &y, Tensor &sub, Tenso
   return a + b;
 }
 
+KILN_COMPILE() Tensor f16_f32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kFloat32);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_f64(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kFloat64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kBFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_i32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kInt32);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_i64(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kInt64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor f16_b(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kFloat16);
+  Tensor b = y.to(kiln::kBool);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_f32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kFloat32);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_f64(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kFloat64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kBFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_i32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kInt32);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_i64(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kInt64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor bf16_b(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBFloat16);
+  Tensor b = y.to(kiln::kBool);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
 KILN_COMPILE() Tensor i32_f32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
                               Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
                               Tensor &sel, Tensor &hi, Tensor &lo) {
@@ -238,6 +562,42 @@ KILN_COMPILE() Tensor i32_f64(const Tensor &x, const Tensor &y, Tensor &sub, Ten
                               Tensor &sel, Tensor &hi, Tensor &lo) {
   Tensor a = x.to(kiln::kInt32);
   Tensor b = y.to(kiln::kFloat64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor i32_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kInt32);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor i32_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kInt32);
+  Tensor b = y.to(kiln::kBFloat16);
   sub = a - b;
   mul = a * b;
   div = a / b;
@@ -341,6 +701,42 @@ KILN_COMPILE() Tensor i64_f64(const Tensor &x, const Tensor &y, Tensor &sub, Ten
   return a + b;
 }
 
+KILN_COMPILE() Tensor i64_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kInt64);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor i64_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kInt64);
+  Tensor b = y.to(kiln::kBFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
 KILN_COMPILE() Tensor i64_i32(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
                               Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
                               Tensor &sel, Tensor &hi, Tensor &lo) {
@@ -418,6 +814,42 @@ KILN_COMPILE() Tensor b_f64(const Tensor &x, const Tensor &y, Tensor &sub, Tenso
                               Tensor &sel, Tensor &hi, Tensor &lo) {
   Tensor a = x.to(kiln::kBool);
   Tensor b = y.to(kiln::kFloat64);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor b_f16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBool);
+  Tensor b = y.to(kiln::kFloat16);
+  sub = a - b;
+  mul = a * b;
+  div = a / b;
+  lt = a < b;
+  ge = a >= b;
+  eq = a == b;
+  ne = a != b;
+  sel = kiln::where(a > b, a, b);
+  hi = kiln::maximum(a, b);
+  lo = kiln::minimum(a, b);
+  return a + b;
+}
+
+KILN_COMPILE() Tensor b_bf16(const Tensor &x, const Tensor &y, Tensor &sub, Tensor &mul,
+                              Tensor &div, Tensor &lt, Tensor &ge, Tensor &eq, Tensor &ne,
+                              Tensor &sel, Tensor &hi, Tensor &lo) {
+  Tensor a = x.to(kiln::kBool);
+  Tensor b = y.to(kiln::kBFloat16);
   sub = a - b;
   mul = a * b;
   div = a / b;
@@ -511,6 +943,32 @@ KILN_COMPILE() Tensor f64_scalars(const Tensor &x, Tensor &l, Tensor &r, Tensor 
   return a + 1;
 }
 
+KILN_COMPILE() Tensor f16_scalars(const Tensor &x, Tensor &l, Tensor &r, Tensor &c1,
+                                  Tensor &c2, Tensor &c3, Tensor &w1, Tensor &w2) {
+  Tensor a = x.to(kiln::kFloat16);
+  l = a * 2.5f;
+  r = 3 - a;
+  c1 = a < 1.5f;
+  c2 = 2 >= a;
+  c3 = a == 1.0;
+  w1 = kiln::where(a > 0.5f, a, 0.25f);
+  w2 = kiln::where(c1, 2, a);
+  return a + 1;
+}
+
+KILN_COMPILE() Tensor bf16_scalars(const Tensor &x, Tensor &l, Tensor &r, Tensor &c1,
+                                  Tensor &c2, Tensor &c3, Tensor &w1, Tensor &w2) {
+  Tensor a = x.to(kiln::kBFloat16);
+  l = a * 2.5f;
+  r = 3 - a;
+  c1 = a < 1.5f;
+  c2 = 2 >= a;
+  c3 = a == 1.0;
+  w1 = kiln::where(a > 0.5f, a, 0.25f);
+  w2 = kiln::where(c1, 2, a);
+  return a + 1;
+}
+
 KILN_COMPILE() Tensor i32_scalars(const Tensor &x, Tensor &l, Tensor &r, Tensor &c1,
                                   Tensor &c2, Tensor &c3, Tensor &w1, Tensor &w2) {
   Tensor a = x.to(kiln::kInt32);
@@ -566,6 +1024,14 @@ int main(int argc, char **argv) {
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
+  show("f32+f16", f32_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f32+bf16", f32_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
   show("f32+i32", f32_i32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
@@ -586,6 +1052,14 @@ int main(int argc, char **argv) {
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
+  show("f64+f16", f64_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f64+bf16", f64_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
   show("f64+i32", f64_i32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
@@ -598,11 +1072,75 @@ int main(int argc, char **argv) {
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
+  show("f16+f32", f16_f32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+f64", f16_f64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+f16", f16_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+bf16", f16_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+i32", f16_i32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+i64", f16_i64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("f16+b", f16_b(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+f32", bf16_f32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+f64", bf16_f64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+f16", bf16_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+bf16", bf16_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+i32", bf16_i32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+i64", bf16_i64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("bf16+b", bf16_b(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
   show("i32+f32", i32_f32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
   show("i32+f64", i32_f64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("i32+f16", i32_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("i32+bf16", i32_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
@@ -626,6 +1164,14 @@ int main(int argc, char **argv) {
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
+  show("i64+f16", i64_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("i64+bf16", i64_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
   show("i64+i32", i64_i32(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
@@ -643,6 +1189,14 @@ int main(int argc, char **argv) {
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
   show("b+f64", b_f64(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("b+f16", b_f16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
+  for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
+                        {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
+    show(tag, t);
+  show("b+bf16", b_bf16(x, y, sub, mul, div, lt, ge, eq, ne, sel, hi, lo));
   for (auto [tag, t] : {std::pair{"-", sub}, {"*", mul}, {"/", div}, {"<", lt}, {">=", ge},
                         {"==", eq}, {"!=", ne}, {"where", sel}, {"max", hi}, {"min", lo}})
     show(tag, t);
@@ -664,6 +1218,14 @@ int main(int argc, char **argv) {
                         {"==1.0", c3}, {"where(,,0.25f)", w1}, {"where(,2,)", w2}})
     show(tag, t);
   show("f64+1", f64_scalars(x, l, r, c1, c2, c3, w1, w2));
+  for (auto [tag, t] : {std::pair{"*2.5f", l}, {"3-", r}, {"<1.5f", c1}, {"2>=", c2},
+                        {"==1.0", c3}, {"where(,,0.25f)", w1}, {"where(,2,)", w2}})
+    show(tag, t);
+  show("f16+1", f16_scalars(x, l, r, c1, c2, c3, w1, w2));
+  for (auto [tag, t] : {std::pair{"*2.5f", l}, {"3-", r}, {"<1.5f", c1}, {"2>=", c2},
+                        {"==1.0", c3}, {"where(,,0.25f)", w1}, {"where(,2,)", w2}})
+    show(tag, t);
+  show("bf16+1", bf16_scalars(x, l, r, c1, c2, c3, w1, w2));
   for (auto [tag, t] : {std::pair{"*2.5f", l}, {"3-", r}, {"<1.5f", c1}, {"2>=", c2},
                         {"==1.0", c3}, {"where(,,0.25f)", w1}, {"where(,2,)", w2}})
     show(tag, t);
