@@ -37,8 +37,8 @@ std::string kindName(const TraceValue &v) {
 }
 
 std::string opText(const TraceOp &op) {
-  std::string s = "%" + std::to_string(op.result) + " = " + op.name;
-  if (op.name == "const") {
+  std::string s = "%" + std::to_string(op.result) + " = " + opName(op.code);
+  if (op.code == OpCode::Const) {
     llvm::raw_string_ostream os(s);
     os << " " << op.number;
     return s;
@@ -199,7 +199,7 @@ int runExplain(const ExplainRequest &request) {
         for (const GraphOutput &out : g.outputs)
           jg["outputs"].push_back(out.variable.empty() ? "return" : out.variable);
         for (const TraceOp &op : g.ops)
-          jg["ops"].push_back({{"op", op.name}, {"text", opText(op)},
+          jg["ops"].push_back({{"op", opName(op.code)}, {"text", opText(op)},
                                {"location", posJson(op.pos)}});
         root["graphs"].push_back(jg);
       }

@@ -177,67 +177,67 @@ private:
   std::string emitScalar(const TraceOp &op) {
     const TraceValue &r = info(op.result);
     Type type = scalarType(ctx_, r.kind);
-    const std::string &n = op.name;
+    OpCode c = op.code;
     Value out;
     bool isFloat = isa<FloatType>(type);
     auto arg = [&](size_t i) { return get(op.operands[i]); };
-    if (n == "const") {
+    if (c == OpCode::Const) {
       if (isa<IndexType>(type))
         out = arith::ConstantIndexOp::create(b_, loc_, static_cast<int64_t>(op.number));
       else if (isFloat)
         out = arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(type, op.number));
       else
         out = arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(type, op.number != 0));
-    } else if (n == "dim") {
+    } else if (c == OpCode::Dim) {
       int64_t rank = info(op.operands[0]).rank;
       out = mlir::kiln::DimOp::create(b_, loc_, arg(0),
                                 b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
-    } else if (n == "rank") {
+    } else if (c == OpCode::Rank) {
       out = arith::ConstantIndexOp::create(b_, loc_, info(op.operands[0]).rank);
-    } else if (n == "numel") {
+    } else if (c == OpCode::Numel) {
       out = arith::ConstantIndexOp::create(b_, loc_, 1);
       for (int64_t d = 0; d < info(op.operands[0]).rank; ++d)
         out = arith::MulIOp::create(b_, loc_, out, mlir::kiln::DimOp::create(b_, loc_, arg(0), b_.getI64IntegerAttr(d)));
-    } else if (n == "scalar.cast") {
+    } else if (c == OpCode::ScalarCast) {
       out = scalarCast(arg(0), type);
-    } else if (n == "scalar.neg") {
+    } else if (c == OpCode::ScalarNeg) {
       out = isFloat ? Value(arith::NegFOp::create(b_, loc_, arg(0)))
                     : Value(arith::SubIOp::create(
                           b_, loc_, arith::ConstantIndexOp::create(b_, loc_, 0), arg(0)));
-    } else if (n == "scalar.add") {
+    } else if (c == OpCode::ScalarAdd) {
       out = isFloat ? Value(arith::AddFOp::create(b_, loc_, arg(0), arg(1)))
                     : Value(arith::AddIOp::create(b_, loc_, arg(0), arg(1)));
-    } else if (n == "scalar.sub") {
+    } else if (c == OpCode::ScalarSub) {
       out = isFloat ? Value(arith::SubFOp::create(b_, loc_, arg(0), arg(1)))
                     : Value(arith::SubIOp::create(b_, loc_, arg(0), arg(1)));
-    } else if (n == "scalar.mul") {
+    } else if (c == OpCode::ScalarMul) {
       out = isFloat ? Value(arith::MulFOp::create(b_, loc_, arg(0), arg(1)))
                     : Value(arith::MulIOp::create(b_, loc_, arg(0), arg(1)));
-    } else if (n == "scalar.div") {
+    } else if (c == OpCode::ScalarDiv) {
       out = isFloat ? Value(arith::DivFOp::create(b_, loc_, arg(0), arg(1)))
                     : Value(arith::DivSIOp::create(b_, loc_, arg(0), arg(1)));
-    } else if (n == "scalar.rem" && !isFloat) {
+    } else if (c == OpCode::ScalarRem && !isFloat) {
       out = arith::RemSIOp::create(b_, loc_, arg(0), arg(1));
-    } else if (isFloat && n == "scalar.sqrt") {
+    } else if (isFloat && c == OpCode::ScalarSqrt) {
       out = math::SqrtOp::create(b_, loc_, arg(0));
-    } else if (isFloat && n == "scalar.exp") {
+    } else if (isFloat && c == OpCode::ScalarExp) {
       out = math::ExpOp::create(b_, loc_, arg(0));
-    } else if (isFloat && n == "scalar.log") {
+    } else if (isFloat && c == OpCode::ScalarLog) {
       out = math::LogOp::create(b_, loc_, arg(0));
-    } else if (isFloat && n == "scalar.tanh") {
+    } else if (isFloat && c == OpCode::ScalarTanh) {
       out = math::TanhOp::create(b_, loc_, arg(0));
-    } else if (isFloat && n == "scalar.pow") {
+    } else if (isFloat && c == OpCode::ScalarPow) {
       out = math::PowFOp::create(b_, loc_, arg(0), arg(1));
-    } else if (n == "scalar.abs") {
+    } else if (c == OpCode::ScalarAbs) {
       out = isFloat ? Value(math::AbsFOp::create(b_, loc_, arg(0)))
                     : Value(arith::MaxSIOp::create(
                           b_, loc_, arg(0),
                           arith::SubIOp::create(b_, loc_,
                                                 arith::ConstantIndexOp::create(b_, loc_, 0),
                                                 arg(0))));
-    } else if (n == "select") {
+    } else if (c == OpCode::Select) {
       out = arith::SelectOp::create(b_, loc_, arg(0), arg(1), scalarCast(arg(2), type));
-    } else if (n == "scalar.cmp") {
+    } else if (c == OpCode::ScalarCmp) {
       Value l = arg(0), r = arg(1);
       if (isa<FloatType>(l.getType())) {
         static const arith::CmpFPredicate p[] = {
@@ -250,21 +250,21 @@ private:
             arith::CmpIPredicate::sge, arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne};
         out = arith::CmpIOp::create(b_, loc_, p[op.ints[0]], l, r);
       }
-    } else if (n == "scalar.and") {
+    } else if (c == OpCode::ScalarAnd) {
       out = arith::AndIOp::create(b_, loc_, arg(0), arg(1));
-    } else if (n == "scalar.or") {
+    } else if (c == OpCode::ScalarOr) {
       out = arith::OrIOp::create(b_, loc_, arg(0), arg(1));
-    } else if (n == "scalar.not") {
+    } else if (c == OpCode::ScalarNot) {
       out = arith::XOrIOp::create(
           b_, loc_, arg(0), arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true)));
-    } else if (n == "scalar.min" || n == "scalar.max") {
-      bool min = n == "scalar.min";
+    } else if (c == OpCode::ScalarMin || c == OpCode::ScalarMax) {
+      bool min = c == OpCode::ScalarMin;
       out = isFloat ? (min ? Value(arith::MinimumFOp::create(b_, loc_, arg(0), arg(1)))
                            : Value(arith::MaximumFOp::create(b_, loc_, arg(0), arg(1))))
                     : (min ? Value(arith::MinSIOp::create(b_, loc_, arg(0), arg(1)))
                            : Value(arith::MaxSIOp::create(b_, loc_, arg(0), arg(1))));
     } else {
-      return "no lowering for " + n;
+      return std::string("no lowering for ") + opName(c);
     }
     values_[op.result] = out;
     return "";
@@ -317,69 +317,66 @@ private:
     const TraceValue &r = info(op.result);
     if (r.kind != ValueKind::Tensor)
       return emitScalar(op);
-    const std::string &n = op.name;
+    OpCode c = op.code;
     ElementType e = r.element;
     RankedTensorType resultType = tensorType(ctx_, r);
     auto operandElement = [&]() {
       // The element type the operands are computed in: the result's, except
       // for comparisons (torch's result_type of their operands, as eager).
-      return n == "cmp" ? frontend::resultType(graph_, op.operands) : e;
+      return c == OpCode::Cmp ? frontend::resultType(graph_, op.operands) : e;
     };
     Value out;
-    if (n == "from_scalar") {
+    if (c == OpCode::FromScalar) {
       Value s = get(op.operands[0]);
       Type el = elementType(ctx_, r.element);
       if (!isa<IndexType>(s.getType()) || el.isInteger(1))
         s = scalarCast(s, el);
       out = mlir::kiln::FromScalarOp::create(b_, loc_, RankedTensorType::get({}, el), s);
-    } else if (n == "add" || n == "sub" || n == "mul" || n == "div" ||
-               n == "pow" || n == "maximum" || n == "minimum" || n == "cmp") {
+    } else if (opGroup(c) == OpGroup::Binary || c == OpCode::Cmp) {
       ElementType common = operandElement();
       // The dialect's arithmetic takes no i1: bools add, multiply and take
       // maxima as 0/1 integers, nonzero being true (or, and, or), as eager.
-      bool viaInteger = common == ElementType::Bool && n != "cmp";
+      bool viaInteger = common == ElementType::Bool && c != OpCode::Cmp;
       if (viaInteger)
         common = ElementType::I32;
       Value l = tensorAs(op.operands[0], common), rr = tensorAs(op.operands[1], common);
-      if (n == "add") out = mlir::kiln::AddOp::create(b_, loc_, l, rr);
-      else if (n == "sub") out = mlir::kiln::SubOp::create(b_, loc_, l, rr);
-      else if (n == "mul") out = mlir::kiln::MulOp::create(b_, loc_, l, rr);
-      else if (n == "div") out = mlir::kiln::DivOp::create(b_, loc_, l, rr);
-      else if (n == "pow") out = mlir::kiln::PowOp::create(b_, loc_, l, rr);
-      else if (n == "maximum") out = mlir::kiln::MaximumOp::create(b_, loc_, l, rr);
-      else if (n == "minimum") out = mlir::kiln::MinimumOp::create(b_, loc_, l, rr);
-      else
+      switch (c) {
+#define KILN_BINARY_OP(E, NAME)                                                 \
+  case OpCode::E:                                                              \
+    out = mlir::kiln::E##Op::create(b_, loc_, l, rr);                          \
+    break;
+#include "kiln/Frontend/TracedOps.def"
+      default:
         out = mlir::kiln::CmpOp::create(
             b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
+      }
       if (viaInteger)
         out = mlir::kiln::CastOp::create(b_, loc_, resultType, out);
-    } else if (n == "where") {
-      Value c = tensorAs(op.operands[0], ElementType::Bool);
-      out = mlir::kiln::WhereOp::create(b_, loc_, c, tensorAs(op.operands[1], e),
-                                  tensorAs(op.operands[2], e));
-    } else if (n == "neg" || n == "abs" || n == "relu" || n == "exp" ||
-               n == "log" || n == "sqrt" || n == "rsqrt" || n == "tanh" ||
-               n == "sigmoid" || n == "silu" || n == "gelu") {
+    } else if (c == OpCode::Where) {
+      Value cond = tensorAs(op.operands[0], ElementType::Bool);
+      out = mlir::kiln::WhereOp::create(b_, loc_, cond, tensorAs(op.operands[1], e),
+                                        tensorAs(op.operands[2], e));
+    } else if (opGroup(c) == OpGroup::UnaryFloat || opGroup(c) == OpGroup::Unary) {
       Value x = tensorAs(op.operands[0], e);
-      if (n == "neg") out = mlir::kiln::NegOp::create(b_, loc_, x);
-      else if (n == "abs") out = mlir::kiln::AbsOp::create(b_, loc_, x);
-      else if (n == "relu") out = mlir::kiln::ReluOp::create(b_, loc_, x);
-      else if (n == "exp") out = mlir::kiln::ExpOp::create(b_, loc_, x);
-      else if (n == "log") out = mlir::kiln::LogOp::create(b_, loc_, x);
-      else if (n == "sqrt") out = mlir::kiln::SqrtOp::create(b_, loc_, x);
-      else if (n == "rsqrt") out = mlir::kiln::RsqrtOp::create(b_, loc_, x);
-      else if (n == "tanh") out = mlir::kiln::TanhOp::create(b_, loc_, x);
-      else if (n == "sigmoid") out = mlir::kiln::SigmoidOp::create(b_, loc_, x);
-      else if (n == "silu") out = mlir::kiln::SiluOp::create(b_, loc_, x);
-      else {
-        if (op.text != "none" && op.text != "tanh")
-          return "gelu approximation '" + op.text + "'";
-        out = mlir::kiln::GeluOp::create(
-            b_, loc_, x,
-            op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
-                              : mlir::kiln::GeluApproximation::none);
+      switch (c) {
+#define KILN_UNARY_FLOAT_OP(E, NAME)                                            \
+  case OpCode::E:                                                              \
+    out = mlir::kiln::E##Op::create(b_, loc_, x);                              \
+    break;
+#define KILN_UNARY_OP(E, NAME) KILN_UNARY_FLOAT_OP(E, NAME)
+#include "kiln/Frontend/TracedOps.def"
+      default:
+        break;
       }
-    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
+    } else if (c == OpCode::Gelu) {
+      Value x = tensorAs(op.operands[0], e);
+      if (op.text != "none" && op.text != "tanh")
+        return "gelu approximation '" + op.text + "'";
+      out = mlir::kiln::GeluOp::create(
+          b_, loc_, x,
+          op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
+                            : mlir::kiln::GeluApproximation::none);
+    } else if (opGroup(c) == OpGroup::Reduction) {
       int64_t rank = info(op.operands[0]).rank;
       SmallVector<int64_t> dims;
       for (size_t i = 1; i < op.ints.size(); ++i)
@@ -389,56 +386,61 @@ private:
       Value x = tensorAs(op.operands[0], e);
       auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
       UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
-      if (n == "sum") out = mlir::kiln::SumOp::create(b_, loc_, x, dimsAttr, keep);
-      else if (n == "mean") out = mlir::kiln::MeanOp::create(b_, loc_, x, dimsAttr, keep);
-      else if (n == "amax") out = mlir::kiln::AmaxOp::create(b_, loc_, x, dimsAttr, keep);
-      else out = mlir::kiln::AminOp::create(b_, loc_, x, dimsAttr, keep);
-    } else if (n == "softmax" || n == "log_softmax") {
+      switch (c) {
+#define KILN_REDUCTION_OP(E, NAME)                                              \
+  case OpCode::E:                                                              \
+    out = mlir::kiln::E##Op::create(b_, loc_, x, dimsAttr, keep);              \
+    break;
+#include "kiln/Frontend/TracedOps.def"
+      default:
+        break;
+      }
+    } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
       Value x = tensorAs(op.operands[0], e);
       auto dim = b_.getI64IntegerAttr(normalize(op.ints[0], r.rank));
-      out = n == "softmax" ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
+      out = c == OpCode::Softmax ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
                            : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
-    } else if (n == "layer_norm" || n == "rms_norm") {
+    } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
       auto eps = b_.getF64FloatAttr(op.number);
-      if (n == "layer_norm")
+      if (c == OpCode::LayerNorm)
         out = mlir::kiln::LayerNormOp::create(
             b_, loc_, x, w, op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
             eps);
       else
         out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, eps);
-    } else if (n == "matmul") {
+    } else if (c == OpCode::Matmul) {
       out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
                                    tensorAs(op.operands[1], e));
-    } else if (n == "linear") {
+    } else if (c == OpCode::Linear) {
       out = mlir::kiln::LinearOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
           op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value());
-    } else if (n == "embedding") {
+    } else if (c == OpCode::Embedding) {
       out = mlir::kiln::EmbeddingOp::create(b_, loc_, resultType, get(op.operands[0]),
                                       get(op.operands[1]));
-    } else if (n == "cross_entropy") {
+    } else if (c == OpCode::CrossEntropy) {
       out = mlir::kiln::CrossEntropyOp::create(b_, loc_, resultType, get(op.operands[0]),
                                          get(op.operands[1]));
-    } else if (n == "conv2d") {
+    } else if (c == OpCode::Conv2d) {
       out = mlir::kiln::Conv2dOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
           op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
           b_.getDenseI64ArrayAttr({op.ints[0], op.ints[1]}),
           b_.getDenseI64ArrayAttr({op.ints[2], op.ints[3]}));
-    } else if (n == "cat") {
+    } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
         inputs.push_back(tensorAs(o, e));
       out = mlir::kiln::CatOp::create(b_, loc_, inputs,
                                 b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
-    } else if (n == "reshape") {
+    } else if (c == OpCode::Reshape) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 1, get(op.operands[0]), sizes, dynamic);
       out = mlir::kiln::ReshapeOp::create(b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
                                     get(op.operands[0]), dynamic);
-    } else if (n == "full") {
+    } else if (c == OpCode::Full) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 0, Value(), sizes, dynamic);
@@ -446,34 +448,34 @@ private:
       TypedAttr value = isa<FloatType>(el) ? TypedAttr(b_.getFloatAttr(el, op.number))
                                            : TypedAttr(b_.getIntegerAttr(el, static_cast<int64_t>(op.number)));
       out = mlir::kiln::FullOp::create(b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
-    } else if (n == "transpose") {
+    } else if (c == OpCode::Transpose) {
       int64_t rank = r.rank;
       out = mlir::kiln::TransposeOp::create(b_, loc_, get(op.operands[0]),
                                       b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
                                       b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
-    } else if (n == "permute") {
+    } else if (c == OpCode::Permute) {
       SmallVector<int64_t> perm;
       for (int64_t d : op.ints)
         perm.push_back(normalize(d, r.rank));
       out = mlir::kiln::PermuteOp::create(b_, loc_, get(op.operands[0]),
                                     b_.getDenseI64ArrayAttr(perm));
-    } else if (n == "unsqueeze") {
+    } else if (c == OpCode::Unsqueeze) {
       out = mlir::kiln::UnsqueezeOp::create(b_, loc_, get(op.operands[0]),
                                       b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
-    } else if (n == "squeeze") {
+    } else if (c == OpCode::Squeeze) {
       out = mlir::kiln::SqueezeOp::create(
           b_, loc_, resultType, get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], info(op.operands[0]).rank)));
-    } else if (n == "slice") {
+    } else if (c == OpCode::Slice) {
       out = mlir::kiln::SliceOp::create(
           b_, loc_, resultType, get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           scalarCast(get(op.operands[2]), b_.getIndexType()),
           b_.getI64IntegerAttr(op.ints[1]));
-    } else if (n == "cast") {
+    } else if (c == OpCode::Cast) {
       out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
-    } else if (n == "opaque_call") {
+    } else if (c == OpCode::OpaqueCall) {
       std::string symbol = graph_.opaqueSymbol(op);
       SmallVector<Value> args;
       SmallVector<Type> argTypes;
@@ -490,14 +492,14 @@ private:
       }
       out = mlir::kiln::OpaqueCallOp::create(b_, loc_, TypeRange{resultType}, symbol, args)
                 .getResult(0);
-    } else if (n == "select") {
+    } else if (c == OpCode::Select) {
       out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
                                     tensorAs(op.operands[1], e), tensorAs(op.operands[2], e));
-    } else if (n == "arange") {
+    } else if (c == OpCode::Arange) {
       out = mlir::kiln::ArangeOp::create(b_, loc_, resultType, get(op.operands[0]),
                                          get(op.operands[1]), get(op.operands[2]));
     } else {
-      return "no lowering for kiln::" + n;
+      return std::string("no lowering for kiln::") + opName(c);
     }
     values_[op.result] = out;
     return "";

@@ -25,23 +25,26 @@ namespace kiln::frontend {
 // Graph building helpers
 //===----------------------------------------------------------------------===//
 
-int Tracer::addOp(const std::string &name, std::vector<int> operands,
-                  ValueKind kind, SourceLocation loc, std::vector<int64_t> ints,
-                  double number, const std::string &text) {
+int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
+                  SourceLocation loc, std::vector<int64_t> ints, double number,
+                  const std::string &text) {
   // Scalar arithmetic on constants folds (so that reshape sees its -1).
   std::vector<double> constants;
   for (int v : operands)
     if (std::optional<double> c = graph().constantValue(v))
       constants.push_back(*c);
   if (!operands.empty() && constants.size() == operands.size() &&
-      name.rfind("scalar.", 0) == 0 && kind != ValueKind::Tensor) {
+      opGroup(code) == OpGroup::Scalar && kind != ValueKind::Tensor) {
     double a = constants[0], b = constants.size() > 1 ? constants[1] : 0;
     std::optional<double> folded;
-    if (name == "scalar.neg") folded = -a;
-    else if (name == "scalar.add") folded = a + b;
-    else if (name == "scalar.sub") folded = a - b;
-    else if (name == "scalar.mul") folded = a * b;
-    else if (name == "scalar.cast") folded = a;
+    switch (code) {
+    case OpCode::ScalarNeg: folded = -a; break;
+    case OpCode::ScalarAdd: folded = a + b; break;
+    case OpCode::ScalarSub: folded = a - b; break;
+    case OpCode::ScalarMul: folded = a * b; break;
+    case OpCode::ScalarCast: folded = a; break;
+    default: break;
+    }
     if (folded) {
       if (kind == ValueKind::I64)
         folded = static_cast<double>(static_cast<int64_t>(*folded));
@@ -53,7 +56,7 @@ int Tracer::addOp(const std::string &name, std::vector<int> operands,
     }
   }
   TraceOp op;
-  op.name = name;
+  op.code = code;
   op.operands = std::move(operands);
   op.ints = std::move(ints);
   op.number = number;
@@ -93,13 +96,13 @@ ValueKind Tracer::kindOf(int value) const {
 }
 
 int Tracer::constant(double value, ValueKind kind, SourceLocation loc) {
-  return addOp("const", {}, kind, loc, {}, value);
+  return addOp(OpCode::Const, {}, kind, loc, {}, value);
 }
 
 int Tracer::asTensor(int value, SourceLocation loc) {
   if (kindOf(value) == ValueKind::Tensor)
     return value;
-  return addOp("from_scalar", {value}, ValueKind::Tensor, loc);
+  return addOp(OpCode::FromScalar, {value}, ValueKind::Tensor, loc);
 }
 
 std::optional<int64_t> Tracer::constantInt(const Expr *e) {
@@ -172,17 +175,33 @@ bool inNamespace(const Decl *d, llvm::StringRef name) {
          ns->getParent()->getRedeclContext()->isTranslationUnit();
 }
 
-bool isStdMath(const FunctionDecl *fn) {
+/// The scalar op a <cmath> or <algorithm> function is (std::sqrt is
+/// scalar.sqrt, sqrtf and fabs too), if it is one.
+std::optional<OpCode> stdMathOp(const FunctionDecl *fn) {
   if (!fn->getIdentifier())
-    return false;
-  llvm::StringRef n = fn->getName();
-  bool known = n == "sqrt" || n == "exp" || n == "log" || n == "tanh" ||
-               n == "pow" || n == "abs" || n == "fabs" || n == "sqrtf" ||
-               n == "expf" || n == "logf" || n == "min" || n == "max";
-  if (!known)
-    return false;
-  return inNamespace(fn, "std") || fn->getDeclContext()->isTranslationUnit() ||
-         fn->getDeclContext()->isExternCContext();
+    return std::nullopt;
+  if (!inNamespace(fn, "std") && !fn->getDeclContext()->isTranslationUnit() &&
+      !fn->getDeclContext()->isExternCContext())
+    return std::nullopt;
+  std::string n = fn->getName().str();
+  if (n == "sqrtf" || n == "expf" || n == "logf")
+    n.pop_back();
+  if (n == "fabs")
+    n = "abs";
+  std::optional<OpCode> code = opNamed("scalar." + n);
+  switch (code.value_or(OpCode::Const)) {
+  case OpCode::ScalarSqrt:
+  case OpCode::ScalarExp:
+  case OpCode::ScalarLog:
+  case OpCode::ScalarTanh:
+  case OpCode::ScalarPow:
+  case OpCode::ScalarAbs:
+  case OpCode::ScalarMin:
+  case OpCode::ScalarMax:
+    return code;
+  default:
+    return std::nullopt;
+  }
 }
 } // namespace
 
@@ -221,7 +240,7 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     std::optional<ValueKind> to = valueKindOf(cast->getType());
     if (to && *to != ValueKind::Tensor && kindOf(*v) != ValueKind::Tensor &&
         kindOf(*v) != *to)
-      return addOp("scalar.cast", {*v}, *to, cast->getExprLoc());
+      return addOp(OpCode::ScalarCast, {*v}, *to, cast->getExprLoc());
     return v;
   }
   if (const auto *cast = dyn_cast<ExplicitCastExpr>(e)) {
@@ -232,7 +251,7 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     if (!to)
       return breakAt(e->getExprLoc(), "a cast to a type the tracer does not model");
     if (*to != ValueKind::Tensor && kindOf(*v) != *to)
-      return addOp("scalar.cast", {*v}, *to, cast->getExprLoc());
+      return addOp(OpCode::ScalarCast, {*v}, *to, cast->getExprLoc());
     return v;
   }
   if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
@@ -268,11 +287,11 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     if (op->getOpcode() == UO_Plus)
       return v;
     if (op->getOpcode() == UO_Minus && kindOf(*v) != ValueKind::Tensor)
-      return addOp("scalar.neg", {*v}, kindOf(*v), op->getExprLoc());
+      return addOp(OpCode::ScalarNeg, {*v}, kindOf(*v), op->getExprLoc());
     if (op->getOpcode() == UO_LNot && kindOf(*v) != ValueKind::Tensor) {
       if (kindOf(*v) != ValueKind::Bool)
-        v = addOp("scalar.cast", {*v}, ValueKind::Bool, op->getExprLoc());
-      return addOp("scalar.not", {*v}, ValueKind::Bool, op->getExprLoc());
+        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
+      return addOp(OpCode::ScalarNot, {*v}, ValueKind::Bool, op->getExprLoc());
     }
     return breakAt(op->getExprLoc(), "a unary operator the tracer does not model");
   }
@@ -415,38 +434,38 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
       common = ValueKind::I64;
     for (int *v : {&*l, &*r})
       if (kindOf(*v) != common)
-        *v = addOp("scalar.cast", {*v}, common, op->getExprLoc());
-    return addOp("scalar.cmp", {*l, *r}, ValueKind::Bool, op->getExprLoc(), {predicate});
+        *v = addOp(OpCode::ScalarCast, {*v}, common, op->getExprLoc());
+    return addOp(OpCode::ScalarCmp, {*l, *r}, ValueKind::Bool, op->getExprLoc(), {predicate});
   }
   if (op->getOpcode() == BO_LAnd || op->getOpcode() == BO_LOr) {
     for (int *v : {&*l, &*r})
       if (kindOf(*v) != ValueKind::Bool)
-        *v = addOp("scalar.cast", {*v}, ValueKind::Bool, op->getExprLoc());
-    return addOp(op->getOpcode() == BO_LAnd ? "scalar.and" : "scalar.or", {*l, *r},
+        *v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
+    return addOp(op->getOpcode() == BO_LAnd ? OpCode::ScalarAnd : OpCode::ScalarOr, {*l, *r},
                  ValueKind::Bool, op->getExprLoc());
   }
   std::optional<ValueKind> kind = valueKindOf(op->getType());
   if (!kind)
     return breakAt(op->getExprLoc(), "an operator on types the tracer does not model");
-  const char *name = nullptr;
+  OpCode code;
   switch (op->getOpcode()) {
-  case BO_Add: name = "scalar.add"; break;
-  case BO_Sub: name = "scalar.sub"; break;
-  case BO_Mul: name = "scalar.mul"; break;
-  case BO_Div: name = "scalar.div"; break;
-  case BO_Rem: name = "scalar.rem"; break;
+  case BO_Add: code = OpCode::ScalarAdd; break;
+  case BO_Sub: code = OpCode::ScalarSub; break;
+  case BO_Mul: code = OpCode::ScalarMul; break;
+  case BO_Div: code = OpCode::ScalarDiv; break;
+  case BO_Rem: code = OpCode::ScalarRem; break;
   default:
     return breakAt(op->getExprLoc(), "a scalar operator the tracer does not model");
   }
   // Both sides in the result's type, as C++'s usual conversions do.
   for (int *v : {&*l, &*r})
     if (kindOf(*v) != *kind)
-      *v = addOp("scalar.cast", {*v}, *kind, op->getExprLoc());
-  return addOp(name, {*l, *r}, *kind, op->getExprLoc());
+      *v = addOp(OpCode::ScalarCast, {*v}, *kind, op->getExprLoc());
+  return addOp(code, {*l, *r}, *kind, op->getExprLoc());
 }
 
-std::optional<int> Tracer::traceScalarMath(const std::string &name,
-                                           const CallExpr *call) {
+std::optional<int> Tracer::traceScalarMath(OpCode code, const CallExpr *call) {
+  std::string name = call->getDirectCallee()->getNameAsString();
   std::vector<int> args;
   for (const Expr *a : call->arguments()) {
     std::optional<int> v = traceExpr(a);
@@ -461,13 +480,8 @@ std::optional<int> Tracer::traceScalarMath(const std::string &name,
     return breakAt(call->getExprLoc(), "std::" + name + " of this type");
   for (int &v : args)
     if (kindOf(v) != *kind)
-      v = addOp("scalar.cast", {v}, *kind, call->getExprLoc());
-  std::string op = name;
-  if (op == "sqrtf" || op == "expf" || op == "logf")
-    op.pop_back();
-  if (op == "fabs")
-    op = "abs";
-  return addOp("scalar." + op, args, *kind, call->getExprLoc());
+      v = addOp(OpCode::ScalarCast, {v}, *kind, call->getExprLoc());
+  return addOp(code, args, *kind, call->getExprLoc());
 }
 
 bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
@@ -503,7 +517,7 @@ bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
       if (!v)
         return false;
       if (kindOf(*v) != ValueKind::I64)
-        v = addOp("scalar.cast", {*v}, ValueKind::I64, element->getExprLoc());
+        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::I64, element->getExprLoc());
       values.push_back(*v);
     }
     return true;
@@ -546,8 +560,8 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return traceOpaqueCall(fn, call);
   if (inNamespace(fn, "kiln"))
     return traceKilnCall(fn, call);
-  if (isStdMath(fn))
-    return traceScalarMath(fn->getNameAsString(), call);
+  if (std::optional<OpCode> math = stdMathOp(fn))
+    return traceScalarMath(*math, call);
   if (!fn->hasBody())
     return breakAt(call->getExprLoc(),
                    "call to '" + name + "', whose body is not visible (I/O or "
@@ -613,7 +627,7 @@ std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
   for (std::string anon = "(anonymous namespace)::";
        spelling.find(anon) != std::string::npos;)
     spelling.erase(spelling.find(anon), anon.size());
-  return addOp("opaque_call", args, ValueKind::Tensor, call->getExprLoc(), {}, 0,
+  return addOp(OpCode::OpaqueCall, args, ValueKind::Tensor, call->getExprLoc(), {}, 0,
                "::" + spelling);
 }
 
@@ -653,16 +667,16 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
   SourceLocation loc = call->getOperatorLoc();
   if (args.size() == 1) {
     if (kind == OO_Minus)
-      return addOp("neg", args, ValueKind::Tensor, loc);
+      return addOp(OpCode::Neg, args, ValueKind::Tensor, loc);
     return breakAt(loc, "a unary tensor operator the tracer does not model");
   }
-  const char *name = nullptr;
+  OpCode code = OpCode::Cmp;
   int64_t predicate = -1;
   switch (kind) {
-  case OO_Plus: name = "add"; break;
-  case OO_Minus: name = "sub"; break;
-  case OO_Star: name = "mul"; break;
-  case OO_Slash: name = "div"; break;
+  case OO_Plus: code = OpCode::Add; break;
+  case OO_Minus: code = OpCode::Sub; break;
+  case OO_Star: code = OpCode::Mul; break;
+  case OO_Slash: code = OpCode::Div; break;
   case OO_Less: predicate = 0; break;
   case OO_LessEqual: predicate = 1; break;
   case OO_Greater: predicate = 2; break;
@@ -673,9 +687,9 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
     return breakAt(loc, "a tensor operator the tracer does not model");
   }
   if (predicate >= 0)
-    return addOp("cmp", args, ValueKind::Tensor, loc, {predicate});
+    return addOp(OpCode::Cmp, args, ValueKind::Tensor, loc, {predicate});
   preferBiasRank(args);
-  return addOp(name, args, ValueKind::Tensor, loc);
+  return addOp(code, args, ValueKind::Tensor, loc);
 }
 
 void Tracer::preferBiasRank(const std::vector<int> &operands) {
@@ -686,9 +700,9 @@ void Tracer::preferBiasRank(const std::vector<int> &operands) {
     const TraceOp *op = depth > 8 ? nullptr : graph().producer(v);
     if (!op)
       return false;
-    if (op->name == "matmul" || op->name == "linear")
+    if (op->code == OpCode::Matmul || op->code == OpCode::Linear)
       return true;
-    if (op->name == "add" || op->name == "sub")
+    if (op->code == OpCode::Add || op->code == OpCode::Sub)
       for (int o : op->operands)
         if (isProduct(o, depth + 1))
           return true;

@@ -14,6 +14,7 @@
 #include "kiln/Frontend/TraceGraph.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,10 +47,44 @@ const char *dtypeSpelling(ElementType type) {
   return "?";
 }
 
+const char *opName(OpCode code) {
+  switch (code) {
+#define KILN_OP(E, NAME)                                                        \
+  case OpCode::E:                                                              \
+    return NAME;
+#include "kiln/Frontend/TracedOps.def"
+  }
+  return "?";
+}
+
+OpGroup opGroup(OpCode code) {
+  switch (code) {
+#define KILN_UNARY_FLOAT_OP(E, NAME) case OpCode::E: return OpGroup::UnaryFloat;
+#define KILN_UNARY_OP(E, NAME) case OpCode::E: return OpGroup::Unary;
+#define KILN_BINARY_OP(E, NAME) case OpCode::E: return OpGroup::Binary;
+#define KILN_REDUCTION_OP(E, NAME) case OpCode::E: return OpGroup::Reduction;
+#define KILN_TENSOR_OP(E, NAME) case OpCode::E: return OpGroup::Tensor;
+#define KILN_SCALAR_OP(E, NAME) case OpCode::E: return OpGroup::Scalar;
+#include "kiln/Frontend/TracedOps.def"
+  }
+  return OpGroup::Scalar;
+}
+
+std::optional<OpCode> opNamed(const std::string &name) {
+  static const std::map<std::string, OpCode> byName = {
+#define KILN_OP(E, NAME) {NAME, OpCode::E},
+#include "kiln/Frontend/TracedOps.def"
+  };
+  auto it = byName.find(name);
+  if (it == byName.end())
+    return std::nullopt;
+  return it->second;
+}
+
 int64_t Graph::tensorOpCount() const {
   int64_t n = 0;
   for (const TraceOp &op : ops)
-    if (values[op.result].kind == ValueKind::Tensor && op.name != "from_scalar")
+    if (values[op.result].kind == ValueKind::Tensor && op.code != OpCode::FromScalar)
       ++n;
   return n;
 }
@@ -63,7 +98,7 @@ const TraceOp *Graph::producer(int value) const {
 
 std::optional<double> Graph::constantValue(int value) const {
   const TraceOp *op = producer(value);
-  if (op && op->name == "const")
+  if (op && op->code == OpCode::Const)
     return op->number;
   return std::nullopt;
 }
@@ -155,12 +190,11 @@ std::string inferSignature(Graph &g) {
     TraceValue &r = g.values[op.result];
     auto in = [&](size_t i) -> TraceValue & { return g.values[op.operands[i]]; };
     auto fail = [&](const std::string &why) {
-      return "kiln::" + op.name + " at " + op.pos.file + ":" +
+      return std::string("kiln::") + opName(op.code) + " at " + op.pos.file + ":" +
              std::to_string(op.pos.line) + ": " + why;
     };
-    const std::string &n = op.name;
     if (r.kind != ValueKind::Tensor) {
-      if (n == "dim" && normalize(op.ints[0], in(0).rank) < 0)
+      if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
         return fail("dim " + std::to_string(op.ints[0]) + " is out of range for rank " +
                     std::to_string(in(0).rank));
       continue;
@@ -173,54 +207,29 @@ std::string inferSignature(Graph &g) {
     for (int o : op.operands)
       if (g.values[o].kind == ValueKind::Tensor)
         tensors.push_back(o);
-    if (n == "from_scalar") {
-      ValueKind k = in(0).kind;
-      r.rank = 0;
-      r.wrapped = true;
-      r.element = k == ValueKind::Bool ? ElementType::Bool
-                  : k == ValueKind::I64 ? ElementType::I64
-                  : k == ValueKind::F64 ? ElementType::F64 : ElementType::F32;
-    } else if (n == "add" || n == "sub" || n == "mul" || n == "maximum" ||
-               n == "minimum" || n == "pow") {
-      r.rank = maxRank;
-      r.element = resultType(g, op.operands);
-      // As eager (and torch) refuse it: no compiled graph could agree.
-      if (n == "sub" && r.element == ElementType::Bool)
-        return fail("subtracting bool tensors is not supported; use logical "
-                    "operations or convert with to(kiln::kInt64)");
-    } else if (n == "div") {
-      r.rank = maxRank;
-      r.element = resultType(g, op.operands);
-      if (!isFloat(r.element))
-        r.element = ElementType::F32;
-    } else if (n == "cmp") {
-      r.rank = maxRank;
-      r.element = ElementType::Bool;
-    } else if (n == "where") {
-      r.rank = maxRank;
-      r.element = resultType(g, {op.operands[1], op.operands[2]});
-    } else if (n == "abs" || n == "neg" || n == "relu") {
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      if (n == "neg" && r.element == ElementType::Bool)
-        return fail("negating a bool tensor is not supported; use logical_not "
-                    "or convert with to(kiln::kInt64)");
-    } else if (n == "exp" || n == "log" || n == "sqrt" || n == "rsqrt" ||
-               n == "tanh" || n == "sigmoid" || n == "silu" || n == "gelu" ||
-               n == "softmax" || n == "log_softmax" || n == "layer_norm" ||
-               n == "rms_norm") {
+    switch (opGroup(op.code)) {
+    case OpGroup::UnaryFloat:
       r.rank = in(0).rank;
       r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
-      if ((n == "softmax" || n == "log_softmax") &&
-          normalize(op.ints[0], r.rank) < 0)
-        return fail("dim out of range");
-      if (n == "layer_norm" || n == "rms_norm") {
-        if (in(1).rank > in(0).rank || in(1).rank < 1)
-          return fail("the weight's rank does not fit the input's");
-        if (op.operands.size() > 2 && in(2).rank != in(1).rank)
-          return fail("the bias's rank differs from the weight's");
-      }
-    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
+      continue;
+    case OpGroup::Unary:
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+      if (op.code == OpCode::Neg && r.element == ElementType::Bool)
+        return fail("negating a bool tensor is not supported; use logical_not "
+                    "or convert with to(kiln::kInt64)");
+      continue;
+    case OpGroup::Binary:
+      r.rank = maxRank;
+      r.element = resultType(g, op.operands);
+      if (op.code == OpCode::Div && !isFloat(r.element))
+        r.element = ElementType::F32;
+      // As eager (and torch) refuse it: no compiled graph could agree.
+      if (op.code == OpCode::Sub && r.element == ElementType::Bool)
+        return fail("subtracting bool tensors is not supported; use logical "
+                    "operations or convert with to(kiln::kInt64)");
+      continue;
+    case OpGroup::Reduction: {
       int64_t rank = in(0).rank;
       std::set<int64_t> dims;
       for (size_t i = 1; i < op.ints.size(); ++i) {
@@ -233,40 +242,87 @@ std::string inferSignature(Graph &g) {
       bool keepdim = op.ints[0] != 0;
       r.rank = keepdim ? rank : all ? 0 : rank - static_cast<int64_t>(dims.size());
       ElementType e = in(0).element;
-      if (n == "sum" && !isFloat(e))
+      if (op.code == OpCode::Sum && !isFloat(e))
         e = ElementType::I64;
-      if (n == "mean" && !isFloat(e))
+      if (op.code == OpCode::Mean && !isFloat(e))
         e = ElementType::F32;
       r.element = e;
-    } else if (n == "matmul") {
+      continue;
+    }
+    case OpGroup::Tensor:
+    case OpGroup::Scalar:
+      break;
+    }
+    switch (op.code) {
+    case OpCode::FromScalar: {
+      ValueKind k = in(0).kind;
+      r.rank = 0;
+      r.wrapped = true;
+      r.element = k == ValueKind::Bool ? ElementType::Bool
+                  : k == ValueKind::I64 ? ElementType::I64
+                  : k == ValueKind::F64 ? ElementType::F64 : ElementType::F32;
+      break;
+    }
+    case OpCode::Cmp:
+      r.rank = maxRank;
+      r.element = ElementType::Bool;
+      break;
+    case OpCode::Where:
+      r.rank = maxRank;
+      r.element = resultType(g, {op.operands[1], op.operands[2]});
+      break;
+    case OpCode::Gelu:
+    case OpCode::Softmax:
+    case OpCode::LogSoftmax:
+    case OpCode::LayerNorm:
+    case OpCode::RmsNorm:
+      r.rank = in(0).rank;
+      r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
+      if ((op.code == OpCode::Softmax || op.code == OpCode::LogSoftmax) &&
+          normalize(op.ints[0], r.rank) < 0)
+        return fail("dim out of range");
+      if (op.code == OpCode::LayerNorm || op.code == OpCode::RmsNorm) {
+        if (in(1).rank > in(0).rank || in(1).rank < 1)
+          return fail("the weight's rank does not fit the input's");
+        if (op.operands.size() > 2 && in(2).rank != in(1).rank)
+          return fail("the bias's rank differs from the weight's");
+      }
+      break;
+    case OpCode::Matmul: {
       int64_t a = in(0).rank, b = in(1).rank;
       if (a < 1 || b < 1)
         return fail("matmul needs tensors of rank 1 or more");
       r.rank = a == 1 && b == 1 ? 0 : a == 1 ? b - 1 : b == 1 ? a - 1 : std::max(a, b);
       r.element = resultType(g, op.operands);
-    } else if (n == "linear") {
+      break;
+    }
+    case OpCode::Linear:
       if (in(0).rank < 1 || in(1).rank != 2)
         return fail("linear needs a weight of rank 2");
       if (op.operands.size() > 2 && in(2).rank != 1)
         return fail("linear needs a bias of rank 1");
       r.rank = in(0).rank;
       r.element = resultType(g, op.operands);
-    } else if (n == "embedding") {
+      break;
+    case OpCode::Embedding:
       if (isFloat(in(0).element) || in(1).rank != 2)
         return fail("embedding needs integer ids and a table of rank 2");
       r.rank = in(0).rank + 1;
       r.element = in(1).element;
-    } else if (n == "cross_entropy") {
+      break;
+    case OpCode::CrossEntropy:
       if (isFloat(in(1).element))
         return fail("cross_entropy needs integer targets");
       r.rank = 0;
       r.element = in(0).element;
-    } else if (n == "conv2d") {
+      break;
+    case OpCode::Conv2d:
       if (in(0).rank != 4 || in(1).rank != 4)
         return fail("conv2d needs an input and weight of rank 4");
       r.rank = 4;
       r.element = resultType(g, tensors);
-    } else if (n == "cat") {
+      break;
+    case OpCode::Cat:
       for (int o : op.operands)
         if (g.values[o].rank != in(0).rank)
           return fail("cat of tensors of different ranks");
@@ -274,51 +330,65 @@ std::string inferSignature(Graph &g) {
         return fail("dim out of range");
       r.rank = in(0).rank;
       r.element = resultType(g, op.operands);
-    } else if (n == "reshape") {
+      break;
+    case OpCode::Reshape:
       r.rank = static_cast<int64_t>(op.operands.size()) - 1;
       r.element = in(0).element;
-    } else if (n == "transpose" || n == "slice") {
+      break;
+    case OpCode::Transpose:
+    case OpCode::Slice:
       r.rank = in(0).rank;
       r.element = in(0).element;
       if (normalize(op.ints[0], r.rank) < 0 ||
-          (n == "transpose" && normalize(op.ints[1], r.rank) < 0))
+          (op.code == OpCode::Transpose && normalize(op.ints[1], r.rank) < 0))
         return fail("dim out of range");
-    } else if (n == "permute") {
+      break;
+    case OpCode::Permute:
       if (static_cast<int64_t>(op.ints.size()) != in(0).rank)
         return fail("permute needs one dim per dim of its input");
       r.rank = in(0).rank;
       r.element = in(0).element;
-    } else if (n == "unsqueeze") {
+      break;
+    case OpCode::Unsqueeze:
       if (normalize(op.ints[0], in(0).rank + 1) < 0)
         return fail("dim out of range");
       r.rank = in(0).rank + 1;
       r.element = in(0).element;
-    } else if (n == "squeeze") {
+      break;
+    case OpCode::Squeeze:
       if (normalize(op.ints[0], in(0).rank) < 0)
         return fail("dim out of range");
       r.rank = in(0).rank - 1;
       r.element = in(0).element;
-    } else if (n == "opaque_call") {
+      break;
+    case OpCode::OpaqueCall:
       // Assumed to give its first argument's rank and dtype; the adapter
       // checks, and the statements run eagerly when it does not.
       r.rank = op.operands.empty() ? 2 : in(0).rank;
       r.element = op.operands.empty() ? ElementType::F32 : in(0).element;
-    } else if (n == "select") {
+      break;
+    case OpCode::Select:
       if (in(1).rank != in(2).rank || in(1).element != in(2).element)
         return fail("the arms of a branch give tensors of different ranks or "
                     "element types");
       r.rank = in(1).rank;
       r.element = in(1).element;
-    } else if (n == "arange") {
+      break;
+    case OpCode::Arange:
       r.rank = 1;
       r.element = ElementType::I64;
-    } else if (n == "cast" || n == "full") {
+      break;
+    case OpCode::Cast:
+    case OpCode::Full: {
       static const ElementType order[] = {
           ElementType::Bool, ElementType::I32,  ElementType::I64, ElementType::F16,
           ElementType::BF16, ElementType::F32, ElementType::F64};
       r.element = order[op.ints[0]];
-      r.rank = n == "cast" ? in(0).rank : static_cast<int64_t>(op.operands.size());
-    } else {
+      r.rank = op.code == OpCode::Cast ? in(0).rank
+                                       : static_cast<int64_t>(op.operands.size());
+      break;
+    }
+    default:
       return fail("no typing rule");
     }
   }

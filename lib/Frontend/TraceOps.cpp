@@ -83,17 +83,22 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   if (name == "allclose")
     return breakAt(loc, "kiln::allclose (a value that depends on tensor data)");
 
-  static const char *const unary[] = {"abs",     "exp",  "log",  "sqrt",
-                                      "rsqrt",   "tanh", "sigmoid", "relu",
-                                      "silu",    "neg"};
-  for (const char *u : unary)
-    if (name == u && n == 1) {
-      std::optional<int> x = tensorArg(0);
-      if (!x)
-        return x;
-      return addOp(name, {*x}, ValueKind::Tensor, loc);
-    }
-  if (name == "gelu") {
+  // The runtime's function names are the ops' names (zeros and ones are
+  // fulls).
+  std::optional<OpCode> named = opNamed(name);
+  if (name == "zeros" || name == "ones")
+    named = OpCode::Full;
+  if (!named || opGroup(*named) == OpGroup::Scalar)
+    return breakAt(loc, "kiln::" + name + " is not traced yet");
+  OpCode code = *named;
+  OpGroup group = opGroup(code);
+  if ((group == OpGroup::UnaryFloat || group == OpGroup::Unary) && n == 1) {
+    std::optional<int> x = tensorArg(0);
+    if (!x)
+      return x;
+    return addOp(code, {*x}, ValueKind::Tensor, loc);
+  }
+  if (code == OpCode::Gelu) {
     std::optional<int> x = tensorArg(0);
     if (!x)
       return x;
@@ -105,29 +110,27 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                        "kiln::gelu with an approximation that is not a literal");
       approximate = *s;
     }
-    return addOp("gelu", {*x}, ValueKind::Tensor, loc, {}, 0, approximate);
+    return addOp(code, {*x}, ValueKind::Tensor, loc, {}, 0, approximate);
   }
-  static const char *const binary[] = {"add", "sub", "mul", "div", "pow",
-                                       "maximum", "minimum"};
-  for (const char *b : binary)
-    if (name == b && n == 2) {
-      std::optional<int> l = tensorArg(0);
-      if (!l)
-        return l;
-      std::optional<int> r = tensorArg(1);
-      if (!r)
-        return r;
-      if (name == "add" || name == "sub" || name == "mul" || name == "div")
-        preferBiasRank({*l, *r});
-      return addOp(name, {*l, *r}, ValueKind::Tensor, loc);
-    }
-  if (name == "where" && n == 3) {
+  if (group == OpGroup::Binary && n == 2) {
+    std::optional<int> l = tensorArg(0);
+    if (!l)
+      return l;
+    std::optional<int> r = tensorArg(1);
+    if (!r)
+      return r;
+    if (code == OpCode::Add || code == OpCode::Sub || code == OpCode::Mul ||
+        code == OpCode::Div)
+      preferBiasRank({*l, *r});
+    return addOp(code, {*l, *r}, ValueKind::Tensor, loc);
+  }
+  if (code == OpCode::Where && n == 3) {
     std::vector<int> ops;
     if (!tensorArgs(3, -1, ops))
       return std::nullopt;
-    return addOp("where", ops, ValueKind::Tensor, loc);
+    return addOp(code, ops, ValueKind::Tensor, loc);
   }
-  if (name == "sum" || name == "mean" || name == "amax" || name == "amin") {
+  if (group == OpGroup::Reduction) {
     std::optional<int> x = tensorArg(0);
     if (!x)
       return x;
@@ -146,9 +149,9 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
       needsDim(*x, d);
     std::vector<int64_t> ints = {keepdim};
     ints.insert(ints.end(), dims.begin(), dims.end());
-    return addOp(name, {*x}, ValueKind::Tensor, loc, ints);
+    return addOp(code, {*x}, ValueKind::Tensor, loc, ints);
   }
-  if (name == "softmax" || name == "log_softmax") {
+  if (code == OpCode::Softmax || code == OpCode::LogSoftmax) {
     std::optional<int> x = tensorArg(0);
     if (!x)
       return x;
@@ -156,10 +159,10 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     if (!dim)
       return std::nullopt;
     needsDim(*x, *dim);
-    return addOp(name, {*x}, ValueKind::Tensor, loc, {*dim});
+    return addOp(code, {*x}, ValueKind::Tensor, loc, {*dim});
   }
-  if (name == "layer_norm" || name == "rms_norm") {
-    bool ln = name == "layer_norm";
+  if (code == OpCode::LayerNorm || code == OpCode::RmsNorm) {
+    bool ln = code == OpCode::LayerNorm;
     std::vector<int> ops;
     if (!tensorArgs(ln ? 3 : 2, ln ? 2 : -1, ops))
       return std::nullopt;
@@ -175,12 +178,12 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                        "kiln::" + name + " with an eps that is not a constant");
       eps = *e;
     }
-    return addOp(name, ops, ValueKind::Tensor, loc, {}, eps);
+    return addOp(code, ops, ValueKind::Tensor, loc, {}, eps);
   }
-  if (name == "matmul" || name == "linear" || name == "embedding" ||
-      name == "cross_entropy") {
+  if (code == OpCode::Matmul || code == OpCode::Linear || code == OpCode::Embedding ||
+      code == OpCode::CrossEntropy) {
     std::vector<int> ops;
-    if (!tensorArgs(n, name == "linear" ? 2 : -1, ops))
+    if (!tensorArgs(n, code == OpCode::Linear ? 2 : -1, ops))
       return std::nullopt;
     auto prefer = [&](size_t i, int64_t rank, ElementType element) {
       if (i < ops.size())
@@ -189,21 +192,21 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
           in->preferredElement = element;
         }
     };
-    if (name == "matmul" || name == "linear")
+    if (code == OpCode::Matmul || code == OpCode::Linear)
       prefer(1, 2, ElementType::F32);
-    if (name == "linear")
+    if (code == OpCode::Linear)
       prefer(2, 1, ElementType::F32);
-    if (name == "embedding") {
+    if (code == OpCode::Embedding) {
       prefer(0, 2, ElementType::I64);
       prefer(1, 2, ElementType::F32);
     }
-    if (name == "cross_entropy") {
+    if (code == OpCode::CrossEntropy) {
       prefer(0, 2, ElementType::F32);
       prefer(1, 1, ElementType::I64);
     }
-    return addOp(name, ops, ValueKind::Tensor, loc);
+    return addOp(code, ops, ValueKind::Tensor, loc);
   }
-  if (name == "conv2d") {
+  if (code == OpCode::Conv2d) {
     std::vector<int> ops;
     if (!tensorArgs(std::min(n, 3u), 2, ops))
       return std::nullopt;
@@ -225,11 +228,11 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
       stride.push_back(stride[0]);
     if (padding.size() == 1)
       padding.push_back(padding[0]);
-    return addOp("conv2d", ops, ValueKind::Tensor, loc,
+    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc,
                  {stride[0], stride[1], padding[0], padding[1],
                   static_cast<int64_t>(ops.size() > 2)});
   }
-  if (name == "cat") {
+  if (code == OpCode::Cat) {
     const Expr *list = stripTemporaries(arg(0));
     if (const auto *c = dyn_cast<CXXConstructExpr>(list))
       if (c->getNumArgs() >= 1)
@@ -253,15 +256,16 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
         return std::nullopt;
       dim = *d;
     }
-    return addOp("cat", ops, ValueKind::Tensor, loc, {dim});
+    return addOp(OpCode::Cat, ops, ValueKind::Tensor, loc, {dim});
   }
-  if (name == "zeros" || name == "ones" || name == "full") {
+  if (code == OpCode::Full) {
     std::vector<int> sizes;
     if (!traceIntList(arg(0), sizes))
       return std::nullopt;
+    bool full = name != "zeros" && name != "ones";
     double value = name == "ones" ? 1 : 0;
-    unsigned dtypeArg = name == "full" ? 2 : 1;
-    if (name == "full") {
+    unsigned dtypeArg = full ? 2 : 1;
+    if (full) {
       std::optional<double> v = constantFloat(arg(1));
       if (!v)
         return breakAt(arg(1)->getExprLoc(), "kiln::full with a value that is not a constant");
@@ -274,9 +278,9 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
         return std::nullopt;
       dtype = *d;
     }
-    return addOp("full", sizes, ValueKind::Tensor, loc, {dtype}, value);
+    return addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {dtype}, value);
   }
-  if (name == "arange" && (n == 1 || n == 2 || n == 3)) {
+  if (code == OpCode::Arange && (n == 1 || n == 2 || n == 3)) {
     // Integer ranges (a float range is a break: its length depends on
     // rounding the runtime does).
     std::vector<int> bounds;
@@ -292,7 +296,7 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
       bounds.insert(bounds.begin(), constant(0, ValueKind::I64, loc));
     if (bounds.size() == 2)
       bounds.push_back(constant(1, ValueKind::I64, loc));
-    return addOp("arange", bounds, ValueKind::Tensor, loc);
+    return addOp(OpCode::Arange, bounds, ValueKind::Tensor, loc);
   }
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
@@ -315,52 +319,54 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
               "Tensor::" + name + " with a dim that is not a compile-time constant");
     return c;
   };
+  // Methods named as ops are those ops (view is reshape, size a dim).
+  std::optional<OpCode> named = opNamed(name == "view" ? opName(OpCode::Reshape) : name);
   if (name == "size" && n == 1) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
       return std::nullopt;
     needsDim(*self, *d);
-    return addOp("dim", {*self}, ValueKind::I64, loc, {*d});
+    return addOp(OpCode::Dim, {*self}, ValueKind::I64, loc, {*d});
   }
   if (name == "dim" && n == 0)
-    return addOp("rank", {*self}, ValueKind::I64, loc);
-  if (name == "numel" && n == 0)
-    return addOp("numel", {*self}, ValueKind::I64, loc);
+    return addOp(OpCode::Rank, {*self}, ValueKind::I64, loc);
+  if (named == OpCode::Numel && n == 0)
+    return addOp(OpCode::Numel, {*self}, ValueKind::I64, loc);
   if ((name == "contiguous" || name == "clone") && n == 0)
     return self; // graphs are pure: every result is a fresh tensor already
-  if ((name == "reshape" || name == "view") && n == 1) {
+  if (named == OpCode::Reshape && n == 1) {
     std::vector<int> sizes = {*self};
     std::vector<int> list;
     if (!traceIntList(call->getArg(0), list))
       return std::nullopt;
     sizes.insert(sizes.end(), list.begin(), list.end());
-    return addOp("reshape", sizes, ValueKind::Tensor, loc);
+    return addOp(OpCode::Reshape, sizes, ValueKind::Tensor, loc);
   }
-  if (name == "transpose" && n == 2) {
+  if (named == OpCode::Transpose && n == 2) {
     std::optional<int64_t> a = constArg(0), b = a ? constArg(1) : std::nullopt;
     if (!a || !b)
       return std::nullopt;
     needsDim(*self, *a);
     needsDim(*self, *b);
-    return addOp("transpose", {*self}, ValueKind::Tensor, loc, {*a, *b});
+    return addOp(OpCode::Transpose, {*self}, ValueKind::Tensor, loc, {*a, *b});
   }
-  if (name == "permute" && n == 1) {
+  if (named == OpCode::Permute && n == 1) {
     std::vector<int64_t> dims;
     if (!constantIntList(call->getArg(0), dims))
       return breakAt(loc, "Tensor::permute with dims that are not constants");
     if (GraphInput *in = inputOf(*self))
       in->exactRank = static_cast<int64_t>(dims.size());
-    return addOp("permute", {*self}, ValueKind::Tensor, loc, dims);
+    return addOp(OpCode::Permute, {*self}, ValueKind::Tensor, loc, dims);
   }
-  if ((name == "unsqueeze" || name == "squeeze") && n == 1) {
+  if ((named == OpCode::Unsqueeze || named == OpCode::Squeeze) && n == 1) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
       return std::nullopt;
-    if (name == "squeeze")
+    if (named == OpCode::Squeeze)
       needsDim(*self, *d);
-    return addOp(name, {*self}, ValueKind::Tensor, loc, {*d});
+    return addOp(*named, {*self}, ValueKind::Tensor, loc, {*d});
   }
-  if (name == "slice" && (n == 3 || n == 4)) {
+  if (named == OpCode::Slice && (n == 3 || n == 4)) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
       return std::nullopt;
@@ -378,7 +384,7 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
         return std::nullopt;
       step = *s;
     }
-    return addOp("slice", {*self, *start, *end}, ValueKind::Tensor, loc, {*d, step});
+    return addOp(OpCode::Slice, {*self, *start, *end}, ValueKind::Tensor, loc, {*d, step});
   }
   if (name == "to" && n == 1) {
     QualType t = call->getArg(0)->getType().getCanonicalType();
@@ -387,7 +393,7 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
         std::optional<int64_t> d = constantInt(call->getArg(0));
         if (!d || *d < 0 || *d > 6)
           return breakAt(loc, "Tensor::to with a dtype that is not a constant");
-        return addOp("cast", {*self}, ValueKind::Tensor, loc, {*d}, 0,
+        return addOp(OpCode::Cast, {*self}, ValueKind::Tensor, loc, {*d}, 0,
                      kDTypeOps[*d]);
       }
     return breakAt(loc, "Tensor::to(Device) (devices are not traced yet)");

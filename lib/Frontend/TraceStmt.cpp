@@ -194,7 +194,7 @@ bool Tracer::traceIf(const IfStmt *i) {
     return !arm || traceStmt(arm);
   }
   if (kindOf(*cond) != ValueKind::Bool)
-    cond = addOp("scalar.cast", {*cond}, ValueKind::Bool, i->getIfLoc());
+    cond = addOp(OpCode::ScalarCast, {*cond}, ValueKind::Bool, i->getIfLoc());
   // A condition on host values: both arms are traced (graphs are pure) and
   // each variable either assigns is chosen by the condition.
   using Bindings = std::vector<std::map<const ValueDecl *, int>>;
@@ -241,7 +241,7 @@ bool Tracer::traceIf(const IfStmt *i) {
                                      var->getNameAsString() + "' different kinds");
           return false;
         }
-        chosen = addOp("select", {*cond, v, other->second}, kindOf(v), i->getIfLoc());
+        chosen = addOp(OpCode::Select, {*cond, v, other->second}, kindOf(v), i->getIfLoc());
       }
       target[var] = chosen;
     }
@@ -376,7 +376,7 @@ bool Tracer::traceDecl(const VarDecl *var) {
   if (!v)
     return false;
   if (*kind != ValueKind::Tensor && kindOf(*v) != *kind)
-    v = addOp("scalar.cast", {*v}, *kind, var->getLocation());
+    v = addOp(OpCode::ScalarCast, {*v}, *kind, var->getLocation());
   if (frames_.size() > 1) {
     frames_.back().locals[var] = *v;
   } else {
@@ -398,7 +398,7 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc, size_t frame) 
   auto converted = [&](QualType type) {
     ValueKind kind = *valueKindOf(type);
     return kind != ValueKind::Tensor && kindOf(v) != kind
-               ? addOp("scalar.cast", {v}, kind, loc)
+               ? addOp(OpCode::ScalarCast, {v}, kind, loc)
                : v;
   };
   if (const auto *member = dyn_cast<MemberExpr>(lhs)) {

@@ -157,8 +157,7 @@ private:
   std::optional<int> traceOpaqueCall(const clang::FunctionDecl *fn,
                                      const clang::CallExpr *call);
   std::optional<int> traceScalarBinary(const clang::BinaryOperator *op);
-  std::optional<int> traceScalarMath(const std::string &name,
-                                     const clang::CallExpr *call);
+  std::optional<int> traceScalarMath(OpCode code, const clang::CallExpr *call);
   /// An integer list argument ({B, T, C} or a vector of them).
   bool traceIntList(const clang::Expr *e, std::vector<int> &values);
   bool constantIntList(const clang::Expr *e, std::vector<int64_t> &values);
@@ -166,7 +165,7 @@ private:
   std::optional<double> constantFloat(const clang::Expr *e);
 
   // Graph building helpers.
-  int addOp(const std::string &name, std::vector<int> operands, ValueKind kind,
+  int addOp(OpCode code, std::vector<int> operands, ValueKind kind,
             clang::SourceLocation loc, std::vector<int64_t> ints = {},
             double number = 0, const std::string &text = "");
   /// An input spelled expr; decl (a member, parameter or variable) gives

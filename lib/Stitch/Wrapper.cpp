@@ -11,6 +11,7 @@
 #include "kiln/Stitch/Stitch.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -89,123 +90,164 @@ public:
 
 private:
   void emitOp(const TraceOp &op) {
-    const std::string &n = op.name;
+    OpCode c = op.code;
     std::string v = "v" + std::to_string(op.result);
     names_[op.result] = v;
     const TraceValue &r = g_.values[op.result];
     auto a = [&](size_t i) { return tensor(op.operands[i]); };
     auto s = [&](size_t i) { return name(op.operands[i]); };
+    // kiln::NAME(...) and x.NAME(...): the runtime's spelling of op c.
+    auto call = [&](size_t first = 0) {
+      std::string e = std::string("kiln::") + opName(c) + "(";
+      for (size_t i = first; i < op.operands.size(); ++i)
+        e += (i > first ? ", " : "") + a(i);
+      return e + ")";
+    };
+    auto method = [&](const std::string &args) {
+      return a(0) + "." + opName(c) + "(" + args + ")";
+    };
+    static const char *const predicates[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
     std::string e;
-    if (n == "from_scalar") {
+    if (c == OpCode::FromScalar) {
       scalars_[op.result] = s(0);
       return;
     }
     if (r.kind != ValueKind::Tensor) {
       const char *t = scalarCType(r.kind);
-      if (n == "const") e = number(op.number, r.kind);
-      else if (n == "dim") e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")";
-      else if (n == "rank") e = s(0) + ".dim()";
-      else if (n == "numel") e = s(0) + ".numel()";
-      else if (n == "scalar.cast") e = std::string("static_cast<") + t + ">(" + s(0) + ")";
-      else if (n == "scalar.neg") e = "-" + s(0);
-      else if (n == "scalar.add") e = s(0) + " + " + s(1);
-      else if (n == "scalar.sub") e = s(0) + " - " + s(1);
-      else if (n == "scalar.mul") e = s(0) + " * " + s(1);
-      else if (n == "scalar.div") e = s(0) + " / " + s(1);
-      else if (n == "scalar.rem") e = s(0) + " % " + s(1);
-      else if (n == "scalar.min" || n == "scalar.max")
-        e = "std::" + n.substr(7) + "(" + s(0) + ", " + s(1) + ")";
-      else if (n == "scalar.pow") e = "std::pow(" + s(0) + ", " + s(1) + ")";
-      else if (n == "select") e = s(0) + " ? " + s(1) + " : " + s(2);
-      else if (n == "scalar.cmp") {
-        static const char *const cmp[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
-        e = s(0) + cmp[op.ints[0]] + s(1);
-      } else if (n == "scalar.and") e = s(0) + " && " + s(1);
-      else if (n == "scalar.or") e = s(0) + " || " + s(1);
-      else if (n == "scalar.not") e = "!" + s(0);
-      else e = "std::" + n.substr(7) + "(" + s(0) + ")";
+      // std::NAME for scalar.NAME.
+      auto stdName = [&] {
+        return "std::" + std::string(opName(c)).substr(std::strlen("scalar."));
+      };
+      switch (c) {
+      case OpCode::Const: e = number(op.number, r.kind); break;
+      case OpCode::Dim: e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")"; break;
+      case OpCode::Rank: e = s(0) + ".dim()"; break;
+      case OpCode::Numel: e = s(0) + ".numel()"; break;
+      case OpCode::ScalarCast: e = std::string("static_cast<") + t + ">(" + s(0) + ")"; break;
+      case OpCode::ScalarNeg: e = "-" + s(0); break;
+      case OpCode::ScalarAdd: e = s(0) + " + " + s(1); break;
+      case OpCode::ScalarSub: e = s(0) + " - " + s(1); break;
+      case OpCode::ScalarMul: e = s(0) + " * " + s(1); break;
+      case OpCode::ScalarDiv: e = s(0) + " / " + s(1); break;
+      case OpCode::ScalarRem: e = s(0) + " % " + s(1); break;
+      case OpCode::ScalarMin:
+      case OpCode::ScalarMax:
+      case OpCode::ScalarPow: e = stdName() + "(" + s(0) + ", " + s(1) + ")"; break;
+      case OpCode::Select: e = s(0) + " ? " + s(1) + " : " + s(2); break;
+      case OpCode::ScalarCmp: e = s(0) + predicates[op.ints[0]] + s(1); break;
+      case OpCode::ScalarAnd: e = s(0) + " && " + s(1); break;
+      case OpCode::ScalarOr: e = s(0) + " || " + s(1); break;
+      case OpCode::ScalarNot: e = "!" + s(0); break;
+      default: e = stdName() + "(" + s(0) + ")"; break;
+      }
       os_ << "  [[maybe_unused]] " << t << " " << v << " = " << e << ";\n";
       return;
     }
-    static const std::map<std::string, std::string> infix = {
-        {"add", " + "}, {"sub", " - "}, {"mul", " * "}, {"div", " / "}};
-    static const char *const predicates[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
-    auto it = infix.find(n);
-    if (it != infix.end() || n == "cmp") {
-      std::string op2 = it != infix.end() ? it->second : predicates[op.ints[0]];
+    switch (c) {
+    case OpCode::Add:
+    case OpCode::Sub:
+    case OpCode::Mul:
+    case OpCode::Div:
+    case OpCode::Cmp: {
+      std::string infix = c == OpCode::Add   ? " + "
+                          : c == OpCode::Sub ? " - "
+                          : c == OpCode::Mul ? " * "
+                          : c == OpCode::Div ? " / "
+                                             : predicates[op.ints[0]];
       // A C++ number on either side keeps the runtime's Scalar overloads,
       // as in the original expression (two numbers: the left a tensor).
       bool bothNumbers = scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]);
-      e = (bothNumbers ? a(0) : s(0)) + op2 + s(1);
-    } else if (n == "pow") {
+      e = (bothNumbers ? a(0) : s(0)) + infix + s(1);
+      break;
+    }
+    case OpCode::Pow:
       e = "kiln::pow(" + a(0) + ", " + s(1) + ")";
-    } else if (n == "where") {
+      break;
+    case OpCode::Where:
       e = "kiln::where(" + a(0) + ", " + a(1) + ", " + s(2) + ")";
-    } else if (n == "neg") {
+      break;
+    case OpCode::Neg:
       e = "-" + a(0);
-    } else if (n == "gelu") {
+      break;
+    case OpCode::Gelu:
       e = "kiln::gelu(" + a(0) + ", \"" + op.text + "\")";
-    } else if (n == "sum" || n == "mean" || n == "amax" || n == "amin") {
-      e = "kiln::" + n + "(" + a(0) + ", " + ints(op.ints, 1) + ", " +
-          (op.ints[0] ? "true" : "false") + ")";
-    } else if (n == "softmax" || n == "log_softmax") {
-      e = "kiln::" + n + "(" + a(0) + ", " + std::to_string(op.ints[0]) + ")";
-    } else if (n == "layer_norm") {
+      break;
+    case OpCode::Softmax:
+    case OpCode::LogSoftmax:
+      e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + std::to_string(op.ints[0]) + ")";
+      break;
+    case OpCode::LayerNorm:
       e = "kiln::layer_norm(" + a(0) + ", " + a(1) + ", " +
           (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", " +
           number(op.number, ValueKind::F64) + ")";
-    } else if (n == "rms_norm") {
-      e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " +
-          number(op.number, ValueKind::F64) + ")";
-    } else if (n == "conv2d") {
+      break;
+    case OpCode::RmsNorm:
+      e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " + number(op.number, ValueKind::F64) +
+          ")";
+      break;
+    case OpCode::Conv2d:
       e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
           (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" +
           std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) + "}, {" +
           std::to_string(op.ints[2]) + ", " + std::to_string(op.ints[3]) + "})";
-    } else if (n == "cat") {
+      break;
+    case OpCode::Cat:
       e = "kiln::cat({";
       for (size_t i = 0; i < op.operands.size(); ++i)
         e += (i ? ", " : "") + a(i);
       e += "}, " + std::to_string(op.ints[0]) + ")";
-    } else if (n == "reshape") {
-      e = a(0) + ".reshape({";
+      break;
+    case OpCode::Reshape: {
+      std::string sizes = "{";
       for (size_t i = 1; i < op.operands.size(); ++i)
-        e += (i > 1 ? ", " : "") + s(i);
-      e += "})";
-    } else if (n == "full") {
+        sizes += (i > 1 ? ", " : "") + s(i);
+      e = method(sizes + "}");
+      break;
+    }
+    case OpCode::Full:
       e = "kiln::full({";
       for (size_t i = 0; i < op.operands.size(); ++i)
         e += (i ? ", " : "") + s(i);
-      e += "}, " + number(op.number, ValueKind::F64) + ", " +
-           dtypeSpelling(r.element) + ")";
-    } else if (n == "transpose") {
-      e = a(0) + ".transpose(" + std::to_string(op.ints[0]) + ", " +
-          std::to_string(op.ints[1]) + ")";
-    } else if (n == "permute") {
-      e = a(0) + ".permute(" + ints(op.ints) + ")";
-    } else if (n == "unsqueeze" || n == "squeeze") {
-      e = a(0) + "." + n + "(" + std::to_string(op.ints[0]) + ")";
-    } else if (n == "slice") {
-      e = a(0) + ".slice(" + std::to_string(op.ints[0]) + ", " + s(1) + ", " + s(2) +
-          ", " + std::to_string(op.ints[1]) + ")";
-    } else if (n == "cast") {
+      e += "}, " + number(op.number, ValueKind::F64) + ", " + dtypeSpelling(r.element) + ")";
+      break;
+    case OpCode::Transpose:
+      e = method(std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]));
+      break;
+    case OpCode::Permute:
+      e = method(ints(op.ints));
+      break;
+    case OpCode::Unsqueeze:
+    case OpCode::Squeeze:
+      e = method(std::to_string(op.ints[0]));
+      break;
+    case OpCode::Slice:
+      e = method(std::to_string(op.ints[0]) + ", " + s(1) + ", " + s(2) + ", " +
+                 std::to_string(op.ints[1]));
+      break;
+    case OpCode::Cast:
       e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
-    } else if (n == "select") {
+      break;
+    case OpCode::Select:
       e = s(0) + " ? " + a(1) + " : " + a(2);
-    } else if (n == "opaque_call") {
+      break;
+    case OpCode::OpaqueCall:
       e = op.text + "(";
       for (size_t i = 0; i < op.operands.size(); ++i)
         e += (i ? ", " : "") + a(i);
       e += ")";
-    } else if (n == "arange") {
+      break;
+    case OpCode::Arange:
       e = "kiln::arange(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
-    } else {
-      // abs exp log sqrt rsqrt tanh sigmoid relu silu maximum minimum
-      // matmul linear embedding cross_entropy: kiln::NAME(operands...).
-      e = "kiln::" + n + "(";
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        e += (i ? ", " : "") + a(i);
-      e += ")";
+      break;
+    default:
+      // The unary ops, maximum, minimum, the reductions' other forms,
+      // matmul, linear, embedding, cross_entropy: kiln::NAME(operands...).
+      if (opGroup(c) == OpGroup::Reduction)
+        e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + ints(op.ints, 1) + ", " +
+            (op.ints[0] ? "true" : "false") + ")";
+      else
+        e = call();
+      break;
     }
     os_ << "  kiln::Tensor " << v << " = " << e << ";\n";
   }
@@ -321,7 +363,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   // The adapters through which compiled code calls allow_in_graph functions.
   if (compiled)
     for (const TraceOp &op : g.ops) {
-      if (op.name != "opaque_call")
+      if (op.code != OpCode::OpaqueCall)
         continue;
       const TraceValue &r = g.values[op.result];
       std::string symbol = g.opaqueSymbol(op);

@@ -34,12 +34,28 @@ struct SourcePos {
   unsigned line = 0, column = 0;
 };
 
-/// One traced operation. `name` is the runtime's name of the op ("add",
-/// "matmul", "reshape", ...) or, for host scalar arithmetic, "scalar.add",
-/// "scalar.sqrt", ...; attributes live in `ints` (dims, flags), `number`
-/// (eps, a constant's value) and `text` (gelu's approximation).
+/// What a traced op computes: one enumerator per entry of TracedOps.def.
+enum class OpCode {
+#define KILN_OP(E, NAME) E,
+#include "kiln/Frontend/TracedOps.def"
+};
+
+/// How the tracer, inferSignature, GraphBuilder and the eager backend treat
+/// an op: its group in TracedOps.def.
+enum class OpGroup { UnaryFloat, Unary, Binary, Reduction, Tensor, Scalar };
+
+/// The op's name: what explain prints and, for a tensor op, the runtime
+/// function kiln::NAME the eager backend calls.
+const char *opName(OpCode code);
+OpGroup opGroup(OpCode code);
+/// The op named `name`, if one is.
+std::optional<OpCode> opNamed(const std::string &name);
+
+/// One traced operation; attributes live in `ints` (dims, flags), `number`
+/// (eps, a constant's value) and `text` (gelu's approximation), as
+/// TracedOps.def says for each op.
 struct TraceOp {
-  std::string name;
+  OpCode code = OpCode::Const;
   std::vector<int> operands;
   std::vector<int64_t> ints;
   double number = 0;
