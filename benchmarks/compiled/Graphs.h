@@ -16,7 +16,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <dlfcn.h>
 
@@ -76,16 +75,14 @@ struct CompiledGraphs {
 };
 
 /// False (diagnostics on stderr) when a graph does not compile or link.
-bool compileGraphs(const std::function<void(mlir::OpPassManager &)> &build,
-                   const char *workDir, CompiledGraphs &out) {
+bool compileGraphs(const mlir::kiln::CompileOptions &options, const char *workDir,
+                   CompiledGraphs &out) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(kGraphs, &context);
-  mlir::PassManager pm(&context);
-  build(pm);
   auto start = std::chrono::steady_clock::now();
-  if (!module || mlir::failed(pm.run(*module)))
+  if (!module || mlir::failed(mlir::kiln::lowerModule(*module, options)))
     return false;
   auto library = mlir::kiln::buildSharedLibrary(*module, {}, workDir, KILN_LINKER);
   if (mlir::failed(library))

@@ -96,8 +96,7 @@ int main(int argc, char **argv) {
 
   // Compile the three graphs once.
   CompiledGraphs graphs;
-  if (!compileGraphs([](mlir::OpPassManager &pm) { mlir::kiln::buildCpuPipeline(pm); },
-                     "/tmp/kiln-bench", graphs) ||
+  if (!compileGraphs(mlir::kiln::CompileOptions{}, "/tmp/kiln-bench", graphs) ||
       !graphs.load())
     return 1;
   double compileSeconds = graphs.seconds;

@@ -68,14 +68,11 @@ int benchmark(int argc, char **argv) {
   }
 
   CompiledGraphs graphs;
-  if (!compileGraphs(
-          [&](mlir::OpPassManager &pm) {
-            mlir::kiln::GpuPipelineOptions gpu;
-            gpu.chip = arch;
-            gpu.format = "isa"; // PTX, compiled by the driver for the card
-            mlir::kiln::buildGpuPipeline(pm, gpu);
-          },
-          "/tmp/kiln-gpu-bench", graphs))
+  mlir::kiln::CompileOptions options;
+  options.backend = mlir::kiln::Backend::Cuda;
+  options.gpu.chip = arch;
+  options.gpu.format = "isa"; // PTX, compiled by the driver for the card
+  if (!compileGraphs(options, "/tmp/kiln-gpu-bench", graphs))
     return 1;
   double compileSeconds = graphs.seconds;
   if (!kiln::cuda::is_available()) {

@@ -8,7 +8,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -37,23 +36,19 @@ int runCodegen(const CodegenRequest &request) {
   if (!module)
     return 1;
 
-  bool cuda = request.backend == "cuda";
+  bool cuda = request.backend == mlir::kiln::Backend::Cuda;
   if (request.emit == "device" && !cuda) {
     llvm::errs() << "kiln codegen: --emit=device needs --backend=cuda\n";
     return 2;
   }
-  mlir::PassManager pm(&context);
-  if (request.emit == "linalg") {
-    mlir::kiln::buildKilnToLinalgPipeline(pm);
-  } else if (request.emit != "kiln" && cuda) {
-    mlir::kiln::GpuPipelineOptions gpu;
-    gpu.chip = request.cudaArch;
-    gpu.format = gpuBinaryFormat(request.cudaFormat);
-    mlir::kiln::buildGpuPipeline(pm, gpu);
-  } else if (request.emit != "kiln") {
-    mlir::kiln::buildCpuPipeline(pm);
-  }
-  if (mlir::failed(pm.run(*module)))
+  mlir::kiln::CompileOptions compile;
+  compile.backend = request.backend;
+  compile.gpu.chip = request.cudaArch;
+  compile.gpu.format = gpuBinaryFormat(request.cudaFormat);
+  mlir::kiln::Stage stage = request.emit == "kiln"     ? mlir::kiln::Stage::Kiln
+                            : request.emit == "linalg" ? mlir::kiln::Stage::Linalg
+                                                       : mlir::kiln::Stage::LLVMDialect;
+  if (mlir::failed(mlir::kiln::lowerModule(*module, compile, stage)))
     return 1;
 
   auto output = mlir::openOutputFile(request.output, &error);
@@ -70,7 +65,7 @@ int runCodegen(const CodegenRequest &request) {
     options.deviceImages = &images;
     llvm::SmallString<0> ignored;
     llvm::raw_svector_ostream sink(ignored);
-    if (mlir::failed(mlir::kiln::emitCpuCode(*module, options, sink, true)))
+    if (mlir::failed(mlir::kiln::emitObject(*module, options, sink, true)))
       return 1;
     // PTX as text, without the terminating NUL the loader needs.
     for (const mlir::kiln::DeviceImage &image : images)
@@ -80,7 +75,7 @@ int runCodegen(const CodegenRequest &request) {
   } else {
     mlir::kiln::CodegenOptions options{request.target, request.cpu,
                                        request.features};
-    if (mlir::failed(mlir::kiln::emitCpuCode(*module, options, output->os(),
+    if (mlir::failed(mlir::kiln::emitObject(*module, options, output->os(),
                                              request.emit == "llvm")))
       return 1;
   }

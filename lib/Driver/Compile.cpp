@@ -22,7 +22,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -153,13 +152,16 @@ bool writeAtomically(const std::string &path, llvm::StringRef text) {
 }
 
 /// Builds the graphs of roots into a module per backend (cpu, cuda),
-/// runs their pipelines and writes one object (when `write`); false if any
+/// lowers each (lowerModule) and writes one object (when `write`) or, for
+/// --emit=kiln|linalg|llvm|ptx, that stage to the output; false if any
 /// step fails, with the reason in `why`. The GPU kernels' images are
 /// appended to `images`.
 bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
                   const std::string &objectPath, const CompileRequest &request,
                   const std::string &file, Timer &timer, bool write,
                   std::vector<stitch::EmbeddedImage> &images, std::string &why) {
+  using mlir::kiln::Backend;
+  using mlir::kiln::Stage;
   bool debug = write && !request.debugDir.empty();
   std::vector<mlir::ModuleOp> modules;
   auto cleanup = [&] {
@@ -179,14 +181,17 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     llvmDialect = std::make_unique<llvm::raw_fd_ostream>(
         debugPath(request, ".2-llvm-dialect.mlir"), ec);
   }
-  for (const char *backend : {"cpu", "cuda"}) {
+  Stage stage = request.emit == "kiln"     ? Stage::Kiln
+                : request.emit == "linalg" ? Stage::Linalg
+                                           : Stage::LLVMDialect;
+  for (Backend backend : {Backend::Cpu, Backend::Cuda}) {
     std::vector<Root *> mine;
     for (Root *root : roots)
       if (root->backend == backend)
         mine.push_back(root);
     if (mine.empty())
       continue;
-    bool cuda = std::string(backend) == "cuda";
+    bool cuda = backend == Backend::Cuda;
     auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
     modules.push_back(module);
     timer.start("build kiln-dialect graphs");
@@ -199,7 +204,7 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
         }
       }
     if (logCode) {
-      llvm::errs() << "kiln: graph code (" << backend << ")\n";
+      llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend) << ")\n";
       module.print(llvm::errs());
       llvm::errs() << "\n";
     }
@@ -207,29 +212,29 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
       module.print(*kilnIR);
     timer.start(cuda ? "gpu pipeline (kiln -> NVVM, PTX)"
                      : "cpu pipeline (kiln -> LLVM dialect)");
-    mlir::PassManager pm(&context);
-    if (cuda) {
-      mlir::kiln::GpuPipelineOptions gpu;
-      gpu.chip = request.cudaArch;
-      gpu.format = gpuBinaryFormat(request.cudaFormat);
-      mlir::kiln::buildGpuPipeline(pm, gpu);
-    } else {
-      mlir::kiln::buildCpuPipeline(pm);
-    }
-    if (passes) {
-      context.disableMultithreading();
-      pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
-                          [](mlir::Pass *, mlir::Operation *) { return true; },
-                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-                          /*printAfterOnlyOnFailure=*/false, *passes);
-    }
-    if (mlir::failed(pm.run(module))) {
-      why = std::string("the ") + backend + " pipeline failed";
+    mlir::kiln::CompileOptions options;
+    options.backend = backend;
+    options.gpu.chip = request.cudaArch;
+    // --emit=ptx shows the kernels as PTX text.
+    options.gpu.format =
+        request.emit == "ptx" ? std::string("isa") : gpuBinaryFormat(request.cudaFormat);
+    options.afterEachPass = passes.get();
+    if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
+      why = std::string("the ") + mlir::kiln::backendName(backend) + " pipeline failed";
       cleanup();
       return false;
     }
     if (llvmDialect)
       module.print(*llvmDialect);
+  }
+  if (stage != Stage::LLVMDialect) {
+    // --emit=kiln|linalg: the file's graphs, cpu module first.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    for (mlir::ModuleOp m : modules)
+      m.print(os);
+    cleanup();
+    return !write || writeAtomically(request.output, text);
   }
   // The object is written even with no graphs in it: build systems expect
   // it beside the stitched source.
@@ -241,7 +246,7 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   options.imagePrefix = imagePrefix(file);
   if (debug) {
     llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
-    (void)mlir::kiln::emitCpuCode(modules, options, ir, /*emitLLVMIR=*/true);
+    (void)mlir::kiln::emitObject(modules, options, ir, /*emitLLVMIR=*/true);
     for (const mlir::kiln::DeviceImage &image : deviceImages) {
       bool ptx = llvm::StringRef(image.description).starts_with("PTX");
       llvm::raw_fd_ostream out(debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
@@ -254,11 +259,24 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   // place: a failure leaves no half-written object.
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
-  bool ok = mlir::succeeded(mlir::kiln::emitCpuCode(modules, options, os));
+  bool ok = mlir::succeeded(
+      mlir::kiln::emitObject(modules, options, os, /*emitLLVMIR=*/request.emit == "llvm"));
   cleanup();
   if (!ok) {
     why = "object emission failed";
     return false;
+  }
+  if (request.emit == "llvm" || request.emit == "ptx") {
+    std::string text;
+    if (request.emit == "llvm")
+      text.assign(object.data(), object.size());
+    for (const mlir::kiln::DeviceImage &image : deviceImages)
+      text += llvm::StringRef(image.bytes).rtrim('\0').str();
+    if (request.emit == "ptx" && deviceImages.empty()) {
+      why = "--emit=ptx: no root of this file uses the cuda backend";
+      return false;
+    }
+    return !write || writeAtomically(request.output, text);
   }
   if (write && !writeAtomically(objectPath, llvm::StringRef(object.data(), object.size()))) {
     why = "cannot write " + objectPath;
@@ -361,7 +379,10 @@ int runCompile(const CompileRequest &request) {
       "/" + llvm::sys::path::stem(request.output).str() + ".o";
   // Never overwrite what is compiled: the output, the object beside it
   // and the depfile must not be an input or a file it includes.
-  std::vector<std::string> written = {request.output, objectPath};
+  // (--emit=kiln|linalg|llvm|ptx writes the output alone.)
+  std::vector<std::string> written = {request.output};
+  if (request.emit == "cpp")
+    written.push_back(objectPath);
   if (!request.depfile.empty())
     written.push_back(request.depfile);
   if (!checkOutputs(written, request.files, "an input file"))
@@ -395,8 +416,17 @@ int runCompile(const CompileRequest &request) {
     typeGraphs(roots, request, ok, failed);
     std::vector<Root *> compiled;
     for (Root *r : ok)
-      if (r->backend != "eager")
+      if (r->backend != mlir::kiln::Backend::Eager)
         compiled.push_back(r);
+    if (request.emit == "ptx" &&
+        std::none_of(compiled.begin(), compiled.end(), [](const Root *r) {
+          return r->backend == mlir::kiln::Backend::Cuda;
+        })) {
+      llvm::errs() << "kiln compile: error: --emit=ptx: no root of " << file
+                   << " uses the cuda backend (--backend=cuda, or "
+                      "KILN_COMPILE(backend=cuda))\n";
+      return false;
+    }
     std::string why;
     std::vector<stitch::EmbeddedImage> images;
     if (!compileRoots(compiled, context, objectPath, request, file, timer, true,
@@ -416,7 +446,7 @@ int runCompile(const CompileRequest &request) {
         return false;
       ok.erase(std::remove_if(ok.begin(), ok.end(),
                               [&](Root *r) {
-                                return r->backend != "eager" &&
+                                return r->backend != mlir::kiln::Backend::Eager &&
                                        std::find(good.begin(), good.end(), r) == good.end();
                               }),
                ok.end());
@@ -429,6 +459,8 @@ int runCompile(const CompileRequest &request) {
     }
     if (failed)
       return false;
+    if (request.emit != "cpp")
+      return true; // the stage is written; no stitched source
     if (!request.debugDir.empty()) {
       llvm::raw_fd_ostream report(debugPath(request, ".capture.txt"), ec_);
       detail::printExplainText(report, roots);
@@ -448,7 +480,8 @@ int runCompile(const CompileRequest &request) {
       scopes.push_back({fn, false});
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
-        stitched, scopes, "backend " + request.backend, images);
+        stitched, scopes,
+        std::string("backend ") + mlir::kiln::backendName(request.backend), images);
     if (!writeAtomically(request.output, text))
       return false;
     return request.depfile.empty() || writeDepfile(ast, request);

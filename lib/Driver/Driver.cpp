@@ -86,7 +86,8 @@ int run(int argc, char **argv) {
       ->description("The stage to write: kiln, linalg, llvm-dialect, llvm, obj, "
                     "or (cuda) device, the kernels' binary (PTX text for "
                     "--cuda-format=ptx)");
-  codegenCmd->add_option("--backend", codegen.backend, "cpu or cuda")
+  std::string codegenBackend = "cpu", compileBackend = "cpu";
+  codegenCmd->add_option("--backend", codegenBackend, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   codegenCmd->add_option("--cuda-arch", codegen.cudaArch,
@@ -113,12 +114,19 @@ int run(int argc, char **argv) {
   addSourceOptions(compileCmd, compile, compileLogs);
   compileCmd->add_option("-o,--output", compile.output, "The stitched C++ source")
       ->required();
-  compileCmd->add_option("--backend", compile.backend,
+  compileCmd->add_option("--backend", compileBackend,
                          "eager (the captured graphs as runtime calls), cpu "
                          "(OpenMP kernels) or cuda (GPU kernels, launched through "
                          "the CUDA driver loaded at run time), for roots that "
                          "name none")
       ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
+      ->capture_default_str();
+  compileCmd->add_option("--emit", compile.emit,
+                         "What to write to -o: cpp (the stitched source, and the "
+                         "compiled graphs beside it), or a stage of the file's "
+                         "graphs: kiln (the kiln dialect as traced), linalg, llvm "
+                         "(optimized LLVM IR), ptx (the cuda roots' kernels)")
+      ->check(CLI::IsMember({"cpp", "kiln", "linalg", "llvm", "ptx"}))
       ->capture_default_str();
   compileCmd->add_option("--cuda-arch", compile.cudaArch,
                          "GPU architecture of cuda graphs (sm_80, sm_90, ...)")
@@ -164,8 +172,10 @@ int run(int argc, char **argv) {
     app.exit(e);
     return 2; // bad usage
   }
-  if (codegenCmd->parsed())
+  if (codegenCmd->parsed()) {
+    codegen.backend = *mlir::kiln::parseBackend(codegenBackend);
     return runCodegen(codegen);
+  }
   for (const std::vector<std::string> *specs : {&compile.annotate, &explain.annotate})
     for (const std::string &spec : *specs) {
       std::string why;
@@ -177,6 +187,7 @@ int run(int argc, char **argv) {
   if (compileCmd->parsed()) {
     compile.clangArgs = clangArgs;
     compile.logs = splitLogs(compileLogs);
+    compile.backend = *mlir::kiln::parseBackend(compileBackend);
     return runCompile(compile);
   }
   if (explainCmd->parsed()) {

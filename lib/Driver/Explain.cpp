@@ -90,7 +90,7 @@ void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &al
      << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
      << (ops == 1 ? " op" : " ops") << ".\n";
   for (const Root &r : all) {
-    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << r.backend
+    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << mlir::kiln::backendName(r.backend)
        << (r.fullgraph ? ", fullgraph" : "")
        << (r.derived ? ", compiled as a root of its own" : "") << "):\n";
     if (!r.breaks.empty())
@@ -166,7 +166,7 @@ int runExplain(const ExplainRequest &request) {
     for (const Root &r : all) {
       nlohmann::json root = {{"name", r.name},
                              {"location", posJson(r.pos)},
-                             {"backend", r.backend},
+                             {"backend", mlir::kiln::backendName(r.backend)},
                              {"fullgraph", r.fullgraph},
                              {"derived", r.derived},
                              {"graphs", nlohmann::json::array()},

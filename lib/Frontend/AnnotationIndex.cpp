@@ -68,9 +68,9 @@ bool applyAnnotation(const std::string &kind,
         if (!parseBool(value, a.fullgraph))
           return false;
       } else if (key == "backend") {
-        if (value != "eager" && value != "cpu" && value != "cuda")
+        a.backend = mlir::kiln::parseBackend(value);
+        if (!a.backend)
           return false;
-        a.backend = value;
       } else {
         return false;
       }

@@ -10,6 +10,7 @@
 #define KILN_LIB_FRONTEND_ANNOTATIONINDEX_H
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Pipelines/Backend.h"
 
 #include <optional>
 #include <string>
@@ -25,7 +26,7 @@ namespace kiln::frontend {
 struct Annotations {
   bool compile = false;   // KILN_COMPILE()
   bool fullgraph = false; // KILN_COMPILE(fullgraph=true)
-  std::string backend;    // KILN_COMPILE(backend=...), empty: the CLI's
+  std::optional<mlir::kiln::Backend> backend; // KILN_COMPILE(backend=...), else the CLI's
   bool disable = false;   // KILN_DISABLE()
   bool disableRecursive = true;
   bool allowInGraph = false;

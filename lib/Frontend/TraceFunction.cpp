@@ -256,7 +256,7 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   Root root;
   root.function = fn;
   root.name = fn->getQualifiedNameAsString();
-  root.backend = a.backend.empty() ? options_.backend : a.backend;
+  root.backend = a.backend.value_or(options_.backend);
   root.fullgraph = a.fullgraph;
   root.pos = posOf(fn->getLocation());
   root_ = &root;

@@ -17,6 +17,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -155,6 +156,27 @@ std::string mlir::kiln::findCudaToolkit() {
   if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
     return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
   return "";
+}
+
+LogicalResult mlir::kiln::lowerModule(ModuleOp module, const CompileOptions &options,
+                                      Stage stage) {
+  if (stage == Stage::Kiln)
+    return success();
+  PassManager pm(module.getContext());
+  if (stage == Stage::Linalg)
+    buildKilnToLinalgPipeline(pm);
+  else if (options.backend == Backend::Cuda)
+    buildGpuPipeline(pm, options.gpu);
+  else
+    buildCpuPipeline(pm, options.cpu);
+  if (options.afterEachPass) {
+    module.getContext()->disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, *options.afterEachPass);
+  }
+  return pm.run(module);
 }
 
 namespace {

@@ -177,8 +177,9 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
-      WrapperCode code = emitWrapper(g, root.backend != "eager", root.derived,
-                                     root.backend == "cuda");
+      WrapperCode code =
+          emitWrapper(g, root.backend != mlir::kiln::Backend::Eager, root.derived,
+                      root.backend == mlir::kiln::Backend::Cuda);
       declarations += code.declaration;
       definitions += code.definition;
     }

@@ -44,7 +44,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -315,18 +314,12 @@ int main(int argc, char **argv) {
 
   // Compile a copy; the original stays in the kiln dialect for the oracle.
   mlir::OwningOpRef<mlir::ModuleOp> compiled = module->clone();
-  mlir::PassManager pm(&context);
-  if (cuda) {
-    mlir::kiln::GpuPipelineOptions gpu;
-    gpu.chip = arch;
-    gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
-    mlir::kiln::buildGpuPipeline(pm, gpu);
-  } else {
-    mlir::kiln::CpuPipelineOptions cpu;
-    cpu.emulateGpuMapping = emulated;
-    mlir::kiln::buildCpuPipeline(pm, cpu);
-  }
-  if (mlir::failed(pm.run(*compiled)))
+  mlir::kiln::CompileOptions options;
+  options.backend = cuda ? mlir::kiln::Backend::Cuda : mlir::kiln::Backend::Cpu;
+  options.gpu.chip = arch;
+  options.gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
+  options.cpu.emulateGpuMapping = emulated;
+  if (mlir::failed(mlir::kiln::lowerModule(*compiled, options)))
     return 2;
   if (llvm::sys::fs::create_directories(work))
     return 2;

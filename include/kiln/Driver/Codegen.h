@@ -2,6 +2,8 @@
 #ifndef KILN_DRIVER_CODEGEN_H
 #define KILN_DRIVER_CODEGEN_H
 
+#include "kiln/Pipelines/Backend.h"
+
 #include <string>
 
 namespace kiln::driver {
@@ -13,7 +15,7 @@ struct CodegenRequest {
   /// write (device: the cuda kernels' binary).
   std::string emit = "obj";
   std::string target, cpu, features;
-  std::string backend = "cpu"; // cpu | cuda
+  mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu; // cpu | cuda
   std::string cudaArch = "sm_90";
   std::string cudaFormat; // ptx | cubin | fatbin; empty: see gpuBinaryFormat
 

@@ -26,7 +26,11 @@ struct SourceRequest {
 
 struct CompileRequest : SourceRequest {
   std::string output;          // the stitched C++; its kernels beside it (.o)
-  std::string backend = "cpu"; // eager | cpu | cuda
+  mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu;
+  /// What to write: cpp (the stitched source, and the object beside it),
+  /// or one stage of the file's graphs: kiln, linalg, llvm (optimized LLVM
+  /// IR), ptx (the cuda roots' kernels).
+  std::string emit = "cpp";
   bool timeReport = false;
   /// Where to write each stage's IR and the capture report, if anywhere.
   std::string debugDir;

@@ -12,6 +12,7 @@
 #define KILN_FRONTEND_FRONTEND_H
 
 #include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Pipelines/Backend.h"
 
 #include <functional>
 #include <string>
@@ -34,7 +35,7 @@ struct FrontendOptions {
   std::string buildDir; // -p: where compile_commands.json is
   std::vector<std::string> annotate;        // NAME=ANNOTATION
   std::vector<std::string> disallowInGraph; // qualified names
-  std::string backend = "cpu";              // the default per root
+  mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu; // the default per root
   bool suppressErrors = false;
   /// Breaks in error mode are compile errors (compile); explain only
   /// reports them.
@@ -89,7 +90,7 @@ struct Segment {
 struct Root {
   const clang::FunctionDecl *function = nullptr;
   std::string name;    // qualified, as explain prints it
-  std::string backend; // eager, cpu or cuda
+  mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu;
   bool fullgraph = false;
   SourcePos pos;
   std::vector<Segment> segments;

@@ -7,11 +7,20 @@
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Pipelines/Backend.h"
+
+#include "mlir/Support/LLVM.h"
+
 #include <cstdint>
 #include <string>
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
+class ModuleOp;
 class OpPassManager;
 } // namespace mlir
 
@@ -58,6 +67,28 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {})
 /// threads (row reductions onto one block per row), NVVM, then upstream's
 /// GPU-to-NVVM lowering and serialization.
 void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options = {});
+
+/// How far lowerModule takes a module of kiln-dialect graphs.
+enum class Stage {
+  Kiln,        // as built (nothing runs)
+  Linalg,      // buildKilnToLinalgPipeline
+  LLVMDialect, // the backend's whole pipeline: ready for emitObject
+};
+
+struct CompileOptions {
+  /// cpu or cuda (eager graphs are not compiled).
+  Backend backend = Backend::Cpu;
+  CpuPipelineOptions cpu;
+  GpuPipelineOptions gpu;
+  /// Receives the module after every pass that changed it (--debug-dir).
+  llvm::raw_ostream *afterEachPass = nullptr;
+};
+
+/// The one compile sequence of the driver, kiln-e2e and the benchmarks:
+/// runs the backend's pipeline on `module`, in place, up to `stage`.
+/// Failures are reported through the context's diagnostics.
+LogicalResult lowerModule(ModuleOp module, const CompileOptions &options,
+                          Stage stage = Stage::LLVMDialect);
 
 /// Registers the pipelines with the pass registry (for kiln-opt).
 void registerKilnPipelines();

@@ -53,11 +53,11 @@ struct CodegenOptions {
 /// pointer per parameter: memref descriptors by address, scalars by address
 /// of their value), optimizes at O3 for the target and writes an object file
 /// (or, with emitLLVMIR, the optimized IR as text).
-LogicalResult emitCpuCode(ModuleOp module, const CodegenOptions &options,
+LogicalResult emitObject(ModuleOp module, const CodegenOptions &options,
                           llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 /// The same for several modules (the outputs of the CPU and the GPU
 /// pipelines), linked into one object.
-LogicalResult emitCpuCode(ArrayRef<ModuleOp> modules,
+LogicalResult emitObject(ArrayRef<ModuleOp> modules,
                           const CodegenOptions &options,
                           llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 

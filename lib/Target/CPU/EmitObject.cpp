@@ -98,14 +98,14 @@ void externalizeImages(ModuleOp module, llvm::Module &llvm,
 
 } // namespace
 
-LogicalResult mlir::kiln::emitCpuCode(ModuleOp module,
+LogicalResult mlir::kiln::emitObject(ModuleOp module,
                                       const CodegenOptions &options,
                                       llvm::raw_pwrite_stream &os,
                                       bool emitLLVMIR) {
-  return emitCpuCode(ArrayRef<ModuleOp>{module}, options, os, emitLLVMIR);
+  return emitObject(ArrayRef<ModuleOp>{module}, options, os, emitLLVMIR);
 }
 
-LogicalResult mlir::kiln::emitCpuCode(ArrayRef<ModuleOp> modules,
+LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
                                       const CodegenOptions &options,
                                       llvm::raw_pwrite_stream &os,
                                       bool emitLLVMIR) {

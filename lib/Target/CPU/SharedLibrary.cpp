@@ -20,7 +20,7 @@ FailureOr<std::string> mlir::kiln::buildSharedLibrary(
     llvm::raw_fd_ostream os(object, ec);
     if (ec)
       return module.emitError("kiln: cannot write ") << object, failure();
-    if (failed(emitCpuCode(module, options, os)))
+    if (failed(emitObject(module, options, os)))
       return failure();
   }
   auto program = llvm::sys::findProgramByName(linker);
