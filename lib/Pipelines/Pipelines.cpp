@@ -10,7 +10,9 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -214,7 +216,9 @@ void mlir::kiln::registerKilnPipelines() {
 void mlir::kiln::registerKilnCompiler(DialectRegistry &registry) {
   registerAllPasses();
   registerKilnConversionPasses();
-  registerKilnTransformsPasses();
+  registerKilnCodegenCommonPasses();
+  registerKilnCodegenCPUPasses();
+  registerKilnCodegenGPUPasses();
   registerKilnPipelines();
   registerAllDialects(registry);
   registerAllExtensions(registry);

@@ -1,5 +1,5 @@
 //===- OpenMpSchedule.cpp - Load-balanced scheduling of OpenMP loops ------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -7,7 +7,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNOPENMPSCHEDULE
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- GpuMergeModules.cpp - One gpu.module per compiled module -----------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -9,7 +9,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUMERGEMODULES
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

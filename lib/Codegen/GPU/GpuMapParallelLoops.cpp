@@ -1,8 +1,8 @@
 //===- GpuMapParallelLoops.cpp - Loop nests onto GPU blocks and threads ---===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 
 #include "GpuGrid.h"
-#include "ViewedBuffer.h"
+#include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +22,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUMAPPARALLELLOOPS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- MatmulToBlas.cpp - linalg.matmul -> the runtime's BLAS gemm --------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -11,7 +11,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNMATMULTOBLAS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,7 +1,7 @@
 //===- PrefetchNextRow.cpp - Next row's cache lines during this row -------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
-#include "ViewedBuffer.h"
+#include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -13,7 +13,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNPREFETCHNEXTROW
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,11 +1,11 @@
-//===- ViewedBuffer.h - The buffer under a chain of views -------*- C++ -*-===//
+//===- ViewedBuffer.h - The buffer under a chain of views -----*- C++ -*-===//
 //
 // Shared by the transforms that reason about which buffer a memref value
 // reads or writes (row fusion, prefetching, GPU device buffers).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_LIB_DIALECT_KILN_TRANSFORMS_VIEWEDBUFFER_H
-#define KILN_LIB_DIALECT_KILN_TRANSFORMS_VIEWEDBUFFER_H
+#ifndef KILN_CODEGEN_COMMON_VIEWEDBUFFER_H
+#define KILN_CODEGEN_COMMON_VIEWEDBUFFER_H
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
 

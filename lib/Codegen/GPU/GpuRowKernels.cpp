@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuGrid.h"
-#include "ViewedBuffer.h"
+#include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -1,7 +1,7 @@
 //===- GpuDeviceBuffers.cpp - Every buffer of a GPU graph on the device ---===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 
-#include "ViewedBuffer.h"
+#include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -15,7 +15,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUDEVICEBUFFERS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- FuseElementwise.cpp - Elementwise fusion, never into contractions --===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -7,7 +7,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSEELEMENTWISE
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

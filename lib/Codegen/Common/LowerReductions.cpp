@@ -1,5 +1,5 @@
 //===- LowerReductions.cpp - Reductions with a register accumulator -------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -11,7 +11,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNLOWERREDUCTIONS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- ParallelizeOuterLoop.cpp - One parallel dim per loop nest ----------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -7,7 +7,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNPARALLELIZEOUTERLOOP
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,5 +1,5 @@
 //===- TileAndFuseRows.cpp - Row-block tiling with producer fusion --------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -9,7 +9,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNTILEANDFUSEROWS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

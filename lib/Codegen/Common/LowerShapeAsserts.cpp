@@ -1,5 +1,5 @@
 //===- LowerShapeAsserts.cpp - cf.assert -> the entry point's status ------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -8,7 +8,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNLOWERSHAPEASSERTS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

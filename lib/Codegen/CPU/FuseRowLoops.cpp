@@ -1,7 +1,7 @@
 //===- FuseRowLoops.cpp - One loop over a row tile's rows -----------------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
-#include "ViewedBuffer.h"
+#include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -16,7 +16,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSEROWLOOPS
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

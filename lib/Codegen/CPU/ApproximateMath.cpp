@@ -1,5 +1,5 @@
 //===- ApproximateMath.cpp - vectorizable polynomial math -----------------===//
-#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -14,7 +14,7 @@
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNAPPROXIMATEMATH
-#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+#include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
 
 using namespace mlir;

@@ -1,0 +1,139 @@
+//===- Passes.td - Kiln's CPU codegen passes ---------------*- tablegen -*-===//
+//
+// The codegen passes the host CPU's: row tiling, loop fusion, parallelization, OpenMP scheduling, prefetching, approximate math.
+// None touches a kiln.* op: they work on linalg, SCF and memrefs after
+// the conversion from the kiln dialect.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_CPU_PASSES_TD
+#define KILN_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"> {
+  let summary = "Tile each output computation by rows and fuse its producers";
+  let description = [{
+    On tensors, after elementwise fusion: every linalg op whose results no
+    other linalg op consumes (the end of a chain) is tiled along its
+    outermost, parallel dim into an `scf.forall` over blocks of rows, and
+    the linalg ops that produce its operands (reductions included) are
+    fused into the tile: softmax, norms and the elementwise ops around them
+    then run row block by row block, their intermediates in cache, instead
+    of one pass over memory per op. Contractions are left whole (the BLAS
+    call wants the whole matrix).
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"16",
+           "Rows per tile">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def KilnFuseRowLoops : Pass<"kiln-fuse-row-loops"> {
+  let summary = "Run the row loops of a row tile as one loop over its rows";
+  let description = [{
+    After `kiln-tile-and-fuse-rows` and the lowering to loops, each row
+    tile of a chain (softmax, a norm, the elementwise ops around them) is a
+    sequence of loops over the tile's rows, one per op: the row maximum of
+    every row, then the exponentials of every row, then their sums... Each
+    pass streams the whole tile (tens of KB per array) through the cache.
+    This pass fuses consecutive loops over the same rows (`scf.for` from 0
+    to the same bound, step 1, inside an `scf.parallel`) into one, so that
+    every op runs on one row before the next row starts and the row's
+    intermediates stay in L1.
+
+    Fusion is legal when every buffer either loop writes is accessed, in
+    both loops, only at the loop's own row (first index = the induction
+    variable, through one memref value); ops between the loops that do not
+    touch memory (allocations, views) move above the first one, and a
+    `memref.copy` of whole row buffers becomes a row loop first.
+
+    Then, inside each row, consecutive loops over the same columns fuse
+    the same way (upstream's `fuseIndependentSiblingForLoops`, after this
+    pass's legality check): when every buffer either writes is accessed
+    only at the loop's own column of one row, and the ops between them
+    touch nothing the first one writes or reads-after-write. So the
+    exponentials and their sum, or the add and the mean, are one loop; the
+    row maximum and the exponentials are not (those read the maximum,
+    stored after its loop).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
+  let summary = "Keep one parallel dim per loop nest, run the rest in order";
+  let description = [{
+    `convert-linalg-to-parallel-loops` makes every parallel dim of a nest
+    one `scf.parallel`; mapped to OpenMP, a multi-dim loop is collapsed
+    into one index that each iteration divides back into coordinates, which
+    costs a division per element and stops the inner loop from
+    vectorizing. This pass keeps the outermost dim of each outermost
+    `scf.parallel` parallel and turns the other dims, and any nested
+    `scf.parallel`, into `scf.for` loops, so that threads split rows and
+    the innermost loop stays a plain, vectorizable loop.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
+def KilnOpenMpSchedule : Pass<"kiln-openmp-schedule"> {
+  let summary = "Hand out parallel loops' iterations to threads as they finish";
+  let description = [{
+    `convert-scf-to-openmp` makes each parallel loop an `omp.wsloop` with
+    the static schedule: each thread gets one equal share up front, so a
+    thread that the machine slows (another process on its core, a page
+    fault) keeps the others waiting at the loop's end. This pass lets work
+    move to whichever thread is free: a loop over row tiles (a step above
+    1: few, heavy iterations) gets the dynamic schedule, one tile at a
+    time; a loop over elements (step 1: millions of light iterations) the
+    guided schedule, chunks large first and smaller towards the end, for a
+    few atomic operations per loop. Measured on benchmarks (a) and (b)
+    (docs/benchmarks.md): steadier and, on a busy machine, faster than
+    static; dynamic on element loops was a thousand times slower.
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
+def KilnPrefetchNextRow : Pass<"kiln-prefetch-next-row"> {
+  let summary = "Prefetch the next row of big arrays while a row tile's row runs";
+  let description = [{
+    After `kiln-fuse-row-loops`, a row tile runs all of a chain's ops on one
+    row (several loops over its columns) before the next. The first of
+    those loops reads the row from memory, and only then does computation
+    start; the hardware prefetcher, which follows the addresses the loops
+    touch, has not fetched the next row by the time the row is done. This
+    pass adds, at the start of each row, a loop over the next row's cache
+    lines (64 bytes apart) that prefetches each big array the row's first
+    column loop reads (`memref.prefetch` read) and its last one writes
+    (write, saving the read-for-ownership stall): the next row streams in
+    while this one computes. Arrays are big when they come from outside the
+    parallel loop of row tiles; the last row prefetches itself.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def KilnApproximateMath : Pass<"kiln-approximate-math"> {
+  let summary = "Replace transcendental math ops with vectorizable polynomials";
+  let description = [{
+    Rewrites `math.tanh`, `math.log` and friends on f32 (scalars and
+    vectors) with upstream's polynomial approximations, so that the loops
+    holding them vectorize instead of calling libm one element at a time.
+    f32 `math.exp` is Kiln's own: 2^n exp(r) with n from the shift trick and
+    the scale built from its bits (12 multiply-class instructions where
+    upstream's takes 15; within 1.95 ulp, results below 2^-125 flush to
+    zero). f32 `math.erf` becomes one rational function of x clamped to
+    [-4, 4] (4.5e-7 absolute), its result clamped to [-1, 1], a constant
+    factor of its operand folded into the coefficients, and its division
+    free to become a reciprocal estimate. Runs before the math-to-LLVM
+    lowering.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
+}
+
+#endif // KILN_CODEGEN_CPU_PASSES_TD
