@@ -136,7 +136,7 @@ void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
 /// root called below it runs eagerly, as torch.compiler.disable does). A
 /// callee that breaks (or a callee of a KILN_DISABLE(recursive=false)
 /// function) gets graphs of its own, which run only when compiled code
-/// reached them: eager callers keep the original (DESIGN section 2).
+/// reached them: eager callers keep the original (docs/frontend.md).
 class CompiledScope {
 public:
   explicit CompiledScope(bool compiled);

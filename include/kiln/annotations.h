@@ -1,6 +1,6 @@
 //===- kiln/annotations.h - Compilation annotations -------------*- C++ -*-===//
 //
-// The markers `kiln compile` reads (DESIGN section 2). Under clang they are
+// The markers `kiln compile` reads (docs/annotations.md). Under clang they are
 // [[clang::annotate("kiln.*", args...)]] attributes, which the compiler keeps
 // in the AST; under any other compiler they expand to nothing, so annotated
 // model code builds and runs eagerly everywhere.

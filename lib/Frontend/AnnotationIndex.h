@@ -1,6 +1,6 @@
 //===- AnnotationIndex.h - What the user asked of each function -*- C++ -*-===//
 //
-// Collects the kiln annotations of DESIGN section 2 from a translation unit:
+// Collects the kiln annotations (docs/annotations.md) from a translation unit:
 // the [[clang::annotate("kiln.*", ...)]] attributes that the KILN_* macros
 // expand to (on any redeclaration), the command line's --annotate and
 // --disallow-in-graph, and answers per function.

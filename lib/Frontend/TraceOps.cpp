@@ -1,6 +1,6 @@
 //===- TraceOps.cpp - Calls of Kiln's ops and Tensor methods --------------===//
 //
-// The kiln:: functions and kiln::Tensor methods of DESIGN section 2a, each
+// The kiln:: functions and kiln::Tensor methods of docs/runtime.md, each
 // as one traced op named as the runtime names it. Dims, flags and eps must
 // be compile-time constants (they are attributes of the kiln dialect's
 // ops); sizes and slice bounds may be symbolic host scalars.

@@ -1,4 +1,4 @@
-// Tests the break reasons of DESIGN section 2: graph_break(), a disabled
+// Tests the break reasons of docs/frontend.md: graph_break(), a disabled
 // callee, a callee disallowed by a redeclaration and by the command line, a
 // callee without a visible body, and a break inside an inlined callee
 // (counted once, where it is caused, with its inline chain); a callee that

@@ -1,4 +1,4 @@
-// Tests DESIGN section 2's counting rules, as torch counts: a break is
+// Tests the counting rules of docs/frontend.md, as torch counts: a break is
 // counted once, where it is caused. A graph_break() in a compile root
 // called from another is the callee's; the caller lists the call that
 // stays on the host (a consequence). A break in an if arm or an unrolled

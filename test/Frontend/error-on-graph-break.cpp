@@ -1,4 +1,4 @@
-// Tests the error-on-graph-break mode along call chains (DESIGN section 2):
+// Tests the error-on-graph-break mode along call chains (docs/frontend.md):
 // fullgraph=true anywhere on the chain wins, a nested KILN_COMPILE() does not
 // relax it, KILN_ERROR_ON_GRAPH_BREAK is inherited and overridden by the
 // nearest annotation or guard, guards hold to the end of their block. Every
@@ -115,7 +115,7 @@ KILN_COMPILE(fullgraph = true) Tensor full_calls_relaxed(const Tensor &x) {
 // explain reports the same breaks, marked, and exits 0. Each break is
 // counted once, in the function that causes it; a caller lists the call
 // that stays on the host because of it, marked where the mode in force
-// along that chain makes it an error (DESIGN section 2).
+// along that chain makes it an error (docs/frontend.md).
 // EXPLAIN: Kiln produced 4 graphs, with 6 graph breaks and 4 ops.
 // EXPLAIN-LABEL: eob_overridden (
 // EXPLAIN-NOT: Graph breaks:

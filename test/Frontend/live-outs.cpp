@@ -1,5 +1,5 @@
 // Tests that every value a compiled graph assigns and code outside it can
-// observe is a graph output (DESIGN section 2: every graph is a pure
+// observe is a graph output (docs/frontend.md: every graph is a pure
 // function of what is live into it, returning what is live out): the
 // return value, Tensor& and scalar& out-parameters of the root, members
 // assigned through `this` (explicitly or not), variables a lambda captures

@@ -13,7 +13,7 @@ class raw_ostream;
 
 namespace kiln::driver {
 
-/// What both subcommands read (DESIGN section 3).
+/// What both subcommands read (docs/frontend.md).
 struct SourceRequest {
   std::vector<std::string> files;
   std::vector<std::string> clangArgs; // after --

@@ -65,7 +65,7 @@ struct GraphBreak {
 
 /// A call in a root's body that stays on the host only because the callee
 /// breaks: a consequence of that break, which is counted once, in the
-/// callee's own root (DESIGN section 2), not a break of this root.
+/// callee's own root (docs/frontend.md), not a break of this root.
 struct HostCall {
   std::string callee; // qualified name
   SourcePos pos;      // the call, in this root's body

@@ -1,4 +1,4 @@
-//===- Binary.cpp - Arithmetic, comparisons and where ---------------------===//
+//===- Arithmetic.cpp - Binary arithmetic, comparisons and where ----------===//
 #include "Elementwise.h"
 
 #include <cmath>
