@@ -106,14 +106,13 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
   for (Root &root : roots) {
     if (root.failed)
       continue;
-    std::string why;
-    for (Segment &seg : root.segments) {
-      why = inferSignature(seg.graph);
-      if (!why.empty())
+    llvm::Error error = llvm::Error::success();
+    for (Segment &seg : root.segments)
+      if ((error = inferSignature(seg.graph)))
         break;
-    }
-    if (!why.empty()) {
-      internalFailure(root, why, request.suppressErrors, failed);
+    if (error) {
+      internalFailure(root, llvm::toString(std::move(error)), request.suppressErrors,
+                      failed);
       continue;
     }
     ok.push_back(&root);
@@ -197,8 +196,8 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     timer.start("build kiln-dialect graphs");
     for (Root *root : mine)
       for (Segment &seg : root->segments) {
-        why = buildGraphFunction(module, seg.graph);
-        if (!why.empty()) {
+        if (llvm::Error error = buildGraphFunction(module, seg.graph)) {
+          why = llvm::toString(std::move(error));
           cleanup();
           return false;
         }

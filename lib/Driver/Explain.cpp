@@ -145,7 +145,8 @@ int runExplain(const ExplainRequest &request) {
       if (!request.function.empty() && !wanted.count(r.name))
         continue;
       for (Segment &seg : r.segments)
-        inferSignature(seg.graph); // guards to show; failures show as rank -1
+        // Guards to show; a graph that cannot be typed shows rank -1.
+        llvm::consumeError(inferSignature(seg.graph));
       r.function = nullptr;        // the AST goes away after this call
       for (Segment &seg : r.segments)
         seg.statements.clear();

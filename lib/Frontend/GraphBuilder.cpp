@@ -515,8 +515,9 @@ private:
 
 } // namespace
 
-std::string buildGraphFunction(ModuleOp module, const Graph &graph) {
-  return GraphFunctionBuilder(module, graph).build();
+llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
+  std::string why = GraphFunctionBuilder(module, graph).build();
+  return why.empty() ? llvm::Error::success() : llvm::createStringError(why);
 }
 
 } // namespace kiln::frontend

@@ -168,16 +168,16 @@ int64_t normalize(int64_t dim, int64_t rank) {
 }
 } // namespace
 
-std::string inferSignature(Graph &g) {
+llvm::Error inferSignature(Graph &g) {
   for (GraphInput &in : g.inputs) {
     TraceValue &v = g.values[in.value];
     if (v.kind != ValueKind::Tensor)
       continue;
     if (in.exactRank >= 0) {
       if (in.exactRank < in.minRank)
-        return "input '" + in.expr + "' needs rank " +
-               std::to_string(in.exactRank) + " and at least " +
-               std::to_string(in.minRank);
+        return llvm::createStringError("input '" + in.expr + "' needs rank " +
+                                       std::to_string(in.exactRank) + " and at least " +
+                                       std::to_string(in.minRank));
       v.rank = in.exactRank;
     } else if (in.sourceRank >= in.minRank) {
       v.rank = in.sourceRank;
@@ -190,8 +190,9 @@ std::string inferSignature(Graph &g) {
     TraceValue &r = g.values[op.result];
     auto in = [&](size_t i) -> TraceValue & { return g.values[op.operands[i]]; };
     auto fail = [&](const std::string &why) {
-      return std::string("kiln::") + opName(op.code) + " at " + op.pos.file + ":" +
-             std::to_string(op.pos.line) + ": " + why;
+      return llvm::createStringError(std::string("kiln::") + opName(op.code) + " at " +
+                                     op.pos.file + ":" + std::to_string(op.pos.line) +
+                                     ": " + why);
     };
     if (r.kind != ValueKind::Tensor) {
       if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
@@ -392,7 +393,7 @@ std::string inferSignature(Graph &g) {
       return fail("no typing rule");
     }
   }
-  return "";
+  return llvm::Error::success();
 }
 
 } // namespace kiln::frontend

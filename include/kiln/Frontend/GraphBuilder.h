@@ -14,9 +14,9 @@ namespace kiln::frontend {
 
 /// Adds `graph` (typed by inferSignature) to module as a public func.func in
 /// the kiln dialect: tensor inputs ranked with dynamic sizes, host scalars
-/// as i64/f32/f64/i1, scalar outputs as 0-d tensors. Returns an empty string
-/// or why the graph cannot be built; the function is then verified.
-std::string buildGraphFunction(mlir::ModuleOp module, const Graph &graph);
+/// as i64/f32/f64/i1, scalar outputs as 0-d tensors, verified. Fails with
+/// why the graph cannot be built (and adds nothing).
+llvm::Error buildGraphFunction(mlir::ModuleOp module, const Graph &graph);
 
 } // namespace kiln::frontend
 

@@ -12,6 +12,8 @@
 #ifndef KILN_FRONTEND_TRACEGRAPH_H
 #define KILN_FRONTEND_TRACEGRAPH_H
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -127,9 +129,9 @@ ElementType resultType(const Graph &graph, const std::vector<int> &operands);
 
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
-/// propagates ranks and element types through the ops. Returns an empty
-/// string, or why the graph cannot be typed (it then stays host code).
-std::string inferSignature(Graph &graph);
+/// propagates ranks and element types through the ops. Fails with why the
+/// graph cannot be typed.
+llvm::Error inferSignature(Graph &graph);
 
 } // namespace kiln::frontend
 
