@@ -26,15 +26,19 @@ using Shape = std::vector<int64_t>;
 /// "[2, 3]": shapes in error messages and printing.
 std::string shapeStr(const Shape &shape);
 
-/// A block of memory owned by the runtime's allocator.
+/// A block of memory, and how to give it back.
 class Storage {
 public:
+  /// Gives a block back: `owner` is what the block was adopted with (or
+  /// what the device's allocator returned), `nbytes` its size.
+  using Deleter = void (*)(void *owner, size_t nbytes);
+  /// Allocates nbytes on device through that device's allocator.
   Storage(size_t nbytes, Device device);
-  /// Adopts memory that compiled code allocated: data is where the
-  /// elements start, and `owner` is the block to free (nullptr: borrowed
-  /// memory, never freed by the Storage): abi::freeForCompiled's on the
-  /// CPU, the CUDA caching allocator's on a GPU.
-  Storage(void *data, size_t nbytes, void *owner, Device device = Device::cpu());
+  /// Adopts memory: data is where the elements start, and deleter(owner,
+  /// nbytes) gives the block back when the last tensor on it goes; no
+  /// deleter: borrowed memory, never freed here.
+  Storage(void *data, size_t nbytes, void *owner, Deleter deleter,
+          Device device = Device::cpu());
   ~Storage();
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
@@ -47,8 +51,8 @@ private:
   void *data_;
   size_t nbytes_;
   Device device_;
-  void *compiledOwner_ = nullptr; // adopted from compiled code
-  bool borrowed_ = false;          // compiled code's memory, not ours
+  void *owner_ = nullptr;
+  Deleter deleter_ = nullptr;
 };
 
 class Tensor {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Allocator.h"
+#include "CudaDriver.h"
 
 #include "kiln/Error.h"
 
@@ -108,6 +109,13 @@ void freeHost(void *ptr, size_t nbytes) {
     return;
   }
   std::free(ptr);
+}
+
+Block allocate(size_t nbytes, Device device) {
+  if (device.type == DeviceType::CUDA)
+    return {cuda::detail::allocateDevice(nbytes),
+            [](void *data, size_t) { cuda::detail::freeDevice(data); }};
+  return {allocateHost(nbytes), freeHost};
 }
 
 } // namespace kiln::detail

@@ -2,6 +2,8 @@
 #ifndef KILN_RUNTIME_ALLOCATOR_H
 #define KILN_RUNTIME_ALLOCATOR_H
 
+#include "kiln/DType.h"
+
 #include <cstddef>
 
 namespace kiln::detail {
@@ -11,6 +13,15 @@ namespace kiln::detail {
 /// call (the cache is bounded; see Allocator.cpp).
 void *allocateHost(size_t nbytes);
 void freeHost(void *ptr, size_t nbytes);
+
+/// nbytes on `device` from that device's allocator (the host's above, the
+/// CUDA caching allocator's), and the function that gives them back: the
+/// one place that picks an allocator by device.
+struct Block {
+  void *data;
+  void (*free)(void *data, size_t nbytes);
+};
+Block allocate(size_t nbytes, Device device);
 
 } // namespace kiln::detail
 

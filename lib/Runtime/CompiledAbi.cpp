@@ -73,8 +73,12 @@ Tensor adopt(const void *descriptor, int64_t rank, DType dtype, Device device) {
     span += shape[i] > 0 ? (shape[i] - 1) * strides[i] : 0;
   size_t esize = elementSize(dtype);
   char *data = static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
-  auto storage = std::make_shared<Storage>(
-      data, static_cast<size_t>(span) * esize, allocated, device);
+  // Compiled code's blocks go back to the allocator that made them.
+  Storage::Deleter free = device.type == DeviceType::CUDA
+                              ? [](void *owner, size_t) { cuda::detail::freeDevice(owner); }
+                              : [](void *owner, size_t) { freeForCompiled(owner); };
+  auto storage = std::make_shared<Storage>(data, static_cast<size_t>(span) * esize,
+                                           allocated, free, device);
   return Tensor(storage, shape, strides, 0, dtype);
 }
 
@@ -88,8 +92,8 @@ Tensor borrow(const void *descriptor, int64_t rank, DType dtype) {
   int64_t span = 1;
   for (int64_t i = 0; i < rank; ++i)
     span += shape[i] > 0 ? (shape[i] - 1) * strides[i] : 0;
-  auto storage =
-      std::make_shared<Storage>(data, static_cast<size_t>(span) * esize, nullptr);
+  auto storage = std::make_shared<Storage>(data, static_cast<size_t>(span) * esize,
+                                           nullptr, nullptr); // borrowed
   return Tensor(storage, shape, strides, 0, dtype);
 }
 

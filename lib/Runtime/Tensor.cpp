@@ -79,23 +79,17 @@ static void checkDevice(Device device, const char *op) {
 
 Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   checkDevice(device, "tensor allocation");
-  data_ = device.type == DeviceType::CUDA ? cuda::detail::allocateDevice(nbytes)
-                                          : detail::allocateHost(nbytes);
+  detail::Block block = detail::allocate(nbytes, device);
+  data_ = owner_ = block.data;
+  deleter_ = block.free;
 }
 
-Storage::Storage(void *data, size_t nbytes, void *owner, Device device)
-    : data_(data), nbytes_(nbytes), device_(device), compiledOwner_(owner),
-      borrowed_(owner == nullptr) {}
+Storage::Storage(void *data, size_t nbytes, void *owner, Deleter deleter, Device device)
+    : data_(data), nbytes_(nbytes), device_(device), owner_(owner), deleter_(deleter) {}
 
 Storage::~Storage() {
-  if (borrowed_)
-    return;
-  if (device_.type == DeviceType::CUDA)
-    cuda::detail::freeDevice(compiledOwner_ ? compiledOwner_ : data_);
-  else if (compiledOwner_)
-    abi::freeForCompiled(compiledOwner_);
-  else
-    detail::freeHost(data_, nbytes_);
+  if (deleter_)
+    deleter_(owner_, nbytes_);
 }
 
 Tensor::Tensor(const Shape &shape, DType dtype, Device device)
