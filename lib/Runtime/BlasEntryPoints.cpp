@@ -1,0 +1,324 @@
+//===- BlasEntryPoints.cpp - Products through BLAS -----------------------===//
+//
+// The entry points kiln-matmul-to-blas makes compiled code call: gemm,
+// linear, batched matmul and conv2d (im2col + gemm) on strided memrefs,
+// through the runtime's BLAS.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/abi.h"
+
+#include "Descriptors.h"
+#include "Gemm.h"
+#include "Parallel.h"
+
+#include <cstring>
+#include <vector>
+
+namespace {
+using kiln::detail::Matrix;
+
+/// A contiguous copy of m when BLAS cannot read it in place.
+template <typename T>
+const T *readable(const Matrix<T> &m, std::vector<T> &copy) {
+  int64_t r = m.sizes[0], c = m.sizes[1];
+  if (kiln::detail::blasCanRead(r, c, m.strides[0], m.strides[1]))
+    return m.data();
+  copy.resize(static_cast<size_t>(r * c));
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      copy[i * c + j] = m.data()[i * m.strides[0] + j * m.strides[1]];
+  return copy.data();
+}
+
+/// C += A * B for the kiln-matmul-to-blas pass.
+template <typename T>
+void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
+  int64_t n = c->sizes[0], m = c->sizes[1], k = a->sizes[1];
+  std::vector<T> ca, cb;
+  const T *pa = readable(*a, ca), *pb = readable(*b, cb);
+  auto strides = [&](const Matrix<T> &x, const T *p, std::vector<T> &copy) {
+    return p == copy.data() && !copy.empty()
+               ? std::pair<int64_t, int64_t>{x.sizes[1], 1}
+               : std::pair<int64_t, int64_t>{x.strides[0], x.strides[1]};
+  };
+  auto [sar, sac] = strides(*a, pa, ca);
+  auto [sbr, sbc] = strides(*b, pb, cb);
+  bool contiguous = (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
+  if (contiguous) {
+    kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(), true);
+    return;
+  }
+  std::vector<T> tmp(static_cast<size_t>(n * m));
+  kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, tmp.data(), false);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      c->data()[i * c->strides[0] + j * c->strides[1]] += tmp[i * m + j];
+}
+using kiln::detail::UnrankedView;
+
+/// An n-d strided view as a [rows, cols] matrix when its leading dims fold
+/// into rows (each a whole number of the next's span); false otherwise.
+template <typename T>
+bool asMatrix(const UnrankedView &v, Matrix<T> &m) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  int64_t r = v.rank;
+  const int64_t *sizes = d + 3, *strides = d + 3 + r;
+  std::memcpy(&m.allocated, &d[0], sizeof(void *));
+  std::memcpy(&m.aligned, &d[1], sizeof(void *));
+  m.offset = d[2];
+  int64_t rows = 1;
+  int64_t rowStride = r >= 2 ? strides[r - 2] : 0;
+  for (int64_t i = r - 2; i >= 0; --i) {
+    if (i < r - 2 && sizes[i] != 1 && strides[i] != strides[i + 1] * sizes[i + 1])
+      return false;
+    rows *= sizes[i];
+  }
+  m.sizes[0] = rows;
+  m.sizes[1] = sizes[r - 1];
+  m.strides[0] = rowStride;
+  m.strides[1] = strides[r - 1];
+  return true;
+}
+
+/// A contiguous copy of an n-d view, as a [rows, cols] matrix.
+template <typename T>
+Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  int64_t r = v.rank;
+  const int64_t *sizes = d + 3, *strides = d + 3 + r;
+  T *base;
+  std::memcpy(&base, &d[1], sizeof(void *));
+  base += d[2];
+  int64_t total = 1;
+  for (int64_t i = 0; i < r; ++i)
+    total *= sizes[i];
+  copy.resize(static_cast<size_t>(total));
+  std::vector<int64_t> index(static_cast<size_t>(r), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < r; ++i)
+      off += index[i] * strides[i];
+    copy[n] = base[off];
+    for (int64_t i = r - 1; i >= 0; --i) {
+      if (++index[i] < sizes[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  int64_t cols = sizes[r - 1];
+  return Matrix<T>{nullptr, copy.data(), 0,
+                   {cols ? total / cols : 0, cols}, {cols, 1}};
+}
+
+/// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear).
+template <typename T>
+void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
+  Matrix<T> xm, ym;
+  std::vector<T> xCopy;
+  if (!asMatrix(*x, xm))
+    xm = gathered(*x, xCopy);
+  // The weight read transposed: [k, o] with swapped strides.
+  Matrix<T> wt{w->allocated, w->aligned, w->offset, {w->sizes[1], w->sizes[0]},
+               {w->strides[1], w->strides[0]}};
+  if (asMatrix(*y, ym)) {
+    gemmAccumulate(&xm, &wt, &ym);
+    return;
+  }
+  // y does not fold into rows (the pipeline never makes such a y): go
+  // through a contiguous copy and write it back element by element.
+  std::vector<T> yCopy;
+  Matrix<T> yc = gathered(*y, yCopy);
+  gemmAccumulate(&xm, &wt, &yc);
+  const int64_t *d = static_cast<const int64_t *>(y->descriptor);
+  int64_t r = y->rank;
+  T *base;
+  std::memcpy(&base, &d[1], sizeof(void *));
+  base += d[2];
+  std::vector<int64_t> index(static_cast<size_t>(r), 0);
+  for (size_t n = 0; n < yCopy.size(); ++n) {
+    int64_t off = 0;
+    for (int64_t i = 0; i < r; ++i)
+      off += index[i] * d[3 + r + i];
+    base[off] = yCopy[n];
+    for (int64_t i = r - 1; i >= 0; --i) {
+      if (++index[i] < d[3 + i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+/// The descriptor fields of an unranked view.
+struct ViewFields {
+  char *base; // aligned + offset, in bytes
+  const int64_t *sizes, *strides;
+  int64_t rank;
+};
+
+template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
+  const int64_t *d = static_cast<const int64_t *>(v.descriptor);
+  T *aligned;
+  std::memcpy(&aligned, &d[1], sizeof(void *));
+  return {reinterpret_cast<char *>(aligned + d[2]), d + 3, d + 3 + v.rank,
+          v.rank};
+}
+
+/// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m]: A's and B's
+/// batch dims align with C's from the right; a size-1 one is broadcast. One
+/// gemm per matrix of C, the matrices split over the threads.
+template <typename T>
+void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
+  ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<T>(*c);
+  int64_t batch = fc.rank - 2;
+  int64_t n = fc.sizes[batch], m = fc.sizes[batch + 1];
+  int64_t k = fa.sizes[fa.rank - 1];
+  int64_t batches = 1;
+  for (int64_t i = 0; i < batch; ++i)
+    batches *= fc.sizes[i];
+  // The element offset of matrix `i` of C in an operand (batch dims
+  // aligned from the right, size-1 dims broadcast).
+  auto offsetIn = [&](const ViewFields &f, int64_t i) {
+    int64_t off = 0, rem = i;
+    for (int64_t d = batch - 1; d >= 0; --d) {
+      int64_t idx = rem % fc.sizes[d];
+      rem /= fc.sizes[d];
+      int64_t od = d - (batch - (f.rank - 2));
+      if (od >= 0 && f.sizes[od] != 1)
+        off += idx * f.strides[od];
+    }
+    return off;
+  };
+  auto matrix = [](const ViewFields &f, int64_t off, int64_t rows,
+                   int64_t cols) {
+    T *data = reinterpret_cast<T *>(f.base) + off;
+    return Matrix<T>{nullptr, data, 0, {rows, cols},
+                     {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
+  };
+  kiln::detail::parallelFor(batches, batches * n * m * std::max<int64_t>(k, 1),
+                            [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
+      Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
+      Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
+      gemmAccumulate(&ma, &mb, &mc);
+    }
+  });
+}
+} // namespace
+
+extern "C" void _mlir_ciface_kiln_bmm_f32(UnrankedView *a, UnrankedView *b,
+                                          UnrankedView *c) {
+  batchedAccumulate<float>(a, b, c);
+}
+
+extern "C" void _mlir_ciface_kiln_bmm_f64(UnrankedView *a, UnrankedView *b,
+                                          UnrankedView *c) {
+  batchedAccumulate<double>(a, b, c);
+}
+
+extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
+                                             UnrankedView *y) {
+  linearAccumulate(x, w, y);
+}
+
+extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x,
+                                             Matrix<double> *w,
+                                             UnrankedView *y) {
+  linearAccumulate(x, w, y);
+}
+
+namespace {
+/// A rank-4 strided memref descriptor.
+template <typename T> struct Tensor4 {
+  void *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+  T &at(int64_t a, int64_t b, int64_t c, int64_t d) const {
+    return aligned[offset + a * strides[0] + b * strides[1] + c * strides[2] +
+                   d * strides[3]];
+  }
+};
+
+/// y[n, o, oy, ox] += sum over (c, i, j) of x[n, c, oy*sh + i, ox*sw + j] *
+/// w[o, c, i, j] for kiln-matmul-to-blas (x already padded): the eager
+/// conv2d's method, im2col and one gemm per image.
+template <typename T>
+void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
+                      int64_t sw) {
+  int64_t N = y->sizes[0], O = y->sizes[1], Ho = y->sizes[2], Wo = y->sizes[3];
+  int64_t C = w->sizes[1], kH = w->sizes[2], kW = w->sizes[3];
+  int64_t K = C * kH * kW, P = Ho * Wo;
+  if (N == 0 || O == 0 || P == 0 || K == 0)
+    return;
+  // The weight as an [O, K] matrix: in place when it is row-major.
+  const int64_t *ws = w->strides;
+  std::vector<T> gathered;
+  const T *weights = w->aligned + w->offset;
+  if (!(ws[3] == 1 && ws[2] == kW && ws[1] == kH * kW && ws[0] == K)) {
+    gathered.resize(static_cast<size_t>(O * K));
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t r = 0; r < K; ++r)
+        gathered[o * K + r] = w->at(o, r / (kH * kW), (r / kW) % kH, r % kW);
+    weights = gathered.data();
+  }
+  // Each image's outputs as an [O, P] matrix: accumulated in place when
+  // row-major, through a buffer otherwise.
+  const int64_t *ys = y->strides;
+  bool direct = ys[3] == 1 && ys[2] == Wo && ys[1] == P;
+  std::vector<T> cols(static_cast<size_t>(K * P));
+  std::vector<T> product(direct ? 0 : static_cast<size_t>(O * P));
+  const int64_t *xs = x->strides;
+  int64_t step = sw * xs[3]; // between neighbouring outputs of a row
+  for (int64_t n = 0; n < N; ++n) {
+    kiln::detail::parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
+        const T *tap = &x->at(n, c, i, j);
+        T *dst = cols.data() + r * P;
+        for (int64_t oy = 0; oy < Ho; ++oy) {
+          const T *src = tap + oy * sh * xs[2];
+          T *out = dst + oy * Wo;
+          if (step == 1)
+            std::memcpy(out, src, static_cast<size_t>(Wo) * sizeof(T));
+          else
+            for (int64_t ox = 0; ox < Wo; ++ox)
+              out[ox] = src[ox * step];
+        }
+      }
+    });
+    T *image = &y->at(n, 0, 0, 0);
+    kiln::detail::gemm<T>(O, P, K, weights, K, 1, cols.data(), P, 1,
+                          direct ? image : product.data(), direct);
+    if (!direct)
+      kiln::detail::parallelFor(O, O * P, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o)
+          for (int64_t p = 0; p < P; ++p)
+            y->at(n, o, p / Wo, p % Wo) += product[o * P + p];
+      });
+  }
+}
+} // namespace
+
+extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x, Tensor4<float> *w,
+                                             Tensor4<float> *y, int64_t sh,
+                                             int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw);
+}
+
+extern "C" void _mlir_ciface_kiln_conv2d_f64(Tensor4<double> *x,
+                                             Tensor4<double> *w,
+                                             Tensor4<double> *y, int64_t sh,
+                                             int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw);
+}
+
+extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
+                                           Matrix<float> *c) {
+  gemmAccumulate(a, b, c);
+}
+
+extern "C" void _mlir_ciface_kiln_gemm_f64(Matrix<double> *a, Matrix<double> *b,
+                                           Matrix<double> *c) {
+  gemmAccumulate(a, b, c);
+}

@@ -1,0 +1,204 @@
+//===- GraphCalls.cpp - Guards, graph calls and modes --------------------===//
+//
+// The runtime side of kiln/abi.h for control: the compiled/eager/disabled
+// mode of each thread, KILN_LOGS, guards, GraphCall and opaque calls.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/abi.h"
+
+#include "CudaDriver.h"
+
+#include "kiln/Ops.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace kiln::abi {
+
+namespace {
+/// Set by callOpaque when an opaque call inside a graph failed.
+thread_local bool opaqueFailed = false;
+/// This thread's mode: eager (no root on the stack), compiled (a compile
+/// root below no KILN_DISABLE()), disabled (below a KILN_DISABLE()).
+enum Mode : int { kEager, kCompiled, kDisabled };
+thread_local int mode = kEager;
+} // namespace
+
+CompiledScope::CompiledScope(bool compiled) : saved_(mode) {
+  mode = !compiled ? kDisabled : mode == kDisabled ? kDisabled : kCompiled;
+}
+
+CompiledScope::~CompiledScope() { mode = saved_; }
+
+bool inCompiledCode() { return mode == kCompiled; }
+
+bool inDisabledCode() { return mode == kDisabled; }
+
+void callOpaque(const char *name, void *result, int64_t rank, DType dtype,
+                Tensor (*fn)(void *context), void *context) {
+  Tensor t;
+  const char *why = nullptr;
+  try {
+    t = fn(context);
+    if (!t.defined() || t.dim() != rank || t.dtype() != dtype)
+      why = "it returned another rank or dtype than the graph was built for";
+  } catch (const std::exception &) {
+    why = "it threw";
+  }
+  if (why) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr, "kiln: opaque call of %s: %s\n", name, why);
+    opaqueFailed = true;
+    t = empty(Shape(static_cast<size_t>(rank), 0), dtype);
+  }
+  returnTensor(t, result);
+}
+
+bool logEnabled(const char *name) {
+  // Read once: every graph call asks.
+  static const std::string all = [] {
+    const char *logs = std::getenv("KILN_LOGS");
+    return logs ? std::string(",") + logs + "," : std::string();
+  }();
+  return !all.empty() &&
+         all.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
+           Device device) {
+  bool cuda = device.type == DeviceType::CUDA;
+  if (cuda && !kiln::cuda::detail::ready()) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr,
+                   "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
+                   graph, kiln::cuda::detail::whyNotReady().c_str());
+    return false;
+  }
+  size_t index = 0;
+  for (const TensorGuard &g : tensors) {
+    const Tensor &t = g.tensor;
+    const char *why = nullptr;
+    if (!t.defined())
+      why = "undefined";
+    else if (!cuda && t.device().type != DeviceType::CPU)
+      why = "not on the CPU";
+    else if (cuda && t.device() != Device::cpu() && t.device() != Device::cuda())
+      why = "not on the CPU or cuda:0";
+    else if (t.dim() != g.rank)
+      why = "rank";
+    else if (t.dtype() != g.dtype)
+      why = "dtype";
+    if (why) {
+      if (logEnabled("guards"))
+        std::fprintf(stderr,
+                     "kiln: guard of graph %s failed on input %zu (%s): "
+                     "compiled for rank %lld %s; running it eagerly\n",
+                     graph, index, why, static_cast<long long>(g.rank),
+                     dtypeName(g.dtype));
+      return false;
+    }
+    ++index;
+  }
+  if (logEnabled("graph_calls"))
+    std::fprintf(stderr, "kiln: graph %s: guard passed\n", graph);
+  return true;
+}
+
+GraphCall &GraphCall::input(const Tensor &t) {
+  descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
+  if (device_.type == DeviceType::CUDA && t.device().type == DeviceType::CPU) {
+    hostInputs_ = true;
+    staged_.push_back(t.to(device_));
+    describe(staged_.back(), descriptors_.back().data());
+  } else {
+    describe(t, descriptors_.back().data());
+  }
+  args_.push_back({true, descriptors_.size() - 1});
+  return *this;
+}
+
+GraphCall &GraphCall::input(int64_t value) {
+  scalars_.push_back(value);
+  args_.push_back({false, scalars_.size() - 1});
+  return *this;
+}
+
+GraphCall &GraphCall::input(float value) {
+  int64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(value));
+  return input(bits);
+}
+
+GraphCall &GraphCall::input(double value) {
+  int64_t bits;
+  std::memcpy(&bits, &value, sizeof(value));
+  return input(bits);
+}
+
+GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
+  outputs_.push_back({&out, rank, dtype});
+  return *this;
+}
+
+bool GraphCall::run() {
+  // Results: one descriptor per output, then the int32 status.
+  size_t words = 1;
+  for (const Output &o : outputs_)
+    words += descriptorSize(o.rank) / sizeof(int64_t);
+  std::vector<int64_t> results(words, 0);
+  std::vector<void *> args;
+  args.push_back(results.data());
+  // Scalars are passed by address; their storage no longer moves now.
+  for (const Arg &a : args_)
+    args.push_back(a.tensor ? static_cast<void *>(descriptors_[a.index].data())
+                            : static_cast<void *>(&scalars_[a.index]));
+  opaqueFailed = false;
+  entry_(args.data());
+  // Kernels run asynchronously: wait for them, and take what went wrong.
+  std::string deviceError;
+  bool cuda = device_.type == DeviceType::CUDA;
+  if (cuda) {
+    deviceError = kiln::cuda::detail::takeError();
+    if (deviceError.empty()) {
+      try {
+        kiln::cuda::detail::synchronize("graph");
+      } catch (const Error &e) {
+        deviceError = e.what();
+      }
+    }
+  }
+  // A failed opaque call fails the graph like a shape check: its results
+  // are discarded (below) and the statements run eagerly.
+  bool opaque = opaqueFailed;
+  opaqueFailed = false;
+  int32_t status = 1;
+  if (!opaque)
+    std::memcpy(&status, results.data() + words - 1, sizeof(status));
+  size_t at = 0;
+  for (const Output &o : outputs_) {
+    // On a failed check the buffers are still the caller's: taking them
+    // into Tensors frees them either way.
+    Tensor result = adopt(results.data() + at, o.rank, o.dtype, device_);
+    if (status == 0 && deviceError.empty())
+      *o.target = hostInputs_ ? result.to(Device::cpu()) : std::move(result);
+    at += descriptorSize(o.rank) / sizeof(int64_t);
+  }
+  staged_.clear();
+  if (!deviceError.empty())
+    throw Error(std::string("graph ") + graph_ + ": " + deviceError);
+  if (status != 0) {
+    if (logEnabled("guards"))
+      std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", graph_,
+                   opaque ? "an opaque call failed" : "a shape check failed");
+    return false;
+  }
+  if (logEnabled("graph_calls"))
+    std::fprintf(stderr, "kiln: graph %s: ran compiled\n", graph_);
+  return true;
+}
+
+} // namespace kiln::abi

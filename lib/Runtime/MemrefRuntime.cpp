@@ -1,0 +1,89 @@
+//===- MemrefRuntime.cpp - What MLIR-lowered code calls ------------------===//
+//
+// The functions MLIR's lowering calls by name, which its runtime library
+// would provide (it is not shipped): allocation through the runtime's
+// caching allocator, memrefCopy between strided buffers, and the release of
+// an allow_in_graph result copied to the device.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/abi.h"
+
+#include "Parallel.h"
+
+#include <cstring>
+
+namespace {
+struct UnrankedDescriptor {
+  int64_t rank;
+  void *descriptor;
+};
+} // namespace
+
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t nbytes) {
+  return kiln::abi::allocateForCompiled(nbytes);
+}
+
+/// Blocks are 64-byte aligned, which is what the pipeline asks for.
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                    size_t nbytes) {
+  (void)alignment;
+  return kiln::abi::allocateForCompiled(nbytes);
+}
+
+extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
+  kiln::abi::freeForCompiled(ptr);
+}
+
+/// GPU graphs' host code allocates with malloc; the result of an
+/// allow_in_graph call (abi::returnTensor's buffer, its allocated and
+/// aligned pointers equal) comes back here once copied to the device.
+extern "C" void kiln_release_returned_buffer(uintptr_t buffer) {
+  kiln::abi::freeForCompiled(reinterpret_cast<void *>(buffer));
+}
+
+/// Copies src to dst, both strided memrefs of the same shape.
+extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
+                           UnrankedDescriptor *dst) {
+  int64_t rank = src->rank;
+  auto *s = static_cast<int64_t *>(src->descriptor);
+  auto *d = static_cast<int64_t *>(dst->descriptor);
+  char *sBase, *dBase;
+  std::memcpy(&sBase, &s[1], sizeof(void *));
+  std::memcpy(&dBase, &d[1], sizeof(void *));
+  sBase += s[2] * elemSize;
+  dBase += d[2] * elemSize;
+  const int64_t *sizes = s + 3, *sStrides = s + 3 + rank, *dStrides = d + 3 + rank;
+  int64_t total = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    total *= sizes[i];
+  if (total == 0)
+    return;
+  // Rows of the last dim: one memcpy each when both sides are contiguous
+  // there (a pad's interior, a slice), rows split over the threads.
+  int64_t cols = rank ? sizes[rank - 1] : 1;
+  bool rowsContiguous =
+      rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
+                    (dStrides[rank - 1] == 1 || cols == 1));
+  int64_t rows = total / cols;
+  size_t rowBytes = static_cast<size_t>((rowsContiguous ? cols : 1) * elemSize);
+  kiln::detail::parallelFor(rows, total, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      // The coordinates of the row's first element.
+      int64_t rest = row, so = 0, dO = 0;
+      for (int64_t i = rank - 2; i >= 0; --i) {
+        int64_t at = rest % sizes[i];
+        rest /= sizes[i];
+        so += at * sStrides[i];
+        dO += at * dStrides[i];
+      }
+      if (rowsContiguous) {
+        std::memcpy(dBase + dO * elemSize, sBase + so * elemSize, rowBytes);
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(dBase + (dO + j * dStrides[rank - 1]) * elemSize,
+                    sBase + (so + j * sStrides[rank - 1]) * elemSize,
+                    static_cast<size_t>(elemSize));
+    }
+  });
+}
