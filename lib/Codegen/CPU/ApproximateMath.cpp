@@ -11,11 +11,14 @@
 
 #include <cmath>
 #include <optional>
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNAPPROXIMATEMATH
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-approximate-math"
 
 using namespace mlir;
 
@@ -198,6 +201,8 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
 struct KilnApproximateMathPass
     : mlir::kiln::impl::KilnApproximateMathBase<KilnApproximateMathPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     RewritePatternSet patterns(&getContext());
     patterns.add<ErfAsRational, ExpAsPolynomial>(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);

@@ -13,11 +13,14 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNFUSEROWLOOPS
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-fuse-row-loops"
 
 using namespace mlir;
 using mlir::kiln::viewedBuffer;
@@ -271,6 +274,8 @@ void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
 struct KilnFuseRowLoopsPass
     : mlir::kiln::impl::KilnFuseRowLoopsBase<KilnFuseRowLoopsPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ParallelOp> tiles;
     getOperation()->walk([&](scf::ParallelOp tile) { tiles.push_back(tile); });

@@ -4,11 +4,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNOPENMPSCHEDULE
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-openmp-schedule"
 
 using namespace mlir;
 
@@ -17,6 +20,8 @@ namespace {
 struct KilnOpenMpSchedulePass
     : mlir::kiln::impl::KilnOpenMpScheduleBase<KilnOpenMpSchedulePass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     getOperation()->walk([](omp::WsloopOp loop) {
       if (loop.getScheduleKind())
         return;

@@ -4,11 +4,14 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNPARALLELIZEOUTERLOOP
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-parallelize-outer-loop"
 
 using namespace mlir;
 
@@ -53,6 +56,8 @@ struct KilnParallelizeOuterLoopPass
     : mlir::kiln::impl::KilnParallelizeOuterLoopBase<
           KilnParallelizeOuterLoopPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     SmallVector<scf::ParallelOp> outermost, nested;
     getOperation()->walk([&](scf::ParallelOp loop) {
       if (loop->getParentOfType<scf::ParallelOp>())

@@ -10,11 +10,14 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNPREFETCHNEXTROW
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-prefetch-next-row"
 
 using namespace mlir;
 using mlir::kiln::viewedBuffer;
@@ -129,6 +132,8 @@ void prefetchNextRow(scf::ForOp row) {
 struct KilnPrefetchNextRowPass
     : mlir::kiln::impl::KilnPrefetchNextRowBase<KilnPrefetchNextRowPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     SmallVector<scf::ForOp> rows;
     getOperation()->walk([&](scf::ParallelOp tile) {
       for (Operation &op : tile.getBody()->without_terminator())

@@ -6,11 +6,14 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNTILEANDFUSEROWS
 #include "kiln/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-tile-and-fuse-rows"
 
 using namespace mlir;
 
@@ -36,6 +39,8 @@ struct KilnTileAndFuseRowsPass
   using KilnTileAndFuseRowsBase::KilnTileAndFuseRowsBase;
 
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     SmallVector<linalg::LinalgOp> roots;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isRoot(op))
@@ -61,8 +66,14 @@ struct KilnTileAndFuseRowsPass
         return scf::tileConsumerAndFuseProducersUsingSCF(
             rewriter, cast<TilingInterface>(root.getOperation()), options);
       }();
-      if (failed(result))
+      if (failed(result)) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left untiled: " << root->getName()
+                                << "\n");
         continue; // left untiled: correct, only slower
+      }
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tiled by " << rows << " rows, "
+                              << result->fusedProducers.size()
+                              << " producers fused: " << root->getName() << "\n");
       for (OpResult value : root->getResults())
         rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
       rewriter.eraseOp(root);

@@ -8,11 +8,14 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNLOWERREDUCTIONS
 #include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-lower-reductions"
 
 using namespace mlir;
 
@@ -127,6 +130,8 @@ struct ReductionToLoops : OpRewritePattern<linalg::GenericOp> {
 struct KilnLowerReductionsPass
     : mlir::kiln::impl::KilnLowerReductionsBase<KilnLowerReductionsPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     RewritePatternSet patterns(&getContext());
     patterns.add<ReductionToLoops>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -5,11 +5,14 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNLOWERSHAPEASSERTS
 #include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-lower-shape-asserts"
 
 using namespace mlir;
 
@@ -17,6 +20,8 @@ namespace {
 struct KilnLowerShapeAssertsPass
     : mlir::kiln::impl::KilnLowerShapeAssertsBase<KilnLowerShapeAssertsPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())
         continue;

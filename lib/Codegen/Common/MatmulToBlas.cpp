@@ -8,11 +8,14 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNMATMULTOBLAS
 #include "kiln/Codegen/Common/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-matmul-to-blas"
 
 using namespace mlir;
 
@@ -194,6 +197,8 @@ struct KilnMatmulToBlasPass
     : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
   using Base::Base;
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     ModuleOp module = getOperation();
     bool cuda = target == "cuda";
     if (!cuda && target != "cpu") {
@@ -225,6 +230,10 @@ struct KilnMatmulToBlasPass
           batched.push_back(generic);
       }
     });
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << target << ": " << matmuls.size()
+                            << " matmuls, " << linears.size() << " linears, "
+                            << batched.size() << " batched, " << convs.size()
+                            << " convolutions to library calls\n");
     auto elementOf = [](linalg::LinalgOp op) {
       return cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
     };

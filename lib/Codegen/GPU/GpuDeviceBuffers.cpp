@@ -12,11 +12,14 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUDEVICEBUFFERS
 #include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-gpu-device-buffers"
 
 using namespace mlir;
 using mlir::kiln::viewedBuffer;
@@ -336,6 +339,8 @@ void wrapSerialOps(func::FuncOp fn, IRRewriter &rewriter) {
 struct KilnGpuDeviceBuffersPass
     : mlir::kiln::impl::KilnGpuDeviceBuffersBase<KilnGpuDeviceBuffersPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     IRRewriter rewriter(&getContext());
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp fn : functions) {

@@ -19,11 +19,14 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <limits>
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUMAPPARALLELLOOPS
 #include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-gpu-map-parallel-loops"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -141,6 +144,8 @@ struct KilnGpuMapParallelLoopsPass
     : mlir::kiln::impl::KilnGpuMapParallelLoopsBase<KilnGpuMapParallelLoopsPass> {
   using Base::Base;
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp loop) {
       if (loop->getParentOfType<scf::ParallelOp>())

@@ -6,11 +6,14 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUMERGEMODULES
 #include "kiln/Codegen/GPU/Passes.h.inc"
 } // namespace mlir::kiln
+
+#define DEBUG_TYPE "kiln-gpu-merge-modules"
 
 using namespace mlir;
 
@@ -21,6 +24,8 @@ constexpr llvm::StringLiteral kMergedName = "kiln_kernels";
 struct KilnGpuMergeModulesPass
     : mlir::kiln::impl::KilnGpuMergeModulesBase<KilnGpuMergeModulesPass> {
   void runOnOperation() override {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
+                            << "\n");
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     if (gpuModules.empty())
