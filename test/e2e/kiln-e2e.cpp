@@ -11,7 +11,8 @@
 // and links them, then prints "skipped: no GPU" instead of running.
 // --backend=cuda-emulated maps the loop nests onto blocks and threads as
 // the GPU pipeline does (vector accesses included) and runs that grid as
-// serial loops on the CPU, checking its index arithmetic on any machine.
+// serial loops on the CPU (test/lib: kiln-test-gpu-mapping-on-cpu-pipeline),
+// checking its index arithmetic on any machine.
 // Compiles every function of FILE (kiln dialect) through buildCpuPipeline to
 // an object file in process, links it into a shared library, loads it, and
 // for each `// E2E: @fn ARG...` line of FILE runs @fn compiled and through
@@ -38,6 +39,7 @@
 
 #include "kiln/Cuda.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "TestPasses.h"
 #include "kiln/Target/CPU.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -318,7 +320,8 @@ int main(int argc, char **argv) {
   options.backend = cuda ? mlir::kiln::Backend::Cuda : mlir::kiln::Backend::Cpu;
   options.gpu.chip = arch;
   options.gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
-  options.cpu.emulateGpuMapping = emulated;
+  if (emulated)
+    options.pipeline = mlir::kiln::test::buildGpuMappingOnCpuPipeline;
   if (mlir::failed(mlir::kiln::lowerModule(*compiled, options)))
     return 2;
   if (llvm::sys::fs::create_directories(work))

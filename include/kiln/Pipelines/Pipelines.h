@@ -1,17 +1,20 @@
-//===- Pipelines.h - Kiln's pass pipelines ----------------------*- C++ -*-===//
+//===- Pipelines.h - Kiln's compile sequence --------------------*- C++ -*-===//
 //
-// Named pipelines shared by kiln-opt (-kiln-to-linalg-pipeline,
-// -kiln-cpu-pipeline, -kiln-gpu-pipeline) and the compiler driver.
+// The one way to compile a module of kiln-dialect graphs (lowerModule),
+// and the registration of Kiln's passes and pipelines (built in
+// lib/Codegen/{Common,CPU,GPU}/Passes.cpp) for kiln-opt.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_PIPELINES_PIPELINES_H
 #define KILN_PIPELINES_PIPELINES_H
 
+#include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Pipelines/Backend.h"
 
 #include "mlir/Support/LLVM.h"
 
-#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace llvm {
@@ -26,47 +29,9 @@ class OpPassManager;
 
 namespace mlir::kiln {
 
-struct CpuPipelineOptions {
-  /// Map parallel loops to OpenMP threads.
-  bool openmp = true;
-  /// Instead, map loop nests onto a grid as the GPU pipeline does
-  /// (kiln-gpu-map-parallel-loops; a row reduction's threads combine their
-  /// partial values in a serial loop instead of gpu.all_reduce) and run the
-  /// grid's blocks and threads as serial loops: a check of the mapping's
-  /// index arithmetic against eager on a machine without a GPU.
-  bool emulateGpuMapping = false;
-};
-
-struct GpuPipelineOptions {
-  /// The GPU architecture: sm_80, sm_90, ...
-  std::string chip = "sm_90";
-  /// The device binary: isa (PTX text), bin (cubin, through ptxas) or
-  /// fatbin (cubin and PTX, through ptxas and fatbinary).
-  std::string format = "fatbin";
-  /// Threads per block.
-  int64_t blockSize = 256;
-  /// The CUDA toolkit (libdevice, ptxas, fatbinary); empty: findCudaToolkit.
-  std::string toolkit;
-};
-
 /// The CUDA toolkit's root: $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH, else
 /// /usr/local/cuda, else the one whose ptxas is on PATH; "" if none.
 std::string findCudaToolkit();
-
-/// kiln -> linalg on tensors, canonicalized, shape checks turned into the
-/// entry points' status result.
-void buildKilnToLinalgPipeline(OpPassManager &pm);
-
-/// kiln -> LLVM dialect for the host CPU: fusion, bufferization with
-/// deallocation, parallel loops on OpenMP, vectorizable math, C wrappers.
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
-
-/// kiln -> host code in the LLVM dialect that launches kernels, and one
-/// gpu.binary holding the kernels for `options.chip`: fusion,
-/// bufferization into device memory, loop nests mapped onto blocks and
-/// threads (row reductions onto one block per row), NVVM, then upstream's
-/// GPU-to-NVVM lowering and serialization.
-void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options = {});
 
 /// How far lowerModule takes a module of kiln-dialect graphs.
 enum class Stage {
@@ -82,6 +47,9 @@ struct CompileOptions {
   GpuPipelineOptions gpu;
   /// Receives the module after every pass that changed it (--debug-dir).
   llvm::raw_ostream *afterEachPass = nullptr;
+  /// When set, builds the pipeline instead of the backend's (kiln-e2e's
+  /// GPU mapping run on the CPU, from test/lib).
+  std::function<void(OpPassManager &)> pipeline;
 };
 
 /// The one compile sequence of the driver, kiln-e2e and the benchmarks:
@@ -95,8 +63,8 @@ void registerKilnPipelines();
 
 /// What every tool that compiles graphs needs: upstream's dialects and
 /// extensions and the kiln dialect in `registry`, and every upstream and
-/// Kiln pass and pipeline in the pass registry (the pipelines are built
-/// from pass names).
+/// Kiln pass and pipeline in the pass registry (for textual pipelines:
+/// kiln-opt, --debug-dir's reproducers).
 void registerKilnCompiler(DialectRegistry &registry);
 
 } // namespace mlir::kiln

@@ -98,7 +98,7 @@ std::optional<VectorAccesses> vectorAccesses(scf::ParallelOp loop,
 /// elementwise mapping.
 SmallVector<scf::ParallelOp> mapRowKernels(ArrayRef<scf::ParallelOp> nests,
                                            int64_t blockSize,
-                                           int64_t vectorWidth, bool emulate);
+                                           int64_t vectorWidth, bool serialThreads);
 
 } // namespace mlir::kiln
 

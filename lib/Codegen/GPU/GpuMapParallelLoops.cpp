@@ -146,24 +146,31 @@ struct KilnGpuMapParallelLoopsPass
   void runOnOperation() override {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
                             << "\n");
-    SmallVector<scf::ParallelOp> outermost;
-    getOperation().walk([&](scf::ParallelOp loop) {
-      if (loop->getParentOfType<scf::ParallelOp>())
-        mapTo(loop, gpu::Processor::Sequential);
-      else
-        outermost.push_back(loop);
-    });
-    for (scf::ParallelOp loop : outermost)
-      if (!loop.getInitVals().empty()) {
-        loop.emitError("kiln: scf.parallel with reductions is not mapped to the GPU");
-        return signalPassFailure();
-      }
-    for (scf::ParallelOp loop :
-         mapRowKernels(outermost, blockSize, vectorWidth, cpuEmulation))
-      mapElementwise(loop, vectorWidth, blockSize);
-    if (!cpuEmulation && failed(checkHostCode(getOperation())))
+    if (failed(mapParallelLoopsToGrid(getOperation(), blockSize, vectorWidth)) ||
+        failed(checkHostCode(getOperation())))
       signalPassFailure();
   }
 };
 
 } // namespace
+
+LogicalResult mlir::kiln::mapParallelLoopsToGrid(func::FuncOp fn,
+                                                 int64_t blockSize,
+                                                 int64_t vectorWidth,
+                                                 bool serialThreads) {
+  SmallVector<scf::ParallelOp> outermost;
+  fn.walk([&](scf::ParallelOp loop) {
+    if (loop->getParentOfType<scf::ParallelOp>())
+      mapTo(loop, gpu::Processor::Sequential);
+    else
+      outermost.push_back(loop);
+  });
+  for (scf::ParallelOp loop : outermost)
+    if (!loop.getInitVals().empty())
+      return loop.emitError("kiln: scf.parallel with reductions is not mapped "
+                            "to the GPU");
+  for (scf::ParallelOp loop :
+       mapRowKernels(outermost, blockSize, vectorWidth, serialThreads))
+    mapElementwise(loop, vectorWidth, blockSize);
+  return success();
+}

@@ -239,7 +239,7 @@ struct RowBlock {
   Value lane; // null when emulated
   int64_t blockSize;
   int64_t vectorWidth;
-  bool emulate;
+  bool serialThreads;
 
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -248,7 +248,7 @@ struct RowBlock {
   /// `init` and returning the value `body` yields, when given).
   Value forEachThread(function_ref<Value(Value lane, Value carried)> body,
                       Value init = Value()) {
-    if (!emulate)
+    if (!serialThreads)
       return body(lane, Value());
     auto loop = init ? scf::ForOp::create(b, loc, index(0), index(blockSize),
                                           index(1), init)
@@ -268,7 +268,7 @@ struct RowBlock {
 
   /// Runs `body` on thread 0 only (emulated: once).
   void onFirstThread(function_ref<void()> body) {
-    if (emulate)
+    if (serialThreads)
       return body();
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         lane, index(0));
@@ -396,7 +396,7 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
     return choice.getResult(0);
   };
   Value all;
-  if (blk.emulate)
+  if (blk.serialThreads)
     all = blk.forEachThread(
         [&](Value lane, Value sofar) { return combine(sofar, partialOf(lane)); },
         identity);
@@ -473,7 +473,7 @@ void emitColumns(RowBlock &blk, Phase phase, IRMapping map) {
 /// One kernel for `phases`: a block per row, each phase in turn, a barrier
 /// between phases (a phase reads what others threads wrote in the last).
 void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
-                   int64_t vectorWidth, bool emulate) {
+                   int64_t vectorWidth, bool serialThreads) {
   scf::ParallelOp first = phases.front().loop;
   // Host ops between the nests (allocations, dims) move above the kernel.
   for (Phase phase : phases.drop_front())
@@ -489,7 +489,7 @@ void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
   Value total = totalCount(b, loc, first, counts, rows);
   Value row;
   Value lane;
-  if (emulate) {
+  if (serialThreads) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto blocks = scf::ParallelOp::create(b, loc, zero, total, one);
@@ -501,10 +501,10 @@ void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
     row = blocks.getInductionVars()[0];
     lane = threads.getInductionVars()[0];
   }
-  RowBlock blk{b, loc, lane, blockSize, vectorWidth, emulate};
+  RowBlock blk{b, loc, lane, blockSize, vectorWidth, serialThreads};
   for (auto [i, phaseRef] : llvm::enumerate(phases)) {
     Phase phase = phaseRef;
-    if (i > 0 && !emulate)
+    if (i > 0 && !serialThreads)
       gpu::BarrierOp::create(b, loc);
     IRMapping map;
     delinearize(b, loc, phase.loop, counts, row, map, rows);
@@ -560,7 +560,7 @@ bool onlyMovableBetween(Operation *first, Operation *last) {
 
 SmallVector<scf::ParallelOp>
 mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
-                          int64_t vectorWidth, bool emulate) {
+                          int64_t vectorWidth, bool serialThreads) {
   SmallVector<scf::ParallelOp> left;
   llvm::SmallPtrSet<Operation *, 16> done;
   for (auto [i, nestRef] : llvm::enumerate(nests)) {
@@ -609,7 +609,7 @@ mlir::kiln::mapRowKernels(ArrayRef<scf::ParallelOp> nests, int64_t blockSize,
       }
       done.insert(next);
     }
-    emitRowKernel(phases, rows, blockSize, vectorWidth, emulate);
+    emitRowKernel(phases, rows, blockSize, vectorWidth, serialThreads);
   }
   return left;
 }

@@ -6,7 +6,7 @@
 // around it as phases of the same kernel; a contraction runs one thread per
 // output element. (Elementwise nests with vector accesses:
 // kiln-gpu-map-parallel-loops-vector-width.mlir; the CPU emulation:
-// kiln-gpu-map-parallel-loops-cpu-emulation.mlir.)
+// kiln-test-gpu-mapping-on-cpu.mlir.)
 // RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1" -cse -split-input-file -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @elementwise

@@ -12,6 +12,20 @@ namespace mlir::kiln {
 #define GEN_PASS_REGISTRATION
 #include "kiln/Codegen/CPU/Passes.h.inc"
 
+struct CpuPipelineOptions {
+  /// Map parallel loops to OpenMP threads.
+  bool openmp = true;
+};
+
+/// kiln -> LLVM dialect for the host CPU: fusion, bufferization with
+/// deallocation, products through BLAS, row tiles as parallel loops on
+/// OpenMP, vectorizable math, C wrappers (docs/pipelines.md).
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
+
+/// The CPU pipeline's last steps, from loops on buffers to the LLVM
+/// dialect: Kiln's approximate math, then upstream's conversions.
+void addCpuLoweringToLLVM(OpPassManager &pm);
+
 } // namespace mlir::kiln
 
 #endif

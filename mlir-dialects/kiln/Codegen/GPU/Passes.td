@@ -101,11 +101,6 @@ def KilnGpuMapParallelLoops : Pass<"kiln-gpu-map-parallel-loops", "::mlir::func:
            "Threads per block">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
            "Consecutive elements per thread where data is contiguous (1: off)">,
-    Option<"cpuEmulation", "cpu-emulation", "bool", /*default=*/"false",
-           "For running the grids as serial loops on the CPU: a row "
-           "reduction's threads combine their partial values in a serial loop "
-           "instead of gpu.all_reduce (which has no CPU lowering), and host "
-           "code is not checked for device accesses">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

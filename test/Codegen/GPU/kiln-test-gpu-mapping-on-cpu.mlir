@@ -1,10 +1,11 @@
-// Tests the CPU emulation of the GPU mapping (cpu-emulation, used by
-// kiln-e2e --backend=cuda-emulated): a row kernel's block is one iteration
+// Tests the CPU emulation of the GPU mapping (the test pass of
+// test/lib/Codegen/GPU, used by kiln-e2e --backend=cuda-emulated): a row
+// kernel's block is one iteration
 // of the parallel loop over rows, and each phase's threads are a serial
 // loop, one phase after the other (no barriers needed); a reduction's
 // threads combine their strided partial values in order where the GPU uses
 // gpu.all_reduce, and the last writes.
-// RUN: kiln-opt %s -kiln-gpu-map-parallel-loops="block-size=128 vector-width=1 cpu-emulation=1" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-test-gpu-mapping-on-cpu="block-size=128 vector-width=1" -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @row_max
 // CHECK: scf.parallel (%[[ROW:.*]]) =
