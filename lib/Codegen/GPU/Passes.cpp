@@ -37,9 +37,7 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
   addBufferizationPasses(pm);
   pm.addPass(createKilnGpuDeviceBuffers());
   // Products through cuBLAS where it loads, the generated kernel otherwise.
-  KilnMatmulToBlasOptions cublas;
-  cublas.target = "cuda";
-  pm.addPass(createKilnMatmulToBlas(cublas));
+  pm.addPass(createKilnGpuMatmulToCublas());
   pm.addPass(createKilnLowerReductions());
   // No canonicalize before the mapping: it would inline the one-iteration
   // loops that make kernels of serial ops.

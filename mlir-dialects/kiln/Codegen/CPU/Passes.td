@@ -136,4 +136,29 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
+def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
+  let summary = "Call the runtime's BLAS entry points for float products";
+  let description = [{
+    On bufferized IR, replaces each `linalg.matmul` of f32 or f64 memrefs
+    with a call to the runtime's `kiln_gemm_f32`/`kiln_gemm_f64` (C
+    interface: three strided memref descriptors, C += A * B), each
+    contraction of `linear`'s form (y[..., o] += x[..., k] * w[o, k], the
+    weight read transposed) with `kiln_linear_f32`/`kiln_linear_f64` (x
+    and y as unranked memrefs of any rank), each batched product with
+    `kiln_bmm_f32`/`kiln_bmm_f64`, and each float
+    `linalg.conv_2d_nchw_fchw` without dilation with `kiln_conv2d_f32`/
+    `kiln_conv2d_f64` (input already padded, strides as arguments: the
+    runtime lays the input out as columns and runs one gemm per image, as
+    the eager conv2d does). The runtime calls OpenBLAS,
+    which reads transposed operands in place. The ops around it,
+    a bias and activation epilogue included, stay generated code and fuse
+    among themselves. Chosen by measurement over the scalar loops of
+    `convert-linalg-to-parallel-loops` (docs/pipelines.md). The matcher is
+    shared with the GPU's kiln-gpu-matmul-to-cublas
+    (kiln/Codegen/Common/BlasProducts.h).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // KILN_CODEGEN_CPU_PASSES_TD

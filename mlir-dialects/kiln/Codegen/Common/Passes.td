@@ -58,38 +58,4 @@ def KilnLowerReductions : Pass<"kiln-lower-reductions"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
-  let summary = "Call the runtime's BLAS gemm for 2-d float matmuls";
-  let description = [{
-    On bufferized IR, replaces each `linalg.matmul` of f32 or f64 memrefs
-    with a call to the runtime's `kiln_gemm_f32`/`kiln_gemm_f64` (C
-    interface: three strided memref descriptors, C += A * B), and each
-    contraction of `linear`'s form (y[..., o] += x[..., k] * w[o, k], the
-    weight read transposed) with `kiln_linear_f32`/`kiln_linear_f64` (x
-    and y as unranked memrefs of any rank), and each float
-    `linalg.conv_2d_nchw_fchw` without dilation with `kiln_conv2d_f32`/
-    `kiln_conv2d_f64` (input already padded, strides as arguments: the
-    runtime lays the input out as columns and runs one gemm per image, as
-    the eager conv2d does). The runtime calls OpenBLAS,
-    which reads transposed operands in place. The ops around it,
-    a bias and activation epilogue included, stay generated code and fuse
-    among themselves. Chosen by measurement over the scalar loops of
-    `convert-linalg-to-parallel-loops` (docs/pipelines.md).
-
-    With `target=cuda` (the GPU pipeline, on device buffers) the products
-    call `kiln_cuda_gemm_*`, `kiln_cuda_linear_*` and `kiln_cuda_bmm_*`,
-    which run cuBLAS (loaded at run time) and return whether they did: the
-    original op stays behind an `scf.if` and becomes the generated kernel
-    that runs when cuBLAS is missing or an operand has no unit stride.
-    conv2d stays generated code there.
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "cpu (OpenBLAS) or cuda (cuBLAS, with the generated kernel as fallback)">,
-  ];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::func::FuncDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
 #endif // KILN_CODEGEN_COMMON_PASSES_TD

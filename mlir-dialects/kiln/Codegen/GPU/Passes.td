@@ -121,4 +121,21 @@ def KilnGpuMergeModules : Pass<"kiln-gpu-merge-modules", "ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def KilnGpuMatmulToCublas : Pass<"kiln-gpu-matmul-to-cublas", "ModuleOp"> {
+  let summary = "Call cuBLAS for float products, the generated kernel as fallback";
+  let description = [{
+    On bufferized IR over device buffers, replaces each float product that
+    kiln-matmul-to-blas would hand to BLAS (the shared matcher,
+    kiln/Codegen/Common/BlasProducts.h) with a call of the runtime's
+    `kiln_cuda_gemm_*`, `kiln_cuda_linear_*` or `kiln_cuda_bmm_*`, which
+    run cuBLAS (loaded at run time) and return whether they did: the
+    original op stays behind an `scf.if` and becomes the generated kernel
+    that runs when cuBLAS is missing or an operand has no unit stride.
+    conv2d stays generated code.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // KILN_CODEGEN_GPU_PASSES_TD

@@ -1,21 +1,7 @@
 // Tests that 2-d float matmuls, linear's and batched contractions and conv2d on buffers call the
 // runtime's gemm through its C interface, and that integer ones stay.
 // RUN: kiln-opt %s -kiln-matmul-to-blas | FileCheck %s
-// With target=cuda (device buffers) the calls go to cuBLAS wrappers that
-// say whether they ran; the op stays as the fallback; conv2d stays.
-// RUN: kiln-opt %s -kiln-matmul-to-blas=target=cuda | FileCheck %s --check-prefix=CUDA
-// RUN: not kiln-opt %s -kiln-matmul-to-blas=target=tpu 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: kiln-matmul-to-blas: target must be cpu or cuda, not tpu
-
-// CUDA: func.func private @kiln_cuda_gemm_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) -> i1 attributes {llvm.emit_c_interface}
-// CUDA-LABEL: func.func @f32
-// CUDA: %[[DONE:.*]] = call @kiln_cuda_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}) : {{.*}} -> i1
-// CUDA: %[[NOT:.*]] = arith.xori %[[DONE]], %true
-// CUDA: scf.if %[[NOT]] {
-// CUDA-NEXT: linalg.matmul
-// CUDA-LABEL: func.func @conv
-// CUDA-NOT: call @kiln
-// CUDA: linalg.conv_2d_nchw_fchw
+// (The GPU's cuBLAS calls: test/Codegen/GPU/kiln-gpu-matmul-to-cublas.mlir.)
 
 // CHECK: func.func private @kiln_gemm_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @f32

@@ -1,23 +1,16 @@
-//===- MatmulToBlas.cpp - linalg.matmul -> the runtime's BLAS gemm --------===//
-#include "kiln/Codegen/Common/Passes.h"
+//===- BlasProducts.cpp - Products a BLAS library runs --------------------===//
+#include "kiln/Codegen/Common/BlasProducts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/SymbolTable.h"
-#include "llvm/Support/Debug.h"
 
-namespace mlir::kiln {
-#define GEN_PASS_DEF_KILNMATMULTOBLAS
-#include "kiln/Codegen/Common/Passes.h.inc"
-} // namespace mlir::kiln
-
-#define DEBUG_TYPE "kiln-matmul-to-blas"
+#include <algorithm>
 
 using namespace mlir;
+using namespace mlir::kiln;
 
 namespace {
 
@@ -162,25 +155,94 @@ bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
                       [](int64_t d) { return d == 1; });
 }
 
-/// Replaces `op` (inputs A, B and init C) with a call of the runtime's
-/// function `name`: A, B and C cast to `types`, then `scalars` as i64. On
-/// the CPU the call does the work and op goes; for cuda the call says
-/// whether it did, and op stays as the fallback: scf.if (not done) { op }.
-void replaceWithRuntimeCall(ModuleOp module, linalg::LinalgOp op,
-                            const std::string &name, ArrayRef<Type> types,
-                            ArrayRef<int64_t> scalars, bool fallback) {
+/// Plain C += A * B on memrefs (no transposed maps, no casts).
+bool isBlasGemm(linalg::MatmulOp op) {
+  Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
+  return op.hasPureBufferSemantics() && isBlasElement(e) &&
+         op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext());
+}
+
+/// A, B and C's types in the runtime function's signature.
+SmallVector<Type> operandTypes(BlasProductKind kind, Type element) {
+  auto unranked = UnrankedMemRefType::get(element, 0);
+  switch (kind) {
+  case BlasProductKind::Gemm: {
+    MemRefType m = stridedMatrix(element);
+    return {m, m, m};
+  }
+  case BlasProductKind::Linear:
+    // x and y of any rank: the runtime folds their leading dims into the
+    // rows of one gemm when it can.
+    return {unranked, stridedMatrix(element), unranked};
+  case BlasProductKind::Conv2d: {
+    // The runtime lays the input out as columns (im2col) and runs one gemm
+    // per image, as the eager conv2d does.
+    MemRefType t = stridedMemRef(4, element);
+    return {t, t, t};
+  }
+  case BlasProductKind::BatchedGemm:
+    // The runtime loops over C's batch dims (broadcasting A's and B's
+    // size-1 ones) and runs one gemm per matrix.
+    return {unranked, unranked, unranked};
+  }
+  llvm_unreachable("unknown product kind");
+}
+
+const char *kindName(BlasProductKind kind) {
+  switch (kind) {
+  case BlasProductKind::Gemm: return "gemm";
+  case BlasProductKind::Linear: return "linear";
+  case BlasProductKind::Conv2d: return "conv2d";
+  case BlasProductKind::BatchedGemm: return "bmm";
+  }
+  llvm_unreachable("unknown product kind");
+}
+
+} // namespace
+
+SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module) {
+  SmallVector<BlasProduct> products;
+  module.walk([&](Operation *op) {
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+      if (isBlasConv(conv))
+        products.push_back({conv, BlasProductKind::Conv2d});
+    } else if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
+      if (isBlasGemm(mm))
+        products.push_back({mm, BlasProductKind::Gemm});
+    } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (isLinear(generic))
+        products.push_back({generic, BlasProductKind::Linear});
+      else if (isBatchedMatmul(generic))
+        products.push_back({generic, BlasProductKind::BatchedGemm});
+    }
+  });
+  std::stable_sort(products.begin(), products.end(),
+                   [](const BlasProduct &a, const BlasProduct &b) {
+                     return a.kind < b.kind;
+                   });
+  return products;
+}
+
+void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
+                                        const BlasProduct &product,
+                                        StringRef prefix, bool fallback) {
+  linalg::LinalgOp op = product.op;
+  Type element = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
+  std::string name = (prefix + kindName(product.kind) +
+                      (element.isF32() ? "_f32" : "_f64")).str();
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Type> argTypes(types);
+  SmallVector<Type> argTypes = operandTypes(product.kind, element);
   SmallVector<Value> args;
   Value operands[] = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                       op.getDpsInits()[0]};
-  for (auto [v, type] : llvm::zip(operands, types))
+  for (auto [v, type] : llvm::zip(operands, argTypes))
     args.push_back(castTo(b, loc, v, type));
-  for (int64_t c : scalars) {
-    argTypes.push_back(b.getI64Type());
-    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), c));
-  }
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+    for (int64_t stride : conv.getStrides().getValues<int64_t>()) {
+      argTypes.push_back(b.getI64Type());
+      args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), stride));
+    }
   func::FuncOp fn = declareRuntimeFunction(module, name, argTypes, fallback);
   auto call = func::CallOp::create(b, loc, fn, args);
   if (!fallback) {
@@ -192,83 +254,3 @@ void replaceWithRuntimeCall(ModuleOp module, linalg::LinalgOp op,
   auto orElse = scf::IfOp::create(b, loc, notDone, /*withElse=*/false);
   op->moveBefore(orElse.thenBlock()->getTerminator());
 }
-
-struct KilnMatmulToBlasPass
-    : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
-    ModuleOp module = getOperation();
-    bool cuda = target == "cuda";
-    if (!cuda && target != "cpu") {
-      module.emitError("kiln-matmul-to-blas: target must be cpu or cuda, not ")
-          << target;
-      return signalPassFailure();
-    }
-    std::string prefix = cuda ? "kiln_cuda_" : "kiln_";
-    SmallVector<linalg::MatmulOp> matmuls;
-    SmallVector<linalg::GenericOp> linears, batched;
-    SmallVector<linalg::Conv2DNchwFchwOp> convs;
-    module.walk([&](Operation *op) {
-      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-        if (!cuda && isBlasConv(conv))
-          convs.push_back(conv);
-        return;
-      }
-      if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
-        Type e = cast<ShapedType>(mm.getDpsInits()[0].getType()).getElementType();
-        // Plain C += A * B on memrefs (no transposed maps, no casts).
-        if (mm.hasPureBufferSemantics() && isBlasElement(e) &&
-            mm.getIndexingMapsArray() ==
-                mm.getDefaultIndexingMaps(mm.getContext()))
-          matmuls.push_back(mm);
-      } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-        if (isLinear(generic))
-          linears.push_back(generic);
-        else if (isBatchedMatmul(generic))
-          batched.push_back(generic);
-      }
-    });
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << target << ": " << matmuls.size()
-                            << " matmuls, " << linears.size() << " linears, "
-                            << batched.size() << " batched, " << convs.size()
-                            << " convolutions to library calls\n");
-    auto elementOf = [](linalg::LinalgOp op) {
-      return cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
-    };
-    // The runtime function for `kind` on op's element type.
-    auto runtimeName = [&](linalg::LinalgOp op, const char *kind) {
-      return prefix + kind + (elementOf(op).isF32() ? "_f32" : "_f64");
-    };
-    for (linalg::MatmulOp op : matmuls) {
-      MemRefType m = stridedMatrix(elementOf(op));
-      replaceWithRuntimeCall(module, op, runtimeName(op, "gemm"), {m, m, m}, {},
-                             cuda);
-    }
-    // linear: x and y of any rank travel as unranked memrefs; the runtime
-    // folds their leading dims into the rows of one gemm when it can.
-    for (linalg::GenericOp op : linears) {
-      auto unranked = UnrankedMemRefType::get(elementOf(op), 0);
-      replaceWithRuntimeCall(module, op, runtimeName(op, "linear"),
-                             {unranked, stridedMatrix(elementOf(op)), unranked},
-                             {}, cuda);
-    }
-    // conv2d: the runtime lays the input out as columns (im2col) and runs
-    // one gemm per image, as the eager conv2d does (CPU only).
-    for (linalg::Conv2DNchwFchwOp op : convs) {
-      MemRefType t = stridedMemRef(4, elementOf(op));
-      SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
-      replaceWithRuntimeCall(module, op, runtimeName(op, "conv2d"), {t, t, t},
-                             strides, /*fallback=*/false);
-    }
-    // Batched products: the runtime loops over C's batch dims (broadcasting
-    // A's and B's size-1 ones) and runs one gemm per matrix.
-    for (linalg::GenericOp op : batched) {
-      auto unranked = UnrankedMemRefType::get(elementOf(op), 0);
-      replaceWithRuntimeCall(module, op, runtimeName(op, "bmm"),
-                             {unranked, unranked, unranked}, {}, cuda);
-    }
-  }
-};
-} // namespace

@@ -1,0 +1,50 @@
+//===- BlasProducts.h - Products a BLAS library runs ------------*- C++ -*-===//
+//
+// The matcher the CPU's kiln-matmul-to-blas (OpenBLAS) and the GPU's
+// kiln-gpu-matmul-to-cublas (cuBLAS) share: which float products of
+// bufferized IR a library runs, and the call into the runtime's entry point
+// for each (lib/Runtime/BlasEntryPoints.cpp, lib/Runtime/CudaBlas.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_COMMON_BLASPRODUCTS_H
+#define KILN_CODEGEN_COMMON_BLASPRODUCTS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln {
+
+/// The kinds of product, in the order they are replaced.
+enum class BlasProductKind {
+  /// linalg.matmul, C += A * B with the default maps.
+  Gemm,
+  /// linear's contraction y[..., o] += x[..., k] * w[o, k].
+  Linear,
+  /// conv2d (NCHW input already padded, FCHW weight, no dilation).
+  Conv2d,
+  /// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m], A's and
+  /// B's batch dims aligned with C's from the right, size-1 ones broadcast.
+  BatchedGemm,
+};
+
+struct BlasProduct {
+  linalg::LinalgOp op;
+  BlasProductKind kind;
+};
+
+/// The f32 and f64 products of `module` on buffers, grouped by kind in the
+/// order above, each group in walk order.
+SmallVector<BlasProduct> findBlasProducts(ModuleOp module);
+
+/// Replaces `product` with a call of the runtime function `prefix` + kind +
+/// "_f32" or "_f64" (e.g. kiln_gemm_f32), declared once with a C interface:
+/// A, B and C as strided memrefs (linear's x and y, and the batched
+/// operands, unranked), then conv2d's strides as i64. With `fallback`, the
+/// function returns whether it ran (i1) and the op stays behind
+/// scf.if (not done); otherwise the op is erased.
+void replaceWithRuntimeCall(ModuleOp module, const BlasProduct &product,
+                            StringRef prefix, bool fallback);
+
+} // namespace mlir::kiln
+
+#endif
