@@ -12,7 +12,7 @@
 #include <kiln/abi.h>
 
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Target/CPU.h"
+#include "kiln/Target/Host.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"

@@ -3,7 +3,8 @@
 #include "kiln/Driver/Compile.h"
 
 #include "kiln/Pipelines/Pipelines.h"
-#include "kiln/Target/CPU.h"
+#include "kiln/Target/CUDA.h"
+#include "kiln/Target/Host.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -62,7 +63,7 @@ int runCodegen(const CodegenRequest &request) {
   } else if (request.emit == "device") {
     std::vector<mlir::kiln::DeviceImage> images;
     mlir::kiln::CodegenOptions options;
-    options.deviceImages = &images;
+    mlir::kiln::collectDeviceImages(options, images);
     llvm::SmallString<0> ignored;
     llvm::raw_svector_ostream sink(ignored);
     if (mlir::failed(mlir::kiln::emitObject(*module, options, sink, true)))

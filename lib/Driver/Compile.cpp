@@ -16,7 +16,8 @@
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Stitch/Stitch.h"
-#include "kiln/Target/CPU.h"
+#include "kiln/Target/CUDA.h"
+#include "kiln/Target/Host.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -241,8 +242,7 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     modules.push_back(mlir::ModuleOp::create(mlir::UnknownLoc::get(&context)));
   mlir::kiln::CodegenOptions options;
   std::vector<mlir::kiln::DeviceImage> deviceImages;
-  options.deviceImages = &deviceImages;
-  options.imagePrefix = imagePrefix(file);
+  mlir::kiln::collectDeviceImages(options, deviceImages, imagePrefix(file));
   if (debug) {
     llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
     (void)mlir::kiln::emitObject(modules, options, ir, /*emitLLVMIR=*/true);

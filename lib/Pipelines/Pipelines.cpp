@@ -1,6 +1,8 @@
 //===- Pipelines.cpp - Kiln's compile sequence ----------------------------===//
 #include "kiln/Pipelines/Pipelines.h"
 
+#include "kiln/Target/CUDA.h"
+
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Codegen/CPU/Passes.h"
@@ -18,27 +20,8 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
-#include "llvm/Support/ErrorHandling.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-
-#include <cstdlib>
 
 using namespace mlir;
-
-std::string mlir::kiln::findCudaToolkit() {
-  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *dir = std::getenv(var))
-      if (*dir && llvm::sys::fs::is_directory(dir))
-        return dir;
-  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  // The toolkit whose ptxas is on PATH.
-  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
-    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
-  return "";
-}
 
 LogicalResult mlir::kiln::lowerModule(ModuleOp module, const CompileOptions &options,
                                       Stage stage) {

@@ -40,7 +40,8 @@
 #include "kiln/Cuda.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "TestPasses.h"
-#include "kiln/Target/CPU.h"
+#include "kiln/Target/CUDA.h"
+#include "kiln/Target/Host.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 

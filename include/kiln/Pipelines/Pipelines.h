@@ -29,10 +29,6 @@ class OpPassManager;
 
 namespace mlir::kiln {
 
-/// The CUDA toolkit's root: $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH, else
-/// /usr/local/cuda, else the one whose ptxas is on PATH; "" if none.
-std::string findCudaToolkit();
-
 /// How far lowerModule takes a module of kiln-dialect graphs.
 enum class Stage {
   Kiln,        // as built (nothing runs)

@@ -1,5 +1,5 @@
 //===- SharedLibrary.cpp - Compiled graphs as a loadable library ----------===//
-#include "kiln/Target/CPU.h"
+#include "kiln/Target/Host.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

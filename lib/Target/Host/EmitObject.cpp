@@ -1,8 +1,6 @@
-//===- EmitObject.cpp - LLVM dialect -> optimized object file -------------===//
-#include "kiln/Target/CPU.h"
+//===- EmitObject.cpp - LLVM dialect -> optimized host object file --------===//
+#include "kiln/Target/Host.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -61,41 +59,6 @@ void addPackedEntryPoints(llvm::Module &module) {
   }
 }
 
-/// Moves the image of each gpu.binary of `module` out of its translation
-/// `llvm`: the global <NAME>_binary that upstream's translation fills
-/// becomes an external declaration of prefix + NAME.
-void externalizeImages(ModuleOp module, llvm::Module &llvm,
-                       const std::string &prefix,
-                       std::vector<mlir::kiln::DeviceImage> &images) {
-  module.walk([&](gpu::BinaryOp binary) {
-    std::string name = binary.getSymName().str();
-    llvm::GlobalVariable *global =
-        llvm.getGlobalVariable(name + "_binary", /*AllowInternal=*/true);
-    auto *data = global && global->hasInitializer()
-                     ? dyn_cast<llvm::ConstantDataSequential>(global->getInitializer())
-                     : nullptr;
-    if (!data || binary.getObjects().empty())
-      return;
-    mlir::kiln::DeviceImage image;
-    image.symbol = prefix + name;
-    image.bytes = data->getRawDataValues().str();
-    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-    image.description =
-        object.getFormat() == gpu::CompilationTarget::Assembly ? "PTX"
-        : object.getFormat() == gpu::CompilationTarget::Fatbin ? "fatbin"
-                                                                : "cubin";
-    if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
-      image.description += " for " + target.getChip().str();
-    auto *decl = new llvm::GlobalVariable(
-        llvm, global->getValueType(), /*isConstant=*/true,
-        llvm::GlobalValue::ExternalLinkage, nullptr, image.symbol);
-    decl->setAlignment(llvm::Align(8));
-    global->replaceAllUsesWith(decl);
-    global->eraseFromParent();
-    images.push_back(std::move(image));
-  });
-}
-
 } // namespace
 
 LogicalResult mlir::kiln::emitObject(ModuleOp module,
@@ -126,9 +89,8 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
         translateModuleToLLVMIR(m, llvmContext);
     if (!translated)
       return m.emitError("kiln: translation to LLVM IR failed");
-    if (options.deviceImages)
-      externalizeImages(m, *translated, options.imagePrefix,
-                        *options.deviceImages);
+    if (options.afterTranslation)
+      options.afterTranslation(m, *translated);
     // Only the C interfaces (and the entry points added below) are the
     // object's: helpers such as the deallocation pipeline's dealloc_helper
     // exist in every module, so that linking two (a file's cpu and cuda

@@ -1,13 +1,14 @@
-//===- CPU.h - In-process code emission for the host CPU --------*- C++ -*-===//
-#ifndef KILN_TARGET_CPU_H
-#define KILN_TARGET_CPU_H
+//===- Host.h - In-process code emission for the host -----------*- C++ -*-===//
+#ifndef KILN_TARGET_HOST_H
+#define KILN_TARGET_HOST_H
 
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <string>
-#include <vector>
 
 namespace llvm {
+class Module;
 class raw_pwrite_stream;
 class raw_ostream;
 } // namespace llvm
@@ -17,15 +18,6 @@ class ModuleOp;
 } // namespace mlir
 
 namespace mlir::kiln {
-
-/// A device binary (a gpu.binary's image) moved out of the object file.
-struct DeviceImage {
-  /// The external symbol compiled code reads it from.
-  std::string symbol;
-  std::string bytes;
-  /// What it is, e.g. "fatbin for sm_90".
-  std::string description;
-};
 
 struct CodegenOptions {
   /// Target triple; empty means the host's.
@@ -37,12 +29,9 @@ struct CodegenOptions {
   /// Instrument the generated code with AddressSanitizer (the process that
   /// loads it must run the ASan runtime): for testing compiled graphs.
   bool sanitizeAddress = false;
-  /// When set, the image of each gpu.binary NAME is not kept in the object:
-  /// the code refers to the external symbol imagePrefix + NAME instead, and
-  /// the bytes are appended here (kiln compile embeds them in the stitched
-  /// C++). Otherwise images stay in the object.
-  std::vector<DeviceImage> *deviceImages = nullptr;
-  std::string imagePrefix = "kiln_image_";
+  /// Runs on each module's LLVM IR right after translation (kiln/Target/
+  /// CUDA.h's collectDeviceImages moves the GPU images out here).
+  std::function<void(ModuleOp, llvm::Module &)> afterTranslation;
 };
 
 /// Translates a module in the LLVM dialect (after buildCpuPipeline or
