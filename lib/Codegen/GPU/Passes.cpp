@@ -59,7 +59,7 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
   // gpu-lower-to-nvvm-pipeline, spelled out to name the CUDA toolkit):
   // kernels to NVVM with math through libdevice, host code to the LLVM
   // dialect with launches through the mgpu* functions the runtime provides
-  // (lib/Runtime/CudaLauncher.cpp), kernels serialized into a gpu.binary.
+  // (lib/Runtime/CUDA/CudaLauncher.cpp), kernels serialized into a gpu.binary.
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());

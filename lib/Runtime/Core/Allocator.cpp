@@ -7,8 +7,8 @@
 // bounded: when it is full, the blocks freed longest ago are released.
 //
 //===----------------------------------------------------------------------===//
-#include "Allocator.h"
-#include "CudaDriver.h"
+#include "Core/Allocator.h"
+#include "Core/Device.h"
 
 #include "kiln/Error.h"
 
@@ -112,10 +112,10 @@ void freeHost(void *ptr, size_t nbytes) {
 }
 
 Block allocate(size_t nbytes, Device device) {
-  if (device.type == DeviceType::CUDA)
-    return {cuda::detail::allocateDevice(nbytes),
-            [](void *data, size_t) { cuda::detail::freeDevice(data); }};
-  return {allocateHost(nbytes), freeHost};
+  if (device.type == DeviceType::CPU)
+    return {allocateHost(nbytes), freeHost};
+  const DeviceBackend &backend = deviceBackend(device.type, "tensor allocation");
+  return {backend.allocate(nbytes), backend.free};
 }
 
 } // namespace kiln::detail

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
-#include "CudaDriver.h"
+#include "CUDA/CudaDriver.h"
 
 #include "kiln/Ops.h"
 

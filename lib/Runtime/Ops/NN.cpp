@@ -1,6 +1,6 @@
 //===- NN.cpp - embedding, conv2d, cross_entropy --------------------------===//
-#include "Elementwise.h"
-#include "Gemm.h"
+#include "Ops/Elementwise.h"
+#include "Ops/Gemm.h"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 //===- Unary.cpp - Elementwise functions of one tensor --------------------===//
-#include "Elementwise.h"
-#include "VecMath.h"
+#include "Ops/Elementwise.h"
+#include "Ops/VecMath.h"
 
 #include <cmath>
 #include <type_traits>

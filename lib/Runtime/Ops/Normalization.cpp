@@ -7,8 +7,8 @@
 // row that sits in cache), not E[x^2] - E[x]^2.
 //
 //===----------------------------------------------------------------------===//
-#include "Elementwise.h"
-#include "VecMath.h"
+#include "Ops/Elementwise.h"
+#include "Ops/VecMath.h"
 
 #include <algorithm>
 #include <cmath>

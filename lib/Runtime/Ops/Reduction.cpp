@@ -6,7 +6,7 @@
 // row itself when there are too few rows to go round.
 //
 //===----------------------------------------------------------------------===//
-#include "Elementwise.h"
+#include "Ops/Elementwise.h"
 
 #include <cmath>
 #include <limits>

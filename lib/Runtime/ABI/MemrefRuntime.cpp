@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
-#include "Parallel.h"
+#include "Core/Parallel.h"
 
 #include <cstring>
 

@@ -14,9 +14,10 @@ namespace kiln::detail {
 void *allocateHost(size_t nbytes);
 void freeHost(void *ptr, size_t nbytes);
 
-/// nbytes on `device` from that device's allocator (the host's above, the
-/// CUDA caching allocator's), and the function that gives them back: the
-/// one place that picks an allocator by device.
+/// nbytes on `device` from that device's allocator (the host's above,
+/// another device's from its registered backend, Core/Device.h), and the
+/// function that gives them back: the one place that picks an allocator by
+/// device.
 struct Block {
   void *data;
   void (*free)(void *data, size_t nbytes);

@@ -8,7 +8,7 @@
 // bool, as torch does for its defaults.
 //
 //===----------------------------------------------------------------------===//
-#include "Elementwise.h"
+#include "Ops/Elementwise.h"
 
 #include <cmath>
 #include <cstdio>

@@ -15,7 +15,7 @@
 //   GraphCall raises them as kiln::Error after the graph returns.
 //
 //===----------------------------------------------------------------------===//
-#include "CudaDriver.h"
+#include "CUDA/CudaDriver.h"
 
 #include <cstring>
 #include <exception>

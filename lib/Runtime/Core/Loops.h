@@ -14,7 +14,7 @@
 #ifndef KILN_RUNTIME_LOOPS_H
 #define KILN_RUNTIME_LOOPS_H
 
-#include "Parallel.h"
+#include "Core/Parallel.h"
 #include "kiln/Tensor.h"
 
 #include <array>

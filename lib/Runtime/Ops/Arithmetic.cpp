@@ -1,5 +1,5 @@
 //===- Arithmetic.cpp - Binary arithmetic, comparisons and where ----------===//
-#include "Elementwise.h"
+#include "Ops/Elementwise.h"
 
 #include <cmath>
 #include <type_traits>

@@ -5,7 +5,8 @@
 // of including cuda.h, so the runtime builds without the toolkit.
 //
 //===----------------------------------------------------------------------===//
-#include "CudaDriver.h"
+#include "CUDA/CudaDriver.h"
+#include "Core/Device.h"
 
 #include "kiln/Cuda.h"
 #include "kiln/Error.h"
@@ -330,6 +331,22 @@ void setError(const std::string &message) {
     pendingError = message;
 }
 
+} // namespace kiln::cuda::detail
+
+namespace kiln::cuda::detail {
+namespace {
+/// The CUDA side of Core/Device.h, registered when the library loads.
+const kiln::detail::DeviceBackend backend = {
+    require,
+    allocateDevice,
+    [](void *data, size_t) { freeDevice(data); },
+    copyToDevice,
+    copyToHost,
+    copyOnDevice,
+};
+const bool registered =
+    (kiln::detail::registerDeviceBackend(DeviceType::CUDA, &backend), true);
+} // namespace
 } // namespace kiln::cuda::detail
 
 namespace kiln::cuda {

@@ -2,10 +2,10 @@
 #include "kiln/Tensor.h"
 #include "kiln/abi.h"
 
-#include "Allocator.h"
-#include "CudaDriver.h"
-#include "Dispatch.h"
-#include "Loops.h"
+#include "Core/Allocator.h"
+#include "Core/Device.h"
+#include "Core/Dispatch.h"
+#include "Core/Loops.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -218,7 +218,8 @@ Tensor Tensor::clone() const {
     if (!is_contiguous())
       return to(Device::cpu()).to(device());
     Tensor out(shape_, dtype_, device());
-    cuda::detail::copyOnDevice(out.raw_data(), raw_data(), nbytes(*this));
+    detail::deviceBackend(device().type, "clone")
+        .copyOnDevice(out.raw_data(), raw_data(), nbytes(*this));
     return out;
   }
   Tensor out(shape_, dtype_, device());
@@ -237,15 +238,18 @@ Tensor Tensor::to(Device target) const {
   if (target == device())
     return *this;
   if (device().type == DeviceType::CPU) {
-    cuda::detail::require("to(cuda)");
+    const detail::DeviceBackend &backend = detail::deviceBackend(target.type, "to");
+    std::string device = target.str();
+    backend.require(("to(" + device.substr(0, device.find(':')) + ")").c_str());
     Tensor src = contiguous();
     Tensor out(shape_, dtype_, target);
-    cuda::detail::copyToDevice(out.raw_data(), src.raw_data(), nbytes(src));
+    backend.copyToDevice(out.raw_data(), src.raw_data(), nbytes(src));
     return out;
   }
   if (is_contiguous()) {
     Tensor out(shape_, dtype_, Device::cpu());
-    cuda::detail::copyToHost(out.raw_data(), raw_data(), nbytes(*this));
+    detail::deviceBackend(device().type, "to")
+        .copyToHost(out.raw_data(), raw_data(), nbytes(*this));
     return out;
   }
   // A strided view: bring the span of storage it covers to the host, view
@@ -259,9 +263,9 @@ Tensor Tensor::to(Device target) const {
   }
   Tensor span({hi - lo + 1}, dtype_, Device::cpu());
   int64_t size = static_cast<int64_t>(elementSize(dtype_));
-  cuda::detail::copyToHost(span.raw_data(),
-                           static_cast<char *>(raw_data()) + lo * size,
-                           static_cast<size_t>((hi - lo + 1) * size));
+  detail::deviceBackend(device().type, "to")
+      .copyToHost(span.raw_data(), static_cast<char *>(raw_data()) + lo * size,
+                  static_cast<size_t>((hi - lo + 1) * size));
   return Tensor(span.storage(), shape_, strides_, -lo, dtype_).contiguous();
 }
 

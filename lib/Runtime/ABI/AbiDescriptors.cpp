@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
-#include "Allocator.h"
-#include "CudaDriver.h"
+#include "Core/Allocator.h"
+#include "CUDA/CudaDriver.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 //===- Factories.cpp - empty, zeros, ones, full, arange, randn, cat -------===//
-#include "Elementwise.h"
+#include "Ops/Elementwise.h"
 
 #include <cmath>
 

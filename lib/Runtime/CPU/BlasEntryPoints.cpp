@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
-#include "Descriptors.h"
-#include "Gemm.h"
-#include "Parallel.h"
+#include "ABI/Descriptors.h"
+#include "Ops/Gemm.h"
+#include "Core/Parallel.h"
 
 #include <cstring>
 #include <vector>

@@ -7,8 +7,8 @@
 // wraps on overflow like torch.
 //
 //===----------------------------------------------------------------------===//
-#include "Elementwise.h"
-#include "Gemm.h"
+#include "Ops/Elementwise.h"
+#include "Ops/Gemm.h"
 
 #include <cblas.h>
 

@@ -9,8 +9,8 @@
 #ifndef KILN_RUNTIME_ELEMENTWISE_H
 #define KILN_RUNTIME_ELEMENTWISE_H
 
-#include "Dispatch.h"
-#include "Loops.h"
+#include "Core/Dispatch.h"
+#include "Core/Loops.h"
 #include "kiln/Ops.h"
 
 #include <initializer_list>

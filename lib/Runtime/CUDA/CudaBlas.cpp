@@ -15,8 +15,8 @@
 // stride is the other one, transposed (T).
 //
 //===----------------------------------------------------------------------===//
-#include "CudaDriver.h"
-#include "Descriptors.h"
+#include "CUDA/CudaDriver.h"
+#include "ABI/Descriptors.h"
 
 #include <dlfcn.h>
 
