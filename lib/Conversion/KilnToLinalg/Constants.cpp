@@ -1,5 +1,6 @@
 //===- Constants.cpp - kiln constants, sizes and scalars to tensor/arith --===//
-#include "Utils.h"
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"

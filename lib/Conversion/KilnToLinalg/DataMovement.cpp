@@ -6,7 +6,8 @@
 // unsqueeze/squeeze, a broadcasting generic for expand, insert_slice for cat.
 //
 //===----------------------------------------------------------------------===//
-#include "Utils.h"
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"

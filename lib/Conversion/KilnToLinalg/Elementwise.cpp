@@ -6,7 +6,8 @@
 // eager runtime does.
 //
 //===----------------------------------------------------------------------===//
-#include "Utils.h"
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"

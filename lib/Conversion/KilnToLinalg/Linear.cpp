@@ -7,7 +7,8 @@
 // at run time are checked (shape checks) and the loops use the smaller one.
 //
 //===----------------------------------------------------------------------===//
-#include "Utils.h"
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"

@@ -6,7 +6,8 @@
 // bfloat16 are computed in float32.
 //
 //===----------------------------------------------------------------------===//
-#include "Utils.h"
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"

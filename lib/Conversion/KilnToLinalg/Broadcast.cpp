@@ -1,5 +1,6 @@
-//===- Utils.cpp - Broadcasting and elementwise generics ------------------===//
-#include "Utils.h"
+//===- Broadcast.cpp - Broadcasting and shape checks ----------------------===//
+#include "Broadcast.h"
+#include "Builders.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -74,42 +75,6 @@ std::pair<Value, int64_t> dimSource(Value v, int64_t dim) {
 
 void emitShapeCheck(OpBuilder &b, Location loc, Value cond, StringRef message) {
   cf::AssertOp::create(b, loc, cond, message);
-}
-
-Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                  Type elementType) {
-  return tensor::EmptyOp::create(b, loc, sizes, elementType);
-}
-
-Value dimProduct(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> dims) {
-  Value n = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d : dims)
-    n = arith::MulIOp::create(b, loc, n,
-                              tensor::DimOp::create(b, loc, input, d));
-  return n;
-}
-
-Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
-}
-
-Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
-}
-
-SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
-  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
-}
-
-Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
-  if (auto value = dyn_cast<Value>(ofr))
-    return value;
-  return arith::ConstantIndexOp::create(
-      b, loc, cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
 }
 
 namespace {
@@ -245,16 +210,6 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
   return sliceDim(b, loc, ifOp.getResult(0), dim, r);
 }
 
-SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
-                                       ValueRange dynamicSizes) {
-  SmallVector<OpFoldResult> mixed;
-  auto next = dynamicSizes.begin();
-  for (int64_t s : type.getShape())
-    mixed.push_back(ShapedType::isDynamic(s) ? OpFoldResult(*next++)
-                                             : OpFoldResult(b.getIndexAttr(s)));
-  return mixed;
-}
-
 Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
                           Value r, StringRef message) {
   Value c = tensor::DimOp::create(b, loc, v, dim);
@@ -266,105 +221,6 @@ Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
       message);
   return broadcastDimIfSmaller(b, loc, v, dim, r);
-}
-
-Value buildReduction(OpBuilder &b, Location loc, Value input,
-                     ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
-                     Type accType) {
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  SmallVector<bool> reduced(rank, dims.empty());
-  for (int64_t d : dims)
-    reduced[d] = true;
-  SmallVector<OpFoldResult> outSizes;
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    iterators.push_back(reduced[d] ? utils::IteratorType::reduction
-                                   : utils::IteratorType::parallel);
-    if (!reduced[d]) {
-      outSizes.push_back(tensor::getMixedSize(b, loc, input, d));
-      outExprs.push_back(b.getAffineDimExpr(d));
-    } else if (keepdim) {
-      outSizes.push_back(b.getIndexAttr(1));
-      outExprs.push_back(b.getAffineConstantExpr(0));
-    }
-  }
-  Value empty = emptyTensor(b, loc, outSizes, accType);
-  Value initValue;
-  if (kind == ReduceKind::Sum) {
-    initValue = scalarConstant(b, loc, accType, 0);
-  } else if (isa<FloatType>(accType)) {
-    initValue = scalarConstant(b, loc, accType,
-                               kind == ReduceKind::Min ? INFINITY : -INFINITY);
-  } else {
-    unsigned bits = accType.getIntOrFloatBitWidth();
-    APInt v = kind == ReduceKind::Min ? APInt::getSignedMaxValue(bits)
-                                      : APInt::getSignedMinValue(bits);
-    initValue = arith::ConstantOp::create(b, loc, b.getIntegerAttr(accType, v));
-  }
-  Value filled = linalg::FillOp::create(b, loc, initValue, empty).getResult(0);
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, outExprs, b.getContext())};
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{filled.getType()}, ValueRange{input}, ValueRange{filled},
-      maps, iterators, [&](OpBuilder &bb, Location l, ValueRange args) {
-        Value x = args[0], acc = args[1];
-        if (x.getType() != accType)
-          x = isa<FloatType>(accType)
-                  ? Value(arith::ExtFOp::create(bb, l, accType, x))
-                  : Value(arith::ExtSIOp::create(bb, l, accType, x));
-        Value r;
-        bool isFloat = isa<FloatType>(accType);
-        switch (kind) {
-        case ReduceKind::Sum:
-          // reassoc: the order of a float sum is free, so that it vectorizes.
-          r = isFloat ? Value(arith::AddFOp::create(
-                            bb, l, acc, x, arith::FastMathFlags::reassoc))
-                      : Value(arith::AddIOp::create(bb, l, acc, x));
-          break;
-        case ReduceKind::Max:
-          r = isFloat ? Value(arith::MaximumFOp::create(bb, l, acc, x))
-                      : Value(arith::MaxSIOp::create(bb, l, acc, x));
-          break;
-        case ReduceKind::MaxNum:
-          r = isFloat ? Value(arith::MaxNumFOp::create(bb, l, acc, x))
-                      : Value(arith::MaxSIOp::create(bb, l, acc, x));
-          break;
-        case ReduceKind::Min:
-          r = isFloat ? Value(arith::MinimumFOp::create(bb, l, acc, x))
-                      : Value(arith::MinSIOp::create(bb, l, acc, x));
-          break;
-        }
-        linalg::YieldOp::create(bb, l, r);
-      });
-  return generic.getResult(0);
-}
-
-Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                   Type elementType, ValueRange operands,
-                   ArrayRef<AffineMap> maps, ScalarFn fn) {
-  int64_t rank = static_cast<int64_t>(sizes.size());
-  Value init = emptyTensor(b, loc, sizes, elementType);
-  SmallVector<AffineMap> allMaps(maps);
-  allMaps.push_back(b.getMultiDimIdentityMap(rank));
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, operands, ValueRange{init},
-             allMaps, parallelIterators(rank),
-             [&](OpBuilder &bb, Location l, ValueRange args) {
-               linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
-             })
-      .getResult(0);
-}
-
-AffineMap projectOut(MLIRContext *context, int64_t rank,
-                     ArrayRef<int64_t> dropped) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(dropped, d))
-      exprs.push_back(getAffineDimExpr(d, context));
-  return AffineMap::get(rank, 0, exprs, context);
 }
 
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,

@@ -1,0 +1,65 @@
+//===- Builders.h - linalg builders the patterns share ----------*- C++ -*-===//
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_BUILDERS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_BUILDERS_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::kiln::detail {
+
+/// Computes an op's scalar result from its operands' scalars.
+using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// MaxNum ignores NaN (arith.maxnumf, one instruction where maximumf needs
+/// several): only for shifts such as softmax's, where a NaN reaches the
+/// result through the other operations anyway.
+enum class ReduceKind { Sum, Max, MaxNum, Min };
+
+/// Reduces input over dims (sorted; all when empty), accumulating in
+/// accType (input elements are converted to it); reduced dims stay as size
+/// 1 when keepdim.
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
+                     Type accType);
+
+/// A parallel linalg.generic over `sizes` (identity output map) that reads
+/// each operand through its map: for ops whose operand shapes follow from
+/// the result's by construction (no broadcasting to check).
+Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                   Type elementType, ValueRange operands,
+                   ArrayRef<AffineMap> maps, ScalarFn fn);
+
+/// The map from a rank-`rank` iteration space to the dims not in `dropped`.
+AffineMap projectOut(MLIRContext *context, int64_t rank,
+                     ArrayRef<int64_t> dropped);
+
+/// The sizes of `type`: its static ones, and its dynamic ones taken from
+/// `dynamicSizes` in order (the operands of reshape, expand, full).
+SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
+                                       ValueRange dynamicSizes);
+
+/// The product of input's sizes along dims (1 when dims is empty).
+Value dimProduct(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> dims);
+
+/// v as `type` (a tensor.cast when the static information differs).
+Value castTo(OpBuilder &b, Location loc, Value v, Type type);
+
+/// tensor.empty of type with the given (mixed) sizes.
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType);
+
+/// A scalar constant of type (float or integer) with value.
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// identity maps and iterator kinds.
+SmallVector<utils::IteratorType> parallelIterators(int64_t rank);
+
+/// Value of an OpFoldResult as an index SSA value.
+Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr);
+
+} // namespace mlir::kiln::detail
+
+#endif
