@@ -1,7 +1,7 @@
 //===- Elementwise.cpp - kiln elementwise ops to linalg.generic -----------===//
 //
 // Every elementwise op becomes one linalg.generic over the broadcast shape
-// (Utils.cpp), so that upstream elementwise fusion sees a chain of them.
+// (Broadcast.cpp), so that upstream elementwise fusion sees a chain of them.
 // float16 and bfloat16 are computed in float32 and rounded per op, as the
 // eager runtime does.
 //
