@@ -120,8 +120,6 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
   }
 }
 
-/// Builds the graphs of roots into one module and compiles it; false if
-/// any step fails (diagnostics on stderr).
 /// The path of one --debug-dir file.
 std::string debugPath(const CompileRequest &request, const std::string &suffix) {
   llvm::SmallString<256> path(request.debugDir);
@@ -151,15 +149,22 @@ bool writeAtomically(const std::string &path, llvm::StringRef text) {
   return false;
 }
 
+/// Writes one stage's text to `path` (when `write`).
+llvm::Error writeStage(bool write, const std::string &path, llvm::StringRef text) {
+  if (write && !writeAtomically(path, text))
+    return llvm::createStringError("cannot write " + path);
+  return llvm::Error::success();
+}
+
 /// Builds the graphs of roots into a module per backend (cpu, cuda),
 /// lowers each (lowerModule) and writes one object (when `write`) or, for
-/// --emit=kiln|linalg|llvm|ptx, that stage to the output; false if any
-/// step fails, with the reason in `why`. The GPU kernels' images are
-/// appended to `images`.
-bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
+/// --emit=kiln|linalg|llvm|ptx, that stage to the output; an error saying
+/// why if any step fails. The GPU kernels' images are appended to
+/// `images`.
+llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
                   const std::string &objectPath, const CompileRequest &request,
                   const std::string &file, Timer &timer, bool write,
-                  std::vector<stitch::EmbeddedImage> &images, std::string &why) {
+                  std::vector<stitch::EmbeddedImage> &images) {
   using mlir::kiln::Backend;
   using mlir::kiln::Stage;
   bool debug = write && !request.debugDir.empty();
@@ -198,9 +203,8 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     for (Root *root : mine)
       for (Segment &seg : root->segments) {
         if (llvm::Error error = buildGraphFunction(module, seg.graph)) {
-          why = llvm::toString(std::move(error));
           cleanup();
-          return false;
+          return error;
         }
       }
     if (logCode) {
@@ -220,9 +224,10 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
         request.emit == "ptx" ? std::string("isa") : gpuBinaryFormat(request.cudaFormat);
     options.afterEachPass = passes.get();
     if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
-      why = std::string("the ") + mlir::kiln::backendName(backend) + " pipeline failed";
       cleanup();
-      return false;
+      return llvm::createStringError(llvm::Twine("the ") +
+                                     mlir::kiln::backendName(backend) +
+                                     " pipeline failed");
     }
     if (llvmDialect)
       module.print(*llvmDialect);
@@ -234,7 +239,7 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     for (mlir::ModuleOp m : modules)
       m.print(os);
     cleanup();
-    return !write || writeAtomically(request.output, text);
+    return writeStage(write, request.output, text);
   }
   // The object is written even with no graphs in it: build systems expect
   // it beside the stitched source.
@@ -261,10 +266,8 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   bool ok = mlir::succeeded(
       mlir::kiln::emitObject(modules, options, os, /*emitLLVMIR=*/request.emit == "llvm"));
   cleanup();
-  if (!ok) {
-    why = "object emission failed";
-    return false;
-  }
+  if (!ok)
+    return llvm::createStringError("object emission failed");
   if (request.emit == "llvm" || request.emit == "ptx") {
     std::string text;
     if (request.emit == "llvm")
@@ -272,18 +275,17 @@ bool compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     for (const mlir::kiln::DeviceImage &image : deviceImages)
       text += llvm::StringRef(image.bytes).rtrim('\0').str();
     if (request.emit == "ptx" && deviceImages.empty()) {
-      why = "--emit=ptx: no root of this file uses the cuda backend";
-      return false;
+      return llvm::createStringError(
+          "--emit=ptx: no root of this file uses the cuda backend");
     }
-    return !write || writeAtomically(request.output, text);
+    return writeStage(write, request.output, text);
   }
   if (write && !writeAtomically(objectPath, llvm::StringRef(object.data(), object.size()))) {
-    why = "cannot write " + objectPath;
-    return false;
+    return llvm::createStringError("cannot write " + objectPath);
   }
   for (mlir::kiln::DeviceImage &image : deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
-  return ok;
+  return llvm::Error::success();
 }
 
 /// Make's escaping of a path in a rule.
@@ -426,20 +428,20 @@ int runCompile(const CompileRequest &request) {
                       "KILN_COMPILE(backend=cuda))\n";
       return false;
     }
-    std::string why;
     std::vector<stitch::EmbeddedImage> images;
-    if (!compileRoots(compiled, context, objectPath, request, file, timer, true,
-                      images, why)) {
+    if (llvm::Error all = compileRoots(compiled, context, objectPath, request,
+                                       file, timer, true, images)) {
+      llvm::consumeError(std::move(all));
       // Find the roots at fault, one at a time, and compile the others.
       std::vector<Root *> good;
       for (Root *r : compiled) {
-        std::string one;
         std::vector<stitch::EmbeddedImage> unused;
-        if (compileRoots({r}, context, objectPath, request, file, timer, false,
-                         unused, one))
-          good.push_back(r);
+        if (llvm::Error one = compileRoots({r}, context, objectPath, request,
+                                           file, timer, false, unused))
+          internalFailure(*r, llvm::toString(std::move(one)),
+                          request.suppressErrors, failed);
         else
-          internalFailure(*r, one, request.suppressErrors, failed);
+          good.push_back(r);
       }
       if (failed)
         return false;
@@ -450,9 +452,10 @@ int runCompile(const CompileRequest &request) {
                               }),
                ok.end());
       images.clear();
-      if (!compileRoots(good, context, objectPath, request, file, timer, true,
-                        images, why)) {
-        internalFailure(*good.front(), why, false, failed);
+      if (llvm::Error rest = compileRoots(good, context, objectPath, request,
+                                          file, timer, true, images)) {
+        internalFailure(*good.front(), llvm::toString(std::move(rest)), false,
+                        failed);
         return false;
       }
     }

@@ -178,9 +178,9 @@ int run(int argc, char **argv) {
   }
   for (const std::vector<std::string> *specs : {&compile.annotate, &explain.annotate})
     for (const std::string &spec : *specs) {
-      std::string why;
-      if (!frontend::checkAnnotateOption(spec, why)) {
-        std::cerr << "kiln: error: --annotate '" << spec << "': " << why << "\n";
+      if (llvm::Error error = frontend::checkAnnotateOption(spec)) {
+        std::cerr << "kiln: error: --annotate '" << spec
+                  << "': " << llvm::toString(std::move(error)) << "\n";
         return 2;
       }
     }

@@ -101,21 +101,21 @@ bool applyAnnotation(const std::string &kind,
   return false;
 }
 
-bool checkAnnotateOption(const std::string &spec, std::string &why) {
+llvm::Error checkAnnotateOption(const std::string &spec) {
   size_t eq = spec.find('=');
   std::string kind;
   std::vector<std::string> args;
   Annotations ignored;
-  if (eq == std::string::npos || eq == 0) {
-    why = "expected NAME=ANNOTATION";
-  } else if (!parseAnnotation(spec.substr(eq + 1), kind, args) ||
-             !applyAnnotation(kind, args, ignored)) {
-    why = "unknown annotation '" + spec.substr(eq + 1) +
-          "' (compile[(fullgraph=true|false, backend=eager|cpu|cuda)], "
-          "disable[(recursive=false)], allow_in_graph, disallow_in_graph, "
-          "error_on_graph_break(true|false))";
-  }
-  return why.empty();
+  if (eq == std::string::npos || eq == 0)
+    return llvm::createStringError("expected NAME=ANNOTATION");
+  if (!parseAnnotation(spec.substr(eq + 1), kind, args) ||
+      !applyAnnotation(kind, args, ignored))
+    return llvm::createStringError(
+        "unknown annotation '" + spec.substr(eq + 1) +
+        "' (compile[(fullgraph=true|false, backend=eager|cpu|cuda)], "
+        "disable[(recursive=false)], allow_in_graph, disallow_in_graph, "
+        "error_on_graph_break(true|false))");
+  return llvm::Error::success();
 }
 
 AnnotationIndex::AnnotationIndex(const FrontendOptions &options)

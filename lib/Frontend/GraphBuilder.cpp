@@ -70,7 +70,7 @@ public:
   GraphFunctionBuilder(ModuleOp module, const Graph &graph)
       : ctx_(module.getContext()), b_(ctx_), graph_(graph), module_(module) {}
 
-  std::string build() {
+  llvm::Error build() {
     SmallVector<Type> inputs, results;
     for (const GraphInput &in : graph_.inputs) {
       const TraceValue &v = graph_.values[in.value];
@@ -97,8 +97,7 @@ public:
     }
     for (const TraceOp &op : graph_.ops) {
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
-      std::string error = emit(op);
-      if (!error.empty()) {
+      if (llvm::Error error = emit(op)) {
         fn.erase();
         return error;
       }
@@ -117,9 +116,9 @@ public:
     func::ReturnOp::create(b_, loc_, outs);
     if (failed(verify(fn))) {
       fn.erase();
-      return "the graph does not verify";
+      return llvm::createStringError("the graph does not verify");
     }
-    return "";
+    return llvm::Error::success();
   }
 
 private:
@@ -174,7 +173,7 @@ private:
     return v;
   }
 
-  std::string emitScalar(const TraceOp &op) {
+  llvm::Error emitScalar(const TraceOp &op) {
     const TraceValue &r = info(op.result);
     Type type = scalarType(ctx_, r.kind);
     OpCode c = op.code;
@@ -264,10 +263,10 @@ private:
                     : (min ? Value(arith::MinSIOp::create(b_, loc_, arg(0), arg(1)))
                            : Value(arith::MaxSIOp::create(b_, loc_, arg(0), arg(1))));
     } else {
-      return std::string("no lowering for ") + opName(c);
+      return llvm::createStringError(llvm::Twine("no lowering for ") + opName(c));
     }
     values_[op.result] = out;
-    return "";
+    return llvm::Error::success();
   }
 
   /// Sizes for reshape/full: constants become static dims of the type, the
@@ -313,7 +312,7 @@ private:
     }
   }
 
-  std::string emit(const TraceOp &op) {
+  llvm::Error emit(const TraceOp &op) {
     const TraceValue &r = info(op.result);
     if (r.kind != ValueKind::Tensor)
       return emitScalar(op);
@@ -371,7 +370,7 @@ private:
     } else if (c == OpCode::Gelu) {
       Value x = tensorAs(op.operands[0], e);
       if (op.text != "none" && op.text != "tanh")
-        return "gelu approximation '" + op.text + "'";
+        return llvm::createStringError("gelu approximation '" + op.text + "'");
       out = mlir::kiln::GeluOp::create(
           b_, loc_, x,
           op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
@@ -499,10 +498,10 @@ private:
       out = mlir::kiln::ArangeOp::create(b_, loc_, resultType, get(op.operands[0]),
                                          get(op.operands[1]), get(op.operands[2]));
     } else {
-      return std::string("no lowering for kiln::") + opName(c);
+      return llvm::createStringError(llvm::Twine("no lowering for kiln::") + opName(c));
     }
     values_[op.result] = out;
-    return "";
+    return llvm::Error::success();
   }
 
   MLIRContext *ctx_;
@@ -516,8 +515,7 @@ private:
 } // namespace
 
 llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
-  std::string why = GraphFunctionBuilder(module, graph).build();
-  return why.empty() ? llvm::Error::success() : llvm::createStringError(why);
+  return GraphFunctionBuilder(module, graph).build();
 }
 
 } // namespace kiln::frontend

@@ -14,6 +14,8 @@
 #include "kiln/Frontend/TraceGraph.h"
 #include "kiln/Pipelines/Backend.h"
 
+#include "llvm/Support/Error.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -121,8 +123,8 @@ int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &ha
 std::vector<const clang::FunctionDecl *>
 recursivelyDisabled(clang::ASTContext &context, const FrontendOptions &options);
 
-/// Checks one --annotate NAME=ANNOTATION; false with why if malformed.
-bool checkAnnotateOption(const std::string &spec, std::string &why);
+/// Checks one --annotate NAME=ANNOTATION: an error saying why if malformed.
+llvm::Error checkAnnotateOption(const std::string &spec);
 
 /// file:line:col of a position.
 std::string formatPos(const SourcePos &pos);
