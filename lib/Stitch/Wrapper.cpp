@@ -3,262 +3,21 @@
 // Each graph gets `template <...> static bool NAME(outputs&..., inputs...)`:
 // it checks the guard (the ranks and dtypes the graph was built for), then
 // either calls the compiled entry point through kiln::abi::GraphCall or, for
-// the eager backend, runs the captured ops as calls into the runtime (which
-// checks the capture itself, as torch.compile's backend="eager" does). It
+// the eager backend, runs the captured ops as calls into the runtime
+// (lib/Target/Cpp; the runtime checks the capture itself, as
+// torch.compile's backend="eager" does). It
 // returns false when the original statements must run instead.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
-#include <cmath>
-#include <cstring>
-#include <map>
+#include "kiln/Target/Cpp.h"
+
 #include <sstream>
 
 namespace kiln::stitch {
 
 using namespace frontend;
-
-namespace {
-
-const char *scalarCType(ValueKind kind) {
-  switch (kind) {
-  case ValueKind::I64: return "int64_t";
-  case ValueKind::F32: return "float";
-  case ValueKind::F64: return "double";
-  case ValueKind::Bool: return "bool";
-  case ValueKind::Tensor: return "kiln::Tensor";
-  }
-  return "?";
-}
-
-std::string number(double v, ValueKind kind) {
-  std::ostringstream os;
-  os.precision(17);
-  if (kind == ValueKind::I64)
-    os << static_cast<int64_t>(v);
-  else if (kind == ValueKind::Bool)
-    os << (v != 0 ? "true" : "false");
-  else if (std::isinf(v) || std::isnan(v)) {
-    std::string t = kind == ValueKind::F32 ? "float" : "double";
-    std::string s = std::isnan(v) ? "std::numeric_limits<" + t + ">::quiet_NaN()"
-                                  : "std::numeric_limits<" + t + ">::infinity()";
-    return v < 0 ? "-" + s : s;
-  } else {
-    os << v;
-    std::string s = os.str();
-    if (s.find_first_of(".eEn") == std::string::npos)
-      s += ".0";
-    return kind == ValueKind::F32 ? s + "f" : s;
-  }
-  return os.str();
-}
-
-std::string ints(const std::vector<int64_t> &v, size_t from = 0) {
-  std::string s = "{";
-  for (size_t i = from; i < v.size(); ++i)
-    s += (i > from ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
-}
-
-/// The graph's ops as C++ statements over the runtime.
-class EagerBody {
-public:
-  explicit EagerBody(const Graph &g) : g_(g) {
-    for (size_t i = 0; i < g.inputs.size(); ++i)
-      names_[g.inputs[i].value] = "i" + std::to_string(i);
-  }
-
-  std::string emit() {
-    for (const TraceOp &op : g_.ops)
-      emitOp(op);
-    return os_.str();
-  }
-
-  /// A value as a tensor expression (C++ numbers become 0-d tensors).
-  std::string tensor(int v) {
-    auto s = scalars_.find(v);
-    if (s != scalars_.end())
-      return "kiln::full({}, " + s->second + ", kiln::Scalar(" + s->second +
-             ").defaultDType())";
-    return names_.at(v);
-  }
-  std::string name(int v) {
-    auto s = scalars_.find(v);
-    return s != scalars_.end() ? s->second : names_.at(v);
-  }
-
-private:
-  void emitOp(const TraceOp &op) {
-    OpCode c = op.code;
-    std::string v = "v" + std::to_string(op.result);
-    names_[op.result] = v;
-    const TraceValue &r = g_.values[op.result];
-    auto a = [&](size_t i) { return tensor(op.operands[i]); };
-    auto s = [&](size_t i) { return name(op.operands[i]); };
-    // kiln::NAME(...) and x.NAME(...): the runtime's spelling of op c.
-    auto call = [&](size_t first = 0) {
-      std::string e = std::string("kiln::") + opName(c) + "(";
-      for (size_t i = first; i < op.operands.size(); ++i)
-        e += (i > first ? ", " : "") + a(i);
-      return e + ")";
-    };
-    auto method = [&](const std::string &args) {
-      return a(0) + "." + opName(c) + "(" + args + ")";
-    };
-    static const char *const predicates[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
-    std::string e;
-    if (c == OpCode::FromScalar) {
-      scalars_[op.result] = s(0);
-      return;
-    }
-    if (r.kind != ValueKind::Tensor) {
-      const char *t = scalarCType(r.kind);
-      // std::NAME for scalar.NAME.
-      auto stdName = [&] {
-        return "std::" + std::string(opName(c)).substr(std::strlen("scalar."));
-      };
-      switch (c) {
-      case OpCode::Const: e = number(op.number, r.kind); break;
-      case OpCode::Dim: e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")"; break;
-      case OpCode::Rank: e = s(0) + ".dim()"; break;
-      case OpCode::Numel: e = s(0) + ".numel()"; break;
-      case OpCode::ScalarCast: e = std::string("static_cast<") + t + ">(" + s(0) + ")"; break;
-      case OpCode::ScalarNeg: e = "-" + s(0); break;
-      case OpCode::ScalarAdd: e = s(0) + " + " + s(1); break;
-      case OpCode::ScalarSub: e = s(0) + " - " + s(1); break;
-      case OpCode::ScalarMul: e = s(0) + " * " + s(1); break;
-      case OpCode::ScalarDiv: e = s(0) + " / " + s(1); break;
-      case OpCode::ScalarRem: e = s(0) + " % " + s(1); break;
-      case OpCode::ScalarMin:
-      case OpCode::ScalarMax:
-      case OpCode::ScalarPow: e = stdName() + "(" + s(0) + ", " + s(1) + ")"; break;
-      case OpCode::Select: e = s(0) + " ? " + s(1) + " : " + s(2); break;
-      case OpCode::ScalarCmp: e = s(0) + predicates[op.ints[0]] + s(1); break;
-      case OpCode::ScalarAnd: e = s(0) + " && " + s(1); break;
-      case OpCode::ScalarOr: e = s(0) + " || " + s(1); break;
-      case OpCode::ScalarNot: e = "!" + s(0); break;
-      default: e = stdName() + "(" + s(0) + ")"; break;
-      }
-      os_ << "  [[maybe_unused]] " << t << " " << v << " = " << e << ";\n";
-      return;
-    }
-    switch (c) {
-    case OpCode::Add:
-    case OpCode::Sub:
-    case OpCode::Mul:
-    case OpCode::Div:
-    case OpCode::Cmp: {
-      std::string infix = c == OpCode::Add   ? " + "
-                          : c == OpCode::Sub ? " - "
-                          : c == OpCode::Mul ? " * "
-                          : c == OpCode::Div ? " / "
-                                             : predicates[op.ints[0]];
-      // A C++ number on either side keeps the runtime's Scalar overloads,
-      // as in the original expression (two numbers: the left a tensor).
-      bool bothNumbers = scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]);
-      e = (bothNumbers ? a(0) : s(0)) + infix + s(1);
-      break;
-    }
-    case OpCode::Pow:
-      e = "kiln::pow(" + a(0) + ", " + s(1) + ")";
-      break;
-    case OpCode::Where:
-      e = "kiln::where(" + a(0) + ", " + a(1) + ", " + s(2) + ")";
-      break;
-    case OpCode::Neg:
-      e = "-" + a(0);
-      break;
-    case OpCode::Gelu:
-      e = "kiln::gelu(" + a(0) + ", \"" + op.text + "\")";
-      break;
-    case OpCode::Softmax:
-    case OpCode::LogSoftmax:
-      e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + std::to_string(op.ints[0]) + ")";
-      break;
-    case OpCode::LayerNorm:
-      e = "kiln::layer_norm(" + a(0) + ", " + a(1) + ", " +
-          (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", " +
-          number(op.number, ValueKind::F64) + ")";
-      break;
-    case OpCode::RmsNorm:
-      e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " + number(op.number, ValueKind::F64) +
-          ")";
-      break;
-    case OpCode::Conv2d:
-      e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
-          (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" +
-          std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) + "}, {" +
-          std::to_string(op.ints[2]) + ", " + std::to_string(op.ints[3]) + "})";
-      break;
-    case OpCode::Cat:
-      e = "kiln::cat({";
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        e += (i ? ", " : "") + a(i);
-      e += "}, " + std::to_string(op.ints[0]) + ")";
-      break;
-    case OpCode::Reshape: {
-      std::string sizes = "{";
-      for (size_t i = 1; i < op.operands.size(); ++i)
-        sizes += (i > 1 ? ", " : "") + s(i);
-      e = method(sizes + "}");
-      break;
-    }
-    case OpCode::Full:
-      e = "kiln::full({";
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        e += (i ? ", " : "") + s(i);
-      e += "}, " + number(op.number, ValueKind::F64) + ", " + dtypeSpelling(r.element) + ")";
-      break;
-    case OpCode::Transpose:
-      e = method(std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]));
-      break;
-    case OpCode::Permute:
-      e = method(ints(op.ints));
-      break;
-    case OpCode::Unsqueeze:
-    case OpCode::Squeeze:
-      e = method(std::to_string(op.ints[0]));
-      break;
-    case OpCode::Slice:
-      e = method(std::to_string(op.ints[0]) + ", " + s(1) + ", " + s(2) + ", " +
-                 std::to_string(op.ints[1]));
-      break;
-    case OpCode::Cast:
-      e = a(0) + ".to(" + dtypeSpelling(r.element) + ")";
-      break;
-    case OpCode::Select:
-      e = s(0) + " ? " + a(1) + " : " + a(2);
-      break;
-    case OpCode::OpaqueCall:
-      e = op.text + "(";
-      for (size_t i = 0; i < op.operands.size(); ++i)
-        e += (i ? ", " : "") + a(i);
-      e += ")";
-      break;
-    case OpCode::Arange:
-      e = "kiln::arange(" + s(0) + ", " + s(1) + ", " + s(2) + ")";
-      break;
-    default:
-      // The unary ops, maximum, minimum, the reductions' other forms,
-      // matmul, linear, embedding, cross_entropy: kiln::NAME(operands...).
-      if (opGroup(c) == OpGroup::Reduction)
-        e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + ints(op.ints, 1) + ", " +
-            (op.ints[0] ? "true" : "false") + ")";
-      else
-        e = call();
-      break;
-    }
-    os_ << "  kiln::Tensor " << v << " = " << e << ";\n";
-  }
-
-  const Graph &g_;
-  std::map<int, std::string> names_;
-  std::map<int, std::string> scalars_; // from_scalar values: C++ numbers
-  std::ostringstream os_;
-};
-
-} // namespace
 
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
                         bool cuda) {
@@ -280,7 +39,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     const TraceValue &v = g.values[g.inputs[i].value];
     params.push_back(v.kind == ValueKind::Tensor
                          ? "const kiln::Tensor &i" + std::to_string(i)
-                         : std::string(scalarCType(v.kind)) + " i" + std::to_string(i));
+                         : std::string(cpp::scalarType(v.kind)) + " i" + std::to_string(i));
   }
   std::ostringstream signature;
   if (!templates.empty()) {
@@ -341,11 +100,11 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       const TraceValue &v = g.values[g.outputs[i].value];
       if (v.kind != ValueKind::Tensor)
         os << "  o" << i << " = static_cast<O" << i << ">(r" << i << ".item<"
-           << scalarCType(v.kind) << ">());\n";
+           << cpp::scalarType(v.kind) << ">());\n";
     }
   } else {
-    EagerBody body(g);
-    os << body.emit();
+    cpp::EagerStatements body(g);
+    os << body.statements();
     // Every result is taken before any output is assigned: an output may
     // be the very variable an input reads (a = b; b = t swaps them).
     for (size_t i = 0; i < g.outputs.size(); ++i) {
