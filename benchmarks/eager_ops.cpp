@@ -56,8 +56,10 @@ int main(int argc, char **argv) {
   kiln::Tensor s = kiln::randn({4096, 1024}, 3);
   std::vector<char> src(bytes, 1), dst(bytes, 0);
 
-  double tCopy1 = medianSeconds(reps, [&] { std::memcpy(dst.data(), src.data(), bytes); });
-  double tCopyN = medianSeconds(reps, [&] { parallelMemcpy(dst.data(), src.data(), bytes); });
+  double tCopy1 =
+      medianSeconds(reps, [&] { std::memcpy(dst.data(), src.data(), bytes); });
+  double tCopyN = medianSeconds(
+      reps, [&] { parallelMemcpy(dst.data(), src.data(), bytes); });
   double copy1 = 2.0 * bytes / tCopy1 / 1e9, copyN = 2.0 * bytes / tCopyN / 1e9;
 
   struct Row {
@@ -75,9 +77,11 @@ int main(int argc, char **argv) {
        [&] { sink = kiln::softmax(s, -1); }},
   };
 
-  std::printf("Kiln eager runtime bandwidth, %d OpenMP threads, median of %d runs\n",
-              omp_get_max_threads(), reps);
-  std::printf("memcpy 64 MiB: %.1f GB/s on 1 thread, %.1f GB/s on %d threads (baseline)\n\n",
+  std::printf(
+      "Kiln eager runtime bandwidth, %d OpenMP threads, median of %d runs\n",
+      omp_get_max_threads(), reps);
+  std::printf("memcpy 64 MiB: %.1f GB/s on 1 thread, %.1f GB/s on %d threads "
+              "(baseline)\n\n",
               copy1, copyN, omp_get_max_threads());
   std::printf("%-26s %10s %10s %12s\n", "op", "time (ms)", "GB/s", "vs memcpy");
   for (const Row &row : rows) {

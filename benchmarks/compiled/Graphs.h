@@ -1,4 +1,5 @@
-//===- Graphs.h - The three benchmark graphs, in the kiln dialect -*- C++ -*-===//
+//===- Graphs.h - The three benchmark graphs, in the kiln dialect -*- C++
+//-*-===//
 //
 // (a) chain: gelu(x*1.5+0.5)*sigmoid(x) - x/(abs(x)+1)
 // (b) ln_softmax: layer_norm(softmax(x)+x)
@@ -75,8 +76,8 @@ struct CompiledGraphs {
 };
 
 /// False (diagnostics on stderr) when a graph does not compile or link.
-bool compileGraphs(const mlir::kiln::CompileOptions &options, const char *workDir,
-                   CompiledGraphs &out) {
+bool compileGraphs(const mlir::kiln::CompileOptions &options,
+                   const char *workDir, CompiledGraphs &out) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
@@ -84,12 +85,14 @@ bool compileGraphs(const mlir::kiln::CompileOptions &options, const char *workDi
   auto start = std::chrono::steady_clock::now();
   if (!module || mlir::failed(mlir::kiln::lowerModule(*module, options)))
     return false;
-  auto library = mlir::kiln::buildSharedLibrary(*module, {}, workDir, KILN_LINKER);
+  auto library =
+      mlir::kiln::buildSharedLibrary(*module, {}, workDir, KILN_LINKER);
   if (mlir::failed(library))
     return false;
   out.library = *library;
   out.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return true;
 }
 

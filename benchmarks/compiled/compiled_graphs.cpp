@@ -54,8 +54,8 @@ double medianSeconds(int reps, const std::function<void()> &fn) {
 /// Median times of each function, measured in turns (a b c a b c ...), so
 /// that a slow spell of this shared machine falls on all of them alike and
 /// their ratios hold.
-std::vector<double> medianSecondsInTurns(
-    int reps, const std::vector<std::function<void()>> &fns) {
+std::vector<double>
+medianSecondsInTurns(int reps, const std::vector<std::function<void()>> &fns) {
   std::vector<std::vector<double>> times(fns.size());
   for (const auto &fn : fns)
     fn();
@@ -83,7 +83,8 @@ Tensor call(kiln::abi::EntryPoint entry, const std::vector<Tensor> &inputs,
   args[0] = results.data();
   entry(args.data());
   int32_t status;
-  std::memcpy(&status, results.data() + kiln::abi::descriptorSize(resultRank) / 8, 4);
+  std::memcpy(&status,
+              results.data() + kiln::abi::descriptorSize(resultRank) / 8, 4);
   if (status != 0)
     throw kiln::Error("compiled graph: shape check failed");
   return kiln::abi::adopt(results.data(), resultRank, kiln::kFloat32);
@@ -110,7 +111,8 @@ int main(int argc, char **argv) {
   const int64_t n = int64_t(1) << 24;
   Tensor x = kiln::randn({n}, 1);
   auto chainEager = [&] {
-    return kiln::gelu(x * 1.5 + 0.5) * kiln::sigmoid(x) - x / (kiln::abs(x) + 1);
+    return kiln::gelu(x * 1.5 + 0.5) * kiln::sigmoid(x) -
+           x / (kiln::abs(x) + 1);
   };
   if (!kiln::allclose(call(entry("chain"), {x}, 1), chainEager(), 1e-4, 1e-5))
     return std::fprintf(stderr, "chain: compiled differs from eager\n"), 1;
@@ -119,33 +121,43 @@ int main(int argc, char **argv) {
 #pragma omp parallel
     {
       size_t t = omp_get_num_threads(), id = omp_get_thread_num();
-      size_t chunk = (src.size() + t - 1) / t, b = std::min(src.size(), id * chunk);
+      size_t chunk = (src.size() + t - 1) / t,
+             b = std::min(src.size(), id * chunk);
       size_t e = std::min(src.size(), b + chunk);
       std::memcpy(dst.data() + b, src.data() + b, e - b);
     }
   };
-  auto timesA = medianSecondsInTurns(
-      reps, {copy, [&] { chainEager(); }, [&] { call(entry("chain"), {x}, 1); }});
+  auto timesA =
+      medianSecondsInTurns(reps, {copy, [&] { chainEager(); },
+                                  [&] { call(entry("chain"), {x}, 1); }});
   double tCopy = timesA[0], tEagerA = timesA[1], tCompiledA = timesA[2];
   double bytesA = 2.0 * n * 4;
-  std::printf("(a) elementwise chain [16M]: eager %.2f ms, compiled %.2f ms: "
-              "%.1fx faster; compiled %.1f GB/s = %.0f%% of memcpy (%.1f GB/s)\n",
-              tEagerA * 1e3, tCompiledA * 1e3, tEagerA / tCompiledA,
-              bytesA / tCompiledA / 1e9, 100 * (bytesA / tCompiledA) / (bytesA / tCopy),
-              bytesA / tCopy / 1e9);
+  std::printf(
+      "(a) elementwise chain [16M]: eager %.2f ms, compiled %.2f ms: "
+      "%.1fx faster; compiled %.1f GB/s = %.0f%% of memcpy (%.1f GB/s)\n",
+      tEagerA * 1e3, tCompiledA * 1e3, tEagerA / tCompiledA,
+      bytesA / tCompiledA / 1e9, 100 * (bytesA / tCompiledA) / (bytesA / tCopy),
+      bytesA / tCopy / 1e9);
 
   // (b) layer_norm(softmax(x) + x).
   Tensor s = kiln::randn({4096, 1024}, 2), w = kiln::randn({1024}, 3),
          bb = kiln::randn({1024}, 4);
-  auto lnEager = [&] { return kiln::layer_norm(kiln::softmax(s, 1) + s, w, bb); };
-  if (!kiln::allclose(call(entry("ln_softmax"), {s, w, bb}, 2), lnEager(), 1e-4, 1e-4))
+  auto lnEager = [&] {
+    return kiln::layer_norm(kiln::softmax(s, 1) + s, w, bb);
+  };
+  if (!kiln::allclose(call(entry("ln_softmax"), {s, w, bb}, 2), lnEager(), 1e-4,
+                      1e-4))
     return std::fprintf(stderr, "ln_softmax: compiled differs from eager\n"), 1;
-  auto timesB = medianSecondsInTurns(
-      reps, {[&] { lnEager(); }, [&] { call(entry("ln_softmax"), {s, w, bb}, 2); }});
+  auto timesB =
+      medianSecondsInTurns(reps, {[&] { lnEager(); },
+                                  [&] {
+                                    call(entry("ln_softmax"), {s, w, bb}, 2);
+                                  }});
   double tEagerB = timesB[0], tCompiledB = timesB[1];
-  std::printf("(b) layer_norm(softmax(x)+x) [4096,1024]: eager %.2f ms, compiled "
-              "%.2f ms: %.1fx faster\n",
-              tEagerB * 1e3, tCompiledB * 1e3, tEagerB / tCompiledB);
+  std::printf(
+      "(b) layer_norm(softmax(x)+x) [4096,1024]: eager %.2f ms, compiled "
+      "%.2f ms: %.1fx faster\n",
+      tEagerB * 1e3, tCompiledB * 1e3, tEagerB / tCompiledB);
 
   // (c) gelu(a @ w + b) against OpenBLAS's sgemm alone.
   const int M = 256, K = 1024, N = 4096;
@@ -154,7 +166,8 @@ int main(int argc, char **argv) {
   auto mmEager = [&] { return kiln::gelu(kiln::matmul(a, wm) + bias); };
   if (!kiln::allclose(call(entry("mm_bias_gelu"), {a, wm, bias}, 2), mmEager(),
                       1e-3, 1e-4))
-    return std::fprintf(stderr, "mm_bias_gelu: compiled differs from eager\n"), 1;
+    return std::fprintf(stderr, "mm_bias_gelu: compiled differs from eager\n"),
+           1;
   std::vector<float> c(static_cast<size_t>(M) * N);
   // The baseline is OpenBLAS on its own threads, as fast as it goes here;
   // the runtime (and compiled code) run it single-threaded per OpenMP thread.
@@ -169,13 +182,16 @@ int main(int argc, char **argv) {
   openblas_set_num_threads(1);
   auto timesC = medianSecondsInTurns(
       reps, {[&] { mmEager(); },
-             [&] { call(entry("mm_bias_gelu"), {a, wm, bias}, 2); }});
+             [&] {
+               call(entry("mm_bias_gelu"), {a, wm, bias}, 2);
+             }});
   double tEagerC = timesC[0], tCompiledC = timesC[1];
   double flops = 2.0 * M * N * K;
   std::printf("(c) gelu(a@w+b) [256,1024]x[1024,4096]: eager %.2f ms, compiled "
               "%.2f ms: %.2fx faster; compiled %.1f GFLOP/s = %.2fx OpenBLAS "
               "sgemm alone (%.1f GFLOP/s)\n",
               tEagerC * 1e3, tCompiledC * 1e3, tEagerC / tCompiledC,
-              flops / tCompiledC / 1e9, tBlas / tCompiledC, flops / tBlas / 1e9);
+              flops / tCompiledC / 1e9, tBlas / tCompiledC,
+              flops / tBlas / 1e9);
   return 0;
 }

@@ -35,7 +35,8 @@ double medianSeconds(int reps, const std::function<void()> &fn) {
     auto start = std::chrono::steady_clock::now();
     fn();
     times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -99,9 +100,10 @@ int benchmark(int argc, char **argv) {
   const int64_t n = int64_t(1) << 24;
   Tensor x = kiln::randn({n}, 1);
   Tensor dx = x.to(Device::cuda());
-  Tensor want = kiln::gelu(x * 1.5 + 0.5) * kiln::sigmoid(x) - x / (kiln::abs(x) + 1);
-  if (!kiln::allclose(run(entry("chain"), "chain", {dx}, 1).to(Device::cpu()), want,
-                      1e-4, 1e-5))
+  Tensor want =
+      kiln::gelu(x * 1.5 + 0.5) * kiln::sigmoid(x) - x / (kiln::abs(x) + 1);
+  if (!kiln::allclose(run(entry("chain"), "chain", {dx}, 1).to(Device::cpu()),
+                      want, 1e-4, 1e-5))
     return std::fprintf(stderr, "chain: the GPU differs from eager\n"), 1;
   double tCopy = medianSeconds(reps, [&] {
     Tensor c = dx.clone();
@@ -110,12 +112,14 @@ int benchmark(int argc, char **argv) {
   double tEagerA = medianSeconds(reps, [&] {
     kiln::gelu(x * 1.5 + 0.5) * kiln::sigmoid(x) - x / (kiln::abs(x) + 1);
   });
-  double tA = medianSeconds(reps, [&] { run(entry("chain"), "chain", {dx}, 1); });
+  double tA =
+      medianSeconds(reps, [&] { run(entry("chain"), "chain", {dx}, 1); });
   double bytesA = 2.0 * n * 4;
-  std::printf("(a) elementwise chain [16M]: GPU %.3f ms (%.0f GB/s = %.0f%% of a "
-              "device copy, %.0f GB/s), %.0fx eager on the CPU (%.2f ms)\n",
-              tA * 1e3, bytesA / tA / 1e9, 100 * tCopy / tA, bytesA / tCopy / 1e9,
-              tEagerA / tA, tEagerA * 1e3);
+  std::printf(
+      "(a) elementwise chain [16M]: GPU %.3f ms (%.0f GB/s = %.0f%% of a "
+      "device copy, %.0f GB/s), %.0fx eager on the CPU (%.2f ms)\n",
+      tA * 1e3, bytesA / tA / 1e9, 100 * tCopy / tA, bytesA / tCopy / 1e9,
+      tEagerA / tA, tEagerA * 1e3);
 
   // (b) layer_norm(softmax(x) + x).
   Tensor s = kiln::randn({4096, 1024}, 2), w = kiln::randn({1024}, 3),
@@ -123,17 +127,20 @@ int benchmark(int argc, char **argv) {
   std::vector<Tensor> inB = {s.to(Device::cuda()), w.to(Device::cuda()),
                              bb.to(Device::cuda())};
   Tensor wantB = kiln::layer_norm(kiln::softmax(s, 1) + s, w, bb);
-  if (!kiln::allclose(run(entry("ln_softmax"), "ln_softmax", inB, 2).to(Device::cpu()),
-                      wantB, 1e-4, 1e-4))
+  if (!kiln::allclose(
+          run(entry("ln_softmax"), "ln_softmax", inB, 2).to(Device::cpu()),
+          wantB, 1e-4, 1e-4))
     return std::fprintf(stderr, "ln_softmax: the GPU differs from eager\n"), 1;
   double tEagerB = medianSeconds(
       reps, [&] { kiln::layer_norm(kiln::softmax(s, 1) + s, w, bb); });
-  double tB = medianSeconds(reps, [&] { run(entry("ln_softmax"), "ln_softmax", inB, 2); });
+  double tB = medianSeconds(
+      reps, [&] { run(entry("ln_softmax"), "ln_softmax", inB, 2); });
   double bytesB = 2.0 * 4096 * 1024 * 4;
-  std::printf("(b) layer_norm(softmax(x)+x) [4096,1024]: GPU %.3f ms (%.0f GB/s "
-              "= %.0f%% of a device copy), %.0fx eager on the CPU (%.2f ms)\n",
-              tB * 1e3, bytesB / tB / 1e9, 100 * (bytesB / tB) / (bytesA / tCopy),
-              tEagerB / tB, tEagerB * 1e3);
+  std::printf(
+      "(b) layer_norm(softmax(x)+x) [4096,1024]: GPU %.3f ms (%.0f GB/s "
+      "= %.0f%% of a device copy), %.0fx eager on the CPU (%.2f ms)\n",
+      tB * 1e3, bytesB / tB / 1e9, 100 * (bytesB / tB) / (bytesA / tCopy),
+      tEagerB / tB, tEagerB * 1e3);
 
   // (c) gelu(a @ w + b).
   const int M = 256, K = 1024, N = 4096;
@@ -142,16 +149,20 @@ int benchmark(int argc, char **argv) {
   std::vector<Tensor> inC = {a.to(Device::cuda()), wm.to(Device::cuda()),
                              bias.to(Device::cuda())};
   Tensor wantC = kiln::gelu(kiln::matmul(a, wm) + bias);
-  if (!kiln::allclose(run(entry("mm_bias_gelu"), "mm_bias_gelu", inC, 2).to(Device::cpu()),
-                      wantC, 1e-3, 1e-4))
-    return std::fprintf(stderr, "mm_bias_gelu: the GPU differs from eager\n"), 1;
-  double tEagerC = medianSeconds(
-      reps, [&] { kiln::gelu(kiln::matmul(a, wm) + bias); });
-  double tC = medianSeconds(reps, [&] { run(entry("mm_bias_gelu"), "mm_bias_gelu", inC, 2); });
+  if (!kiln::allclose(
+          run(entry("mm_bias_gelu"), "mm_bias_gelu", inC, 2).to(Device::cpu()),
+          wantC, 1e-3, 1e-4))
+    return std::fprintf(stderr, "mm_bias_gelu: the GPU differs from eager\n"),
+           1;
+  double tEagerC =
+      medianSeconds(reps, [&] { kiln::gelu(kiln::matmul(a, wm) + bias); });
+  double tC = medianSeconds(
+      reps, [&] { run(entry("mm_bias_gelu"), "mm_bias_gelu", inC, 2); });
   double flops = 2.0 * M * N * K;
-  std::printf("(c) gelu(a@w+b) [256,1024]x[1024,4096]: GPU %.3f ms (%.0f GFLOP/s), "
-              "%.1fx eager on the CPU (%.2f ms)\n",
-              tC * 1e3, flops / tC / 1e9, tEagerC / tC, tEagerC * 1e3);
+  std::printf(
+      "(c) gelu(a@w+b) [256,1024]x[1024,4096]: GPU %.3f ms (%.0f GFLOP/s), "
+      "%.1fx eager on the CPU (%.2f ms)\n",
+      tC * 1e3, flops / tC / 1e9, tEagerC / tC, tEagerC * 1e3);
   return 0;
 }
 

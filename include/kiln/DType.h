@@ -56,13 +56,25 @@ struct BFloat16 {
 
 /// The DType of a C++ element type.
 template <typename T> struct DTypeOf;
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
+template <> struct DTypeOf<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <> struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::I32;
+};
+template <> struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::I64;
+};
 template <> struct DTypeOf<Half> { static constexpr DType value = DType::F16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::BF16; };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
+template <> struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::BF16;
+};
+template <> struct DTypeOf<float> {
+  static constexpr DType value = DType::F32;
+};
+template <> struct DTypeOf<double> {
+  static constexpr DType value = DType::F64;
+};
 
 enum class DeviceType : uint8_t { CPU, CUDA };
 
@@ -100,7 +112,9 @@ public:
   Kind kind() const { return kind_; }
   bool isFloating() const { return kind_ == Kind::Float; }
   double toDouble() const { return d_; }
-  int64_t toInt() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
+  int64_t toInt() const {
+    return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_;
+  }
   /// The dtype a torch "wrapped number" of this kind has: bool, int64 or
   /// float32 (the default float type).
   DType defaultDType() const;

@@ -46,9 +46,10 @@ int runCodegen(const CodegenRequest &request) {
   compile.backend = request.backend;
   compile.gpu.chip = request.cudaArch;
   compile.gpu.format = gpuBinaryFormat(request.cudaFormat);
-  mlir::kiln::Stage stage = request.emit == "kiln"     ? mlir::kiln::Stage::Kiln
-                            : request.emit == "linalg" ? mlir::kiln::Stage::Linalg
-                                                       : mlir::kiln::Stage::LLVMDialect;
+  mlir::kiln::Stage stage = request.emit == "kiln" ? mlir::kiln::Stage::Kiln
+                            : request.emit == "linalg"
+                                ? mlir::kiln::Stage::Linalg
+                                : mlir::kiln::Stage::LLVMDialect;
   if (mlir::failed(mlir::kiln::lowerModule(*module, compile, stage)))
     return 1;
 
@@ -77,7 +78,7 @@ int runCodegen(const CodegenRequest &request) {
     mlir::kiln::CodegenOptions options{request.target, request.cpu,
                                        request.features};
     if (mlir::failed(mlir::kiln::emitObject(*module, options, output->os(),
-                                             request.emit == "llvm")))
+                                            request.emit == "llvm")))
       return 1;
   }
   output->keep();

@@ -19,10 +19,10 @@
 #include "kiln/Target/CUDA.h"
 #include "kiln/Target/Host.h"
 
-#include "clang/AST/ASTContext.h"
-#include "clang/Basic/SourceManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -46,9 +46,9 @@ public:
   void stop() {
     if (phase_.empty())
       return;
-    seconds_[phase_] += std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - begin_)
-                            .count();
+    seconds_[phase_] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_)
+            .count();
     order_.push_back(phase_);
     phase_.clear();
   }
@@ -93,7 +93,8 @@ namespace {
 
 void internalFailure(const Root &root, const std::string &why, bool suppress,
                      bool &failed) {
-  llvm::errs() << formatPos(root.pos) << ": " << (suppress ? "warning" : "error")
+  llvm::errs() << formatPos(root.pos) << ": "
+               << (suppress ? "warning" : "error")
                << ": kiln could not compile '" << root.name << "': " << why
                << (suppress ? " (left as host code: --suppress-errors)" : "")
                << "\n";
@@ -112,8 +113,8 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
       if ((error = inferSignature(seg.graph)))
         break;
     if (error) {
-      internalFailure(root, llvm::toString(std::move(error)), request.suppressErrors,
-                      failed);
+      internalFailure(root, llvm::toString(std::move(error)),
+                      request.suppressErrors, failed);
       continue;
     }
     ok.push_back(&root);
@@ -121,9 +122,11 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
 }
 
 /// The path of one --debug-dir file.
-std::string debugPath(const CompileRequest &request, const std::string &suffix) {
+std::string debugPath(const CompileRequest &request,
+                      const std::string &suffix) {
   llvm::SmallString<256> path(request.debugDir);
-  llvm::sys::path::append(path, llvm::sys::path::stem(request.output).str() + suffix);
+  llvm::sys::path::append(path,
+                          llvm::sys::path::stem(request.output).str() + suffix);
   return std::string(path);
 }
 
@@ -150,7 +153,8 @@ bool writeAtomically(const std::string &path, llvm::StringRef text) {
 }
 
 /// Writes one stage's text to `path` (when `write`).
-llvm::Error writeStage(bool write, const std::string &path, llvm::StringRef text) {
+llvm::Error writeStage(bool write, const std::string &path,
+                       llvm::StringRef text) {
   if (write && !writeAtomically(path, text))
     return llvm::createStringError("cannot write " + path);
   return llvm::Error::success();
@@ -161,10 +165,12 @@ llvm::Error writeStage(bool write, const std::string &path, llvm::StringRef text
 /// --emit=kiln|linalg|llvm|ptx, that stage to the output; an error saying
 /// why if any step fails. The GPU kernels' images are appended to
 /// `images`.
-llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
-                  const std::string &objectPath, const CompileRequest &request,
-                  const std::string &file, Timer &timer, bool write,
-                  std::vector<stitch::EmbeddedImage> &images) {
+llvm::Error compileRoots(const std::vector<Root *> &roots,
+                         mlir::MLIRContext &context,
+                         const std::string &objectPath,
+                         const CompileRequest &request, const std::string &file,
+                         Timer &timer, bool write,
+                         std::vector<stitch::EmbeddedImage> &images) {
   using mlir::kiln::Backend;
   using mlir::kiln::Stage;
   bool debug = write && !request.debugDir.empty();
@@ -173,14 +179,15 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
     for (mlir::ModuleOp m : modules)
       m->erase();
   };
-  bool logCode = std::find(request.logs.begin(), request.logs.end(), "graph_code") !=
-                     request.logs.end() ||
+  bool logCode = std::find(request.logs.begin(), request.logs.end(),
+                           "graph_code") != request.logs.end() ||
                  std::find(request.logs.begin(), request.logs.end(), "all") !=
                      request.logs.end();
   std::error_code ec;
   std::unique_ptr<llvm::raw_fd_ostream> kilnIR, passes, llvmDialect;
   if (debug) {
-    kilnIR = std::make_unique<llvm::raw_fd_ostream>(debugPath(request, ".0-kiln.mlir"), ec);
+    kilnIR = std::make_unique<llvm::raw_fd_ostream>(
+        debugPath(request, ".0-kiln.mlir"), ec);
     passes = std::make_unique<llvm::raw_fd_ostream>(
         debugPath(request, ".1-after-each-pass.mlir"), ec);
     llvmDialect = std::make_unique<llvm::raw_fd_ostream>(
@@ -208,7 +215,8 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
         }
       }
     if (logCode) {
-      llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend) << ")\n";
+      llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)
+                   << ")\n";
       module.print(llvm::errs());
       llvm::errs() << "\n";
     }
@@ -220,8 +228,9 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
     options.backend = backend;
     options.gpu.chip = request.cudaArch;
     // --emit=ptx shows the kernels as PTX text.
-    options.gpu.format =
-        request.emit == "ptx" ? std::string("isa") : gpuBinaryFormat(request.cudaFormat);
+    options.gpu.format = request.emit == "ptx"
+                             ? std::string("isa")
+                             : gpuBinaryFormat(request.cudaFormat);
     options.afterEachPass = passes.get();
     if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
       cleanup();
@@ -253,8 +262,10 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
     (void)mlir::kiln::emitObject(modules, options, ir, /*emitLLVMIR=*/true);
     for (const mlir::kiln::DeviceImage &image : deviceImages) {
       bool ptx = llvm::StringRef(image.description).starts_with("PTX");
-      llvm::raw_fd_ostream out(debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
-      out << (ptx ? llvm::StringRef(image.bytes).rtrim('\0') : llvm::StringRef(image.bytes));
+      llvm::raw_fd_ostream out(
+          debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
+      out << (ptx ? llvm::StringRef(image.bytes).rtrim('\0')
+                  : llvm::StringRef(image.bytes));
     }
     deviceImages.clear();
   }
@@ -263,8 +274,8 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
   // place: a failure leaves no half-written object.
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
-  bool ok = mlir::succeeded(
-      mlir::kiln::emitObject(modules, options, os, /*emitLLVMIR=*/request.emit == "llvm"));
+  bool ok = mlir::succeeded(mlir::kiln::emitObject(
+      modules, options, os, /*emitLLVMIR=*/request.emit == "llvm"));
   cleanup();
   if (!ok)
     return llvm::createStringError("object emission failed");
@@ -280,7 +291,8 @@ llvm::Error compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &co
     }
     return writeStage(write, request.output, text);
   }
-  if (write && !writeAtomically(objectPath, llvm::StringRef(object.data(), object.size()))) {
+  if (write && !writeAtomically(
+                   objectPath, llvm::StringRef(object.data(), object.size()))) {
     return llvm::createStringError("cannot write " + objectPath);
   }
   for (mlir::kiln::DeviceImage &image : deviceImages)
@@ -303,7 +315,8 @@ std::string makeEscape(llvm::StringRef path) {
 
 /// The file among `inputs` that `output` is (the same file, through any
 /// path or link), or empty.
-std::string inputAt(const std::string &output, const std::vector<std::string> &inputs) {
+std::string inputAt(const std::string &output,
+                    const std::vector<std::string> &inputs) {
   for (const std::string &in : inputs) {
     bool same = false;
     if (!llvm::sys::fs::equivalent(output, in, same) && same)
@@ -320,8 +333,8 @@ bool checkOutputs(const std::vector<std::string> &written,
     std::string in = inputAt(out, inputs);
     if (in.empty())
       continue;
-    llvm::errs() << "kiln compile: error: the output " << out << " is " << in << ", "
-                 << what << "; nothing was written\n";
+    llvm::errs() << "kiln compile: error: the output " << out << " is " << in
+                 << ", " << what << "; nothing was written\n";
     return false;
   }
   return true;
@@ -393,11 +406,12 @@ int runCompile(const CompileRequest &request) {
   std::error_code ec_;
   if (!request.debugDir.empty() &&
       (ec_ = llvm::sys::fs::create_directories(request.debugDir))) {
-    llvm::errs() << "kiln compile: error: cannot create " << request.debugDir << ": "
-                 << ec_.message() << "\n";
+    llvm::errs() << "kiln compile: error: cannot create " << request.debugDir
+                 << ": " << ec_.message() << "\n";
     return 1;
   }
-  int status = runFrontend(options, [&](clang::ASTContext &ast, const std::string &file,
+  int status = runFrontend(options, [&](clang::ASTContext &ast,
+                                        const std::string &file,
                                         std::vector<Root> &roots) {
     std::vector<std::string> read;
     const clang::SourceManager &sm = ast.getSourceManager();
@@ -447,8 +461,10 @@ int runCompile(const CompileRequest &request) {
         return false;
       ok.erase(std::remove_if(ok.begin(), ok.end(),
                               [&](Root *r) {
-                                return r->backend != mlir::kiln::Backend::Eager &&
-                                       std::find(good.begin(), good.end(), r) == good.end();
+                                return r->backend !=
+                                           mlir::kiln::Backend::Eager &&
+                                       std::find(good.begin(), good.end(), r) ==
+                                           good.end();
                               }),
                ok.end());
       images.clear();
@@ -478,12 +494,14 @@ int runCompile(const CompileRequest &request) {
     for (const Root &r : roots)
       if (!r.derived)
         scopes.push_back({r.function, true});
-    for (const clang::FunctionDecl *fn : frontend::recursivelyDisabled(ast, options))
+    for (const clang::FunctionDecl *fn :
+         frontend::recursivelyDisabled(ast, options))
       scopes.push_back({fn, false});
     std::string text = stitch::stitchFile(
-        ast, llvm::sys::path::is_absolute(file) ? file : std::string(file), roots,
-        stitched, scopes,
-        std::string("backend ") + mlir::kiln::backendName(request.backend), images);
+        ast, llvm::sys::path::is_absolute(file) ? file : std::string(file),
+        roots, stitched, scopes,
+        std::string("backend ") + mlir::kiln::backendName(request.backend),
+        images);
     if (!writeAtomically(request.output, text))
       return false;
     return request.depfile.empty() || writeDepfile(ast, request);

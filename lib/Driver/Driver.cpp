@@ -72,30 +72,37 @@ int run(int argc, char **argv) {
 
   CodegenRequest codegen;
   CLI::App *codegenCmd = app.add_subcommand(
-      "codegen", "Compile kiln-dialect graphs (.mlir) for the CPU or a GPU: an "
-                 "object file with a kiln_entry_NAME entry point per graph (for "
-                 "cuda, host code that launches the kernels, their binary "
-                 "inside), or an earlier stage");
+      "codegen",
+      "Compile kiln-dialect graphs (.mlir) for the CPU or a GPU: an "
+      "object file with a kiln_entry_NAME entry point per graph (for "
+      "cuda, host code that launches the kernels, their binary "
+      "inside), or an earlier stage");
   codegenCmd->add_option("input", codegen.input, "The .mlir file (- for stdin)")
       ->required();
-  codegenCmd->add_option("-o,--output", codegen.output, "Where to write (- for stdout)")
+  codegenCmd
+      ->add_option("-o,--output", codegen.output,
+                   "Where to write (- for stdout)")
       ->required();
   codegenCmd->add_option("--emit", codegen.emit, "The stage to write")
-      ->check(CLI::IsMember({"kiln", "linalg", "llvm-dialect", "llvm", "obj", "device"}))
+      ->check(CLI::IsMember(
+          {"kiln", "linalg", "llvm-dialect", "llvm", "obj", "device"}))
       ->capture_default_str()
-      ->description("The stage to write: kiln, linalg, llvm-dialect, llvm, obj, "
-                    "or (cuda) device, the kernels' binary (PTX text for "
-                    "--cuda-format=ptx)");
+      ->description(
+          "The stage to write: kiln, linalg, llvm-dialect, llvm, obj, "
+          "or (cuda) device, the kernels' binary (PTX text for "
+          "--cuda-format=ptx)");
   std::string codegenBackend = "cpu", compileBackend = "cpu";
   codegenCmd->add_option("--backend", codegenBackend, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
-  codegenCmd->add_option("--cuda-arch", codegen.cudaArch,
-                         "GPU architecture of cuda kernels (sm_80, sm_90, ...)")
+  codegenCmd
+      ->add_option("--cuda-arch", codegen.cudaArch,
+                   "GPU architecture of cuda kernels (sm_80, sm_90, ...)")
       ->capture_default_str();
-  codegenCmd->add_option("--cuda-format", codegen.cudaFormat,
-                         "ptx, cubin or fatbin (default: fatbin when ptxas is "
-                         "installed, else ptx)")
+  codegenCmd
+      ->add_option("--cuda-format", codegen.cudaFormat,
+                   "ptx, cubin or fatbin (default: fatbin when ptxas is "
+                   "installed, else ptx)")
       ->check(CLI::IsMember({"ptx", "cubin", "fatbin"}));
   codegenCmd->add_option("--target", codegen.target,
                          "Target triple (default: the host's)");
@@ -107,59 +114,70 @@ int run(int argc, char **argv) {
   CompileRequest compile;
   std::string compileLogs;
   CLI::App *compileCmd = app.add_subcommand(
-      "compile", "Compile the KILN_COMPILE() functions of a C++ source: "
-                 "writes the stitched source (-o) and, for the cpu and cuda "
-                 "backends, the compiled graphs beside it (same name, .o; cuda "
-                 "kernels' binary embedded in the source). Clang flags follow --");
+      "compile",
+      "Compile the KILN_COMPILE() functions of a C++ source: "
+      "writes the stitched source (-o) and, for the cpu and cuda "
+      "backends, the compiled graphs beside it (same name, .o; cuda "
+      "kernels' binary embedded in the source). Clang flags follow --");
   addSourceOptions(compileCmd, compile, compileLogs);
-  compileCmd->add_option("-o,--output", compile.output, "The stitched C++ source")
+  compileCmd
+      ->add_option("-o,--output", compile.output, "The stitched C++ source")
       ->required();
-  compileCmd->add_option("--backend", compileBackend,
-                         "eager (the captured graphs as runtime calls), cpu "
-                         "(OpenMP kernels) or cuda (GPU kernels, launched through "
-                         "the CUDA driver loaded at run time), for roots that "
-                         "name none")
+  compileCmd
+      ->add_option("--backend", compileBackend,
+                   "eager (the captured graphs as runtime calls), cpu "
+                   "(OpenMP kernels) or cuda (GPU kernels, launched through "
+                   "the CUDA driver loaded at run time), for roots that "
+                   "name none")
       ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
       ->capture_default_str();
-  compileCmd->add_option("--emit", compile.emit,
-                         "What to write to -o: cpp (the stitched source, and the "
-                         "compiled graphs beside it), or a stage of the file's "
-                         "graphs: kiln (the kiln dialect as traced), linalg, llvm "
-                         "(optimized LLVM IR), ptx (the cuda roots' kernels)")
+  compileCmd
+      ->add_option("--emit", compile.emit,
+                   "What to write to -o: cpp (the stitched source, and the "
+                   "compiled graphs beside it), or a stage of the file's "
+                   "graphs: kiln (the kiln dialect as traced), linalg, llvm "
+                   "(optimized LLVM IR), ptx (the cuda roots' kernels)")
       ->check(CLI::IsMember({"cpp", "kiln", "linalg", "llvm", "ptx"}))
       ->capture_default_str();
-  compileCmd->add_option("--cuda-arch", compile.cudaArch,
-                         "GPU architecture of cuda graphs (sm_80, sm_90, ...)")
+  compileCmd
+      ->add_option("--cuda-arch", compile.cudaArch,
+                   "GPU architecture of cuda graphs (sm_80, sm_90, ...)")
       ->capture_default_str();
-  compileCmd->add_option("--cuda-format", compile.cudaFormat,
-                         "The cuda kernels' binary: ptx, cubin or fatbin "
-                         "(default: fatbin when ptxas is installed, else ptx)")
+  compileCmd
+      ->add_option("--cuda-format", compile.cudaFormat,
+                   "The cuda kernels' binary: ptx, cubin or fatbin "
+                   "(default: fatbin when ptxas is installed, else ptx)")
       ->check(CLI::IsMember({"ptx", "cubin", "fatbin"}));
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
   compileCmd->add_flag("--time-report", compile.timeReport,
                        "Print where compile time went");
-  compileCmd->add_option("--depfile", compile.depfile,
-                         "Write a Make-style dependency file of the output (the "
-                         "source and every file it includes)");
-  compileCmd->add_option("--debug-dir", compile.debugDir,
-                         "Write the graphs' IR after every stage (kiln dialect, "
-                         "after each pass, LLVM dialect, optimized LLVM IR, the "
-                         "cuda kernels' PTX or fatbin) and the capture report "
-                         "into this directory");
+  compileCmd->add_option(
+      "--depfile", compile.depfile,
+      "Write a Make-style dependency file of the output (the "
+      "source and every file it includes)");
+  compileCmd->add_option(
+      "--debug-dir", compile.debugDir,
+      "Write the graphs' IR after every stage (kiln dialect, "
+      "after each pass, LLVM dialect, optimized LLVM IR, the "
+      "cuda kernels' PTX or fatbin) and the capture report "
+      "into this directory");
 
   ExplainRequest explain;
   std::string explainLogs;
   CLI::App *explainCmd = app.add_subcommand(
-      "explain", "Report the graphs, graph breaks and ops of the KILN_COMPILE() "
-                 "functions of C++ sources (torch._dynamo.explain)");
+      "explain",
+      "Report the graphs, graph breaks and ops of the KILN_COMPILE() "
+      "functions of C++ sources (torch._dynamo.explain)");
   addSourceOptions(explainCmd, explain, explainLogs);
-  explainCmd->add_option("--function", explain.function,
-                         "Only this compile root (qualified name, e.g. Mlp::forward)");
+  explainCmd->add_option(
+      "--function", explain.function,
+      "Only this compile root (qualified name, e.g. Mlp::forward)");
   explainCmd->add_flag("--json", explain.json,
                        "The report as JSON (schema kiln.explain, version 1)");
-  explainCmd->add_flag("--dot", explain.dot, "The graphs and breaks as Graphviz");
+  explainCmd->add_flag("--dot", explain.dot,
+                       "The graphs and breaks as Graphviz");
   app.footer("Exit status: 0 success, 1 an error in the input, 2 bad usage. "
              "docs/ in the Kiln sources has the details.");
   try {
@@ -176,7 +194,8 @@ int run(int argc, char **argv) {
     codegen.backend = *mlir::kiln::parseBackend(codegenBackend);
     return runCodegen(codegen);
   }
-  for (const std::vector<std::string> *specs : {&compile.annotate, &explain.annotate})
+  for (const std::vector<std::string> *specs :
+       {&compile.annotate, &explain.annotate})
     for (const std::string &spec : *specs) {
       if (llvm::Error error = frontend::checkAnnotateOption(spec)) {
         std::cerr << "kiln: error: --annotate '" << spec

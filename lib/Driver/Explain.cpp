@@ -1,4 +1,5 @@
-//===- Explain.cpp - `kiln explain`: graphs, breaks and ops ----------------===//
+//===- Explain.cpp - `kiln explain`: graphs, breaks and ops
+//----------------===//
 //
 // torch._dynamo.explain for C++ sources: "Kiln produced N graphs, with M
 // graph breaks and K ops." then each break (reason, location, inline chain)
@@ -27,11 +28,17 @@ namespace {
 std::string kindName(const TraceValue &v) {
   switch (v.kind) {
   case ValueKind::Tensor:
-    return v.rank < 0 ? "tensor" : std::string(elementTypeName(v.element)) + " tensor of rank " + std::to_string(v.rank);
-  case ValueKind::I64: return "int64";
-  case ValueKind::F32: return "float";
-  case ValueKind::F64: return "double";
-  case ValueKind::Bool: return "bool";
+    return v.rank < 0 ? "tensor"
+                      : std::string(elementTypeName(v.element)) +
+                            " tensor of rank " + std::to_string(v.rank);
+  case ValueKind::I64:
+    return "int64";
+  case ValueKind::F32:
+    return "float";
+  case ValueKind::F64:
+    return "double";
+  case ValueKind::Bool:
+    return "bool";
   }
   return "?";
 }
@@ -84,13 +91,16 @@ struct Totals {
   }
 };
 
-void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &all) {
+void detail::printExplainText(llvm::raw_ostream &os,
+                              const std::vector<Root> &all) {
   auto [graphs, breaks, ops] = Totals(all);
-  os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs") << ", with "
-     << breaks << (breaks == 1 ? " graph break" : " graph breaks") << " and " << ops
-     << (ops == 1 ? " op" : " ops") << ".\n";
+  os << "Kiln produced " << graphs << (graphs == 1 ? " graph" : " graphs")
+     << ", with " << breaks << (breaks == 1 ? " graph break" : " graph breaks")
+     << " and " << ops << (ops == 1 ? " op" : " ops") << ".\n";
   for (const Root &r : all) {
-    os << "\n" << r.name << " (" << formatPos(r.pos) << ", backend " << mlir::kiln::backendName(r.backend)
+    os << "\n"
+       << r.name << " (" << formatPos(r.pos) << ", backend "
+       << mlir::kiln::backendName(r.backend)
        << (r.fullgraph ? ", fullgraph" : "")
        << (r.derived ? ", compiled as a root of its own" : "") << "):\n";
     if (!r.breaks.empty())
@@ -101,17 +111,22 @@ void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &al
          << (b.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
          << "\n       at " << formatPos(b.pos) << "\n";
       for (const Frame &f : b.inlinedFrom)
-        os << "       inlined from " << f.function << " at " << formatPos(f.pos) << "\n";
+        os << "       inlined from " << f.function << " at " << formatPos(f.pos)
+           << "\n";
     }
     if (!r.hostCalls.empty())
-      os << "  Calls left on the host because the callee breaks (counted there):\n";
+      os << "  Calls left on the host because the callee breaks (counted "
+            "there):\n";
     for (const HostCall &c : r.hostCalls)
       os << "    - " << c.callee << " at " << formatPos(c.pos)
-         << (c.cause.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
-         << "\n      (" << c.cause.reason << " at " << formatPos(c.cause.pos) << ")\n";
+         << (c.cause.isError ? " [an error: error-on-graph-break or fullgraph]"
+                             : "")
+         << "\n      (" << c.cause.reason << " at " << formatPos(c.cause.pos)
+         << ")\n";
     for (const Segment &s : r.segments) {
       const Graph &g = s.graph;
-      os << "  Graph " << g.name << " (" << g.tensorOpCount() << " ops):\n    inputs:";
+      os << "  Graph " << g.name << " (" << g.tensorOpCount()
+         << " ops):\n    inputs:";
       for (const GraphInput &in : g.inputs)
         os << " " << in.expr << " (" << kindName(g.values[in.value]) << ")";
       os << "\n    outputs:";
@@ -119,8 +134,9 @@ void detail::printExplainText(llvm::raw_ostream &os, const std::vector<Root> &al
         os << " " << (out.variable.empty() ? "return" : out.variable);
       os << "\n";
       for (const TraceOp &op : g.ops)
-        os << "    " << opText(op) << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
-           << ":" << op.pos.line << "\n";
+        os << "    " << opText(op) << "    // "
+           << op.pos.file.substr(op.pos.file.rfind('/') + 1) << ":"
+           << op.pos.line << "\n";
     }
   }
 }
@@ -129,31 +145,32 @@ int runExplain(const ExplainRequest &request) {
   FrontendOptions options = detail::frontendOptions(request);
   options.breakErrors = false;
   std::vector<Root> all;
-  int status = runFrontend(options, [&](clang::ASTContext &, const std::string &,
-                                        std::vector<Root> &roots) {
-    // --function NAME: that root and the roots of the callees whose breaks
-    // keep its calls on the host (where those breaks are counted).
-    std::set<std::string> wanted = {request.function};
-    for (size_t before = 0; before != wanted.size();) {
-      before = wanted.size();
-      for (const Root &r : roots)
-        if (wanted.count(r.name))
-          for (const HostCall &c : r.hostCalls)
-            wanted.insert(c.callee);
-    }
-    for (Root &r : roots) {
-      if (!request.function.empty() && !wanted.count(r.name))
-        continue;
-      for (Segment &seg : r.segments)
-        // Guards to show; a graph that cannot be typed shows rank -1.
-        llvm::consumeError(inferSignature(seg.graph));
-      r.function = nullptr;        // the AST goes away after this call
-      for (Segment &seg : r.segments)
-        seg.statements.clear();
-      all.push_back(std::move(r));
-    }
-    return true;
-  });
+  int status =
+      runFrontend(options, [&](clang::ASTContext &, const std::string &,
+                               std::vector<Root> &roots) {
+        // --function NAME: that root and the roots of the callees whose breaks
+        // keep its calls on the host (where those breaks are counted).
+        std::set<std::string> wanted = {request.function};
+        for (size_t before = 0; before != wanted.size();) {
+          before = wanted.size();
+          for (const Root &r : roots)
+            if (wanted.count(r.name))
+              for (const HostCall &c : r.hostCalls)
+                wanted.insert(c.callee);
+        }
+        for (Root &r : roots) {
+          if (!request.function.empty() && !wanted.count(r.name))
+            continue;
+          for (Segment &seg : r.segments)
+            // Guards to show; a graph that cannot be typed shows rank -1.
+            llvm::consumeError(inferSignature(seg.graph));
+          r.function = nullptr; // the AST goes away after this call
+          for (Segment &seg : r.segments)
+            seg.statements.clear();
+          all.push_back(std::move(r));
+        }
+        return true;
+      });
   auto [graphs, breaks, ops] = Totals(all);
   llvm::raw_ostream &os = llvm::outs();
   if (request.json) {
@@ -178,16 +195,18 @@ int runExplain(const ExplainRequest &request) {
                              {"error", b.isError},
                              {"inlined_from", nlohmann::json::array()}};
         for (const Frame &f : b.inlinedFrom)
-          jb["inlined_from"].push_back({{"function", f.function}, {"location", posJson(f.pos)}});
+          jb["inlined_from"].push_back(
+              {{"function", f.function}, {"location", posJson(f.pos)}});
         root["breaks"].push_back(jb);
       }
       root["host_calls"] = nlohmann::json::array();
       for (const HostCall &c : r.hostCalls)
-        root["host_calls"].push_back({{"callee", c.callee},
-                                      {"location", posJson(c.pos)},
-                                      {"error", c.cause.isError},
-                                      {"reason", c.cause.reason},
-                                      {"reason_location", posJson(c.cause.pos)}});
+        root["host_calls"].push_back(
+            {{"callee", c.callee},
+             {"location", posJson(c.pos)},
+             {"error", c.cause.isError},
+             {"reason", c.cause.reason},
+             {"reason_location", posJson(c.cause.pos)}});
       for (const Segment &s : r.segments) {
         const Graph &g = s.graph;
         nlohmann::json jg = {{"name", g.name},
@@ -196,11 +215,14 @@ int runExplain(const ExplainRequest &request) {
                              {"outputs", nlohmann::json::array()},
                              {"ops", nlohmann::json::array()}};
         for (const GraphInput &in : g.inputs)
-          jg["inputs"].push_back({{"expr", in.expr}, {"type", kindName(g.values[in.value])}});
+          jg["inputs"].push_back(
+              {{"expr", in.expr}, {"type", kindName(g.values[in.value])}});
         for (const GraphOutput &out : g.outputs)
-          jg["outputs"].push_back(out.variable.empty() ? "return" : out.variable);
+          jg["outputs"].push_back(out.variable.empty() ? "return"
+                                                       : out.variable);
         for (const TraceOp &op : g.ops)
-          jg["ops"].push_back({{"op", opName(op.code)}, {"text", opText(op)},
+          jg["ops"].push_back({{"op", opName(op.code)},
+                               {"text", opText(op)},
                                {"location", posJson(op.pos)}});
         root["graphs"].push_back(jg);
       }
@@ -213,16 +235,22 @@ int runExplain(const ExplainRequest &request) {
     os << "digraph kiln {\n  rankdir=TB;\n  node [fontname=\"monospace\"];\n";
     int cluster = 0;
     for (const Root &r : all) {
-      os << "  subgraph cluster_" << cluster++ << " {\n    label=\"" << r.name << "\";\n";
+      os << "  subgraph cluster_" << cluster++ << " {\n    label=\"" << r.name
+         << "\";\n";
       for (const Segment &s : r.segments)
-        os << "    \"" << s.graph.name << "\" [shape=box, label=\"" << s.graph.name
-           << "\\n" << s.graph.tensorOpCount() << " ops\"];\n";
+        os << "    \"" << s.graph.name << "\" [shape=box, label=\""
+           << s.graph.name << "\\n"
+           << s.graph.tensorOpCount() << " ops\"];\n";
       for (size_t i = 0; i < r.breaks.size(); ++i)
-        os << "    \"" << r.name << " break " << i << "\" [shape=octagon, label=\""
-           << "break: " << dotEscape(r.breaks[i].reason) << "\\n" << formatPos(r.breaks[i].pos) << "\"];\n";
+        os << "    \"" << r.name << " break " << i
+           << "\" [shape=octagon, label=\""
+           << "break: " << dotEscape(r.breaks[i].reason) << "\\n"
+           << formatPos(r.breaks[i].pos) << "\"];\n";
       for (size_t i = 0; i < r.hostCalls.size(); ++i)
-        os << "    \"" << r.name << " host call " << i << "\" [shape=ellipse, label=\""
-           << "host call: " << dotEscape(r.hostCalls[i].callee) << " (it breaks)\\n"
+        os << "    \"" << r.name << " host call " << i
+           << "\" [shape=ellipse, label=\""
+           << "host call: " << dotEscape(r.hostCalls[i].callee)
+           << " (it breaks)\\n"
            << formatPos(r.hostCalls[i].pos) << "\"];\n";
       os << "  }\n";
     }

@@ -26,8 +26,9 @@ namespace kiln::frontend {
 struct Annotations {
   bool compile = false;   // KILN_COMPILE()
   bool fullgraph = false; // KILN_COMPILE(fullgraph=true)
-  std::optional<mlir::kiln::Backend> backend; // KILN_COMPILE(backend=...), else the CLI's
-  bool disable = false;   // KILN_DISABLE()
+  std::optional<mlir::kiln::Backend>
+      backend;          // KILN_COMPILE(backend=...), else the CLI's
+  bool disable = false; // KILN_DISABLE()
   bool disableRecursive = true;
   bool allowInGraph = false;
   bool disallowInGraph = false;

@@ -29,41 +29,57 @@ namespace {
 Type elementType(MLIRContext *ctx, ElementType e) {
   Builder b(ctx);
   switch (e) {
-  case ElementType::F32: return b.getF32Type();
-  case ElementType::F64: return b.getF64Type();
-  case ElementType::F16: return b.getF16Type();
-  case ElementType::BF16: return b.getBF16Type();
-  case ElementType::I32: return b.getI32Type();
-  case ElementType::I64: return b.getI64Type();
-  case ElementType::Bool: return b.getI1Type();
+  case ElementType::F32:
+    return b.getF32Type();
+  case ElementType::F64:
+    return b.getF64Type();
+  case ElementType::F16:
+    return b.getF16Type();
+  case ElementType::BF16:
+    return b.getBF16Type();
+  case ElementType::I32:
+    return b.getI32Type();
+  case ElementType::I64:
+    return b.getI64Type();
+  case ElementType::Bool:
+    return b.getI1Type();
   }
   return b.getF32Type();
 }
 
 RankedTensorType tensorType(MLIRContext *ctx, const TraceValue &v) {
-  return RankedTensorType::get(SmallVector<int64_t>(v.rank, ShapedType::kDynamic),
-                               elementType(ctx, v.element));
+  return RankedTensorType::get(
+      SmallVector<int64_t>(v.rank, ShapedType::kDynamic),
+      elementType(ctx, v.element));
 }
 
 /// The ABI's type of a scalar input.
 Type scalarArgType(MLIRContext *ctx, ValueKind kind) {
   Builder b(ctx);
   switch (kind) {
-  case ValueKind::I64: return b.getI64Type();
-  case ValueKind::F32: return b.getF32Type();
-  case ValueKind::F64: return b.getF64Type();
-  case ValueKind::Bool: return b.getI1Type();
-  case ValueKind::Tensor: break;
+  case ValueKind::I64:
+    return b.getI64Type();
+  case ValueKind::F32:
+    return b.getF32Type();
+  case ValueKind::F64:
+    return b.getF64Type();
+  case ValueKind::Bool:
+    return b.getI1Type();
+  case ValueKind::Tensor:
+    break;
   }
   return {};
 }
 
 /// The type of a scalar inside the graph.
 Type scalarType(MLIRContext *ctx, ValueKind kind) {
-  return kind == ValueKind::I64 ? IndexType::get(ctx) : scalarArgType(ctx, kind);
+  return kind == ValueKind::I64 ? IndexType::get(ctx)
+                                : scalarArgType(ctx, kind);
 }
 
-int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+int64_t normalize(int64_t dim, int64_t rank) {
+  return dim < 0 ? dim + rank : dim;
+}
 
 class GraphFunctionBuilder {
 public:
@@ -74,14 +90,16 @@ public:
     SmallVector<Type> inputs, results;
     for (const GraphInput &in : graph_.inputs) {
       const TraceValue &v = graph_.values[in.value];
-      inputs.push_back(v.kind == ValueKind::Tensor ? Type(tensorType(ctx_, v))
-                                                   : scalarArgType(ctx_, v.kind));
+      inputs.push_back(v.kind == ValueKind::Tensor
+                           ? Type(tensorType(ctx_, v))
+                           : scalarArgType(ctx_, v.kind));
     }
     for (const GraphOutput &out : graph_.outputs) {
       const TraceValue &v = graph_.values[out.value];
-      results.push_back(v.kind == ValueKind::Tensor
-                            ? tensorType(ctx_, v)
-                            : RankedTensorType::get({}, scalarArgType(ctx_, v.kind)));
+      results.push_back(
+          v.kind == ValueKind::Tensor
+              ? tensorType(ctx_, v)
+              : RankedTensorType::get({}, scalarArgType(ctx_, v.kind)));
     }
     b_.setInsertionPointToEnd(module_.getBody());
     loc_ = UnknownLoc::get(ctx_);
@@ -139,11 +157,14 @@ private:
     Type from = v.getType();
     if (from == to)
       return v;
-    auto isInt = [](Type t) { return isa<IndexType>(t) || isa<IntegerType>(t); };
+    auto isInt = [](Type t) {
+      return isa<IndexType>(t) || isa<IntegerType>(t);
+    };
     if (isa<IndexType>(from) && isa<IntegerType>(to)) {
       if (to.getIntOrFloatBitWidth() == 1)
-        return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ne, v,
-                                     arith::ConstantIndexOp::create(b_, loc_, 0));
+        return arith::CmpIOp::create(
+            b_, loc_, arith::CmpIPredicate::ne, v,
+            arith::ConstantIndexOp::create(b_, loc_, 0));
       return arith::IndexCastOp::create(b_, loc_, to, v);
     }
     if (isa<IntegerType>(from) && isa<IndexType>(to)) {
@@ -160,11 +181,13 @@ private:
     }
     if (isa<FloatType>(from) && isInt(to)) {
       if (to.isInteger(1))
-        return arith::CmpFOp::create(b_, loc_, arith::CmpFPredicate::UNE, v,
-                                     arith::ConstantOp::create(
-                                         b_, loc_, b_.getFloatAttr(from, 0)));
+        return arith::CmpFOp::create(
+            b_, loc_, arith::CmpFPredicate::UNE, v,
+            arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(from, 0)));
       Value i = arith::FPToSIOp::create(b_, loc_, b_.getI64Type(), v);
-      return isa<IndexType>(to) ? Value(arith::IndexCastOp::create(b_, loc_, to, i)) : i;
+      return isa<IndexType>(to)
+                 ? Value(arith::IndexCastOp::create(b_, loc_, to, i))
+                 : i;
     }
     if (isa<FloatType>(from) && isa<FloatType>(to))
       return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
@@ -182,27 +205,34 @@ private:
     auto arg = [&](size_t i) { return get(op.operands[i]); };
     if (c == OpCode::Const) {
       if (isa<IndexType>(type))
-        out = arith::ConstantIndexOp::create(b_, loc_, static_cast<int64_t>(op.number));
+        out = arith::ConstantIndexOp::create(b_, loc_,
+                                             static_cast<int64_t>(op.number));
       else if (isFloat)
-        out = arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(type, op.number));
+        out = arith::ConstantOp::create(b_, loc_,
+                                        b_.getFloatAttr(type, op.number));
       else
-        out = arith::ConstantOp::create(b_, loc_, b_.getIntegerAttr(type, op.number != 0));
+        out = arith::ConstantOp::create(
+            b_, loc_, b_.getIntegerAttr(type, op.number != 0));
     } else if (c == OpCode::Dim) {
       int64_t rank = info(op.operands[0]).rank;
-      out = mlir::kiln::DimOp::create(b_, loc_, arg(0),
-                                b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
+      out = mlir::kiln::DimOp::create(
+          b_, loc_, arg(0), b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
     } else if (c == OpCode::Rank) {
       out = arith::ConstantIndexOp::create(b_, loc_, info(op.operands[0]).rank);
     } else if (c == OpCode::Numel) {
       out = arith::ConstantIndexOp::create(b_, loc_, 1);
       for (int64_t d = 0; d < info(op.operands[0]).rank; ++d)
-        out = arith::MulIOp::create(b_, loc_, out, mlir::kiln::DimOp::create(b_, loc_, arg(0), b_.getI64IntegerAttr(d)));
+        out = arith::MulIOp::create(
+            b_, loc_, out,
+            mlir::kiln::DimOp::create(b_, loc_, arg(0),
+                                      b_.getI64IntegerAttr(d)));
     } else if (c == OpCode::ScalarCast) {
       out = scalarCast(arg(0), type);
     } else if (c == OpCode::ScalarNeg) {
       out = isFloat ? Value(arith::NegFOp::create(b_, loc_, arg(0)))
                     : Value(arith::SubIOp::create(
-                          b_, loc_, arith::ConstantIndexOp::create(b_, loc_, 0), arg(0)));
+                          b_, loc_, arith::ConstantIndexOp::create(b_, loc_, 0),
+                          arg(0)));
     } else if (c == OpCode::ScalarAdd) {
       out = isFloat ? Value(arith::AddFOp::create(b_, loc_, arg(0), arg(1)))
                     : Value(arith::AddIOp::create(b_, loc_, arg(0), arg(1)));
@@ -228,25 +258,29 @@ private:
     } else if (isFloat && c == OpCode::ScalarPow) {
       out = math::PowFOp::create(b_, loc_, arg(0), arg(1));
     } else if (c == OpCode::ScalarAbs) {
-      out = isFloat ? Value(math::AbsFOp::create(b_, loc_, arg(0)))
-                    : Value(arith::MaxSIOp::create(
-                          b_, loc_, arg(0),
-                          arith::SubIOp::create(b_, loc_,
-                                                arith::ConstantIndexOp::create(b_, loc_, 0),
-                                                arg(0))));
+      out = isFloat
+                ? Value(math::AbsFOp::create(b_, loc_, arg(0)))
+                : Value(arith::MaxSIOp::create(
+                      b_, loc_, arg(0),
+                      arith::SubIOp::create(
+                          b_, loc_, arith::ConstantIndexOp::create(b_, loc_, 0),
+                          arg(0))));
     } else if (c == OpCode::Select) {
-      out = arith::SelectOp::create(b_, loc_, arg(0), arg(1), scalarCast(arg(2), type));
+      out = arith::SelectOp::create(b_, loc_, arg(0), arg(1),
+                                    scalarCast(arg(2), type));
     } else if (c == OpCode::ScalarCmp) {
       Value l = arg(0), r = arg(1);
       if (isa<FloatType>(l.getType())) {
         static const arith::CmpFPredicate p[] = {
-            arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE, arith::CmpFPredicate::OGT,
-            arith::CmpFPredicate::OGE, arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
+            arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
+            arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
+            arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE};
         out = arith::CmpFOp::create(b_, loc_, p[op.ints[0]], l, r);
       } else {
         static const arith::CmpIPredicate p[] = {
-            arith::CmpIPredicate::slt, arith::CmpIPredicate::sle, arith::CmpIPredicate::sgt,
-            arith::CmpIPredicate::sge, arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne};
+            arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+            arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge,
+            arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne};
         out = arith::CmpIOp::create(b_, loc_, p[op.ints[0]], l, r);
       }
     } else if (c == OpCode::ScalarAnd) {
@@ -255,15 +289,21 @@ private:
       out = arith::OrIOp::create(b_, loc_, arg(0), arg(1));
     } else if (c == OpCode::ScalarNot) {
       out = arith::XOrIOp::create(
-          b_, loc_, arg(0), arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true)));
+          b_, loc_, arg(0),
+          arith::ConstantOp::create(b_, loc_, b_.getBoolAttr(true)));
     } else if (c == OpCode::ScalarMin || c == OpCode::ScalarMax) {
       bool min = c == OpCode::ScalarMin;
-      out = isFloat ? (min ? Value(arith::MinimumFOp::create(b_, loc_, arg(0), arg(1)))
-                           : Value(arith::MaximumFOp::create(b_, loc_, arg(0), arg(1))))
-                    : (min ? Value(arith::MinSIOp::create(b_, loc_, arg(0), arg(1)))
-                           : Value(arith::MaxSIOp::create(b_, loc_, arg(0), arg(1))));
+      out =
+          isFloat
+              ? (min ? Value(
+                           arith::MinimumFOp::create(b_, loc_, arg(0), arg(1)))
+                     : Value(
+                           arith::MaximumFOp::create(b_, loc_, arg(0), arg(1))))
+              : (min ? Value(arith::MinSIOp::create(b_, loc_, arg(0), arg(1)))
+                     : Value(arith::MaxSIOp::create(b_, loc_, arg(0), arg(1))));
     } else {
-      return llvm::createStringError(llvm::Twine("no lowering for ") + opName(c));
+      return llvm::createStringError(llvm::Twine("no lowering for ") +
+                                     opName(c));
     }
     values_[op.result] = out;
     return llvm::Error::success();
@@ -289,18 +329,23 @@ private:
         auto type = cast<RankedTensorType>(input.getType());
         Value numel = arith::ConstantIndexOp::create(b_, loc_, 1);
         for (int64_t d = 0; d < type.getRank(); ++d)
-          numel = arith::MulIOp::create(b_, loc_, numel,
-                                        mlir::kiln::DimOp::create(b_, loc_, input, b_.getI64IntegerAttr(d)));
+          numel = arith::MulIOp::create(
+              b_, loc_, numel,
+              mlir::kiln::DimOp::create(b_, loc_, input,
+                                        b_.getI64IntegerAttr(d)));
         Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
         for (size_t j = 0; j < constants.size(); ++j)
           if (j != i)
-            others = arith::MulIOp::create(b_, loc_, others, get(op.operands[first + j]));
+            others = arith::MulIOp::create(b_, loc_, others,
+                                           get(op.operands[first + j]));
         // A zero product would divide by zero: 1 instead (the reshape's own
         // element-count check then fails as eager's does).
         Value zero = arith::ConstantIndexOp::create(b_, loc_, 0);
-        Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, others, zero);
+        Value isZero = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq,
+                                             others, zero);
         others = arith::SelectOp::create(
-            b_, loc_, isZero, arith::ConstantIndexOp::create(b_, loc_, 1), others);
+            b_, loc_, isZero, arith::ConstantIndexOp::create(b_, loc_, 1),
+            others);
         staticSizes.push_back(ShapedType::kDynamic);
         dynamic.push_back(arith::DivSIOp::create(b_, loc_, numel, others));
       } else if (constants[i] && *constants[i] >= 0) {
@@ -330,7 +375,8 @@ private:
       Type el = elementType(ctx_, r.element);
       if (!isa<IndexType>(s.getType()) || el.isInteger(1))
         s = scalarCast(s, el);
-      out = mlir::kiln::FromScalarOp::create(b_, loc_, RankedTensorType::get({}, el), s);
+      out = mlir::kiln::FromScalarOp::create(b_, loc_,
+                                             RankedTensorType::get({}, el), s);
     } else if (opGroup(c) == OpGroup::Binary || c == OpCode::Cmp) {
       ElementType common = operandElement();
       // The dialect's arithmetic takes no i1: bools add, multiply and take
@@ -338,9 +384,10 @@ private:
       bool viaInteger = common == ElementType::Bool && c != OpCode::Cmp;
       if (viaInteger)
         common = ElementType::I32;
-      Value l = tensorAs(op.operands[0], common), rr = tensorAs(op.operands[1], common);
+      Value l = tensorAs(op.operands[0], common),
+            rr = tensorAs(op.operands[1], common);
       switch (c) {
-#define KILN_BINARY_OP(E, NAME)                                                 \
+#define KILN_BINARY_OP(E, NAME)                                                \
   case OpCode::E:                                                              \
     out = mlir::kiln::E##Op::create(b_, loc_, l, rr);                          \
     break;
@@ -353,12 +400,14 @@ private:
         out = mlir::kiln::CastOp::create(b_, loc_, resultType, out);
     } else if (c == OpCode::Where) {
       Value cond = tensorAs(op.operands[0], ElementType::Bool);
-      out = mlir::kiln::WhereOp::create(b_, loc_, cond, tensorAs(op.operands[1], e),
+      out = mlir::kiln::WhereOp::create(b_, loc_, cond,
+                                        tensorAs(op.operands[1], e),
                                         tensorAs(op.operands[2], e));
-    } else if (opGroup(c) == OpGroup::UnaryFloat || opGroup(c) == OpGroup::Unary) {
+    } else if (opGroup(c) == OpGroup::UnaryFloat ||
+               opGroup(c) == OpGroup::Unary) {
       Value x = tensorAs(op.operands[0], e);
       switch (c) {
-#define KILN_UNARY_FLOAT_OP(E, NAME)                                            \
+#define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
   case OpCode::E:                                                              \
     out = mlir::kiln::E##Op::create(b_, loc_, x);                              \
     break;
@@ -386,7 +435,7 @@ private:
       auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
       UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
       switch (c) {
-#define KILN_REDUCTION_OP(E, NAME)                                              \
+#define KILN_REDUCTION_OP(E, NAME)                                             \
   case OpCode::E:                                                              \
     out = mlir::kiln::E##Op::create(b_, loc_, x, dimsAttr, keep);              \
     break;
@@ -397,30 +446,32 @@ private:
     } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
       Value x = tensorAs(op.operands[0], e);
       auto dim = b_.getI64IntegerAttr(normalize(op.ints[0], r.rank));
-      out = c == OpCode::Softmax ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
-                           : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
+      out = c == OpCode::Softmax
+                ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
+                : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
       auto eps = b_.getF64FloatAttr(op.number);
       if (c == OpCode::LayerNorm)
         out = mlir::kiln::LayerNormOp::create(
-            b_, loc_, x, w, op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
+            b_, loc_, x, w,
+            op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
             eps);
       else
         out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, eps);
     } else if (c == OpCode::Matmul) {
       out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
-                                   tensorAs(op.operands[1], e));
+                                         tensorAs(op.operands[1], e));
     } else if (c == OpCode::Linear) {
       out = mlir::kiln::LinearOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
           op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value());
     } else if (c == OpCode::Embedding) {
-      out = mlir::kiln::EmbeddingOp::create(b_, loc_, resultType, get(op.operands[0]),
-                                      get(op.operands[1]));
+      out = mlir::kiln::EmbeddingOp::create(
+          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
     } else if (c == OpCode::CrossEntropy) {
-      out = mlir::kiln::CrossEntropyOp::create(b_, loc_, resultType, get(op.operands[0]),
-                                         get(op.operands[1]));
+      out = mlir::kiln::CrossEntropyOp::create(
+          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
     } else if (c == OpCode::Conv2d) {
       out = mlir::kiln::Conv2dOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
@@ -431,40 +482,48 @@ private:
       SmallVector<Value> inputs;
       for (int o : op.operands)
         inputs.push_back(tensorAs(o, e));
-      out = mlir::kiln::CatOp::create(b_, loc_, inputs,
-                                b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+      out = mlir::kiln::CatOp::create(
+          b_, loc_, inputs,
+          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
     } else if (c == OpCode::Reshape) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 1, get(op.operands[0]), sizes, dynamic);
-      out = mlir::kiln::ReshapeOp::create(b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
-                                    get(op.operands[0]), dynamic);
+      out = mlir::kiln::ReshapeOp::create(
+          b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
+          get(op.operands[0]), dynamic);
     } else if (c == OpCode::Full) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 0, Value(), sizes, dynamic);
       Type el = elementType(ctx_, e);
-      TypedAttr value = isa<FloatType>(el) ? TypedAttr(b_.getFloatAttr(el, op.number))
-                                           : TypedAttr(b_.getIntegerAttr(el, static_cast<int64_t>(op.number)));
-      out = mlir::kiln::FullOp::create(b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
+      TypedAttr value = isa<FloatType>(el)
+                            ? TypedAttr(b_.getFloatAttr(el, op.number))
+                            : TypedAttr(b_.getIntegerAttr(
+                                  el, static_cast<int64_t>(op.number)));
+      out = mlir::kiln::FullOp::create(
+          b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
     } else if (c == OpCode::Transpose) {
       int64_t rank = r.rank;
-      out = mlir::kiln::TransposeOp::create(b_, loc_, get(op.operands[0]),
-                                      b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
-                                      b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
+      out = mlir::kiln::TransposeOp::create(
+          b_, loc_, get(op.operands[0]),
+          b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
+          b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
     } else if (c == OpCode::Permute) {
       SmallVector<int64_t> perm;
       for (int64_t d : op.ints)
         perm.push_back(normalize(d, r.rank));
       out = mlir::kiln::PermuteOp::create(b_, loc_, get(op.operands[0]),
-                                    b_.getDenseI64ArrayAttr(perm));
+                                          b_.getDenseI64ArrayAttr(perm));
     } else if (c == OpCode::Unsqueeze) {
-      out = mlir::kiln::UnsqueezeOp::create(b_, loc_, get(op.operands[0]),
-                                      b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+      out = mlir::kiln::UnsqueezeOp::create(
+          b_, loc_, get(op.operands[0]),
+          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
     } else if (c == OpCode::Squeeze) {
       out = mlir::kiln::SqueezeOp::create(
           b_, loc_, resultType, get(op.operands[0]),
-          b_.getI64IntegerAttr(normalize(op.ints[0], info(op.operands[0]).rank)));
+          b_.getI64IntegerAttr(
+              normalize(op.ints[0], info(op.operands[0]).rank)));
     } else if (c == OpCode::Slice) {
       out = mlir::kiln::SliceOp::create(
           b_, loc_, resultType, get(op.operands[0]),
@@ -473,7 +532,8 @@ private:
           scalarCast(get(op.operands[2]), b_.getIndexType()),
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Cast) {
-      out = mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+      out =
+          mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
     } else if (c == OpCode::OpaqueCall) {
       std::string symbol = graph_.opaqueSymbol(op);
       SmallVector<Value> args;
@@ -485,20 +545,24 @@ private:
       {
         OpBuilder::InsertionGuard guard(b_);
         b_.setInsertionPointToStart(module_.getBody());
-        auto decl = func::FuncOp::create(b_, loc_, symbol,
-                                         b_.getFunctionType(argTypes, {resultType}));
+        auto decl = func::FuncOp::create(
+            b_, loc_, symbol, b_.getFunctionType(argTypes, {resultType}));
         decl.setPrivate();
       }
-      out = mlir::kiln::OpaqueCallOp::create(b_, loc_, TypeRange{resultType}, symbol, args)
+      out = mlir::kiln::OpaqueCallOp::create(b_, loc_, TypeRange{resultType},
+                                             symbol, args)
                 .getResult(0);
     } else if (c == OpCode::Select) {
       out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
-                                    tensorAs(op.operands[1], e), tensorAs(op.operands[2], e));
+                                    tensorAs(op.operands[1], e),
+                                    tensorAs(op.operands[2], e));
     } else if (c == OpCode::Arange) {
-      out = mlir::kiln::ArangeOp::create(b_, loc_, resultType, get(op.operands[0]),
-                                         get(op.operands[1]), get(op.operands[2]));
+      out = mlir::kiln::ArangeOp::create(
+          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]),
+          get(op.operands[2]));
     } else {
-      return llvm::createStringError(llvm::Twine("no lowering for kiln::") + opName(c));
+      return llvm::createStringError(llvm::Twine("no lowering for kiln::") +
+                                     opName(c));
     }
     values_[op.result] = out;
     return llvm::Error::success();

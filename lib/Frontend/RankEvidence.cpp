@@ -56,8 +56,8 @@ std::optional<int64_t> staticRank(const Expr *e, int depth = 0) {
         return staticRank(m->getImplicitObjectArgument(), depth + 1);
       return std::nullopt;
     }
-    if ((name == "randn" || name == "zeros" || name == "ones" || name == "full" ||
-         name == "empty") &&
+    if ((name == "randn" || name == "zeros" || name == "ones" ||
+         name == "full" || name == "empty") &&
         call->getNumArgs() >= 1)
       return listLength(call->getArg(0));
     if (name == "from_vector" && call->getNumArgs() == 2)
@@ -117,8 +117,10 @@ public:
     const FunctionDecl *fn = call->getDirectCallee();
     if (!fn)
       return true;
-    unsigned offset = isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
-    for (unsigned i = 0; i + offset < call->getNumArgs() && i < fn->getNumParams(); ++i) {
+    unsigned offset =
+        isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
+    for (unsigned i = 0;
+         i + offset < call->getNumArgs() && i < fn->getNumParams(); ++i) {
       const ParmVarDecl *p = fn->getParamDecl(i);
       note(p, call->getArg(i + offset));
       // Every redeclaration's parameter is the same parameter.

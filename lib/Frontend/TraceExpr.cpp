@@ -38,12 +38,23 @@ int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
     double a = constants[0], b = constants.size() > 1 ? constants[1] : 0;
     std::optional<double> folded;
     switch (code) {
-    case OpCode::ScalarNeg: folded = -a; break;
-    case OpCode::ScalarAdd: folded = a + b; break;
-    case OpCode::ScalarSub: folded = a - b; break;
-    case OpCode::ScalarMul: folded = a * b; break;
-    case OpCode::ScalarCast: folded = a; break;
-    default: break;
+    case OpCode::ScalarNeg:
+      folded = -a;
+      break;
+    case OpCode::ScalarAdd:
+      folded = a + b;
+      break;
+    case OpCode::ScalarSub:
+      folded = a - b;
+      break;
+    case OpCode::ScalarMul:
+      folded = a * b;
+      break;
+    case OpCode::ScalarCast:
+      folded = a;
+      break;
+    default:
+      break;
     }
     if (folded) {
       if (kind == ValueKind::I64)
@@ -142,7 +153,8 @@ const Expr *stripArg(const Expr *e) {
   while (true) {
     e = stripTemporaries(e);
     if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
-      if (c->getNumArgs() == 1 && !isa<CXXStdInitializerListExpr>(c->getArg(0))) {
+      if (c->getNumArgs() == 1 &&
+          !isa<CXXStdInitializerListExpr>(c->getArg(0))) {
         e = c->getArg(0);
         continue;
       }
@@ -219,10 +231,11 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     if (e->EvaluateAsRValue(r, context_) && !r.HasSideEffects) {
       std::optional<ValueKind> kind = valueKindOf(e->getType());
       if (kind && r.Val.isFloat())
-        return constant(r.Val.getFloat().convertToDouble(), *kind, e->getExprLoc());
-      if (kind && r.Val.isInt())
-        return constant(static_cast<double>(r.Val.getInt().getSExtValue()), *kind,
+        return constant(r.Val.getFloat().convertToDouble(), *kind,
                         e->getExprLoc());
+      if (kind && r.Val.isInt())
+        return constant(static_cast<double>(r.Val.getInt().getSExtValue()),
+                        *kind, e->getExprLoc());
     }
   }
   if (const auto *c = dyn_cast<ExprWithCleanups>(e))
@@ -249,7 +262,8 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
       return v;
     std::optional<ValueKind> to = valueKindOf(cast->getType());
     if (!to)
-      return breakAt(e->getExprLoc(), "a cast to a type the tracer does not model");
+      return breakAt(e->getExprLoc(),
+                     "a cast to a type the tracer does not model");
     if (*to != ValueKind::Tensor && kindOf(*v) != *to)
       return addOp(OpCode::ScalarCast, {*v}, *to, cast->getExprLoc());
     return v;
@@ -293,7 +307,8 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
         v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
       return addOp(OpCode::ScalarNot, {*v}, ValueKind::Bool, op->getExprLoc());
     }
-    return breakAt(op->getExprLoc(), "a unary operator the tracer does not model");
+    return breakAt(op->getExprLoc(),
+                   "a unary operator the tracer does not model");
   }
   if (const auto *cond = dyn_cast<ConditionalOperator>(e))
     return breakAt(cond->getExprLoc(), "a conditional expression");
@@ -307,8 +322,9 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
 }
 
 std::optional<int> Tracer::traceInFrame(const Expr *e, size_t frame) {
-  std::vector<FrameState> inner(std::make_move_iterator(frames_.begin() + frame + 1),
-                                std::make_move_iterator(frames_.end()));
+  std::vector<FrameState> inner(
+      std::make_move_iterator(frames_.begin() + frame + 1),
+      std::make_move_iterator(frames_.end()));
   frames_.resize(frame + 1);
   std::optional<int> v = traceExpr(e);
   frames_.insert(frames_.end(), std::make_move_iterator(inner.begin()),
@@ -320,7 +336,8 @@ bool Tracer::isOutParam(const FunctionDecl *fn, unsigned i) {
   if (i >= fn->getNumParams())
     return false;
   QualType type = fn->getParamDecl(i)->getType();
-  return type->isLValueReferenceType() && !type->getPointeeType().isConstQualified() &&
+  return type->isLValueReferenceType() &&
+         !type->getPointeeType().isConstQualified() &&
          valueKindOf(type).has_value();
 }
 
@@ -338,7 +355,8 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
     return segment_->env.at(decl);
   const auto *var = dyn_cast<VarDecl>(decl);
   if (!var)
-    return breakAt(e->getExprLoc(), "a reference to '" + decl->getNameAsString() +
+    return breakAt(e->getExprLoc(), "a reference to '" +
+                                        decl->getNameAsString() +
                                         "', which the tracer does not model");
   std::optional<ValueKind> kind = valueKindOf(var->getType());
   if (!kind)
@@ -381,7 +399,8 @@ std::string spell(const Expr *e, const std::string &thisObject,
     const Expr *b = m->getBase()->IgnoreParenImpCasts();
     std::string base;
     if (m->isArrow())
-      base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, thisObject, root) + ")";
+      base = isa<CXXThisExpr>(b) ? thisObject
+                                 : "(*" + spell(b, thisObject, root) + ")";
     else
       base = spell(b, thisObject, root);
     if (base.empty() || base == "(*)")
@@ -422,40 +441,60 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
   if (kindOf(*l) == ValueKind::Tensor || kindOf(*r) == ValueKind::Tensor)
     return breakAt(op->getExprLoc(), "an operator the tracer does not model");
   if (op->isComparisonOp()) {
-    static const BinaryOperatorKind order[] = {BO_LT, BO_LE, BO_GT, BO_GE, BO_EQ, BO_NE};
+    static const BinaryOperatorKind order[] = {BO_LT, BO_LE, BO_GT,
+                                               BO_GE, BO_EQ, BO_NE};
     int64_t predicate =
-        std::find(std::begin(order), std::end(order), op->getOpcode()) - std::begin(order);
+        std::find(std::begin(order), std::end(order), op->getOpcode()) -
+        std::begin(order);
     // Compared in the common type, as C++'s usual conversions do.
     auto rank = [](ValueKind k) {
-      return k == ValueKind::F64 ? 3 : k == ValueKind::F32 ? 2 : k == ValueKind::I64 ? 1 : 0;
+      return k == ValueKind::F64   ? 3
+             : k == ValueKind::F32 ? 2
+             : k == ValueKind::I64 ? 1
+                                   : 0;
     };
-    ValueKind common = rank(kindOf(*l)) >= rank(kindOf(*r)) ? kindOf(*l) : kindOf(*r);
+    ValueKind common =
+        rank(kindOf(*l)) >= rank(kindOf(*r)) ? kindOf(*l) : kindOf(*r);
     if (common == ValueKind::Bool)
       common = ValueKind::I64;
     for (int *v : {&*l, &*r})
       if (kindOf(*v) != common)
         *v = addOp(OpCode::ScalarCast, {*v}, common, op->getExprLoc());
-    return addOp(OpCode::ScalarCmp, {*l, *r}, ValueKind::Bool, op->getExprLoc(), {predicate});
+    return addOp(OpCode::ScalarCmp, {*l, *r}, ValueKind::Bool, op->getExprLoc(),
+                 {predicate});
   }
   if (op->getOpcode() == BO_LAnd || op->getOpcode() == BO_LOr) {
     for (int *v : {&*l, &*r})
       if (kindOf(*v) != ValueKind::Bool)
         *v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
-    return addOp(op->getOpcode() == BO_LAnd ? OpCode::ScalarAnd : OpCode::ScalarOr, {*l, *r},
-                 ValueKind::Bool, op->getExprLoc());
+    return addOp(op->getOpcode() == BO_LAnd ? OpCode::ScalarAnd
+                                            : OpCode::ScalarOr,
+                 {*l, *r}, ValueKind::Bool, op->getExprLoc());
   }
   std::optional<ValueKind> kind = valueKindOf(op->getType());
   if (!kind)
-    return breakAt(op->getExprLoc(), "an operator on types the tracer does not model");
+    return breakAt(op->getExprLoc(),
+                   "an operator on types the tracer does not model");
   OpCode code;
   switch (op->getOpcode()) {
-  case BO_Add: code = OpCode::ScalarAdd; break;
-  case BO_Sub: code = OpCode::ScalarSub; break;
-  case BO_Mul: code = OpCode::ScalarMul; break;
-  case BO_Div: code = OpCode::ScalarDiv; break;
-  case BO_Rem: code = OpCode::ScalarRem; break;
+  case BO_Add:
+    code = OpCode::ScalarAdd;
+    break;
+  case BO_Sub:
+    code = OpCode::ScalarSub;
+    break;
+  case BO_Mul:
+    code = OpCode::ScalarMul;
+    break;
+  case BO_Div:
+    code = OpCode::ScalarDiv;
+    break;
+  case BO_Rem:
+    code = OpCode::ScalarRem;
+    break;
   default:
-    return breakAt(op->getExprLoc(), "a scalar operator the tracer does not model");
+    return breakAt(op->getExprLoc(),
+                   "a scalar operator the tracer does not model");
   }
   // Both sides in the result's type, as C++'s usual conversions do.
   for (int *v : {&*l, &*r})
@@ -506,7 +545,8 @@ bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
   if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
     if (c->getNumArgs() == 0)
       return true; // {} or a default argument
-    if (c->getNumArgs() >= 1 && isa<CXXStdInitializerListExpr>(c->getArg(0)->IgnoreImplicit()))
+    if (c->getNumArgs() >= 1 &&
+        isa<CXXStdInitializerListExpr>(c->getArg(0)->IgnoreImplicit()))
       return traceIntList(c->getArg(0), values);
   }
   if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
@@ -517,7 +557,8 @@ bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
       if (!v)
         return false;
       if (kindOf(*v) != ValueKind::I64)
-        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::I64, element->getExprLoc());
+        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::I64,
+                  element->getExprLoc());
       values.push_back(*v);
     }
     return true;
@@ -564,8 +605,9 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return traceScalarMath(*math, call);
   if (!fn->hasBody())
     return breakAt(call->getExprLoc(),
-                   "call to '" + name + "', whose body is not visible (I/O or "
-                   "an opaque function)");
+                   "call to '" + name +
+                       "', whose body is not visible (I/O or "
+                       "an opaque function)");
   // A visible callee is inlined: its arguments first.
   // (An argument bound to a non-const reference is read where the callee
   // reads it: it may be an output the call defines.)
@@ -573,7 +615,8 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
   std::vector<const Expr *> argExprs;
   for (unsigned i = 0; i < call->getNumArgs(); ++i) {
     const Expr *arg = call->getArg(i);
-    std::optional<int> v = isOutParam(fn, i) ? std::optional<int>(-1) : traceExpr(arg);
+    std::optional<int> v =
+        isOutParam(fn, i) ? std::optional<int>(-1) : traceExpr(arg);
     if (!v)
       return v;
     args.push_back(*v);
@@ -581,13 +624,18 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
   }
   std::string thisObject;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
-    const Expr *object = member->getImplicitObjectArgument()->IgnoreParenImpCasts();
-    const auto *callee = dyn_cast<MemberExpr>(member->getCallee()->IgnoreParens());
+    const Expr *object =
+        member->getImplicitObjectArgument()->IgnoreParenImpCasts();
+    const auto *callee =
+        dyn_cast<MemberExpr>(member->getCallee()->IgnoreParens());
     std::string base;
     if (callee && callee->isArrow())
-      base = isa<CXXThisExpr>(object)
-                 ? frames_.back().thisPrefix
-                 : "(*" + spell(object, frames_.back().thisPrefix, root_->function) + ")";
+      base =
+          isa<CXXThisExpr>(object)
+              ? frames_.back().thisPrefix
+              : "(*" +
+                    spell(object, frames_.back().thisPrefix, root_->function) +
+                    ")";
     else
       base = spell(object, frames_.back().thisPrefix, root_->function);
     if (base.empty() || base == "(*)")
@@ -627,8 +675,8 @@ std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
   for (std::string anon = "(anonymous namespace)::";
        spelling.find(anon) != std::string::npos;)
     spelling.erase(spelling.find(anon), anon.size());
-  return addOp(OpCode::OpaqueCall, args, ValueKind::Tensor, call->getExprLoc(), {}, 0,
-               "::" + spelling);
+  return addOp(OpCode::OpaqueCall, args, ValueKind::Tensor, call->getExprLoc(),
+               {}, 0, "::" + spelling);
 }
 
 std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
@@ -639,12 +687,14 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
     // the enclosing variables themselves.
     const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn);
     if (!method || !method->getParent()->isLambda())
-      return breakAt(call->getExprLoc(), "a call through operator() of an object");
+      return breakAt(call->getExprLoc(),
+                     "a call through operator() of an object");
     std::vector<int> args;
     std::vector<const Expr *> argExprs;
     for (unsigned i = 1; i < call->getNumArgs(); ++i) {
-      std::optional<int> v =
-          isOutParam(method, i - 1) ? std::optional<int>(-1) : traceExpr(call->getArg(i));
+      std::optional<int> v = isOutParam(method, i - 1)
+                                 ? std::optional<int>(-1)
+                                 : traceExpr(call->getArg(i));
       if (!v)
         return v;
       args.push_back(*v);
@@ -654,9 +704,10 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
                       call->getExprLoc());
   }
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
-    return breakAt(call->getExprLoc(),
-                   std::string("operator") + getOperatorSpelling(kind) +
-                       (kind == OO_LessLess ? " (I/O)" : " on non-tensor values"));
+    return breakAt(
+        call->getExprLoc(),
+        std::string("operator") + getOperatorSpelling(kind) +
+            (kind == OO_LessLess ? " (I/O)" : " on non-tensor values"));
   std::vector<int> args;
   for (const Expr *a : call->arguments()) {
     std::optional<int> v = traceExpr(stripArg(a));
@@ -673,16 +724,36 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
   OpCode code = OpCode::Cmp;
   int64_t predicate = -1;
   switch (kind) {
-  case OO_Plus: code = OpCode::Add; break;
-  case OO_Minus: code = OpCode::Sub; break;
-  case OO_Star: code = OpCode::Mul; break;
-  case OO_Slash: code = OpCode::Div; break;
-  case OO_Less: predicate = 0; break;
-  case OO_LessEqual: predicate = 1; break;
-  case OO_Greater: predicate = 2; break;
-  case OO_GreaterEqual: predicate = 3; break;
-  case OO_EqualEqual: predicate = 4; break;
-  case OO_ExclaimEqual: predicate = 5; break;
+  case OO_Plus:
+    code = OpCode::Add;
+    break;
+  case OO_Minus:
+    code = OpCode::Sub;
+    break;
+  case OO_Star:
+    code = OpCode::Mul;
+    break;
+  case OO_Slash:
+    code = OpCode::Div;
+    break;
+  case OO_Less:
+    predicate = 0;
+    break;
+  case OO_LessEqual:
+    predicate = 1;
+    break;
+  case OO_Greater:
+    predicate = 2;
+    break;
+  case OO_GreaterEqual:
+    predicate = 3;
+    break;
+  case OO_EqualEqual:
+    predicate = 4;
+    break;
+  case OO_ExclaimEqual:
+    predicate = 5;
+    break;
   default:
     return breakAt(loc, "a tensor operator the tracer does not model");
   }

@@ -75,8 +75,9 @@ std::nullopt_t Tracer::breakAt(SourceLocation loc, const std::string &reason) {
   b.rawLoc = loc.getRawEncoding();
   for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
     if (f->callSite.isValid()) {
-      b.inlinedFrom.push_back(
-          {posOf(f->callSite), f->function->getQualifiedNameAsString(), f->function});
+      b.inlinedFrom.push_back({posOf(f->callSite),
+                               f->function->getQualifiedNameAsString(),
+                               f->function});
       b.rawFrameLocs.push_back(f->callSite.getRawEncoding());
     }
   pendingBreak_ = b;
@@ -155,7 +156,8 @@ void Tracer::noteDerivedRoot(const FunctionDecl *fn) {
     if (method->getParent()->isLambda())
       return;
   const SourceManager &sm = context_.getSourceManager();
-  if (fn && fn->hasBody() && sm.isInMainFile(sm.getExpansionLoc(fn->getLocation())))
+  if (fn && fn->hasBody() &&
+      sm.isInMainFile(sm.getExpansionLoc(fn->getLocation())))
     derivedRoots_.push_back(fn);
 }
 
@@ -210,19 +212,23 @@ void Tracer::finishSegment() {
   // In declaration order, so that the stitched call reads the same on
   // every run.
   const SourceManager &sm = context_.getSourceManager();
-  std::vector<const ValueDecl *> assigned(state.assigned.begin(), state.assigned.end());
-  std::sort(assigned.begin(), assigned.end(), [&](const ValueDecl *a, const ValueDecl *b) {
-    return sm.isBeforeInTranslationUnit(a->getLocation(), b->getLocation());
-  });
+  std::vector<const ValueDecl *> assigned(state.assigned.begin(),
+                                          state.assigned.end());
+  std::sort(assigned.begin(), assigned.end(),
+            [&](const ValueDecl *a, const ValueDecl *b) {
+              return sm.isBeforeInTranslationUnit(a->getLocation(),
+                                                  b->getLocation());
+            });
   for (const ValueDecl *var : assigned) {
     if (!state.env.count(var))
       continue; // declared in a branch's arm: out of scope
     if (!isLiveOut(var, begin, end))
       continue;
     const auto *v = cast<VarDecl>(var);
-    seg.graph.outputs.push_back({state.env.at(var), v->isLocalVarDeclOrParm()
-                                                        ? v->getNameAsString()
-                                                        : v->getQualifiedNameAsString()});
+    seg.graph.outputs.push_back(
+        {state.env.at(var), v->isLocalVarDeclOrParm()
+                                ? v->getNameAsString()
+                                : v->getQualifiedNameAsString()});
   }
   for (const std::string &member : state.memberOrder)
     seg.graph.outputs.push_back({state.members.at(member), member});
@@ -242,7 +248,8 @@ bool Tracer::isLiveOut(const ValueDecl *var, SourceLocation begin,
   // In a loop left on the host, a variable declared outside the loop is
   // read again by the next iteration.
   if (!hostLoops_.empty() &&
-      sm.isBeforeInTranslationUnit(v->getLocation(), hostLoops_.back()->getBeginLoc()))
+      sm.isBeforeInTranslationUnit(v->getLocation(),
+                                   hostLoops_.back()->getBeginLoc()))
     return true;
   auto range = rootRefs_.equal_range(var);
   for (auto it = range.first; it != range.second; ++it)
@@ -268,9 +275,9 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   FrameState frame;
   frame.function = fn;
   frame.annotations = a;
-  frame.thisPrefix = isa<CXXMethodDecl>(fn) && !cast<CXXMethodDecl>(fn)->isStatic()
-                         ? "(*this)"
-                         : "";
+  frame.thisPrefix =
+      isa<CXXMethodDecl>(fn) && !cast<CXXMethodDecl>(fn)->isStatic() ? "(*this)"
+                                                                     : "";
   frames_.push_back(std::move(frame));
   // One source text serves every instantiation of a template: it cannot be
   // rewritten for each, so instantiations stay host code for now.

@@ -5,10 +5,10 @@
 // an op demands it (conv2d, permute), else the rank the source shows for it
 // (RankEvidence.cpp) when its uses allow it, else the larger of what its
 // uses need (x.size(2) needs 3) and its role's usual rank (a matmul's weight
-// 2, a norm's weight or a bias 1, anything else 2). The stitched code guards on them and runs the
-// original statements eagerly when a call's tensors differ. Ranks and element
-// types then follow the runtime's rules op by op (promotion as torch's
-// result_type: dimensioned tensors over 0-d ones over C++ numbers).
+// 2, a norm's weight or a bias 1, anything else 2). The stitched code guards on
+// them and runs the original statements eagerly when a call's tensors differ.
+// Ranks and element types then follow the runtime's rules op by op (promotion
+// as torch's result_type: dimensioned tensors over 0-d ones over C++ numbers).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/TraceGraph.h"
@@ -23,33 +23,47 @@ namespace kiln::frontend {
 
 const char *elementTypeName(ElementType type) {
   switch (type) {
-  case ElementType::F32: return "f32";
-  case ElementType::F64: return "f64";
-  case ElementType::F16: return "f16";
-  case ElementType::BF16: return "bf16";
-  case ElementType::I32: return "i32";
-  case ElementType::I64: return "i64";
-  case ElementType::Bool: return "i1";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F64:
+    return "f64";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
+  case ElementType::Bool:
+    return "i1";
   }
   return "?";
 }
 
 const char *dtypeSpelling(ElementType type) {
   switch (type) {
-  case ElementType::F32: return "kiln::kFloat32";
-  case ElementType::F64: return "kiln::kFloat64";
-  case ElementType::F16: return "kiln::kFloat16";
-  case ElementType::BF16: return "kiln::kBFloat16";
-  case ElementType::I32: return "kiln::kInt32";
-  case ElementType::I64: return "kiln::kInt64";
-  case ElementType::Bool: return "kiln::kBool";
+  case ElementType::F32:
+    return "kiln::kFloat32";
+  case ElementType::F64:
+    return "kiln::kFloat64";
+  case ElementType::F16:
+    return "kiln::kFloat16";
+  case ElementType::BF16:
+    return "kiln::kBFloat16";
+  case ElementType::I32:
+    return "kiln::kInt32";
+  case ElementType::I64:
+    return "kiln::kInt64";
+  case ElementType::Bool:
+    return "kiln::kBool";
   }
   return "?";
 }
 
 const char *opName(OpCode code) {
   switch (code) {
-#define KILN_OP(E, NAME)                                                        \
+#define KILN_OP(E, NAME)                                                       \
   case OpCode::E:                                                              \
     return NAME;
 #include "kiln/Frontend/TracedOps.def"
@@ -59,12 +73,24 @@ const char *opName(OpCode code) {
 
 OpGroup opGroup(OpCode code) {
   switch (code) {
-#define KILN_UNARY_FLOAT_OP(E, NAME) case OpCode::E: return OpGroup::UnaryFloat;
-#define KILN_UNARY_OP(E, NAME) case OpCode::E: return OpGroup::Unary;
-#define KILN_BINARY_OP(E, NAME) case OpCode::E: return OpGroup::Binary;
-#define KILN_REDUCTION_OP(E, NAME) case OpCode::E: return OpGroup::Reduction;
-#define KILN_TENSOR_OP(E, NAME) case OpCode::E: return OpGroup::Tensor;
-#define KILN_SCALAR_OP(E, NAME) case OpCode::E: return OpGroup::Scalar;
+#define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
+  case OpCode::E:                                                              \
+    return OpGroup::UnaryFloat;
+#define KILN_UNARY_OP(E, NAME)                                                 \
+  case OpCode::E:                                                              \
+    return OpGroup::Unary;
+#define KILN_BINARY_OP(E, NAME)                                                \
+  case OpCode::E:                                                              \
+    return OpGroup::Binary;
+#define KILN_REDUCTION_OP(E, NAME)                                             \
+  case OpCode::E:                                                              \
+    return OpGroup::Reduction;
+#define KILN_TENSOR_OP(E, NAME)                                                \
+  case OpCode::E:                                                              \
+    return OpGroup::Tensor;
+#define KILN_SCALAR_OP(E, NAME)                                                \
+  case OpCode::E:                                                              \
+    return OpGroup::Scalar;
 #include "kiln/Frontend/TracedOps.def"
   }
   return OpGroup::Scalar;
@@ -84,7 +110,8 @@ std::optional<OpCode> opNamed(const std::string &name) {
 int64_t Graph::tensorOpCount() const {
   int64_t n = 0;
   for (const TraceOp &op : ops)
-    if (values[op.result].kind == ValueKind::Tensor && op.code != OpCode::FromScalar)
+    if (values[op.result].kind == ValueKind::Tensor &&
+        op.code != OpCode::FromScalar)
       ++n;
   return n;
 }
@@ -106,21 +133,28 @@ std::optional<double> Graph::constantValue(int value) const {
 namespace {
 int category(ElementType t) {
   switch (t) {
-  case ElementType::Bool: return 0;
+  case ElementType::Bool:
+    return 0;
   case ElementType::I32:
-  case ElementType::I64: return 1;
-  default: return 2;
+  case ElementType::I64:
+    return 1;
+  default:
+    return 2;
   }
 }
 
 int width(ElementType t) {
   switch (t) {
-  case ElementType::Bool: return 1;
+  case ElementType::Bool:
+    return 1;
   case ElementType::F16:
-  case ElementType::BF16: return 16;
+  case ElementType::BF16:
+    return 16;
   case ElementType::I32:
-  case ElementType::F32: return 32;
-  default: return 64;
+  case ElementType::F32:
+    return 32;
+  default:
+    return 64;
   }
 }
 
@@ -136,8 +170,9 @@ ElementType promotePair(ElementType a, ElementType b) {
 }
 
 ElementType defaultOf(int cat) {
-  return cat == 0 ? ElementType::Bool
-                  : cat == 1 ? ElementType::I64 : ElementType::F32;
+  return cat == 0   ? ElementType::Bool
+         : cat == 1 ? ElementType::I64
+                    : ElementType::F32;
 }
 
 } // namespace
@@ -176,28 +211,32 @@ llvm::Error inferSignature(Graph &g) {
     if (in.exactRank >= 0) {
       if (in.exactRank < in.minRank)
         return llvm::createStringError("input '" + in.expr + "' needs rank " +
-                                       std::to_string(in.exactRank) + " and at least " +
+                                       std::to_string(in.exactRank) +
+                                       " and at least " +
                                        std::to_string(in.minRank));
       v.rank = in.exactRank;
     } else if (in.sourceRank >= in.minRank) {
       v.rank = in.sourceRank;
     } else {
-      v.rank = std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
+      v.rank =
+          std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
     }
     v.element = in.preferredElement;
   }
   for (const TraceOp &op : g.ops) {
     TraceValue &r = g.values[op.result];
-    auto in = [&](size_t i) -> TraceValue & { return g.values[op.operands[i]]; };
+    auto in = [&](size_t i) -> TraceValue & {
+      return g.values[op.operands[i]];
+    };
     auto fail = [&](const std::string &why) {
-      return llvm::createStringError(std::string("kiln::") + opName(op.code) + " at " +
-                                     op.pos.file + ":" + std::to_string(op.pos.line) +
-                                     ": " + why);
+      return llvm::createStringError(std::string("kiln::") + opName(op.code) +
+                                     " at " + op.pos.file + ":" +
+                                     std::to_string(op.pos.line) + ": " + why);
     };
     if (r.kind != ValueKind::Tensor) {
       if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
-        return fail("dim " + std::to_string(op.ints[0]) + " is out of range for rank " +
-                    std::to_string(in(0).rank));
+        return fail("dim " + std::to_string(op.ints[0]) +
+                    " is out of range for rank " + std::to_string(in(0).rank));
       continue;
     }
     int64_t maxRank = 0;
@@ -241,7 +280,9 @@ llvm::Error inferSignature(Graph &g) {
       }
       bool all = op.ints.size() == 1;
       bool keepdim = op.ints[0] != 0;
-      r.rank = keepdim ? rank : all ? 0 : rank - static_cast<int64_t>(dims.size());
+      r.rank = keepdim ? rank
+               : all   ? 0
+                       : rank - static_cast<int64_t>(dims.size());
       ElementType e = in(0).element;
       if (op.code == OpCode::Sum && !isFloat(e))
         e = ElementType::I64;
@@ -259,9 +300,10 @@ llvm::Error inferSignature(Graph &g) {
       ValueKind k = in(0).kind;
       r.rank = 0;
       r.wrapped = true;
-      r.element = k == ValueKind::Bool ? ElementType::Bool
+      r.element = k == ValueKind::Bool  ? ElementType::Bool
                   : k == ValueKind::I64 ? ElementType::I64
-                  : k == ValueKind::F64 ? ElementType::F64 : ElementType::F32;
+                  : k == ValueKind::F64 ? ElementType::F64
+                                        : ElementType::F32;
       break;
     }
     case OpCode::Cmp:
@@ -293,7 +335,10 @@ llvm::Error inferSignature(Graph &g) {
       int64_t a = in(0).rank, b = in(1).rank;
       if (a < 1 || b < 1)
         return fail("matmul needs tensors of rank 1 or more");
-      r.rank = a == 1 && b == 1 ? 0 : a == 1 ? b - 1 : b == 1 ? a - 1 : std::max(a, b);
+      r.rank = a == 1 && b == 1 ? 0
+               : a == 1         ? b - 1
+               : b == 1         ? a - 1
+                                : std::max(a, b);
       r.element = resultType(g, op.operands);
       break;
     }
@@ -381,12 +426,14 @@ llvm::Error inferSignature(Graph &g) {
       break;
     case OpCode::Cast:
     case OpCode::Full: {
-      static const ElementType order[] = {
-          ElementType::Bool, ElementType::I32,  ElementType::I64, ElementType::F16,
-          ElementType::BF16, ElementType::F32, ElementType::F64};
+      static const ElementType order[] = {ElementType::Bool, ElementType::I32,
+                                          ElementType::I64,  ElementType::F16,
+                                          ElementType::BF16, ElementType::F32,
+                                          ElementType::F64};
       r.element = order[op.ints[0]];
-      r.rank = op.code == OpCode::Cast ? in(0).rank
-                                       : static_cast<int64_t>(op.operands.size());
+      r.rank = op.code == OpCode::Cast
+                   ? in(0).rank
+                   : static_cast<int64_t>(op.operands.size());
       break;
     }
     default:

@@ -58,8 +58,9 @@ public:
 
 class TraceConsumer : public ASTConsumer {
 public:
-  TraceConsumer(const FrontendOptions &options, const TranslationUnitHandler &handler,
-                std::string file, bool &failed)
+  TraceConsumer(const FrontendOptions &options,
+                const TranslationUnitHandler &handler, std::string file,
+                bool &failed)
       : options_(options), handler_(handler), file_(std::move(file)),
         failed_(failed) {}
 
@@ -131,7 +132,8 @@ private:
       for (GraphBreak &b : r.breaks) {
         if (!seen.insert({b.rawLoc, b.rawFrameLocs, b.reason}).second)
           continue;
-        const Frame *outermost = b.inlinedFrom.empty() ? nullptr : &b.inlinedFrom.back();
+        const Frame *outermost =
+            b.inlinedFrom.empty() ? nullptr : &b.inlinedFrom.back();
         if (outermost && outermost->decl &&
             rootFunctions.count(outermost->decl->getCanonicalDecl())) {
           if (calls.insert(b.rawFrameLocs.back()).second)
@@ -164,9 +166,9 @@ private:
         all.push_back({&b, true});
       for (const HostCall &c : root.hostCalls) {
         if (options_.logEnabled("graph_breaks"))
-          llvm::errs() << "kiln: in " << root.name << ", the call to " << c.callee
-                       << " at " << formatPos(c.pos) << " stays on the host: "
-                       << c.callee << " breaks\n";
+          llvm::errs() << "kiln: in " << root.name << ", the call to "
+                       << c.callee << " at " << formatPos(c.pos)
+                       << " stays on the host: " << c.callee << " breaks\n";
         // Its break is counted in the callee's root; the mode in force
         // along this chain decides whether it is an error here.
         if (c.cause.isError)
@@ -191,7 +193,8 @@ private:
         diags.Report(SourceLocation::getFromRawEncoding(b.rawLoc), errorId)
             << b.reason;
         for (size_t i = 0; i < b.inlinedFrom.size(); ++i)
-          diags.Report(SourceLocation::getFromRawEncoding(b.rawFrameLocs[i]), noteId)
+          diags.Report(SourceLocation::getFromRawEncoding(b.rawFrameLocs[i]),
+                       noteId)
               << b.inlinedFrom[i].function;
       }
     }
@@ -205,12 +208,13 @@ private:
 
 class TraceAction : public ASTFrontendAction {
 public:
-  TraceAction(const FrontendOptions &options, const TranslationUnitHandler &handler,
-              bool &failed)
+  TraceAction(const FrontendOptions &options,
+              const TranslationUnitHandler &handler, bool &failed)
       : options_(options), handler_(handler), failed_(failed) {}
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
-                                                 llvm::StringRef file) override {
-    return std::make_unique<TraceConsumer>(options_, handler_, file.str(), failed_);
+  std::unique_ptr<ASTConsumer>
+  CreateASTConsumer(CompilerInstance &, llvm::StringRef file) override {
+    return std::make_unique<TraceConsumer>(options_, handler_, file.str(),
+                                           failed_);
   }
 
 private:
@@ -238,8 +242,8 @@ private:
 std::vector<std::string> kilnIncludeDirs() {
   std::string exe = llvm::sys::fs::getMainExecutable(
       nullptr, reinterpret_cast<void *>(&kilnIncludeDirs));
-  llvm::SmallString<256> installed(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe)));
+  llvm::SmallString<256> installed(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
   llvm::sys::path::append(installed, "include");
   llvm::SmallString<256> header(installed);
   llvm::sys::path::append(header, "kiln", "kiln.h");
@@ -250,8 +254,8 @@ std::vector<std::string> kilnIncludeDirs() {
 
 } // namespace
 
-std::vector<const FunctionDecl *> recursivelyDisabled(ASTContext &context,
-                                                      const FrontendOptions &options) {
+std::vector<const FunctionDecl *>
+recursivelyDisabled(ASTContext &context, const FrontendOptions &options) {
   AnnotationIndex index(options);
   RootFinder finder;
   finder.TraverseDecl(context.getTranslationUnitDecl());
@@ -264,11 +268,13 @@ std::vector<const FunctionDecl *> recursivelyDisabled(ASTContext &context,
   return out;
 }
 
-int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler) {
+int runFrontend(const FrontendOptions &options,
+                const TranslationUnitHandler &handler) {
   std::unique_ptr<tooling::CompilationDatabase> database;
   std::string error;
   if (!options.buildDir.empty()) {
-    database = tooling::CompilationDatabase::loadFromDirectory(options.buildDir, error);
+    database = tooling::CompilationDatabase::loadFromDirectory(options.buildDir,
+                                                               error);
     if (!database) {
       llvm::errs() << "kiln: error: " << error << "\n";
       return 2;
@@ -279,12 +285,13 @@ int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &ha
   }
   tooling::ClangTool tool(*database, options.files);
   std::vector<std::string> extra = {"-resource-dir=" KILN_CLANG_RESOURCE_DIR,
-                                    "-fsyntax-only", "-Wno-unused-command-line-argument"};
+                                    "-fsyntax-only",
+                                    "-Wno-unused-command-line-argument"};
   for (const std::string &dir : kilnIncludeDirs())
     extra.push_back("-I" + dir);
   extra.insert(extra.end(), options.clangArgs.begin(), options.clangArgs.end());
-  tool.appendArgumentsAdjuster(
-      tooling::getInsertArgumentAdjuster(extra, tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      extra, tooling::ArgumentInsertPosition::END));
   tool.appendArgumentsAdjuster(tooling::getClangStripOutputAdjuster());
   tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
   bool failed = false;

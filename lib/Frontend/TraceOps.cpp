@@ -35,7 +35,8 @@ std::optional<std::string> stringArg(const Expr *e) {
 }
 
 /// kiln::DType's enumerators in order (kiln/DType.h).
-const char *const kDTypeOps[] = {"bool", "i32", "i64", "f16", "bf16", "f32", "f64"};
+const char *const kDTypeOps[] = {"bool", "i32", "i64", "f16",
+                                 "bf16", "f32", "f64"};
 } // namespace
 
 void Tracer::needsDim(int value, int64_t dim) {
@@ -73,9 +74,9 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   auto constArg = [&](unsigned i, const char *what) -> std::optional<int64_t> {
     std::optional<int64_t> c = constantInt(arg(i));
     if (!c)
-      breakAt(arg(i)->getExprLoc(),
-              std::string("kiln::") + name + " with a " + what +
-                  " that is not a compile-time constant");
+      breakAt(arg(i)->getExprLoc(), std::string("kiln::") + name + " with a " +
+                                        what +
+                                        " that is not a compile-time constant");
     return c;
   };
   if (name == "graph_break")
@@ -106,8 +107,9 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     if (n > 1) {
       std::optional<std::string> s = stringArg(arg(1));
       if (!s)
-        return breakAt(arg(1)->getExprLoc(),
-                       "kiln::gelu with an approximation that is not a literal");
+        return breakAt(
+            arg(1)->getExprLoc(),
+            "kiln::gelu with an approximation that is not a literal");
       approximate = *s;
     }
     return addOp(code, {*x}, ValueKind::Tensor, loc, {}, 0, approximate);
@@ -180,8 +182,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     }
     return addOp(code, ops, ValueKind::Tensor, loc, {}, eps);
   }
-  if (code == OpCode::Matmul || code == OpCode::Linear || code == OpCode::Embedding ||
-      code == OpCode::CrossEntropy) {
+  if (code == OpCode::Matmul || code == OpCode::Linear ||
+      code == OpCode::Embedding || code == OpCode::CrossEntropy) {
     std::vector<int> ops;
     if (!tensorArgs(n, code == OpCode::Linear ? 2 : -1, ops))
       return std::nullopt;
@@ -217,12 +219,14 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     if (n > 3) {
       stride.clear();
       if (!constantIntList(arg(3), stride))
-        return breakAt(arg(3)->getExprLoc(), "kiln::conv2d with a stride that is not a constant");
+        return breakAt(arg(3)->getExprLoc(),
+                       "kiln::conv2d with a stride that is not a constant");
     }
     if (n > 4) {
       padding.clear();
       if (!constantIntList(arg(4), padding))
-        return breakAt(arg(4)->getExprLoc(), "kiln::conv2d with a padding that is not a constant");
+        return breakAt(arg(4)->getExprLoc(),
+                       "kiln::conv2d with a padding that is not a constant");
     }
     if (stride.size() == 1)
       stride.push_back(stride[0]);
@@ -268,7 +272,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     if (full) {
       std::optional<double> v = constantFloat(arg(1));
       if (!v)
-        return breakAt(arg(1)->getExprLoc(), "kiln::full with a value that is not a constant");
+        return breakAt(arg(1)->getExprLoc(),
+                       "kiln::full with a value that is not a constant");
       value = *v;
     }
     int64_t dtype = 5; // f32
@@ -316,11 +321,13 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     std::optional<int64_t> c = constantInt(call->getArg(i));
     if (!c)
       breakAt(call->getArg(i)->getExprLoc(),
-              "Tensor::" + name + " with a dim that is not a compile-time constant");
+              "Tensor::" + name +
+                  " with a dim that is not a compile-time constant");
     return c;
   };
   // Methods named as ops are those ops (view is reshape, size a dim).
-  std::optional<OpCode> named = opNamed(name == "view" ? opName(OpCode::Reshape) : name);
+  std::optional<OpCode> named =
+      opNamed(name == "view" ? opName(OpCode::Reshape) : name);
   if (name == "size" && n == 1) {
     std::optional<int64_t> d = constArg(0);
     if (!d)
@@ -384,7 +391,8 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
         return std::nullopt;
       step = *s;
     }
-    return addOp(OpCode::Slice, {*self, *start, *end}, ValueKind::Tensor, loc, {*d, step});
+    return addOp(OpCode::Slice, {*self, *start, *end}, ValueKind::Tensor, loc,
+                 {*d, step});
   }
   if (name == "to" && n == 1) {
     QualType t = call->getArg(0)->getType().getCanonicalType();

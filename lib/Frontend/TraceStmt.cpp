@@ -13,7 +13,8 @@ void Tracer::traceBlock(const CompoundStmt *block) {
   traceStatements(body, /*braced=*/true);
 }
 
-void Tracer::traceStatements(const std::vector<const Stmt *> &body, bool braced) {
+void Tracer::traceStatements(const std::vector<const Stmt *> &body,
+                             bool braced) {
   size_t guards = frames_.back().guards.size();
   for (const Stmt *s : body) {
     // A nested block of the root is a scope of its own, not a break.
@@ -170,8 +171,9 @@ bool Tracer::traceStmt(const Stmt *s) {
     breakAt(s->getBeginLoc(), "inline assembly");
     return false;
   }
-  breakAt(s->getBeginLoc(), std::string("a statement the tracer does not model (") +
-                                s->getStmtClassName() + ")");
+  breakAt(s->getBeginLoc(),
+          std::string("a statement the tracer does not model (") +
+              s->getStmtClassName() + ")");
   return false;
 }
 
@@ -238,10 +240,12 @@ bool Tracer::traceIf(const IfStmt *i) {
       if (v != other->second) {
         if (kindOf(v) != kindOf(other->second)) {
           breakAt(i->getIfLoc(), "a branch whose arms give '" +
-                                     var->getNameAsString() + "' different kinds");
+                                     var->getNameAsString() +
+                                     "' different kinds");
           return false;
         }
-        chosen = addOp(OpCode::Select, {*cond, v, other->second}, kindOf(v), i->getIfLoc());
+        chosen = addOp(OpCode::Select, {*cond, v, other->second}, kindOf(v),
+                       i->getIfLoc());
       }
       target[var] = chosen;
     }
@@ -253,7 +257,8 @@ bool Tracer::traceFor(const ForStmt *f) {
   // for (int i = A; i < B; ++i) with A and B compile-time constants is
   // unrolled, i a constant in each copy of the body.
   auto fail = [&]() {
-    breakAt(f->getForLoc(), "a loop whose trip count is not a compile-time constant");
+    breakAt(f->getForLoc(),
+            "a loop whose trip count is not a compile-time constant");
     return false;
   };
   const auto *init = dyn_cast_or_null<DeclStmt>(f->getInit());
@@ -266,7 +271,8 @@ bool Tracer::traceFor(const ForStmt *f) {
   const auto *cond = dyn_cast_or_null<BinaryOperator>(f->getCond());
   if (!start || !cond || !cond->isComparisonOp())
     return fail();
-  const auto *lhs = dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
+  const auto *lhs =
+      dyn_cast<DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
   std::optional<int64_t> bound = constantInt(cond->getRHS());
   if (!lhs || lhs->getDecl() != var || !bound)
     return fail();
@@ -279,18 +285,26 @@ bool Tracer::traceFor(const ForStmt *f) {
       step = -1;
   } else if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(inc)) {
     if (std::optional<int64_t> k = constantInt(c->getRHS()))
-      step = c->getOpcode() == BO_AddAssign ? *k : c->getOpcode() == BO_SubAssign ? -*k : 0;
+      step = c->getOpcode() == BO_AddAssign   ? *k
+             : c->getOpcode() == BO_SubAssign ? -*k
+                                              : 0;
   }
   if (step == 0)
     return fail();
   auto holds = [&](int64_t i) {
     switch (cond->getOpcode()) {
-    case BO_LT: return i < *bound;
-    case BO_LE: return i <= *bound;
-    case BO_GT: return i > *bound;
-    case BO_GE: return i >= *bound;
-    case BO_NE: return i != *bound;
-    default: return false;
+    case BO_LT:
+      return i < *bound;
+    case BO_LE:
+      return i <= *bound;
+    case BO_GT:
+      return i > *bound;
+    case BO_GE:
+      return i >= *bound;
+    case BO_NE:
+      return i != *bound;
+    default:
+      return false;
     }
   };
   constexpr int64_t kMaxTrips = 256;
@@ -298,10 +312,12 @@ bool Tracer::traceFor(const ForStmt *f) {
   auto &bindingsOf = frames_.size() > 1 ? frames_.back().locals : segment_->env;
   for (int64_t i = *start; holds(i); i += step) {
     if (++trips > kMaxTrips) {
-      breakAt(f->getForLoc(), "a loop of more than 256 iterations (not unrolled)");
+      breakAt(f->getForLoc(),
+              "a loop of more than 256 iterations (not unrolled)");
       return false;
     }
-    bindingsOf[var] = constant(static_cast<double>(i), ValueKind::I64, f->getForLoc());
+    bindingsOf[var] =
+        constant(static_cast<double>(i), ValueKind::I64, f->getForLoc());
     if (!traceStmt(f->getBody()))
       return false;
   }
@@ -335,9 +351,11 @@ bool Tracer::traceDecl(const VarDecl *var) {
     // before the graph call; a copy it captures must then not be a value
     // the segment computes.
     const auto *lambda =
-        var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit())) : nullptr;
+        var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit()))
+                       : nullptr;
     if (!lambda) {
-      breakAt(var->getLocation(), "a lambda bound in a way the tracer does not model");
+      breakAt(var->getLocation(),
+              "a lambda bound in a way the tracer does not model");
       return false;
     }
     for (const LambdaCapture &c : lambda->captures())
@@ -386,14 +404,16 @@ bool Tracer::traceDecl(const VarDecl *var) {
   return true;
 }
 
-bool Tracer::traceAssignment(const Expr *lhs, const Expr *rhs, SourceLocation loc) {
+bool Tracer::traceAssignment(const Expr *lhs, const Expr *rhs,
+                             SourceLocation loc) {
   std::optional<int> v = traceExpr(rhs);
   if (!v)
     return false;
   return assignTo(lhs, *v, loc, frames_.size() - 1);
 }
 
-bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc, size_t frame) {
+bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
+                      size_t frame) {
   lhs = lhs->IgnoreParenImpCasts();
   auto converted = [&](QualType type) {
     ValueKind kind = *valueKindOf(type);
@@ -405,9 +425,10 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc, size_t frame) 
     // A member: its new value is a graph output (the object outlives the
     // call), and later reads in the segment see it.
     const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
-    std::string name = field && valueKindOf(field->getType())
-                           ? spell(member, frames_[frame].thisPrefix, root_->function)
-                           : "";
+    std::string name =
+        field && valueKindOf(field->getType())
+            ? spell(member, frames_[frame].thisPrefix, root_->function)
+            : "";
     if (name.empty()) {
       breakAt(loc, "an assignment to a member of an object the stitched code "
                    "cannot name");
@@ -421,7 +442,8 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc, size_t frame) 
   const auto *ref = dyn_cast<DeclRefExpr>(lhs);
   const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   if (!var || !valueKindOf(var->getType())) {
-    breakAt(loc, "an assignment to something other than a variable or a member");
+    breakAt(loc,
+            "an assignment to something other than a variable or a member");
     return false;
   }
   v = converted(var->getType());

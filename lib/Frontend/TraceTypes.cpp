@@ -38,7 +38,8 @@ bool isErrorGuardType(QualType type) {
 std::optional<ValueKind> valueKindOf(QualType type) {
   if (isTensorType(type))
     return ValueKind::Tensor;
-  QualType t = type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  QualType t =
+      type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   if (t->isBooleanType())
     return ValueKind::Bool;
   if (t->isIntegerType() && !t->isEnumeralType())

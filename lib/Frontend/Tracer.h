@@ -79,14 +79,15 @@ private:
     /// Reference parameters of an inlined call: what each argument names
     /// and the frame that names it, so that assigning the parameter
     /// assigns the caller's variable.
-    std::map<const clang::ValueDecl *, std::pair<const clang::Expr *, size_t>> aliases;
+    std::map<const clang::ValueDecl *, std::pair<const clang::Expr *, size_t>>
+        aliases;
     std::optional<int> returnValue;
   };
   /// The segment being built at the root's level.
   struct SegmentState {
     Segment segment;
     std::map<const clang::ValueDecl *, int> env; // root-frame variables
-    std::map<std::string, int> inputsByExpr;      // spelled inputs
+    std::map<std::string, int> inputsByExpr;     // spelled inputs
     std::set<const clang::ValueDecl *> assigned;
     /// Members the segment assigns, by their spelling ("this->cache"), in
     /// the order first assigned: each is a graph output.
@@ -101,11 +102,10 @@ private:
   /// Inlines a call of fn with traced arguments; nullopt on a break.
   /// argExprs are the arguments as written (what a reference parameter
   /// names).
-  std::optional<int> inlineCall(const clang::FunctionDecl *fn,
-                                const std::vector<int> &args,
-                                const std::vector<const clang::Expr *> &argExprs,
-                                const std::string &thisPrefix,
-                                clang::SourceLocation callSite);
+  std::optional<int>
+  inlineCall(const clang::FunctionDecl *fn, const std::vector<int> &args,
+             const std::vector<const clang::Expr *> &argExprs,
+             const std::string &thisPrefix, clang::SourceLocation callSite);
   void noteDerivedRoot(const clang::FunctionDecl *fn);
   void noteCalleesAsRoots(const clang::FunctionDecl *fn);
   void startSegment();
@@ -122,7 +122,8 @@ private:
   void traceBlock(const clang::CompoundStmt *block);
   /// braced: the statements are a block's (false: an if's or a loop's
   /// single-statement body, which the stitched code must brace).
-  void traceStatements(const std::vector<const clang::Stmt *> &body, bool braced);
+  void traceStatements(const std::vector<const clang::Stmt *> &body,
+                       bool braced);
   /// A host statement: recurse into the blocks it holds.
   void traceHostStmt(const clang::Stmt *s);
   /// One statement into the current segment; false on a break.

@@ -3,27 +3,27 @@
 
 #include "kiln/Target/CUDA.h"
 
-#include "kiln/Conversion/Passes.h"
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Codegen/CPU/Passes.h"
 #include "kiln/Codegen/Common/Passes.h"
 #include "kiln/Codegen/GPU/Passes.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
-
 using namespace mlir;
 
-LogicalResult mlir::kiln::lowerModule(ModuleOp module, const CompileOptions &options,
+LogicalResult mlir::kiln::lowerModule(ModuleOp module,
+                                      const CompileOptions &options,
                                       Stage stage) {
   if (stage == Stage::Kiln)
     return success();
@@ -42,10 +42,11 @@ LogicalResult mlir::kiln::lowerModule(ModuleOp module, const CompileOptions &opt
   }
   if (options.afterEachPass) {
     module.getContext()->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
-                        /*printAfterOnlyOnFailure=*/false, *options.afterEachPass);
+    pm.enableIRPrinting(
+        [](Pass *, Operation *) { return false; },
+        [](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/true,
+        /*printAfterOnlyOnFailure=*/false, *options.afterEachPass);
   }
   return pm.run(module);
 }

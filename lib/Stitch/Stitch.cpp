@@ -55,8 +55,10 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
   const Expr *init = var->getInit();
   if (const auto *cleanups = dyn_cast<ExprWithCleanups>(init))
     init = cleanups->getSubExpr();
-  if (const auto *construct = dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()))
-    if (construct->getParenOrBraceRange().isValid() && construct->getNumArgs() == 1)
+  if (const auto *construct =
+          dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()))
+    if (construct->getParenOrBraceRange().isValid() &&
+        construct->getNumArgs() == 1)
       init = construct->getArg(0);
   return textOf(init->getSourceRange(), context);
 }
@@ -64,18 +66,20 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
 std::string lineDirective(unsigned line, const std::string &file) {
   std::string escaped;
   for (char c : file)
-    escaped += (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
+    escaped +=
+        (c == '\\' || c == '"') ? std::string("\\") + c : std::string(1, c);
   return "#line " + std::to_string(line) + " \"" + escaped + "\"\n";
 }
 
 } // namespace
 
-std::string stitchFile(ASTContext &context, const std::string &file,
-                       const std::vector<Root> &roots,
-                       const std::vector<const Segment *> &stitched,
-                       const std::vector<std::pair<const FunctionDecl *, bool>> &scopes,
-                       const std::string &backendNote,
-                       const std::vector<EmbeddedImage> &images) {
+std::string
+stitchFile(ASTContext &context, const std::string &file,
+           const std::vector<Root> &roots,
+           const std::vector<const Segment *> &stitched,
+           const std::vector<std::pair<const FunctionDecl *, bool>> &scopes,
+           const std::string &backendNote,
+           const std::vector<EmbeddedImage> &images) {
   SourceManager &sm = context.getSourceManager();
   Rewriter rewriter(sm, context.getLangOpts());
   PrintingPolicy policy(context.getLangOpts());
@@ -90,8 +94,10 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       if (!chosen.count(&seg))
         continue;
       const Graph &g = seg.graph;
-      SourceLocation begin = sm.getExpansionLoc(seg.statements.front()->getBeginLoc());
-      SourceLocation end = sm.getExpansionLoc(seg.statements.back()->getEndLoc());
+      SourceLocation begin =
+          sm.getExpansionLoc(seg.statements.front()->getBeginLoc());
+      SourceLocation end =
+          sm.getExpansionLoc(seg.statements.back()->getEndLoc());
       // Only segments written in the main file are rewritten.
       if (sm.getFileID(begin) != main || sm.getFileID(end) != main)
         continue;
@@ -105,8 +111,9 @@ std::string stitchFile(ASTContext &context, const std::string &file,
       // The fallback: the original text, declarations made assignments.
       unsigned beginOffset = sm.getFileOffset(begin);
       std::string fallback =
-          Lexer::getSourceText(CharSourceRange::getCharRange(begin, last.getLocWithOffset(1)),
-                               sm, context.getLangOpts())
+          Lexer::getSourceText(
+              CharSourceRange::getCharRange(begin, last.getLocWithOffset(1)),
+              sm, context.getLangOpts())
               .str();
       struct Edit {
         unsigned from, to;
@@ -135,14 +142,17 @@ std::string stitchFile(ASTContext &context, const std::string &file,
         for (const Decl *d : decl->decls()) {
           const auto *var = cast<VarDecl>(d);
           QualType type = var->getType();
-          if (type.getAsString().find("error_on_graph_break") != std::string::npos) {
-            keep = true; // a guard stays a declaration (it does nothing at run time)
+          if (type.getAsString().find("error_on_graph_break") !=
+              std::string::npos) {
+            keep = true; // a guard stays a declaration (it does nothing at run
+                         // time)
             continue;
           }
           QualType plain = type.getNonReferenceType().getUnqualifiedType();
-          hoisted += TypeName::getFullyQualifiedName(plain, context, policy) + " " +
-                     var->getNameAsString() + "{};\n";
-          assignments += var->getNameAsString() + " = (" + initText(var, context) + ");";
+          hoisted += TypeName::getFullyQualifiedName(plain, context, policy) +
+                     " " + var->getNameAsString() + "{};\n";
+          assignments +=
+              var->getNameAsString() + " = (" + initText(var, context) + ");";
         }
         if (keep)
           continue;
@@ -155,31 +165,34 @@ std::string stitchFile(ASTContext &context, const std::string &file,
                 [](const Edit &a, const Edit &b) { return a.from > b.from; });
       for (const Edit &e : edits)
         if (e.to <= fallback.size() + 1)
-          fallback.replace(e.from, std::min<size_t>(e.to, fallback.size()) - e.from, e.text);
+          fallback.replace(
+              e.from, std::min<size_t>(e.to, fallback.size()) - e.from, e.text);
 
       // The call: outputs (the return value first), then inputs.
       std::string args;
       for (const GraphOutput &out : g.outputs)
-        args += (args.empty() ? "" : ", ") +
-                (out.variable.empty() ? std::string("kiln_result_") : out.variable);
+        args +=
+            (args.empty() ? "" : ", ") +
+            (out.variable.empty() ? std::string("kiln_result_") : out.variable);
       for (const GraphInput &in : g.inputs)
         args += (args.empty() ? "" : ", ") + in.expr;
       std::string call = "::kiln_stitched::" + g.name + "(" + args + ")";
       std::string text = "\n" + hoisted;
       if (seg.endsWithReturn) {
-        text += "if (kiln::Tensor kiln_result_; " + call + ")\n  return kiln_result_;\n";
+        text += "if (kiln::Tensor kiln_result_; " + call +
+                ")\n  return kiln_result_;\n";
         text += lineDirective(beginLine, file) + fallback + "\n";
       } else {
-        text += "if (!" + call + ") {\n" + lineDirective(beginLine, file) + fallback +
-                "\n}\n";
+        text += "if (!" + call + ") {\n" + lineDirective(beginLine, file) +
+                fallback + "\n}\n";
       }
       text += lineDirective(endLine, file);
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
       WrapperCode code =
-          emitWrapper(g, root.backend != mlir::kiln::Backend::Eager, root.derived,
-                      root.backend == mlir::kiln::Backend::Cuda);
+          emitWrapper(g, root.backend != mlir::kiln::Backend::Eager,
+                      root.derived, root.backend == mlir::kiln::Backend::Cuda);
       declarations += code.declaration;
       definitions += code.definition;
     }
@@ -214,8 +227,10 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   std::set<unsigned> scoped; // one text may serve several instantiations
   for (const auto &[fn, compiled] : scopes) {
     const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody());
-    if (!body || sm.getFileID(sm.getExpansionLoc(body->getLBracLoc())) != main ||
-        !scoped.insert(sm.getExpansionLoc(body->getLBracLoc()).getRawEncoding()).second)
+    if (!body ||
+        sm.getFileID(sm.getExpansionLoc(body->getLBracLoc())) != main ||
+        !scoped.insert(sm.getExpansionLoc(body->getLBracLoc()).getRawEncoding())
+             .second)
       continue;
     rewriter.InsertTextAfterToken(
         sm.getExpansionLoc(body->getLBracLoc()),
@@ -239,8 +254,10 @@ std::string stitchFile(ASTContext &context, const std::string &file,
   else
     os << sm.getBufferData(main);
   if (!definitions.empty())
-    os << "\n// The graphs' wrappers (kiln compile).\n#line 1 \"kiln-stitched\"\n"
-       << "namespace kiln_stitched {\n" << definitions << "} // namespace kiln_stitched\n";
+    os << "\n// The graphs' wrappers (kiln compile).\n#line 1 "
+          "\"kiln-stitched\"\n"
+       << "namespace kiln_stitched {\n"
+       << definitions << "} // namespace kiln_stitched\n";
   for (const EmbeddedImage &image : images)
     os << emitImage(image);
   return out;

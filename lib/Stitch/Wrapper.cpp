@@ -39,7 +39,8 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     const TraceValue &v = g.values[g.inputs[i].value];
     params.push_back(v.kind == ValueKind::Tensor
                          ? "const kiln::Tensor &i" + std::to_string(i)
-                         : std::string(cpp::scalarType(v.kind)) + " i" + std::to_string(i));
+                         : std::string(cpp::scalarType(v.kind)) + " i" +
+                               std::to_string(i));
   }
   std::ostringstream signature;
   if (!templates.empty()) {
@@ -55,8 +56,10 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   decl << signature.str() << ";\n";
   os << signature.str() << " {\n";
   if (onlyFromCompiled)
-    os << "  // A callee compiled as a root of its own: eager callers keep the\n"
-          "  // original.\n  if (!kiln::abi::inCompiledCode())\n    return false;\n";
+    os << "  // A callee compiled as a root of its own: eager callers keep "
+          "the\n"
+          "  // original.\n  if (!kiln::abi::inCompiledCode())\n    return "
+          "false;\n";
   else
     os << "  if (kiln::abi::inDisabledCode())\n    return false;\n";
   os << "  if (!kiln::abi::guard(\"" << g.name << "\", {";
@@ -69,13 +72,14 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
        << dtypeSpelling(v.element) << "}";
     first = false;
   }
-  os << "}" << (cuda ? ", kiln::Device::cuda()" : "") << "))\n    return false;\n";
+  os << "}" << (cuda ? ", kiln::Device::cuda()" : "")
+     << "))\n    return false;\n";
   if (compiled) {
     for (size_t i = 0; i < g.outputs.size(); ++i)
       if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
         os << "  kiln::Tensor r" << i << ";\n";
-    os << "  if (!kiln::abi::GraphCall(\"" << g.name << "\", kiln_entry_" << g.name
-       << (cuda ? ", kiln::Device::cuda()" : "") << ")";
+    os << "  if (!kiln::abi::GraphCall(\"" << g.name << "\", kiln_entry_"
+       << g.name << (cuda ? ", kiln::Device::cuda()" : "") << ")";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       ValueKind k = g.values[g.inputs[i].value].kind;
       os << "\n           .input(";
@@ -88,10 +92,11 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];
       bool tensor = v.kind == ValueKind::Tensor;
-      ElementType e = tensor ? v.element
+      ElementType e = tensor                     ? v.element
                       : v.kind == ValueKind::I64 ? ElementType::I64
                       : v.kind == ValueKind::F32 ? ElementType::F32
-                      : v.kind == ValueKind::F64 ? ElementType::F64 : ElementType::Bool;
+                      : v.kind == ValueKind::F64 ? ElementType::F64
+                                                 : ElementType::Bool;
       os << "\n           .output(" << (tensor ? "o" : "r") << i << ", "
          << (tensor ? v.rank : 0) << ", " << dtypeSpelling(e) << ")";
     }
@@ -110,9 +115,10 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];
       os << "  auto r" << i << " = "
-         << (v.kind == ValueKind::Tensor ? "kiln::Tensor(" + body.tensor(g.outputs[i].value) + ")"
-                                         : "static_cast<O" + std::to_string(i) + ">(" +
-                                               body.name(g.outputs[i].value) + ")")
+         << (v.kind == ValueKind::Tensor
+                 ? "kiln::Tensor(" + body.tensor(g.outputs[i].value) + ")"
+                 : "static_cast<O" + std::to_string(i) + ">(" +
+                       body.name(g.outputs[i].value) + ")")
          << ";\n";
     }
     for (size_t i = 0; i < g.outputs.size(); ++i)
@@ -132,14 +138,15 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       os << ") {\n  void *args[] = {nullptr";
       for (size_t i = 0; i < op.operands.size(); ++i)
         os << ", a" << i;
-      os << "};\n  kiln::abi::callOpaque(\"" << op.text << "\", result, " << r.rank << ", "
-         << dtypeSpelling(r.element) << ",\n      [](void *context) -> kiln::Tensor {\n"
-         << "        void **p = static_cast<void **>(context);\n        return " << op.text
-         << "(";
+      os << "};\n  kiln::abi::callOpaque(\"" << op.text << "\", result, "
+         << r.rank << ", " << dtypeSpelling(r.element)
+         << ",\n      [](void *context) -> kiln::Tensor {\n"
+         << "        void **p = static_cast<void **>(context);\n        return "
+         << op.text << "(";
       for (size_t i = 0; i < op.operands.size(); ++i) {
         const TraceValue &a = g.values[op.operands[i]];
-        os << (i ? ", " : "") << "kiln::abi::borrow(p[" << i + 1 << "], " << a.rank << ", "
-           << dtypeSpelling(a.element) << ")";
+        os << (i ? ", " : "") << "kiln::abi::borrow(p[" << i + 1 << "], "
+           << a.rank << ", " << dtypeSpelling(a.element) << ")";
       }
       os << ");\n      },\n      args);\n}\n";
     }
@@ -156,7 +163,8 @@ std::string emitImage(const EmbeddedImage &image) {
   for (size_t i = 0; i < image.bytes.size(); ++i) {
     if (i % 24 == 0)
       os << "\n";
-    os << static_cast<unsigned>(static_cast<unsigned char>(image.bytes[i])) << ",";
+    os << static_cast<unsigned>(static_cast<unsigned char>(image.bytes[i]))
+       << ",";
   }
   os << "\n};\n}\n";
   return os.str();

@@ -16,13 +16,20 @@ namespace k = mlir::kiln;
 namespace kiln::e2e {
 
 DType dtypeOf(Type t) {
-  if (t.isF16()) return kFloat16;
-  if (t.isBF16()) return kBFloat16;
-  if (t.isF32()) return kFloat32;
-  if (t.isF64()) return kFloat64;
-  if (t.isInteger(1)) return kBool;
-  if (t.isInteger(32)) return kInt32;
-  if (t.isInteger(64)) return kInt64;
+  if (t.isF16())
+    return kFloat16;
+  if (t.isBF16())
+    return kBFloat16;
+  if (t.isF32())
+    return kFloat32;
+  if (t.isF64())
+    return kFloat64;
+  if (t.isInteger(1))
+    return kBool;
+  if (t.isInteger(32))
+    return kInt32;
+  if (t.isInteger(64))
+    return kInt64;
   throw Error("e2e: unsupported element type");
 }
 
@@ -92,12 +99,18 @@ private:
 
   Tensor compare(k::CmpPredicate p, const Tensor &a, const Tensor &b) {
     switch (p) {
-    case k::CmpPredicate::lt: return a < b;
-    case k::CmpPredicate::le: return a <= b;
-    case k::CmpPredicate::gt: return a > b;
-    case k::CmpPredicate::ge: return a >= b;
-    case k::CmpPredicate::eq: return a == b;
-    case k::CmpPredicate::ne: return a != b;
+    case k::CmpPredicate::lt:
+      return a < b;
+    case k::CmpPredicate::le:
+      return a <= b;
+    case k::CmpPredicate::gt:
+      return a > b;
+    case k::CmpPredicate::ge:
+      return a >= b;
+    case k::CmpPredicate::eq:
+      return a == b;
+    case k::CmpPredicate::ne:
+      return a != b;
     }
     throw Error("e2e: bad predicate");
   }
@@ -122,8 +135,12 @@ private:
         .Case([&](k::MulOp o) { set(o, t(o.getLhs()) * t(o.getRhs())); })
         .Case([&](k::DivOp o) { set(o, t(o.getLhs()) / t(o.getRhs())); })
         .Case([&](k::PowOp o) { set(o, pow(t(o.getLhs()), t(o.getRhs()))); })
-        .Case([&](k::MaximumOp o) { set(o, maximum(t(o.getLhs()), t(o.getRhs()))); })
-        .Case([&](k::MinimumOp o) { set(o, minimum(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::MaximumOp o) {
+          set(o, maximum(t(o.getLhs()), t(o.getRhs())));
+        })
+        .Case([&](k::MinimumOp o) {
+          set(o, minimum(t(o.getLhs()), t(o.getRhs())));
+        })
         .Case([&](k::CmpOp o) {
           set(o, compare(o.getPredicate(), t(o.getLhs()), t(o.getRhs())));
         })
@@ -141,9 +158,10 @@ private:
         .Case([&](k::SigmoidOp o) { set(o, sigmoid(t(o.getInput()))); })
         .Case([&](k::SiluOp o) { set(o, silu(t(o.getInput()))); })
         .Case([&](k::GeluOp o) {
-          set(o, gelu(t(o.getInput()),
-                      o.getApproximate() == k::GeluApproximation::tanh ? "tanh"
-                                                                       : "none"));
+          set(o,
+              gelu(t(o.getInput()),
+                   o.getApproximate() == k::GeluApproximation::tanh ? "tanh"
+                                                                    : "none"));
         })
         .Case([&](k::CastOp o) {
           set(o, t(o.getInput()).to(dtypeOf(o.getType().getElementType())));
@@ -166,7 +184,8 @@ private:
           set(o, softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
         })
         .Case([&](k::LogSoftmaxOp o) {
-          set(o, log_softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
+          set(o,
+              log_softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
         })
         .Case([&](k::LayerNormOp o) {
           set(o, layer_norm(t(o.getInput()), t(o.getWeight()),
@@ -177,7 +196,9 @@ private:
           set(o, rms_norm(t(o.getInput()), t(o.getWeight()),
                           o.getEps().convertToDouble()));
         })
-        .Case([&](k::MatmulOp o) { set(o, matmul(t(o.getLhs()), t(o.getRhs()))); })
+        .Case([&](k::MatmulOp o) {
+          set(o, matmul(t(o.getLhs()), t(o.getRhs())));
+        })
         .Case([&](k::LinearOp o) {
           set(o, linear(t(o.getInput()), t(o.getWeight()),
                         o.getBias() ? t(o.getBias()) : Tensor()));
@@ -203,16 +224,17 @@ private:
           set(o, t(o.getInput()).reshape(sizesOf(o.getType(), o.getSizes())));
         })
         .Case([&](k::TransposeOp o) {
-          set(o, t(o.getInput()).transpose(static_cast<int64_t>(o.getDim0()),
-                                           static_cast<int64_t>(o.getDim1())));
+          set(o, t(o.getInput())
+                     .transpose(static_cast<int64_t>(o.getDim0()),
+                                static_cast<int64_t>(o.getDim1())));
         })
         .Case([&](k::PermuteOp o) {
           set(o, t(o.getInput()).permute(Shape(o.getPermutation())));
         })
         .Case([&](k::SliceOp o) {
-          set(o, t(o.getInput()).slice(static_cast<int64_t>(o.getDim()),
-                                       i(o.getStart()), i(o.getEnd()),
-                                       static_cast<int64_t>(o.getStep())));
+          set(o, t(o.getInput())
+                     .slice(static_cast<int64_t>(o.getDim()), i(o.getStart()),
+                            i(o.getEnd()), static_cast<int64_t>(o.getStep())));
         })
         .Case([&](k::UnsqueezeOp o) {
           set(o, t(o.getInput()).unsqueeze(static_cast<int64_t>(o.getDim())));
@@ -269,7 +291,8 @@ void registerOpaqueFunction(const std::string &name, OpaqueFunction fn) {
   opaqueFunctions()[name] = fn;
 }
 
-std::vector<RtValue> interpret(func::FuncOp fn, const std::vector<RtValue> &args) {
+std::vector<RtValue> interpret(func::FuncOp fn,
+                               const std::vector<RtValue> &args) {
   return Interpreter().run(fn, args);
 }
 

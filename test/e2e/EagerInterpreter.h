@@ -1,4 +1,5 @@
-//===- EagerInterpreter.h - Runs a kiln graph with the eager runtime --*- C++ -*-===//
+//===- EagerInterpreter.h - Runs a kiln graph with the eager runtime --*- C++
+//-*-===//
 //
 // The oracle of the end-to-end tests: each kiln op is evaluated by the eager
 // runtime op it was made from, so a compiled graph is compared with exactly

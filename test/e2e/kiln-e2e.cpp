@@ -37,9 +37,9 @@
 //===----------------------------------------------------------------------===//
 #include "EagerInterpreter.h"
 
+#include "TestPasses.h"
 #include "kiln/Cuda.h"
 #include "kiln/Pipelines/Pipelines.h"
-#include "TestPasses.h"
 #include "kiln/Target/CUDA.h"
 #include "kiln/Target/Host.h"
 
@@ -159,12 +159,13 @@ RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
       float *data = x.data<float>();
       int64_t n = x.numel();
       for (int64_t i = 0; i < n; ++i)
-        data[i] = static_cast<float>(arg.lo + (arg.hi - arg.lo) * double(i) /
-                                                  double(std::max<int64_t>(1, n - 1)));
+        data[i] = static_cast<float>(arg.lo +
+                                     (arg.hi - arg.lo) * double(i) /
+                                         double(std::max<int64_t>(1, n - 1)));
     }
     if (arg.special) {
-      const float values[] = {INFINITY, -INFINITY, NAN, 0.0f, -0.0f,
-                              1e-40f,   100.0f,    -100.0f};
+      const float values[] = {INFINITY, -INFINITY, NAN,    0.0f,
+                              -0.0f,    1e-40f,    100.0f, -100.0f};
       float *data = x.data<float>();
       for (int64_t i = 0; i < std::min<int64_t>(8, x.numel()); ++i)
         data[i] = values[i];
@@ -251,7 +252,8 @@ bool checkPtx(mlir::ModuleOp module, const std::string &work,
       llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, path, "-o",
                                                  "/dev/null"};
       std::string message;
-      if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &message)) {
+      if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                    &message)) {
         std::cout << "FAIL ptxas rejected " << path << " " << message << "\n";
         ok = false;
       }
@@ -320,7 +322,8 @@ int main(int argc, char **argv) {
   mlir::kiln::CompileOptions options;
   options.backend = cuda ? mlir::kiln::Backend::Cuda : mlir::kiln::Backend::Cpu;
   options.gpu.chip = arch;
-  options.gpu.format = "isa"; // PTX: checked here by ptxas, compiled by the driver
+  options.gpu.format =
+      "isa"; // PTX: checked here by ptxas, compiled by the driver
   if (emulated)
     options.pipeline = mlir::kiln::test::buildGpuMappingOnCpuPipeline;
   if (mlir::failed(mlir::kiln::lowerModule(*compiled, options)))
@@ -339,7 +342,8 @@ int main(int argc, char **argv) {
     // Never a silent pass: say what was and was not checked.
     std::cout << "skipped: no GPU: " << runs.size() << " runs not executed; "
               << kernels << " kernels compiled for " << arch
-              << (ptxasChecked ? ", accepted by ptxas," : " (no ptxas to check them)")
+              << (ptxasChecked ? ", accepted by ptxas,"
+                               : " (no ptxas to check them)")
               << " and linked\n";
     return 0;
   }
@@ -423,7 +427,8 @@ int main(int argc, char **argv) {
       }
       size_t resultBytes = 8;
       for (mlir::Type t : fn.getResultTypes())
-        resultBytes += abi::descriptorSize(mlir::cast<mlir::RankedTensorType>(t).getRank());
+        resultBytes += abi::descriptorSize(
+            mlir::cast<mlir::RankedTensorType>(t).getRank());
       std::vector<int64_t> results(resultBytes / 8, 0);
       args[0] = results.data();
       entry(args.data());
@@ -431,11 +436,13 @@ int main(int argc, char **argv) {
       size_t offset = 0;
       for (mlir::Type t : fn.getResultTypes()) {
         auto rt = mlir::cast<mlir::RankedTensorType>(t);
-        got.push_back(abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
-                                 rt.getRank(), dtypeOf(rt.getElementType())));
+        got.push_back(
+            abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
+                       rt.getRank(), dtypeOf(rt.getElementType())));
         offset += abi::descriptorSize(rt.getRank());
       }
-      std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset, 4);
+      std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset,
+                  4);
     }
 
     std::string why;
@@ -443,11 +450,13 @@ int main(int argc, char **argv) {
     double worst = 0;
     if (run.expectError) {
       ok = !eagerError.empty() && status == 1;
-      why = "eager: " + (eagerError.empty() ? std::string("no error") : eagerError) +
+      why = "eager: " +
+            (eagerError.empty() ? std::string("no error") : eagerError) +
             "; compiled status " + std::to_string(status);
     } else if (!eagerError.empty() || status != 0) {
       ok = false;
-      why = "eager: " + eagerError + "; compiled status " + std::to_string(status);
+      why = "eager: " + eagerError + "; compiled status " +
+            std::to_string(status);
     } else {
       ok = true;
       for (size_t r = 0; ok && r < got.size(); ++r) {

@@ -5,8 +5,8 @@
 // pipelines from them, and so are the test-only passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Pipelines/Pipelines.h"
 #include "TestPasses.h"
+#include "kiln/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

@@ -18,7 +18,6 @@ struct CodegenRequest {
   mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu; // cpu | cuda
   std::string cudaArch = "sm_90";
   std::string cudaFormat; // ptx | cubin | fatbin; empty: see gpuBinaryFormat
-
 };
 
 /// Compiles kiln-dialect graphs for the CPU or a GPU and writes the

@@ -1,4 +1,5 @@
-//===- kiln/Driver/Compile.h - `kiln compile` and `kiln explain` -*- C++ -*-===//
+//===- kiln/Driver/Compile.h - `kiln compile` and `kiln explain` -*- C++
+//-*-===//
 #ifndef KILN_DRIVER_COMPILE_H
 #define KILN_DRIVER_COMPILE_H
 
@@ -25,7 +26,7 @@ struct SourceRequest {
 };
 
 struct CompileRequest : SourceRequest {
-  std::string output;          // the stitched C++; its kernels beside it (.o)
+  std::string output; // the stitched C++; its kernels beside it (.o)
   mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu;
   /// What to write: cpp (the stitched source, and the object beside it),
   /// or one stage of the file's graphs: kiln, linalg, llvm (optimized LLVM
@@ -57,7 +58,8 @@ namespace detail {
 /// The frontend's options for a request (both subcommands).
 frontend::FrontendOptions frontendOptions(const SourceRequest &request);
 /// explain's text report of traced roots.
-void printExplainText(llvm::raw_ostream &os, const std::vector<frontend::Root> &roots);
+void printExplainText(llvm::raw_ostream &os,
+                      const std::vector<frontend::Root> &roots);
 } // namespace detail
 
 /// Returns the exit status: 0, 1 (an error in the user's code), 2 (usage).

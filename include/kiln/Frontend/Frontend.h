@@ -34,10 +34,11 @@ struct FrontendOptions {
   std::vector<std::string> files;
   /// Arguments for clang after `--` (and those of a compile database).
   std::vector<std::string> clangArgs;
-  std::string buildDir; // -p: where compile_commands.json is
-  std::vector<std::string> annotate;        // NAME=ANNOTATION
+  std::string buildDir;              // -p: where compile_commands.json is
+  std::vector<std::string> annotate; // NAME=ANNOTATION
   std::vector<std::string> disallowInGraph; // qualified names
-  mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu; // the default per root
+  mlir::kiln::Backend backend =
+      mlir::kiln::Backend::Cpu; // the default per root
   bool suppressErrors = false;
   /// Breaks in error mode are compile errors (compile); explain only
   /// reports them.
@@ -91,7 +92,7 @@ struct Segment {
 
 struct Root {
   const clang::FunctionDecl *function = nullptr;
-  std::string name;    // qualified, as explain prints it
+  std::string name; // qualified, as explain prints it
   mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu;
   bool fullgraph = false;
   SourcePos pos;
@@ -109,13 +110,15 @@ struct Root {
 
 /// Called once per translation unit with its roots, while its AST lives.
 /// Returns false to report failure (exit status 1).
-using TranslationUnitHandler = std::function<bool(
-    clang::ASTContext &context, const std::string &file, std::vector<Root> &roots)>;
+using TranslationUnitHandler =
+    std::function<bool(clang::ASTContext &context, const std::string &file,
+                       std::vector<Root> &roots)>;
 
 /// Parses and traces every file. Diagnostics (graph-break errors included)
 /// go to stderr in clang's format. Returns 0, or 1 if a file failed to
 /// parse, an error-mode break was found or the handler failed.
-int runFrontend(const FrontendOptions &options, const TranslationUnitHandler &handler);
+int runFrontend(const FrontendOptions &options,
+                const TranslationUnitHandler &handler);
 
 /// The functions defined in context's translation unit that are marked
 /// KILN_DISABLE() (recursive): their bodies stay eager even below compiled

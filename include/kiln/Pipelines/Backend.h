@@ -28,9 +28,12 @@ inline std::optional<Backend> parseBackend(const std::string &name) {
 
 inline const char *backendName(Backend backend) {
   switch (backend) {
-  case Backend::Eager: return "eager";
-  case Backend::Cpu: return "cpu";
-  case Backend::Cuda: return "cuda";
+  case Backend::Eager:
+    return "eager";
+  case Backend::Cpu:
+    return "cpu";
+  case Backend::Cuda:
+    return "cuda";
   }
   return "?";
 }

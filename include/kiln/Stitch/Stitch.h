@@ -54,12 +54,13 @@ std::string emitImage(const EmbeddedImage &image);
 /// `stitched` (left host code) are emitted unchanged.
 /// scopes: functions whose bodies open a kiln::abi::CompiledScope (true for
 /// annotated compile roots, false for KILN_DISABLE() functions).
-std::string stitchFile(clang::ASTContext &context, const std::string &file,
-                       const std::vector<frontend::Root> &roots,
-                       const std::vector<const frontend::Segment *> &stitched,
-                       const std::vector<std::pair<const clang::FunctionDecl *, bool>> &scopes,
-                       const std::string &backendNote,
-                       const std::vector<EmbeddedImage> &images = {});
+std::string stitchFile(
+    clang::ASTContext &context, const std::string &file,
+    const std::vector<frontend::Root> &roots,
+    const std::vector<const frontend::Segment *> &stitched,
+    const std::vector<std::pair<const clang::FunctionDecl *, bool>> &scopes,
+    const std::string &backendNote,
+    const std::vector<EmbeddedImage> &images = {});
 
 } // namespace kiln::stitch
 

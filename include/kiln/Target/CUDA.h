@@ -33,7 +33,8 @@ struct DeviceImage {
 /// out of the object: the code refers to the external symbol prefix + NAME
 /// instead, and the image is appended to `images`, which must outlive the
 /// emission. Without this, images stay in the object.
-void collectDeviceImages(CodegenOptions &options, std::vector<DeviceImage> &images,
+void collectDeviceImages(CodegenOptions &options,
+                         std::vector<DeviceImage> &images,
                          std::string prefix = "kiln_image_");
 
 } // namespace mlir::kiln

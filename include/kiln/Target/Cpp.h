@@ -1,4 +1,5 @@
-//===- kiln/Target/Cpp.h - Traced graphs as C++ over the runtime -*- C++ -*-===//
+//===- kiln/Target/Cpp.h - Traced graphs as C++ over the runtime -*- C++
+//-*-===//
 //
 // The eager backend's target: a traced graph's ops printed as C++
 // statements that call the runtime, which the stitched source runs instead

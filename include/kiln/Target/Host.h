@@ -43,12 +43,12 @@ struct CodegenOptions {
 /// of their value), optimizes at O3 for the target and writes an object file
 /// (or, with emitLLVMIR, the optimized IR as text).
 LogicalResult emitObject(ModuleOp module, const CodegenOptions &options,
-                          llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
+                         llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 /// The same for several modules (the outputs of the CPU and the GPU
 /// pipelines), linked into one object.
 LogicalResult emitObject(ArrayRef<ModuleOp> modules,
-                          const CodegenOptions &options,
-                          llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
+                         const CodegenOptions &options,
+                         llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 
 /// Emits the module's object file into workDir and links it into a shared
 /// library with `linker` (a C++ compiler driver); returns the library's

@@ -9,9 +9,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/Support/Debug.h"
 #include <cmath>
 #include <optional>
-#include "llvm/Support/Debug.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNAPPROXIMATEMATH
@@ -119,8 +119,9 @@ struct ExpAsPolynomial : OpRewritePattern<math::ExpOp> {
 };
 
 /// erf on f32 as one rational function of x clamped to [-4, 4] (beyond,
-/// erf rounds to +-1), its result clamped to [-1, 1]: x P(x^2) / Q(x^2) with P of degree 6 and Q of degree
-/// 4 in x^2, the form Eigen and XLA use. Measured against erf in double over
+/// erf rounds to +-1), its result clamped to [-1, 1]: x P(x^2) / Q(x^2) with P
+/// of degree 6 and Q of degree 4 in x^2, the form Eigen and XLA use. Measured
+/// against erf in double over
 /// [-6, 6]: at most 4.5e-7 absolute, 7.5 ulp. Upstream's approximation picks
 /// coefficients among three intervals with selects and costs three times as
 /// many instructions; here there is one division, whose denominator is
@@ -146,8 +147,9 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
     Value y = op.getOperand();
     double k = 1.0;
     if (auto scaled = y.getDefiningOp<arith::MulFOp>()) {
-      for (auto [factor, other] : {std::pair(scaled.getRhs(), scaled.getLhs()),
-                                   std::pair(scaled.getLhs(), scaled.getRhs())}) {
+      for (auto [factor, other] :
+           {std::pair(scaled.getRhs(), scaled.getLhs()),
+            std::pair(scaled.getLhs(), scaled.getRhs())}) {
         std::optional<double> value = splatValue(factor);
         // Within [1/64, 64] the rescaled coefficients stay normal floats.
         if (value && std::fabs(*value) >= 1.0 / 64 && std::fabs(*value) <= 64) {
@@ -159,7 +161,8 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
     }
     // Coefficients of P and Q in x^2, highest first, rescaled to y:
     // the one of x^(2i) gains k^(2i); P's gains one more k for the leading x.
-    auto polynomial = [&](Value y2, ArrayRef<double> coefficients, double extra) {
+    auto polynomial = [&](Value y2, ArrayRef<double> coefficients,
+                          double extra) {
       int degree = coefficients.size() - 1;
       auto scaled = [&](int i) {
         return coefficients[i] * std::pow(k, 2 * (degree - i)) * extra;
@@ -188,8 +191,9 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
                           -1.68282697438203e-03, -7.37332916720468e-03,
                           -1.42647390514189e-02},
                          1.0);
-    Value ratio = arith::DivFOp::create(
-        rewriter, loc, p, q, arith::FastMathFlags::arcp | arith::FastMathFlags::ninf);
+    Value ratio = arith::DivFOp::create(rewriter, loc, p, q,
+                                        arith::FastMathFlags::arcp |
+                                            arith::FastMathFlags::ninf);
     // The rational overshoots 1 by up to 3.6e-7 near the clamp; erf itself
     // never does (gelu(-inf) = -inf * (1 + erf) must stay NaN, not +inf).
     rewriter.replaceOpWithNewOp<arith::MinimumFOp>(
@@ -201,8 +205,8 @@ struct ErfAsRational : OpRewritePattern<math::ErfOp> {
 struct KilnApproximateMathPass
     : mlir::kiln::impl::KilnApproximateMathBase<KilnApproximateMathPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     RewritePatternSet patterns(&getContext());
     patterns.add<ErfAsRational, ExpAsPolynomial>(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);

@@ -81,7 +81,8 @@ bool rowLocal(scf::ForOp a, scf::ForOp b) {
     auto it = written.find(viewedBuffer(x.memref));
     if (it == written.end())
       continue; // read by both loops, written by neither
-    if (it->second != x.memref || x.indices.empty() || x.indices.front() != x.iv)
+    if (it->second != x.memref || x.indices.empty() ||
+        x.indices.front() != x.iv)
       return false;
   }
   return true;
@@ -94,7 +95,8 @@ scf::ForOp copyAsRowLoop(memref::CopyOp copy, Value rows, Value zero, Value one,
   auto isRowBuffer = [&](Value v) {
     auto alloc = v.getDefiningOp<memref::AllocOp>();
     return alloc && alloc.getType().getRank() == 1 &&
-           alloc.getDynamicSizes().size() == 1 && alloc.getDynamicSizes()[0] == rows;
+           alloc.getDynamicSizes().size() == 1 &&
+           alloc.getDynamicSizes()[0] == rows;
   };
   if (!isRowBuffer(copy.getSource()) || !isRowBuffer(copy.getTarget()))
     return nullptr;
@@ -129,8 +131,10 @@ bool canHoist(ArrayRef<Operation *> ops, scf::ForOp first) {
 /// Fuses the row loops of `block` (a row tile's body) whose bound is `rows`.
 void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
   rewriter.setInsertionPointToStart(&block);
-  Value zero = arith::ConstantIndexOp::create(rewriter, block.getParentOp()->getLoc(), 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, block.getParentOp()->getLoc(), 1);
+  Value zero = arith::ConstantIndexOp::create(rewriter,
+                                              block.getParentOp()->getLoc(), 0);
+  Value one = arith::ConstantIndexOp::create(rewriter,
+                                             block.getParentOp()->getLoc(), 1);
   for (Operation &op : llvm::make_early_inc_range(block))
     if (auto copy = dyn_cast<memref::CopyOp>(op))
       copyAsRowLoop(copy, rows, zero, one, rewriter);
@@ -161,12 +165,13 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
     for (Operation *o : between)
       o->moveBefore(current);
     // loop's body runs after current's, at the same row.
-    rewriter.replaceAllUsesWith(loop.getInductionVar(), current.getInductionVar());
+    rewriter.replaceAllUsesWith(loop.getInductionVar(),
+                                current.getInductionVar());
     Block *body = current.getBody();
-    body->getOperations().splice(body->getTerminator()->getIterator(),
-                                 loop.getBody()->getOperations(),
-                                 loop.getBody()->begin(),
-                                 loop.getBody()->getTerminator()->getIterator());
+    body->getOperations().splice(
+        body->getTerminator()->getIterator(), loop.getBody()->getOperations(),
+        loop.getBody()->begin(),
+        loop.getBody()->getTerminator()->getIterator());
     rewriter.eraseOp(loop);
     op = next;
   }
@@ -199,8 +204,8 @@ bool columnLocal(scf::ForOp a, scf::ForOp b) {
     if (it == written.end())
       continue; // read by both loops, written by neither
     ValueRange w = writeIndices.lookup(it->first);
-    if (it->second != x.memref || x.indices.empty() || x.indices.back() != x.iv ||
-        x.indices.size() != w.size())
+    if (it->second != x.memref || x.indices.empty() ||
+        x.indices.back() != x.iv || x.indices.size() != w.size())
       return false;
     for (size_t i = 0; i + 1 < x.indices.size(); ++i)
       if (x.indices[i] != w[i] || inside(x.indices[i]))
@@ -231,7 +236,8 @@ bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       std::tie(mine, write) = std::pair{store.getMemRef(), true};
     if (mine && llvm::any_of(inA, [&](const Access &x) {
-          return (write || x.write) && viewedBuffer(mine) == viewedBuffer(x.memref);
+          return (write || x.write) &&
+                 viewedBuffer(mine) == viewedBuffer(x.memref);
         }))
       return false;
   }
@@ -252,7 +258,8 @@ void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
         current.getUpperBound() == loop.getUpperBound() &&
         current.getStep() == loop.getStep()) {
       SmallVector<Operation *> between;
-      for (Operation *o = current->getNextNode(); o != loop; o = o->getNextNode())
+      for (Operation *o = current->getNextNode(); o != loop;
+           o = o->getNextNode())
         between.push_back(o);
       bool usesCurrent = llvm::any_of(loop->getOperands(), [&](Value v) {
         return v.getDefiningOp() == current.getOperation();
@@ -274,8 +281,8 @@ void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
 struct KilnFuseRowLoopsPass
     : mlir::kiln::impl::KilnFuseRowLoopsBase<KilnFuseRowLoopsPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     IRRewriter rewriter(&getContext());
     SmallVector<scf::ParallelOp> tiles;
     getOperation()->walk([&](scf::ParallelOp tile) { tiles.push_back(tile); });

@@ -20,8 +20,8 @@ namespace {
 struct KilnOpenMpSchedulePass
     : mlir::kiln::impl::KilnOpenMpScheduleBase<KilnOpenMpSchedulePass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     getOperation()->walk([](omp::WsloopOp loop) {
       if (loop.getScheduleKind())
         return;
@@ -30,9 +30,9 @@ struct KilnOpenMpSchedulePass
       // one at a time. A loop over elements has millions of light ones:
       // guided chunks, large first.
       bool tiles = nest && llvm::any_of(nest.getLoopSteps(), [](Value step) {
-        std::optional<int64_t> c = getConstantIntValue(step);
-        return !c || *c > 1;
-      });
+                     std::optional<int64_t> c = getConstantIntValue(step);
+                     return !c || *c > 1;
+                   });
       loop.setScheduleKind(tiles ? omp::ClauseScheduleKind::Dynamic
                                  : omp::ClauseScheduleKind::Guided);
       if (tiles) {

@@ -31,9 +31,9 @@ void splitParallel(scf::ParallelOp loop, unsigned keep) {
   Block *body = nullptr;
   Operation *outer = nullptr;
   if (keep > 0) {
-    auto par = scf::ParallelOp::create(b, loc, lbs.take_front(keep),
-                                       ubs.take_front(keep),
-                                       steps.take_front(keep));
+    auto par =
+        scf::ParallelOp::create(b, loc, lbs.take_front(keep),
+                                ubs.take_front(keep), steps.take_front(keep));
     for (unsigned i = 0; i < keep; ++i)
       map.map(loop.getInductionVars()[i], par.getInductionVars()[i]);
     outer = par;
@@ -56,8 +56,8 @@ struct KilnParallelizeOuterLoopPass
     : mlir::kiln::impl::KilnParallelizeOuterLoopBase<
           KilnParallelizeOuterLoopPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     SmallVector<scf::ParallelOp> outermost, nested;
     getOperation()->walk([&](scf::ParallelOp loop) {
       if (loop->getParentOfType<scf::ParallelOp>())

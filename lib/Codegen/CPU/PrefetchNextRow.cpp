@@ -55,7 +55,8 @@ std::optional<RowAccess> rowAccess(Operation *op, scf::ForOp row,
   auto definedInRow = [&](Value v) {
     return row.getRegion().isAncestor(v.getParentRegion());
   };
-  if (definedInRow(column.getLowerBound()) || definedInRow(column.getUpperBound()))
+  if (definedInRow(column.getLowerBound()) ||
+      definedInRow(column.getUpperBound()))
     return std::nullopt;
   if (definedInRow(memref))
     return std::nullopt;
@@ -113,7 +114,8 @@ void prefetchNextRow(scf::ForOp row) {
       arith::SubIOp::create(b, loc, row.getUpperBound(), one));
   for (auto &[access, column] : wanted) {
     auto type = cast<MemRefType>(access.memref.getType());
-    int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t elementBytes =
+        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
     Value step = arith::ConstantIndexOp::create(
         b, loc, std::max<int64_t>(1, kCacheLineBytes / elementBytes));
     auto lines = scf::ForOp::create(b, loc, column.getLowerBound(),
@@ -132,8 +134,8 @@ void prefetchNextRow(scf::ForOp row) {
 struct KilnPrefetchNextRowPass
     : mlir::kiln::impl::KilnPrefetchNextRowBase<KilnPrefetchNextRowPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     SmallVector<scf::ForOp> rows;
     getOperation()->walk([&](scf::ParallelOp tile) {
       for (Operation &op : tile.getBody()->without_terminator())

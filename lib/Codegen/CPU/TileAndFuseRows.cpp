@@ -39,8 +39,8 @@ struct KilnTileAndFuseRowsPass
   using KilnTileAndFuseRowsBase::KilnTileAndFuseRowsBase;
 
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     SmallVector<linalg::LinalgOp> roots;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isRoot(op))
@@ -67,13 +67,14 @@ struct KilnTileAndFuseRowsPass
             rewriter, cast<TilingInterface>(root.getOperation()), options);
       }();
       if (failed(result)) {
-        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left untiled: " << root->getName()
-                                << "\n");
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] left untiled: "
+                                << root->getName() << "\n");
         continue; // left untiled: correct, only slower
       }
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tiled by " << rows << " rows, "
-                              << result->fusedProducers.size()
-                              << " producers fused: " << root->getName() << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] tiled by " << rows << " rows, "
+                 << result->fusedProducers.size()
+                 << " producers fused: " << root->getName() << "\n");
       for (OpResult value : root->getResults())
         rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
       rewriter.eraseOp(root);

@@ -44,8 +44,9 @@ MemRefType stridedMemRef(int64_t rank, Type element) {
 MemRefType stridedMatrix(Type element) { return stridedMemRef(2, element); }
 
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return v.getType() == type ? v
-                             : memref::CastOp::create(b, loc, type, v).getResult();
+  return v.getType() == type
+             ? v
+             : memref::CastOp::create(b, loc, type, v).getResult();
 }
 
 bool isBlasElement(Type e) { return e.isF32() || e.isF64(); }
@@ -58,7 +59,8 @@ bool hasMultiplyAddBody(linalg::GenericOp op) {
   if (body.getOperations().size() != 3)
     return false;
   auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast_if_present<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto add =
+      dyn_cast_if_present<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
   if (!mul || !add)
     return false;
   auto isArg = [&](Value v, unsigned i) { return v == body.getArgument(i); };
@@ -84,7 +86,8 @@ bool isLinear(linalg::GenericOp op) {
   SmallVector<AffineExpr> lead;
   for (unsigned d = 0; d + 2 < loops; ++d)
     lead.push_back(getAffineDimExpr(d, ctx));
-  AffineExpr o = getAffineDimExpr(loops - 2, ctx), k = getAffineDimExpr(loops - 1, ctx);
+  AffineExpr o = getAffineDimExpr(loops - 2, ctx),
+             k = getAffineDimExpr(loops - 1, ctx);
   SmallVector<AffineExpr> x(lead), y(lead);
   x.push_back(k);
   y.push_back(o);
@@ -159,7 +162,8 @@ bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
 bool isBlasGemm(linalg::MatmulOp op) {
   Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
   return op.hasPureBufferSemantics() && isBlasElement(e) &&
-         op.getIndexingMapsArray() == op.getDefaultIndexingMaps(op.getContext());
+         op.getIndexingMapsArray() ==
+             op.getDefaultIndexingMaps(op.getContext());
 }
 
 /// A, B and C's types in the runtime function's signature.
@@ -190,10 +194,14 @@ SmallVector<Type> operandTypes(BlasProductKind kind, Type element) {
 
 const char *kindName(BlasProductKind kind) {
   switch (kind) {
-  case BlasProductKind::Gemm: return "gemm";
-  case BlasProductKind::Linear: return "linear";
-  case BlasProductKind::Conv2d: return "conv2d";
-  case BlasProductKind::BatchedGemm: return "bmm";
+  case BlasProductKind::Gemm:
+    return "gemm";
+  case BlasProductKind::Linear:
+    return "linear";
+  case BlasProductKind::Conv2d:
+    return "conv2d";
+  case BlasProductKind::BatchedGemm:
+    return "bmm";
   }
   llvm_unreachable("unknown product kind");
 }
@@ -227,9 +235,11 @@ void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
                                         const BlasProduct &product,
                                         StringRef prefix, bool fallback) {
   linalg::LinalgOp op = product.op;
-  Type element = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
-  std::string name = (prefix + kindName(product.kind) +
-                      (element.isF32() ? "_f32" : "_f64")).str();
+  Type element =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
+  std::string name =
+      (prefix + kindName(product.kind) + (element.isF32() ? "_f32" : "_f64"))
+          .str();
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<Type> argTypes = operandTypes(product.kind, element);
@@ -241,7 +251,8 @@ void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
     for (int64_t stride : conv.getStrides().getValues<int64_t>()) {
       argTypes.push_back(b.getI64Type());
-      args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), stride));
+      args.push_back(
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), stride));
     }
   func::FuncOp fn = declareRuntimeFunction(module, name, argTypes, fallback);
   auto call = func::CallOp::create(b, loc, fn, args);

@@ -19,8 +19,8 @@ namespace {
 struct KilnFuseElementwisePass
     : mlir::kiln::impl::KilnFuseElementwiseBase<KilnFuseElementwisePass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     MLIRContext *context = &getContext();
     // Upstream's rule (a producer with one use), and never into a
     // contraction, where the producer would be recomputed at every step.

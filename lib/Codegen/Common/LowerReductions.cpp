@@ -52,8 +52,8 @@ struct ReductionToLoops : OpRewritePattern<linalg::GenericOp> {
         return failure();
 
     Location loc = op.getLoc();
-    SmallVector<Range> ranges =
-        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
+    SmallVector<Range> ranges = cast<linalg::LinalgOp>(op.getOperation())
+                                    .createLoopRanges(rewriter, loc);
     auto value = [&](OpFoldResult ofr) {
       return getValueOrCreateConstantIndexOp(rewriter, loc, ofr);
     };
@@ -98,11 +98,10 @@ struct ReductionToLoops : OpRewritePattern<linalg::GenericOp> {
               for (OpOperand *input : op.getDpsInputOperands()) {
                 AffineMap m = op.getMatchingIndexingMap(input);
                 Value v = input->get();
-                Value loaded =
-                    isa<MemRefType>(v.getType())
-                        ? Value(memref::LoadOp::create(b, l, v,
-                                                       applyMap(b, l, m, allIvs)))
-                        : v;
+                Value loaded = isa<MemRefType>(v.getType())
+                                   ? Value(memref::LoadOp::create(
+                                         b, l, v, applyMap(b, l, m, allIvs)))
+                                   : v;
                 map.map(body.getArgument(input->getOperandNumber()), loaded);
               }
               map.map(body.getArguments().back(), args[0]);
@@ -130,8 +129,8 @@ struct ReductionToLoops : OpRewritePattern<linalg::GenericOp> {
 struct KilnLowerReductionsPass
     : mlir::kiln::impl::KilnLowerReductionsBase<KilnLowerReductionsPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     RewritePatternSet patterns(&getContext());
     patterns.add<ReductionToLoops>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

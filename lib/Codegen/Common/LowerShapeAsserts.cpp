@@ -20,8 +20,8 @@ namespace {
 struct KilnLowerShapeAssertsPass
     : mlir::kiln::impl::KilnLowerShapeAssertsBase<KilnLowerShapeAssertsPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())
         continue;
@@ -59,8 +59,8 @@ struct KilnLowerShapeAssertsPass
     ret.erase();
     SmallVector<Type> resultTypes(fn.getResultTypes());
     resultTypes.push_back(b.getI32Type());
-    fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
-                                 resultTypes));
+    fn.setType(
+        FunctionType::get(fn.getContext(), fn.getArgumentTypes(), resultTypes));
   }
 };
 } // namespace

@@ -4,13 +4,13 @@
 #include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 
@@ -92,7 +92,8 @@ LogicalResult stageHostAccess(Operation *op, IRRewriter &rewriter) {
   Value buffer = load ? load.getMemRef() : store.getMemRef();
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() != 0 || !type.getLayout().isIdentity())
-    return op->emitError("kiln: host code reads or writes device memory of type ")
+    return op->emitError(
+               "kiln: host code reads or writes device memory of type ")
            << type << " (only single values are copied for the host)";
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
@@ -126,8 +127,9 @@ bool isHostCall(func::CallOp call) {
 /// of its underlying buffer from the start to its last element goes over
 /// with one gpu.memcpy, and the host view has the same offset and strides.
 /// Returns the view and the host buffer (to free after use).
-std::pair<Value, Value> copyToHost(OpBuilder &b, Location loc, Value view,
-                                   function_ref<Operation *(Operation *)> host) {
+std::pair<Value, Value>
+copyToHost(OpBuilder &b, Location loc, Value view,
+           function_ref<Operation *(Operation *)> host) {
   auto type = cast<MemRefType>(view.getType());
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
@@ -140,13 +142,15 @@ std::pair<Value, Value> copyToHost(OpBuilder &b, Location loc, Value view,
     empty = arith::OrIOp::create(
         b, loc, empty,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, c(0)));
-    Value reach = arith::MulIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, size, c(1)), meta.getStrides()[i]);
+    Value reach =
+        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, size, c(1)),
+                              meta.getStrides()[i]);
     last = arith::AddIOp::create(b, loc, last, reach);
   }
   Value span = arith::SelectOp::create(
       b, loc, empty, c(0), arith::AddIOp::create(b, loc, last, c(1)));
-  auto flatType = MemRefType::get({ShapedType::kDynamic}, type.getElementType());
+  auto flatType =
+      MemRefType::get({ShapedType::kDynamic}, type.getElementType());
   Value device = memref::ReinterpretCastOp::create(
       b, loc, flatType, meta.getBaseBuffer(), OpFoldResult(b.getIndexAttr(0)),
       ArrayRef<OpFoldResult>{span}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
@@ -160,7 +164,8 @@ std::pair<Value, Value> copyToHost(OpBuilder &b, Location loc, Value view,
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout));
   SmallVector<OpFoldResult> sizes(meta.getSizes()), strides(meta.getStrides());
   Value hostView = memref::ReinterpretCastOp::create(
-      b, loc, stridedType, flat, OpFoldResult(meta.getOffset()), sizes, strides);
+      b, loc, stridedType, flat, OpFoldResult(meta.getOffset()), sizes,
+      strides);
   if (hostView.getType() != view.getType())
     hostView = memref::CastOp::create(b, loc, view.getType(), hostView);
   return {hostView, flat};
@@ -215,7 +220,8 @@ LogicalResult stageHostCalls(func::FuncOp fn, IRRewriter &rewriter) {
                                        call.getResultTypes(), operands);
     for (Value buffer : hostBuffers)
       hostOnly(memref::DeallocOp::create(rewriter, loc, buffer));
-    for (auto [old, result] : llvm::zip(call.getResults(), staged.getResults())) {
+    for (auto [old, result] :
+         llvm::zip(call.getResults(), staged.getResults())) {
       auto type = dyn_cast<MemRefType>(result.getType());
       if (!type) {
         rewriter.replaceAllUsesWith(old, result);
@@ -234,9 +240,11 @@ LogicalResult stageHostCalls(func::FuncOp fn, IRRewriter &rewriter) {
         std::optional<int64_t> b = getConstantIntValue(shape[i]);
         stride = a && b ? OpFoldResult(rewriter.getIndexAttr(*a * *b))
                         : OpFoldResult(arith::MulIOp::create(
-                              rewriter, loc,
-                              getValueOrCreateConstantIndexOp(rewriter, loc, stride),
-                              getValueOrCreateConstantIndexOp(rewriter, loc, shape[i]))
+                                           rewriter, loc,
+                                           getValueOrCreateConstantIndexOp(
+                                               rewriter, loc, stride),
+                                           getValueOrCreateConstantIndexOp(
+                                               rewriter, loc, shape[i]))
                                            .getResult());
       }
       auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
@@ -272,8 +280,9 @@ LogicalResult stageHostAccesses(func::FuncOp fn, IRRewriter &rewriter) {
     if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
         op->getParentOfType<linalg::LinalgOp>())
       return;
-    Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
-                                           : cast<memref::StoreOp>(op).getMemRef();
+    Value buffer = isa<memref::LoadOp>(op)
+                       ? cast<memref::LoadOp>(op).getMemRef()
+                       : cast<memref::StoreOp>(op).getMemRef();
     if (isDeviceBuffer(buffer))
       accesses.push_back(op);
   });
@@ -339,8 +348,8 @@ void wrapSerialOps(func::FuncOp fn, IRRewriter &rewriter) {
 struct KilnGpuDeviceBuffersPass
     : mlir::kiln::impl::KilnGpuDeviceBuffersBase<KilnGpuDeviceBuffersPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     IRRewriter rewriter(&getContext());
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp fn : functions) {

@@ -47,8 +47,8 @@ void delinearize(OpBuilder &b, Location loc, scf::ParallelOp loop,
   Value rest = linear;
   int last = static_cast<int>(dims ? dims : loop.getNumLoops()) - 1;
   for (int i = last; i >= 0; --i) {
-    Value index = i == 0 ? rest
-                         : arith::RemUIOp::create(b, loc, rest, counts[i]);
+    Value index =
+        i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, counts[i]);
     if (i > 0)
       rest = arith::DivUIOp::create(b, loc, rest, counts[i]);
     if (i == last && lastScale > 1)
@@ -112,9 +112,8 @@ bool isContiguousAccess(Operation *op, Value iv, Region &body) {
                            : cast<memref::StoreOp>(op).getIndices();
   if (indices.empty() || indices.back() != iv)
     return false;
-  return llvm::none_of(indices.drop_back(), [&](Value index) {
-    return dependsOn(index, iv, body);
-  });
+  return llvm::none_of(indices.drop_back(),
+                       [&](Value index) { return dependsOn(index, iv, body); });
 }
 
 } // namespace mlir::kiln
@@ -172,7 +171,8 @@ Value VectorAccesses::check(OpBuilder &b, Location loc, Value count,
     auto type = cast<MemRefType>(memref.getType());
     int64_t bytes = width * type.getElementTypeBitWidth() / 8;
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     ok = andAlso(ok, isMultipleOf(b, loc, address, bytes));
     ok = andAlso(ok, isMultipleOf(b, loc, meta.getOffset(), width));
     ValueRange strides = meta.getStrides();
@@ -200,8 +200,9 @@ llvm::MapVector<Value, Value> VectorAccesses::views(OpBuilder &b,
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
     SmallVector<OpFoldResult> sizes, strides(meta.getStrides());
     for (int64_t i = 0; i < type.getRank(); ++i)
-      sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(meta.getSizes()[i])
-                                           : b.getIndexAttr(type.getDimSize(i)));
+      sizes.push_back(type.isDynamicDim(i)
+                          ? OpFoldResult(meta.getSizes()[i])
+                          : b.getIndexAttr(type.getDimSize(i)));
     strides.back() = b.getIndexAttr(1);
     SmallVector<int64_t> layout(type.getRank(), ShapedType::kDynamic);
     layout.back() = 1;
@@ -210,20 +211,22 @@ llvm::MapVector<Value, Value> VectorAccesses::views(OpBuilder &b,
         StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
         type.getMemorySpace());
     views[memref] = memref::ReinterpretCastOp::create(
-        b, loc, viewType, memref, OpFoldResult(meta.getOffset()), sizes, strides);
+        b, loc, viewType, memref, OpFoldResult(meta.getOffset()), sizes,
+        strides);
   }
   return views;
 }
 
-void VectorAccesses::emitLanes(OpBuilder &b, Location loc, IRMapping first,
-                               const llvm::MapVector<Value, Value> &views) const {
+void VectorAccesses::emitLanes(
+    OpBuilder &b, Location loc, IRMapping first,
+    const llvm::MapVector<Value, Value> &views) const {
   scf::ParallelOp nest = loop;
   Value iv = nest.getInductionVars().back();
   SmallVector<IRMapping> lanes(width, first);
   for (int64_t k = 1; k < width; ++k)
-    lanes[k].map(iv, arith::AddIOp::create(
-                         b, loc, first.lookup(iv),
-                         arith::ConstantIndexOp::create(b, loc, k)));
+    lanes[k].map(
+        iv, arith::AddIOp::create(b, loc, first.lookup(iv),
+                                  arith::ConstantIndexOp::create(b, loc, k)));
   llvm::SmallPtrSet<Operation *, 8> vectorized(ops.begin(), ops.end());
   for (Operation &op : nest.getBody()->without_terminator()) {
     if (!vectorized.contains(&op)) {
@@ -264,7 +267,8 @@ void VectorAccesses::loadLanes(OpBuilder &b, Location loc, memref::LoadOp load,
       /*nontemporal=*/false,
       llvm::MaybeAlign(width * type.getElementTypeBitWidth() / 8));
   for (int64_t k = 0; k < width; ++k)
-    lanes[k].map(load.getResult(), vector::ExtractOp::create(b, loc, vector, k));
+    lanes[k].map(load.getResult(),
+                 vector::ExtractOp::create(b, loc, vector, k));
 }
 
 } // namespace mlir::kiln

@@ -1,4 +1,5 @@
-//===- GpuGrid.h - Loop nests onto blocks and threads: shared parts -*- C++ -*-===//
+//===- GpuGrid.h - Loop nests onto blocks and threads: shared parts -*- C++
+//-*-===//
 //
 // The pieces of kiln-gpu-map-parallel-loops that its elementwise mapping
 // (GpuMapParallelLoops.cpp) and its row kernels (GpuRowKernels.cpp) share:
@@ -98,7 +99,8 @@ std::optional<VectorAccesses> vectorAccesses(scf::ParallelOp loop,
 /// elementwise mapping.
 SmallVector<scf::ParallelOp> mapRowKernels(ArrayRef<scf::ParallelOp> nests,
                                            int64_t blockSize,
-                                           int64_t vectorWidth, bool serialThreads);
+                                           int64_t vectorWidth,
+                                           bool serialThreads);
 
 } // namespace mlir::kiln
 

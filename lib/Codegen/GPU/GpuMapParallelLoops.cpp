@@ -18,8 +18,8 @@
 
 #include "llvm/ADT/MapVector.h"
 
-#include <limits>
 #include "llvm/Support/Debug.h"
+#include <limits>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUMAPPARALLELLOOPS
@@ -43,10 +43,12 @@ Value createElementwiseGrid(OpBuilder &b, Location loc, Value total,
   Value width = arith::ConstantIndexOp::create(b, loc, blockSize);
   Value blocks = arith::CeilDivUIOp::create(b, loc, total, width);
   auto [outer, inner] = createGrid(b, loc, blocks, blockSize);
-  Value base = arith::MulIOp::create(b, loc, outer.getInductionVars()[0], width);
-  Value linear = arith::AddIOp::create(b, loc, base, inner.getInductionVars()[0]);
-  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         linear, total);
+  Value base =
+      arith::MulIOp::create(b, loc, outer.getInductionVars()[0], width);
+  Value linear =
+      arith::AddIOp::create(b, loc, base, inner.getInductionVars()[0]);
+  Value inBounds =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);
   auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
   b.setInsertionPointToStart(guard.thenBlock());
   return linear;
@@ -129,8 +131,9 @@ LogicalResult checkHostCode(func::FuncOp fn) {
     if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
         op->getParentOfType<scf::ParallelOp>())
       return WalkResult::advance();
-    Value buffer = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
-                                           : cast<memref::StoreOp>(op).getMemRef();
+    Value buffer = isa<memref::LoadOp>(op)
+                       ? cast<memref::LoadOp>(op).getMemRef()
+                       : cast<memref::StoreOp>(op).getMemRef();
     if (!onDevice(buffer))
       return WalkResult::advance();
     op->emitError("kiln: host code would access device memory (not mapped "
@@ -141,12 +144,14 @@ LogicalResult checkHostCode(func::FuncOp fn) {
 }
 
 struct KilnGpuMapParallelLoopsPass
-    : mlir::kiln::impl::KilnGpuMapParallelLoopsBase<KilnGpuMapParallelLoopsPass> {
+    : mlir::kiln::impl::KilnGpuMapParallelLoopsBase<
+          KilnGpuMapParallelLoopsPass> {
   using Base::Base;
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
-    if (failed(mapParallelLoopsToGrid(getOperation(), blockSize, vectorWidth)) ||
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
+    if (failed(
+            mapParallelLoopsToGrid(getOperation(), blockSize, vectorWidth)) ||
         failed(checkHostCode(getOperation())))
       signalPassFailure();
   }

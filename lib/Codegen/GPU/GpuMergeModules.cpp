@@ -24,8 +24,8 @@ constexpr llvm::StringLiteral kMergedName = "kiln_kernels";
 struct KilnGpuMergeModulesPass
     : mlir::kiln::impl::KilnGpuMergeModulesBase<KilnGpuMergeModulesPass> {
   void runOnOperation() override {
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] on " << getOperation()->getName()
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] on " << getOperation()->getName() << "\n");
     ModuleOp module = getOperation();
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     if (gpuModules.empty())
@@ -41,7 +41,8 @@ struct KilnGpuMergeModulesPass
       moved[{originalFirst, fn.getNameAttr()}] = fn.getNameAttr();
     for (gpu::GPUModuleOp other : llvm::drop_begin(gpuModules)) {
       StringAttr otherName = other.getSymNameAttr();
-      for (Operation &op : llvm::make_early_inc_range(other.getBody()->getOperations())) {
+      for (Operation &op :
+           llvm::make_early_inc_range(other.getBody()->getOperations())) {
         auto symbol = dyn_cast<SymbolOpInterface>(op);
         if (!symbol)
           continue;
@@ -54,11 +55,12 @@ struct KilnGpuMergeModulesPass
       other.erase();
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
-      auto it = moved.find({launch.getKernelModuleName(), launch.getKernelName()});
+      auto it =
+          moved.find({launch.getKernelModuleName(), launch.getKernelName()});
       if (it == moved.end())
         return;
-      launch.setKernelAttr(SymbolRefAttr::get(
-          firstName, {FlatSymbolRefAttr::get(it->second)}));
+      launch.setKernelAttr(
+          SymbolRefAttr::get(firstName, {FlatSymbolRefAttr::get(it->second)}));
     });
   }
 };

@@ -81,10 +81,9 @@ bool isContraction(scf::ForOp loop) {
   llvm::SmallPtrSet<Value, 4> read;
   Value iv = loop.getInductionVar();
   loop.getBody()->walk([&](memref::LoadOp load) {
-    if (llvm::any_of(load.getIndices(),
-                     [&](Value index) {
-                       return dependsOn(index, iv, loop.getRegion());
-                     }))
+    if (llvm::any_of(load.getIndices(), [&](Value index) {
+          return dependsOn(index, iv, loop.getRegion());
+        }))
       read.insert(load.getMemRef());
   });
   return read.size() >= 2;
@@ -112,7 +111,8 @@ std::optional<RowReduction> asRowReduction(scf::ParallelOp loop) {
       reduce = forOp;
     } else if (!reduce && !isMemoryEffectFree(&op) &&
                !(isa<MemoryEffectOpInterface>(op) &&
-                 cast<MemoryEffectOpInterface>(op).onlyHasEffect<MemoryEffects::Read>())) {
+                 cast<MemoryEffectOpInterface>(op)
+                     .onlyHasEffect<MemoryEffects::Read>())) {
       return std::nullopt; // writes before the reduction would race
     } else if (op.getNumRegions() != 0) {
       return std::nullopt;
@@ -250,10 +250,10 @@ struct RowBlock {
                       Value init = Value()) {
     if (!serialThreads)
       return body(lane, Value());
-    auto loop = init ? scf::ForOp::create(b, loc, index(0), index(blockSize),
-                                          index(1), init)
-                     : scf::ForOp::create(b, loc, index(0), index(blockSize),
-                                          index(1));
+    auto loop =
+        init ? scf::ForOp::create(b, loc, index(0), index(blockSize), index(1),
+                                  init)
+             : scf::ForOp::create(b, loc, index(0), index(blockSize), index(1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value yielded = body(loop.getInductionVar(),
@@ -270,8 +270,8 @@ struct RowBlock {
   void onFirstThread(function_ref<void()> body) {
     if (serialThreads)
       return body();
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        lane, index(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     auto guard = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(guard.thenBlock());
@@ -282,14 +282,15 @@ struct RowBlock {
   /// the thread's share of a row's columns.
   scf::ForOp strided(Value lane, Value lb, Value ub, Value step,
                      ValueRange init) {
-    Value start = arith::AddIOp::create(b, loc, lb,
-                                        arith::MulIOp::create(b, loc, lane, step));
+    Value start = arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, lane, step));
     Value stride = arith::MulIOp::create(b, loc, step, index(blockSize));
     return scf::ForOp::create(b, loc, start, ub, stride, init);
   }
 };
 
-void cloneRange(OpBuilder &b, Operation *begin, Operation *end, IRMapping &map) {
+void cloneRange(OpBuilder &b, Operation *begin, Operation *end,
+                IRMapping &map) {
   for (Operation *op = begin; op && op != end; op = op->getNextNode())
     b.clone(*op, map);
 }
@@ -356,18 +357,20 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
     int64_t width = loads.width;
     Value start = arith::AddIOp::create(
         b, loc, lb, arith::MulIOp::create(b, loc, lane, blk.index(width)));
-    auto partial = scf::ForOp::create(b, loc, start, ub,
-                                      blk.index(width * blk.blockSize), identity);
+    auto partial = scf::ForOp::create(
+        b, loc, start, ub, blk.index(width * blk.blockSize), identity);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(partial.getBody());
     Value j0 = partial.getInductionVar();
     Value running = partial.getRegionIterArgs()[0];
-    llvm::SmallPtrSet<Operation *, 4> vectorized(loads.ops.begin(), loads.ops.end());
+    llvm::SmallPtrSet<Operation *, 4> vectorized(loads.ops.begin(),
+                                                 loads.ops.end());
     SmallVector<IRMapping> lanes(width, map);
     for (int64_t k = 0; k < width; ++k)
-      lanes[k].map(iv, k == 0 ? j0
-                              : arith::AddIOp::create(b, loc, j0, blk.index(k))
-                                    .getResult());
+      lanes[k].map(
+          iv,
+          k == 0 ? j0
+                 : arith::AddIOp::create(b, loc, j0, blk.index(k)).getResult());
     for (int64_t k = 0; k < width; ++k) {
       lanes[k].map(acc, running);
       for (Operation &op : reduceBody->without_terminator()) {
@@ -398,7 +401,9 @@ void emitReduction(RowBlock &blk, Phase phase, IRMapping map) {
   Value all;
   if (blk.serialThreads)
     all = blk.forEachThread(
-        [&](Value lane, Value sofar) { return combine(sofar, partialOf(lane)); },
+        [&](Value lane, Value sofar) {
+          return combine(sofar, partialOf(lane));
+        },
         identity);
   else
     all = gpu::AllReduceOp::create(
@@ -437,7 +442,8 @@ void emitColumns(RowBlock &blk, Phase phase, IRMapping map) {
       return Value();
     });
   };
-  std::optional<VectorAccesses> accesses = vectorAccesses(loop, blk.vectorWidth);
+  std::optional<VectorAccesses> accesses =
+      vectorAccesses(loop, blk.vectorWidth);
   if (!accesses)
     return scalar();
   int64_t width = accesses->width;
@@ -477,7 +483,8 @@ void emitRowKernel(ArrayRef<Phase> phases, unsigned rows, int64_t blockSize,
   scf::ParallelOp first = phases.front().loop;
   // Host ops between the nests (allocations, dims) move above the kernel.
   for (Phase phase : phases.drop_front())
-    for (Operation *op = first->getNextNode(); op != phase.loop.getOperation();) {
+    for (Operation *op = first->getNextNode();
+         op != phase.loop.getOperation();) {
       Operation *next = op->getNextNode();
       if (!isa<scf::ParallelOp>(op))
         op->moveBefore(first);

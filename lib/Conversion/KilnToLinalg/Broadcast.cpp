@@ -132,12 +132,14 @@ Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value r = one;
   for (Value size : sizes) {
-    Value rIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, one);
+    Value rIsOne =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, one);
     Value cIsOne =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one);
     Value smaller = arith::MinUIOp::create(b, loc, r, size);
-    r = arith::SelectOp::create(b, loc, rIsOne, size,
-                                arith::SelectOp::create(b, loc, cIsOne, r, smaller));
+    r = arith::SelectOp::create(
+        b, loc, rIsOne, size,
+        arith::SelectOp::create(b, loc, cIsOne, r, smaller));
   }
   return r;
 }
@@ -176,13 +178,15 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
             },
             [&](OpBuilder &e, Location l2) {
               // Slice index 0 of dim, then read it for every index of r.
-              SmallVector<OpFoldResult> offsets(type.getRank(), e.getIndexAttr(0));
+              SmallVector<OpFoldResult> offsets(type.getRank(),
+                                                e.getIndexAttr(0));
               SmallVector<OpFoldResult> sliceSizes =
                   tensor::getMixedSizes(e, l2, v);
               sliceSizes[dim] = e.getIndexAttr(1);
-              SmallVector<OpFoldResult> strides(type.getRank(), e.getIndexAttr(1));
-              Value slice = tensor::ExtractSliceOp::create(
-                  e, l2, v, offsets, sliceSizes, strides);
+              SmallVector<OpFoldResult> strides(type.getRank(),
+                                                e.getIndexAttr(1));
+              Value slice = tensor::ExtractSliceOp::create(e, l2, v, offsets,
+                                                           sliceSizes, strides);
               Value empty = emptyTensor(e, l2, sizes, type.getElementType());
               int64_t rank = type.getRank();
               SmallVector<AffineExpr> in;
@@ -217,7 +221,8 @@ Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
   emitShapeCheck(
       b, loc,
       arith::OrIOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
       message);
   return broadcastDimIfSmaller(b, loc, v, dim, r);
@@ -251,7 +256,8 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
       uniform[d] = true;
       sizes[d] = ShapedType::isDynamic(staticSize)
                      ? OpFoldResult(tensor::DimOp::create(
-                           b, loc, contributors[0].operand, contributors[0].dim)
+                                        b, loc, contributors[0].operand,
+                                        contributors[0].dim)
                                         .getResult())
                      : OpFoldResult(b.getIndexAttr(staticSize));
       continue;
@@ -308,8 +314,7 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
   Value init = emptyTensor(b, loc, sizes, resultType.getElementType());
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-      parallelIterators(rank),
-      [&](OpBuilder &bb, Location l, ValueRange args) {
+      parallelIterators(rank), [&](OpBuilder &bb, Location l, ValueRange args) {
         linalg::YieldOp::create(bb, l, fn(bb, l, args.drop_back()));
       });
   return castTo(b, loc, generic.getResult(0), resultType);

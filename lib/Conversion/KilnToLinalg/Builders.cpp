@@ -31,7 +31,9 @@ Value dimProduct(OpBuilder &b, Location loc, Value input,
 }
 
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
+  return v.getType() == type
+             ? v
+             : tensor::CastOp::create(b, loc, type, v).getResult();
 }
 
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -102,8 +104,9 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
       b.getMultiDimIdentityMap(rank),
       AffineMap::get(rank, 0, outExprs, b.getContext())};
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{filled.getType()}, ValueRange{input}, ValueRange{filled},
-      maps, iterators, [&](OpBuilder &bb, Location l, ValueRange args) {
+      b, loc, TypeRange{filled.getType()}, ValueRange{input},
+      ValueRange{filled}, maps, iterators,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
         Value x = args[0], acc = args[1];
         if (x.getType() != accType)
           x = isa<FloatType>(accType)

@@ -35,7 +35,8 @@ struct OpaqueCallToCall : OpConversionPattern<OpaqueCallOp> {
           callee.setArgAttr(i, "bufferization.access",
                             rewriter.getStringAttr("read"));
     });
-    rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, adaptor.getOperands());
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, callee,
+                                              adaptor.getOperands());
     return success();
   }
 };

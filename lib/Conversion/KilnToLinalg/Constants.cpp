@@ -16,14 +16,13 @@ using namespace mlir::kiln::detail;
 
 namespace {
 
-
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
-                                                   cast<TypedAttr>(op.getValue()));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, op.getType(), cast<TypedAttr>(op.getValue()));
     return success();
   }
 };
@@ -52,8 +51,10 @@ struct FromScalarToFromElements : OpConversionPattern<FromScalarOp> {
     Value scalar = adaptor.getScalar();
     Type element = op.getType().getElementType();
     if (isa<IndexType>(scalar.getType()))
-      scalar = arith::IndexCastOp::create(rewriter, op.getLoc(), element, scalar);
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), scalar);
+      scalar =
+          arith::IndexCastOp::create(rewriter, op.getLoc(), element, scalar);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        scalar);
     return success();
   }
 };
@@ -63,8 +64,8 @@ struct DimToTensorDim : OpConversionPattern<DimOp> {
   LogicalResult
   matchAndRewrite(DimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<tensor::DimOp>(op, adaptor.getInput(),
-                                               static_cast<int64_t>(op.getIndex()));
+    rewriter.replaceOpWithNewOp<tensor::DimOp>(
+        op, adaptor.getInput(), static_cast<int64_t>(op.getIndex()));
     return success();
   }
 };
@@ -117,7 +118,8 @@ struct ArangeToGeneric : OpConversionPattern<ArangeOp> {
 
 } // namespace
 
-void mlir::kiln::populateConstantsToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateConstantsToLinalgPatterns(
+    RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, FullToFill, FromScalarToFromElements,
                DimToTensorDim, ArangeToGeneric>(patterns.getContext());
 }

@@ -24,7 +24,6 @@ using namespace mlir::kiln::detail;
 
 namespace {
 
-
 Value product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
   Value n = arith::ConstantIndexOp::create(b, loc, 1);
   for (OpFoldResult s : sizes)
@@ -58,8 +57,9 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
         [&](OpBuilder &then, Location l) {
           Value shape = tensor::FromElementsOp::create(then, l, sizeValues);
           scf::YieldOp::create(
-              then, l, tensor::ReshapeOp::create(then, l, type, input, shape)
-                           .getResult());
+              then, l,
+              tensor::ReshapeOp::create(then, l, type, input, shape)
+                  .getResult());
         },
         [&](OpBuilder &other, Location l) {
           Value empty = emptyTensor(other, l, sizes, type.getElementType());
@@ -93,8 +93,8 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
     for (int64_t d = 0; d < rank; ++d)
       perm.push_back(d);
     std::swap(perm[op.getDim0()], perm[op.getDim1()]);
-    rewriter.replaceOp(op, transposeBy(rewriter, op.getLoc(), adaptor.getInput(),
-                                       perm, op.getType()));
+    rewriter.replaceOp(op, transposeBy(rewriter, op.getLoc(),
+                                       adaptor.getInput(), perm, op.getType()));
     return success();
   }
 };
@@ -104,8 +104,9 @@ struct PermuteToLinalg : OpConversionPattern<PermuteOp> {
   LogicalResult
   matchAndRewrite(PermuteOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, transposeBy(rewriter, op.getLoc(), adaptor.getInput(),
-                                       op.getPermutation(), op.getType()));
+    rewriter.replaceOp(op,
+                       transposeBy(rewriter, op.getLoc(), adaptor.getInput(),
+                                   op.getPermutation(), op.getType()));
     return success();
   }
 };
@@ -136,15 +137,16 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
     Value start = adaptor.getStart(), end = adaptor.getEnd();
     Value negN = arith::SubIOp::create(b, loc, zero, n);
     Value startOk = arith::AndIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start, negN),
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start, negN),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, start, n));
     emitShapeCheck(b, loc, startOk, "slice: start is out of range");
     Value s = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, wrap(start), zero), n);
     Value e = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, wrap(end), zero), n);
-    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, e, s),
-                                        zero);
+    Value span = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, e, s), zero);
     Value len = arith::CeilDivSIOp::create(b, loc, span, step);
     auto type = cast<RankedTensorType>(input.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
@@ -162,7 +164,8 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
 
 /// The reassociation that groups the size-1 dim `dim` of the larger rank
 /// with a neighbour (the next dim, or the previous one when it is last).
-SmallVector<ReassociationIndices> unitDimGroups(int64_t largeRank, int64_t dim) {
+SmallVector<ReassociationIndices> unitDimGroups(int64_t largeRank,
+                                                int64_t dim) {
   SmallVector<ReassociationIndices> groups;
   if (largeRank == 1)
     return groups; // 0-d <-> [1]
@@ -194,8 +197,8 @@ struct UnsqueezeToExpandShape : OpConversionPattern<UnsqueezeOp> {
                           ? OpFoldResult(rewriter.getIndexAttr(1))
                           : in[i++]);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, type, adaptor.getInput(), unitDimGroups(type.getRank(), op.getDim()),
-        shape);
+        op, type, adaptor.getInput(),
+        unitDimGroups(type.getRank(), op.getDim()), shape);
     return success();
   }
 };
@@ -239,8 +242,9 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
       exprs.push_back(b.getAffineDimExpr(d));
     }
     Value init = emptyTensor(b, loc, sizes, type.getElementType());
-    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, b.getContext()),
-                                   b.getMultiDimIdentityMap(rank)};
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, exprs, b.getContext()),
+        b.getMultiDimIdentityMap(rank)};
     Value result = linalg::GenericOp::create(
                        b, loc, TypeRange{init.getType()}, ValueRange{input},
                        ValueRange{init}, maps, parallelIterators(rank),
@@ -285,16 +289,17 @@ struct CatToInsertSlices : OpConversionPattern<CatOp> {
       for (int64_t d = 0; d < rank; ++d) {
         if (d == dim || !vt.isDynamicDim(d) || i == 0)
           continue;
-        pieceSizes[d] = checkedEqualSize(b, loc, tensor::DimOp::create(b, loc, v, d),
-                                         indexValue(b, loc, sizes[d]),
-                                         "cat: the inputs' shapes differ");
+        pieceSizes[d] = checkedEqualSize(
+            b, loc, tensor::DimOp::create(b, loc, v, d),
+            indexValue(b, loc, sizes[d]), "cat: the inputs' shapes differ");
         cut = true;
       }
       Value piece = v;
       SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0));
       SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
       if (cut)
-        piece = tensor::ExtractSliceOp::create(b, loc, v, zeros, pieceSizes, ones);
+        piece =
+            tensor::ExtractSliceOp::create(b, loc, v, zeros, pieceSizes, ones);
       SmallVector<OpFoldResult> offsets = zeros;
       offsets[dim] = offset;
       result = tensor::InsertSliceOp::create(b, loc, piece, result, offsets,

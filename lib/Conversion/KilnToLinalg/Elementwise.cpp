@@ -51,8 +51,8 @@ Value sigmoidOf(OpBuilder &b, Location loc, Value x) {
   Value s = arith::DivFOp::create(
       b, loc, one, arith::AddFOp::create(b, loc, one, e),
       arith::FastMathFlags::arcp | arith::FastMathFlags::ninf);
-  Value nonNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
-                                            constantLike(b, loc, x, 0.0));
+  Value nonNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
+                                            x, constantLike(b, loc, x, 0.0));
   return arith::SelectOp::create(b, loc, nonNegative, s,
                                  arith::MulFOp::create(b, loc, e, s));
 }
@@ -121,12 +121,24 @@ Value compare(OpBuilder &b, Location loc, CmpPredicate predicate, Value x,
     // Ordered comparisons are false with NaN; "ne" is unordered (true).
     arith::CmpFPredicate p;
     switch (predicate) {
-    case CmpPredicate::lt: p = arith::CmpFPredicate::OLT; break;
-    case CmpPredicate::le: p = arith::CmpFPredicate::OLE; break;
-    case CmpPredicate::gt: p = arith::CmpFPredicate::OGT; break;
-    case CmpPredicate::ge: p = arith::CmpFPredicate::OGE; break;
-    case CmpPredicate::eq: p = arith::CmpFPredicate::OEQ; break;
-    case CmpPredicate::ne: p = arith::CmpFPredicate::UNE; break;
+    case CmpPredicate::lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case CmpPredicate::le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case CmpPredicate::gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case CmpPredicate::ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
+    case CmpPredicate::eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case CmpPredicate::ne:
+      p = arith::CmpFPredicate::UNE;
+      break;
     }
     return arith::CmpFOp::create(b, loc, p, x, y);
   }
@@ -146,8 +158,12 @@ Value compare(OpBuilder &b, Location loc, CmpPredicate predicate, Value x,
   case CmpPredicate::ge:
     p = unsignedCmp ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
     break;
-  case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
-  case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
+  case CmpPredicate::eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case CmpPredicate::ne:
+    p = arith::CmpIPredicate::ne;
+    break;
   }
   return arith::CmpIOp::create(b, loc, p, x, y);
 }
@@ -223,12 +239,12 @@ Value scalarOf(GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
     Value inner;
     if (tanhForm) {
       // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      Value x3 = arith::MulFOp::create(
-          b, loc, x, arith::MulFOp::create(b, loc, x, x));
+      Value x3 =
+          arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
       Value arg = arith::MulFOp::create(
           b, loc, c(0.7978845608028654),
-          arith::AddFOp::create(b, loc, x,
-                                arith::MulFOp::create(b, loc, c(0.044715), x3)));
+          arith::AddFOp::create(
+              b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3)));
       inner = math::TanhOp::create(b, loc, arg);
     } else {
       // 0.5 x (1 + erf(x / sqrt(2)))
@@ -277,14 +293,15 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
                                      constantLike(b, loc, wide, maxV));
     Value lo = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, wide,
                                      constantLike(b, loc, wide, minV));
-    Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, wide,
-                                      wide);
-    Value outside = arith::OrIOp::create(
-        b, loc, arith::OrIOp::create(b, loc, hi, lo), nan);
+    Value nan =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, wide, wide);
+    Value outside =
+        arith::OrIOp::create(b, loc, arith::OrIOp::create(b, loc, hi, lo), nan);
     Value safe = arith::SelectOp::create(b, loc, outside,
                                          constantLike(b, loc, wide, 0.0), wide);
     Value converted = arith::FPToSIOp::create(b, loc, to, safe);
-    APInt maxI = APInt::getSignedMaxValue(bits), minI = APInt::getSignedMinValue(bits);
+    APInt maxI = APInt::getSignedMaxValue(bits),
+          minI = APInt::getSignedMinValue(bits);
     Value maxC = arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, maxI));
     Value minC = arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, minI));
     Value r = arith::SelectOp::create(b, loc, hi, maxC, converted);
@@ -321,7 +338,8 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
 
 } // namespace
 
-void mlir::kiln::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateElementwiseToLinalgPatterns(
+    RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,

@@ -28,15 +28,18 @@ namespace {
 Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
                  Type element) {
   Value empty = emptyTensor(b, loc, sizes, element);
-  return linalg::FillOp::create(b, loc, scalarConstant(b, loc, element, 0), empty)
+  return linalg::FillOp::create(b, loc, scalarConstant(b, loc, element, 0),
+                                empty)
       .getResult(0);
 }
 
 /// acc + x * y in the element type.
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
   if (isa<FloatType>(x.getType()))
-    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
-  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc,
+                               arith::MulIOp::create(b, loc, x, y));
 }
 
 /// A generic that accumulates inputs[0] * inputs[1] into init over `maps`,
@@ -111,7 +114,8 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     auto ta = cast<RankedTensorType>(a.getType());
     auto tb = cast<RankedTensorType>(bm.getType());
     int64_t ra = ta.getRank(), rb = tb.getRank();
-    int64_t batchA = std::max<int64_t>(ra - 2, 0), batchB = std::max<int64_t>(rb - 2, 0);
+    int64_t batchA = std::max<int64_t>(ra - 2, 0),
+            batchB = std::max<int64_t>(rb - 2, 0);
     int64_t batch = std::max(batchA, batchB);
     bool hasN = ra > 1, hasM = rb > 1;
     int64_t loops = batch + hasN + hasM + 1;
@@ -191,8 +195,8 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
     // in place, and leading dims stay loops (no reshapes).
     int64_t lead = tx.getRank() - 1;
     int64_t loops = lead + 2;
-    SmallVector<AffineExpr> xe, we = {b.getAffineDimExpr(lead),
-                                      b.getAffineDimExpr(lead + 1)};
+    SmallVector<AffineExpr> xe,
+        we = {b.getAffineDimExpr(lead), b.getAffineDimExpr(lead + 1)};
     SmallVector<AffineExpr> ye;
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < lead; ++d) {
@@ -229,26 +233,28 @@ void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
   Value init = linalg::FillOp::create(b, loc, falseValue,
                                       emptyTensor(b, loc, {}, b.getI1Type()))
                    .getResult(0);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::reduction);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
                                  AffineMap::get(rank, 0, {}, b.getContext())};
   Value rowsI = arith::IndexCastOp::create(b, loc, type.getElementType(), rows);
-  Value bad = linalg::GenericOp::create(
-                  b, loc, TypeRange{init.getType()}, ValueRange{ids},
-                  ValueRange{init}, maps, iterators,
-                  [&](OpBuilder &bb, Location l, ValueRange args) {
-                    Value zero = scalarConstant(bb, l, args[0].getType(), 0);
-                    Value lo = arith::CmpIOp::create(
-                        bb, l, arith::CmpIPredicate::slt, args[0], zero);
-                    Value hi = arith::CmpIOp::create(
-                        bb, l, arith::CmpIPredicate::sge, args[0], rowsI);
-                    linalg::YieldOp::create(
-                        bb, l,
-                        arith::OrIOp::create(
-                            bb, l, args[1], arith::OrIOp::create(bb, l, lo, hi))
-                            .getResult());
-                  })
-                  .getResult(0);
+  Value bad =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{ids}, ValueRange{init},
+          maps, iterators,
+          [&](OpBuilder &bb, Location l, ValueRange args) {
+            Value zero = scalarConstant(bb, l, args[0].getType(), 0);
+            Value lo = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt,
+                                             args[0], zero);
+            Value hi = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge,
+                                             args[0], rowsI);
+            linalg::YieldOp::create(
+                bb, l,
+                arith::OrIOp::create(bb, l, args[1],
+                                     arith::OrIOp::create(bb, l, lo, hi))
+                    .getResult());
+          })
+          .getResult(0);
   Value flag = tensor::ExtractOp::create(b, loc, bad, ValueRange{});
   Value ok = arith::XOrIOp::create(b, loc, flag,
                                    scalarConstant(b, loc, b.getI1Type(), 1));
@@ -259,8 +265,8 @@ void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
 Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value last = arith::SubIOp::create(
-      b, loc, rows, arith::ConstantIndexOp::create(b, loc, 1));
+  Value last = arith::SubIOp::create(b, loc, rows,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
   return arith::MaxSIOp::create(b, loc, zero,
                                 arith::MinSIOp::create(b, loc, i, last));
 }
@@ -273,21 +279,24 @@ Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
   if (!type.isDynamicDim(dim))
     return table; // the verifier saw the static size
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      tensor::DimOp::create(b, loc, table, dim),
-                                      zero);
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            tensor::DimOp::create(b, loc, table, dim), zero);
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, table);
   sizes[dim] = b.getIndexAttr(1);
   return scf::IfOp::create(
              b, loc, empty,
              [&](OpBuilder &bb, Location l) {
-               Value zeros = linalg::FillOp::create(
-                                 bb, l, scalarConstant(bb, l, type.getElementType(), 0),
-                                 emptyTensor(bb, l, sizes, type.getElementType()))
-                                 .getResult(0);
+               Value zeros =
+                   linalg::FillOp::create(
+                       bb, l, scalarConstant(bb, l, type.getElementType(), 0),
+                       emptyTensor(bb, l, sizes, type.getElementType()))
+                       .getResult(0);
                scf::YieldOp::create(bb, l, castTo(bb, l, zeros, type));
              },
-             [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, table); })
+             [&](OpBuilder &bb, Location l) {
+               scf::YieldOp::create(bb, l, table);
+             })
       .getResult(0);
 }
 
@@ -311,12 +320,13 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
     SmallVector<AffineExpr> idExprs;
     for (int64_t d = 0; d + 1 < rank; ++d)
       idExprs.push_back(b.getAffineDimExpr(d));
-    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, idExprs, b.getContext()),
-                                   b.getMultiDimIdentityMap(rank)};
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, idExprs, b.getContext()),
+        b.getMultiDimIdentityMap(rank)};
     Value result =
         linalg::GenericOp::create(
-            b, loc, TypeRange{init.getType()}, ValueRange{ids}, ValueRange{init},
-            maps, parallelIterators(rank),
+            b, loc, TypeRange{init.getType()}, ValueRange{ids},
+            ValueRange{init}, maps, parallelIterators(rank),
             [&](OpBuilder &bb, Location l, ValueRange args) {
               Value row = clampedIndex(bb, l, args[0], rows);
               Value col = linalg::IndexOp::create(bb, l, rank - 1);
@@ -346,13 +356,15 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     Type element = tx.getElementType();
     if (pad[0] || pad[1]) {
       SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                       b.getIndexAttr(pad[0]), b.getIndexAttr(pad[1])};
+                                       b.getIndexAttr(pad[0]),
+                                       b.getIndexAttr(pad[1])};
       SmallVector<int64_t> shape(tx.getShape());
       for (int i = 0; i < 2; ++i)
         if (!ShapedType::isDynamic(shape[2 + i]))
           shape[2 + i] += 2 * pad[i];
-      x = tensor::PadOp::create(b, loc, RankedTensorType::get(shape, element), x,
-                                low, low, scalarConstant(b, loc, element, 0));
+      x = tensor::PadOp::create(b, loc, RankedTensorType::get(shape, element),
+                                x, low, low,
+                                scalarConstant(b, loc, element, 0));
     }
     // Output sizes: (H + 2p - kH) / s + 1 on the padded input. The kernel
     // must fit (a shape check); the size is clamped at 0 so a failed check
@@ -367,13 +379,15 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
       }
       Value in = tensor::DimOp::create(b, loc, x, 2 + i);
       Value k = tensor::DimOp::create(b, loc, w, 2 + i);
-      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, in, k);
-      emitShapeCheck(b, loc, fits, "conv2d: the kernel is larger than the input");
+      Value fits =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, in, k);
+      emitShapeCheck(b, loc, fits,
+                     "conv2d: the kernel is larger than the input");
       Value span = arith::SubIOp::create(b, loc, in, k);
       Value out = arith::AddIOp::create(
           b, loc,
-          arith::DivSIOp::create(b, loc, span,
-                                 arith::ConstantIndexOp::create(b, loc, strides[i])),
+          arith::DivSIOp::create(
+              b, loc, span, arith::ConstantIndexOp::create(b, loc, strides[i])),
           arith::ConstantIndexOp::create(b, loc, 1));
       sizes.push_back(OpFoldResult(arith::SelectOp::create(
           b, loc, fits, out, arith::ConstantIndexOp::create(b, loc, 0))));
@@ -382,9 +396,9 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
         b.getNamedAttr("dilations", b.getI64TensorAttr({1, 1}))};
-    Value y = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{init.getType()},
-                                               ValueRange{x, w}, ValueRange{init},
-                                               attrs)
+    Value y = linalg::Conv2DNchwFchwOp::create(
+                  b, loc, TypeRange{init.getType()}, ValueRange{x, w},
+                  ValueRange{init}, attrs)
                   .getResult(0);
     y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias()) {
@@ -392,7 +406,8 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
       auto bt = cast<RankedTensorType>(bias.getType());
       Value b4 = tensor::ExpandShapeOp::create(
           b, loc,
-          RankedTensorType::get({1, bt.getDimSize(0), 1, 1}, bt.getElementType()),
+          RankedTensorType::get({1, bt.getDimSize(0), 1, 1},
+                                bt.getElementType()),
           bias, SmallVector<ReassociationIndices>{{0, 1, 2, 3}});
       y = AddOp::create(b, loc, y, b4);
     }
@@ -414,7 +429,8 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
     auto lt = cast<RankedTensorType>(logits.getType());
     if (lt.getRank() == 1) {
       logits = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()),
+          b, loc,
+          RankedTensorType::get({1, lt.getDimSize(0)}, lt.getElementType()),
           logits, SmallVector<ReassociationIndices>{{0, 1}});
       auto tt = cast<RankedTensorType>(targets.getType());
       targets = tensor::ExpandShapeOp::create(
@@ -430,7 +446,8 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
     Value classes = tensor::DimOp::create(b, loc, logits, 1);
     Value logp = LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
     Type element = lt.getElementType();
-    Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, targets), element);
+    Value init =
+        emptyTensor(b, loc, tensor::getMixedSizes(b, loc, targets), element);
     Value picked =
         linalg::GenericOp::create(
             b, loc, TypeRange{init.getType()}, ValueRange{targets},

@@ -35,20 +35,21 @@ Value widen(OpBuilder &b, Location loc, Value v) {
   Type e = cast<RankedTensorType>(v.getType()).getElementType();
   if (!(e.isF16() || e.isBF16()))
     return v;
-  return buildElementwise(b, loc, v, withElement(v, b.getF32Type()),
-                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                            return arith::ExtFOp::create(bb, l, bb.getF32Type(),
-                                                         a[0]);
-                          });
+  return buildElementwise(
+      b, loc, v, withElement(v, b.getF32Type()),
+      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+        return arith::ExtFOp::create(bb, l, bb.getF32Type(), a[0]);
+      });
 }
 
 Value narrow(OpBuilder &b, Location loc, Value v, Type element) {
   if (cast<RankedTensorType>(v.getType()).getElementType() == element)
     return v;
-  return buildElementwise(b, loc, v, withElement(v, element),
-                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                            return arith::TruncFOp::create(bb, l, element, a[0]);
-                          });
+  return buildElementwise(
+      b, loc, v, withElement(v, element),
+      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+        return arith::TruncFOp::create(bb, l, element, a[0]);
+      });
 }
 
 /// Elementwise fn over operands broadcast to like's shape (and type).
@@ -62,8 +63,8 @@ Value mapLike(OpBuilder &b, Location loc, Value like, ValueRange operands,
 /// maps that project the reduced dims out, so that every op of a softmax or
 /// norm can be tiled by rows and fused (kiln-tile-and-fuse-rows).
 template <bool Log>
-struct SoftmaxToGenerics : OpConversionPattern<
-                               std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>> {
+struct SoftmaxToGenerics
+    : OpConversionPattern<std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>> {
   using OpTy = std::conditional_t<Log, LogSoftmaxOp, SoftmaxOp>;
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
@@ -85,19 +86,22 @@ struct SoftmaxToGenerics : OpConversionPattern<
                                ReduceKind::MaxNum, f);
     // An infinite maximum (a fully masked row) shifts by 0, giving NaN as
     // the runtime and torch do, instead of exp(inf - inf).
-    Value shift = mapLike(b, loc, max, max, [&](OpBuilder &bb, Location l,
-                                                ValueRange a) -> Value {
-      Value inf = scalarConstant(bb, l, f, INFINITY);
-      Value isInf = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OEQ,
-                                          math::AbsFOp::create(bb, l, a[0]), inf);
-      return arith::SelectOp::create(bb, l, isInf, scalarConstant(bb, l, f, 0),
-                                     a[0]);
-    });
-    Value e = buildGeneric(b, loc, sizes, f, {x, shift}, {id, row},
-                           [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                             return math::ExpOp::create(
-                                 bb, l, arith::SubFOp::create(bb, l, a[0], a[1]));
-                           });
+    Value shift = mapLike(
+        b, loc, max, max,
+        [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+          Value inf = scalarConstant(bb, l, f, INFINITY);
+          Value isInf =
+              arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OEQ,
+                                    math::AbsFOp::create(bb, l, a[0]), inf);
+          return arith::SelectOp::create(bb, l, isInf,
+                                         scalarConstant(bb, l, f, 0), a[0]);
+        });
+    Value e =
+        buildGeneric(b, loc, sizes, f, {x, shift}, {id, row},
+                     [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                       return math::ExpOp::create(
+                           bb, l, arith::SubFOp::create(bb, l, a[0], a[1]));
+                     });
     Value sum = buildReduction(b, loc, e, {dim}, false, ReduceKind::Sum, f);
     Value result;
     if (Log) {
@@ -110,18 +114,21 @@ struct SoftmaxToGenerics : OpConversionPattern<
           });
     } else {
       // One division per row, a multiplication per element (as ATen does).
-      Value inverse = mapLike(b, loc, sum, sum,
-                              [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                                return arith::DivFOp::create(
-                                    bb, l, scalarConstant(bb, l, f, 1.0), a[0]);
-                              });
-      result = buildGeneric(b, loc, sizes, f, {e, inverse}, {id, row},
-                            [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                              return arith::MulFOp::create(bb, l, a[0], a[1]);
-                            });
+      Value inverse =
+          mapLike(b, loc, sum, sum,
+                  [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                    return arith::DivFOp::create(
+                        bb, l, scalarConstant(bb, l, f, 1.0), a[0]);
+                  });
+      result =
+          buildGeneric(b, loc, sizes, f, {e, inverse}, {id, row},
+                       [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                         return arith::MulFOp::create(bb, l, a[0], a[1]);
+                       });
     }
     result = castTo(b, loc, result, type);
-    rewriter.replaceOp(op, narrow(b, loc, result, op.getType().getElementType()));
+    rewriter.replaceOp(op,
+                       narrow(b, loc, result, op.getType().getElementType()));
     return success();
   }
 };
@@ -167,13 +174,15 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
       Value param = *p;
       *p = scf::IfOp::create(
                b, loc, ok,
-               [&](OpBuilder &bb, Location l) { scf::YieldOp::create(bb, l, param); },
                [&](OpBuilder &bb, Location l) {
-                 Value zeros = linalg::FillOp::create(
-                                   bb, l,
-                                   scalarConstant(bb, l, pt.getElementType(), 0),
-                                   emptyTensor(bb, l, sizes, pt.getElementType()))
-                                   .getResult(0);
+                 scf::YieldOp::create(bb, l, param);
+               },
+               [&](OpBuilder &bb, Location l) {
+                 Value zeros =
+                     linalg::FillOp::create(
+                         bb, l, scalarConstant(bb, l, pt.getElementType(), 0),
+                         emptyTensor(bb, l, sizes, pt.getElementType()))
+                         .getResult(0);
                  scf::YieldOp::create(bb, l, castTo(bb, l, zeros, pt));
                })
                .getResult(0);
@@ -213,11 +222,12 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
     xAndMean.push_back(mean);
     xAndMeanMaps.push_back(row);
   }
-  Value squares = buildGeneric(b, loc, sizes, f, xAndMean, xAndMeanMaps,
-                               [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                                 Value d = deviation(bb, l, a);
-                                 return arith::MulFOp::create(bb, l, d, d);
-                               });
+  Value squares =
+      buildGeneric(b, loc, sizes, f, xAndMean, xAndMeanMaps,
+                   [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+                     Value d = deviation(bb, l, a);
+                     return arith::MulFOp::create(bb, l, d, d);
+                   });
   Value sq = buildReduction(b, loc, squares, dims, false, ReduceKind::Sum, f);
   Value epsV = scalarConstant(b, loc, f, eps);
   Value scale = mapLike(b, loc, sq, sq,
@@ -238,18 +248,16 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
     operands.push_back(bi);
     maps.push_back(trailing);
   }
-  Value y = buildGeneric(b, loc, sizes, f, operands, maps,
-                         [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                           Value v = arith::MulFOp::create(
-                               bb, l,
-                               arith::MulFOp::create(bb, l, deviation(bb, l, a),
-                                                     a[first]),
-                               a[first + 1]);
-                           return a.size() > first + 2
-                                      ? Value(arith::AddFOp::create(bb, l, v,
-                                                                    a[first + 2]))
-                                      : v;
-                         });
+  Value y = buildGeneric(
+      b, loc, sizes, f, operands, maps,
+      [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+        Value v = arith::MulFOp::create(
+            bb, l, arith::MulFOp::create(bb, l, deviation(bb, l, a), a[first]),
+            a[first + 1]);
+        return a.size() > first + 2
+                   ? Value(arith::AddFOp::create(bb, l, v, a[first + 2]))
+                   : v;
+      });
   return castTo(b, loc, y, type);
 }
 
@@ -261,8 +269,8 @@ struct LayerNormToGenerics : OpConversionPattern<LayerNormOp> {
     Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
                         adaptor.getWeight(), adaptor.getBias(),
                         op.getEps().convertToDouble(), /*center=*/true);
-    rewriter.replaceOp(op, narrow(rewriter, op.getLoc(), y,
-                                  op.getType().getElementType()));
+    rewriter.replaceOp(
+        op, narrow(rewriter, op.getLoc(), y, op.getType().getElementType()));
     return success();
   }
 };
@@ -275,8 +283,8 @@ struct RmsNormToGenerics : OpConversionPattern<RmsNormOp> {
     Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
                         adaptor.getWeight(), Value(),
                         op.getEps().convertToDouble(), /*center=*/false);
-    rewriter.replaceOp(op, narrow(rewriter, op.getLoc(), y,
-                                  op.getType().getElementType()));
+    rewriter.replaceOp(
+        op, narrow(rewriter, op.getLoc(), y, op.getType().getElementType()));
     return success();
   }
 };

@@ -31,11 +31,10 @@ Value narrowTo(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
   auto accType = cast<RankedTensorType>(acc.getType());
   if (accType.getElementType() == type.getElementType())
     return acc;
-  return buildElementwise(b, loc, acc, type,
-                          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                            return arith::TruncFOp::create(
-                                bb, l, type.getElementType(), a[0]);
-                          });
+  return buildElementwise(
+      b, loc, acc, type, [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+        return arith::TruncFOp::create(bb, l, type.getElementType(), a[0]);
+      });
 }
 
 /// The number of elements reduced: the product of the reduced dims.
@@ -61,26 +60,26 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
     if (Kind != ReduceKind::Sum) {
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
       emitShapeCheck(rewriter, loc,
-                     arith::CmpIOp::create(rewriter, loc,
-                                           arith::CmpIPredicate::ne,
-                                           reducedCount(rewriter, loc, input,
-                                                        op.getDims()),
-                                           zero),
+                     arith::CmpIOp::create(
+                         rewriter, loc, arith::CmpIPredicate::ne,
+                         reducedCount(rewriter, loc, input, op.getDims()),
+                         zero),
                      "cannot reduce over a dim of size 0");
     }
     Type acc = accumulatorType(rewriter, type.getElementType());
-    Value r = buildReduction(rewriter, loc, input, op.getDims(), op.getKeepdim(),
-                             Kind, acc);
+    Value r = buildReduction(rewriter, loc, input, op.getDims(),
+                             op.getKeepdim(), Kind, acc);
     r = castTo(rewriter, loc, r, RankedTensorType::get(type.getShape(), acc));
     if (std::is_same<OpTy, MeanOp>::value) {
       Value count = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getI64Type(),
           reducedCount(rewriter, loc, input, op.getDims()));
       Value n = arith::SIToFPOp::create(rewriter, loc, acc, count);
-      r = buildElementwise(rewriter, loc, r, cast<RankedTensorType>(r.getType()),
-                           [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
-                             return arith::DivFOp::create(bb, l, a[0], n);
-                           });
+      r = buildElementwise(
+          rewriter, loc, r, cast<RankedTensorType>(r.getType()),
+          [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
+            return arith::DivFOp::create(bb, l, a[0], n);
+          });
     }
     rewriter.replaceOp(op, narrowTo(rewriter, loc, r, type));
     return success();
@@ -89,7 +88,8 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
 
 } // namespace
 
-void mlir::kiln::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::kiln::populateReductionToLinalgPatterns(
+    RewritePatternSet &patterns) {
   patterns.add<ReductionToGeneric<SumOp, ReduceKind::Sum>,
                ReductionToGeneric<MeanOp, ReduceKind::Sum>,
                ReductionToGeneric<AmaxOp, ReduceKind::Max>,

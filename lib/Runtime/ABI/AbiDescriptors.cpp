@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
-#include "Core/Allocator.h"
 #include "CUDA/CudaDriver.h"
+#include "Core/Allocator.h"
 
 #include <cstring>
 
@@ -60,13 +60,15 @@ Tensor adopt(const void *descriptor, int64_t rank, DType dtype, Device device) {
   for (int64_t i = 0; i < rank; ++i)
     span += shape[i] > 0 ? (shape[i] - 1) * strides[i] : 0;
   size_t esize = elementSize(dtype);
-  char *data = static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
+  char *data =
+      static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
   // Compiled code's blocks go back to the allocator that made them.
-  Storage::Deleter free = device.type == DeviceType::CUDA
-                              ? [](void *owner, size_t) { cuda::detail::freeDevice(owner); }
-                              : [](void *owner, size_t) { freeForCompiled(owner); };
-  auto storage = std::make_shared<Storage>(data, static_cast<size_t>(span) * esize,
-                                           allocated, free, device);
+  Storage::Deleter free =
+      device.type == DeviceType::CUDA
+          ? [](void *owner, size_t) { cuda::detail::freeDevice(owner); }
+          : [](void *owner, size_t) { freeForCompiled(owner); };
+  auto storage = std::make_shared<Storage>(
+      data, static_cast<size_t>(span) * esize, allocated, free, device);
   return Tensor(storage, shape, strides, 0, dtype);
 }
 
@@ -76,12 +78,13 @@ Tensor borrow(const void *descriptor, int64_t rank, DType dtype) {
   std::memcpy(&aligned, &d[1], sizeof(void *));
   Shape shape(d + 3, d + 3 + rank), strides(d + 3 + rank, d + 3 + 2 * rank);
   size_t esize = elementSize(dtype);
-  char *data = static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
+  char *data =
+      static_cast<char *>(aligned) + d[2] * static_cast<int64_t>(esize);
   int64_t span = 1;
   for (int64_t i = 0; i < rank; ++i)
     span += shape[i] > 0 ? (shape[i] - 1) * strides[i] : 0;
-  auto storage = std::make_shared<Storage>(data, static_cast<size_t>(span) * esize,
-                                           nullptr, nullptr); // borrowed
+  auto storage = std::make_shared<Storage>(
+      data, static_cast<size_t>(span) * esize, nullptr, nullptr); // borrowed
   return Tensor(storage, shape, strides, 0, dtype);
 }
 

@@ -1,4 +1,5 @@
-//===- Descriptors.h - Memref descriptors as the runtime reads them -*- C++ -*-===//
+//===- Descriptors.h - Memref descriptors as the runtime reads them -*- C++
+//-*-===//
 //
 // What compiled code passes the runtime's C-interface functions (BLAS
 // calls, copies): MLIR's strided memref descriptors, ranked and unranked.

@@ -73,9 +73,10 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
   bool cuda = device.type == DeviceType::CUDA;
   if (cuda && !kiln::cuda::detail::ready()) {
     if (logEnabled("guards"))
-      std::fprintf(stderr,
-                   "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
-                   graph, kiln::cuda::detail::whyNotReady().c_str());
+      std::fprintf(
+          stderr,
+          "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
+          graph, kiln::cuda::detail::whyNotReady().c_str());
     return false;
   }
   size_t index = 0;
@@ -86,7 +87,8 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
       why = "undefined";
     else if (!cuda && t.device().type != DeviceType::CPU)
       why = "not on the CPU";
-    else if (cuda && t.device() != Device::cpu() && t.device() != Device::cuda())
+    else if (cuda && t.device() != Device::cpu() &&
+             t.device() != Device::cuda())
       why = "not on the CPU or cuda:0";
     else if (t.dim() != g.rank)
       why = "rank";

@@ -52,7 +52,8 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
   std::memcpy(&dBase, &d[1], sizeof(void *));
   sBase += s[2] * elemSize;
   dBase += d[2] * elemSize;
-  const int64_t *sizes = s + 3, *sStrides = s + 3 + rank, *dStrides = d + 3 + rank;
+  const int64_t *sizes = s + 3, *sStrides = s + 3 + rank,
+                *dStrides = d + 3 + rank;
   int64_t total = 1;
   for (int64_t i = 0; i < rank; ++i)
     total *= sizes[i];
@@ -61,9 +62,8 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
   // Rows of the last dim: one memcpy each when both sides are contiguous
   // there (a pad's interior, a slice), rows split over the threads.
   int64_t cols = rank ? sizes[rank - 1] : 1;
-  bool rowsContiguous =
-      rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
-                    (dStrides[rank - 1] == 1 || cols == 1));
+  bool rowsContiguous = rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
+                                      (dStrides[rank - 1] == 1 || cols == 1));
   int64_t rows = total / cols;
   size_t rowBytes = static_cast<size_t>((rowsContiguous ? cols : 1) * elemSize);
   kiln::detail::parallelFor(rows, total, [&](int64_t begin, int64_t end) {

@@ -8,8 +8,8 @@
 #include "kiln/abi.h"
 
 #include "ABI/Descriptors.h"
-#include "Ops/Gemm.h"
 #include "Core/Parallel.h"
+#include "Ops/Gemm.h"
 
 #include <cstring>
 #include <vector>
@@ -43,7 +43,8 @@ void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
   };
   auto [sar, sac] = strides(*a, pa, ca);
   auto [sbr, sbc] = strides(*b, pb, cb);
-  bool contiguous = (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
+  bool contiguous =
+      (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
   if (contiguous) {
     kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(), true);
     return;
@@ -58,8 +59,7 @@ using kiln::detail::UnrankedView;
 
 /// An n-d strided view as a [rows, cols] matrix when its leading dims fold
 /// into rows (each a whole number of the next's span); false otherwise.
-template <typename T>
-bool asMatrix(const UnrankedView &v, Matrix<T> &m) {
+template <typename T> bool asMatrix(const UnrankedView &v, Matrix<T> &m) {
   const int64_t *d = static_cast<const int64_t *>(v.descriptor);
   int64_t r = v.rank;
   const int64_t *sizes = d + 3, *strides = d + 3 + r;
@@ -69,7 +69,8 @@ bool asMatrix(const UnrankedView &v, Matrix<T> &m) {
   int64_t rows = 1;
   int64_t rowStride = r >= 2 ? strides[r - 2] : 0;
   for (int64_t i = r - 2; i >= 0; --i) {
-    if (i < r - 2 && sizes[i] != 1 && strides[i] != strides[i + 1] * sizes[i + 1])
+    if (i < r - 2 && sizes[i] != 1 &&
+        strides[i] != strides[i + 1] * sizes[i + 1])
       return false;
     rows *= sizes[i];
   }
@@ -106,8 +107,8 @@ Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
     }
   }
   int64_t cols = sizes[r - 1];
-  return Matrix<T>{nullptr, copy.data(), 0,
-                   {cols ? total / cols : 0, cols}, {cols, 1}};
+  return Matrix<T>{
+      nullptr, copy.data(), 0, {cols ? total / cols : 0, cols}, {cols, 1}};
 }
 
 /// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear).
@@ -118,7 +119,10 @@ void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
   if (!asMatrix(*x, xm))
     xm = gathered(*x, xCopy);
   // The weight read transposed: [k, o] with swapped strides.
-  Matrix<T> wt{w->allocated, w->aligned, w->offset, {w->sizes[1], w->sizes[0]},
+  Matrix<T> wt{w->allocated,
+               w->aligned,
+               w->offset,
+               {w->sizes[1], w->sizes[0]},
                {w->strides[1], w->strides[0]}};
   if (asMatrix(*y, ym)) {
     gemmAccumulate(&xm, &wt, &ym);
@@ -190,18 +194,22 @@ void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
   auto matrix = [](const ViewFields &f, int64_t off, int64_t rows,
                    int64_t cols) {
     T *data = reinterpret_cast<T *>(f.base) + off;
-    return Matrix<T>{nullptr, data, 0, {rows, cols},
+    return Matrix<T>{nullptr,
+                     data,
+                     0,
+                     {rows, cols},
                      {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
   };
-  kiln::detail::parallelFor(batches, batches * n * m * std::max<int64_t>(k, 1),
-                            [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
-      Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
-      Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
-      gemmAccumulate(&ma, &mb, &mc);
-    }
-  });
+  kiln::detail::parallelFor(
+      batches, batches * n * m * std::max<int64_t>(k, 1),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
+          Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
+          Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
+          gemmAccumulate(&ma, &mb, &mc);
+        }
+      });
 }
 } // namespace
 
@@ -220,8 +228,7 @@ extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
   linearAccumulate(x, w, y);
 }
 
-extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x,
-                                             Matrix<double> *w,
+extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x, Matrix<double> *w,
                                              UnrankedView *y) {
   linearAccumulate(x, w, y);
 }
@@ -300,7 +307,8 @@ void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
 }
 } // namespace
 
-extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x, Tensor4<float> *w,
+extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x,
+                                             Tensor4<float> *w,
                                              Tensor4<float> *y, int64_t sh,
                                              int64_t sw) {
   conv2dAccumulate(x, w, y, sh, sw);

@@ -15,8 +15,8 @@
 // stride is the other one, transposed (T).
 //
 //===----------------------------------------------------------------------===//
-#include "CUDA/CudaDriver.h"
 #include "ABI/Descriptors.h"
+#include "CUDA/CudaDriver.h"
 
 #include <dlfcn.h>
 
@@ -50,12 +50,14 @@ Blas loadBlas() {
   void *lib = nullptr;
   if (path && *path)
     lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  for (const char *name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+  for (const char *name :
+       {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
     if (!lib && !(path && *path))
       lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     return b;
-  b.create = reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
+  b.create =
+      reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
   b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(lib, "cublasSgemm_v2"));
   b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(lib, "cublasDgemm_v2"));
   b.ok = b.create && b.sgemm && b.dgemm;
@@ -89,7 +91,8 @@ struct Operand {
 /// How cuBLAS reads a [rows, cols] matrix with these strides (in the C^T =
 /// B^T A^T form, where it wants the transpose); false when neither stride
 /// is a unit one.
-bool asOperand(int64_t rows, int64_t cols, int64_t s0, int64_t s1, Operand &out) {
+bool asOperand(int64_t rows, int64_t cols, int64_t s0, int64_t s1,
+               Operand &out) {
   if (rows <= 1)
     s0 = cols > 1 ? cols : 1; // one row: its stride is irrelevant
   if (cols <= 1)
@@ -109,7 +112,8 @@ bool asOperand(int64_t rows, int64_t cols, int64_t s0, int64_t s1, Operand &out)
 /// take these operands (nothing was done then).
 template <typename T>
 bool gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sa0, int64_t sa1,
-          const T *b, int64_t sb0, int64_t sb1, T *c, int64_t sc0, int64_t sc1) {
+          const T *b, int64_t sb0, int64_t sb1, T *c, int64_t sc0,
+          int64_t sc1) {
   for (int64_t v : {n, m, k})
     if (v > INT_MAX)
       return false;
@@ -199,7 +203,8 @@ bool batched(UnrankedView *av, UnrankedView *bv, UnrankedView *cv) {
     return false;
   return forEachMatrix(a, b, c, [&](int64_t oa, int64_t ob, int64_t oc) {
     return gemm<T>(n, m, k, a.data + oa, a.stride(1), a.stride(0), b.data + ob,
-                   b.stride(1), b.stride(0), c.data + oc, c.stride(1), c.stride(0));
+                   b.stride(1), b.stride(0), c.data + oc, c.stride(1),
+                   c.stride(0));
   });
 }
 
@@ -212,8 +217,8 @@ bool linear(UnrankedView *xv, Matrix<T> *w, UnrankedView *yv) {
   Operand op;
   if (!asOperand(rows, k, x.stride(1), x.stride(0), op) ||
       !asOperand(k, o, w->strides[1], w->strides[0], op) ||
-      !asOperand(rows, o, y.stride(1), y.stride(0), op) || op.op != CUBLAS_OP_N ||
-      !handle())
+      !asOperand(rows, o, y.stride(1), y.stride(0), op) ||
+      op.op != CUBLAS_OP_N || !handle())
     return false;
   int64_t leading = 1;
   for (int64_t i = 2; i < y.rank; ++i)
@@ -227,7 +232,8 @@ bool linear(UnrankedView *xv, Matrix<T> *w, UnrankedView *yv) {
       oy += at * y.stride(i);
     }
     if (!gemm<T>(rows, o, k, x.data + ox, x.stride(1), x.stride(0), w->data(),
-                 w->strides[1], w->strides[0], y.data + oy, y.stride(1), y.stride(0)))
+                 w->strides[1], w->strides[0], y.data + oy, y.stride(1),
+                 y.stride(0)))
       return false;
   }
   return true;
@@ -239,16 +245,16 @@ extern "C" {
 
 bool _mlir_ciface_kiln_cuda_gemm_f32(Matrix<float> *a, Matrix<float> *b,
                                      Matrix<float> *c) {
-  return gemm<float>(c->sizes[0], c->sizes[1], a->sizes[1], a->data(), a->strides[0],
-                     a->strides[1], b->data(), b->strides[0], b->strides[1],
-                     c->data(), c->strides[0], c->strides[1]);
+  return gemm<float>(c->sizes[0], c->sizes[1], a->sizes[1], a->data(),
+                     a->strides[0], a->strides[1], b->data(), b->strides[0],
+                     b->strides[1], c->data(), c->strides[0], c->strides[1]);
 }
 
 bool _mlir_ciface_kiln_cuda_gemm_f64(Matrix<double> *a, Matrix<double> *b,
                                      Matrix<double> *c) {
-  return gemm<double>(c->sizes[0], c->sizes[1], a->sizes[1], a->data(), a->strides[0],
-                      a->strides[1], b->data(), b->strides[0], b->strides[1],
-                      c->data(), c->strides[0], c->strides[1]);
+  return gemm<double>(c->sizes[0], c->sizes[1], a->sizes[1], a->data(),
+                      a->strides[0], a->strides[1], b->data(), b->strides[0],
+                      b->strides[1], c->data(), c->strides[0], c->strides[1]);
 }
 
 bool _mlir_ciface_kiln_cuda_linear_f32(UnrankedView *x, Matrix<float> *w,
@@ -261,11 +267,13 @@ bool _mlir_ciface_kiln_cuda_linear_f64(UnrankedView *x, Matrix<double> *w,
   return linear<double>(x, w, y);
 }
 
-bool _mlir_ciface_kiln_cuda_bmm_f32(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
+bool _mlir_ciface_kiln_cuda_bmm_f32(UnrankedView *a, UnrankedView *b,
+                                    UnrankedView *c) {
   return batched<float>(a, b, c);
 }
 
-bool _mlir_ciface_kiln_cuda_bmm_f64(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
+bool _mlir_ciface_kiln_cuda_bmm_f64(UnrankedView *a, UnrankedView *b,
+                                    UnrankedView *c) {
   return batched<double>(a, b, c);
 }
 

@@ -64,7 +64,8 @@ Driver loadDriver() {
   Driver d{};
   // KILN_LIBCUDA names another driver library (tests use a stand-in).
   const char *path = std::getenv("KILN_LIBCUDA");
-  void *lib = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *lib =
+      dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     d.why = "the CUDA driver (libcuda.so.1) could not be loaded";
     return d;
@@ -279,7 +280,8 @@ void *function(Module *module, const char *name) {
   }
   std::lock_guard<std::mutex> lock(module->mutex);
   if (!module->loaded) {
-    CUresult result = driver().moduleLoadData(&module->loaded, module->image.data());
+    CUresult result =
+        driver().moduleLoadData(&module->loaded, module->image.data());
     if (result != 0) {
       module->loaded = nullptr;
       setError("cuda: loading the kernels: " + message(result));
@@ -337,12 +339,8 @@ namespace kiln::cuda::detail {
 namespace {
 /// The CUDA side of Core/Device.h, registered when the library loads.
 const kiln::detail::DeviceBackend backend = {
-    require,
-    allocateDevice,
-    [](void *data, size_t) { freeDevice(data); },
-    copyToDevice,
-    copyToHost,
-    copyOnDevice,
+    require,      allocateDevice, [](void *data, size_t) { freeDevice(data); },
+    copyToDevice, copyToHost,     copyOnDevice,
 };
 const bool registered =
     (kiln::detail::registerDeviceBackend(DeviceType::CUDA, &backend), true);

@@ -79,7 +79,9 @@ BlockCache &cache() {
   return instance;
 }
 
-size_t roundUp(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+size_t roundUp(size_t n) {
+  return (n + kAlignment - 1) / kAlignment * kAlignment;
+}
 
 } // namespace
 
@@ -114,7 +116,8 @@ void freeHost(void *ptr, size_t nbytes) {
 Block allocate(size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU)
     return {allocateHost(nbytes), freeHost};
-  const DeviceBackend &backend = deviceBackend(device.type, "tensor allocation");
+  const DeviceBackend &backend =
+      deviceBackend(device.type, "tensor allocation");
   return {backend.allocate(nbytes), backend.free};
 }
 

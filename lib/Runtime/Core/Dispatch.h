@@ -12,9 +12,7 @@
 
 namespace kiln::detail {
 
-template <typename T> struct TypeTag {
-  using type = T;
-};
+template <typename T> struct TypeTag { using type = T; };
 
 /// Calls f(TypeTag<T>{}) for every dtype, the 16-bit floats included.
 template <typename F> decltype(auto) dispatchAll(DType dtype, F &&f) {

@@ -116,8 +116,8 @@ void unaryLoop(const Tensor &out, const Tensor &in, const F &f) {
 template <typename Out, typename A, typename B, typename F>
 void binaryLoop(const Tensor &out, const Tensor &a, const Tensor &b,
                 const F &f) {
-  StridedLayout<3> layout = coalesce<3>(
-      out.shape(), {&out.strides(), &a.strides(), &b.strides()});
+  StridedLayout<3> layout =
+      coalesce<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
   Out *o = static_cast<Out *>(out.raw_data());
   const A *pa0 = static_cast<const A *>(a.raw_data());
   const B *pb0 = static_cast<const B *>(b.raw_data());
@@ -151,9 +151,8 @@ void binaryLoop(const Tensor &out, const Tensor &a, const Tensor &b,
 template <typename Out, typename A, typename B, typename C, typename F>
 void ternaryLoop(const Tensor &out, const Tensor &a, const Tensor &b,
                  const Tensor &c, const F &f) {
-  StridedLayout<4> layout =
-      coalesce<4>(out.shape(), {&out.strides(), &a.strides(), &b.strides(),
-                                &c.strides()});
+  StridedLayout<4> layout = coalesce<4>(
+      out.shape(), {&out.strides(), &a.strides(), &b.strides(), &c.strides()});
   Out *o = static_cast<Out *>(out.raw_data());
   const A *pa = static_cast<const A *>(a.raw_data());
   const B *pb = static_cast<const B *>(b.raw_data());

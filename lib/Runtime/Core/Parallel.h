@@ -18,8 +18,7 @@ constexpr int64_t kParallelThreshold = 32768;
 /// Calls body(begin, end) over [0, n) in contiguous chunks, one per thread
 /// when work (elements touched in all) reaches the threshold, otherwise once
 /// on the calling thread. Nested calls run serially.
-template <typename F>
-void parallelFor(int64_t n, int64_t work, const F &body) {
+template <typename F> void parallelFor(int64_t n, int64_t work, const F &body) {
   if (n <= 0)
     return;
 #ifdef _OPENMP

@@ -77,15 +77,18 @@ static void checkDevice(Device device, const char *op) {
                 ": the runtime uses one GPU, cuda:0");
 }
 
-Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
+Storage::Storage(size_t nbytes, Device device)
+    : nbytes_(nbytes), device_(device) {
   checkDevice(device, "tensor allocation");
   detail::Block block = detail::allocate(nbytes, device);
   data_ = owner_ = block.data;
   deleter_ = block.free;
 }
 
-Storage::Storage(void *data, size_t nbytes, void *owner, Deleter deleter, Device device)
-    : data_(data), nbytes_(nbytes), device_(device), owner_(owner), deleter_(deleter) {}
+Storage::Storage(void *data, size_t nbytes, void *owner, Deleter deleter,
+                 Device device)
+    : data_(data), nbytes_(nbytes), device_(device), owner_(owner),
+      deleter_(deleter) {}
 
 Storage::~Storage() {
   if (deleter_)
@@ -238,7 +241,8 @@ Tensor Tensor::to(Device target) const {
   if (target == device())
     return *this;
   if (device().type == DeviceType::CPU) {
-    const detail::DeviceBackend &backend = detail::deviceBackend(target.type, "to");
+    const detail::DeviceBackend &backend =
+        detail::deviceBackend(target.type, "to");
     std::string device = target.str();
     backend.require(("to(" + device.substr(0, device.find(':')) + ")").c_str());
     Tensor src = contiguous();
@@ -329,8 +333,7 @@ static bool viewStrides(const Shape &oldShape, const Shape &oldStrides,
     tensorNumel *= oldShape[d];
     if (d == 0 || (oldShape[d - 1] != 1 &&
                    oldStrides[d - 1] != tensorNumel * chunkBase)) {
-      while (viewD >= 0 &&
-             (viewNumel < tensorNumel || newShape[viewD] == 1)) {
+      while (viewD >= 0 && (viewNumel < tensorNumel || newShape[viewD] == 1)) {
         newStrides[viewD] = viewNumel * chunkBase;
         viewNumel *= newShape[viewD];
         --viewD;
@@ -391,8 +394,8 @@ Tensor Tensor::permute(const Shape &dims) const {
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = wrapDim(dims[i], dim(), "permute");
     if (seen[d])
-      throw Error("permute: dim " + std::to_string(dims[i]) +
-                  " repeats in " + shapeStr(dims));
+      throw Error("permute: dim " + std::to_string(dims[i]) + " repeats in " +
+                  shapeStr(dims));
     seen[d] = true;
     shape[i] = shape_[d];
     strides[i] = strides_[d];
@@ -404,8 +407,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   checkDefined("unsqueeze");
   int64_t pos = wrapDim(d, dim() + 1, "unsqueeze");
   Shape shape = shape_, strides = strides_;
-  int64_t stride =
-      pos < dim() ? shape_[pos] * strides_[pos] : 1;
+  int64_t stride = pos < dim() ? shape_[pos] * strides_[pos] : 1;
   shape.insert(shape.begin() + pos, 1);
   strides.insert(strides.begin() + pos, stride);
   return Tensor(storage_, shape, strides, offset_, dtype_);
@@ -444,9 +446,8 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
   int64_t n = shape_[pos];
   if (start < -n || start > n)
     throw Error("slice: start " + std::to_string(start) +
-                " is out of range for dim " + std::to_string(d) +
-                " of size " + std::to_string(n) + " (shape " +
-                shapeStr(shape_) + ")");
+                " is out of range for dim " + std::to_string(d) + " of size " +
+                std::to_string(n) + " (shape " + shapeStr(shape_) + ")");
   if (start < 0)
     start += n;
   // Like Python slicing, an end past the size is clamped.

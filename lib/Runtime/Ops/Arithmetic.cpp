@@ -14,12 +14,11 @@ Shape broadcastShapes(const Shape &a, const Shape &b, const char *op) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw Error(std::string(op) + ": shapes " + shapeStr(a) + " and " +
-                  shapeStr(b) + " cannot be broadcast: dim " +
-                  std::to_string(static_cast<int64_t>(i) -
-                                 static_cast<int64_t>(rank)) +
-                  " has sizes " + std::to_string(da) + " and " +
-                  std::to_string(db));
+      throw Error(
+          std::string(op) + ": shapes " + shapeStr(a) + " and " + shapeStr(b) +
+          " cannot be broadcast: dim " +
+          std::to_string(static_cast<int64_t>(i) - static_cast<int64_t>(rank)) +
+          " has sizes " + std::to_string(da) + " and " + std::to_string(db));
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -42,7 +41,8 @@ DType resultType(std::initializer_list<PromotionOperand> operands) {
   bool has[3] = {false, false, false};
   DType result[3] = {DType::Bool, DType::Bool, DType::Bool};
   for (const PromotionOperand &o : operands) {
-    result[o.rank] = has[o.rank] ? promoteTypes(result[o.rank], o.dtype) : o.dtype;
+    result[o.rank] =
+        has[o.rank] ? promoteTypes(result[o.rank], o.dtype) : o.dtype;
     has[o.rank] = true;
   }
   bool hasLow = has[0] || has[1];
@@ -57,8 +57,10 @@ Tensor scalarTensor(const kiln::Scalar &value, DType dtype) {
 void checkCpu(const Tensor &t, const char *op) {
   t.checkDefined(op);
   if (t.device().type != DeviceType::CPU)
-    throw Error(std::string(op) + ": the eager runtime computes on the cpu; "
-                "got a tensor on " + t.device().str());
+    throw Error(std::string(op) +
+                ": the eager runtime computes on the cpu; "
+                "got a tensor on " +
+                t.device().str());
 }
 
 /// Integer arithmetic wraps around like torch's, without C++'s undefined
@@ -279,8 +281,9 @@ Tensor whereWith(const Tensor &cond, const Tensor &a, const Tensor &b,
   checkCpu(a, "where");
   checkCpu(b, "where");
   if (cond.dtype() != DType::Bool)
-    throw Error(std::string("where: the condition must be a bool tensor, got ") +
-                dtypeName(cond.dtype()));
+    throw Error(
+        std::string("where: the condition must be a bool tensor, got ") +
+        dtypeName(cond.dtype()));
   Shape shape = broadcastShapes(
       broadcastShapes(cond.shape(), a.shape(), "where"), b.shape(), "where");
   DType ct = computeType(common);

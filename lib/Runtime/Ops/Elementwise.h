@@ -27,8 +27,8 @@ struct PromotionOperand {
   Rank rank;
 };
 inline PromotionOperand promotionOf(const Tensor &t) {
-  return {t.dtype(), t.dim() == 0 ? PromotionOperand::ZeroDim
-                                  : PromotionOperand::Dims};
+  return {t.dtype(),
+          t.dim() == 0 ? PromotionOperand::ZeroDim : PromotionOperand::Dims};
 }
 inline PromotionOperand promotionOf(const kiln::Scalar &s) {
   return {s.defaultDType(), PromotionOperand::Scalar};
@@ -59,7 +59,8 @@ Tensor binaryKernel(const char *op, const Tensor &a, const Tensor &b,
   dispatchCompute(ct, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Out = std::conditional_t<Compare, bool, T>;
-    binaryLoop<Out, T, T>(out, ea, eb, [&](T x, T y) -> Out { return f(x, y); });
+    binaryLoop<Out, T, T>(out, ea, eb,
+                          [&](T x, T y) -> Out { return f(x, y); });
   });
   return Compare || ct == common ? out : out.to(common);
 }

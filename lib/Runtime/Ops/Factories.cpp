@@ -45,20 +45,22 @@ Tensor from_vector(const std::vector<bool> &values, const Shape &shape) {
 Tensor arange(int64_t n) { return arange(0, n, 1); }
 
 Tensor arange(Scalar start, Scalar end, Scalar step) {
-  bool integral = !start.isFloating() && !end.isFloating() && !step.isFloating();
+  bool integral =
+      !start.isFloating() && !end.isFloating() && !step.isFloating();
   double s = start.toDouble(), e = end.toDouble(), d = step.toDouble();
   if (d == 0 || !std::isfinite(s) || !std::isfinite(e) || !std::isfinite(d))
     throw Error("arange: the step must be nonzero and the bounds finite, got "
-                "start " + std::to_string(s) + ", end " + std::to_string(e) +
-                ", step " + std::to_string(d));
+                "start " +
+                std::to_string(s) + ", end " + std::to_string(e) + ", step " +
+                std::to_string(d));
   if ((d > 0 && e < s) || (d < 0 && e > s))
     throw Error("arange: the step " + std::to_string(d) +
                 " goes away from end " + std::to_string(e) + " (start " +
                 std::to_string(s) + ")");
-  int64_t n = integral
-                  ? (end.toInt() - start.toInt() + step.toInt() +
-                     (step.toInt() > 0 ? -1 : 1)) / step.toInt()
-                  : static_cast<int64_t>(std::ceil((e - s) / d));
+  int64_t n = integral ? (end.toInt() - start.toInt() + step.toInt() +
+                          (step.toInt() > 0 ? -1 : 1)) /
+                             step.toInt()
+                       : static_cast<int64_t>(std::ceil((e - s) / d));
   Tensor t({std::max<int64_t>(n, 0)}, integral ? DType::I64 : DType::F32);
   if (integral) {
     int64_t *p = t.data<int64_t>();

@@ -11,9 +11,8 @@ namespace kiln::detail {
 /// strides. float and double go through BLAS, which needs one unit stride
 /// per matrix (see blasReadable in LinearAlgebra.cpp); int32 and int64 loop.
 template <typename T>
-void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
-          int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
-          bool accumulate = false);
+void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
+          const T *b, int64_t sbr, int64_t sbc, T *c, bool accumulate = false);
 
 /// Whether BLAS reads a matrix with these strides in place (one unit
 /// stride and a leading dimension that covers the other).

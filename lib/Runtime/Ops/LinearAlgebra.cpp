@@ -48,9 +48,8 @@ bool blasCanRead(int64_t rows, int64_t cols, int64_t rowStride,
 
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.
 template <typename T>
-void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
-                 int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
-                 bool accumulate) {
+void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
+          const T *b, int64_t sbr, int64_t sbc, T *c, bool accumulate) {
   if (n == 0 || m == 0)
     return;
   if (k == 0) {
@@ -82,34 +81,37 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
         cblas_sgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0f, ar, la.ld, b,
                     lb.ld, accumulate ? 1.0f : 0.0f, cr, ldc);
       else
-        cblas_dgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0, ar, la.ld, b,
-                    lb.ld, accumulate ? 1.0 : 0.0, cr, ldc);
+        cblas_dgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0, ar, la.ld, b, lb.ld,
+                    accumulate ? 1.0 : 0.0, cr, ldc);
     });
   } else {
     using U = std::make_unsigned_t<T>;
-    parallelFor(n, n * m * std::max<int64_t>(k, 1), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        for (int64_t j = 0; j < m; ++j) {
-          U acc = accumulate ? static_cast<U>(c[i * m + j]) : 0;
-          for (int64_t p = 0; p < k; ++p)
-            acc += static_cast<U>(a[i * sar + p * sac]) *
-                   static_cast<U>(b[p * sbr + j * sbc]);
-          c[i * m + j] = static_cast<T>(acc);
-        }
-    });
+    parallelFor(n, n * m * std::max<int64_t>(k, 1),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t i = begin; i < end; ++i)
+                    for (int64_t j = 0; j < m; ++j) {
+                      U acc = accumulate ? static_cast<U>(c[i * m + j]) : 0;
+                      for (int64_t p = 0; p < k; ++p)
+                        acc += static_cast<U>(a[i * sar + p * sac]) *
+                               static_cast<U>(b[p * sbr + j * sbc]);
+                      c[i * m + j] = static_cast<T>(acc);
+                    }
+                });
   }
 }
 
 template void gemm<float>(int64_t, int64_t, int64_t, const float *, int64_t,
-                          int64_t, const float *, int64_t, int64_t, float *, bool);
+                          int64_t, const float *, int64_t, int64_t, float *,
+                          bool);
 template void gemm<double>(int64_t, int64_t, int64_t, const double *, int64_t,
-                           int64_t, const double *, int64_t, int64_t, double *, bool);
-template void gemm<int32_t>(int64_t, int64_t, int64_t, const int32_t *,
-                            int64_t, int64_t, const int32_t *, int64_t,
-                            int64_t, int32_t *, bool);
-template void gemm<int64_t>(int64_t, int64_t, int64_t, const int64_t *,
-                            int64_t, int64_t, const int64_t *, int64_t,
-                            int64_t, int64_t *, bool);
+                           int64_t, const double *, int64_t, int64_t, double *,
+                           bool);
+template void gemm<int32_t>(int64_t, int64_t, int64_t, const int32_t *, int64_t,
+                            int64_t, const int32_t *, int64_t, int64_t,
+                            int32_t *, bool);
+template void gemm<int64_t>(int64_t, int64_t, int64_t, const int64_t *, int64_t,
+                            int64_t, const int64_t *, int64_t, int64_t,
+                            int64_t *, bool);
 
 } // namespace detail
 
@@ -187,7 +189,8 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
   if (a2.size(-1) != b2.size(-2))
     throw Error("matmul: shapes " + shapeStr(a.shape()) + " and " +
-                shapeStr(b.shape()) + " cannot be multiplied: the first's dim " +
+                shapeStr(b.shape()) +
+                " cannot be multiplied: the first's dim " +
                 std::to_string(a.dim() - 1) + " has size " +
                 std::to_string(a2.size(-1)) + " but the second's dim " +
                 std::to_string(b.dim() == 1 ? 0 : b.dim() - 2) + " has size " +
@@ -206,7 +209,8 @@ Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b) {
   checkCpu(w, "linear");
   if (w.dim() != 2)
     throw Error("linear: the weight must be 2-d [out_features, in_features], "
-                "got shape " + shapeStr(w.shape()));
+                "got shape " +
+                shapeStr(w.shape()));
   if (x.dim() == 0 || x.size(-1) != w.size(1))
     throw Error("linear: the input's last dim (shape " + shapeStr(x.shape()) +
                 ") does not match the weight's in_features " +

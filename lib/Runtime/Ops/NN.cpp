@@ -19,11 +19,11 @@ void checkIds(const Tensor &ids, int64_t rows, const char *op,
     return;
   int64_t lo = amin(ids).item<int64_t>(), hi = amax(ids).item<int64_t>();
   if (lo < 0 || hi >= rows)
-    throw Error(std::string(op) + ": " + what + " " +
-                std::to_string(lo < 0 ? lo : hi) + " is out of range for " +
-                std::to_string(rows) + " rows" +
-                (rows > 0 ? " (valid ids are 0.." + std::to_string(rows - 1) + ")"
-                          : std::string(" (there is none to pick)")));
+    throw Error(
+        std::string(op) + ": " + what + " " + std::to_string(lo < 0 ? lo : hi) +
+        " is out of range for " + std::to_string(rows) + " rows" +
+        (rows > 0 ? " (valid ids are 0.." + std::to_string(rows - 1) + ")"
+                  : std::string(" (there is none to pick)")));
 }
 
 Shape pairParam(const Shape &value, const char *op, const char *name,
@@ -66,8 +66,8 @@ Tensor embedding(const Tensor &ids, const Tensor &table) {
   return out;
 }
 
-Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
-              int64_t stride, int64_t padding) {
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
+              int64_t padding) {
   return conv2d(x, w, b, Shape{stride}, Shape{padding});
 }
 
@@ -77,7 +77,8 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
   checkCpu(w, "conv2d");
   if (x.dim() != 3 && x.dim() != 4)
     throw Error("conv2d: the input must be 4-d [N, C, H, W] or 3-d [C, H, W], "
-                "got shape " + shapeStr(x.shape()));
+                "got shape " +
+                shapeStr(x.shape()));
   if (w.dim() != 4)
     throw Error("conv2d: the weight must be 4-d [out, in, kH, kW], got shape " +
                 shapeStr(w.shape()));
@@ -153,9 +154,9 @@ Tensor cross_entropy(const Tensor &logits, const Tensor &targets) {
                 shapeStr(logits.shape()));
   if (targets.dim() != logits.dim() - 1 ||
       (logits.dim() == 2 && targets.size(0) != logits.size(0)))
-    throw Error("cross_entropy: targets of shape " +
-                shapeStr(targets.shape()) + " do not match logits of shape " +
-                shapeStr(logits.shape()) + " (expected " +
+    throw Error("cross_entropy: targets of shape " + shapeStr(targets.shape()) +
+                " do not match logits of shape " + shapeStr(logits.shape()) +
+                " (expected " +
                 (logits.dim() == 2 ? "[" + std::to_string(logits.size(0)) + "]"
                                    : std::string("[]")) +
                 ")");

@@ -85,7 +85,8 @@ template <typename T> T rowMax(const T *in, int64_t n) {
 }
 
 /// out = exp(in - max); returns the sum (in double for float).
-template <typename T> double expShiftedSum(const T *in, T *out, int64_t n, T max) {
+template <typename T>
+double expShiftedSum(const T *in, T *out, int64_t n, T max) {
   // A row of -inf has max -inf: shift by 0 so it gives NaN like torch.
   T shift = std::isinf(max) ? T(0) : max;
   double sum = 0;
@@ -185,15 +186,16 @@ Tensor softmax(const Tensor &x, int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor &x, int64_t dim) {
-  return mapRows(x, dim, "log_softmax", [](const auto *in, auto *out, int64_t n) {
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
-    T max = rowMax(in, n);
-    T shift = std::isinf(max) ? T(0) : max;
-    T logSum = static_cast<T>(std::log(expShiftedSum(in, out, n, max)));
+  return mapRows(
+      x, dim, "log_softmax", [](const auto *in, auto *out, int64_t n) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
+        T max = rowMax(in, n);
+        T shift = std::isinf(max) ? T(0) : max;
+        T logSum = static_cast<T>(std::log(expShiftedSum(in, out, n, max)));
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = in[i] - shift - logSum;
-  });
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = in[i] - shift - logSum;
+      });
 }
 
 Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,

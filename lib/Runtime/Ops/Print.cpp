@@ -51,8 +51,7 @@ std::vector<int64_t> shownIndices(int64_t size, bool summarize) {
 
 class Formatter {
 public:
-  Formatter(const Tensor &values, DType dtype, bool summarize)
-      : dtype_(dtype) {
+  Formatter(const Tensor &values, DType dtype, bool summarize) : dtype_(dtype) {
     collect(values, 0, 0, summarize);
     if (isFloating(dtype))
       chooseFloatMode();
@@ -60,8 +59,9 @@ public:
     // only; nan, inf and 0 are padded to it or overflow it.
     for (double v : shown_)
       if (!isFloating(dtype) || (std::isfinite(v) && v != 0))
-        width_ = std::max<int64_t>(
-            width_, static_cast<int64_t>(plain(v).size()) + (floatInt() ? 1 : 0));
+        width_ =
+            std::max<int64_t>(width_, static_cast<int64_t>(plain(v).size()) +
+                                          (floatInt() ? 1 : 0));
   }
 
   int64_t width() const { return width_; }
@@ -70,7 +70,8 @@ public:
     std::string s = plain(v);
     if (floatInt() && std::isfinite(v))
       s += ".";
-    return std::string(std::max<int64_t>(0, width_ - (int64_t)s.size()), ' ') + s;
+    return std::string(std::max<int64_t>(0, width_ - (int64_t)s.size()), ' ') +
+           s;
   }
 
 private:
@@ -151,8 +152,8 @@ void formatTensor(std::string &out, const Tensor &t, const Formatter &f,
       out += items[k];
     }
   } else {
-    std::string sep = "," + std::string(rank - dim - 1, '\n') +
-                      std::string(indent + 1, ' ');
+    std::string sep =
+        "," + std::string(rank - dim - 1, '\n') + std::string(indent + 1, ' ');
     for (size_t k = 0; k < idx.size(); ++k) {
       if (k > 0)
         out += sep;

@@ -99,8 +99,8 @@ void reduceRows(const ReductionPlan &plan, const Tensor &out, Acc init,
 }
 
 template <typename T> struct SumAcc {
-  using type = std::conditional_t<std::is_floating_point<T>::value, double,
-                                  uint64_t>;
+  using type =
+      std::conditional_t<std::is_floating_point<T>::value, double, uint64_t>;
 };
 
 Tensor sumOrMean(const Tensor &x, const Shape &dims, bool keepdim, bool mean) {
@@ -124,8 +124,7 @@ Tensor sumOrMean(const Tensor &x, const Shape &dims, bool keepdim, bool mean) {
           plan, out, Acc(0), [](Acc a, Acc b) { return a + b; },
           [&](void *o, int64_t i, Acc acc) {
             if constexpr (std::is_floating_point<T>::value)
-              static_cast<T *>(o)[i] =
-                  static_cast<T>(mean ? acc / count : acc);
+              static_cast<T *>(o)[i] = static_cast<T>(mean ? acc / count : acc);
             else
               static_cast<T *>(o)[i] = static_cast<T>(acc); // wraps
           });
@@ -140,9 +139,10 @@ Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
   DType ct = computeType(x.dtype());
   ReductionPlan plan = planReduction(x.to(ct), dims, keepdim, op);
   if (plan.inner == 0)
-    throw Error(std::string(op) + ": cannot reduce over a dim of size 0 "
-                "(input shape " + shapeStr(x.shape()) + ", dims " +
-                shapeStr(dims) + ")");
+    throw Error(std::string(op) +
+                ": cannot reduce over a dim of size 0 "
+                "(input shape " +
+                shapeStr(x.shape()) + ", dims " + shapeStr(dims) + ")");
   Tensor out(plan.outShape, ct);
   dispatchCompute(ct, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -156,8 +156,9 @@ Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
                              : std::numeric_limits<T>::infinity())
                       : (max ? std::numeric_limits<T>::lowest()
                              : std::numeric_limits<T>::max());
-    reduceRows<T, T>(plan, out, initValue, fold,
-                     [](void *o, int64_t i, T acc) { static_cast<T *>(o)[i] = acc; });
+    reduceRows<T, T>(plan, out, initValue, fold, [](void *o, int64_t i, T acc) {
+      static_cast<T *>(o)[i] = acc;
+    });
   });
   return ct == x.dtype() ? out : out.to(x.dtype());
 }

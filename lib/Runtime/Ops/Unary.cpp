@@ -25,15 +25,14 @@ DType unaryResultType(const Tensor &x, Domain domain, const char *op) {
   if (domain == Domain::Floating)
     return DType::F32;
   if (domain == Domain::FloatOnly || dt == DType::Bool)
-    throw Error(std::string(op) + ": not supported for dtype " +
-                dtypeName(dt) + "; convert with to(kiln::kFloat32) first");
+    throw Error(std::string(op) + ": not supported for dtype " + dtypeName(dt) +
+                "; convert with to(kiln::kFloat32) first");
   return dt;
 }
 
 /// out = f(x) elementwise; f is generic over the compute type.
 template <typename F>
-Tensor unaryKernel(const char *op, const Tensor &x, Domain domain,
-                   const F &f) {
+Tensor unaryKernel(const char *op, const Tensor &x, Domain domain, const F &f) {
   DType result = unaryResultType(x, domain, op);
   DType ct = computeType(result);
   Tensor in = x.to(ct);
@@ -93,7 +92,8 @@ Tensor relu(const Tensor &x) {
 }
 
 Tensor exp(const Tensor &x) {
-  return unaryKernel("exp", x, Domain::Floating, [](auto v) { return vexp(v); });
+  return unaryKernel("exp", x, Domain::Floating,
+                     [](auto v) { return vexp(v); });
 }
 
 Tensor sigmoid(const Tensor &x) {
@@ -123,7 +123,8 @@ Tensor gelu(const Tensor &x, const std::string &approximate) {
 }
 
 Tensor log(const Tensor &x) {
-  return unaryKernel("log", x, Domain::Floating, [](auto v) { return std::log(v); });
+  return unaryKernel("log", x, Domain::Floating,
+                     [](auto v) { return std::log(v); });
 }
 
 Tensor sqrt(const Tensor &x) {

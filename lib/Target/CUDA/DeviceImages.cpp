@@ -22,9 +22,10 @@ void externalizeImages(ModuleOp module, llvm::Module &llvm,
     std::string name = binary.getSymName().str();
     llvm::GlobalVariable *global =
         llvm.getGlobalVariable(name + "_binary", /*AllowInternal=*/true);
-    auto *data = global && global->hasInitializer()
-                     ? dyn_cast<llvm::ConstantDataSequential>(global->getInitializer())
-                     : nullptr;
+    auto *data =
+        global && global->hasInitializer()
+            ? dyn_cast<llvm::ConstantDataSequential>(global->getInitializer())
+            : nullptr;
     if (!data || binary.getObjects().empty())
       return;
     kiln::DeviceImage image;
@@ -34,7 +35,7 @@ void externalizeImages(ModuleOp module, llvm::Module &llvm,
     image.description =
         object.getFormat() == gpu::CompilationTarget::Assembly ? "PTX"
         : object.getFormat() == gpu::CompilationTarget::Fatbin ? "fatbin"
-                                                                : "cubin";
+                                                               : "cubin";
     if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
       image.description += " for " + target.getChip().str();
     auto *decl = new llvm::GlobalVariable(
@@ -53,7 +54,7 @@ void mlir::kiln::collectDeviceImages(CodegenOptions &options,
                                      std::vector<DeviceImage> &images,
                                      std::string prefix) {
   options.afterTranslation = [&images, prefix](ModuleOp module,
-                                                llvm::Module &llvm) {
+                                               llvm::Module &llvm) {
     externalizeImages(module, llvm, prefix, images);
   };
 }

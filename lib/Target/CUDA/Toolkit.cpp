@@ -16,6 +16,7 @@ std::string mlir::kiln::findCudaToolkit() {
     return "/usr/local/cuda";
   // The toolkit whose ptxas is on PATH.
   if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
-    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+        .str();
   return "";
 }

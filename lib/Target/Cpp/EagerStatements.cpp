@@ -15,11 +15,16 @@ using namespace kiln::frontend;
 
 const char *kiln::cpp::scalarType(ValueKind kind) {
   switch (kind) {
-  case ValueKind::I64: return "int64_t";
-  case ValueKind::F32: return "float";
-  case ValueKind::F64: return "double";
-  case ValueKind::Bool: return "bool";
-  case ValueKind::Tensor: return "kiln::Tensor";
+  case ValueKind::I64:
+    return "int64_t";
+  case ValueKind::F32:
+    return "float";
+  case ValueKind::F64:
+    return "double";
+  case ValueKind::Bool:
+    return "bool";
+  case ValueKind::Tensor:
+    return "kiln::Tensor";
   }
   return "?";
 }
@@ -36,8 +41,9 @@ std::string number(double v, ValueKind kind) {
     os << (v != 0 ? "true" : "false");
   else if (std::isinf(v) || std::isnan(v)) {
     std::string t = kind == ValueKind::F32 ? "float" : "double";
-    std::string s = std::isnan(v) ? "std::numeric_limits<" + t + ">::quiet_NaN()"
-                                  : "std::numeric_limits<" + t + ">::infinity()";
+    std::string s = std::isnan(v)
+                        ? "std::numeric_limits<" + t + ">::quiet_NaN()"
+                        : "std::numeric_limits<" + t + ">::infinity()";
     return v < 0 ? "-" + s : s;
   } else {
     os << v;
@@ -96,7 +102,8 @@ void EagerStatements::emitOp(const TraceOp &op) {
   auto method = [&](const std::string &args) {
     return a(0) + "." + opName(c) + "(" + args + ")";
   };
-  static const char *const predicates[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
+  static const char *const predicates[] = {" < ",  " <= ", " > ",
+                                           " >= ", " == ", " != "};
   std::string e;
   if (c == OpCode::FromScalar) {
     scalars_[op.result] = s(0);
@@ -109,26 +116,62 @@ void EagerStatements::emitOp(const TraceOp &op) {
       return "std::" + std::string(opName(c)).substr(std::strlen("scalar."));
     };
     switch (c) {
-    case OpCode::Const: e = number(op.number, r.kind); break;
-    case OpCode::Dim: e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")"; break;
-    case OpCode::Rank: e = s(0) + ".dim()"; break;
-    case OpCode::Numel: e = s(0) + ".numel()"; break;
-    case OpCode::ScalarCast: e = std::string("static_cast<") + t + ">(" + s(0) + ")"; break;
-    case OpCode::ScalarNeg: e = "-" + s(0); break;
-    case OpCode::ScalarAdd: e = s(0) + " + " + s(1); break;
-    case OpCode::ScalarSub: e = s(0) + " - " + s(1); break;
-    case OpCode::ScalarMul: e = s(0) + " * " + s(1); break;
-    case OpCode::ScalarDiv: e = s(0) + " / " + s(1); break;
-    case OpCode::ScalarRem: e = s(0) + " % " + s(1); break;
+    case OpCode::Const:
+      e = number(op.number, r.kind);
+      break;
+    case OpCode::Dim:
+      e = s(0) + ".size(" + std::to_string(op.ints[0]) + ")";
+      break;
+    case OpCode::Rank:
+      e = s(0) + ".dim()";
+      break;
+    case OpCode::Numel:
+      e = s(0) + ".numel()";
+      break;
+    case OpCode::ScalarCast:
+      e = std::string("static_cast<") + t + ">(" + s(0) + ")";
+      break;
+    case OpCode::ScalarNeg:
+      e = "-" + s(0);
+      break;
+    case OpCode::ScalarAdd:
+      e = s(0) + " + " + s(1);
+      break;
+    case OpCode::ScalarSub:
+      e = s(0) + " - " + s(1);
+      break;
+    case OpCode::ScalarMul:
+      e = s(0) + " * " + s(1);
+      break;
+    case OpCode::ScalarDiv:
+      e = s(0) + " / " + s(1);
+      break;
+    case OpCode::ScalarRem:
+      e = s(0) + " % " + s(1);
+      break;
     case OpCode::ScalarMin:
     case OpCode::ScalarMax:
-    case OpCode::ScalarPow: e = stdName() + "(" + s(0) + ", " + s(1) + ")"; break;
-    case OpCode::Select: e = s(0) + " ? " + s(1) + " : " + s(2); break;
-    case OpCode::ScalarCmp: e = s(0) + predicates[op.ints[0]] + s(1); break;
-    case OpCode::ScalarAnd: e = s(0) + " && " + s(1); break;
-    case OpCode::ScalarOr: e = s(0) + " || " + s(1); break;
-    case OpCode::ScalarNot: e = "!" + s(0); break;
-    default: e = stdName() + "(" + s(0) + ")"; break;
+    case OpCode::ScalarPow:
+      e = stdName() + "(" + s(0) + ", " + s(1) + ")";
+      break;
+    case OpCode::Select:
+      e = s(0) + " ? " + s(1) + " : " + s(2);
+      break;
+    case OpCode::ScalarCmp:
+      e = s(0) + predicates[op.ints[0]] + s(1);
+      break;
+    case OpCode::ScalarAnd:
+      e = s(0) + " && " + s(1);
+      break;
+    case OpCode::ScalarOr:
+      e = s(0) + " || " + s(1);
+      break;
+    case OpCode::ScalarNot:
+      e = "!" + s(0);
+      break;
+    default:
+      e = stdName() + "(" + s(0) + ")";
+      break;
     }
     os_ << "  [[maybe_unused]] " << t << " " << v << " = " << e << ";\n";
     return;
@@ -146,7 +189,8 @@ void EagerStatements::emitOp(const TraceOp &op) {
                                            : predicates[op.ints[0]];
     // A C++ number on either side keeps the runtime's Scalar overloads,
     // as in the original expression (two numbers: the left a tensor).
-    bool bothNumbers = scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]);
+    bool bothNumbers =
+        scalars_.count(op.operands[0]) && scalars_.count(op.operands[1]);
     e = (bothNumbers ? a(0) : s(0)) + infix + s(1);
     break;
   }
@@ -164,7 +208,8 @@ void EagerStatements::emitOp(const TraceOp &op) {
     break;
   case OpCode::Softmax:
   case OpCode::LogSoftmax:
-    e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + std::to_string(op.ints[0]) + ")";
+    e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " +
+        std::to_string(op.ints[0]) + ")";
     break;
   case OpCode::LayerNorm:
     e = "kiln::layer_norm(" + a(0) + ", " + a(1) + ", " +
@@ -172,14 +217,15 @@ void EagerStatements::emitOp(const TraceOp &op) {
         number(op.number, ValueKind::F64) + ")";
     break;
   case OpCode::RmsNorm:
-    e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " + number(op.number, ValueKind::F64) +
-        ")";
+    e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " +
+        number(op.number, ValueKind::F64) + ")";
     break;
   case OpCode::Conv2d:
     e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
-        (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" +
-        std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) + "}, {" +
-        std::to_string(op.ints[2]) + ", " + std::to_string(op.ints[3]) + "})";
+        (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) +
+        ", {" + std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) +
+        "}, {" + std::to_string(op.ints[2]) + ", " +
+        std::to_string(op.ints[3]) + "})";
     break;
   case OpCode::Cat:
     e = "kiln::cat({";
@@ -198,7 +244,8 @@ void EagerStatements::emitOp(const TraceOp &op) {
     e = "kiln::full({";
     for (size_t i = 0; i < op.operands.size(); ++i)
       e += (i ? ", " : "") + s(i);
-    e += "}, " + number(op.number, ValueKind::F64) + ", " + dtypeSpelling(r.element) + ")";
+    e += "}, " + number(op.number, ValueKind::F64) + ", " +
+         dtypeSpelling(r.element) + ")";
     break;
   case OpCode::Transpose:
     e = method(std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]));
@@ -233,8 +280,8 @@ void EagerStatements::emitOp(const TraceOp &op) {
     // The unary ops, maximum, minimum, the reductions' other forms,
     // matmul, linear, embedding, cross_entropy: kiln::NAME(operands...).
     if (opGroup(c) == OpGroup::Reduction)
-      e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + ints(op.ints, 1) + ", " +
-          (op.ints[0] ? "true" : "false") + ")";
+      e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " +
+          ints(op.ints, 1) + ", " + (op.ints[0] ? "true" : "false") + ")";
     else
       e = call();
     break;

@@ -5,8 +5,8 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -15,8 +15,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
 
 using namespace mlir;
 
@@ -34,7 +34,8 @@ void addPackedEntryPoints(llvm::Module &module) {
   for (llvm::Function *fn : wrappers) {
     std::string name =
         "kiln_entry_" + fn->getName().drop_front(strlen("_mlir_ciface_")).str();
-    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+    auto *type =
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
     auto *entry = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
                                          name, module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
@@ -48,9 +49,8 @@ void addPackedEntryPoints(llvm::Module &module) {
     SmallVector<llvm::Value *> params;
     for (llvm::Argument &arg : fn->args()) {
       llvm::Value *p = slot(first + arg.getArgNo());
-      params.push_back(arg.getType()->isPointerTy()
-                           ? p
-                           : b.CreateLoad(arg.getType(), p));
+      params.push_back(
+          arg.getType()->isPointerTy() ? p : b.CreateLoad(arg.getType(), p));
     }
     llvm::Value *result = b.CreateCall(fn, params);
     if (returnsValue)
@@ -62,16 +62,16 @@ void addPackedEntryPoints(llvm::Module &module) {
 } // namespace
 
 LogicalResult mlir::kiln::emitObject(ModuleOp module,
-                                      const CodegenOptions &options,
-                                      llvm::raw_pwrite_stream &os,
-                                      bool emitLLVMIR) {
+                                     const CodegenOptions &options,
+                                     llvm::raw_pwrite_stream &os,
+                                     bool emitLLVMIR) {
   return emitObject(ArrayRef<ModuleOp>{module}, options, os, emitLLVMIR);
 }
 
 LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
-                                      const CodegenOptions &options,
-                                      llvm::raw_pwrite_stream &os,
-                                      bool emitLLVMIR) {
+                                     const CodegenOptions &options,
+                                     llvm::raw_pwrite_stream &os,
+                                     bool emitLLVMIR) {
   ModuleOp module = modules.front();
   // Every backend LLVM was built with, so that --target can cross-compile.
   llvm::InitializeAllTargetInfos();
@@ -105,19 +105,23 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   }
   addPackedEntryPoints(*llvmModule);
 
-  llvm::Triple triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
-                                             : options.triple);
+  llvm::Triple triple(options.triple.empty()
+                          ? llvm::sys::getDefaultTargetTriple()
+                          : options.triple);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return module.emitError("kiln: no target for ") << triple.str() << ": " << error;
+    return module.emitError("kiln: no target for ")
+           << triple.str() << ": " << error;
   std::string cpu = options.cpu;
   std::string features;
   if (cpu.empty()) {
     cpu = llvm::sys::getHostCPUName().str();
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       features += (features.empty() ? "" : ",") +
-                  std::string(feature.second ? "+" : "-") + feature.first().str();
+                  std::string(feature.second ? "+" : "-") +
+                  feature.first().str();
   }
   if (!options.features.empty())
     features += (features.empty() ? "" : ",") + options.features;
@@ -127,8 +131,8 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   llvm::TargetOptions targetOptions;
   targetOptions.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpu, features, targetOptions, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return module.emitError("kiln: cannot create a target machine for ")
            << triple.str() << " " << cpu;
@@ -163,11 +167,11 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   if (options.sanitizeAddress)
-    builder.registerOptimizerLastEPCallback(
-        [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel,
-           llvm::ThinOrFullLTOPhase) {
-          mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions()));
-        });
+    builder.registerOptimizerLastEPCallback([](llvm::ModulePassManager &mpm,
+                                               llvm::OptimizationLevel,
+                                               llvm::ThinOrFullLTOPhase) {
+      mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions()));
+    });
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(*llvmModule, mam);
 

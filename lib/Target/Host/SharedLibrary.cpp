@@ -9,9 +9,10 @@
 
 using namespace mlir;
 
-FailureOr<std::string> mlir::kiln::buildSharedLibrary(
-    ModuleOp module, const CodegenOptions &options, const std::string &workDir,
-    const std::string &linker) {
+FailureOr<std::string>
+mlir::kiln::buildSharedLibrary(ModuleOp module, const CodegenOptions &options,
+                               const std::string &workDir,
+                               const std::string &linker) {
   if (llvm::sys::fs::create_directories(workDir))
     return module.emitError("kiln: cannot create ") << workDir, failure();
   std::string object = workDir + "/graphs.o", library = workDir + "/graphs.so";
@@ -32,8 +33,8 @@ FailureOr<std::string> mlir::kiln::buildSharedLibrary(
   std::string message;
   if (llvm::sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0,
                                 &message) != 0)
-    return module.emitError("kiln: linking ") << library << " failed: "
-                                               << message,
+    return module.emitError("kiln: linking ")
+               << library << " failed: " << message,
            failure();
   return library;
 }

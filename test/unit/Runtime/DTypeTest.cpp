@@ -53,7 +53,8 @@ TEST_CASE("binary ops promote like torch.result_type", "[dtype]") {
 }
 
 TEST_CASE("integer arithmetic keeps integers and wraps", "[dtype]") {
-  Tensor a = from_vector<int64_t>({7, -7, std::numeric_limits<int64_t>::max()}, {3});
+  Tensor a =
+      from_vector<int64_t>({7, -7, std::numeric_limits<int64_t>::max()}, {3});
   checkTensor(a * 2, {3}, kInt64, {14, -14, -2});
   checkTensor(a / 2, {3}, kFloat32, {3.5, -3.5, 4.611686e18}, 1e-6);
   checkTensor(pow(from_vector<int32_t>({2, 3}, {2}), 3), {2}, kInt32, {8, 27});
@@ -69,8 +70,7 @@ TEST_CASE("casts between every dtype", "[dtype]") {
   checkTensor(f.to(kBFloat16), {4}, kBFloat16, {-1.5, 0, 2.75, 999424});
   // Out-of-range and NaN float -> int conversions are defined (saturate, 0).
   Tensor odd = F({NAN, 1e20f, -1e20f}, {3});
-  checkTensor(odd.to(kInt32), {3}, kInt32,
-              {0, 2147483647.0, -2147483648.0});
+  checkTensor(odd.to(kInt32), {3}, kInt32, {0, 2147483647.0, -2147483648.0});
   CHECK(f.to(kFloat32).shares_storage(f)); // same dtype: no copy
 }
 

@@ -31,7 +31,8 @@ TEST_CASE("from_vector checks the element count", "[factory]") {
 }
 
 TEST_CASE("randn is deterministic and standard normal", "[factory]") {
-  Tensor a = randn({100000}, 42), b = randn({100000}, 42), c = randn({100000}, 43);
+  Tensor a = randn({100000}, 42), b = randn({100000}, 42),
+         c = randn({100000}, 43);
   CHECK(values(a) == values(b));
   CHECK(values(a) != values(c));
   // The same seed gives the same stream whatever the shape.

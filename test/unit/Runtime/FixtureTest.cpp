@@ -19,9 +19,11 @@ using json = nlohmann::json;
 namespace {
 
 DType parseDType(const std::string &name) {
-  static const std::map<std::string, DType> names = {
-      {"float32", kFloat32}, {"float64", kFloat64}, {"int32", kInt32},
-      {"int64", kInt64},     {"bool", kBool}};
+  static const std::map<std::string, DType> names = {{"float32", kFloat32},
+                                                     {"float64", kFloat64},
+                                                     {"int32", kInt32},
+                                                     {"int64", kInt64},
+                                                     {"bool", kBool}};
   return names.at(name);
 }
 
@@ -67,43 +69,51 @@ const std::map<std::string, OpFn> &ops() {
       {"gelu_tanh", [](V in, const json &) { return gelu(in[0], "tanh"); }},
       {"silu", [](V in, const json &) { return silu(in[0]); }},
       {"neg", [](V in, const json &) { return -in[0]; }},
-      {"sum", [](V in, const json &a) {
+      {"sum",
+       [](V in, const json &a) {
          return sum(in[0], dimsArg(a), a.at("keepdim").get<bool>());
        }},
-      {"mean", [](V in, const json &a) {
+      {"mean",
+       [](V in, const json &a) {
          return mean(in[0], dimsArg(a), a.at("keepdim").get<bool>());
        }},
-      {"amax", [](V in, const json &a) {
+      {"amax",
+       [](V in, const json &a) {
          return amax(in[0], dimsArg(a), a.at("keepdim").get<bool>());
        }},
-      {"amin", [](V in, const json &a) {
+      {"amin",
+       [](V in, const json &a) {
          return amin(in[0], dimsArg(a), a.at("keepdim").get<bool>());
        }},
-      {"softmax", [](V in, const json &a) {
+      {"softmax",
+       [](V in, const json &a) {
          return softmax(in[0], a.at("dim").get<int64_t>());
        }},
-      {"log_softmax", [](V in, const json &a) {
+      {"log_softmax",
+       [](V in, const json &a) {
          return log_softmax(in[0], a.at("dim").get<int64_t>());
        }},
-      {"layer_norm", [](V in, const json &a) {
+      {"layer_norm",
+       [](V in, const json &a) {
          return layer_norm(in[0], in[1], in[2], a.at("eps").get<double>());
        }},
-      {"rms_norm", [](V in, const json &a) {
+      {"rms_norm",
+       [](V in, const json &a) {
          return rms_norm(in[0], in[1], a.at("eps").get<double>());
        }},
       {"matmul", [](V in, const json &) { return matmul(in[0], in[1]); }},
-      {"linear", [](V in, const json &) { return linear(in[0], in[1], in[2]); }},
+      {"linear",
+       [](V in, const json &) { return linear(in[0], in[1], in[2]); }},
       {"embedding", [](V in, const json &) { return embedding(in[0], in[1]); }},
-      {"conv2d", [](V in, const json &a) {
+      {"conv2d",
+       [](V in, const json &a) {
          return conv2d(in[0], in[1], in[2], a.at("stride").get<Shape>(),
                        a.at("padding").get<Shape>());
        }},
-      {"cat", [](V in, const json &a) {
-         return cat(in, a.at("dim").get<int64_t>());
-       }},
-      {"cross_entropy", [](V in, const json &) {
-         return cross_entropy(in[0], in[1]);
-       }},
+      {"cat",
+       [](V in, const json &a) { return cat(in, a.at("dim").get<int64_t>()); }},
+      {"cross_entropy",
+       [](V in, const json &) { return cross_entropy(in[0], in[1]); }},
   };
   return table;
 }

@@ -20,9 +20,10 @@ TEST_CASE("matmul follows torch's 1-d, 2-d and batched rules", "[matmul]") {
               {2, 2, 2}, kFloat32, {4, 10, 5, 11, 8, 20, 10, 22});
   checkTensor(matmul(batch.unsqueeze(1), b.unsqueeze(0).expand({3, 3, 2})),
               {2, 3, 2, 2}, kFloat32,
-              {4, 5, 10, 11, 4, 5, 10, 11, 4, 5, 10, 11,
+              {4, 5,  10, 11, 4, 5,  10, 11, 4, 5,  10, 11,
                8, 10, 20, 22, 8, 10, 20, 22, 8, 10, 20, 22});
-  checkTensor(matmul(v, batch.transpose(1, 2)), {2, 2}, kFloat32, {6, 15, 12, 30});
+  checkTensor(matmul(v, batch.transpose(1, 2)), {2, 2}, kFloat32,
+              {6, 15, 12, 30});
 }
 
 TEST_CASE("matmul reads transposed and sliced operands", "[matmul][views]") {
@@ -40,8 +41,9 @@ TEST_CASE("matmul reads transposed and sliced operands", "[matmul][views]") {
 TEST_CASE("matmul of doubles and integers", "[matmul]") {
   checkTensor(matmul(arange(6).reshape({2, 3}), arange(3)), {2}, kInt64,
               {5, 14});
-  checkTensor(matmul(F({1, 2}, {1, 2}).to(kFloat64), F({3, 4}, {2, 1}).to(kFloat64)),
-              {1, 1}, kFloat64, {11});
+  checkTensor(
+      matmul(F({1, 2}, {1, 2}).to(kFloat64), F({3, 4}, {2, 1}).to(kFloat64)),
+      {1, 1}, kFloat64, {11});
 }
 
 TEST_CASE("linear is x @ w^T + b", "[matmul]") {
@@ -56,9 +58,10 @@ TEST_CASE("linear is x @ w^T + b", "[matmul]") {
 TEST_CASE("matmul and linear misuse is reported", "[matmul][errors]") {
   CHECK_KILN_ERROR(matmul(ones({2, 3}), ones({4, 5})), "matmul", "[2, 3]",
                    "[4, 5]", "size 3", "size 4");
-  CHECK_KILN_ERROR(matmul(ones({2, 2, 3}), ones({3, 3, 2})), "matmul",
-                   "[2]", "[3]");
-  CHECK_KILN_ERROR(matmul(full({}, 1.0), ones({2})), "matmul", "at least 1 dim");
+  CHECK_KILN_ERROR(matmul(ones({2, 2, 3}), ones({3, 3, 2})), "matmul", "[2]",
+                   "[3]");
+  CHECK_KILN_ERROR(matmul(full({}, 1.0), ones({2})), "matmul",
+                   "at least 1 dim");
   CHECK_KILN_ERROR(linear(ones({2, 3}), ones({4, 5})), "linear", "in_features",
                    "[4, 5]");
   CHECK_KILN_ERROR(linear(ones({2, 3}), ones({4, 3}), ones({5})), "linear",

@@ -35,7 +35,8 @@ TEST_CASE("conv2d misuse is reported", "[nn][errors]") {
   Tensor x = ones({1, 3, 5, 5});
   CHECK_KILN_ERROR(conv2d(x, ones({2, 4, 3, 3})), "conv2d", "3 channels",
                    "expects 4");
-  CHECK_KILN_ERROR(conv2d(ones({5, 5}), ones({1, 1, 3, 3})), "conv2d", "[5, 5]");
+  CHECK_KILN_ERROR(conv2d(ones({5, 5}), ones({1, 1, 3, 3})), "conv2d",
+                   "[5, 5]");
   CHECK_KILN_ERROR(conv2d(x, ones({1, 3, 7, 7})), "conv2d", "larger");
   CHECK_KILN_ERROR(conv2d(x, ones({1, 3, 3, 3}), Tensor(), 0, 0), "conv2d",
                    "stride");

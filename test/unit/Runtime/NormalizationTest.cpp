@@ -8,9 +8,9 @@ using namespace kiln::test;
 
 TEST_CASE("softmax and log_softmax, hand-computed", "[normalization]") {
   Tensor x = F({0, 1, 2, 3, 3, 3}, {2, 3});
-  checkTensor(softmax(x, 1), {2, 3}, kFloat32,
-              {0.0900305732, 0.2447284711, 0.6652409558, 1 / 3.0, 1 / 3.0,
-               1 / 3.0});
+  checkTensor(
+      softmax(x, 1), {2, 3}, kFloat32,
+      {0.0900305732, 0.2447284711, 0.6652409558, 1 / 3.0, 1 / 3.0, 1 / 3.0});
   checkTensor(log_softmax(x, -1), {2, 3}, kFloat32,
               {-2.4076059644, -1.4076059644, -0.4076059644, -1.0986122887,
                -1.0986122887, -1.0986122887});
@@ -23,8 +23,8 @@ TEST_CASE("softmax and log_softmax, hand-computed", "[normalization]") {
 TEST_CASE("softmax is stable for large inputs and masks", "[normalization]") {
   const float inf = std::numeric_limits<float>::infinity();
   checkTensor(softmax(F({1000, 1000}, {2}), 0), {2}, kFloat32, {0.5, 0.5});
-  checkTensor(softmax(F({0, -inf, 0}, {3}), 0), {3}, kFloat32, {0.5, 0, 0.5},
-              0, 0);
+  checkTensor(softmax(F({0, -inf, 0}, {3}), 0), {3}, kFloat32, {0.5, 0, 0.5}, 0,
+              0);
   checkTensor(log_softmax(F({-1000, 0}, {2}), 0), {2}, kFloat32, {-1000, 0});
   // A fully masked row is NaN, as in torch.
   checkTensor(softmax(F({-inf, -inf}, {2}), 0), {2}, kFloat32, {NAN, NAN});

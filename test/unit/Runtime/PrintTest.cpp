@@ -16,7 +16,8 @@ TEST_CASE("prints like torch", "[print]") {
   CHECK(toString(F({1e9, 1}, {2})) == "tensor([1.0000e+09, 1.0000e+00])");
   CHECK(toString(full({}, 3.5)) == "tensor(3.5000)");
   CHECK(toString(arange(3)) == "tensor([0, 1, 2])");
-  CHECK(toString(arange(3).to(kInt32)) == "tensor([0, 1, 2], dtype=kiln.int32)");
+  CHECK(toString(arange(3).to(kInt32)) ==
+        "tensor([0, 1, 2], dtype=kiln.int32)");
   CHECK(toString(F({1, 2}, {2}).to(kFloat64)) ==
         "tensor([1., 2.], dtype=kiln.float64)");
   CHECK(toString(F({0, 1}, {2}) > 0.5) == "tensor([False,  True])");
@@ -24,7 +25,8 @@ TEST_CASE("prints like torch", "[print]") {
   CHECK(toString(zeros({0})) == "tensor([])");
   CHECK(toString(zeros({2, 0})) == "tensor([], size=(2, 0))");
   CHECK(toString(arange(8).reshape({2, 2, 2})) ==
-        "tensor([[[0, 1],\n         [2, 3]],\n\n        [[4, 5],\n         [6, 7]]])");
+        "tensor([[[0, 1],\n         [2, 3]],\n\n        [[4, 5],\n         [6, "
+        "7]]])");
   std::ostringstream os;
   os << F({0.5}, {1});
   CHECK(os.str() == "tensor([0.5000])");
@@ -32,12 +34,14 @@ TEST_CASE("prints like torch", "[print]") {
 
 TEST_CASE("long rows wrap at 80 columns", "[print]") {
   CHECK(toString(arange(30)) ==
-        "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,\n"
+        "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, "
+        "15, 16, 17,\n"
         "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29])");
 }
 
 TEST_CASE("large tensors are summarised", "[print]") {
-  CHECK(toString(arange(2000)) == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
+  CHECK(toString(arange(2000)) ==
+        "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
   CHECK(toString(arange(2000).reshape({40, 50})) ==
         "tensor([[   0,    1,    2,  ...,   47,   48,   49],\n"
         "        [  50,   51,   52,  ...,   97,   98,   99],\n"

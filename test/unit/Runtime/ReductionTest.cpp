@@ -18,8 +18,7 @@ TEST_CASE("reductions over dims with keepdim, hand-computed", "[reduction]") {
   // A reduction over a view and over the middle dim of a 3-d tensor.
   checkTensor(sum(a.transpose(0, 1), 1), {3}, kFloat32, {5, 7, 9});
   Tensor b = arange(24).reshape({2, 3, 4});
-  checkTensor(sum(b, 1), {2, 4}, kInt64,
-              {12, 15, 18, 21, 48, 51, 54, 57});
+  checkTensor(sum(b, 1), {2, 4}, kInt64, {12, 15, 18, 21, 48, 51, 54, 57});
   checkTensor(amax(b, {0, 2}), {3}, kInt64, {15, 19, 23});
   // 0-d input.
   checkTensor(sum(full({}, 4.0)), {}, kFloat32, {4});

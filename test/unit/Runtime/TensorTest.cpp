@@ -75,7 +75,8 @@ TEST_CASE("contiguous copies only when needed", "[tensor][views]") {
               kInt64, {0, 3, 1, 4, 2, 5});
 }
 
-TEST_CASE("reshape views when it can and copies when it must", "[tensor][views]") {
+TEST_CASE("reshape views when it can and copies when it must",
+          "[tensor][views]") {
   Tensor a = arange(12).reshape({3, 4});
   Tensor r = a.reshape({2, -1});
   CHECK(r.shape() == Shape{2, 6});
@@ -158,7 +159,8 @@ TEST_CASE("to(Device) on the cpu; cuda without a GPU is a clear error",
   // (test/unit/cuda covers the GPU side on a stand-in driver.)
   if (!kiln::cuda::is_available()) {
     CHECK_KILN_ERROR(a.to(Device::cuda()), "to(cuda)", "CUDA");
-    CHECK_KILN_ERROR(Tensor({2}, kFloat32, Device::cuda()), "cuda allocation", "CUDA");
+    CHECK_KILN_ERROR(Tensor({2}, kFloat32, Device::cuda()), "cuda allocation",
+                     "CUDA");
     CHECK_KILN_ERROR(kiln::cuda::synchronize(), "cuda::synchronize", "CUDA");
   } else {
     CHECK(a.to(Device::cuda()).to(Device::cpu()).item<float>() == 1.0f);

@@ -62,7 +62,8 @@ extern "C" void twiceXPlusOne(void **args) {
   std::memcpy(&x, &in[1], sizeof(x));
   x += in[2];
   int64_t rows = in[3], cols = in[4], rs = in[5], cs = in[6];
-  auto *y = static_cast<float *>(mgpuMemAlloc(rows * cols * sizeof(float), nullptr, false));
+  auto *y = static_cast<float *>(
+      mgpuMemAlloc(rows * cols * sizeof(float), nullptr, false));
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       y[i * cols + j] = 2 * x[i * rs + j * cs] + 1;
@@ -109,8 +110,10 @@ TEST_CASE("to(cuda) and back, contiguous and strided", "[cuda]") {
   CHECK(d.to(Device::cuda()).shares_storage(d));
   checkClose(d.to(Device::cpu()), x);
   // Views of device memory come back in their own shape.
-  checkClose(d.transpose(0, 1).to(Device::cpu()), x.transpose(0, 1).contiguous());
-  checkClose(d.slice(1, 1, 5, 2).to(Device::cpu()), x.slice(1, 1, 5, 2).contiguous());
+  checkClose(d.transpose(0, 1).to(Device::cpu()),
+             x.transpose(0, 1).contiguous());
+  checkClose(d.slice(1, 1, 5, 2).to(Device::cpu()),
+             x.slice(1, 1, 5, 2).contiguous());
   checkClose(d.slice(0, 2, 3).to(Device::cpu()), x.slice(0, 2, 3).contiguous());
   // A strided CPU tensor goes over contiguous.
   Tensor t = x.transpose(0, 1).to(Device::cuda());
@@ -118,18 +121,21 @@ TEST_CASE("to(cuda) and back, contiguous and strided", "[cuda]") {
   checkClose(t.to(Device::cpu()), x.transpose(0, 1).contiguous());
   CHECK(d.clone().device() == Device::cuda());
   checkClose(d.clone().to(Device::cpu()), x);
-  checkClose(d.transpose(0, 1).clone().to(Device::cpu()), x.transpose(0, 1).contiguous());
+  checkClose(d.transpose(0, 1).clone().to(Device::cpu()),
+             x.transpose(0, 1).contiguous());
   checkClose(d.to(kFloat64).to(Device::cpu()), x.to(kFloat64));
   CHECK(d.to(kFloat64).device() == Device::cuda());
   CHECK(full({}, 2.5).to(Device::cuda()).item<float>() == 2.5f);
   CHECK(toString(ones({2}).to(Device::cuda())) ==
         "tensor([1., 1.], device='cuda:0')");
-  CHECK(zeros({0, 4}).to(Device::cuda()).to(Device::cpu()).shape() == Shape{0, 4});
+  CHECK(zeros({0, 4}).to(Device::cuda()).to(Device::cpu()).shape() ==
+        Shape{0, 4});
 }
 
 TEST_CASE("eager ops refuse GPU tensors; one GPU", "[cuda]") {
   Tensor d = ones({2}).to(Device::cuda());
-  CHECK_KILN_ERROR(d + d, "add", "the eager runtime computes on the cpu", "cuda:0");
+  CHECK_KILN_ERROR(d + d, "add", "the eager runtime computes on the cpu",
+                   "cuda:0");
   CHECK_KILN_ERROR(exp(d), "exp", "cuda:0");
   CHECK_KILN_ERROR(ones({2}).to(Device::cuda(1)), "cuda:1", "one GPU");
 }
@@ -152,13 +158,19 @@ TEST_CASE("GraphCall on cuda: CPU inputs staged, results back", "[cuda]") {
   Tensor want = x * 2 + 1;
   CHECK(abi::guard("g", {{x, 2, kFloat32}}, Device::cuda()));
   Tensor y;
-  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(x).output(y, 2, kFloat32).run());
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda())
+              .input(x)
+              .output(y, 2, kFloat32)
+              .run());
   CHECK(y.device() == Device::cpu());
   checkClose(y, want);
 
   // A strided CPU input is staged contiguous.
   Tensor xt = x.transpose(0, 1);
-  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(xt).output(y, 2, kFloat32).run());
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda())
+              .input(xt)
+              .output(y, 2, kFloat32)
+              .run());
   checkClose(y, xt * 2 + 1);
 
   // Device inputs pass straight through (a strided view included), and
@@ -166,7 +178,9 @@ TEST_CASE("GraphCall on cuda: CPU inputs staged, results back", "[cuda]") {
   Tensor dx = x.to(Device::cuda());
   CHECK(abi::guard("g", {{dx, 2, kFloat32}}, Device::cuda()));
   REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda())
-              .input(dx.transpose(0, 1)).output(y, 2, kFloat32).run());
+              .input(dx.transpose(0, 1))
+              .output(y, 2, kFloat32)
+              .run());
   CHECK(y.device() == Device::cuda());
   checkClose(y.to(Device::cpu()), xt * 2 + 1);
 
@@ -180,14 +194,22 @@ TEST_CASE("a failed kernel raises kiln::Error from the graph call", "[cuda]") {
   Tensor x = randn({2, 3}, 3);
   Tensor y;
   CHECK_KILN_ERROR(abi::GraphCall("bad", launchesAKernel, Device::cuda())
-                       .input(x).output(y, 2, kFloat32).run(),
-                   "graph bad", "kernel launch", "the fake driver runs no kernels");
+                       .input(x)
+                       .output(y, 2, kFloat32)
+                       .run(),
+                   "graph bad", "kernel launch",
+                   "the fake driver runs no kernels");
   CHECK_FALSE(y.defined());
   CHECK_KILN_ERROR(abi::GraphCall("missing", missingKernel, Device::cuda())
-                       .input(x).output(y, 2, kFloat32).run(),
+                       .input(x)
+                       .output(y, 2, kFloat32)
+                       .run(),
                    "graph missing", "kernel missing", "named symbol not found");
   // The error does not stick: the next graph runs.
-  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda()).input(x).output(y, 2, kFloat32).run());
+  REQUIRE(abi::GraphCall("g", twiceXPlusOne, Device::cuda())
+              .input(x)
+              .output(y, 2, kFloat32)
+              .run());
   checkClose(y, x * 2 + 1);
   auto modules = fakeDriver<int (*)()>("kiln_fake_cuda_modules_loaded");
   CHECK(modules() == 2); // each module loaded once, on its first launch
@@ -238,7 +260,8 @@ struct Unranked {
 int cublasCalls() {
   void *lib = dlopen(std::getenv("KILN_LIBCUBLAS"), RTLD_NOW | RTLD_LOCAL);
   REQUIRE(lib);
-  auto calls = reinterpret_cast<int (*)()>(dlsym(lib, "kiln_fake_cublas_calls"));
+  auto calls =
+      reinterpret_cast<int (*)()>(dlsym(lib, "kiln_fake_cublas_calls"));
   REQUIRE(calls);
   return calls();
 }
@@ -252,8 +275,9 @@ Tensor gemmOnGpu(const Tensor &a, const Tensor &b, Tensor c, bool &done) {
 
 } // namespace
 
-TEST_CASE("gemm through cuBLAS: operands as stored, transposed, or with a row pitch",
-          "[cuda]") {
+TEST_CASE(
+    "gemm through cuBLAS: operands as stored, transposed, or with a row pitch",
+    "[cuda]") {
   REQUIRE(kFakeBlas);
   Tensor a = randn({5, 7}, 11), b = randn({7, 3}, 12), c0 = randn({5, 3}, 13);
   Tensor want = c0 + matmul(a, b);
@@ -269,8 +293,10 @@ TEST_CASE("gemm through cuBLAS: operands as stored, transposed, or with a row pi
   checkClose(gemmOnGpu(at, bt, c0.to(gpu), done), want);
   CHECK(done);
   // Views with a row pitch larger than their width.
-  Tensor aPitched = cat({zeros({5, 2}), a, zeros({5, 2})}, 1).to(gpu).slice(1, 2, 9);
-  Tensor cPitched = cat({zeros({5, 1}), c0, zeros({5, 5})}, 1).to(gpu).slice(1, 1, 4);
+  Tensor aPitched =
+      cat({zeros({5, 2}), a, zeros({5, 2})}, 1).to(gpu).slice(1, 2, 9);
+  Tensor cPitched =
+      cat({zeros({5, 1}), c0, zeros({5, 5})}, 1).to(gpu).slice(1, 1, 4);
   Tensor bg = b.to(gpu);
   Descriptor dA(aPitched), dB(bg), dC(cPitched);
   CHECK(_mlir_ciface_kiln_cuda_gemm_f32(dA.ranked(), dB.ranked(), dC.ranked()));
@@ -281,7 +307,8 @@ TEST_CASE("gemm through cuBLAS: operands as stored, transposed, or with a row pi
   CHECK(done);
 }
 
-TEST_CASE("gemm through cuBLAS declines operands without a unit stride", "[cuda]") {
+TEST_CASE("gemm through cuBLAS declines operands without a unit stride",
+          "[cuda]") {
   Device gpu = Device::cuda();
   Tensor big = randn({10, 14}, 14).to(gpu);
   Tensor a = big.slice(0, 0, 10, 2).slice(1, 0, 14, 2); // strides (28, 2)
@@ -298,9 +325,11 @@ TEST_CASE("gemm through cuBLAS declines operands without a unit stride", "[cuda]
 TEST_CASE("linear through cuBLAS", "[cuda]") {
   Device gpu = Device::cuda();
   // y[..., o] += x[..., k] * w[o, k], x of rank 3 and x transposed.
-  Tensor x = randn({2, 3, 7}, 21), w = randn({4, 7}, 22), y0 = randn({2, 3, 4}, 23);
+  Tensor x = randn({2, 3, 7}, 21), w = randn({4, 7}, 22),
+         y0 = randn({2, 3, 4}, 23);
   Tensor want = y0 + matmul(x, w.transpose(0, 1));
-  for (Tensor xg : {x.to(gpu), x.transpose(0, 1).contiguous().to(gpu).transpose(0, 1)}) {
+  for (Tensor xg :
+       {x.to(gpu), x.transpose(0, 1).contiguous().to(gpu).transpose(0, 1)}) {
     Tensor y = y0.to(gpu), wg = w.to(gpu);
     Descriptor dx(xg), dw(wg), dy(y);
     Unranked ux{3, dx.ranked()}, uy{3, dy.ranked()};
@@ -313,7 +342,8 @@ TEST_CASE("batched matmul through cuBLAS, batch dims broadcast", "[cuda]") {
   Device gpu = Device::cuda();
   // C[2, 3, 5, 4] += A[2, 1, 5, 7] @ B[3, 7, 4]: size-1 and missing batch
   // dims broadcast.
-  Tensor a = randn({2, 1, 5, 7}, 24), b = randn({3, 7, 4}, 25), c0 = randn({2, 3, 5, 4}, 26);
+  Tensor a = randn({2, 1, 5, 7}, 24), b = randn({3, 7, 4}, 25),
+         c0 = randn({2, 3, 5, 4}, 26);
   // (The GPU tensors stay alive while their descriptors are used.)
   Tensor ag = a.to(gpu), bg = b.to(gpu), c = c0.to(gpu);
   Descriptor da(ag), db(bg), dc(c);

@@ -19,7 +19,8 @@ template <typename T>
 int gemm(int opA, int opB, int m, int n, int k, const T *alpha, const T *a,
          int lda, const T *b, int ldb, const T *beta, T *c, int ldc) {
   if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1) ||
-      lda < ((opA == kTranspose ? k : m) > 1 ? (opA == kTranspose ? k : m) : 1) ||
+      lda <
+          ((opA == kTranspose ? k : m) > 1 ? (opA == kTranspose ? k : m) : 1) ||
       ldb < ((opB == kTranspose ? n : k) > 1 ? (opB == kTranspose ? n : k) : 1))
     return 7; // CUBLAS_STATUS_INVALID_VALUE
   ++calls;
@@ -43,14 +44,15 @@ int cublasCreate_v2(void **handle) {
   *handle = &handleStorage;
   return 0;
 }
-int cublasSgemm_v2(void *, int opA, int opB, int m, int n, int k, const float *alpha,
-                   const float *a, int lda, const float *b, int ldb,
-                   const float *beta, float *c, int ldc) {
+int cublasSgemm_v2(void *, int opA, int opB, int m, int n, int k,
+                   const float *alpha, const float *a, int lda, const float *b,
+                   int ldb, const float *beta, float *c, int ldc) {
   return gemm(opA, opB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-int cublasDgemm_v2(void *, int opA, int opB, int m, int n, int k, const double *alpha,
-                   const double *a, int lda, const double *b, int ldb,
-                   const double *beta, double *c, int ldc) {
+int cublasDgemm_v2(void *, int opA, int opB, int m, int n, int k,
+                   const double *alpha, const double *a, int lda,
+                   const double *b, int ldb, const double *beta, double *c,
+                   int ldc) {
   return gemm(opA, opB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -63,20 +63,27 @@ int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   return 0;
 }
 int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n) {
-  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), n);
+  std::memcpy(reinterpret_cast<void *>(dst),
+              reinterpret_cast<const void *>(src), n);
   return 0;
 }
 
 int cuMemcpy(unsigned long long dst, unsigned long long src, size_t n) {
-  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), n);
+  std::memcpy(reinterpret_cast<void *>(dst),
+              reinterpret_cast<const void *>(src), n);
   return 0;
 }
 
 /// Accepts PTX text and ELF/fatbin images by their first bytes.
 int cuModuleLoadData(void **module, const void *image) {
   const char *bytes = static_cast<const char *>(image);
-  if (std::strncmp(bytes, "//", 2) != 0 && std::strncmp(bytes, ".version", 8) != 0 &&
-      std::memcmp(bytes, "\x7f" "ELF", 4) != 0 && std::memcmp(bytes, "\x50\xed\x55\xba", 4) != 0)
+  if (std::strncmp(bytes, "//", 2) != 0 &&
+      std::strncmp(bytes, ".version", 8) != 0 &&
+      std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 &&
+      std::memcmp(bytes, "\x50\xed\x55\xba", 4) != 0)
     return kInvalidValue;
   ++modulesLoaded;
   *module = const_cast<void *>(image);

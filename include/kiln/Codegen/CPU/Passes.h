@@ -20,7 +20,8 @@ struct CpuPipelineOptions {
 /// kiln -> LLVM dialect for the host CPU: fusion, bufferization with
 /// deallocation, products through BLAS, row tiles as parallel loops on
 /// OpenMP, vectorizable math, C wrappers (docs/pipelines.md).
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options = {});
+void buildCpuPipeline(OpPassManager &pm,
+                      const CpuPipelineOptions &options = {});
 
 /// The CPU pipeline's last steps, from loops on buffers to the LLVM
 /// dialect: Kiln's approximate math, then upstream's conversions.

@@ -3,7 +3,8 @@
 // The matcher the CPU's kiln-matmul-to-blas (OpenBLAS) and the GPU's
 // kiln-gpu-matmul-to-cublas (cuBLAS) share: which float products of
 // bufferized IR a library runs, and the call into the runtime's entry point
-// for each (lib/Runtime/CPU/BlasEntryPoints.cpp, lib/Runtime/CUDA/CudaBlas.cpp).
+// for each (lib/Runtime/CPU/BlasEntryPoints.cpp,
+// lib/Runtime/CUDA/CudaBlas.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_COMMON_BLASPRODUCTS_H

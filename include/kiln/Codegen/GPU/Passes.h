@@ -40,7 +40,8 @@ struct GpuPipelineOptions {
 /// bufferization into device memory, loop nests mapped onto blocks and
 /// threads (row reductions onto one block per row), NVVM, then upstream's
 /// GPU-to-NVVM lowering and serialization (docs/gpu.md).
-void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options = {});
+void buildGpuPipeline(OpPassManager &pm,
+                      const GpuPipelineOptions &options = {});
 
 /// Maps the scf.parallel nests of `fn` onto blocks and threads
 /// (kiln-gpu-map-parallel-loops). With `serialThreads`, the threads of a

@@ -22,7 +22,8 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                             Type type, Location loc) {
   // Sizes folded by kiln.dim are index constants; tensors are kiln.constant.
   if (isa<IndexType>(type))
-    return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
+    return arith::ConstantOp::create(builder, loc, type,
+                                     cast<TypedAttr>(value));
   if (auto elements = dyn_cast<ElementsAttr>(value))
     if (elements.getType() == type)
       return ConstantOp::create(builder, loc, type, elements);

@@ -54,24 +54,25 @@ bool broadcastDim(int64_t a, int64_t b, int64_t &out) {
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
-                                               ArrayRef<Type> operandTypes,
-                                               Type elementType,
-                                               SmallVectorImpl<Type> &inferred) {
+LogicalResult
+mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
+                                 ArrayRef<Type> operandTypes, Type elementType,
+                                 SmallVectorImpl<Type> &inferred) {
   SmallVector<int64_t> shape;
   for (Type type : operandTypes) {
     ArrayRef<int64_t> s = rankedOf(type).getShape();
     SmallVector<int64_t> next(std::max(shape.size(), s.size()), 1);
     size_t rank = next.size();
     for (size_t i = 0; i < rank; ++i) {
-      int64_t a = i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
+      int64_t a =
+          i < rank - shape.size() ? 1 : shape[i - (rank - shape.size())];
       int64_t b = i < rank - s.size() ? 1 : s[i - (rank - s.size())];
       if (!broadcastDim(a, b, next[i]))
-        return emitOptionalError(
-            loc, "shapes ", shapeStr(shape), " and ", shapeStr(s),
-            " cannot be broadcast: dim ",
-            static_cast<int64_t>(i) - static_cast<int64_t>(rank),
-            " has sizes ", a, " and ", b);
+        return emitOptionalError(loc, "shapes ", shapeStr(shape), " and ",
+                                 shapeStr(s), " cannot be broadcast: dim ",
+                                 static_cast<int64_t>(i) -
+                                     static_cast<int64_t>(rank),
+                                 " has sizes ", a, " and ", b);
     }
     shape = std::move(next);
   }
@@ -84,9 +85,9 @@ LogicalResult mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
 LogicalResult mlir::kiln::verifyDimInRange(Operation *op, int64_t dim,
                                            int64_t rank, StringRef name) {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << name << " " << dim
-                             << " is out of range for rank " << rank
-                             << " (expected a dim in [0, " << rank - 1 << "])";
+    return op->emitOpError()
+           << name << " " << dim << " is out of range for rank " << rank
+           << " (expected a dim in [0, " << rank - 1 << "])";
   return success();
 }
 
@@ -103,10 +104,10 @@ LogicalResult mlir::kiln::verifyReductionDims(Operation *op, Type input,
   return success();
 }
 
-LogicalResult mlir::kiln::inferReductionResult(std::optional<Location> loc,
-                                               Type input, ArrayRef<int64_t> dims,
-                                               bool keepdim,
-                                               SmallVectorImpl<Type> &inferred) {
+LogicalResult
+mlir::kiln::inferReductionResult(std::optional<Location> loc, Type input,
+                                 ArrayRef<int64_t> dims, bool keepdim,
+                                 SmallVectorImpl<Type> &inferred) {
   auto type = rankedOf(input);
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -159,8 +160,10 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
                                         SmallVectorImpl<Type> &inferred) {
   Type lhs = adaptor.getLhs().getType(), rhs = adaptor.getRhs().getType();
   if (rankedOf(lhs).getElementType() != rankedOf(rhs).getElementType())
-    return emitOptionalError(loc, "the two branches have different element "
-                                  "types: ", lhs, " and ", rhs);
+    return emitOptionalError(loc,
+                             "the two branches have different element "
+                             "types: ",
+                             lhs, " and ", rhs);
   return inferBroadcastResult(loc, {adaptor.getCond().getType(), lhs, rhs},
                               rankedOf(lhs).getElementType(), inferred);
 }
@@ -235,10 +238,9 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
   if (w.getRank() != 2)
     return emitOptionalError(loc, "the weight must be 2-d [out, in], got ", w);
   if (x.getRank() == 0 || !compatibleDims(x.getShape().back(), w.getDimSize(1)))
-    return emitOptionalError(loc, "the input's last dim (shape ",
-                             shapeStr(x.getShape()),
-                             ") does not match the weight's in_features ",
-                             w.getDimSize(1));
+    return emitOptionalError(
+        loc, "the input's last dim (shape ", shapeStr(x.getShape()),
+        ") does not match the weight's in_features ", w.getDimSize(1));
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ: ",
                              x.getElementType(), " and ", w.getElementType());
@@ -278,8 +280,10 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
   auto w = rankedOf(adaptor.getWeight().getType());
   ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding();
   if (x.getRank() != 4 || w.getRank() != 4)
-    return emitOptionalError(loc, "input and weight must be 4-d (NCHW and "
-                                  "OIHW), got ", x, " and ", w);
+    return emitOptionalError(loc,
+                             "input and weight must be 4-d (NCHW and "
+                             "OIHW), got ",
+                             x, " and ", w);
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
   if (strides.size() != 2 || pad.size() != 2 || strides[0] < 1 ||
@@ -304,8 +308,10 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
       continue;
     }
     if (in + 2 * pad[i] < k)
-      return emitOptionalError(loc, "the kernel is larger than the padded "
-                                    "input in dim ", 2 + i);
+      return emitOptionalError(loc,
+                               "the kernel is larger than the padded "
+                               "input in dim ",
+                               2 + i);
     shape.push_back((in + 2 * pad[i] - k) / strides[i] + 1);
   }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
@@ -334,11 +340,10 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *context,
       if (d == dim)
         continue;
       if (!compatibleDims(shape[d], t.getDimSize(d)))
-        return emitOptionalError(loc, "input ", i, " has shape ",
-                                 shapeStr(t.getShape()),
-                                 " but input 0 has shape ",
-                                 shapeStr(first.getShape()),
-                                 "; they may differ only in dim ", dim);
+        return emitOptionalError(
+            loc, "input ", i, " has shape ", shapeStr(t.getShape()),
+            " but input 0 has shape ", shapeStr(first.getShape()),
+            "; they may differ only in dim ", dim);
       if (ShapedType::isDynamic(shape[d]))
         shape[d] = t.getDimSize(d);
     }
@@ -351,10 +356,10 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
-LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *context,
-                                               std::optional<Location> loc,
-                                               Adaptor adaptor,
-                                               SmallVectorImpl<Type> &inferred) {
+LogicalResult
+CrossEntropyOp::inferReturnTypes(MLIRContext *context,
+                                 std::optional<Location> loc, Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
   auto logits = rankedOf(adaptor.getLogits().getType());
   auto targets = rankedOf(adaptor.getTargets().getType());
   if (logits.getRank() != 1 && logits.getRank() != 2)
@@ -362,8 +367,8 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *context,
   if (targets.getRank() != logits.getRank() - 1 ||
       (logits.getRank() == 2 &&
        !compatibleDims(targets.getDimSize(0), logits.getDimSize(0))))
-    return emitOptionalError(loc, "targets ", targets,
-                             " do not match logits ", logits);
+    return emitOptionalError(loc, "targets ", targets, " do not match logits ",
+                             logits);
   inferred.push_back(RankedTensorType::get({}, logits.getElementType()));
   return success();
 }
@@ -404,8 +409,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape(in.getShape());
   int64_t d0 = adaptor.getDim0(), d1 = adaptor.getDim1();
   if (d0 < 0 || d1 < 0 || d0 >= in.getRank() || d1 >= in.getRank())
-    return emitOptionalError(loc, "dims ", d0, " and ", d1,
-                             " must be in [0, ", in.getRank(), ")");
+    return emitOptionalError(loc, "dims ", d0, " and ", d1, " must be in [0, ",
+                             in.getRank(), ")");
   std::swap(shape[d0], shape[d1]);
   inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
   return success();
@@ -441,22 +446,20 @@ LogicalResult SliceOp::verify() {
   if (static_cast<int64_t>(getStep()) < 1)
     return emitOpError("step must be at least 1, got ") << getStep();
   if (in.getRank() != out.getRank())
-    return emitOpError("result rank ") << out.getRank()
-                                       << " differs from input rank "
-                                       << in.getRank();
+    return emitOpError("result rank ")
+           << out.getRank() << " differs from input rank " << in.getRank();
   int64_t step = static_cast<int64_t>(getStep());
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t i = in.getDimSize(d), o = out.getDimSize(d);
     if (d == static_cast<int64_t>(getDim())) {
       if (!ShapedType::isDynamic(i) && !ShapedType::isDynamic(o) &&
           o > (i + step - 1) / step)
-        return emitOpError("sliced size ")
-               << o << " exceeds what dim " << d << " of size " << i
-               << " can give";
+        return emitOpError("sliced size ") << o << " exceeds what dim " << d
+                                           << " of size " << i << " can give";
     } else if (i != o) {
-      return emitOpError("dim ") << d << " changes from "
-                                 << shapeStr(in.getShape()) << " to "
-                                 << shapeStr(out.getShape());
+      return emitOpError("dim ")
+             << d << " changes from " << shapeStr(in.getShape()) << " to "
+             << shapeStr(out.getShape());
     }
   }
   return success();
@@ -469,8 +472,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
   auto in = rankedOf(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
   if (dim < 0 || dim > in.getRank())
-    return emitOptionalError(loc, "dim ", dim, " must be in [0, ",
-                             in.getRank(), "]");
+    return emitOptionalError(loc, "dim ", dim, " must be in [0, ", in.getRank(),
+                             "]");
   SmallVector<int64_t> shape(in.getShape());
   shape.insert(shape.begin() + dim, 1);
   inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
@@ -502,8 +505,8 @@ LogicalResult ExpandOp::verify() {
   for (int64_t d = 0; d < in.getRank(); ++d) {
     int64_t i = in.getDimSize(d), o = out.getDimSize(d + lead);
     if (i != 1 && !compatibleDims(i, o))
-      return emitOpError("dim ") << d << " of size " << i
-                                 << " cannot be expanded to " << o;
+      return emitOpError("dim ")
+             << d << " of size " << i << " cannot be expanded to " << o;
   }
   return success();
 }
@@ -526,11 +529,12 @@ LogicalResult FullOp::verify() {
 LogicalResult FromScalarOp::verify() {
   Type scalar = getScalar().getType();
   Type element = getResult().getType().getElementType();
-  bool ok = scalar == element || (isa<IndexType>(scalar) && isa<IntegerType>(element) &&
-                                  element.getIntOrFloatBitWidth() > 1);
+  bool ok = scalar == element ||
+            (isa<IndexType>(scalar) && isa<IntegerType>(element) &&
+             element.getIntOrFloatBitWidth() > 1);
   if (!ok)
-    return emitOpError("cannot hold a ") << scalar << " in a tensor of "
-                                         << element;
+    return emitOpError("cannot hold a ")
+           << scalar << " in a tensor of " << element;
   return success();
 }
 

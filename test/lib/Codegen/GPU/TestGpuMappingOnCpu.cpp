@@ -48,8 +48,8 @@ struct TestGpuMappingOnCpuPass
                     scf::SCFDialect, vector::VectorDialect>();
   }
   void runOnOperation() override {
-    if (failed(kiln::mapParallelLoopsToGrid(getOperation(), blockSize,
-                                            vectorWidth, /*serialThreads=*/true)))
+    if (failed(kiln::mapParallelLoopsToGrid(
+            getOperation(), blockSize, vectorWidth, /*serialThreads=*/true)))
       signalPassFailure();
   }
 
