@@ -83,12 +83,20 @@ bool compileGraphs(const mlir::kiln::CompileOptions &options,
   mlir::MLIRContext context(registry);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(kGraphs, &context);
   auto start = std::chrono::steady_clock::now();
-  if (!module || mlir::failed(mlir::kiln::lowerModule(*module, options)))
+  if (!module)
     return false;
-  auto library =
-      mlir::kiln::buildSharedLibrary(*module, {}, workDir, KILN_LINKER);
-  if (mlir::failed(library))
+  llvm::Expected<mlir::kiln::CompiledObject> object =
+      mlir::kiln::compileModule(*module, options);
+  if (!object) {
+    std::fprintf(stderr, "%s\n", llvm::toString(object.takeError()).c_str());
     return false;
+  }
+  llvm::Expected<std::string> library =
+      mlir::kiln::buildSharedLibrary(object->bytes, workDir, KILN_LINKER);
+  if (!library) {
+    std::fprintf(stderr, "%s\n", llvm::toString(library.takeError()).c_str());
+    return false;
+  }
   out.library = *library;
   out.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

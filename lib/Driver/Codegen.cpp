@@ -46,13 +46,6 @@ int runCodegen(const CodegenRequest &request) {
   compile.backend = request.backend;
   compile.gpu.chip = request.cudaArch;
   compile.gpu.format = gpuBinaryFormat(request.cudaFormat);
-  mlir::kiln::Stage stage = request.emit == "kiln" ? mlir::kiln::Stage::Kiln
-                            : request.emit == "linalg"
-                                ? mlir::kiln::Stage::Linalg
-                                : mlir::kiln::Stage::LLVMDialect;
-  if (mlir::failed(mlir::kiln::lowerModule(*module, compile, stage)))
-    return 1;
-
   auto output = mlir::openOutputFile(request.output, &error);
   if (!output) {
     llvm::errs() << "kiln codegen: " << error << "\n";
@@ -60,26 +53,38 @@ int runCodegen(const CodegenRequest &request) {
   }
   if (request.emit == "kiln" || request.emit == "linalg" ||
       request.emit == "llvm-dialect") {
-    module->print(output->os());
-  } else if (request.emit == "device") {
-    std::vector<mlir::kiln::DeviceImage> images;
-    mlir::kiln::CodegenOptions options;
-    mlir::kiln::collectDeviceImages(options, images);
-    llvm::SmallString<0> ignored;
-    llvm::raw_svector_ostream sink(ignored);
-    if (mlir::failed(mlir::kiln::emitObject(*module, options, sink, true)))
+    mlir::kiln::Stage stage = request.emit == "kiln" ? mlir::kiln::Stage::Kiln
+                              : request.emit == "linalg"
+                                  ? mlir::kiln::Stage::Linalg
+                                  : mlir::kiln::Stage::LLVMDialect;
+    if (mlir::failed(mlir::kiln::lowerModule(*module, compile, stage)))
       return 1;
+    module->print(output->os());
+    output->keep();
+    return 0;
+  }
+  mlir::kiln::ObjectOptions object;
+  object.codegen.triple = request.target;
+  object.codegen.cpu = request.cpu;
+  object.codegen.features = request.features;
+  object.llvmIR = request.emit == "llvm";
+  if (request.emit == "device")
+    object.imagePrefix = "kiln_image_";
+  llvm::Expected<mlir::kiln::CompiledObject> compiled =
+      mlir::kiln::compileModule(*module, compile, object);
+  if (!compiled) {
+    llvm::errs() << "kiln codegen: " << llvm::toString(compiled.takeError())
+                 << "\n";
+    return 1;
+  }
+  if (request.emit == "device") {
     // PTX as text, without the terminating NUL the loader needs.
-    for (const mlir::kiln::DeviceImage &image : images)
+    for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
       output->os() << (llvm::StringRef(image.description).starts_with("PTX")
                            ? llvm::StringRef(image.bytes).rtrim('\0')
                            : llvm::StringRef(image.bytes));
   } else {
-    mlir::kiln::CodegenOptions options{request.target, request.cpu,
-                                       request.features};
-    if (mlir::failed(mlir::kiln::emitObject(*module, options, output->os(),
-                                            request.emit == "llvm")))
-      return 1;
+    output->os() << compiled->bytes;
   }
   output->keep();
   return 0;

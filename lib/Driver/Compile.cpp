@@ -175,6 +175,7 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
   using mlir::kiln::Stage;
   bool debug = write && !request.debugDir.empty();
   std::vector<mlir::ModuleOp> modules;
+  std::vector<mlir::kiln::CompileOptions> compileOptions;
   auto cleanup = [&] {
     for (mlir::ModuleOp m : modules)
       m->erase();
@@ -203,7 +204,6 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
         mine.push_back(root);
     if (mine.empty())
       continue;
-    bool cuda = backend == Backend::Cuda;
     auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
     modules.push_back(module);
     timer.start("build kiln-dialect graphs");
@@ -222,8 +222,6 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
     }
     if (kilnIR)
       module.print(*kilnIR);
-    timer.start(cuda ? "gpu pipeline (kiln -> NVVM, PTX)"
-                     : "cpu pipeline (kiln -> LLVM dialect)");
     mlir::kiln::CompileOptions options;
     options.backend = backend;
     options.gpu.chip = request.cudaArch;
@@ -232,70 +230,68 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
                              ? std::string("isa")
                              : gpuBinaryFormat(request.cudaFormat);
     options.afterEachPass = passes.get();
-    if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
-      cleanup();
-      return llvm::createStringError(llvm::Twine("the ") +
-                                     mlir::kiln::backendName(backend) +
-                                     " pipeline failed");
-    }
-    if (llvmDialect)
-      module.print(*llvmDialect);
+    compileOptions.push_back(options);
   }
   if (stage != Stage::LLVMDialect) {
     // --emit=kiln|linalg: the file's graphs, cpu module first.
     std::string text;
     llvm::raw_string_ostream os(text);
-    for (mlir::ModuleOp m : modules)
-      m.print(os);
+    for (auto [module, options] : llvm::zip(modules, compileOptions)) {
+      timer.start("kiln -> linalg");
+      if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
+        cleanup();
+        return llvm::createStringError("the conversion to linalg failed");
+      }
+      module.print(os);
+    }
     cleanup();
     return writeStage(write, request.output, text);
   }
   // The object is written even with no graphs in it: build systems expect
   // it beside the stitched source.
-  if (modules.empty())
+  if (modules.empty()) {
     modules.push_back(mlir::ModuleOp::create(mlir::UnknownLoc::get(&context)));
-  mlir::kiln::CodegenOptions options;
-  std::vector<mlir::kiln::DeviceImage> deviceImages;
-  mlir::kiln::collectDeviceImages(options, deviceImages, imagePrefix(file));
-  if (debug) {
+    compileOptions.emplace_back();
+  }
+  mlir::kiln::ObjectOptions object;
+  object.llvmIR = request.emit == "llvm";
+  object.imagePrefix = imagePrefix(file);
+  object.beforeStep = [&](llvm::StringRef step) { timer.start(step.str()); };
+  // In memory, then written to a temporary file renamed into place: a
+  // failure leaves no half-written object.
+  llvm::Expected<mlir::kiln::CompiledObject> compiled =
+      mlir::kiln::compileModules(modules, compileOptions, object);
+  if (compiled && debug) {
+    // The lowered modules, their LLVM IR and their kernels.
+    for (mlir::ModuleOp m : modules)
+      m.print(*llvmDialect);
     llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
-    (void)mlir::kiln::emitObject(modules, options, ir, /*emitLLVMIR=*/true);
-    for (const mlir::kiln::DeviceImage &image : deviceImages) {
+    (void)mlir::kiln::emitObject(modules, {}, ir, /*emitLLVMIR=*/true);
+    for (const mlir::kiln::DeviceImage &image : compiled->deviceImages) {
       bool ptx = llvm::StringRef(image.description).starts_with("PTX");
       llvm::raw_fd_ostream out(
           debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
       out << (ptx ? llvm::StringRef(image.bytes).rtrim('\0')
                   : llvm::StringRef(image.bytes));
     }
-    deviceImages.clear();
   }
-  timer.start("LLVM O3 and object emission");
-  // Emitted in memory, then written to a temporary file renamed into
-  // place: a failure leaves no half-written object.
-  llvm::SmallVector<char, 0> object;
-  llvm::raw_svector_ostream os(object);
-  bool ok = mlir::succeeded(mlir::kiln::emitObject(
-      modules, options, os, /*emitLLVMIR=*/request.emit == "llvm"));
   cleanup();
-  if (!ok)
-    return llvm::createStringError("object emission failed");
+  if (!compiled)
+    return compiled.takeError();
   if (request.emit == "llvm" || request.emit == "ptx") {
     std::string text;
     if (request.emit == "llvm")
-      text.assign(object.data(), object.size());
-    for (const mlir::kiln::DeviceImage &image : deviceImages)
+      text = compiled->bytes;
+    for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
       text += llvm::StringRef(image.bytes).rtrim('\0').str();
-    if (request.emit == "ptx" && deviceImages.empty()) {
+    if (request.emit == "ptx" && compiled->deviceImages.empty())
       return llvm::createStringError(
           "--emit=ptx: no root of this file uses the cuda backend");
-    }
     return writeStage(write, request.output, text);
   }
-  if (write && !writeAtomically(
-                   objectPath, llvm::StringRef(object.data(), object.size()))) {
+  if (write && !writeAtomically(objectPath, compiled->bytes))
     return llvm::createStringError("cannot write " + objectPath);
-  }
-  for (mlir::kiln::DeviceImage &image : deviceImages)
+  for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
   return llvm::Error::success();
 }

@@ -51,6 +51,42 @@ LogicalResult mlir::kiln::lowerModule(ModuleOp module,
   return pm.run(module);
 }
 
+llvm::Expected<mlir::kiln::CompiledObject>
+mlir::kiln::compileModules(ArrayRef<ModuleOp> modules,
+                           ArrayRef<CompileOptions> options,
+                           const ObjectOptions &object) {
+  assert(modules.size() == options.size() && !modules.empty());
+  auto step = [&](llvm::StringRef name) {
+    if (object.beforeStep)
+      object.beforeStep(name);
+  };
+  for (auto [module, opts] : llvm::zip(modules, options)) {
+    step(opts.backend == Backend::Cuda ? "gpu pipeline (kiln -> NVVM, PTX)"
+                                       : "cpu pipeline (kiln -> LLVM dialect)");
+    if (failed(lowerModule(module, opts)))
+      return llvm::createStringError(llvm::Twine("the ") +
+                                     backendName(opts.backend) +
+                                     " pipeline failed");
+  }
+  step("LLVM O3 and object emission");
+  CompiledObject result;
+  CodegenOptions codegen = object.codegen;
+  if (object.imagePrefix)
+    collectDeviceImages(codegen, result.deviceImages, *object.imagePrefix);
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  if (failed(emitObject(modules, codegen, os, object.llvmIR)))
+    return llvm::createStringError("object emission failed");
+  result.bytes.assign(bytes.begin(), bytes.end());
+  return result;
+}
+
+llvm::Expected<mlir::kiln::CompiledObject>
+mlir::kiln::compileModule(ModuleOp module, const CompileOptions &options,
+                          const ObjectOptions &object) {
+  return compileModules(module, options, object);
+}
+
 namespace {
 struct GpuPipelineCliOptions : PassPipelineOptions<GpuPipelineCliOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture"),

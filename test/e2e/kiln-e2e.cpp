@@ -326,18 +326,28 @@ int main(int argc, char **argv) {
       "isa"; // PTX: checked here by ptxas, compiled by the driver
   if (emulated)
     options.pipeline = mlir::kiln::test::buildGpuMappingOnCpuPipeline;
-  if (mlir::failed(mlir::kiln::lowerModule(*compiled, options)))
+  mlir::kiln::ObjectOptions object;
+  object.codegen = codegen;
+  llvm::Expected<mlir::kiln::CompiledObject> objectFile =
+      mlir::kiln::compileModule(*compiled, options, object);
+  if (!objectFile) {
+    std::cerr << "kiln-e2e: " << llvm::toString(objectFile.takeError())
+              << "\n";
     return 2;
+  }
   if (llvm::sys::fs::create_directories(work))
     return 2;
   int kernels = 0;
   bool ptxasChecked = false;
+  // (The lowered module still holds the kernels' gpu.binary.)
   if (cuda && !checkPtx(*compiled, work, arch, kernels, ptxasChecked))
     return 1;
-  mlir::FailureOr<std::string> library =
-      mlir::kiln::buildSharedLibrary(*compiled, codegen, work, cxx);
-  if (mlir::failed(library))
+  llvm::Expected<std::string> library =
+      mlir::kiln::buildSharedLibrary(objectFile->bytes, work, cxx);
+  if (!library) {
+    std::cerr << llvm::toString(library.takeError()) << "\n";
     return 2;
+  }
   if (cuda && !kiln::cuda::is_available()) {
     // Never a silent pass: say what was and was not checked.
     std::cout << "skipped: no GPU: " << runs.size() << " runs not executed; "

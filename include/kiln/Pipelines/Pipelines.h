@@ -1,7 +1,7 @@
 //===- Pipelines.h - Kiln's compile sequence --------------------*- C++ -*-===//
 //
-// The one way to compile a module of kiln-dialect graphs (lowerModule),
-// and the registration of Kiln's passes and pipelines (built in
+// The one way to compile modules of kiln-dialect graphs (compileModules:
+// lowerModule, then emitObject), and the registration of Kiln's passes and pipelines (built in
 // lib/Codegen/{Common,CPU,GPU}/Passes.cpp) for kiln-opt.
 //
 //===----------------------------------------------------------------------===//
@@ -11,11 +11,17 @@
 #include "kiln/Codegen/CPU/Passes.h"
 #include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Pipelines/Backend.h"
+#include "kiln/Target/CUDA.h"
+#include "kiln/Target/Host.h"
 
 #include "mlir/Support/LLVM.h"
 
+#include "llvm/Support/Error.h"
+
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -48,11 +54,40 @@ struct CompileOptions {
   std::function<void(OpPassManager &)> pipeline;
 };
 
-/// The one compile sequence of the driver, kiln-e2e and the benchmarks:
-/// runs the backend's pipeline on `module`, in place, up to `stage`.
+/// Runs the backend's pipeline on `module`, in place, up to `stage`.
 /// Failures are reported through the context's diagnostics.
 LogicalResult lowerModule(ModuleOp module, const CompileOptions &options,
                           Stage stage = Stage::LLVMDialect);
+
+struct ObjectOptions {
+  CodegenOptions codegen;
+  /// The optimized LLVM IR as text instead of an object file.
+  bool llvmIR = false;
+  /// When set, the images of gpu.binary ops stay out of the object
+  /// (collectDeviceImages): their symbols get this prefix and
+  /// CompiledObject::deviceImages holds them.
+  std::optional<std::string> imagePrefix;
+  /// Called as each step begins (kiln compile --time-report).
+  std::function<void(llvm::StringRef step)> beforeStep;
+};
+
+struct CompiledObject {
+  /// The object file, or the LLVM IR text.
+  std::string bytes;
+  std::vector<DeviceImage> deviceImages;
+};
+
+/// The one compile sequence of `kiln compile`, `kiln codegen`, kiln-e2e
+/// and the benchmarks: each module lowered in place by the pipeline of its
+/// options (lowerModule, to the LLVM dialect), then all of them emitted as
+/// one object (emitObject). The error says which step failed; diagnostics
+/// went to the context.
+llvm::Expected<CompiledObject>
+compileModules(ArrayRef<ModuleOp> modules, ArrayRef<CompileOptions> options,
+               const ObjectOptions &object = {});
+llvm::Expected<CompiledObject> compileModule(ModuleOp module,
+                                             const CompileOptions &options,
+                                             const ObjectOptions &object = {});
 
 /// Registers the pipelines with the pass registry (for kiln-opt).
 void registerKilnPipelines();

@@ -4,6 +4,8 @@
 
 #include "mlir/Support/LLVM.h"
 
+#include "llvm/Support/Error.h"
+
 #include <functional>
 #include <string>
 
@@ -50,14 +52,13 @@ LogicalResult emitObject(ArrayRef<ModuleOp> modules,
                          const CodegenOptions &options,
                          llvm::raw_pwrite_stream &os, bool emitLLVMIR = false);
 
-/// Emits the module's object file into workDir and links it into a shared
-/// library with `linker` (a C++ compiler driver); returns the library's
-/// path. Its kiln_entry_* symbols are then loaded with dlopen/dlsym; the
-/// runtime (memrefCopy) and libomp must already be loaded in the process.
-FailureOr<std::string> buildSharedLibrary(ModuleOp module,
-                                          const CodegenOptions &options,
-                                          const std::string &workDir,
-                                          const std::string &linker);
+/// Writes `object` into workDir and links it into a shared library with
+/// `linker` (a C++ compiler driver); returns the library's path. Its
+/// kiln_entry_* symbols are then loaded with dlopen/dlsym; the runtime
+/// (memrefCopy) and libomp must already be loaded in the process.
+llvm::Expected<std::string> buildSharedLibrary(llvm::StringRef object,
+                                               const std::string &workDir,
+                                               const std::string &linker);
 
 } // namespace mlir::kiln
 
