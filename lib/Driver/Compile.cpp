@@ -108,11 +108,10 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
   for (Root &root : roots) {
     if (root.failed)
       continue;
-    llvm::Error error = llvm::Error::success();
+    std::vector<Graph *> graphs;
     for (Segment &seg : root.segments)
-      if ((error = inferSignature(seg.graph)))
-        break;
-    if (error) {
+      graphs.push_back(&seg.graph);
+    if (llvm::Error error = inferSignatures(graphs)) {
       internalFailure(root, llvm::toString(std::move(error)),
                       request.suppressErrors, failed);
       continue;

@@ -161,9 +161,11 @@ int runExplain(const ExplainRequest &request) {
         for (Root &r : roots) {
           if (!request.function.empty() && !wanted.count(r.name))
             continue;
+          // Guards to show; a graph that cannot be typed shows rank -1.
+          std::vector<Graph *> graphs;
           for (Segment &seg : r.segments)
-            // Guards to show; a graph that cannot be typed shows rank -1.
-            llvm::consumeError(inferSignature(seg.graph));
+            graphs.push_back(&seg.graph);
+          llvm::consumeError(inferSignatures(graphs));
           r.function = nullptr; // the AST goes away after this call
           for (Segment &seg : r.segments)
             seg.statements.clear();

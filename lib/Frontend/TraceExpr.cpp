@@ -88,8 +88,12 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
   in.value = v;
   in.expr = expr;
   auto evidence = decl ? evidence_.find(decl) : evidence_.end();
-  if (evidence != evidence_.end() && evidence->second.size() == 1)
-    in.sourceRank = *evidence->second.begin();
+  if (evidence != evidence_.end()) {
+    if (evidence->second.ranks.size() == 1)
+      in.sourceRank = *evidence->second.ranks.begin();
+    if (evidence->second.elements.size() == 1)
+      in.sourceElement = *evidence->second.elements.begin();
+  }
   graph().inputs.push_back(in);
   segment_->inputsByExpr[expr] = v;
   return v;

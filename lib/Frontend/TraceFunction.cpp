@@ -38,7 +38,7 @@ std::string sanitize(const std::string &name) {
 } // namespace
 
 Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
-               const FrontendOptions &options, const RankEvidence &evidence)
+               const FrontendOptions &options, const TypeEvidence &evidence)
     : context_(context), annotations_(annotations), options_(options),
       evidence_(evidence) {}
 

@@ -3,7 +3,7 @@
 // C++ gives a kiln::Tensor no static rank or dtype, and compiled graphs need
 // both (sizes stay dynamic). Each tensor input gets one: an exact rank when
 // an op demands it (conv2d, permute), else the rank the source shows for it
-// (RankEvidence.cpp) when its uses allow it, else the larger of what its
+// (TypeEvidence.cpp) when its uses allow it, else the larger of what its
 // uses need (x.size(2) needs 3) and its role's usual rank (a matmul's weight
 // 2, a norm's weight or a bias 1, anything else 2). The stitched code guards on
 // them and runs the original statements eagerly when a call's tensors differ.
@@ -39,6 +39,14 @@ const char *elementTypeName(ElementType type) {
     return "i1";
   }
   return "?";
+}
+
+ElementType elementOfDType(int64_t dtype) {
+  // kiln::DType's order (kiln/DType.h).
+  static const ElementType order[] = {
+      ElementType::Bool, ElementType::I32, ElementType::I64, ElementType::F16,
+      ElementType::BF16, ElementType::F32, ElementType::F64};
+  return dtype >= 0 && dtype < 7 ? order[dtype] : ElementType::F32;
 }
 
 const char *dtypeSpelling(ElementType type) {
@@ -203,6 +211,39 @@ int64_t normalize(int64_t dim, int64_t rank) {
 }
 } // namespace
 
+llvm::Error inferSignatures(const std::vector<Graph *> &graphs) {
+  struct Typed {
+    int64_t rank;
+    ElementType element;
+  };
+  std::map<std::string, Typed> left; // variable -> what a graph left there
+  llvm::Error first = llvm::Error::success();
+  for (Graph *g : graphs) {
+    for (GraphInput &in : g->inputs) {
+      auto it = left.find(in.expr);
+      if (it == left.end() || g->values[in.value].kind != ValueKind::Tensor)
+        continue;
+      if (in.sourceRank < 0 && it->second.rank >= in.minRank)
+        in.sourceRank = it->second.rank;
+      if (!in.sourceElement)
+        in.sourceElement = it->second.element;
+    }
+    if (llvm::Error error = inferSignature(*g)) {
+      if (first)
+        llvm::consumeError(std::move(error));
+      else
+        first = std::move(error);
+      continue;
+    }
+    for (const GraphOutput &out : g->outputs) {
+      const TraceValue &v = g->values[out.value];
+      if (!out.variable.empty() && v.kind == ValueKind::Tensor)
+        left[out.variable] = {v.rank, v.element};
+    }
+  }
+  return first;
+}
+
 llvm::Error inferSignature(Graph &g) {
   for (GraphInput &in : g.inputs) {
     TraceValue &v = g.values[in.value];
@@ -221,7 +262,7 @@ llvm::Error inferSignature(Graph &g) {
       v.rank =
           std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
     }
-    v.element = in.preferredElement;
+    v.element = in.sourceElement ? *in.sourceElement : in.preferredElement;
   }
   for (const TraceOp &op : g.ops) {
     TraceValue &r = g.values[op.result];
@@ -426,11 +467,7 @@ llvm::Error inferSignature(Graph &g) {
       break;
     case OpCode::Cast:
     case OpCode::Full: {
-      static const ElementType order[] = {ElementType::Bool, ElementType::I32,
-                                          ElementType::I64,  ElementType::F16,
-                                          ElementType::BF16, ElementType::F32,
-                                          ElementType::F64};
-      r.element = order[op.ints[0]];
+      r.element = elementOfDType(op.ints[0]);
       r.rank = op.code == OpCode::Cast
                    ? in(0).rank
                    : static_cast<int64_t>(op.operands.size());

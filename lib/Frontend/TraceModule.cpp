@@ -73,7 +73,7 @@ public:
     AnnotationIndex index(options_);
     RootFinder finder;
     finder.TraverseDecl(context.getTranslationUnitDecl());
-    RankEvidence evidence = collectRankEvidence(context);
+    TypeEvidence evidence = collectTypeEvidence(context);
     Tracer tracer(context, index, options_, evidence);
     std::vector<Root> roots;
     std::set<const FunctionDecl *> traced;

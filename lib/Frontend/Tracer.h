@@ -4,9 +4,9 @@
 // inlining, the error-on-break mode, segments, derived roots), TraceStmt.cpp
 // (statements, loops, branches), TraceExpr.cpp (expressions, host scalars,
 // inputs), TraceOps.cpp (kiln:: ops and Tensor methods), TraceTypes.cpp (C++
-// types to value kinds), RankEvidence.cpp (ranks the source shows). Anything
-// it does not model goes through breakAt(), the one place an unsupported
-// construct becomes a graph break with its reason.
+// types to value kinds), TypeEvidence.cpp (ranks and dtypes the source shows).
+// Anything it does not model goes through breakAt(), the one place an
+// unsupported construct becomes a graph break with its reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_FRONTEND_TRACER_H
@@ -46,15 +46,20 @@ std::string spell(const clang::Expr *e, const std::string &thisObject,
 /// True for kiln::error_on_graph_break.
 bool isErrorGuardType(clang::QualType type);
 
-/// Ranks the translation unit shows for members, parameters and locals
-/// (RankEvidence.cpp).
-using RankEvidence = std::map<const clang::ValueDecl *, std::set<int64_t>>;
-RankEvidence collectRankEvidence(clang::ASTContext &context);
+/// What the translation unit shows of a tensor member, parameter or local:
+/// the ranks and element types of the tensors stored in it or passed for it
+/// (TypeEvidence.cpp).
+struct SourceTypes {
+  std::set<int64_t> ranks;
+  std::set<ElementType> elements;
+};
+using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
+TypeEvidence collectTypeEvidence(clang::ASTContext &context);
 
 class Tracer {
 public:
   Tracer(clang::ASTContext &context, const AnnotationIndex &annotations,
-         const FrontendOptions &options, const RankEvidence &evidence);
+         const FrontendOptions &options, const TypeEvidence &evidence);
 
   /// Traces a compile root: its segments and breaks.
   Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
@@ -187,7 +192,7 @@ private:
   clang::ASTContext &context_;
   const AnnotationIndex &annotations_;
   const FrontendOptions &options_;
-  const RankEvidence &evidence_;
+  const TypeEvidence &evidence_;
   Root *root_ = nullptr;
   /// Every reference to a variable in the root's body, with its location.
   std::multimap<const clang::ValueDecl *, clang::SourceLocation> rootRefs_;

@@ -29,7 +29,9 @@ enum class ValueKind { Tensor, I64, F32, F64, Bool };
 enum class ElementType { F32, F64, F16, BF16, I32, I64, Bool };
 
 const char *elementTypeName(ElementType type); // "f32", "i64", ...
-const char *dtypeSpelling(ElementType type);   // "kiln::kFloat32", ...
+/// The element type of kiln::DType's enumerator number `dtype`.
+ElementType elementOfDType(int64_t dtype);
+const char *dtypeSpelling(ElementType type); // "kiln::kFloat32", ...
 
 struct SourcePos {
   std::string file;
@@ -88,6 +90,10 @@ struct GraphInput {
   /// The rank the source shows for it (kiln::randn({C}, 1) initializing a
   /// member, a caller passing kiln::zeros({B, T, C})), or -1.
   int64_t sourceRank = -1;
+  /// The element type the source shows for it (from_vector<int64_t>,
+  /// kiln::full(..., kiln::kFloat64), a comparison), if one.
+  std::optional<ElementType> sourceElement;
+  /// What its uses suggest when the source shows nothing.
   ElementType preferredElement = ElementType::F32;
 };
 
@@ -132,6 +138,13 @@ ElementType resultType(const Graph &graph, const std::vector<int> &operands);
 /// propagates ranks and element types through the ops. Fails with why the
 /// graph cannot be typed.
 llvm::Error inferSignature(Graph &graph);
+
+/// Types the graphs of one function in order (inferSignature). An input
+/// that an earlier graph leaves in the same C++ variable (a value crossing
+/// a graph break) and that the source shows nothing of takes that output's
+/// rank and element type. Every graph is typed; the first failure is
+/// returned.
+llvm::Error inferSignatures(const std::vector<Graph *> &graphs);
 
 } // namespace kiln::frontend
 

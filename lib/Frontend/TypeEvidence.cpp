@@ -1,0 +1,415 @@
+//===- TypeEvidence.cpp - Ranks and dtypes of tensors the source shows ----===//
+//
+// A graph needs the rank and element type of each tensor it reads. Where
+// the translation unit shows them, the source decides: a member
+// initialized or assigned with kiln::randn({C}, 1), a parameter whose
+// callers pass kiln::zeros({B, T, C}), kiln::from_vector<int64_t>(v, {B, T})
+// or a comparison, a local made that way, or a function returning such a
+// tensor. Ranks come from shapes written as braced lists; element types
+// from the factories' dtype arguments (and their float32 default),
+// from_vector's element type, comparisons (bool), Tensor::to(dtype), and
+// the ops that keep their operand's type. Anything else says nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "Tracer.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtVisitor.h"
+
+using namespace clang;
+
+namespace kiln::frontend {
+
+namespace {
+
+constexpr int kMaxDepth = 6;
+
+/// The length of a braced shape list, if e is one.
+std::optional<int64_t> listLength(const Expr *e) {
+  e = stripTemporaries(e);
+  if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+    if (c->getNumArgs() >= 1)
+      e = stripTemporaries(c->getArg(0));
+  if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
+    e = stripTemporaries(il->getSubExpr());
+  if (const auto *list = dyn_cast<InitListExpr>(e))
+    return static_cast<int64_t>(list->getNumInits());
+  return std::nullopt;
+}
+
+/// The element type a kiln::DType argument names, if it is a constant.
+std::optional<ElementType> dtypeArgument(const Expr *e, ASTContext &ctx) {
+  Expr::EvalResult r;
+  if (!e->EvaluateAsRValue(r, ctx) || !r.Val.isInt())
+    return std::nullopt;
+  int64_t d = r.Val.getInt().getExtValue();
+  if (d < 0 || d > 6)
+    return std::nullopt;
+  return elementOfDType(d);
+}
+
+/// The element type of a C++ type from_vector<T> stores.
+std::optional<ElementType> elementOfCppType(QualType t) {
+  t = t.getCanonicalType();
+  if (t->isBooleanType())
+    return ElementType::Bool;
+  if (const auto *b = t->getAs<BuiltinType>()) {
+    if (b->getKind() == BuiltinType::Float)
+      return ElementType::F32;
+    if (b->getKind() == BuiltinType::Double)
+      return ElementType::F64;
+  }
+  if (t->isIntegerType())
+    return t->getAs<BuiltinType>() &&
+                   t->castAs<BuiltinType>()->getKind() == BuiltinType::Int
+               ? ElementType::I32
+               : ElementType::I64;
+  return std::nullopt;
+}
+
+/// What the source says of one tensor expression.
+struct ExprTypes {
+  std::optional<int64_t> rank;
+  std::optional<ElementType> element;
+};
+
+class ExprTyper {
+public:
+  explicit ExprTyper(ASTContext &ctx) : ctx_(ctx) {}
+
+  ExprTypes of(const Expr *e, int depth = 0) {
+    if (!e || depth > kMaxDepth)
+      return {};
+    e = stripTemporaries(e);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+      return c->getNumArgs() == 1 ? of(c->getArg(0), depth + 1) : ExprTypes{};
+    if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        if (var->getInit() && isTensorType(var->getType()))
+          return of(var->getInit(), depth + 1);
+      return {};
+    }
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e))
+      return ofOperator(op, depth);
+    if (const auto *call = dyn_cast<CallExpr>(e))
+      return ofCall(call, depth);
+    return {};
+  }
+
+private:
+  ExprTypes ofOperator(const CXXOperatorCallExpr *op, int depth) {
+    switch (op->getOperator()) {
+    case OO_Less:
+    case OO_LessEqual:
+    case OO_Greater:
+    case OO_GreaterEqual:
+    case OO_EqualEqual:
+    case OO_ExclaimEqual: {
+      // A comparison: bool, of the broadcast rank of its tensors.
+      ExprTypes r{broadcastRank(op, depth), ElementType::Bool};
+      return r;
+    }
+    case OO_Plus:
+    case OO_Minus:
+    case OO_Star:
+    case OO_Slash: {
+      if (op->getNumArgs() != 2)
+        return op->getNumArgs() == 1 ? of(op->getArg(0), depth + 1)
+                                     : ExprTypes{};
+      ExprTypes r;
+      r.rank = broadcastRank(op, depth);
+      r.element = arithmeticElement(op, depth);
+      return r;
+    }
+    default:
+      return {};
+    }
+  }
+
+  /// The rank of an elementwise result: the largest of its tensor
+  /// operands', when all of them are known.
+  std::optional<int64_t> broadcastRank(const CallExpr *call, int depth) {
+    std::optional<int64_t> rank;
+    for (const Expr *arg : call->arguments()) {
+      if (!isTensorType(arg->getType()))
+        continue;
+      std::optional<int64_t> r = of(arg, depth + 1).rank;
+      if (!r)
+        return std::nullopt;
+      rank = std::max(rank.value_or(0), *r);
+    }
+    return rank;
+  }
+
+  /// torch's result type of tensor (op) tensor-or-number, when known.
+  std::optional<ElementType> arithmeticElement(const CallExpr *call,
+                                               int depth) {
+    std::optional<ElementType> tensor;
+    bool floatNumber = false;
+    for (const Expr *arg : call->arguments()) {
+      if (isTensorType(arg->getType())) {
+        std::optional<ElementType> e = of(arg, depth + 1).element;
+        if (!e || (tensor && *tensor != *e))
+          return std::nullopt;
+        tensor = e;
+      } else if (arg->IgnoreParenImpCasts()->getType()->isRealFloatingType()) {
+        floatNumber = true;
+      }
+    }
+    if (!tensor)
+      return std::nullopt;
+    bool isFloat = *tensor == ElementType::F32 || *tensor == ElementType::F64 ||
+                   *tensor == ElementType::F16 || *tensor == ElementType::BF16;
+    if (floatNumber && !isFloat)
+      return ElementType::F32;
+    return tensor;
+  }
+
+  ExprTypes ofCall(const CallExpr *call, int depth) {
+    const FunctionDecl *fn = call->getDirectCallee();
+    if (!fn || !fn->getIdentifier())
+      return {};
+    llvm::StringRef name = fn->getName();
+    unsigned n = call->getNumArgs();
+    if (const auto *m = dyn_cast<CXXMemberCallExpr>(call)) {
+      const Expr *self = m->getImplicitObjectArgument();
+      if (!isKilnTensorMethod(fn))
+        return ofUserFunction(fn, depth);
+      if ((name == "reshape" || name == "view") && n == 1)
+        return {listLength(m->getArg(0)), of(self, depth + 1).element};
+      if (name == "to" && n == 1) {
+        ExprTypes r = of(self, depth + 1);
+        if (std::optional<ElementType> e = dtypeArgument(m->getArg(0), ctx_))
+          r.element = e;
+        return r;
+      }
+      if (name == "contiguous" || name == "clone" || name == "transpose" ||
+          name == "permute")
+        return of(self, depth + 1);
+      if (name == "unsqueeze" || name == "squeeze") {
+        ExprTypes r = of(self, depth + 1);
+        if (r.rank)
+          *r.rank += name == "unsqueeze" ? 1 : -1;
+        if (name == "squeeze" && r.rank && *r.rank < 0)
+          r.rank.reset();
+        return r;
+      }
+      return {};
+    }
+    if (!isInKilnNamespace(fn))
+      return ofUserFunction(fn, depth);
+    auto dtypeAt = [&](unsigned i) -> std::optional<ElementType> {
+      if (i < n && !isa<CXXDefaultArgExpr>(call->getArg(i)))
+        return dtypeArgument(call->getArg(i), ctx_);
+      return ElementType::F32; // the factories' default
+    };
+    if ((name == "zeros" || name == "ones" || name == "empty") && n >= 1)
+      return {listLength(call->getArg(0)), dtypeAt(1)};
+    if (name == "full" && n >= 2)
+      return {listLength(call->getArg(0)), dtypeAt(2)};
+    if (name == "randn" && n >= 2)
+      return {listLength(call->getArg(0)), dtypeAt(2)};
+    if (name == "from_vector" && n == 2) {
+      ExprTypes r{listLength(call->getArg(1)), std::nullopt};
+      if (const TemplateArgumentList *args =
+              fn->getTemplateSpecializationArgs())
+        if (args->size() == 1 &&
+            args->get(0).getKind() == TemplateArgument::Type)
+          r.element = elementOfCppType(args->get(0).getAsType());
+      if (!r.element && fn->getNumParams() == 2) // from_vector(vector<bool>)
+        if (auto vt = fn->getParamDecl(0)->getType().getNonReferenceType();
+            vt.getAsString().find("vector<bool") != std::string::npos)
+          r.element = ElementType::Bool;
+      return r;
+    }
+    if (name == "arange") {
+      // int64 when every bound is an integer, as the runtime's arange.
+      bool integers = true;
+      for (const Expr *arg : call->arguments())
+        if (!isa<CXXDefaultArgExpr>(arg) && !numberType(arg)->isIntegerType())
+          integers = false;
+      return {1, integers ? ElementType::I64 : ElementType::F32};
+    }
+    // Elementwise ops that keep their operand's rank and type.
+    if ((name == "relu" || name == "abs" || name == "neg") && n == 1)
+      return of(call->getArg(0), depth + 1);
+    if ((name == "exp" || name == "log" || name == "sqrt" || name == "rsqrt" ||
+         name == "tanh" || name == "sigmoid" || name == "silu" ||
+         name == "gelu") &&
+        n >= 1) {
+      ExprTypes r = of(call->getArg(0), depth + 1);
+      if (r.element && *r.element != ElementType::F64)
+        r.element = ElementType::F32;
+      return r;
+    }
+    if ((name == "softmax" || name == "log_softmax" || name == "layer_norm" ||
+         name == "rms_norm" || name == "linear") &&
+        n >= 1)
+      return of(call->getArg(0), depth + 1);
+    if (name == "embedding" && n == 2) {
+      // The table's rows, one per index: rank of the indices + 1.
+      ExprTypes ids = of(call->getArg(0), depth + 1);
+      ExprTypes r{std::nullopt, of(call->getArg(1), depth + 1).element};
+      if (ids.rank)
+        r.rank = *ids.rank + 1;
+      return r;
+    }
+    if ((name == "logical_and" || name == "logical_or" ||
+         name == "logical_not") &&
+        n >= 1)
+      return {broadcastRank(call, depth), ElementType::Bool};
+    return {};
+  }
+
+  /// A function of the user's with a visible body: what all its return
+  /// statements agree on.
+  ExprTypes ofUserFunction(const FunctionDecl *fn, int depth) {
+    const FunctionDecl *def = fn->getDefinition();
+    if (!def || !def->hasBody() || !isTensorType(def->getReturnType()) ||
+        !visiting_.insert(def).second)
+      return {};
+    std::vector<const ReturnStmt *> returns;
+    collectReturns(def->getBody(), returns);
+    ExprTypes r;
+    bool first = true;
+    for (const ReturnStmt *ret : returns) {
+      ExprTypes t = of(ret->getRetValue(), depth + 1);
+      if (first) {
+        r = t;
+        first = false;
+        continue;
+      }
+      if (r.rank != t.rank)
+        r.rank.reset();
+      if (r.element != t.element)
+        r.element.reset();
+    }
+    visiting_.erase(def);
+    return r;
+  }
+
+  /// The C++ type of a number argument, under its conversion to
+  /// kiln::Scalar.
+  static QualType numberType(const Expr *e) {
+    e = stripTemporaries(e)->IgnoreParenImpCasts();
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+      if (c->getNumArgs() == 1)
+        return numberType(c->getArg(0));
+    return e->getType();
+  }
+
+  static void collectReturns(const Stmt *s,
+                             std::vector<const ReturnStmt *> &out) {
+    if (!s || isa<LambdaExpr>(s))
+      return;
+    if (const auto *ret = dyn_cast<ReturnStmt>(s)) {
+      out.push_back(ret);
+      return;
+    }
+    for (const Stmt *child : s->children())
+      collectReturns(child, out);
+  }
+
+  static bool isInKilnNamespace(const FunctionDecl *fn) {
+    const auto *ns = dyn_cast<NamespaceDecl>(fn->getDeclContext());
+    return ns && ns->getName() == "kiln" &&
+           ns->getDeclContext()->isTranslationUnit();
+  }
+
+  static bool isKilnTensorMethod(const FunctionDecl *fn) {
+    const auto *record = dyn_cast<CXXRecordDecl>(fn->getDeclContext());
+    return record && record->getName() == "Tensor" &&
+           isa<NamespaceDecl>(record->getDeclContext()) &&
+           cast<NamespaceDecl>(record->getDeclContext())->getName() == "kiln";
+  }
+
+  ASTContext &ctx_;
+  std::set<const FunctionDecl *> visiting_;
+};
+
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  Collector(ASTContext &ctx, TypeEvidence &out) : typer_(ctx), out_(out) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  void note(const ValueDecl *decl, const Expr *e) {
+    if (!decl || !e || !isTensorType(decl->getType()))
+      return;
+    ExprTypes t = typer_.of(e);
+    if (t.rank)
+      out_[decl].ranks.insert(*t.rank);
+    if (t.element)
+      out_[decl].elements.insert(*t.element);
+  }
+
+  // Aggregate initialisation: Block b{randn({C}, 1), ...}.
+  bool VisitInitListExpr(InitListExpr *list) {
+    const auto *record = list->getType()->getAsCXXRecordDecl();
+    if (!record || isTensorType(list->getType()))
+      return true;
+    unsigned i = 0;
+    for (const FieldDecl *field : record->fields()) {
+      if (i >= list->getNumInits())
+        break;
+      note(field, list->getInit(i++));
+    }
+    return true;
+  }
+  // Constructors' member initializers.
+  bool VisitCXXConstructorDecl(CXXConstructorDecl *ctor) {
+    for (const CXXCtorInitializer *init : ctor->inits())
+      if (init->isMemberInitializer())
+        note(init->getMember(), init->getInit());
+    return true;
+  }
+  // Default member initializers.
+  bool VisitFieldDecl(FieldDecl *field) {
+    if (field->hasInClassInitializer())
+      note(field, field->getInClassInitializer());
+    return true;
+  }
+  // obj.field = ...; on tensors.
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *op) {
+    if (op->getOperator() != OO_Equal || op->getNumArgs() != 2)
+      return true;
+    const Expr *lhs = op->getArg(0)->IgnoreParenImpCasts();
+    if (const auto *m = dyn_cast<MemberExpr>(lhs))
+      note(m->getMemberDecl(), op->getArg(1));
+    return true;
+  }
+  // Arguments of calls: a parameter's callers show its type.
+  bool VisitCallExpr(CallExpr *call) {
+    const FunctionDecl *fn = call->getDirectCallee();
+    if (!fn)
+      return true;
+    unsigned offset =
+        isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
+    for (unsigned i = 0;
+         i + offset < call->getNumArgs() && i < fn->getNumParams(); ++i) {
+      const ParmVarDecl *p = fn->getParamDecl(i);
+      note(p, call->getArg(i + offset));
+      // Every redeclaration's parameter is the same parameter.
+      if (const FunctionDecl *def = fn->getDefinition())
+        if (def != fn && i < def->getNumParams())
+          note(def->getParamDecl(i), call->getArg(i + offset));
+    }
+    return true;
+  }
+
+private:
+  ExprTyper typer_;
+  TypeEvidence &out_;
+};
+
+} // namespace
+
+TypeEvidence collectTypeEvidence(ASTContext &context) {
+  TypeEvidence evidence;
+  Collector collector(context, evidence);
+  collector.TraverseDecl(context.getTranslationUnitDecl());
+  return evidence;
+}
+
+} // namespace kiln::frontend
