@@ -61,11 +61,31 @@ using EntryPoint = void (*)(void **args);
 // What stitched code calls (kiln compile's output)
 //===----------------------------------------------------------------------===//
 
+/// A graph of the stitched source: its name, where its statements begin
+/// ("model.cpp:12"), how many kiln ops it runs (what `kiln explain`
+/// counts) and its inputs' C++ spellings, comma-separated.
+struct GraphSite {
+  constexpr GraphSite(const char *graph, const char *location = "",
+                      int64_t ops = 0, const char *inputs = "")
+      : graph(graph), location(location), ops(ops), inputs(inputs) {}
+  const char *graph;
+  const char *location;
+  int64_t ops;
+  const char *inputs;
+};
+
 /// A graph is compiled for fixed ranks and dtypes of its tensor inputs (any
 /// sizes): its guard. A call whose inputs differ runs the original C++
 /// statements eagerly instead, as torch.compile re-runs code its guards
-/// reject. With `guards` in the environment variable KILN_LOGS, each
-/// rejection is printed to stderr; with `graph_calls`, each graph run.
+/// reject. The first rejection of each graph prints a warning to stderr
+/// (the graph, where it is, the input, what arrived and what the graph
+/// was compiled for); with `guards` in the environment variable KILN_LOGS
+/// every rejection is printed, with `graph_calls` every graph run. With
+/// KILN_STATS=1 the process prints one line at exit:
+///   kiln-stats graph_calls=G compiled=C guard_misses=M ops_compiled=N
+///   ops_eager=E
+/// (ops_compiled: the kiln ops compiled graphs ran; ops_eager: the tensor
+/// ops that ran eagerly under a compile root: breaks, fallbacks, host code).
 struct TensorGuard {
   const Tensor &tensor;
   int64_t rank;
@@ -76,7 +96,7 @@ struct TensorGuard {
 /// can be read by a graph compiled for `device`: a CPU graph takes CPU
 /// tensors; a CUDA graph takes CPU and cuda:0 tensors, and needs a GPU
 /// (without one, every call runs eagerly).
-bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
+bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
            Device device = Device::cpu());
 
 /// Packs the arguments of a compiled graph's entry point, calls it and
@@ -86,8 +106,9 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
 /// CPU otherwise. A failed kernel raises kiln::Error.
 class GraphCall {
 public:
-  GraphCall(const char *graph, EntryPoint entry, Device device = Device::cpu())
-      : graph_(graph), entry_(entry), device_(device) {}
+  GraphCall(const GraphSite &site, EntryPoint entry,
+            Device device = Device::cpu())
+      : site_(site), entry_(entry), device_(device) {}
   GraphCall &input(const Tensor &t);
   GraphCall &input(int64_t value);
   GraphCall &input(float value);
@@ -104,7 +125,7 @@ private:
     int64_t rank;
     DType dtype;
   };
-  const char *graph_;
+  GraphSite site_;
   EntryPoint entry_;
   Device device_;
   /// GPU copies of CPU inputs, alive until the call returns.

@@ -192,7 +192,9 @@ stitchFile(ASTContext &context, const std::string &file,
       rewriter.ReplaceText(SourceRange(begin, last), text);
       WrapperCode code =
           emitWrapper(g, root.backend != mlir::kiln::Backend::Eager,
-                      root.derived, root.backend == mlir::kiln::Backend::Cuda);
+                      root.derived, root.backend == mlir::kiln::Backend::Cuda,
+                      llvm::sys::path::filename(file).str() + ":" +
+                          std::to_string(beginLine));
       declarations += code.declaration;
       definitions += code.definition;
     }

@@ -19,8 +19,21 @@ namespace kiln::stitch {
 
 using namespace frontend;
 
+namespace {
+/// `text` as a C string literal.
+std::string cString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+} // namespace
+
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
-                        bool cuda) {
+                        bool cuda, const std::string &location) {
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
@@ -62,7 +75,15 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
           "false;\n";
   else
     os << "  if (kiln::abi::inDisabledCode())\n    return false;\n";
-  os << "  if (!kiln::abi::guard(\"" << g.name << "\", {";
+  // Where the graph is, for the guard's warning and KILN_STATS.
+  std::string tensorInputs;
+  for (const GraphInput &in : g.inputs)
+    if (g.values[in.value].kind == ValueKind::Tensor)
+      tensorInputs += (tensorInputs.empty() ? "" : ",") + in.expr;
+  os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
+     << cString(location) << ", " << g.tensorOpCount() << ", "
+     << cString(tensorInputs) << ");\n";
+  os << "  if (!kiln::abi::guard(site, {";
   bool first = true;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TraceValue &v = g.values[g.inputs[i].value];
@@ -78,8 +99,8 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     for (size_t i = 0; i < g.outputs.size(); ++i)
       if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
         os << "  kiln::Tensor r" << i << ";\n";
-    os << "  if (!kiln::abi::GraphCall(\"" << g.name << "\", kiln_entry_"
-       << g.name << (cuda ? ", kiln::Device::cuda()" : "") << ")";
+    os << "  if (!kiln::abi::GraphCall(site, kiln_entry_" << g.name
+       << (cuda ? ", kiln::Device::cuda()" : "") << ")";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       ValueKind k = g.values[g.inputs[i].value].kind;
       os << "\n           .input(";

@@ -30,8 +30,9 @@
 
 // (Anchored at line starts: the stitched file repeats these comments.)
 // CPP: {{^}}extern "C" void kiln_entry_kiln_Head__forward_0(void **);
-// CPP: {{^}}  if (!kiln::abi::guard("kiln_Head__forward_0", {{.*}}, kiln::Device::cuda()))
-// CPP: {{^}}  if (!kiln::abi::GraphCall("kiln_Head__forward_0", kiln_entry_kiln_Head__forward_0, kiln::Device::cuda())
+// CPP: {{^}}  static constexpr kiln::abi::GraphSite site("kiln_Head__forward_0", "cuda-backend.cpp:{{[0-9]+}}", {{[0-9]+}}, "{{.*}}");
+// CPP: {{^}}  if (!kiln::abi::guard(site, {{.*}}, kiln::Device::cuda()))
+// CPP: {{^}}  if (!kiln::abi::GraphCall(site, kiln_entry_kiln_Head__forward_0, kiln::Device::cuda())
 // CPP: {{^}}// PTX for sm_90 (kiln compile)
 // CPP-NEXT: {{^}}// on its first launch.
 // CPP-NEXT: {{^}}extern "C" {

@@ -36,8 +36,11 @@ struct WrapperCode {
 /// onlyFromCompiled: the graph of a derived root, which runs only when
 /// reached from compiled code (kiln::abi::inCompiledCode()). cuda: the
 /// graph was compiled for the GPU (guard and call name kiln::Device::cuda()).
+/// location: where its statements begin ("model.cpp:12"), for the guard's
+/// warning.
 WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
-                        bool onlyFromCompiled, bool cuda = false);
+                        bool onlyFromCompiled, bool cuda = false,
+                        const std::string &location = "");
 
 /// A device binary that compiled code refers to by `symbol` and the
 /// stitched file defines (8-byte aligned, with external C linkage).

@@ -7,6 +7,7 @@
 #include "kiln/abi.h"
 
 #include "CUDA/CudaDriver.h"
+#include "Core/Stats.h"
 
 #include "kiln/Ops.h"
 
@@ -14,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,13 +29,65 @@ thread_local bool opaqueFailed = false;
 /// root below no KILN_DISABLE()), disabled (below a KILN_DISABLE()).
 enum Mode : int { kEager, kCompiled, kDisabled };
 thread_local int mode = kEager;
+
+/// KILN_STATS=1: one line at exit.
+struct StatsAtExit {
+  ~StatsAtExit() {
+    const char *env = std::getenv("KILN_STATS");
+    if (!env || !*env || std::strcmp(env, "0") == 0)
+      return;
+    detail::Stats &s = detail::stats();
+    std::fprintf(stderr,
+                 "kiln-stats graph_calls=%lld compiled=%lld guard_misses=%lld "
+                 "ops_compiled=%lld ops_eager=%lld\n",
+                 static_cast<long long>(s.graphCalls.load()),
+                 static_cast<long long>(s.compiled.load()),
+                 static_cast<long long>(s.guardMisses.load()),
+                 static_cast<long long>(s.opsCompiled.load()),
+                 static_cast<long long>(s.opsEager.load()));
+  }
+} statsAtExit;
+
+/// The first guard miss of each graph is a warning (later ones are
+/// printed with KILN_LOGS=guards).
+void warnOnce(const GraphSite &site, const std::string &why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(site.graph).second)
+      return;
+  }
+  std::fprintf(stderr,
+               "kiln: warning: graph %s%s%s%s runs eagerly: %s (reported once "
+               "per graph; KILN_LOGS=guards reports every miss)\n",
+               site.graph, *site.location ? " (" : "", site.location,
+               *site.location ? ")" : "", why.c_str());
+}
+
+/// The C++ spelling of input `index` of a site, or "".
+std::string inputName(const GraphSite &site, size_t index) {
+  std::string all = site.inputs;
+  size_t begin = 0;
+  for (size_t i = 0; i < index; ++i) {
+    begin = all.find(',', begin);
+    if (begin == std::string::npos)
+      return "";
+    ++begin;
+  }
+  return all.substr(begin, all.find(',', begin) - begin);
+}
 } // namespace
 
 CompiledScope::CompiledScope(bool compiled) : saved_(mode) {
   mode = !compiled ? kDisabled : mode == kDisabled ? kDisabled : kCompiled;
+  detail::setUnderCompileRoot(mode == kCompiled);
 }
 
-CompiledScope::~CompiledScope() { mode = saved_; }
+CompiledScope::~CompiledScope() {
+  mode = saved_;
+  detail::setUnderCompileRoot(mode == kCompiled);
+}
 
 bool inCompiledCode() { return mode == kCompiled; }
 
@@ -68,15 +123,23 @@ bool logEnabled(const char *name) {
          all.find(std::string(",") + name + ",") != std::string::npos;
 }
 
-bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
+bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
            Device device) {
+  detail::UncountedOps plumbing;
+  detail::Stats &stats = detail::stats();
+  stats.graphCalls.fetch_add(1, std::memory_order_relaxed);
+  const char *graph = site.graph;
   bool cuda = device.type == DeviceType::CUDA;
   if (cuda && !kiln::cuda::detail::ready()) {
+    stats.guardMisses.fetch_add(1, std::memory_order_relaxed);
     if (logEnabled("guards"))
       std::fprintf(
           stderr,
           "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
           graph, kiln::cuda::detail::whyNotReady().c_str());
+    else
+      warnOnce(site,
+               "it is compiled for cuda: " + kiln::cuda::detail::whyNotReady());
     return false;
   }
   size_t index = 0;
@@ -95,12 +158,27 @@ bool guard(const char *graph, std::initializer_list<TensorGuard> tensors,
     else if (t.dtype() != g.dtype)
       why = "dtype";
     if (why) {
-      if (logEnabled("guards"))
+      stats.guardMisses.fetch_add(1, std::memory_order_relaxed);
+      if (logEnabled("guards")) {
         std::fprintf(stderr,
                      "kiln: guard of graph %s failed on input %zu (%s): "
                      "compiled for rank %lld %s; running it eagerly\n",
                      graph, index, why, static_cast<long long>(g.rank),
                      dtypeName(g.dtype));
+      } else {
+        std::string name = inputName(site, index);
+        std::string arrived =
+            !t.defined() ? std::string("undefined")
+                         : std::string("a ") + dtypeName(t.dtype()) +
+                               " tensor of rank " + std::to_string(t.dim()) +
+                               " on " + t.device().str();
+        warnOnce(site, "input " + std::to_string(index) +
+                           (name.empty() ? "" : " (" + name + ")") + " is " +
+                           arrived + ", the graph is compiled for " +
+                           dtypeName(g.dtype) + " of rank " +
+                           std::to_string(g.rank) + " on " +
+                           (cuda ? "cpu or cuda:0" : "cpu"));
+      }
       return false;
     }
     ++index;
@@ -147,6 +225,7 @@ GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
 }
 
 bool GraphCall::run() {
+  detail::UncountedOps plumbing;
   // Results: one descriptor per output, then the int32 status.
   size_t words = 1;
   for (const Output &o : outputs_)
@@ -191,15 +270,19 @@ bool GraphCall::run() {
   }
   staged_.clear();
   if (!deviceError.empty())
-    throw Error(std::string("graph ") + graph_ + ": " + deviceError);
+    throw Error(std::string("graph ") + site_.graph + ": " + deviceError);
   if (status != 0) {
     if (logEnabled("guards"))
-      std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", graph_,
+      std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n",
+                   site_.graph,
                    opaque ? "an opaque call failed" : "a shape check failed");
     return false;
   }
+  detail::Stats &stats = detail::stats();
+  stats.compiled.fetch_add(1, std::memory_order_relaxed);
+  stats.opsCompiled.fetch_add(site_.ops, std::memory_order_relaxed);
   if (logEnabled("graph_calls"))
-    std::fprintf(stderr, "kiln: graph %s: ran compiled\n", graph_);
+    std::fprintf(stderr, "kiln: graph %s: ran compiled\n", site_.graph);
   return true;
 }
 

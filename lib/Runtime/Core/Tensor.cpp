@@ -6,6 +6,7 @@
 #include "Core/Device.h"
 #include "Core/Dispatch.h"
 #include "Core/Loops.h"
+#include "Core/Stats.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -216,6 +217,7 @@ void copyConvert(const Tensor &dst, const Tensor &src) {
 } // namespace detail
 
 Tensor Tensor::clone() const {
+  detail::CountedOp counted;
   checkDefined("clone");
   if (device().type != DeviceType::CPU) {
     if (!is_contiguous())
@@ -231,11 +233,13 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::contiguous() const {
+  detail::CountedOp counted;
   checkDefined("contiguous");
   return is_contiguous() ? *this : clone();
 }
 
 Tensor Tensor::to(Device target) const {
+  detail::CountedOp counted;
   checkDefined("to");
   checkDevice(target, "to");
   if (target == device())
@@ -274,6 +278,7 @@ Tensor Tensor::to(Device target) const {
 }
 
 Tensor Tensor::to(DType target) const {
+  detail::CountedOp counted;
   checkDefined("to");
   if (target == dtype_)
     return *this;
@@ -351,6 +356,7 @@ static bool viewStrides(const Shape &oldShape, const Shape &oldStrides,
 }
 
 Tensor Tensor::view(const Shape &requested) const {
+  detail::CountedOp counted;
   checkDefined("view");
   Shape shape = inferShape(requested, numel(), "view");
   Shape strides;
@@ -363,6 +369,7 @@ Tensor Tensor::view(const Shape &requested) const {
 }
 
 Tensor Tensor::reshape(const Shape &requested) const {
+  detail::CountedOp counted;
   checkDefined("reshape");
   Shape shape = inferShape(requested, numel(), "reshape");
   Shape strides;
@@ -372,6 +379,7 @@ Tensor Tensor::reshape(const Shape &requested) const {
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  detail::CountedOp counted;
   checkDefined("transpose");
   int64_t d0 = wrapDim(dim0, dim(), "transpose");
   int64_t d1 = wrapDim(dim1, dim(), "transpose");
@@ -384,6 +392,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::permute(const Shape &dims) const {
+  detail::CountedOp counted;
   checkDefined("permute");
   if (static_cast<int64_t>(dims.size()) != dim())
     throw Error("permute: " + std::to_string(dims.size()) +
@@ -404,6 +413,7 @@ Tensor Tensor::permute(const Shape &dims) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  detail::CountedOp counted;
   checkDefined("unsqueeze");
   int64_t pos = wrapDim(d, dim() + 1, "unsqueeze");
   Shape shape = shape_, strides = strides_;
@@ -414,6 +424,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  detail::CountedOp counted;
   checkDefined("squeeze");
   int64_t pos = wrapDim(d, dim(), "squeeze");
   if (shape_.empty() || shape_[pos] != 1)
@@ -425,6 +436,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::squeeze() const {
+  detail::CountedOp counted;
   checkDefined("squeeze");
   Shape shape, strides;
   for (size_t i = 0; i < shape_.size(); ++i)
@@ -437,6 +449,7 @@ Tensor Tensor::squeeze() const {
 
 Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
                      int64_t step) const {
+  detail::CountedOp counted;
   checkDefined("slice");
   if (shape_.empty())
     throw Error("slice: cannot slice a 0-d tensor");
@@ -463,6 +476,7 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
 }
 
 Tensor Tensor::expand(const Shape &target) const {
+  detail::CountedOp counted;
   checkDefined("expand");
   if (target.size() < shape_.size())
     throw Error("expand: cannot expand shape " + shapeStr(shape_) +
@@ -497,6 +511,7 @@ Tensor Tensor::expand(const Shape &target) const {
 }
 
 Tensor Tensor::flatten(int64_t startDim, int64_t endDim) const {
+  detail::CountedOp counted;
   checkDefined("flatten");
   if (shape_.empty())
     return reshape({1});

@@ -1,4 +1,5 @@
 //===- Arithmetic.cpp - Binary arithmetic, comparisons and where ----------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
 #include <cmath>
@@ -182,6 +183,7 @@ Tensor minimumWith(const Tensor &a, const Tensor &b, DType common) {
 
 #define KILN_BINARY_OP(NAME, IMPL, OPERATOR)                                   \
   Tensor NAME(const Tensor &a, const Tensor &b) {                              \
+    detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     checkCpu(b, #NAME);                                                        \
     return IMPL(a, b, resultType({promotionOf(a), promotionOf(b)}));           \
@@ -190,11 +192,13 @@ Tensor minimumWith(const Tensor &a, const Tensor &b, DType common) {
     return NAME(a, b);                                                         \
   }                                                                            \
   Tensor operator OPERATOR(const Tensor &a, Scalar b) {                        \
+    detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
     return IMPL(a, scalarTensor(b, computeType(common)), common);              \
   }                                                                            \
   Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
+    detail::CountedOp counted;                                                 \
     checkCpu(b, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
     return IMPL(scalarTensor(a, computeType(common)), b, common);              \
@@ -207,24 +211,28 @@ KILN_BINARY_OP(div, divWith, /)
 #undef KILN_BINARY_OP
 
 Tensor pow(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(a, "pow");
   checkCpu(b, "pow");
   return powWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
 }
 
 Tensor pow(const Tensor &a, Scalar exponent) {
+  detail::CountedOp counted;
   checkCpu(a, "pow");
   DType common = resultType({promotionOf(a), promotionOf(exponent)});
   return powWith(a, scalarTensor(exponent, computeType(common)), common);
 }
 
 Tensor maximum(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(a, "maximum");
   checkCpu(b, "maximum");
   return maximumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
 }
 
 Tensor minimum(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(a, "minimum");
   checkCpu(b, "minimum");
   return minimumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
@@ -244,18 +252,21 @@ Tensor compare(const char *op, const Tensor &a, const Tensor &b, DType common,
 
 #define KILN_COMPARISON(NAME, OPERATOR)                                        \
   Tensor operator OPERATOR(const Tensor &a, const Tensor &b) {                 \
+    detail::CountedOp counted;                                                 \
     checkCpu(a, NAME);                                                         \
     checkCpu(b, NAME);                                                         \
     return compare(NAME, a, b, resultType({promotionOf(a), promotionOf(b)}),   \
                    [](auto x, auto y) { return x OPERATOR y; });               \
   }                                                                            \
   Tensor operator OPERATOR(const Tensor &a, Scalar b) {                        \
+    detail::CountedOp counted;                                                 \
     checkCpu(a, NAME);                                                         \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
     return compare(NAME, a, scalarTensor(b, computeType(common)), common,      \
                    [](auto x, auto y) { return x OPERATOR y; });               \
   }                                                                            \
   Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
+    detail::CountedOp counted;                                                 \
     checkCpu(b, NAME);                                                         \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
     return compare(NAME, scalarTensor(a, computeType(common)), b, common,      \
@@ -300,18 +311,21 @@ Tensor whereWith(const Tensor &cond, const Tensor &a, const Tensor &b,
 } // namespace
 
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(a, "where");
   checkCpu(b, "where");
   return whereWith(cond, a, b, resultType({promotionOf(a), promotionOf(b)}));
 }
 
 Tensor where(const Tensor &cond, const Tensor &a, Scalar b) {
+  detail::CountedOp counted;
   checkCpu(a, "where");
   DType common = resultType({promotionOf(a), promotionOf(b)});
   return whereWith(cond, a, scalarTensor(b, computeType(common)), common);
 }
 
 Tensor where(const Tensor &cond, Scalar a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(b, "where");
   DType common = resultType({promotionOf(a), promotionOf(b)});
   return whereWith(cond, scalarTensor(a, computeType(common)), b, common);

@@ -1,4 +1,5 @@
 //===- Factories.cpp - empty, zeros, ones, full, arange, randn, cat -------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
 #include <cmath>
@@ -6,9 +7,13 @@
 namespace kiln {
 using namespace detail;
 
-Tensor empty(const Shape &shape, DType dtype) { return Tensor(shape, dtype); }
+Tensor empty(const Shape &shape, DType dtype) {
+  detail::CountedOp counted;
+  return Tensor(shape, dtype);
+}
 
 Tensor full(const Shape &shape, Scalar value, DType dtype) {
+  detail::CountedOp counted;
   Tensor t(shape, dtype);
   dispatchAll(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -23,10 +28,17 @@ Tensor full(const Shape &shape, Scalar value, DType dtype) {
   return t;
 }
 
-Tensor zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
-Tensor ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
+Tensor zeros(const Shape &shape, DType dtype) {
+  detail::CountedOp counted;
+  return full(shape, 0, dtype);
+}
+Tensor ones(const Shape &shape, DType dtype) {
+  detail::CountedOp counted;
+  return full(shape, 1, dtype);
+}
 
 void detail::checkValueCount(size_t count, const Tensor &t) {
+  detail::CountedOp counted; // from_vector<T>'s one call into the runtime
   if (static_cast<int64_t>(count) != t.numel())
     throw Error("from_vector: " + std::to_string(count) +
                 " values do not fill shape " + shapeStr(t.shape()) + " (" +
@@ -34,6 +46,7 @@ void detail::checkValueCount(size_t count, const Tensor &t) {
 }
 
 Tensor from_vector(const std::vector<bool> &values, const Shape &shape) {
+  detail::CountedOp counted;
   Tensor t(shape, DType::Bool);
   detail::checkValueCount(values.size(), t);
   bool *p = t.data<bool>();
@@ -42,9 +55,13 @@ Tensor from_vector(const std::vector<bool> &values, const Shape &shape) {
   return t;
 }
 
-Tensor arange(int64_t n) { return arange(0, n, 1); }
+Tensor arange(int64_t n) {
+  detail::CountedOp counted;
+  return arange(0, n, 1);
+}
 
 Tensor arange(Scalar start, Scalar end, Scalar step) {
+  detail::CountedOp counted;
   bool integral =
       !start.isFloating() && !end.isFloating() && !step.isFloating();
   double s = start.toDouble(), e = end.toDouble(), d = step.toDouble();
@@ -90,6 +107,7 @@ double unitDouble(uint64_t bits) {
 } // namespace
 
 Tensor randn(const Shape &shape, uint64_t seed, DType dtype) {
+  detail::CountedOp counted;
   if (!isFloating(dtype))
     throw Error(std::string("randn: dtype must be floating, got ") +
                 dtypeName(dtype));
@@ -112,6 +130,7 @@ Tensor randn(const Shape &shape, uint64_t seed, DType dtype) {
 }
 
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim) {
+  detail::CountedOp counted;
   if (tensors.empty())
     throw Error("cat: expected a non-empty list of tensors");
   // Like torch, 1-d empty tensors are skipped (legacy behaviour).

@@ -7,6 +7,7 @@
 // wraps on overflow like torch.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
 
@@ -174,6 +175,7 @@ Tensor batchedMatmul(const Tensor &a, const Tensor &b, DType ct) {
 } // namespace
 
 Tensor matmul(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(a, "matmul");
   checkCpu(b, "matmul");
   if (a.dim() == 0 || b.dim() == 0)
@@ -205,6 +207,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
 }
 
 Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b) {
+  detail::CountedOp counted;
   checkCpu(x, "linear");
   checkCpu(w, "linear");
   if (w.dim() != 2)

@@ -1,4 +1,5 @@
 //===- NN.cpp - embedding, conv2d, cross_entropy --------------------------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
 
@@ -42,6 +43,7 @@ Shape pairParam(const Shape &value, const char *op, const char *name,
 } // namespace
 
 Tensor embedding(const Tensor &ids, const Tensor &table) {
+  detail::CountedOp counted;
   checkCpu(ids, "embedding");
   checkCpu(table, "embedding");
   if (table.dim() != 2)
@@ -68,11 +70,13 @@ Tensor embedding(const Tensor &ids, const Tensor &table) {
 
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
               int64_t padding) {
+  detail::CountedOp counted;
   return conv2d(x, w, b, Shape{stride}, Shape{padding});
 }
 
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
               const Shape &strideParam, const Shape &paddingParam) {
+  detail::CountedOp counted;
   checkCpu(x, "conv2d");
   checkCpu(w, "conv2d");
   if (x.dim() != 3 && x.dim() != 4)
@@ -147,6 +151,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
 }
 
 Tensor cross_entropy(const Tensor &logits, const Tensor &targets) {
+  detail::CountedOp counted;
   checkCpu(logits, "cross_entropy");
   checkCpu(targets, "cross_entropy");
   if (logits.dim() != 1 && logits.dim() != 2)

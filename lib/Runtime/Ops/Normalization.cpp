@@ -7,6 +7,7 @@
 // row that sits in cache), not E[x^2] - E[x]^2.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/VecMath.h"
 
@@ -175,6 +176,7 @@ Tensor normalizeRows(const Tensor &x, const Tensor &weight, const Tensor &bias,
 } // namespace
 
 Tensor softmax(const Tensor &x, int64_t dim) {
+  detail::CountedOp counted;
   return mapRows(x, dim, "softmax", [](const auto *in, auto *out, int64_t n) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
     T max = rowMax(in, n);
@@ -186,6 +188,7 @@ Tensor softmax(const Tensor &x, int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor &x, int64_t dim) {
+  detail::CountedOp counted;
   return mapRows(
       x, dim, "log_softmax", [](const auto *in, auto *out, int64_t n) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
@@ -200,10 +203,12 @@ Tensor log_softmax(const Tensor &x, int64_t dim) {
 
 Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
                   double eps) {
+  detail::CountedOp counted;
   return normalizeRows(x, weight, bias, eps, /*center=*/true, "layer_norm");
 }
 
 Tensor rms_norm(const Tensor &x, const Tensor &weight, double eps) {
+  detail::CountedOp counted;
   return normalizeRows(x, weight, Tensor(), eps, /*center=*/false, "rms_norm");
 }
 

@@ -6,6 +6,7 @@
 // row itself when there are too few rows to go round.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
 #include <cmath>
@@ -166,15 +167,19 @@ Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
 } // namespace
 
 Tensor sum(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
   return sumOrMean(x, dims.vec(), keepdim, false);
 }
 Tensor mean(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
   return sumOrMean(x, dims.vec(), keepdim, true);
 }
 Tensor amax(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
   return extremum(x, dims.vec(), keepdim, true);
 }
 Tensor amin(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
   return extremum(x, dims.vec(), keepdim, false);
 }
 

@@ -1,4 +1,5 @@
 //===- Unary.cpp - Elementwise functions of one tensor --------------------===//
+#include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/VecMath.h"
 
@@ -56,6 +57,7 @@ template <typename T> T sigmoidOf(T v) {
 } // namespace
 
 Tensor neg(const Tensor &x) {
+  detail::CountedOp counted;
   if (x.defined() && x.dtype() == DType::Bool)
     throw Error("neg: negating a bool tensor is not supported; use "
                 "logical_not or convert with to(kiln::kInt64)");
@@ -70,9 +72,13 @@ Tensor neg(const Tensor &x) {
   });
 }
 
-Tensor operator-(const Tensor &x) { return neg(x); }
+Tensor operator-(const Tensor &x) {
+  detail::CountedOp counted;
+  return neg(x);
+}
 
 Tensor abs(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("abs", x, Domain::Any, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral<T>::value) {
@@ -85,6 +91,7 @@ Tensor abs(const Tensor &x) {
 }
 
 Tensor relu(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("relu", x, Domain::Any, [](auto v) {
     using T = decltype(v);
     return v > T(0) || v != v ? v : T(0); // NaN propagates
@@ -92,21 +99,25 @@ Tensor relu(const Tensor &x) {
 }
 
 Tensor exp(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("exp", x, Domain::Floating,
                      [](auto v) { return vexp(v); });
 }
 
 Tensor sigmoid(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("sigmoid", x, Domain::Floating,
                      [](auto v) { return sigmoidOf(v); });
 }
 
 Tensor silu(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("silu", x, Domain::FloatOnly,
                      [](auto v) { return v * sigmoidOf(v); });
 }
 
 Tensor gelu(const Tensor &x, const std::string &approximate) {
+  detail::CountedOp counted;
   if (approximate == "tanh")
     return unaryKernel("gelu", x, Domain::FloatOnly, [](auto v) {
       using T = decltype(v);
@@ -123,16 +134,19 @@ Tensor gelu(const Tensor &x, const std::string &approximate) {
 }
 
 Tensor log(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("log", x, Domain::Floating,
                      [](auto v) { return std::log(v); });
 }
 
 Tensor sqrt(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("sqrt", x, Domain::Floating,
                      [](auto v) { return std::sqrt(v); });
 }
 
 Tensor rsqrt(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("rsqrt", x, Domain::Floating, [](auto v) {
     using T = decltype(v);
     return T(1) / std::sqrt(v);
@@ -140,6 +154,7 @@ Tensor rsqrt(const Tensor &x) {
 }
 
 Tensor tanh(const Tensor &x) {
+  detail::CountedOp counted;
   return unaryKernel("tanh", x, Domain::Floating,
                      [](auto v) { return std::tanh(v); });
 }
