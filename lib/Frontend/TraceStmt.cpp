@@ -30,6 +30,7 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
     // Trace the statement speculatively: on a break, undo what it added.
     SegmentState saved = *segment_;
     pendingBreak_.reset();
+    topLevelStmt_ = s;
     if (traceStmt(s)) {
       segment_->segment.statements.push_back(s);
       if (isa<ReturnStmt>(s)) {
@@ -107,6 +108,14 @@ bool Tracer::traceStmt(const Stmt *s) {
     if (frames_.size() > 1) {
       frames_.back().returnValue = *v;
       return true;
+    }
+    // The root's return ends its segment; one inside a branch or an
+    // unrolled loop would be a second, conditional output of the graph,
+    // which graphs cannot express: the statement holding it runs on the
+    // host, its blocks traced on their own.
+    if (s != topLevelStmt_) {
+      breakAt(ret->getBeginLoc(), "a return inside a branch or a loop");
+      return false;
     }
     // A host scalar (a size, a flag) is returned by host code: the
     // statement stays on the host without breaking anything.

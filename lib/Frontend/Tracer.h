@@ -199,6 +199,9 @@ private:
   std::vector<FrameState> frames_;
   std::optional<SegmentState> segment_;
   std::optional<GraphBreak> pendingBreak_;
+  /// The statement of the root's block being traced (a return elsewhere
+  /// is inside a branch or a loop).
+  const clang::Stmt *topLevelStmt_ = nullptr;
   int graphCounter_ = 0;
   std::vector<const clang::FunctionDecl *> derivedRoots_;
   /// Functions being inlined (recursion is a break).

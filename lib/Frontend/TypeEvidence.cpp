@@ -77,7 +77,9 @@ struct ExprTypes {
 
 class ExprTyper {
 public:
-  explicit ExprTyper(ASTContext &ctx) : ctx_(ctx) {}
+  /// `known`: what an earlier pass found for parameters and members.
+  ExprTyper(ASTContext &ctx, const TypeEvidence &known)
+      : ctx_(ctx), known_(known) {}
 
   ExprTypes of(const Expr *e, int depth = 0) {
     if (!e || depth > kMaxDepth)
@@ -87,10 +89,13 @@ public:
       return c->getNumArgs() == 1 ? of(c->getArg(0), depth + 1) : ExprTypes{};
     if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-        if (var->getInit() && isTensorType(var->getType()))
+        if (var->getInit() && isTensorType(var->getType()) &&
+            !isa<ParmVarDecl>(var))
           return of(var->getInit(), depth + 1);
-      return {};
+      return known(ref->getDecl());
     }
+    if (const auto *member = dyn_cast<MemberExpr>(e))
+      return known(member->getMemberDecl());
     if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e))
       return ofOperator(op, depth);
     if (const auto *call = dyn_cast<CallExpr>(e))
@@ -99,6 +104,19 @@ public:
   }
 
 private:
+  /// What the earlier pass found for `decl`, where it is unambiguous.
+  ExprTypes known(const ValueDecl *decl) const {
+    auto it = known_.find(decl);
+    if (it == known_.end())
+      return {};
+    ExprTypes r;
+    if (it->second.ranks.size() == 1)
+      r.rank = *it->second.ranks.begin();
+    if (it->second.elements.size() == 1)
+      r.element = *it->second.elements.begin();
+    return r;
+  }
+
   ExprTypes ofOperator(const CXXOperatorCallExpr *op, int depth) {
     switch (op->getOperator()) {
     case OO_Less:
@@ -326,12 +344,14 @@ private:
   }
 
   ASTContext &ctx_;
+  const TypeEvidence &known_;
   std::set<const FunctionDecl *> visiting_;
 };
 
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
-  Collector(ASTContext &ctx, TypeEvidence &out) : typer_(ctx), out_(out) {}
+  Collector(ASTContext &ctx, const TypeEvidence &known, TypeEvidence &out)
+      : typer_(ctx, known), out_(out) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   void note(const ValueDecl *decl, const Expr *e) {
@@ -370,13 +390,21 @@ public:
       note(field, field->getInClassInitializer());
     return true;
   }
-  // obj.field = ...; on tensors.
+  // Locals: Tensor h = ...;
+  bool VisitVarDecl(VarDecl *var) {
+    if (!isa<ParmVarDecl>(var) && var->getInit())
+      note(var, var->getInit());
+    return true;
+  }
+  // obj.field = ...; and x = ...; on tensors.
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *op) {
     if (op->getOperator() != OO_Equal || op->getNumArgs() != 2)
       return true;
     const Expr *lhs = op->getArg(0)->IgnoreParenImpCasts();
     if (const auto *m = dyn_cast<MemberExpr>(lhs))
       note(m->getMemberDecl(), op->getArg(1));
+    else if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
+      note(ref->getDecl(), op->getArg(1));
     return true;
   }
   // Arguments of calls: a parameter's callers show its type.
@@ -406,10 +434,14 @@ private:
 } // namespace
 
 TypeEvidence collectTypeEvidence(ASTContext &context) {
-  TypeEvidence evidence;
-  Collector collector(context, evidence);
-  collector.TraverseDecl(context.getTranslationUnitDecl());
-  return evidence;
+  // The second pass reads what the first found for parameters and members
+  // (a local initialized from a parameter, a parameter passed on).
+  TypeEvidence first, second;
+  Collector(context, TypeEvidence(), first)
+      .TraverseDecl(context.getTranslationUnitDecl());
+  Collector(context, first, second)
+      .TraverseDecl(context.getTranslationUnitDecl());
+  return second;
 }
 
 } // namespace kiln::frontend
