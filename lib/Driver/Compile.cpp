@@ -116,6 +116,8 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
                       request.suppressErrors, failed);
       continue;
     }
+    for (Segment &seg : root.segments)
+      seg.variants = specializeOnHostBools(seg.graph);
     ok.push_back(&root);
   }
 }
@@ -208,10 +210,16 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
     timer.start("build kiln-dialect graphs");
     for (Root *root : mine)
       for (Segment &seg : root->segments) {
-        if (llvm::Error error = buildGraphFunction(module, seg.graph)) {
-          cleanup();
-          return error;
-        }
+        std::vector<const Graph *> graphs;
+        for (const GraphVariant &v : seg.variants)
+          graphs.push_back(&v.graph);
+        if (graphs.empty())
+          graphs.push_back(&seg.graph);
+        for (const Graph *graph : graphs)
+          if (llvm::Error error = buildGraphFunction(module, *graph)) {
+            cleanup();
+            return error;
+          }
       }
     if (logCode) {
       llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)

@@ -133,6 +133,17 @@ void detail::printExplainText(llvm::raw_ostream &os,
       for (const GraphOutput &out : g.outputs)
         os << " " << (out.variable.empty() ? "return" : out.variable);
       os << "\n";
+      // Compiled once per value of the host bools that choose its arms.
+      for (const GraphVariant &v : s.variants) {
+        os << "    variant " << v.graph.name << " when";
+        for (auto [index, value] : v.when)
+          os << " " << g.inputs[index].expr << "="
+             << (value ? "true" : "false");
+        os << " (" << v.graph.tensorOpCount() << " ops), inputs:";
+        for (const GraphInput &in : v.graph.inputs)
+          os << " " << in.expr;
+        os << "\n";
+      }
       for (const TraceOp &op : g.ops)
         os << "    " << opText(op) << "    // "
            << op.pos.file.substr(op.pos.file.rfind('/') + 1) << ":"
@@ -166,6 +177,8 @@ int runExplain(const ExplainRequest &request) {
           for (Segment &seg : r.segments)
             graphs.push_back(&seg.graph);
           llvm::consumeError(inferSignatures(graphs));
+          for (Segment &seg : r.segments)
+            seg.variants = specializeOnHostBools(seg.graph);
           r.function = nullptr; // the AST goes away after this call
           for (Segment &seg : r.segments)
             seg.statements.clear();

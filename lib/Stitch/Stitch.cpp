@@ -190,13 +190,24 @@ stitchFile(ASTContext &context, const std::string &file,
       if (!seg.braced)
         text = "{" + text + "}";
       rewriter.ReplaceText(SourceRange(begin, last), text);
-      WrapperCode code =
-          emitWrapper(g, root.backend != mlir::kiln::Backend::Eager,
-                      root.derived, root.backend == mlir::kiln::Backend::Cuda,
-                      llvm::sys::path::filename(file).str() + ":" +
-                          std::to_string(beginLine));
-      declarations += code.declaration;
-      definitions += code.definition;
+      std::string location = llvm::sys::path::filename(file).str() + ":" +
+                             std::to_string(beginLine);
+      auto wrap = [&](const Graph &graph) {
+        WrapperCode code = emitWrapper(
+            graph, root.backend != mlir::kiln::Backend::Eager, root.derived,
+            root.backend == mlir::kiln::Backend::Cuda, location);
+        declarations += code.declaration;
+        definitions += code.definition;
+      };
+      if (seg.variants.empty()) {
+        wrap(g);
+      } else {
+        for (const GraphVariant &v : seg.variants)
+          wrap(v.graph);
+        WrapperCode code = emitDispatcher(g, seg.variants);
+        declarations += code.declaration;
+        definitions += code.definition;
+      }
     }
   }
 

@@ -30,13 +30,10 @@ std::string cString(const std::string &text) {
   }
   return out + "\"";
 }
-} // namespace
 
-WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
-                        bool cuda, const std::string &location) {
-  std::ostringstream os, decl;
-  if (compiled)
-    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+/// `static bool NAME(outputs&..., inputs...)`, a template over the types
+/// of its host scalar outputs.
+std::string signatureOf(const Graph &g) {
   // Outputs that are host scalars take the variable's own type.
   std::vector<std::string> templates, params;
   for (size_t i = 0; i < g.outputs.size(); ++i) {
@@ -66,8 +63,18 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   for (size_t i = 0; i < params.size(); ++i)
     signature << (i ? ", " : "") << params[i];
   signature << ")";
-  decl << signature.str() << ";\n";
-  os << signature.str() << " {\n";
+  return signature.str();
+}
+} // namespace
+
+WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
+                        bool cuda, const std::string &location) {
+  std::ostringstream os, decl;
+  if (compiled)
+    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+  std::string signature = signatureOf(g);
+  decl << signature << ";\n";
+  os << signature << " {\n";
   if (onlyFromCompiled)
     os << "  // A callee compiled as a root of its own: eager callers keep "
           "the\n"
@@ -172,6 +179,27 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       os << ");\n      },\n      args);\n}\n";
     }
   return {decl.str(), os.str()};
+}
+
+WrapperCode emitDispatcher(const Graph &g,
+                           const std::vector<GraphVariant> &variants) {
+  std::string signature = signatureOf(g);
+  std::ostringstream os;
+  os << signature << " {\n";
+  for (const GraphVariant &v : variants) {
+    os << "  if (";
+    for (size_t k = 0; k < v.when.size(); ++k)
+      os << (k ? " && " : "") << (v.when[k].second ? "" : "!") << "i"
+         << v.when[k].first;
+    os << ")\n    return " << v.graph.name << "(";
+    for (size_t i = 0; i < g.outputs.size(); ++i)
+      os << (i ? ", " : "") << "o" << i;
+    for (size_t i = 0; i < v.inputIndex.size(); ++i)
+      os << (i || !g.outputs.empty() ? ", " : "") << "i" << v.inputIndex[i];
+    os << ");\n";
+  }
+  os << "  return false;\n}\n";
+  return {signature + ";\n", os.str()};
 }
 
 std::string emitImage(const EmbeddedImage &image) {

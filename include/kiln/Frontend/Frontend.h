@@ -88,6 +88,9 @@ struct Segment {
   bool endsWithReturn = false;
   /// False when the statements are an if's or a loop's unbraced body.
   bool braced = true;
+  /// When set, the graph runs as these specializations instead, chosen by
+  /// the values of its host bools (specializeOnHostBools).
+  std::vector<GraphVariant> variants;
 };
 
 struct Root {

@@ -127,6 +127,26 @@ struct Graph {
   }
 };
 
+/// A graph specialized on the values of host bools that choose between the
+/// arms of its selects (an `if (has_proj)` whose two arms were both
+/// traced): the chosen arms kept, what only the other arms used dropped,
+/// and the inputs left unused (an optional tensor that stays undefined
+/// when the flag is false) removed.
+struct GraphVariant {
+  Graph graph;
+  /// The bool inputs it is specialized on (indices into the original
+  /// graph's inputs) and their values.
+  std::vector<std::pair<size_t, bool>> when;
+  /// For each input of the variant, its index among the original's.
+  std::vector<size_t> inputIndex;
+};
+
+/// The variants a typed graph needs: when fixing at most two host bools
+/// that choose select arms leaves a tensor input unused, one variant per
+/// assignment of them (2 or 4), each named `graph.name + "_v" + bits`;
+/// otherwise none (GraphVariants.cpp).
+std::vector<GraphVariant> specializeOnHostBools(const Graph &graph);
+
 /// torch's result_type over typed values: dimensioned tensors, then 0-d
 /// tensors, then wrapped C++ numbers, each only where its category (bool,
 /// integer, float) is higher. The element type binary ops and comparisons

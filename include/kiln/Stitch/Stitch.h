@@ -42,6 +42,12 @@ WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
                         bool onlyFromCompiled, bool cuda = false,
                         const std::string &location = "");
 
+/// The wrapper of a graph that runs as variants (specializeOnHostBools):
+/// the original's signature, calling the variant its host bools choose
+/// (each emitted by emitWrapper).
+WrapperCode emitDispatcher(const frontend::Graph &graph,
+                           const std::vector<frontend::GraphVariant> &variants);
+
 /// A device binary that compiled code refers to by `symbol` and the
 /// stitched file defines (8-byte aligned, with external C linkage).
 struct EmbeddedImage {
