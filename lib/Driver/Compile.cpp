@@ -84,6 +84,7 @@ FrontendOptions detail::frontendOptions(const SourceRequest &r) {
   o.buildDir = r.buildDir;
   o.annotate = r.annotate;
   o.disallowInGraph = r.disallowInGraph;
+  o.signatures = r.signatures;
   o.logs = r.logs;
   o.suppressErrors = r.suppressErrors;
   return o;
@@ -115,6 +116,22 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
       internalFailure(root, llvm::toString(std::move(error)),
                       request.suppressErrors, failed);
       continue;
+    }
+    if (request.requireKnownTypes) {
+      std::string open;
+      for (const Segment &seg : root.segments)
+        for (const GraphInput &in : seg.graph.inputs)
+          if (in.origin == TypeOrigin::Open &&
+              seg.graph.values[in.value].kind == ValueKind::Tensor)
+            open += (open.empty() ? "" : ", ") + in.expr;
+      if (!open.empty()) {
+        internalFailure(root,
+                        "no rank or dtype is stated or shown for " + open +
+                            " (--require-known-types; state them with "
+                            "--signature)",
+                        false, failed);
+        continue;
+      }
     }
     for (Segment &seg : root.segments)
       seg.variants = specializeOnHostBools(seg.graph);

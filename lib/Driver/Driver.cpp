@@ -6,6 +6,7 @@
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Codegen.h"
 #include "kiln/Driver/Compile.h"
+#include "kiln/Frontend/Signature.h"
 #include "kiln/version.h"
 
 #include <CLI/CLI.hpp>
@@ -31,6 +32,10 @@ void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
   cmd->add_option("--disallow-in-graph", r.disallowInGraph,
                   "Qualified name of a function that must run on the host, as "
                   "a graph break (repeatable)");
+  cmd->add_option("--signature", r.signatures,
+                  "A compile root's parameter types, e.g. "
+                  "'Model::forward(f32[?,?,768], bool[?,?], _)' (? a size "
+                  "that varies, _ not stated; repeatable)");
   cmd->add_option("--log", logs,
                   "Comma-separated logs to stderr: graph_breaks, graph_code, "
                   "all (also the KILN_LOGS environment variable, which at run "
@@ -151,6 +156,10 @@ int run(int argc, char **argv) {
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
+  compileCmd->add_flag(
+      "--require-known-types", compile.requireKnownTypes,
+      "Fail when a graph input's rank or dtype is open (neither stated nor "
+      "shown by the source) instead of compiling for a guess");
   compileCmd->add_flag("--time-report", compile.timeReport,
                        "Print where compile time went");
   compileCmd->add_option(
@@ -203,6 +212,16 @@ int run(int argc, char **argv) {
         return 2;
       }
     }
+  for (const std::vector<std::string> *specs :
+       {&compile.signatures, &explain.signatures})
+    for (const std::string &spec : *specs)
+      if (llvm::Expected<frontend::StatedSignature> sig =
+              frontend::parseSignature(spec);
+          !sig) {
+        std::cerr << "kiln: error: --signature '" << spec
+                  << "': " << llvm::toString(sig.takeError()) << "\n";
+        return 2;
+      }
   if (compileCmd->parsed()) {
     compile.clangArgs = clangArgs;
     compile.logs = splitLogs(compileLogs);

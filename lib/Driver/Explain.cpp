@@ -133,6 +133,12 @@ void detail::printExplainText(llvm::raw_ostream &os,
       for (const GraphOutput &out : g.outputs)
         os << " " << (out.variable.empty() ? "return" : out.variable);
       os << "\n";
+      // Where each tensor input's rank and dtype came from.
+      os << "    types:";
+      for (const GraphInput &in : g.inputs)
+        if (g.values[in.value].kind == ValueKind::Tensor)
+          os << " " << in.expr << " " << typeOriginName(in.origin);
+      os << "\n";
       // Compiled once per value of the host bools that choose its arms.
       for (const GraphVariant &v : s.variants) {
         os << "    variant " << v.graph.name << " when";
@@ -229,9 +235,13 @@ int runExplain(const ExplainRequest &request) {
                              {"inputs", nlohmann::json::array()},
                              {"outputs", nlohmann::json::array()},
                              {"ops", nlohmann::json::array()}};
-        for (const GraphInput &in : g.inputs)
-          jg["inputs"].push_back(
-              {{"expr", in.expr}, {"type", kindName(g.values[in.value])}});
+        for (const GraphInput &in : g.inputs) {
+          nlohmann::json ji = {{"expr", in.expr},
+                               {"type", kindName(g.values[in.value])}};
+          if (g.values[in.value].kind == ValueKind::Tensor)
+            ji["origin"] = typeOriginName(in.origin);
+          jg["inputs"].push_back(ji);
+        }
         for (const GraphOutput &out : g.outputs)
           jg["outputs"].push_back(out.variable.empty() ? "return"
                                                        : out.variable);

@@ -88,6 +88,11 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
   in.value = v;
   in.expr = expr;
   auto evidence = decl ? evidence_.find(decl) : evidence_.end();
+  if (auto stated = decl ? statedParams_.find(decl) : statedParams_.end();
+      stated != statedParams_.end()) {
+    in.statedRank = stated->second.rank;
+    in.statedElement = stated->second.element;
+  }
   if (evidence != evidence_.end()) {
     if (evidence->second.ranks.size() == 1)
       in.sourceRank = *evidence->second.ranks.begin();

@@ -40,7 +40,65 @@ std::string sanitize(const std::string &name) {
 Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
                const FrontendOptions &options, const TypeEvidence &evidence)
     : context_(context), annotations_(annotations), options_(options),
-      evidence_(evidence) {}
+      evidence_(evidence) {
+  for (const std::string &text : options.signatures) {
+    // (The driver has rejected malformed ones.)
+    llvm::Expected<StatedSignature> sig = parseSignature(text);
+    if (sig)
+      signatures_[sig->function] = *sig;
+    else
+      llvm::consumeError(sig.takeError());
+  }
+}
+
+void Tracer::applySignature(const FunctionDecl *fn) {
+  statedParams_.clear();
+  auto it = signatures_.find(fn->getQualifiedNameAsString());
+  if (it == signatures_.end())
+    return;
+  const StatedSignature &sig = it->second;
+  DiagnosticsEngine &diags = context_.getDiagnostics();
+  unsigned error = diags.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+  if (sig.params.size() != fn->getNumParams()) {
+    diags.Report(fn->getLocation(), error)
+        << "--signature gives " + std::to_string(sig.params.size()) +
+               " parameter types for '" + sig.function + "', which takes " +
+               std::to_string(fn->getNumParams());
+    return;
+  }
+  for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+    const ParmVarDecl *p = fn->getParamDecl(i);
+    if (!sig.params[i])
+      continue;
+    const StatedTensor &stated = *sig.params[i];
+    std::string what = "--signature states '" + p->getNameAsString() +
+                       "' of '" + sig.function + "' as " + describe(stated);
+    if (!isTensorType(p->getType())) {
+      diags.Report(p->getLocation(), error)
+          << what + ", but it is not a tensor";
+      continue;
+    }
+    // The source, where it is unambiguous, must agree.
+    auto evidence = evidence_.find(p);
+    if (evidence != evidence_.end()) {
+      const SourceTypes &source = evidence->second;
+      if (source.ranks.size() == 1 && *source.ranks.begin() != stated.rank) {
+        diags.Report(p->getLocation(), error)
+            << what + ", but its callers pass a tensor of rank " +
+                   std::to_string(*source.ranks.begin());
+        continue;
+      }
+      if (source.elements.size() == 1 &&
+          *source.elements.begin() != stated.element) {
+        diags.Report(p->getLocation(), error)
+            << what + ", but its callers pass " +
+                   elementTypeName(*source.elements.begin()) + " tensors";
+        continue;
+      }
+    }
+    statedParams_[p] = stated;
+  }
+}
 
 SourcePos Tracer::posOf(SourceLocation loc) const {
   const SourceManager &sm = context_.getSourceManager();
@@ -267,6 +325,7 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   root.fullgraph = a.fullgraph;
   root.pos = posOf(fn->getLocation());
   root_ = &root;
+  applySignature(fn);
   // Where the root's body reads each variable: which values segments hand
   // back (finishSegment).
   References refs;
@@ -291,6 +350,7 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   }
   frames_.pop_back();
   root_ = nullptr;
+  statedParams_.clear();
   for (const GraphBreak &b : root.breaks)
     if (b.isError)
       root.failed = true;

@@ -41,6 +41,22 @@ const char *elementTypeName(ElementType type) {
   return "?";
 }
 
+const char *typeOriginName(TypeOrigin origin) {
+  switch (origin) {
+  case TypeOrigin::Stated:
+    return "stated";
+  case TypeOrigin::Source:
+    return "source";
+  case TypeOrigin::EarlierGraph:
+    return "earlier graph";
+  case TypeOrigin::Uses:
+    return "uses";
+  case TypeOrigin::Open:
+    return "open";
+  }
+  return "?";
+}
+
 ElementType elementOfDType(int64_t dtype) {
   // kiln::DType's order (kiln/DType.h).
   static const ElementType order[] = {
@@ -223,10 +239,14 @@ llvm::Error inferSignatures(const std::vector<Graph *> &graphs) {
       auto it = left.find(in.expr);
       if (it == left.end() || g->values[in.value].kind != ValueKind::Tensor)
         continue;
-      if (in.sourceRank < 0 && it->second.rank >= in.minRank)
+      if (in.sourceRank < 0 && it->second.rank >= in.minRank) {
         in.sourceRank = it->second.rank;
-      if (!in.sourceElement)
+        in.fromEarlierGraph = true;
+      }
+      if (!in.sourceElement) {
         in.sourceElement = it->second.element;
+        in.fromEarlierGraph = true;
+      }
     }
     if (llvm::Error error = inferSignature(*g)) {
       if (first)
@@ -249,7 +269,17 @@ llvm::Error inferSignature(Graph &g) {
     TraceValue &v = g.values[in.value];
     if (v.kind != ValueKind::Tensor)
       continue;
-    if (in.exactRank >= 0) {
+    bool rankKnown = true;
+    if (in.statedRank >= 0) {
+      if ((in.exactRank >= 0 && in.exactRank != in.statedRank) ||
+          in.minRank > in.statedRank)
+        return llvm::createStringError(
+            "input '" + in.expr + "' is stated as rank " +
+            std::to_string(in.statedRank) + ", but its uses need rank " +
+            (in.exactRank >= 0 ? std::to_string(in.exactRank)
+                               : "at least " + std::to_string(in.minRank)));
+      v.rank = in.statedRank;
+    } else if (in.exactRank >= 0) {
       if (in.exactRank < in.minRank)
         return llvm::createStringError("input '" + in.expr + "' needs rank " +
                                        std::to_string(in.exactRank) +
@@ -261,8 +291,19 @@ llvm::Error inferSignature(Graph &g) {
     } else {
       v.rank =
           std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
+      rankKnown = false;
     }
-    v.element = in.sourceElement ? *in.sourceElement : in.preferredElement;
+    v.element = in.statedElement   ? *in.statedElement
+                : in.sourceElement ? *in.sourceElement
+                                   : in.preferredElement;
+    bool elementKnown =
+        in.statedElement || in.sourceElement || in.elementFromUses;
+    in.origin = !rankKnown || !elementKnown              ? TypeOrigin::Open
+                : in.statedRank >= 0                     ? TypeOrigin::Stated
+                : in.exactRank >= 0 && !in.sourceElement ? TypeOrigin::Uses
+                : in.fromEarlierGraph ? TypeOrigin::EarlierGraph
+                : in.sourceRank >= 0 || in.sourceElement ? TypeOrigin::Source
+                                                         : TypeOrigin::Uses;
   }
   for (const TraceOp &op : g.ops) {
     TraceValue &r = g.values[op.result];

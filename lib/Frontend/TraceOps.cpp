@@ -130,6 +130,11 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     std::vector<int> ops;
     if (!tensorArgs(3, -1, ops))
       return std::nullopt;
+    // The condition is a mask: bool, as the runtime requires.
+    if (GraphInput *in = inputOf(ops[0])) {
+      in->preferredElement = ElementType::Bool;
+      in->elementFromUses = true;
+    }
     return addOp(code, ops, ValueKind::Tensor, loc);
   }
   if (group == OpGroup::Reduction) {
@@ -192,6 +197,8 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
         if (GraphInput *in = inputOf(ops[i])) {
           in->preferredRank = rank;
           in->preferredElement = element;
+          // Indices and targets must be integers: the op says so.
+          in->elementFromUses = element == ElementType::I64;
         }
     };
     if (code == OpCode::Matmul || code == OpCode::Linear)

@@ -15,6 +15,7 @@
 #include "AnnotationIndex.h"
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/Signature.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -63,6 +64,10 @@ public:
 
   /// Traces a compile root: its segments and breaks.
   Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
+  /// The types --signature states for fn's parameters (statedParams_),
+  /// after checking them against its declaration and the source: a
+  /// contradiction is an error at the parameter.
+  void applySignature(const clang::FunctionDecl *fn);
   /// Functions to compile as roots of their own, found while tracing:
   /// callees that break (their calls stay host code) and the callees of
   /// KILN_DISABLE(recursive=false) functions.
@@ -193,6 +198,10 @@ private:
   const AnnotationIndex &annotations_;
   const FrontendOptions &options_;
   const TypeEvidence &evidence_;
+  /// --signature, by function name.
+  std::map<std::string, StatedSignature> signatures_;
+  /// The stated types of the current root's tensor parameters.
+  std::map<const clang::ValueDecl *, StatedTensor> statedParams_;
   Root *root_ = nullptr;
   /// Every reference to a variable in the root's body, with its location.
   std::multimap<const clang::ValueDecl *, clang::SourceLocation> rootRefs_;

@@ -21,7 +21,8 @@ struct SourceRequest {
   std::string buildDir;               // -p
   std::vector<std::string> annotate;  // NAME=ANNOTATION
   std::vector<std::string> disallowInGraph;
-  std::vector<std::string> logs; // --log and KILN_LOGS
+  std::vector<std::string> signatures; // --signature 'NAME(f32[?,?], _)'
+  std::vector<std::string> logs;       // --log and KILN_LOGS
   bool suppressErrors = false;
 };
 
@@ -33,6 +34,8 @@ struct CompileRequest : SourceRequest {
   /// IR), ptx (the cuda roots' kernels).
   std::string emit = "cpp";
   bool timeReport = false;
+  /// An input whose rank or dtype nothing states or shows is an error.
+  bool requireKnownTypes = false;
   /// Where to write each stage's IR and the capture report, if anywhere.
   std::string debugDir;
   /// A Make-style dependency file for the output (the source and every

@@ -78,6 +78,16 @@ struct TraceValue {
   bool wrapped = false;
 };
 
+/// Where a graph input's rank and element type came from, strongest first.
+enum class TypeOrigin {
+  Stated,       // --signature
+  Source,       // what the translation unit shows (TypeEvidence.cpp)
+  EarlierGraph, // what the graph before a break left in the variable
+  Uses,         // what its ops require (conv2d's rank, ids' dtype)
+  Open,         // nothing says: the role's usual rank, float32
+};
+const char *typeOriginName(TypeOrigin origin); // "stated", "source", ...
+
 /// A value that enters the graph from C++: `expr` is how the stitched code
 /// spells it at the call site (a parameter, a local, `this->w1`).
 struct GraphInput {
@@ -93,8 +103,18 @@ struct GraphInput {
   /// The element type the source shows for it (from_vector<int64_t>,
   /// kiln::full(..., kiln::kFloat64), a comparison), if one.
   std::optional<ElementType> sourceElement;
-  /// What its uses suggest when the source shows nothing.
+  /// What its uses suggest when the source shows nothing; whether an op
+  /// requires it (an embedding's ids are integers) rather than the default.
   ElementType preferredElement = ElementType::F32;
+  bool elementFromUses = false;
+  /// The rank and element type the user stated (--signature), if any.
+  int64_t statedRank = -1;
+  std::optional<ElementType> statedElement;
+  /// Whether sourceRank/sourceElement are what an earlier graph left in
+  /// the variable (inferSignatures).
+  bool fromEarlierGraph = false;
+  /// Where inferSignature took its rank and element type from.
+  TypeOrigin origin = TypeOrigin::Open;
 };
 
 /// A value that leaves the graph into a C++ variable (or the return).
