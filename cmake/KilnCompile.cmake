@@ -1,4 +1,5 @@
-# kiln_compile(<target> [BACKEND eager|cpu|cuda] [SOURCES src...] [OPTIONS opt...])
+# kiln_compile(<target> [BACKEND eager|cpu|cuda] [SIGNATURES file]
+#              [SOURCES src...] [OPTIONS opt...])
 #
 # Routes the target's C++ sources (all of them, or those named) through
 # `kiln compile` at build time: each source's stitched copy (and, for the cpu
@@ -10,9 +11,12 @@
 # user's source lines. OPTIONS go to `kiln compile` exactly as written
 # (--suppress-errors, "--annotate=NS::f=compile(fullgraph=true)", ...). Only
 # <target> changes: the routed sources leave its SOURCES, and other targets
-# built from them (an eager build beside this one) keep them.
+# built from them (an eager build beside this one) keep them. SIGNATURES
+# names a file that a run of a stitched build wrote with KILN_RECORD=file:
+# the roots are compiled for the signatures it holds (`kiln compile
+# --signatures`), and recompiled when it changes.
 function(kiln_compile target)
-  cmake_parse_arguments(ARG "" "BACKEND" "SOURCES;OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "BACKEND;SIGNATURES" "SOURCES;OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kiln_compile(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -65,6 +69,13 @@ function(kiln_compile target)
     endforeach()
   endif()
 
+  set(signatures_option)
+  set(signatures_file)
+  if(ARG_SIGNATURES)
+    get_filename_component(signatures_file ${ARG_SIGNATURES} ABSOLUTE
+      BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    set(signatures_option --signatures ${signatures_file})
+  endif()
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/kiln/${target})
   set(routed)
   file(MAKE_DIRECTORY ${out_dir})
@@ -86,8 +97,9 @@ function(kiln_compile target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND Kiln::kiln compile ${abs} -o ${stitched} --backend=${ARG_BACKEND}
-              --depfile ${stitched}.d ${ARG_OPTIONS} -- ${clang_args}
-      DEPENDS ${abs} Kiln::kiln
+              --depfile ${stitched}.d ${signatures_option} ${ARG_OPTIONS}
+              -- ${clang_args}
+      DEPENDS ${abs} Kiln::kiln ${signatures_file}
       DEPFILE ${stitched}.d
       COMMENT "kiln compile ${src} (${ARG_BACKEND})"
       COMMAND_EXPAND_LISTS

@@ -173,6 +173,17 @@ bool inCompiledCode();
 /// Below a KILN_DISABLE() function: no graph runs.
 bool inDisabledCode();
 
+/// Records a call of compile root `root` when the environment variable
+/// KILN_RECORD names a file: each argument's dtype, rank and sizes (a
+/// null pointer for a parameter that is not a tensor). At exit the file
+/// receives one signature per root, for `kiln compile --signatures FILE`
+/// (docs/frontend.md): {"kiln.signatures": 1, "signatures":
+/// ["Model::forward(f32[?,?,768], _)", ...]}, the sizes that varied
+/// between calls as ?, a parameter whose rank or dtype varied (or that was
+/// undefined) as _. Stitched compile roots call it on entry.
+void recordRootCall(const char *root,
+                    std::initializer_list<const Tensor *> args);
+
 /// True when KILN_LOGS (comma-separated; read when first asked) names this
 /// log.
 bool logEnabled(const char *name);

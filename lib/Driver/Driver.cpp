@@ -10,9 +10,11 @@
 #include "kiln/version.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -36,10 +38,39 @@ void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
                   "A compile root's parameter types, e.g. "
                   "'Model::forward(f32[?,?,768], bool[?,?], _)' (? a size "
                   "that varies, _ not stated; repeatable)");
+  cmd->add_option("--signatures", r.signaturesFile,
+                  "A file of signatures recorded by running a stitched "
+                  "program with KILN_RECORD=FILE");
   cmd->add_option("--log", logs,
                   "Comma-separated logs to stderr: graph_breaks, graph_code, "
                   "all (also the KILN_LOGS environment variable, which at run "
                   "time also takes guards and graph_calls)");
+}
+
+/// The signatures of a KILN_RECORD file:
+/// {"kiln.signatures": 1, "signatures": ["NAME(f32[?,4], _)", ...]}.
+llvm::Expected<std::vector<std::string>>
+readSignatures(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    return llvm::createStringError("cannot read the file");
+  nlohmann::json doc =
+      nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() ||
+      !doc.contains("kiln.signatures") ||
+      !doc["kiln.signatures"].is_number_integer() ||
+      doc["kiln.signatures"].get<int>() != 1 || !doc.contains("signatures") ||
+      !doc["signatures"].is_array())
+    return llvm::createStringError(
+        "not a KILN_RECORD file ({\"kiln.signatures\": 1, \"signatures\": "
+        "[...]})");
+  std::vector<std::string> out;
+  for (const nlohmann::json &s : doc["signatures"]) {
+    if (!s.is_string())
+      return llvm::createStringError("a signature that is not a string");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
 }
 
 std::vector<std::string> splitLogs(const std::string &cli) {
@@ -212,6 +243,20 @@ int run(int argc, char **argv) {
         return 2;
       }
     }
+  for (SourceRequest *r : {static_cast<SourceRequest *>(&compile),
+                           static_cast<SourceRequest *>(&explain)}) {
+    if (r->signaturesFile.empty())
+      continue;
+    llvm::Expected<std::vector<std::string>> recorded =
+        readSignatures(r->signaturesFile);
+    if (!recorded) {
+      std::cerr << "kiln: error: --signatures " << r->signaturesFile << ": "
+                << llvm::toString(recorded.takeError()) << "\n";
+      return 2;
+    }
+    r->signatures.insert(r->signatures.end(), recorded->begin(),
+                         recorded->end());
+  }
   for (const std::vector<std::string> *specs :
        {&compile.signatures, &explain.signatures})
     for (const std::string &spec : *specs)

@@ -245,10 +245,29 @@ stitchFile(ASTContext &context, const std::string &file,
         !scoped.insert(sm.getExpansionLoc(body->getLBracLoc()).getRawEncoding())
              .second)
       continue;
-    rewriter.InsertTextAfterToken(
-        sm.getExpansionLoc(body->getLBracLoc()),
-        std::string(" kiln::abi::CompiledScope kiln_compiled_scope_(") +
-            (compiled ? "true" : "false") + ");");
+    std::string entry = std::string(" kiln::abi::CompiledScope "
+                                    "kiln_compiled_scope_(") +
+                        (compiled ? "true" : "false") + ");";
+    // A compile root notes its arguments for KILN_RECORD.
+    if (compiled) {
+      entry += " kiln::abi::recordRootCall(\"" +
+               fn->getQualifiedNameAsString() + "\", {";
+      for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+        const ParmVarDecl *p = fn->getParamDecl(i);
+        const auto *record =
+            p->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        bool tensor =
+            record && record->getName() == "Tensor" &&
+            record->getDeclContext()->isNamespace() &&
+            cast<NamespaceDecl>(record->getDeclContext())->getName() == "kiln";
+        entry += (i ? ", " : "") + (tensor && p->getIdentifier()
+                                        ? "&" + p->getNameAsString()
+                                        : std::string("nullptr"));
+      }
+      entry += "});";
+    }
+    rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
+                                  entry);
   }
 
   std::string out;

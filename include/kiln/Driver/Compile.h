@@ -22,6 +22,7 @@ struct SourceRequest {
   std::vector<std::string> annotate;  // NAME=ANNOTATION
   std::vector<std::string> disallowInGraph;
   std::vector<std::string> signatures; // --signature 'NAME(f32[?,?], _)'
+  std::string signaturesFile;          // --signatures FILE (KILN_RECORD's)
   std::vector<std::string> logs;       // --log and KILN_LOGS
   bool suppressErrors = false;
 };
