@@ -92,15 +92,22 @@ FrontendOptions detail::frontendOptions(const SourceRequest &r) {
 
 namespace {
 
-void internalFailure(const Root &root, const std::string &why, bool suppress,
-                     bool &failed) {
+/// Reports a root that cannot be compiled: an error, or with `hostBecause`
+/// a warning that it stays host code (and why that is not an error).
+void internalFailure(const Root &root, const std::string &why,
+                     const char *hostBecause, bool &failed) {
   llvm::errs() << formatPos(root.pos) << ": "
-               << (suppress ? "warning" : "error")
-               << ": kiln could not compile '" << root.name << "': " << why
-               << (suppress ? " (left as host code: --suppress-errors)" : "")
-               << "\n";
-  if (!suppress)
+               << (hostBecause ? "warning" : "error")
+               << ": kiln could not compile '" << root.name << "': " << why;
+  if (hostBecause)
+    llvm::errs() << " (left as host code: " << hostBecause << ")";
+  llvm::errs() << "\n";
+  if (!hostBecause)
     failed = true;
+}
+
+const char *suppressed(const CompileRequest &request) {
+  return request.suppressErrors ? "--suppress-errors" : nullptr;
 }
 
 /// The graphs of roots, typed; roots that fail are dropped from `ok`.
@@ -113,8 +120,25 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
     for (Segment &seg : root.segments)
       graphs.push_back(&seg.graph);
     if (llvm::Error error = inferSignatures(graphs)) {
-      internalFailure(root, llvm::toString(std::move(error)),
-                      request.suppressErrors, failed);
+      // A graph typed on a guess that does not fit is not the user's
+      // error: it runs eagerly, with a way to state the types.
+      std::string open;
+      for (const Graph *g : graphs)
+        for (const GraphInput &in : g->inputs)
+          if (in.origin == TypeOrigin::Open &&
+              g->values[in.value].kind == ValueKind::Tensor)
+            open += (open.empty() ? "" : ", ") + in.expr;
+      // (An input's own uses that disagree, "input 'x' needs ...", are the
+      // source's contradiction, not a guess's.)
+      std::string why = llvm::toString(std::move(error));
+      bool guessed = !open.empty() && !request.requireKnownTypes &&
+                     llvm::StringRef(why).starts_with("kiln::");
+      internalFailure(root,
+                      why + (guessed ? "; the types of " + open +
+                                           " are open: state them with "
+                                           "--signature or --signatures"
+                                     : ""),
+                      guessed ? "a guess" : suppressed(request), failed);
       continue;
     }
     if (request.requireKnownTypes) {
@@ -129,7 +153,7 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
                         "no rank or dtype is stated or shown for " + open +
                             " (--require-known-types; state them with "
                             "--signature)",
-                        false, failed);
+                        nullptr, failed);
         continue;
       }
     }
@@ -473,7 +497,7 @@ int runCompile(const CompileRequest &request) {
         if (llvm::Error one = compileRoots({r}, context, objectPath, request,
                                            file, timer, false, unused))
           internalFailure(*r, llvm::toString(std::move(one)),
-                          request.suppressErrors, failed);
+                          suppressed(request), failed);
         else
           good.push_back(r);
       }
@@ -490,7 +514,7 @@ int runCompile(const CompileRequest &request) {
       images.clear();
       if (llvm::Error rest = compileRoots(good, context, objectPath, request,
                                           file, timer, true, images)) {
-        internalFailure(*good.front(), llvm::toString(std::move(rest)), false,
+        internalFailure(*good.front(), llvm::toString(std::move(rest)), nullptr,
                         failed);
         return false;
       }

@@ -264,12 +264,35 @@ llvm::Error inferSignatures(const std::vector<Graph *> &graphs) {
   return first;
 }
 
+namespace {
+/// Where an input's rank and element type will come from (all inputs are
+/// given one before any check can fail: a contradiction is not a guess).
+TypeOrigin originOf(const GraphInput &in) {
+  bool rankKnown = in.statedRank >= 0 || in.exactRank >= 0 ||
+                   (in.sourceRank >= 0 && in.sourceRank >= in.minRank);
+  bool elementKnown =
+      in.statedElement || in.sourceElement || in.elementFromUses;
+  if (!rankKnown || !elementKnown)
+    return TypeOrigin::Open;
+  if (in.statedRank >= 0)
+    return TypeOrigin::Stated;
+  if (in.exactRank >= 0 && !in.sourceElement)
+    return TypeOrigin::Uses;
+  if (in.fromEarlierGraph)
+    return TypeOrigin::EarlierGraph;
+  if (in.sourceRank >= 0 || in.sourceElement)
+    return TypeOrigin::Source;
+  return TypeOrigin::Uses;
+}
+} // namespace
+
 llvm::Error inferSignature(Graph &g) {
+  for (GraphInput &in : g.inputs)
+    in.origin = originOf(in);
   for (GraphInput &in : g.inputs) {
     TraceValue &v = g.values[in.value];
     if (v.kind != ValueKind::Tensor)
       continue;
-    bool rankKnown = true;
     if (in.statedRank >= 0) {
       if ((in.exactRank >= 0 && in.exactRank != in.statedRank) ||
           in.minRank > in.statedRank)
@@ -291,19 +314,10 @@ llvm::Error inferSignature(Graph &g) {
     } else {
       v.rank =
           std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
-      rankKnown = false;
     }
     v.element = in.statedElement   ? *in.statedElement
                 : in.sourceElement ? *in.sourceElement
                                    : in.preferredElement;
-    bool elementKnown =
-        in.statedElement || in.sourceElement || in.elementFromUses;
-    in.origin = !rankKnown || !elementKnown              ? TypeOrigin::Open
-                : in.statedRank >= 0                     ? TypeOrigin::Stated
-                : in.exactRank >= 0 && !in.sourceElement ? TypeOrigin::Uses
-                : in.fromEarlierGraph ? TypeOrigin::EarlierGraph
-                : in.sourceRank >= 0 || in.sourceElement ? TypeOrigin::Source
-                                                         : TypeOrigin::Uses;
   }
   for (const TraceOp &op : g.ops) {
     TraceValue &r = g.values[op.result];
