@@ -191,26 +191,31 @@ private:
       return {};
     llvm::StringRef name = fn->getName();
     unsigned n = call->getNumArgs();
+    // Ops are known by their entry in the op table (TracedOps.def), not by
+    // a second list of their names.
+    std::optional<OpCode> code = opNamed(name.str());
     if (const auto *m = dyn_cast<CXXMemberCallExpr>(call)) {
       const Expr *self = m->getImplicitObjectArgument();
       if (!isKilnTensorMethod(fn))
         return ofUserFunction(fn, depth);
-      if ((name == "reshape" || name == "view") && n == 1)
-        return {listLength(m->getArg(0)), of(self, depth + 1).element};
+      if (name == "view" || (code == OpCode::Reshape && n == 1))
+        return n == 1 ? ExprTypes{listLength(m->getArg(0)),
+                                  of(self, depth + 1).element}
+                      : ExprTypes{};
       if (name == "to" && n == 1) {
         ExprTypes r = of(self, depth + 1);
         if (std::optional<ElementType> e = dtypeArgument(m->getArg(0), ctx_))
           r.element = e;
         return r;
       }
-      if (name == "contiguous" || name == "clone" || name == "transpose" ||
-          name == "permute")
+      if (name == "contiguous" || name == "clone" ||
+          code == OpCode::Transpose || code == OpCode::Permute)
         return of(self, depth + 1);
-      if (name == "unsqueeze" || name == "squeeze") {
+      if (code == OpCode::Unsqueeze || code == OpCode::Squeeze) {
         ExprTypes r = of(self, depth + 1);
         if (r.rank)
-          *r.rank += name == "unsqueeze" ? 1 : -1;
-        if (name == "squeeze" && r.rank && *r.rank < 0)
+          *r.rank += code == OpCode::Unsqueeze ? 1 : -1;
+        if (r.rank && *r.rank < 0)
           r.rank.reset();
         return r;
       }
@@ -223,10 +228,9 @@ private:
         return dtypeArgument(call->getArg(i), ctx_);
       return ElementType::F32; // the factories' default
     };
+    // The factories that are not graph ops.
     if ((name == "zeros" || name == "ones" || name == "empty") && n >= 1)
       return {listLength(call->getArg(0)), dtypeAt(1)};
-    if (name == "full" && n >= 2)
-      return {listLength(call->getArg(0)), dtypeAt(2)};
     if (name == "randn" && n >= 2)
       return {listLength(call->getArg(0)), dtypeAt(2)};
     if (name == "from_vector" && n == 2) {
@@ -242,7 +246,27 @@ private:
           r.element = ElementType::Bool;
       return r;
     }
-    if (name == "arange") {
+    if (!code)
+      return {};
+    switch (opGroup(*code)) {
+    case OpGroup::UnaryFloat: {
+      if (n < 1)
+        return {};
+      ExprTypes r = of(call->getArg(0), depth + 1);
+      if (r.element && *r.element != ElementType::F64)
+        r.element = ElementType::F32;
+      return r;
+    }
+    case OpGroup::Unary:
+      return n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
+    default:
+      break;
+    }
+    switch (*code) {
+    case OpCode::Full:
+      return n >= 2 ? ExprTypes{listLength(call->getArg(0)), dtypeAt(2)}
+                    : ExprTypes{};
+    case OpCode::Arange: {
       // int64 when every bound is an integer, as the runtime's arange.
       bool integers = true;
       for (const Expr *arg : call->arguments())
@@ -250,23 +274,21 @@ private:
           integers = false;
       return {1, integers ? ElementType::I64 : ElementType::F32};
     }
-    // Elementwise ops that keep their operand's rank and type.
-    if ((name == "relu" || name == "abs" || name == "neg") && n == 1)
-      return of(call->getArg(0), depth + 1);
-    if ((name == "exp" || name == "log" || name == "sqrt" || name == "rsqrt" ||
-         name == "tanh" || name == "sigmoid" || name == "silu" ||
-         name == "gelu") &&
-        n >= 1) {
-      ExprTypes r = of(call->getArg(0), depth + 1);
+    case OpCode::Gelu: {
+      ExprTypes r = n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
       if (r.element && *r.element != ElementType::F64)
         r.element = ElementType::F32;
       return r;
     }
-    if ((name == "softmax" || name == "log_softmax" || name == "layer_norm" ||
-         name == "rms_norm" || name == "linear") &&
-        n >= 1)
-      return of(call->getArg(0), depth + 1);
-    if (name == "embedding" && n == 2) {
+    case OpCode::Softmax:
+    case OpCode::LogSoftmax:
+    case OpCode::LayerNorm:
+    case OpCode::RmsNorm:
+    case OpCode::Linear:
+      return n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
+    case OpCode::Embedding: {
+      if (n != 2)
+        return {};
       // The table's rows, one per index: rank of the indices + 1.
       ExprTypes ids = of(call->getArg(0), depth + 1);
       ExprTypes r{std::nullopt, of(call->getArg(1), depth + 1).element};
@@ -274,11 +296,9 @@ private:
         r.rank = *ids.rank + 1;
       return r;
     }
-    if ((name == "logical_and" || name == "logical_or" ||
-         name == "logical_not") &&
-        n >= 1)
-      return {broadcastRank(call, depth), ElementType::Bool};
-    return {};
+    default:
+      return {};
+    }
   }
 
   /// A function of the user's with a visible body: what all its return
