@@ -1,4 +1,4 @@
-//===- KilnBase.td - The kiln dialect, its types and enums -*- tablegen -*-===//
+//===- KilnBase.td - The kiln dialect and its op base ----*- tablegen -*-===//
 #ifndef KILN_DIALECT_KILN_IR_KILNBASE_TD
 #define KILN_DIALECT_KILN_IR_KILNBASE_TD
 
@@ -30,34 +30,5 @@ def Kiln_Dialect : Dialect {
 
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
     : Op<Kiln_Dialect, mnemonic, traits>;
-
-//===----------------------------------------------------------------------===//
-// Tensor types
-//===----------------------------------------------------------------------===//
-
-def Kiln_AnyElement : AnyTypeOf<[F16, BF16, F32, F64, I1, I32, I64]>;
-def Kiln_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I32, I64]>;
-def Kiln_NumericTensor : RankedTensorOf<[F16, BF16, F32, F64, I32, I64]>;
-def Kiln_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
-def Kiln_IntTensor : RankedTensorOf<[I32, I64]>;
-def Kiln_BoolTensor : RankedTensorOf<[I1]>;
-
-//===----------------------------------------------------------------------===//
-// Enums
-//===----------------------------------------------------------------------===//
-
-def Kiln_CmpPredicate : I64EnumAttr<"CmpPredicate",
-    "elementwise comparison", [
-      I64EnumAttrCase<"lt", 0>, I64EnumAttrCase<"le", 1>,
-      I64EnumAttrCase<"gt", 2>, I64EnumAttrCase<"ge", 3>,
-      I64EnumAttrCase<"eq", 4>, I64EnumAttrCase<"ne", 5>]> {
-  let cppNamespace = "::mlir::kiln";
-}
-
-def Kiln_GeluApproximation : I64EnumAttr<"GeluApproximation",
-    "how gelu is computed", [
-      I64EnumAttrCase<"none", 0>, I64EnumAttrCase<"tanh", 1>]> {
-  let cppNamespace = "::mlir::kiln";
-}
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -10,6 +10,7 @@
 #define KILN_DIALECT_KILN_IR_KILNOPS_TD
 
 include "kiln/Dialect/Kiln/IR/KilnBase.td"
+include "kiln/Dialect/Kiln/IR/KilnTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
