@@ -85,6 +85,7 @@ FrontendOptions detail::frontendOptions(const SourceRequest &r) {
   o.annotate = r.annotate;
   o.disallowInGraph = r.disallowInGraph;
   o.signatures = r.signatures;
+  o.recordedSignatures = r.recordedSignatures;
   o.logs = r.logs;
   o.suppressErrors = r.suppressErrors;
   return o;

@@ -254,11 +254,11 @@ int run(int argc, char **argv) {
                 << llvm::toString(recorded.takeError()) << "\n";
       return 2;
     }
-    r->signatures.insert(r->signatures.end(), recorded->begin(),
-                         recorded->end());
+    r->recordedSignatures = std::move(*recorded);
   }
   for (const std::vector<std::string> *specs :
-       {&compile.signatures, &explain.signatures})
+       {&compile.signatures, &explain.signatures, &compile.recordedSignatures,
+        &explain.recordedSignatures})
     for (const std::string &spec : *specs)
       if (llvm::Expected<frontend::StatedSignature> sig =
               frontend::parseSignature(spec);

@@ -92,8 +92,10 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
       stated != statedParams_.end()) {
     in.statedRank = stated->second.rank;
     in.statedElement = stated->second.element;
+    in.statedRecorded = stated->second.recorded;
   }
   if (evidence != evidence_.end()) {
+    in.sourceFromCallSite = isa<ParmVarDecl>(decl);
     if (evidence->second.ranks.size() == 1)
       in.sourceRank = *evidence->second.ranks.begin();
     if (evidence->second.elements.size() == 1)

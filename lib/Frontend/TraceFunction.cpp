@@ -41,14 +41,20 @@ Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
                const FrontendOptions &options, const TypeEvidence &evidence)
     : context_(context), annotations_(annotations), options_(options),
       evidence_(evidence) {
-  for (const std::string &text : options.signatures) {
-    // (The driver has rejected malformed ones.)
-    llvm::Expected<StatedSignature> sig = parseSignature(text);
-    if (sig)
+  // (The driver has rejected malformed ones.) Stated ones override
+  // recorded ones.
+  for (const auto *texts : {&options.recordedSignatures, &options.signatures})
+    for (const std::string &text : *texts) {
+      llvm::Expected<StatedSignature> sig = parseSignature(text);
+      if (!sig) {
+        llvm::consumeError(sig.takeError());
+        continue;
+      }
+      for (std::optional<StatedTensor> &p : sig->params)
+        if (p)
+          p->recorded = texts == &options.recordedSignatures;
       signatures_[sig->function] = *sig;
-    else
-      llvm::consumeError(sig.takeError());
-  }
+    }
 }
 
 void Tracer::applySignature(const FunctionDecl *fn) {
@@ -71,8 +77,10 @@ void Tracer::applySignature(const FunctionDecl *fn) {
     if (!sig.params[i])
       continue;
     const StatedTensor &stated = *sig.params[i];
-    std::string what = "--signature states '" + p->getNameAsString() +
-                       "' of '" + sig.function + "' as " + describe(stated);
+    std::string what = std::string(stated.recorded ? "--signatures (recorded)"
+                                                   : "--signature") +
+                       " states '" + p->getNameAsString() + "' of '" +
+                       sig.function + "' as " + describe(stated);
     if (!isTensorType(p->getType())) {
       diags.Report(p->getLocation(), error)
           << what + ", but it is not a tensor";

@@ -45,6 +45,10 @@ const char *typeOriginName(TypeOrigin origin) {
   switch (origin) {
   case TypeOrigin::Stated:
     return "stated";
+  case TypeOrigin::Recorded:
+    return "recorded";
+  case TypeOrigin::CallSite:
+    return "call site";
   case TypeOrigin::Source:
     return "source";
   case TypeOrigin::EarlierGraph:
@@ -275,13 +279,13 @@ TypeOrigin originOf(const GraphInput &in) {
   if (!rankKnown || !elementKnown)
     return TypeOrigin::Open;
   if (in.statedRank >= 0)
-    return TypeOrigin::Stated;
+    return in.statedRecorded ? TypeOrigin::Recorded : TypeOrigin::Stated;
   if (in.exactRank >= 0 && !in.sourceElement)
     return TypeOrigin::Uses;
   if (in.fromEarlierGraph)
     return TypeOrigin::EarlierGraph;
   if (in.sourceRank >= 0 || in.sourceElement)
-    return TypeOrigin::Source;
+    return in.sourceFromCallSite ? TypeOrigin::CallSite : TypeOrigin::Source;
   return TypeOrigin::Uses;
 }
 } // namespace

@@ -18,7 +18,7 @@
 // RUN: kiln explain %s --signatures %t.sig.json | FileCheck %s --check-prefix=TYPES
 // TYPES: inputs: rows (f64 tensor of rank 2)
 // TYPES-NEXT: outputs: return
-// TYPES-NEXT: types: rows stated
+// TYPES-NEXT: types: rows recorded
 // RUN: kiln compile %s -o %t.cpp --signatures %t.sig.json --require-known-types
 // RUN: %clangxx -std=c++17 %kiln_includes %t.cpp %t.o -o %t %kiln_link %kernel_link
 // RUN: env KILN_STATS=1 %t > %t.out 2> %t.err

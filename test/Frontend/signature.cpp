@@ -12,7 +12,7 @@
 // RUN: kiln explain %s --signature 'entry(f64[?])' | FileCheck %s --check-prefix=STATED
 // STATED: inputs: mask (i1 tensor of rank 3) x (f32 tensor of rank 3) this->w (f32 tensor of rank 2)
 // STATED-NEXT: outputs: return
-// STATED-NEXT: types: mask source x source this->w source
+// STATED-NEXT: types: mask call site x call site this->w source
 // STATED: inputs: a (f64 tensor of rank 1)
 // STATED-NEXT: outputs: return
 // STATED-NEXT: types: a stated

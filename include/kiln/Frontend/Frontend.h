@@ -37,8 +37,10 @@ struct FrontendOptions {
   std::string buildDir;              // -p: where compile_commands.json is
   std::vector<std::string> annotate; // NAME=ANNOTATION
   std::vector<std::string> disallowInGraph; // qualified names
-  /// --signature: 'NAME(f32[?,?], _)' (kiln/Frontend/Signature.h).
-  std::vector<std::string> signatures;
+  /// --signature: 'NAME(f32[?,?], _)' (kiln/Frontend/Signature.h), and
+  /// those of a --signatures file (a KILN_RECORD run), which --signature
+  /// overrides.
+  std::vector<std::string> signatures, recordedSignatures;
   mlir::kiln::Backend backend =
       mlir::kiln::Backend::Cpu; // the default per root
   bool suppressErrors = false;

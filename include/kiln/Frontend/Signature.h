@@ -23,6 +23,8 @@ namespace kiln::frontend {
 struct StatedTensor {
   ElementType element;
   int64_t rank;
+  /// From a KILN_RECORD file (--signatures) rather than --signature.
+  bool recorded = false;
 };
 
 struct StatedSignature {

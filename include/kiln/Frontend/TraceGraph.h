@@ -81,7 +81,9 @@ struct TraceValue {
 /// Where a graph input's rank and element type came from, strongest first.
 enum class TypeOrigin {
   Stated,       // --signature
-  Source,       // what the translation unit shows (TypeEvidence.cpp)
+  Recorded,     // --signatures, from a KILN_RECORD run
+  CallSite,     // what the callers pass (a parameter; TypeEvidence.cpp)
+  Source,       // what the translation unit shows otherwise (TypeEvidence.cpp)
   EarlierGraph, // what the graph before a break left in the variable
   Uses,         // what its ops require (conv2d's rank, ids' dtype)
   Open,         // nothing says: the role's usual rank, float32
@@ -107,9 +109,13 @@ struct GraphInput {
   /// requires it (an embedding's ids are integers) rather than the default.
   ElementType preferredElement = ElementType::F32;
   bool elementFromUses = false;
-  /// The rank and element type the user stated (--signature), if any.
+  /// The rank and element type the user stated (--signature) or recorded
+  /// (--signatures), if any.
   int64_t statedRank = -1;
   std::optional<ElementType> statedElement;
+  bool statedRecorded = false;
+  /// Whether the source's types are what the callers pass (a parameter).
+  bool sourceFromCallSite = false;
   /// Whether sourceRank/sourceElement are what an earlier graph left in
   /// the variable (inferSignatures).
   bool fromEarlierGraph = false;
