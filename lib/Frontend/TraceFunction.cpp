@@ -57,6 +57,29 @@ Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
     }
 }
 
+void Tracer::warnUnknownSignatures() {
+  if (signatures_.empty())
+    return;
+  // Functions declared here but compiled in another file are fine.
+  struct Names : RecursiveASTVisitor<Names> {
+    std::set<std::string> names;
+    bool VisitFunctionDecl(FunctionDecl *fn) {
+      names.insert(fn->getQualifiedNameAsString());
+      return true;
+    }
+  } declared;
+  declared.TraverseDecl(context_.getTranslationUnitDecl());
+  DiagnosticsEngine &diags = context_.getDiagnostics();
+  unsigned warning = diags.getCustomDiagID(
+      DiagnosticsEngine::Warning,
+      "--signature names '%0', which no function of this file is");
+  SourceManager &sm = context_.getSourceManager();
+  for (const auto &[name, sig] : signatures_)
+    if (!declared.names.count(name))
+      diags.Report(sm.getLocForStartOfFile(sm.getMainFileID()), warning)
+          << name;
+}
+
 void Tracer::applySignature(const FunctionDecl *fn) {
   statedParams_.clear();
   auto it = signatures_.find(fn->getQualifiedNameAsString());

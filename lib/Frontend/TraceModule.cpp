@@ -97,6 +97,7 @@ public:
         roots.push_back(std::move(root));
       }
     }
+    tracer.warnUnknownSignatures();
     countBreaksOnce(roots);
     roots.erase(std::remove_if(roots.begin(), roots.end(),
                                [](const Root &r) {

@@ -72,6 +72,9 @@ public:
   /// callees that break (their calls stay host code) and the callees of
   /// KILN_DISABLE(recursive=false) functions.
   std::vector<const clang::FunctionDecl *> takeDerivedRoots();
+  /// Warns of each --signature whose function this translation unit does
+  /// not declare at all (a misspelt name would otherwise be ignored).
+  void warnUnknownSignatures();
 
   // ---- TraceFunction.cpp ------------------------------------------------
 private:

@@ -18,9 +18,11 @@
 // STATED-NEXT: types: a stated
 //
 // RUN: not kiln compile %s -o %t.bad.cpp --signature 'Model::forward(bool[?,?,?], f64[?,?,?])' 2>&1 | FileCheck %s --check-prefix=CONTRA
-// CONTRA: signature.cpp:[[@LINE+21]]:67: error: --signature states 'x' of 'Model::forward' as f64 tensor of rank 3, but its callers pass f32 tensors
+// CONTRA: signature.cpp:[[@LINE+23]]:67: error: --signature states 'x' of 'Model::forward' as f64 tensor of rank 3, but its callers pass f32 tensors
 // RUN: not kiln compile %s -o %t.bad.cpp --signature 'entry(f32[?], _)' 2>&1 | FileCheck %s --check-prefix=COUNT
-// COUNT: signature.cpp:[[@LINE+25]]:23: error: --signature gives 2 parameter types for 'entry', which takes 1
+// COUNT: signature.cpp:[[@LINE+27]]:23: error: --signature gives 2 parameter types for 'entry', which takes 1
+// RUN: kiln explain %s --signature 'entyr(f32[?])' 2>&1 | FileCheck %s --check-prefix=TYPO
+// TYPO: signature.cpp:1:1: warning: --signature names 'entyr', which no function of this file is
 // RUN: not kiln compile %s -o %t.bad.cpp --signature 'entry(f32[?,x])' 2>&1 | FileCheck %s --check-prefix=USAGE
 // USAGE: kiln: error: --signature 'entry(f32[?,x])': 'f32[?,x]': a dim is ? or a size, not 'x'
 //
