@@ -147,7 +147,11 @@ std::optional<double> Tracer::constantFloat(const Expr *e) {
 
 const Expr *stripTemporaries(const Expr *e) {
   while (true) {
-    e = e->IgnoreImplicit()->IgnoreParens();
+    // Parentheses may hold implicit nodes again: (a * b) binds a temporary.
+    if (const Expr *inner = e->IgnoreImplicit()->IgnoreParens(); inner != e) {
+      e = inner;
+      continue;
+    }
     if (const auto *d = dyn_cast<CXXDefaultArgExpr>(e)) {
       e = d->getExpr();
       continue;

@@ -10,9 +10,13 @@
 // CHECK: inputs: x (f64 tensor of rank 2) this->s (f64 tensor of rank 1)
 // CHECK: inputs: keep (i1 tensor of rank 1) idx (i64 tensor of rank 1)
 // CHECK: inputs: ids (i64 tensor of rank 2) table (f64 tensor of rank 2)
+// CHECK: inputs: v (f64 tensor of rank 2)
+// CHECK-NEXT: outputs: return
+// CHECK-NEXT: types: v call site
 // OUT: scaled dtype=float64 dim=2
 // OUT: shifted dtype=int64 dim=1 sum=61.000000000
 // OUT: looked up dtype=float64 dim=2
+// OUT: centred dtype=float64 dim=2 sum=0.000000000
 #include <kiln/kiln.h>
 #include <cstdio>
 #include <vector>
@@ -38,6 +42,9 @@ KILN_COMPILE() Tensor lookup(const Tensor &table, const Tensor &ids) {
   return kiln::sum(rows, {-1}, false);
 }
 
+// Through a parenthesized expression, a cast and reshape.
+KILN_COMPILE() Tensor centre(const Tensor &v) { return v - kiln::mean(v, {-1}, true); }
+
 static void dump(const char *tag, const Tensor &t) {
   Tensor c = t.to(kiln::kFloat64).contiguous();
   std::printf("%s dtype=%s dim=%lld sum=%.9f\n", tag, kiln::dtypeName(t.dtype()),
@@ -55,4 +62,6 @@ int main(int argc, char **argv) {
   Tensor table = kiln::randn({10, 4}, 2).to(kiln::kFloat64);
   Tensor ids = kiln::from_vector<int64_t>(std::vector<int64_t>{1, 3, 5, 7, 9, 0}, {2, 3});
   dump("looked up", lookup(table, ids));
+  Tensor grid = (kiln::arange(n * 4).to(kiln::kFloat64) * 0.5 - 1.0).reshape({n, 4});
+  dump("centred", centre(grid));
 }
