@@ -29,6 +29,9 @@ constexpr DType kFloat64 = DType::F64;
 size_t elementSize(DType dtype);
 /// The ATen-style name, e.g. "float32".
 const char *dtypeName(DType dtype);
+/// The short name signatures use ("f32", "i64", "bool"): KILN_RECORD's
+/// files, --signature and the guard's warnings.
+const char *dtypeTag(DType dtype);
 bool isFloating(DType dtype);
 /// Integral types, bool included only when asked.
 bool isIntegral(DType dtype, bool includeBool);

@@ -99,6 +99,24 @@ struct TensorGuard {
 bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
            Device device = Device::cpu());
 
+/// One of the graphs a traced graph is compiled as (its host-bool variants
+/// and type versions): whether the host bools it is specialized on hold,
+/// and its guard, one entry per tensor input of the traced graph in order
+/// (rank -1: an input this version does not read, left unchecked).
+struct GraphVersion {
+  bool when;
+  std::initializer_list<TensorGuard> tensors;
+};
+
+/// The index of the first version whose bools hold and whose guard passes,
+/// or -1: the dispatcher's guard. It counts one graph call, and a miss as
+/// guard() does; the warning names the inputs' types and every version's
+/// (the versions the bools allow), or, when one version is allowed, says
+/// what guard() says.
+int chooseVersion(const GraphSite &site,
+                  std::initializer_list<GraphVersion> versions,
+                  Device device = Device::cpu());
+
 /// Packs the arguments of a compiled graph's entry point, calls it and
 /// hands its results to Tensors (see the ABI above). For a graph compiled
 /// for CUDA, CPU inputs are copied to the GPU first; the results stay on

@@ -112,15 +112,16 @@ const char *suppressed(const CompileRequest &request) {
 }
 
 /// The graphs of roots, typed; roots that fail are dropped from `ok`.
-void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
-                std::vector<Root *> &ok, bool &failed) {
+void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
+               std::vector<Root *> &ok, bool &failed) {
   for (Root &root : roots) {
     if (root.failed)
       continue;
     std::vector<Graph *> graphs;
     for (Segment &seg : root.segments)
       graphs.push_back(&seg.graph);
-    if (llvm::Error error = inferSignatures(graphs)) {
+    std::vector<std::vector<GraphVariant>> variants;
+    if (llvm::Error error = typeGraphs(graphs, variants)) {
       // A graph typed on a guess that does not fit is not the user's
       // error: it runs eagerly, with a way to state the types.
       std::string open;
@@ -158,8 +159,8 @@ void typeGraphs(std::vector<Root> &roots, const CompileRequest &request,
         continue;
       }
     }
-    for (Segment &seg : root.segments)
-      seg.variants = specializeOnHostBools(seg.graph);
+    for (size_t i = 0; i < root.segments.size(); ++i)
+      root.segments[i].variants = std::move(variants[i]);
     ok.push_back(&root);
   }
 }
@@ -473,7 +474,7 @@ int runCompile(const CompileRequest &request) {
         return false;
     std::vector<Root *> ok;
     timer.start("type graphs");
-    typeGraphs(roots, request, ok, failed);
+    typeRoots(roots, request, ok, failed);
     std::vector<Root *> compiled;
     for (Root *r : ok)
       if (r->backend != mlir::kiln::Backend::Eager)

@@ -11,6 +11,7 @@
 #include "kiln/Driver/Compile.h"
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/Signature.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,6 +25,18 @@ namespace kiln::driver {
 using namespace frontend;
 
 namespace {
+
+/// A graph's tensor inputs and their types: "x f32[?,?], ids i64[?]".
+std::string tensorTypes(const Graph &g) {
+  std::string out;
+  for (const GraphInput &in : g.inputs) {
+    const TraceValue &v = g.values[in.value];
+    if (v.kind == ValueKind::Tensor)
+      out += (out.empty() ? "" : ", ") + in.expr + " " +
+             signatureSpelling(v.element, v.rank);
+  }
+  return out;
+}
 
 std::string kindName(const TraceValue &v) {
   switch (v.kind) {
@@ -139,12 +152,17 @@ void detail::printExplainText(llvm::raw_ostream &os,
         if (g.values[in.value].kind == ValueKind::Tensor)
           os << " " << in.expr << " " << typeOriginName(in.origin);
       os << "\n";
-      // Compiled once per value of the host bools that choose its arms.
+      // Compiled once per value of the host bools that choose its arms,
+      // and once per typing where its types are open.
       for (const GraphVariant &v : s.variants) {
-        os << "    variant " << v.graph.name << " when";
+        os << "    variant " << v.graph.name;
+        if (!v.when.empty())
+          os << " when";
         for (auto [index, value] : v.when)
           os << " " << g.inputs[index].expr << "="
              << (value ? "true" : "false");
+        if (v.typeVersion >= 0)
+          os << " for " << tensorTypes(v.graph);
         os << " (" << v.graph.tensorOpCount() << " ops), inputs:";
         for (const GraphInput &in : v.graph.inputs)
           os << " " << in.expr;
@@ -182,9 +200,10 @@ int runExplain(const ExplainRequest &request) {
           std::vector<Graph *> graphs;
           for (Segment &seg : r.segments)
             graphs.push_back(&seg.graph);
-          llvm::consumeError(inferSignatures(graphs));
-          for (Segment &seg : r.segments)
-            seg.variants = specializeOnHostBools(seg.graph);
+          std::vector<std::vector<GraphVariant>> variants;
+          llvm::consumeError(typeGraphs(graphs, variants));
+          for (size_t i = 0; i < r.segments.size(); ++i)
+            r.segments[i].variants = std::move(variants[i]);
           r.function = nullptr; // the AST goes away after this call
           for (Segment &seg : r.segments)
             seg.statements.clear();
@@ -245,6 +264,22 @@ int runExplain(const ExplainRequest &request) {
         for (const GraphOutput &out : g.outputs)
           jg["outputs"].push_back(out.variable.empty() ? "return"
                                                        : out.variable);
+        jg["variants"] = nlohmann::json::array();
+        for (const GraphVariant &v : s.variants) {
+          nlohmann::json jv = {{"name", v.graph.name},
+                               {"op_count", v.graph.tensorOpCount()},
+                               {"when", nlohmann::json::object()},
+                               {"inputs", nlohmann::json::array()}};
+          for (auto [index, value] : v.when)
+            jv["when"][g.inputs[index].expr] = value;
+          for (const GraphInput &in : v.graph.inputs)
+            jv["inputs"].push_back(
+                {{"expr", in.expr},
+                 {"type", kindName(v.graph.values[in.value])}});
+          if (v.typeVersion >= 0)
+            jv["type_version"] = v.typeVersion;
+          jg["variants"].push_back(jv);
+        }
         for (const TraceOp &op : g.ops)
           jg["ops"].push_back({{"op", opName(op.code)},
                                {"text", opText(op)},

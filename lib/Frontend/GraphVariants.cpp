@@ -1,18 +1,29 @@
-//===- GraphVariants.cpp - Graphs specialized on their host bools ---------===//
+//===- GraphVariants.cpp - What a traced graph is compiled as -------------===//
 //
-// An `if` on a host bool inside a graph traces both arms and selects
-// between them. When one arm reads a tensor that the other never needs (a
-// block's optional projection, left undefined when the flag is false), the
-// one graph would need that tensor on every call, and its guard would
-// reject the undefined one forever. Instead the graph is compiled once per
-// value of the flags that choose select arms: each variant keeps the arms
-// its flags choose and drops what only the others used, including inputs.
-// The stitched wrapper picks the variant from the flags' values at run
-// time (docs/frontend.md).
+// One traced graph may need several compiled graphs behind one dispatcher.
+//
+// Host-bool variants. An `if` on a host bool inside a graph traces both
+// arms and selects between them. When one arm reads a tensor that the
+// other never needs (a block's optional projection, left undefined when
+// the flag is false), the one graph would need that tensor on every call,
+// and its guard would reject the undefined one forever. Instead the graph
+// is compiled once per value of the flags that choose select arms: each
+// variant keeps the arms its flags choose and drops what only the others
+// used, including inputs.
+//
+// Type versions. Where the translation unit leaves an input's rank or
+// element type open, a single guess would either fail to type (the graph
+// stays host code) or be rejected by the guard on every call of another
+// type. The graph is typed in a bounded number of versions instead, and
+// the stitched dispatcher runs the first whose guard passes (torch.compile
+// keeps one compiled graph per guard set in the same way).
+//
+// docs/frontend.md says which, in what order.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/TraceGraph.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -154,6 +165,241 @@ std::vector<GraphVariant> specializeOnHostBools(const Graph &g) {
   if (!needed)
     return {};
   return variants;
+}
+
+namespace {
+
+/// Whether the input's rank, or its element type, is what nothing shows.
+bool rankOpen(const GraphInput &in) {
+  return in.statedRank < 0 && in.exactRank < 0 &&
+         !(in.sourceRank >= 0 && in.sourceRank >= in.minRank);
+}
+bool elementOpen(const GraphInput &in) {
+  return !in.statedElement && !in.sourceElement && !in.elementFromUses;
+}
+
+/// Input types fixed for a version (-1 rank or no element: the guess's).
+struct Pin {
+  int64_t rank = -1;
+  std::optional<ElementType> element;
+};
+using Pins = std::map<size_t, Pin>;
+
+/// `g` typed with `pins` stated, or nullopt when it does not type.
+std::optional<Graph> typedWith(const Graph &g, const Pins &pins,
+                               llvm::Error *error = nullptr) {
+  Graph v = g;
+  for (const auto &[i, pin] : pins) {
+    GraphInput &in = v.inputs[i];
+    if (pin.rank >= 0)
+      in.statedRank = pin.rank;
+    if (pin.element)
+      in.statedElement = pin.element;
+    in.statedRecorded = false;
+  }
+  llvm::Error e = inferSignature(v);
+  if (e) {
+    if (error)
+      *error = std::move(e);
+    else
+      llvm::consumeError(std::move(e));
+    return std::nullopt;
+  }
+  for (const auto &[i, pin] : pins)
+    v.inputs[i].origin = TypeOrigin::Open; // a version only tries a type
+  return v;
+}
+
+/// The tensor inputs' types, as a version's identity ("f32[2],i64[1]").
+std::string inputTypes(const Graph &g) {
+  std::string key;
+  for (const GraphInput &in : g.inputs) {
+    const TraceValue &v = g.values[in.value];
+    if (v.kind == ValueKind::Tensor)
+      key += std::string(elementTypeName(v.element)) + "[" +
+             std::to_string(v.rank) + "],";
+  }
+  return key;
+}
+
+/// The typed versions of `g` (docs in TraceGraph.h), or the guess's error
+/// when none types.
+llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
+  std::vector<size_t> open;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.values[g.inputs[i].value].kind == ValueKind::Tensor &&
+        (rankOpen(g.inputs[i]) || elementOpen(g.inputs[i])))
+      open.push_back(i);
+  const ElementType elements[] = {ElementType::F32, ElementType::F64,
+                                  ElementType::I64, ElementType::Bool};
+  // The base: the guess, or, when it does not type (float32 targets of a
+  // cross_entropy), the first open input's element type changed that
+  // does.
+  llvm::Error error = llvm::Error::success();
+  Pins base;
+  std::optional<Graph> first = typedWith(g, base, &error);
+  for (size_t i : open) {
+    if (first || !elementOpen(g.inputs[i]))
+      continue;
+    for (ElementType e : elements)
+      if ((first = typedWith(g, {{i, Pin{-1, e}}}))) {
+        base[i] = Pin{-1, e};
+        break;
+      }
+  }
+  if (!first)
+    return std::move(error);
+  llvm::consumeError(std::move(error));
+  // Then one open input changed at a time, on top of the base: to the
+  // other types the source shows, to other ranks (for inputs no op gives
+  // a usual rank: a matmul's weight is rank 2, a norm's weight rank 1),
+  // and, when the guess did not type, to the other element types.
+  std::vector<Pins> tries;
+  auto vary = [&](size_t i, Pin pin) {
+    Pins p = base;
+    Pin &at = p[i];
+    if (pin.rank >= 0)
+      at.rank = pin.rank;
+    if (pin.element)
+      at.element = pin.element;
+    tries.push_back(std::move(p));
+  };
+  for (size_t i : open) {
+    const GraphInput &in = g.inputs[i];
+    if (rankOpen(in))
+      for (int64_t r : in.sourceRanks)
+        vary(i, Pin{r, std::nullopt});
+    if (elementOpen(in))
+      for (ElementType e : in.sourceElements)
+        vary(i, Pin{-1, e});
+  }
+  for (size_t i : open)
+    if (rankOpen(g.inputs[i]) && g.inputs[i].preferredRank < 0)
+      for (int64_t r = std::max<int64_t>(1, g.inputs[i].minRank); r <= 4; ++r)
+        vary(i, Pin{r, std::nullopt});
+  if (!base.empty())
+    for (size_t i : open)
+      if (elementOpen(g.inputs[i]))
+        for (ElementType e : elements)
+          vary(i, Pin{-1, e});
+
+  std::vector<Graph> versions = {std::move(*first)};
+  std::set<std::string> kept = {inputTypes(versions.front())};
+  for (const Pins &pins : tries) {
+    if (versions.size() == kMaxTypeVersions)
+      break;
+    if (std::optional<Graph> v = typedWith(g, pins))
+      if (kept.insert(inputTypes(*v)).second)
+        versions.push_back(std::move(*v));
+  }
+  return versions;
+}
+
+} // namespace
+
+llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
+                       std::vector<std::vector<GraphVariant>> &variants) {
+  // Variable -> the types a graph left there (several: its versions').
+  struct Typed {
+    std::set<int64_t> ranks;
+    std::set<ElementType> elements;
+  };
+  std::map<std::string, Typed> left;
+  llvm::Error first = llvm::Error::success();
+  auto fail = [&](llvm::Error e) {
+    if (first)
+      llvm::consumeError(std::move(e));
+    else
+      first = std::move(e);
+  };
+  variants.assign(graphs.size(), {});
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    Graph &g = *graphs[gi];
+    for (GraphInput &in : g.inputs) {
+      auto it = left.find(in.expr);
+      if (it == left.end() || g.values[in.value].kind != ValueKind::Tensor)
+        continue;
+      const Typed &t = it->second;
+      if (in.sourceRank < 0) {
+        if (t.ranks.size() == 1 && *t.ranks.begin() >= in.minRank) {
+          in.sourceRank = *t.ranks.begin();
+          in.fromEarlierGraph = true;
+        } else if (t.ranks.size() > 1) {
+          in.sourceRanks.assign(t.ranks.begin(), t.ranks.end());
+        }
+      }
+      if (!in.sourceElement) {
+        if (t.elements.size() == 1) {
+          in.sourceElement = *t.elements.begin();
+          in.fromEarlierGraph = true;
+        } else {
+          in.sourceElements.assign(t.elements.begin(), t.elements.end());
+        }
+      }
+    }
+    // Host-bool variants first (they may drop the open inputs), then the
+    // type versions of each.
+    std::vector<GraphVariant> units = specializeOnHostBools(g);
+    bool whole = units.empty();
+    if (whole) {
+      GraphVariant all;
+      all.graph = g;
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        all.inputIndex.push_back(i);
+      units.push_back(std::move(all));
+    }
+    llvm::Expected<std::vector<Graph>> typed = typedVersions(g);
+    if (!typed) {
+      fail(typed.takeError());
+      llvm::consumeError(inferSignature(g)); // typed as guessed, for explain
+      continue;
+    }
+    g = typed->front();
+    std::vector<GraphVariant> out;
+    bool failed = false;
+    for (GraphVariant &unit : units) {
+      llvm::Expected<std::vector<Graph>> versions =
+          whole ? std::move(typed) : typedVersions(unit.graph);
+      if (!versions) {
+        fail(versions.takeError());
+        failed = true;
+        break;
+      }
+      for (size_t k = 0; k < versions->size(); ++k) {
+        GraphVariant v = unit;
+        v.graph = std::move((*versions)[k]);
+        if (versions->size() > 1) {
+          v.graph.name = unit.graph.name + "_t" + std::to_string(k);
+          v.typeVersion = static_cast<int>(k);
+        }
+        out.push_back(std::move(v));
+      }
+    }
+    if (failed)
+      continue;
+    bool versioned = out.size() > units.size();
+    if (whole && !versioned)
+      out.clear(); // the typed graph alone serves
+    // What it leaves in variables: each version's types.
+    for (const GraphOutput &o : g.outputs)
+      if (!o.variable.empty())
+        left.erase(o.variable);
+    std::vector<const Graph *> typings;
+    for (const GraphVariant &v : out)
+      typings.push_back(&v.graph);
+    if (typings.empty())
+      typings.push_back(&g);
+    for (const Graph *t : typings)
+      for (const GraphOutput &o : t->outputs) {
+        const TraceValue &v = t->values[o.value];
+        if (o.variable.empty() || v.kind != ValueKind::Tensor)
+          continue;
+        left[o.variable].ranks.insert(v.rank);
+        left[o.variable].elements.insert(v.element);
+      }
+    variants[gi] = std::move(out);
+  }
+  return first;
 }
 
 } // namespace kiln::frontend

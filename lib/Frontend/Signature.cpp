@@ -93,4 +93,13 @@ std::string describe(const StatedTensor &type) {
          std::to_string(type.rank);
 }
 
+std::string signatureSpelling(ElementType element, int64_t rank) {
+  std::string s =
+      element == ElementType::Bool ? "bool" : elementTypeName(element);
+  s += "[";
+  for (int64_t d = 0; d < rank; ++d)
+    s += d ? ",?" : "?";
+  return s + "]";
+}
+
 } // namespace kiln::frontend

@@ -100,6 +100,12 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
       in.sourceRank = *evidence->second.ranks.begin();
     if (evidence->second.elements.size() == 1)
       in.sourceElement = *evidence->second.elements.begin();
+    if (evidence->second.ranks.size() > 1)
+      in.sourceRanks.assign(evidence->second.ranks.begin(),
+                            evidence->second.ranks.end());
+    if (evidence->second.elements.size() > 1)
+      in.sourceElements.assign(evidence->second.elements.begin(),
+                               evidence->second.elements.end());
   }
   graph().inputs.push_back(in);
   segment_->inputsByExpr[expr] = v;

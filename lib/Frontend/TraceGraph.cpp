@@ -223,6 +223,10 @@ ElementType resultType(const Graph &g, const std::vector<int> &operands) {
 namespace {
 
 bool isFloat(ElementType t) { return category(t) == 2; }
+/// What the dialect takes as ids and class targets (Kiln_IntTensor).
+bool isIndex(ElementType t) {
+  return t == ElementType::I32 || t == ElementType::I64;
+}
 
 /// dim normalised into [0, rank), or -1.
 int64_t normalize(int64_t dim, int64_t rank) {
@@ -230,43 +234,6 @@ int64_t normalize(int64_t dim, int64_t rank) {
   return d >= 0 && d < rank ? d : -1;
 }
 } // namespace
-
-llvm::Error inferSignatures(const std::vector<Graph *> &graphs) {
-  struct Typed {
-    int64_t rank;
-    ElementType element;
-  };
-  std::map<std::string, Typed> left; // variable -> what a graph left there
-  llvm::Error first = llvm::Error::success();
-  for (Graph *g : graphs) {
-    for (GraphInput &in : g->inputs) {
-      auto it = left.find(in.expr);
-      if (it == left.end() || g->values[in.value].kind != ValueKind::Tensor)
-        continue;
-      if (in.sourceRank < 0 && it->second.rank >= in.minRank) {
-        in.sourceRank = it->second.rank;
-        in.fromEarlierGraph = true;
-      }
-      if (!in.sourceElement) {
-        in.sourceElement = it->second.element;
-        in.fromEarlierGraph = true;
-      }
-    }
-    if (llvm::Error error = inferSignature(*g)) {
-      if (first)
-        llvm::consumeError(std::move(error));
-      else
-        first = std::move(error);
-      continue;
-    }
-    for (const GraphOutput &out : g->outputs) {
-      const TraceValue &v = g->values[out.value];
-      if (!out.variable.empty() && v.kind == ValueKind::Tensor)
-        left[out.variable] = {v.rank, v.element};
-    }
-  }
-  return first;
-}
 
 namespace {
 /// Where an input's rank and element type will come from (all inputs are
@@ -451,14 +418,16 @@ llvm::Error inferSignature(Graph &g) {
       r.element = resultType(g, op.operands);
       break;
     case OpCode::Embedding:
-      if (isFloat(in(0).element) || in(1).rank != 2)
+      if (!isIndex(in(0).element) || in(1).rank != 2)
         return fail("embedding needs integer ids and a table of rank 2");
       r.rank = in(0).rank + 1;
       r.element = in(1).element;
       break;
     case OpCode::CrossEntropy:
-      if (isFloat(in(1).element))
+      if (!isIndex(in(1).element))
         return fail("cross_entropy needs integer targets");
+      if (!isFloat(in(0).element))
+        return fail("cross_entropy needs floating-point logits");
       r.rank = 0;
       r.element = in(0).element;
       break;

@@ -53,6 +53,9 @@ bool isErrorGuardType(clang::QualType type);
 struct SourceTypes {
   std::set<int64_t> ranks;
   std::set<ElementType> elements;
+  bool operator==(const SourceTypes &o) const {
+    return ranks == o.ranks && elements == o.elements;
+  }
 };
 using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
 TypeEvidence collectTypeEvidence(clang::ASTContext &context);

@@ -26,19 +26,6 @@ namespace {
 
 constexpr int kMaxDepth = 6;
 
-/// The length of a braced shape list, if e is one.
-std::optional<int64_t> listLength(const Expr *e) {
-  e = stripTemporaries(e);
-  if (const auto *c = dyn_cast<CXXConstructExpr>(e))
-    if (c->getNumArgs() >= 1)
-      e = stripTemporaries(c->getArg(0));
-  if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
-    e = stripTemporaries(il->getSubExpr());
-  if (const auto *list = dyn_cast<InitListExpr>(e))
-    return static_cast<int64_t>(list->getNumInits());
-  return std::nullopt;
-}
-
 /// The element type a kiln::DType argument names, if it is a constant.
 std::optional<ElementType> dtypeArgument(const Expr *e, ASTContext &ctx) {
   Expr::EvalResult r;
@@ -88,9 +75,11 @@ public:
     if (const auto *c = dyn_cast<CXXConstructExpr>(e))
       return c->getNumArgs() == 1 ? of(c->getArg(0), depth + 1) : ExprTypes{};
     if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+      // A local: what the earlier pass found for it (all its
+      // assignments), else its initializer.
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
         if (var->getInit() && isTensorType(var->getType()) &&
-            !isa<ParmVarDecl>(var))
+            !isa<ParmVarDecl>(var) && !known_.count(var))
           return of(var->getInit(), depth + 1);
       return known(ref->getDecl());
     }
@@ -104,6 +93,37 @@ public:
   }
 
 private:
+  /// The length of a braced shape list, if e is one or names a parameter
+  /// bound to one at the call being typed (a helper `w(kiln::Shape shape)`
+  /// called as `w({C, 4 * C})`).
+  std::optional<int64_t> shapeLength(const Expr *e) const {
+    if (std::optional<int64_t> n = listLength(e))
+      return n;
+    e = stripTemporaries(e);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+      if (c->getNumArgs() == 1)
+        e = stripTemporaries(c->getArg(0));
+    if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+      if (const auto *p = dyn_cast<ParmVarDecl>(ref->getDecl()))
+        if (!frames_.empty())
+          if (auto it = frames_.back().find(p); it != frames_.back().end())
+            return listLength(it->second);
+    return std::nullopt;
+  }
+
+  /// The length of a braced list, if e is one.
+  static std::optional<int64_t> listLength(const Expr *e) {
+    e = stripTemporaries(e);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+      if (c->getNumArgs() >= 1)
+        e = stripTemporaries(c->getArg(0));
+    if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
+      e = stripTemporaries(il->getSubExpr());
+    if (const auto *list = dyn_cast<InitListExpr>(e))
+      return static_cast<int64_t>(list->getNumInits());
+    return std::nullopt;
+  }
+
   /// What the earlier pass found for `decl`, where it is unambiguous.
   ExprTypes known(const ValueDecl *decl) const {
     auto it = known_.find(decl);
@@ -129,6 +149,8 @@ private:
       ExprTypes r{broadcastRank(op, depth), ElementType::Bool};
       return r;
     }
+    case OO_Call: // a functor or lambda: what its body returns
+      return ofCall(op, depth);
     case OO_Plus:
     case OO_Minus:
     case OO_Star:
@@ -187,6 +209,9 @@ private:
 
   ExprTypes ofCall(const CallExpr *call, int depth) {
     const FunctionDecl *fn = call->getDirectCallee();
+    if (fn && !fn->getIdentifier() && !isKilnTensorMethod(fn) &&
+        !isInKilnNamespace(fn))
+      return ofUserFunction(fn, call, depth); // operator() of a lambda
     if (!fn || !fn->getIdentifier())
       return {};
     llvm::StringRef name = fn->getName();
@@ -197,9 +222,9 @@ private:
     if (const auto *m = dyn_cast<CXXMemberCallExpr>(call)) {
       const Expr *self = m->getImplicitObjectArgument();
       if (!isKilnTensorMethod(fn))
-        return ofUserFunction(fn, depth);
+        return ofUserFunction(fn, call, depth);
       if (name == "view" || (code == OpCode::Reshape && n == 1))
-        return n == 1 ? ExprTypes{listLength(m->getArg(0)),
+        return n == 1 ? ExprTypes{shapeLength(m->getArg(0)),
                                   of(self, depth + 1).element}
                       : ExprTypes{};
       if (name == "to" && n == 1) {
@@ -222,7 +247,7 @@ private:
       return {};
     }
     if (!isInKilnNamespace(fn))
-      return ofUserFunction(fn, depth);
+      return ofUserFunction(fn, call, depth);
     auto dtypeAt = [&](unsigned i) -> std::optional<ElementType> {
       if (i < n && !isa<CXXDefaultArgExpr>(call->getArg(i)))
         return dtypeArgument(call->getArg(i), ctx_);
@@ -230,11 +255,11 @@ private:
     };
     // The factories that are not graph ops.
     if ((name == "zeros" || name == "ones" || name == "empty") && n >= 1)
-      return {listLength(call->getArg(0)), dtypeAt(1)};
+      return {shapeLength(call->getArg(0)), dtypeAt(1)};
     if (name == "randn" && n >= 2)
-      return {listLength(call->getArg(0)), dtypeAt(2)};
+      return {shapeLength(call->getArg(0)), dtypeAt(2)};
     if (name == "from_vector" && n == 2) {
-      ExprTypes r{listLength(call->getArg(1)), std::nullopt};
+      ExprTypes r{shapeLength(call->getArg(1)), std::nullopt};
       if (const TemplateArgumentList *args =
               fn->getTemplateSpecializationArgs())
         if (args->size() == 1 &&
@@ -264,7 +289,7 @@ private:
     }
     switch (*code) {
     case OpCode::Full:
-      return n >= 2 ? ExprTypes{listLength(call->getArg(0)), dtypeAt(2)}
+      return n >= 2 ? ExprTypes{shapeLength(call->getArg(0)), dtypeAt(2)}
                     : ExprTypes{};
     case OpCode::Arange: {
       // int64 when every bound is an integer, as the runtime's arange.
@@ -303,11 +328,20 @@ private:
 
   /// A function of the user's with a visible body: what all its return
   /// statements agree on.
-  ExprTypes ofUserFunction(const FunctionDecl *fn, int depth) {
+  ExprTypes ofUserFunction(const FunctionDecl *fn, const CallExpr *call,
+                           int depth) {
     const FunctionDecl *def = fn->getDefinition();
     if (!def || !def->hasBody() || !isTensorType(def->getReturnType()) ||
         !visiting_.insert(def).second)
       return {};
+    // Its parameters bound to this call's arguments (for shapes).
+    Frame frame;
+    unsigned offset =
+        isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
+    for (unsigned i = 0;
+         i + offset < call->getNumArgs() && i < def->getNumParams(); ++i)
+      frame[def->getParamDecl(i)] = call->getArg(i + offset);
+    frames_.push_back(std::move(frame));
     std::vector<const ReturnStmt *> returns;
     collectReturns(def->getBody(), returns);
     ExprTypes r;
@@ -325,6 +359,14 @@ private:
         r.element.reset();
     }
     visiting_.erase(def);
+    frames_.pop_back();
+    // Beyond the depth this call reaches: what the earlier pass found for
+    // its returns at every call.
+    ExprTypes all = known(def);
+    if (!r.rank)
+      r.rank = all.rank;
+    if (!r.element)
+      r.element = all.element;
     return r;
   }
 
@@ -338,6 +380,7 @@ private:
     return e->getType();
   }
 
+public:
   static void collectReturns(const Stmt *s,
                              std::vector<const ReturnStmt *> &out) {
     if (!s || isa<LambdaExpr>(s))
@@ -366,6 +409,9 @@ private:
   ASTContext &ctx_;
   const TypeEvidence &known_;
   std::set<const FunctionDecl *> visiting_;
+  /// Per user function being typed for a call: its parameters' arguments.
+  using Frame = std::map<const ParmVarDecl *, const Expr *>;
+  std::vector<Frame> frames_;
 };
 
 class Collector : public RecursiveASTVisitor<Collector> {
@@ -408,6 +454,25 @@ public:
   bool VisitFieldDecl(FieldDecl *field) {
     if (field->hasInClassInitializer())
       note(field, field->getInClassInitializer());
+    return true;
+  }
+  // A function's returns (what its callers' results are, beyond the
+  // depth one call is typed to).
+  bool VisitFunctionDecl(FunctionDecl *fn) {
+    if (!fn->doesThisDeclarationHaveABody() || fn->isDependentContext() ||
+        !isTensorType(fn->getReturnType()))
+      return true;
+    std::vector<const ReturnStmt *> returns;
+    ExprTyper::collectReturns(fn->getBody(), returns);
+    for (const ReturnStmt *ret : returns)
+      if (ret->getRetValue()) {
+        ExprTypes t = typer_.of(ret->getRetValue());
+        SourceTypes &out = out_[fn];
+        if (t.rank)
+          out.ranks.insert(*t.rank);
+        if (t.element)
+          out.elements.insert(*t.element);
+      }
     return true;
   }
   // Locals: Tensor h = ...;
@@ -454,14 +519,21 @@ private:
 } // namespace
 
 TypeEvidence collectTypeEvidence(ASTContext &context) {
-  // The second pass reads what the first found for parameters and members
-  // (a local initialized from a parameter, a parameter passed on).
-  TypeEvidence first, second;
-  Collector(context, TypeEvidence(), first)
-      .TraverseDecl(context.getTranslationUnitDecl());
-  Collector(context, first, second)
-      .TraverseDecl(context.getTranslationUnitDecl());
-  return second;
+  // Each pass reads what the one before found for parameters and members
+  // (a local initialized from a parameter, a parameter passed on through a
+  // chain of calls), until nothing changes.
+  constexpr int kMaxPasses = 8;
+  TypeEvidence known;
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    TypeEvidence next;
+    Collector(context, known, next)
+        .TraverseDecl(context.getTranslationUnitDecl());
+    bool same = next == known;
+    known = std::move(next);
+    if (same)
+      break;
+  }
+  return known;
 }
 
 } // namespace kiln::frontend

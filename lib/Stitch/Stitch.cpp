@@ -192,19 +192,21 @@ stitchFile(ASTContext &context, const std::string &file,
       rewriter.ReplaceText(SourceRange(begin, last), text);
       std::string location = llvm::sys::path::filename(file).str() + ":" +
                              std::to_string(beginLine);
-      auto wrap = [&](const Graph &graph) {
-        WrapperCode code = emitWrapper(
-            graph, root.backend != mlir::kiln::Backend::Eager, root.derived,
-            root.backend == mlir::kiln::Backend::Cuda, location);
+      bool cuda = root.backend == mlir::kiln::Backend::Cuda;
+      auto wrap = [&](const Graph &graph, bool dispatched) {
+        WrapperCode code =
+            emitWrapper(graph, root.backend != mlir::kiln::Backend::Eager,
+                        root.derived, cuda, location, dispatched);
         declarations += code.declaration;
         definitions += code.definition;
       };
       if (seg.variants.empty()) {
-        wrap(g);
+        wrap(g, false);
       } else {
         for (const GraphVariant &v : seg.variants)
-          wrap(v.graph);
-        WrapperCode code = emitDispatcher(g, seg.variants);
+          wrap(v.graph, true);
+        WrapperCode code =
+            emitDispatcher(g, seg.variants, root.derived, cuda, location);
         declarations += code.declaration;
         definitions += code.definition;
       }

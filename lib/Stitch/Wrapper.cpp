@@ -13,6 +13,7 @@
 
 #include "kiln/Target/Cpp.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace kiln::stitch {
@@ -67,14 +68,12 @@ std::string signatureOf(const Graph &g) {
 }
 } // namespace
 
-WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
-                        bool cuda, const std::string &location) {
-  std::ostringstream os, decl;
-  if (compiled)
-    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
-  std::string signature = signatureOf(g);
-  decl << signature << ";\n";
-  os << signature << " {\n";
+namespace {
+/// The checks that open every graph's entry: whether this thread runs
+/// compiled code, then where the graph is (for the guard's warning and
+/// KILN_STATS).
+void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
+                  const std::string &location) {
   if (onlyFromCompiled)
     os << "  // A callee compiled as a root of its own: eager callers keep "
           "the\n"
@@ -82,7 +81,6 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
           "false;\n";
   else
     os << "  if (kiln::abi::inDisabledCode())\n    return false;\n";
-  // Where the graph is, for the guard's warning and KILN_STATS.
   std::string tensorInputs;
   for (const GraphInput &in : g.inputs)
     if (g.values[in.value].kind == ValueKind::Tensor)
@@ -90,18 +88,37 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
      << cString(location) << ", " << g.tensorOpCount() << ", "
      << cString(tensorInputs) << ");\n";
-  os << "  if (!kiln::abi::guard(site, {";
-  bool first = true;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const TraceValue &v = g.values[g.inputs[i].value];
-    if (v.kind != ValueKind::Tensor)
-      continue;
-    os << (first ? "" : ", ") << "{i" << i << ", " << v.rank << ", "
-       << dtypeSpelling(v.element) << "}";
-    first = false;
+}
+} // namespace
+
+WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
+                        bool cuda, const std::string &location,
+                        bool dispatched) {
+  std::ostringstream os, decl;
+  if (compiled)
+    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+  std::string signature = signatureOf(g);
+  decl << signature << ";\n";
+  os << signature << " {\n";
+  if (dispatched) {
+    if (compiled) // for GraphCall's errors and KILN_STATS
+      os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name
+         << "\", " << cString(location) << ", " << g.tensorOpCount() << ");\n";
+  } else {
+    emitPrologue(os, g, onlyFromCompiled, location);
+    os << "  if (!kiln::abi::guard(site, {";
+    bool first = true;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      const TraceValue &v = g.values[g.inputs[i].value];
+      if (v.kind != ValueKind::Tensor)
+        continue;
+      os << (first ? "" : ", ") << "{i" << i << ", " << v.rank << ", "
+         << dtypeSpelling(v.element) << "}";
+      first = false;
+    }
+    os << "}" << (cuda ? ", kiln::Device::cuda()" : "")
+       << "))\n    return false;\n";
   }
-  os << "}" << (cuda ? ", kiln::Device::cuda()" : "")
-     << "))\n    return false;\n";
   if (compiled) {
     for (size_t i = 0; i < g.outputs.size(); ++i)
       if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
@@ -182,23 +199,51 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
 }
 
 WrapperCode emitDispatcher(const Graph &g,
-                           const std::vector<GraphVariant> &variants) {
+                           const std::vector<GraphVariant> &variants,
+                           bool onlyFromCompiled, bool cuda,
+                           const std::string &location) {
   std::string signature = signatureOf(g);
   std::ostringstream os;
   os << signature << " {\n";
-  for (const GraphVariant &v : variants) {
-    os << "  if (";
-    for (size_t k = 0; k < v.when.size(); ++k)
-      os << (k ? " && " : "") << (v.when[k].second ? "" : "!") << "i"
-         << v.when[k].first;
-    os << ")\n    return " << v.graph.name << "(";
+  emitPrologue(os, g, onlyFromCompiled, location);
+  os << "  switch (kiln::abi::chooseVersion(site, {";
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const GraphVariant &v = variants[k];
+    os << (k ? "," : "") << "\n      {";
+    for (size_t j = 0; j < v.when.size(); ++j)
+      os << (j ? " && " : "") << (v.when[j].second ? "" : "!") << "i"
+         << v.when[j].first;
+    if (v.when.empty())
+      os << "true";
+    os << ", {";
+    bool first = true;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      if (g.values[g.inputs[i].value].kind != ValueKind::Tensor)
+        continue;
+      os << (first ? "" : ", ") << "{i" << i << ", ";
+      first = false;
+      auto at = std::find(v.inputIndex.begin(), v.inputIndex.end(), i);
+      if (at == v.inputIndex.end()) { // an input this variant drops
+        os << "-1, kiln::kFloat32}";
+        continue;
+      }
+      const GraphInput &in = v.graph.inputs[at - v.inputIndex.begin()];
+      const TraceValue &t = v.graph.values[in.value];
+      os << t.rank << ", " << dtypeSpelling(t.element) << "}";
+    }
+    os << "}}";
+  }
+  os << "}" << (cuda ? ", kiln::Device::cuda()" : "") << ")) {\n";
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const GraphVariant &v = variants[k];
+    os << "  case " << k << ":\n    return " << v.graph.name << "(";
     for (size_t i = 0; i < g.outputs.size(); ++i)
       os << (i ? ", " : "") << "o" << i;
     for (size_t i = 0; i < v.inputIndex.size(); ++i)
       os << (i || !g.outputs.empty() ? ", " : "") << "i" << v.inputIndex[i];
     os << ");\n";
   }
-  os << "  return false;\n}\n";
+  os << "  default:\n    return false;\n  }\n}\n";
   return {signature + ";\n", os.str()};
 }
 

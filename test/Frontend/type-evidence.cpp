@@ -13,10 +13,14 @@
 // CHECK: inputs: v (f64 tensor of rank 2)
 // CHECK-NEXT: outputs: return
 // CHECK-NEXT: types: v call site
+// CHECK: inputs: x (f64 tensor of rank 2) this->w (f64 tensor of rank 2)
+// CHECK-NEXT: outputs: return
+// CHECK-NEXT: types: x call site this->w source
 // OUT: scaled dtype=float64 dim=2
 // OUT: shifted dtype=int64 dim=1 sum=61.000000000
 // OUT: looked up dtype=float64 dim=2
 // OUT: centred dtype=float64 dim=2 sum=0.000000000
+// OUT: gated dtype=float64 dim=2
 #include <kiln/kiln.h>
 #include <cstdio>
 #include <vector>
@@ -45,6 +49,15 @@ KILN_COMPILE() Tensor lookup(const Tensor &table, const Tensor &ids) {
 // Through a parenthesized expression, a cast and reshape.
 KILN_COMPILE() Tensor centre(const Tensor &v) { return v - kiln::mean(v, {-1}, true); }
 
+// A weight made by a helper lambda from a braced shape; an input passed
+// down a chain of calls.
+struct Gate {
+  Tensor w;
+  KILN_COMPILE() Tensor forward(const Tensor &x) const { return kiln::sigmoid(x) * w; }
+};
+Tensor stage2(const Tensor &t, const Gate &g) { return g.forward(t); }
+Tensor stage1(const Tensor &t, const Gate &g) { return stage2(t, g); }
+
 static void dump(const char *tag, const Tensor &t) {
   Tensor c = t.to(kiln::kFloat64).contiguous();
   std::printf("%s dtype=%s dim=%lld sum=%.9f\n", tag, kiln::dtypeName(t.dtype()),
@@ -64,4 +77,10 @@ int main(int argc, char **argv) {
   dump("looked up", lookup(table, ids));
   Tensor grid = (kiln::arange(n * 4).to(kiln::kFloat64) * 0.5 - 1.0).reshape({n, 4});
   dump("centred", centre(grid));
+  uint64_t seed = 7;
+  auto param = [&](kiln::Shape shape) {
+    return kiln::randn(shape, seed++).to(kiln::kFloat64);
+  };
+  Gate gate{param({3, n})};
+  dump("gated", stage1(make(3, n), gate));
 }

@@ -40,6 +40,10 @@ llvm::Expected<StatedSignature> parseSignature(const std::string &text);
 /// "f32 tensor of rank 2".
 std::string describe(const StatedTensor &type);
 
+/// A tensor type as signatures write it, sizes left open: "f32[?,?]",
+/// "bool[?]".
+std::string signatureSpelling(ElementType element, int64_t rank);
+
 } // namespace kiln::frontend
 
 #endif

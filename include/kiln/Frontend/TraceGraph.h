@@ -105,6 +105,10 @@ struct GraphInput {
   /// The element type the source shows for it (from_vector<int64_t>,
   /// kiln::full(..., kiln::kFloat64), a comparison), if one.
   std::optional<ElementType> sourceElement;
+  /// When the source shows several (callers passing f32 and f64 tensors),
+  /// all of them: what its type versions try first (typeGraphs).
+  std::vector<int64_t> sourceRanks;
+  std::vector<ElementType> sourceElements;
   /// What its uses suggest when the source shows nothing; whether an op
   /// requires it (an embedding's ids are integers) rather than the default.
   ElementType preferredElement = ElementType::F32;
@@ -117,7 +121,7 @@ struct GraphInput {
   /// Whether the source's types are what the callers pass (a parameter).
   bool sourceFromCallSite = false;
   /// Whether sourceRank/sourceElement are what an earlier graph left in
-  /// the variable (inferSignatures).
+  /// the variable (typeGraphs).
   bool fromEarlierGraph = false;
   /// Where inferSignature took its rank and element type from.
   TypeOrigin origin = TypeOrigin::Open;
@@ -153,11 +157,13 @@ struct Graph {
   }
 };
 
-/// A graph specialized on the values of host bools that choose between the
-/// arms of its selects (an `if (has_proj)` whose two arms were both
-/// traced): the chosen arms kept, what only the other arms used dropped,
-/// and the inputs left unused (an optional tensor that stays undefined
-/// when the flag is false) removed.
+/// One of the graphs a traced graph is compiled as, each behind its own
+/// guard in the stitched code's dispatcher: a specialization on the values
+/// of host bools that choose between the arms of its selects (an
+/// `if (has_proj)` whose two arms were both traced: the chosen arms kept,
+/// what only the other arms used dropped, and the inputs left unused, such
+/// as an optional tensor that stays undefined when the flag is false,
+/// removed), or one typing of it where its inputs' types are open.
 struct GraphVariant {
   Graph graph;
   /// The bool inputs it is specialized on (indices into the original
@@ -165,13 +171,36 @@ struct GraphVariant {
   std::vector<std::pair<size_t, bool>> when;
   /// For each input of the variant, its index among the original's.
   std::vector<size_t> inputIndex;
+  /// Which of several typings of the graph (or of its host-bool variant)
+  /// it is, or -1 when the types are not open.
+  int typeVersion = -1;
 };
 
-/// The variants a typed graph needs: when fixing at most two host bools
-/// that choose select arms leaves a tensor input unused, one variant per
-/// assignment of them (2 or 4), each named `graph.name + "_v" + bits`;
-/// otherwise none (GraphVariants.cpp).
+/// The variants a graph needs when fixing at most two host bools that
+/// choose select arms leaves a tensor input unused: one per assignment of
+/// them (2 or 4), each named `graph.name + "_v" + bits`; otherwise none.
+/// Structural: it reads value kinds, not types (GraphVariants.cpp).
 std::vector<GraphVariant> specializeOnHostBools(const Graph &graph);
+
+/// At most this many type versions are compiled for one graph (or for each
+/// of its host-bool variants).
+constexpr size_t kMaxTypeVersions = 4;
+
+/// Types the graphs of one function in order and says what each is compiled
+/// as. An input that an earlier graph leaves in the same C++ variable (a
+/// value crossing a graph break) and that the source shows nothing of
+/// takes that output's rank and element type. Where an input's rank or
+/// element type stays open, the graph is typed in versions (at most
+/// kMaxTypeVersions): the guess first, then the others the source shows,
+/// then the open input's rank changed to 1..4, then its element type to
+/// f32, f64, i64 or bool, one input at a time, keeping each that types
+/// and differs from those kept. `graphs[i]` is left typed as its first
+/// version; `variants[i]` gets its host-bool variants and type versions
+/// (named `_v<bits>` and `_t<k>`; empty when the graph alone serves). A
+/// graph none of whose versions types is an error; every graph is typed
+/// and the first error returned (GraphVariants.cpp).
+llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
+                       std::vector<std::vector<GraphVariant>> &variants);
 
 /// torch's result_type over typed values: dimensioned tensors, then 0-d
 /// tensors, then wrapped C++ numbers, each only where its category (bool,
@@ -184,13 +213,6 @@ ElementType resultType(const Graph &graph, const std::vector<int> &operands);
 /// propagates ranks and element types through the ops. Fails with why the
 /// graph cannot be typed.
 llvm::Error inferSignature(Graph &graph);
-
-/// Types the graphs of one function in order (inferSignature). An input
-/// that an earlier graph leaves in the same C++ variable (a value crossing
-/// a graph break) and that the source shows nothing of takes that output's
-/// rank and element type. Every graph is typed; the first failure is
-/// returned.
-llvm::Error inferSignatures(const std::vector<Graph *> &graphs);
 
 } // namespace kiln::frontend
 

@@ -37,16 +37,21 @@ struct WrapperCode {
 /// reached from compiled code (kiln::abi::inCompiledCode()). cuda: the
 /// graph was compiled for the GPU (guard and call name kiln::Device::cuda()).
 /// location: where its statements begin ("model.cpp:12"), for the guard's
-/// warning.
+/// warning. dispatched: a variant that emitDispatcher's code has already
+/// checked (no mode check, no guard).
 WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
                         bool onlyFromCompiled, bool cuda = false,
-                        const std::string &location = "");
+                        const std::string &location = "",
+                        bool dispatched = false);
 
-/// The wrapper of a graph that runs as variants (specializeOnHostBools):
-/// the original's signature, calling the variant its host bools choose
-/// (each emitted by emitWrapper).
+/// The wrapper of a graph compiled as variants (host-bool variants, type
+/// versions; typeGraphs): the original's signature, which calls the first
+/// variant whose host bools hold and whose guard passes
+/// (kiln::abi::chooseVersion), each emitted by emitWrapper(dispatched).
 WrapperCode emitDispatcher(const frontend::Graph &graph,
-                           const std::vector<frontend::GraphVariant> &variants);
+                           const std::vector<frontend::GraphVariant> &variants,
+                           bool onlyFromCompiled, bool cuda,
+                           const std::string &location);
 
 /// A device binary that compiled code refers to by `symbol` and the
 /// stitched file defines (8-byte aligned, with external C linkage).

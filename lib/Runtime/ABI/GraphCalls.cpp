@@ -123,69 +123,178 @@ bool logEnabled(const char *name) {
          all.find(std::string(",") + name + ",") != std::string::npos;
 }
 
+namespace {
+/// Why `t` cannot enter a graph compiled for `g` on the CPU (or, `cuda`,
+/// the GPU), or null.
+const char *mismatch(const Tensor &t, const TensorGuard &g, bool cuda) {
+  if (g.rank < 0)
+    return nullptr; // not read by this version
+  if (!t.defined())
+    return "undefined";
+  if (!cuda && t.device().type != DeviceType::CPU)
+    return "not on the CPU";
+  if (cuda && t.device() != Device::cpu() && t.device() != Device::cuda())
+    return "not on the CPU or cuda:0";
+  if (t.dim() != g.rank)
+    return "rank";
+  if (t.dtype() != g.dtype)
+    return "dtype";
+  return nullptr;
+}
+
+/// A graph compiled for cuda cannot run without a GPU: counts the miss.
+bool cudaMissing(const GraphSite &site, bool cuda) {
+  if (!cuda || kiln::cuda::detail::ready())
+    return false;
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  if (logEnabled("guards"))
+    std::fprintf(
+        stderr, "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
+        site.graph, kiln::cuda::detail::whyNotReady().c_str());
+  else
+    warnOnce(site,
+             "it is compiled for cuda: " + kiln::cuda::detail::whyNotReady());
+  return true;
+}
+
+/// The first input of `tensors` that `g`'s guard rejects, or -1.
+int firstMismatch(std::initializer_list<TensorGuard> tensors, bool cuda,
+                  const char **why) {
+  int index = 0;
+  for (const TensorGuard &g : tensors) {
+    if ((*why = mismatch(g.tensor, g, cuda)))
+      return index;
+    ++index;
+  }
+  return -1;
+}
+
+/// Reports the miss of one guard, at input `index` (warnOnce, or every
+/// miss with KILN_LOGS=guards).
+void reportMiss(const GraphSite &site, const TensorGuard &g, size_t index,
+                const char *why, bool cuda) {
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  const Tensor &t = g.tensor;
+  if (logEnabled("guards")) {
+    std::fprintf(stderr,
+                 "kiln: guard of graph %s failed on input %zu (%s): "
+                 "compiled for rank %lld %s; running it eagerly\n",
+                 site.graph, index, why, static_cast<long long>(g.rank),
+                 dtypeName(g.dtype));
+    return;
+  }
+  std::string name = inputName(site, index);
+  std::string arrived = !t.defined()
+                            ? std::string("undefined")
+                            : std::string("a ") + dtypeName(t.dtype()) +
+                                  " tensor of rank " + std::to_string(t.dim()) +
+                                  " on " + t.device().str();
+  warnOnce(site, "input " + std::to_string(index) +
+                     (name.empty() ? "" : " (" + name + ")") + " is " +
+                     arrived + ", the graph is compiled for " +
+                     dtypeName(g.dtype) + " of rank " + std::to_string(g.rank) +
+                     " on " + (cuda ? "cpu or cuda:0" : "cpu"));
+}
+
+/// "f32[?,?]", as signatures write a type (no sizes: guards take any).
+std::string typeText(DType dtype, int64_t rank) {
+  std::string s = std::string(dtypeTag(dtype)) + "[";
+  for (int64_t d = 0; d < rank; ++d)
+    s += d ? ",?" : "?";
+  return s + "]";
+}
+} // namespace
+
 bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
            Device device) {
   detail::UncountedOps plumbing;
-  detail::Stats &stats = detail::stats();
-  stats.graphCalls.fetch_add(1, std::memory_order_relaxed);
-  const char *graph = site.graph;
+  detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cuda && !kiln::cuda::detail::ready()) {
-    stats.guardMisses.fetch_add(1, std::memory_order_relaxed);
-    if (logEnabled("guards"))
-      std::fprintf(
-          stderr,
-          "kiln: graph %s is compiled for cuda: %s; running it eagerly\n",
-          graph, kiln::cuda::detail::whyNotReady().c_str());
-    else
-      warnOnce(site,
-               "it is compiled for cuda: " + kiln::cuda::detail::whyNotReady());
+  if (cudaMissing(site, cuda))
+    return false;
+  const char *why = nullptr;
+  int index = firstMismatch(tensors, cuda, &why);
+  if (index >= 0) {
+    reportMiss(site, tensors.begin()[index], index, why, cuda);
     return false;
   }
-  size_t index = 0;
-  for (const TensorGuard &g : tensors) {
-    const Tensor &t = g.tensor;
-    const char *why = nullptr;
-    if (!t.defined())
-      why = "undefined";
-    else if (!cuda && t.device().type != DeviceType::CPU)
-      why = "not on the CPU";
-    else if (cuda && t.device() != Device::cpu() &&
-             t.device() != Device::cuda())
-      why = "not on the CPU or cuda:0";
-    else if (t.dim() != g.rank)
-      why = "rank";
-    else if (t.dtype() != g.dtype)
-      why = "dtype";
-    if (why) {
-      stats.guardMisses.fetch_add(1, std::memory_order_relaxed);
-      if (logEnabled("guards")) {
-        std::fprintf(stderr,
-                     "kiln: guard of graph %s failed on input %zu (%s): "
-                     "compiled for rank %lld %s; running it eagerly\n",
-                     graph, index, why, static_cast<long long>(g.rank),
-                     dtypeName(g.dtype));
-      } else {
-        std::string name = inputName(site, index);
-        std::string arrived =
-            !t.defined() ? std::string("undefined")
-                         : std::string("a ") + dtypeName(t.dtype()) +
-                               " tensor of rank " + std::to_string(t.dim()) +
-                               " on " + t.device().str();
-        warnOnce(site, "input " + std::to_string(index) +
-                           (name.empty() ? "" : " (" + name + ")") + " is " +
-                           arrived + ", the graph is compiled for " +
-                           dtypeName(g.dtype) + " of rank " +
-                           std::to_string(g.rank) + " on " +
-                           (cuda ? "cpu or cuda:0" : "cpu"));
-      }
-      return false;
-    }
-    ++index;
-  }
   if (logEnabled("graph_calls"))
-    std::fprintf(stderr, "kiln: graph %s: guard passed\n", graph);
+    std::fprintf(stderr, "kiln: graph %s: guard passed\n", site.graph);
   return true;
+}
+
+int chooseVersion(const GraphSite &site,
+                  std::initializer_list<GraphVersion> versions, Device device) {
+  detail::UncountedOps plumbing;
+  detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
+  bool cuda = device.type == DeviceType::CUDA;
+  if (cudaMissing(site, cuda))
+    return -1;
+  const GraphVersion *only = nullptr;
+  size_t allowed = 0;
+  int chosen = 0;
+  for (const GraphVersion &v : versions) {
+    const char *why = nullptr;
+    if (v.when && firstMismatch(v.tensors, cuda, &why) < 0) {
+      if (logEnabled("graph_calls"))
+        std::fprintf(stderr, "kiln: graph %s: guard of version %d passed\n",
+                     site.graph, chosen);
+      return chosen;
+    }
+    if (v.when) {
+      only = &v;
+      ++allowed;
+    }
+    ++chosen;
+  }
+  if (allowed == 1) {
+    const char *why = nullptr;
+    int index = firstMismatch(only->tensors, cuda, &why);
+    reportMiss(site, only->tensors.begin()[index], index, why, cuda);
+    return -1;
+  }
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  // The inputs as they arrived, and each allowed version's types.
+  std::string names, arrived, compiled;
+  const GraphVersion &any = *versions.begin();
+  size_t index = 0;
+  for (const TensorGuard &g : any.tensors) {
+    const Tensor &t = g.tensor;
+    names += (index ? ", " : "") + inputName(site, index);
+    ++index;
+    arrived += arrived.empty() ? "" : ", ";
+    if (!t.defined())
+      arrived += "undefined";
+    else
+      arrived +=
+          typeText(t.dtype(), t.dim()) +
+          (t.device().type == DeviceType::CPU ? "" : " on " + t.device().str());
+  }
+  size_t listed = 0;
+  for (const GraphVersion &v : versions) {
+    if (!v.when)
+      continue;
+    std::string types;
+    for (const TensorGuard &g : v.tensors)
+      types += (types.empty() ? "" : ", ") +
+               (g.rank < 0 ? std::string("_") : typeText(g.dtype, g.rank));
+    compiled += std::string(listed == 0             ? ""
+                            : listed + 1 == allowed ? " and "
+                                                    : ", ") +
+                "(" + types + ")";
+    ++listed;
+  }
+  std::string why = "its inputs (" + names + ") arrive as (" + arrived +
+                    "), the graph is compiled for " + compiled +
+                    (cuda ? " on cpu or cuda:0" : " on cpu");
+  if (logEnabled("guards"))
+    std::fprintf(stderr,
+                 "kiln: guards of graph %s failed: %s; running it "
+                 "eagerly\n",
+                 site.graph, why.c_str());
+  else
+    warnOnce(site, why);
+  return -1;
 }
 
 GraphCall &GraphCall::input(const Tensor &t) {

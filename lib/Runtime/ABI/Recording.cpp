@@ -58,9 +58,7 @@ struct ParamRecord {
   std::string spelling() const {
     if (!seen || !tensor)
       return "_";
-    static const char *const names[] = {"bool", "i32", "i64", "f16",
-                                        "bf16", "f32", "f64"};
-    std::string s = names[static_cast<int>(dtype)];
+    std::string s = dtypeTag(dtype);
     s += "[";
     for (size_t d = 0; d < sizes.size(); ++d)
       s += (d ? "," : "") +

@@ -1,6 +1,8 @@
 //===- DType.cpp - Element types, promotion, half conversions -------------===//
 #include "kiln/DType.h"
+
 #include "kiln/Error.h"
+#include <iterator>
 
 #include <cstring>
 
@@ -23,24 +25,22 @@ size_t elementSize(DType dtype) {
   throw Error("elementSize: unknown dtype");
 }
 
+namespace {
+/// Each dtype's ATen-style name and signature tag, in enumerator order.
+constexpr const char *kNames[][2] = {{"bool", "bool"},     {"int32", "i32"},
+                                     {"int64", "i64"},     {"float16", "f16"},
+                                     {"bfloat16", "bf16"}, {"float32", "f32"},
+                                     {"float64", "f64"}};
+} // namespace
+
 const char *dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-    return "bool";
-  case DType::I32:
-    return "int32";
-  case DType::I64:
-    return "int64";
-  case DType::F16:
-    return "float16";
-  case DType::BF16:
-    return "bfloat16";
-  case DType::F32:
-    return "float32";
-  case DType::F64:
-    return "float64";
-  }
-  return "unknown";
+  auto i = static_cast<size_t>(dtype);
+  return i < std::size(kNames) ? kNames[i][0] : "unknown";
+}
+
+const char *dtypeTag(DType dtype) {
+  auto i = static_cast<size_t>(dtype);
+  return i < std::size(kNames) ? kNames[i][1] : "unknown";
 }
 
 bool isFloating(DType dtype) {

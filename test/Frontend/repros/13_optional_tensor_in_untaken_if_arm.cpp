@@ -10,9 +10,12 @@
 // CHECK: variant kiln_Block__forward_0_v0 when this->has_proj=false (3 ops), inputs: x this->w
 // CHECK: variant kiln_Block__forward_0_v1 when this->has_proj=true (4 ops), inputs: x this->proj this->w
 // CPP: {{^\[\[maybe_unused\]\] static bool kiln_Block__forward_0\(kiln::Tensor &o0, const kiln::Tensor &i0, bool i1, const kiln::Tensor &i2, const kiln::Tensor &i3\) \{$}}
-// CPP-NEXT: {{^}}  if (!i1)
+// CPP: {{^}}  switch (kiln::abi::chooseVersion(site, {
+// CPP-NEXT: {{^}}      {!i1, {{[{][{]}}i0, 2, kiln::kFloat32}, {i2, -1, kiln::kFloat32}, {i3, 2, kiln::kFloat32{{[}][}]}}},
+// CPP-NEXT: {{^}}      {i1, {{[{][{]}}i0, 2, kiln::kFloat32}, {i2, 2, kiln::kFloat32}, {i3, 2, kiln::kFloat32{{[}][}]}}}})) {
+// CPP-NEXT: {{^}}  case 0:
 // CPP-NEXT: {{^}}    return kiln_Block__forward_0_v0(o0, i0, i3);
-// CPP-NEXT: {{^}}  if (i1)
+// CPP-NEXT: {{^}}  case 1:
 // CPP-NEXT: {{^}}    return kiln_Block__forward_0_v1(o0, i0, i2, i3);
 //
 // An if on a host bool that guards the use of an optional (undefined)
