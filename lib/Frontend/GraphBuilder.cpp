@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -132,6 +133,10 @@ public:
       outs.push_back(v);
     }
     func::ReturnOp::create(b_, loc_, outs);
+    // Results keep the sizes the graph knows statically (a reshape to 64
+    // columns returns tensor<?x64xf32>): the ABI's descriptors carry every
+    // size either way.
+    fn.setType(b_.getFunctionType(inputs, ValueRange(outs).getTypes()));
     if (failed(verify(fn))) {
       fn.erase();
       return llvm::createStringError("the graph does not verify");
@@ -521,19 +526,27 @@ private:
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
     } else if (c == OpCode::Squeeze) {
       out = mlir::kiln::SqueezeOp::create(
-          b_, loc_, resultType, get(op.operands[0]),
+          b_, loc_, get(op.operands[0]),
           b_.getI64IntegerAttr(
               normalize(op.ints[0], info(op.operands[0]).rank)));
     } else if (c == OpCode::Slice) {
+      // Other dims keep their sizes, static ones included.
+      auto in = cast<RankedTensorType>(get(op.operands[0]).getType());
+      SmallVector<int64_t> sizes(in.getShape());
+      sizes[normalize(op.ints[0], r.rank)] = ShapedType::kDynamic;
       out = mlir::kiln::SliceOp::create(
-          b_, loc_, resultType, get(op.operands[0]),
+          b_, loc_, RankedTensorType::get(sizes, in.getElementType()),
+          get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           scalarCast(get(op.operands[2]), b_.getIndexType()),
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Cast) {
-      out =
-          mlir::kiln::CastOp::create(b_, loc_, resultType, get(op.operands[0]));
+      // Always a cast: a graph's results are never its inputs' buffers.
+      Value x = get(op.operands[0]);
+      out = mlir::kiln::CastOp::create(
+          b_, loc_,
+          cast<RankedTensorType>(x.getType()).clone(elementType(ctx_, e)), x);
     } else if (c == OpCode::OpaqueCall) {
       std::string symbol = graph_.opaqueSymbol(op);
       SmallVector<Value> args;
@@ -553,9 +566,14 @@ private:
                                              symbol, args)
                 .getResult(0);
     } else if (c == OpCode::Select) {
-      out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
-                                    tensorAs(op.operands[1], e),
-                                    tensorAs(op.operands[2], e));
+      // The arms may know different sizes statically: both are cast to
+      // what neither promises.
+      Value t = tensorAs(op.operands[1], e), f = tensorAs(op.operands[2], e);
+      if (t.getType() != f.getType())
+        for (Value *arm : {&t, &f})
+          if (arm->getType() != resultType)
+            *arm = tensor::CastOp::create(b_, loc_, resultType, *arm);
+      out = arith::SelectOp::create(b_, loc_, get(op.operands[0]), t, f);
     } else if (c == OpCode::Arange) {
       out = mlir::kiln::ArangeOp::create(
           b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]),

@@ -286,6 +286,12 @@ llvm::Error inferSignature(Graph &g) {
       v.rank =
           std::max(in.minRank, in.preferredRank >= 0 ? in.preferredRank : 2);
     }
+    if (v.rank > kMaxRank)
+      return llvm::createStringError(
+          "input '" + in.expr + "' would need rank " + std::to_string(v.rank) +
+          " for the dims its uses index; kiln compiles tensors of rank up "
+          "to " +
+          std::to_string(kMaxRank));
     v.element = in.statedElement   ? *in.statedElement
                 : in.sourceElement ? *in.sourceElement
                                    : in.preferredElement;
@@ -458,12 +464,19 @@ llvm::Error inferSignature(Graph &g) {
           (op.code == OpCode::Transpose && normalize(op.ints[1], r.rank) < 0))
         return fail("dim out of range");
       break;
-    case OpCode::Permute:
+    case OpCode::Permute: {
       if (static_cast<int64_t>(op.ints.size()) != in(0).rank)
         return fail("permute needs one dim per dim of its input");
+      std::set<int64_t> seen;
+      for (int64_t d : op.ints)
+        if (normalize(d, in(0).rank) < 0 ||
+            !seen.insert(normalize(d, in(0).rank)).second)
+          return fail("permute's dims are not a permutation of the input's " +
+                      std::to_string(in(0).rank) + " dims");
       r.rank = in(0).rank;
       r.element = in(0).element;
       break;
+    }
     case OpCode::Unsqueeze:
       if (normalize(op.ints[0], in(0).rank + 1) < 0)
         return fail("dim out of range");

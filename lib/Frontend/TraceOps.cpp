@@ -276,13 +276,6 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
     bool full = name != "zeros" && name != "ones";
     double value = name == "ones" ? 1 : 0;
     unsigned dtypeArg = full ? 2 : 1;
-    if (full) {
-      std::optional<double> v = constantFloat(arg(1));
-      if (!v)
-        return breakAt(arg(1)->getExprLoc(),
-                       "kiln::full with a value that is not a constant");
-      value = *v;
-    }
     int64_t dtype = 5; // f32
     if (n > dtypeArg) {
       std::optional<int64_t> d = constArg(dtypeArg, "dtype");
@@ -290,7 +283,37 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
         return std::nullopt;
       dtype = *d;
     }
-    return addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {dtype}, value);
+    std::optional<int> scalar; // a value known only at run time
+    if (full) {
+      const Expr *v = stripArg(arg(1));
+      if (std::optional<double> c = constantFloat(v)) {
+        value = *c;
+      } else {
+        scalar = traceExpr(v);
+        if (!scalar)
+          return std::nullopt;
+        if (kindOf(*scalar) == ValueKind::Tensor)
+          return breakAt(v->getExprLoc(), "kiln::full with a tensor value");
+        value = 1;
+      }
+    }
+    int filled =
+        addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {dtype}, value);
+    if (!scalar)
+      return filled;
+    // ones * value: exactly the value (-0.0 and NaN included), converted
+    // to the dtype first as the runtime's full converts it.
+    ElementType e = elementOfDType(dtype);
+    ValueKind kind = e == ElementType::Bool ? ValueKind::Bool
+                     : e == ElementType::I32 || e == ElementType::I64
+                         ? ValueKind::I64
+                     : e == ElementType::F64 ? ValueKind::F64
+                                             : ValueKind::F32;
+    int v = *scalar;
+    if (kindOf(v) != kind)
+      v = addOp(OpCode::ScalarCast, {v}, kind, loc);
+    return addOp(OpCode::Mul, {filled, asTensor(v, loc)}, ValueKind::Tensor,
+                 loc);
   }
   if (code == OpCode::Arange && (n == 1 || n == 2 || n == 3)) {
     // Integer ranges (a float range is a break: its length depends on

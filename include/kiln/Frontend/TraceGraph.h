@@ -182,6 +182,10 @@ struct GraphVariant {
 /// Structural: it reads value kinds, not types (GraphVariants.cpp).
 std::vector<GraphVariant> specializeOnHostBools(const Graph &graph);
 
+/// The highest rank a graph's tensors may have (a use that indexes dim -64
+/// does not make a rank-64 kernel).
+constexpr int64_t kMaxRank = 8;
+
 /// At most this many type versions are compiled for one graph (or for each
 /// of its host-bool variants).
 constexpr size_t kMaxTypeVersions = 4;

@@ -208,9 +208,26 @@ struct SqueezeToCollapseShape : OpConversionPattern<SqueezeOp> {
   LogicalResult
   matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    int64_t rank = op.getInput().getType().getRank();
+    auto type = op.getInput().getType();
+    int64_t rank = type.getRank(), dim = op.getDim();
+    Value input = adaptor.getInput();
+    if (type.isDynamicDim(dim)) {
+      // A dim that is 1 only at run time: checked, then taken as 1 (a
+      // failed check sends the call back to eager code, whose squeeze of a
+      // larger dim keeps it).
+      Location loc = op.getLoc();
+      Value size = tensor::DimOp::create(rewriter, loc, input, dim);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      emitShapeCheck(rewriter, loc,
+                     arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::eq, size, one),
+                     "squeeze of a dim whose size is not 1");
+      SmallVector<int64_t> unit(type.getShape());
+      unit[dim] = 1;
+      input = tensor::CastOp::create(rewriter, loc, type.clone(unit), input);
+    }
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
-        op, op.getType(), adaptor.getInput(), unitDimGroups(rank, op.getDim()));
+        op, op.getType(), input, unitDimGroups(rank, dim));
     return success();
   }
 };

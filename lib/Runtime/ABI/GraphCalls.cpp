@@ -381,10 +381,16 @@ bool GraphCall::run() {
   if (!deviceError.empty())
     throw Error(std::string("graph ") + site_.graph + ": " + deviceError);
   if (status != 0) {
+    // A fallback like a guard miss: counted, and warned of once.
+    detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+    const char *why = opaque ? "an opaque call failed"
+                             : "a shape check failed (sizes the compiled "
+                               "graph does not serve, or that eager rejects)";
     if (logEnabled("guards"))
       std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n",
-                   site_.graph,
-                   opaque ? "an opaque call failed" : "a shape check failed");
+                   site_.graph, why);
+    else
+      warnOnce(site_, why);
     return false;
   }
   detail::Stats &stats = detail::stats();

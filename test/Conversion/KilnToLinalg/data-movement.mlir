@@ -57,6 +57,20 @@ func.func @unit_dims(%x: tensor<?x3xf32>, %y: tensor<?x3x1xf32>) -> (tensor<?x1x
 
 // -----
 
+// A dim that is 1 only at run time: a shape check, then the unit dim.
+// CHECK-LABEL: func.func @squeeze_dynamic
+// CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[N]], %c1
+// CHECK: cf.assert %[[ONE]], "squeeze of a dim whose size is not 1"
+// CHECK: %[[UNIT:.*]] = tensor.cast %{{.*}} : tensor<?x3xf32> to tensor<1x3xf32>
+// CHECK: tensor.collapse_shape %[[UNIT]] {{\[\[}}0, 1]] : tensor<1x3xf32> into tensor<3xf32>
+func.func @squeeze_dynamic(%x: tensor<?x3xf32>) -> tensor<3xf32> {
+  %0 = kiln.squeeze %x dim 0 : tensor<?x3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 // CHECK-DAG: #[[ROW0:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @expand

@@ -316,9 +316,9 @@ func.func @unsqueeze_dim(%a: tensor<2xf32>) {
 // -----
 
 func.func @squeeze_not_one(%a: tensor<?x3xf32>) {
-  // expected-error@+2 {{dim 0 of 'tensor<?x3xf32>' is not a static size-1 dim}}
+  // expected-error@+2 {{dim 1 of 'tensor<?x3xf32>' is not of size 1}}
   // expected-error@+1 {{failed to infer returned types}}
-  %0 = kiln.squeeze %a dim 0 : tensor<?x3xf32> -> tensor<3xf32>
+  %0 = kiln.squeeze %a dim 1 : tensor<?x3xf32> -> tensor<?xf32>
   return
 }
 

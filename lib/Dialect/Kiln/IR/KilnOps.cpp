@@ -486,9 +486,9 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
                                           SmallVectorImpl<Type> &inferred) {
   auto in = rankedOf(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= in.getRank() || in.getDimSize(dim) != 1)
-    return emitOptionalError(loc, "dim ", dim, " of ", in,
-                             " is not a static size-1 dim");
+  if (dim < 0 || dim >= in.getRank() ||
+      (!in.isDynamicDim(dim) && in.getDimSize(dim) != 1))
+    return emitOptionalError(loc, "dim ", dim, " of ", in, " is not of size 1");
   SmallVector<int64_t> shape(in.getShape());
   shape.erase(shape.begin() + dim);
   inferred.push_back(RankedTensorType::get(shape, in.getElementType()));

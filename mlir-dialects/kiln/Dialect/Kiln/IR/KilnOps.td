@@ -570,10 +570,11 @@ def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
-  let summary = "removes a dim of static size 1";
+  let summary = "removes a dim of size 1";
   let description = [{
-    The frontend emits `squeeze` only for dims known to be 1 (the runtime's
-    squeeze of a larger dim is a no-op, and of a dynamic dim a reshape).
+    The dim is of static size 1, or dynamic: then a shape check at run time
+    requires it to be 1 (the runtime's squeeze of a larger dim is a no-op,
+    which a graph of fixed ranks cannot be, so such a call runs eagerly).
     Squeezing the dim an unsqueeze inserted folds to the unsqueeze's input.
 
     ```mlir
