@@ -278,9 +278,16 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     return v;
   }
   if (const auto *cast = dyn_cast<ExplicitCastExpr>(e)) {
+    // (void)width; marks a value unused: nothing to trace unless
+    // evaluating it does something.
+    if (cast->getType()->isVoidType() &&
+        !cast->getSubExpr()->HasSideEffects(context_))
+      return -2;
     std::optional<int> v = traceExpr(cast->getSubExpr());
     if (!v)
       return v;
+    if (cast->getType()->isVoidType())
+      return -2;
     std::optional<ValueKind> to = valueKindOf(cast->getType());
     if (!to)
       return breakAt(e->getExprLoc(),
@@ -332,7 +339,7 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
                    "a unary operator the tracer does not model");
   }
   if (const auto *cond = dyn_cast<ConditionalOperator>(e))
-    return breakAt(cond->getExprLoc(), "a conditional expression");
+    return traceConditional(cond);
   if (isa<LambdaExpr>(e))
     return breakAt(e->getExprLoc(), "a lambda expression");
   if (isa<CXXThrowExpr>(e))
@@ -353,6 +360,41 @@ std::optional<int> Tracer::traceInFrame(const Expr *e, size_t frame) {
   return v;
 }
 
+std::optional<int> Tracer::traceConditional(const ConditionalOperator *e) {
+  std::optional<int> cond = traceExpr(e->getCond());
+  if (!cond)
+    return cond;
+  if (kindOf(*cond) == ValueKind::Tensor)
+    return breakAt(e->getQuestionLoc(), "a conditional expression on a tensor");
+  // Known at compile time: one arm. Otherwise both arms are traced (graphs
+  // are pure) and the condition selects, as for an if on host values.
+  if (std::optional<double> known = graph().constantValue(*cond))
+    return traceExpr(*known != 0 ? e->getTrueExpr() : e->getFalseExpr());
+  std::optional<int> t = traceExpr(e->getTrueExpr());
+  if (!t)
+    return t;
+  std::optional<int> f = traceExpr(e->getFalseExpr());
+  if (!f)
+    return f;
+  std::optional<ValueKind> kind = valueKindOf(e->getType());
+  if (!kind || *t < 0 || *f < 0)
+    return breakAt(e->getQuestionLoc(),
+                   "a conditional expression of a type the tracer does not "
+                   "model");
+  for (int *arm : {&*t, &*f})
+    if (*kind != ValueKind::Tensor && kindOf(*arm) != *kind)
+      *arm = addOp(OpCode::ScalarCast, {*arm}, *kind, e->getExprLoc());
+  if (kindOf(*t) != kindOf(*f))
+    return breakAt(
+        e->getQuestionLoc(),
+        "a conditional expression whose arms are of different kinds");
+  if (kindOf(*cond) != ValueKind::Bool)
+    cond = addOp(OpCode::ScalarCast, {*cond}, ValueKind::Bool,
+                 e->getQuestionLoc());
+  return addOp(OpCode::Select, {*cond, *t, *f}, kindOf(*t),
+               e->getQuestionLoc());
+}
+
 bool Tracer::isOutParam(const FunctionDecl *fn, unsigned i) {
   if (i >= fn->getNumParams())
     return false;
@@ -362,18 +404,41 @@ bool Tracer::isOutParam(const FunctionDecl *fn, unsigned i) {
          valueKindOf(type).has_value();
 }
 
+bool Tracer::isNamedParam(const FunctionDecl *fn, unsigned i) {
+  if (i >= fn->getNumParams())
+    return false;
+  if (isOutParam(fn, i))
+    return true;
+  // What the graph does not model (a module, a container, a name for
+  // logging), passed so that the callee cannot change it: read, or named,
+  // only where the callee uses it.
+  QualType type = fn->getParamDecl(i)->getType();
+  if (valueKindOf(type))
+    return false;
+  return (type->isLValueReferenceType() &&
+          type->getPointeeType().isConstQualified()) ||
+         (type->isPointerType() && type->getPointeeType().isConstQualified());
+}
+
 std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
+  auto defined = [&](int v) -> std::optional<int> {
+    if (v == kUndefinedTensor)
+      return breakAt(e->getExprLoc(),
+                     "a read of a tensor that is not defined here (declared "
+                     "without a value)");
+    return v;
+  };
   for (size_t f = frames_.size(); f-- > 0;) {
     auto it = frames_[f].locals.find(decl);
     if (it != frames_[f].locals.end())
-      return it->second;
+      return defined(it->second);
     // A reference parameter reads what its argument names, now.
     auto alias = frames_[f].aliases.find(decl);
     if (alias != frames_[f].aliases.end())
       return traceInFrame(alias->second.first, alias->second.second);
   }
   if (segment_->env.count(decl))
-    return segment_->env.at(decl);
+    return defined(segment_->env.at(decl));
   const auto *var = dyn_cast<VarDecl>(decl);
   if (!var)
     return breakAt(e->getExprLoc(), "a reference to '" +
@@ -401,18 +466,22 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
   return addInput(var->getQualifiedNameAsString(), *kind, var);
 }
 
-std::string spell(const Expr *e, const std::string &thisObject,
-                  const FunctionDecl *root) {
+std::string Tracer::spell(const Expr *e, size_t frame) {
   e = e->IgnoreParenImpCasts();
+  const std::string &thisObject = frames_[frame].thisPrefix;
   if (const auto *ref = dyn_cast<DeclRefExpr>(e))
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
       if (!var->isLocalVarDeclOrParm())
         return var->getQualifiedNameAsString();
-      // A local of an inlined callee has no name at the root's level.
+      // A reference parameter of an inlined call names its argument.
+      auto alias = frames_[frame].aliases.find(var);
+      if (alias != frames_[frame].aliases.end())
+        return spell(alias->second.first, alias->second.second);
+      // Another local of an inlined callee has no name at the root's level.
       const DeclContext *ctx = var->getDeclContext();
       while (ctx && !isa<FunctionDecl>(ctx))
         ctx = ctx->getParent();
-      return ctx == root ? var->getNameAsString() : "";
+      return ctx == root_->function ? var->getNameAsString() : "";
     }
   if (const auto *m = dyn_cast<MemberExpr>(e)) {
     if (!isa<FieldDecl>(m->getMemberDecl()))
@@ -420,14 +489,57 @@ std::string spell(const Expr *e, const std::string &thisObject,
     const Expr *b = m->getBase()->IgnoreParenImpCasts();
     std::string base;
     if (m->isArrow())
-      base = isa<CXXThisExpr>(b) ? thisObject
-                                 : "(*" + spell(b, thisObject, root) + ")";
+      base = isa<CXXThisExpr>(b) ? thisObject : "(*" + spell(b, frame) + ")";
     else
-      base = spell(b, thisObject, root);
+      base = spell(b, frame);
     if (base.empty() || base == "(*)")
       return "";
     return (base == "(*this)" ? std::string("this->") : base + ".") +
            m->getMemberDecl()->getNameAsString();
+  }
+  // An element of a container or array at an index known here (a
+  // constant, or an unrolled loop's counter): `layers[2]`.
+  const Expr *base = nullptr, *index = nullptr;
+  if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e);
+      op && op->getOperator() == OO_Subscript && op->getNumArgs() == 2) {
+    base = op->getArg(0);
+    index = op->getArg(1);
+  } else if (const auto *sub = dyn_cast<ArraySubscriptExpr>(e)) {
+    base = sub->getBase();
+    index = sub->getIdx();
+  }
+  if (base && index) {
+    std::string object = spell(base, frame);
+    std::optional<int64_t> i = constantInt(index);
+    // The counter of an unrolled loop is a constant of the graph.
+    if (const auto *ref = dyn_cast<DeclRefExpr>(index->IgnoreParenImpCasts());
+        ref && !i) {
+      std::optional<int> v;
+      for (size_t f = frame + 1; f-- > 0 && !v;)
+        if (auto it = frames_[f].locals.find(ref->getDecl());
+            it != frames_[f].locals.end())
+          v = it->second;
+      if (auto it = segment_->env.find(ref->getDecl());
+          !v && it != segment_->env.end())
+        v = it->second;
+      if (v && *v >= 0)
+        if (std::optional<double> c = graph().constantValue(*v))
+          i = static_cast<int64_t>(*c);
+    }
+    if (object.empty())
+      return "";
+    if (i)
+      return object + "[" + std::to_string(*i) + "]";
+    // A host loop's counter, which the graph inside the loop body reads as
+    // the stitched code can: `this->blocks[l]`, as long as the segment has
+    // not changed it.
+    const auto *ref = dyn_cast<DeclRefExpr>(index->IgnoreParenImpCasts());
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->getType()->isIntegerType() ||
+        segment_->assigned.count(var))
+      return "";
+    std::string name = spell(index, frame);
+    return name.empty() ? "" : object + "[" + name + "]";
   }
   return "";
 }
@@ -441,7 +553,7 @@ std::optional<int> Tracer::traceMember(const MemberExpr *e) {
     return breakAt(e->getExprLoc(), "a member of type '" +
                                         field->getType().getAsString() +
                                         "', which the tracer does not model");
-  std::string name = spell(e, frames_.back().thisPrefix, root_->function);
+  std::string name = spell(e, frames_.size() - 1);
   if (name.empty())
     return breakAt(e->getExprLoc(),
                    "a member of an object the stitched code cannot name");
@@ -637,7 +749,7 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
   for (unsigned i = 0; i < call->getNumArgs(); ++i) {
     const Expr *arg = call->getArg(i);
     std::optional<int> v =
-        isOutParam(fn, i) ? std::optional<int>(-1) : traceExpr(arg);
+        isNamedParam(fn, i) ? std::optional<int>(-1) : traceExpr(arg);
     if (!v)
       return v;
     args.push_back(*v);
@@ -645,26 +757,29 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
   }
   std::string thisObject;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
-    const Expr *object =
-        member->getImplicitObjectArgument()->IgnoreParenImpCasts();
     const auto *callee =
         dyn_cast<MemberExpr>(member->getCallee()->IgnoreParens());
-    std::string base;
-    if (callee && callee->isArrow())
-      base =
-          isa<CXXThisExpr>(object)
-              ? frames_.back().thisPrefix
-              : "(*" +
-                    spell(object, frames_.back().thisPrefix, root_->function) +
-                    ")";
-    else
-      base = spell(object, frames_.back().thisPrefix, root_->function);
-    if (base.empty() || base == "(*)")
+    thisObject = spellObject(member->getImplicitObjectArgument(),
+                             callee && callee->isArrow());
+    if (thisObject.empty())
       return breakAt(call->getExprLoc(), "a method call on an object the "
                                          "stitched code cannot name");
-    thisObject = base;
   }
   return inlineCall(fn, args, argExprs, thisObject, call->getExprLoc());
+}
+
+std::string Tracer::spellObject(const Expr *object, bool arrow) {
+  object = object->IgnoreParenImpCasts();
+  std::string base;
+  if (arrow)
+    base = isa<CXXThisExpr>(object)
+               ? frames_.back().thisPrefix
+               : "(*" + spell(object, frames_.size() - 1) + ")";
+  else if (isa<CXXThisExpr>(object)) // (*this)(x)
+    base = frames_.back().thisPrefix;
+  else
+    base = spell(object, frames_.size() - 1);
+  return base == "(*)" ? "" : base;
 }
 
 std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
@@ -706,14 +821,29 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
   if (kind == OO_Call) {
     // A lambda called directly: its body is inlined, its captures being
     // the enclosing variables themselves.
+    // An object's operator() (a module called as `ln_1(x)`) is inlined as
+    // a method of the object.
     const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn);
-    if (!method || !method->getParent()->isLambda())
-      return breakAt(call->getExprLoc(),
-                     "a call through operator() of an object");
+    if (!method)
+      return breakAt(call->getExprLoc(), "a call through operator() of an "
+                                         "object the tracer does not model");
+    if (method->isVirtual())
+      return breakAt(call->getExprLoc(), "a virtual call");
+    std::string thisObject = frames_.back().thisPrefix;
+    if (!method->getParent()->isLambda()) {
+      Annotations a = annotations_.of(method, context_.getDiagnostics());
+      if (a.disable || a.disallowInGraph || a.allowInGraph)
+        return traceCall(call);
+      thisObject = spellObject(call->getArg(0), false);
+      if (thisObject.empty())
+        return breakAt(call->getExprLoc(), "a call through operator() of an "
+                                           "object the stitched code cannot "
+                                           "name");
+    }
     std::vector<int> args;
     std::vector<const Expr *> argExprs;
     for (unsigned i = 1; i < call->getNumArgs(); ++i) {
-      std::optional<int> v = isOutParam(method, i - 1)
+      std::optional<int> v = isNamedParam(method, i - 1)
                                  ? std::optional<int>(-1)
                                  : traceExpr(call->getArg(i));
       if (!v)
@@ -721,8 +851,7 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
       args.push_back(*v);
       argExprs.push_back(call->getArg(i));
     }
-    return inlineCall(method, args, argExprs, frames_.back().thisPrefix,
-                      call->getExprLoc());
+    return inlineCall(method, args, argExprs, thisObject, call->getExprLoc());
   }
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
     return breakAt(

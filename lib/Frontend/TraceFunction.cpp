@@ -201,7 +201,7 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   frame.annotations = annotations_.of(def, context_.getDiagnostics());
   for (unsigned i = 0; i < args.size(); ++i) {
     const ParmVarDecl *param = def->getParamDecl(i);
-    if (isOutParam(def, i))
+    if (isNamedParam(def, i))
       frame.aliases[param] = {argExprs[i], frames_.size() - 1};
     else
       frame.locals[param] = args[i];
@@ -309,8 +309,8 @@ void Tracer::finishSegment() {
                                                   b->getLocation());
             });
   for (const ValueDecl *var : assigned) {
-    if (!state.env.count(var))
-      continue; // declared in a branch's arm: out of scope
+    if (!state.env.count(var) || state.env.at(var) == kUndefinedTensor)
+      continue; // declared in a branch's arm (out of scope), or undefined
     if (!isLiveOut(var, begin, end))
       continue;
     const auto *v = cast<VarDecl>(var);

@@ -247,6 +247,12 @@ bool Tracer::traceIf(const IfStmt *i) {
         continue; // declared inside an arm: out of scope now
       int chosen = v;
       if (v != other->second) {
+        if (v == kUndefinedTensor || other->second == kUndefinedTensor) {
+          breakAt(i->getIfLoc(), "a branch that defines '" +
+                                     var->getNameAsString() +
+                                     "' in one arm only");
+          return false;
+        }
         if (kindOf(v) != kindOf(other->second)) {
           breakAt(i->getIfLoc(), "a branch whose arms give '" +
                                      var->getNameAsString() +
@@ -399,7 +405,13 @@ bool Tracer::traceDecl(const VarDecl *var) {
     breakAt(var->getLocation(), "a local without an initial value");
     return false;
   }
-  std::optional<int> v = traceExpr(init);
+  // `Tensor h;`: undefined until assigned (a read before then breaks).
+  std::optional<int> v;
+  if (const auto *c = dyn_cast<CXXConstructExpr>(stripTemporaries(init));
+      c && *kind == ValueKind::Tensor && c->getNumArgs() == 0)
+    v = kUndefinedTensor;
+  else
+    v = traceExpr(init);
   if (!v)
     return false;
   if (*kind != ValueKind::Tensor && kindOf(*v) != *kind)
@@ -435,9 +447,7 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
     // call), and later reads in the segment see it.
     const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
     std::string name =
-        field && valueKindOf(field->getType())
-            ? spell(member, frames_[frame].thisPrefix, root_->function)
-            : "";
+        field && valueKindOf(field->getType()) ? spell(member, frame) : "";
     if (name.empty()) {
       breakAt(loc, "an assignment to a member of an object the stitched code "
                    "cannot name");

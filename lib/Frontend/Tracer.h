@@ -38,12 +38,6 @@ const clang::Expr *stripTemporaries(const clang::Expr *e);
 /// A call argument as written: without conversions to kiln::Scalar,
 /// temporaries and copies.
 const clang::Expr *stripArg(const clang::Expr *e);
-/// How stitched code at the root's level names a variable or a member
-/// (`x`, `this->w1`, `(*this).attn.w`, `ns::g`), given how it spells the
-/// current frame's object; empty if it cannot (a temporary, a call, a
-/// local of a function other than the root).
-std::string spell(const clang::Expr *e, const std::string &thisObject,
-                  const clang::FunctionDecl *root);
 /// True for kiln::error_on_graph_break.
 bool isErrorGuardType(clang::QualType type);
 
@@ -59,6 +53,9 @@ struct SourceTypes {
 };
 using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
 TypeEvidence collectTypeEvidence(clang::ASTContext &context);
+
+/// The value of a `Tensor h;` local before its first assignment.
+constexpr int kUndefinedTensor = -3;
 
 class Tracer {
 public:
@@ -159,9 +156,23 @@ private:
   std::optional<int> traceExpr(const clang::Expr *e);
   /// e traced as frame `frame` sees it (what a reference parameter names).
   std::optional<int> traceInFrame(const clang::Expr *e, size_t frame);
+  std::optional<int> traceConditional(const clang::ConditionalOperator *e);
+  /// How stitched code at the root's level names a variable, a member or
+  /// an element (`x`, `this->w1`, `(*this).attn.w`, `ns::g`,
+  /// `this->layers[2]`), read in frame `frame` (a reference parameter names
+  /// its argument); empty if it cannot (a temporary, a call, a local of a
+  /// function other than the root, an index known only at run time).
+  std::string spell(const clang::Expr *e, size_t frame);
+  /// How stitched code names the object of a member call (`block`,
+  /// `(*this).attn`), or empty.
+  std::string spellObject(const clang::Expr *object, bool arrow);
   /// Whether the i-th parameter of fn is a non-const lvalue reference: its
   /// argument is then an alias, read only where the callee reads it.
   static bool isOutParam(const clang::FunctionDecl *fn, unsigned i);
+  /// An out-parameter, or a const reference or pointer to what the graph
+  /// does not model: bound to what its argument names (frame aliases),
+  /// not to a traced value.
+  static bool isNamedParam(const clang::FunctionDecl *fn, unsigned i);
   std::optional<int> traceDeclRef(const clang::ValueDecl *decl,
                                   const clang::Expr *e);
   std::optional<int> traceMember(const clang::MemberExpr *e);
