@@ -38,6 +38,13 @@ std::string tensorTypes(const Graph &g) {
   return out;
 }
 
+/// "return", "return.1" (an element of returned braces), or the variable.
+std::string outputName(const GraphOutput &out) {
+  if (out.returnPart >= 0)
+    return "return." + std::to_string(out.returnPart);
+  return out.variable.empty() ? "return" : out.variable;
+}
+
 std::string kindName(const TraceValue &v) {
   switch (v.kind) {
   case ValueKind::Tensor:
@@ -127,6 +134,17 @@ void detail::printExplainText(llvm::raw_ostream &os,
         os << "       inlined from " << f.function << " at " << formatPos(f.pos)
            << "\n";
     }
+    if (!r.hostLoops.empty())
+      os << "  Loops left on the host, their trip count known only at run "
+            "time (the graphs of their bodies run once per iteration):\n";
+    for (const GraphBreak &b : r.hostLoops) {
+      os << "    - at " << formatPos(b.pos)
+         << (b.isError ? " [an error: error-on-graph-break or fullgraph]" : "")
+         << "\n";
+      for (const Frame &f : b.inlinedFrom)
+        os << "      inlined from " << f.function << " at " << formatPos(f.pos)
+           << "\n";
+    }
     if (!r.hostCalls.empty())
       os << "  Calls left on the host because the callee breaks (counted "
             "there):\n";
@@ -144,7 +162,7 @@ void detail::printExplainText(llvm::raw_ostream &os,
         os << " " << in.expr << " (" << kindName(g.values[in.value]) << ")";
       os << "\n    outputs:";
       for (const GraphOutput &out : g.outputs)
-        os << " " << (out.variable.empty() ? "return" : out.variable);
+        os << " " << outputName(out);
       os << "\n";
       // Where each tensor input's rank and dtype came from.
       os << "    types:";
@@ -229,16 +247,23 @@ int runExplain(const ExplainRequest &request) {
                              {"derived", r.derived},
                              {"graphs", nlohmann::json::array()},
                              {"breaks", nlohmann::json::array()}};
-      for (const GraphBreak &b : r.breaks) {
-        nlohmann::json jb = {{"reason", b.reason},
-                             {"location", posJson(b.pos)},
+      // A break, or a loop left on the host (which has no reason to give).
+      auto breakJson = [](const GraphBreak &b) {
+        nlohmann::json jb = {{"location", posJson(b.pos)},
                              {"error", b.isError},
                              {"inlined_from", nlohmann::json::array()}};
+        if (!b.hostLoop)
+          jb["reason"] = b.reason;
         for (const Frame &f : b.inlinedFrom)
           jb["inlined_from"].push_back(
               {{"function", f.function}, {"location", posJson(f.pos)}});
-        root["breaks"].push_back(jb);
-      }
+        return jb;
+      };
+      for (const GraphBreak &b : r.breaks)
+        root["breaks"].push_back(breakJson(b));
+      root["host_loops"] = nlohmann::json::array();
+      for (const GraphBreak &b : r.hostLoops)
+        root["host_loops"].push_back(breakJson(b));
       root["host_calls"] = nlohmann::json::array();
       for (const HostCall &c : r.hostCalls)
         root["host_calls"].push_back(
@@ -262,8 +287,7 @@ int runExplain(const ExplainRequest &request) {
           jg["inputs"].push_back(ji);
         }
         for (const GraphOutput &out : g.outputs)
-          jg["outputs"].push_back(out.variable.empty() ? "return"
-                                                       : out.variable);
+          jg["outputs"].push_back(outputName(out));
         jg["variants"] = nlohmann::json::array();
         for (const GraphVariant &v : s.variants) {
           nlohmann::json jv = {{"name", v.graph.name},

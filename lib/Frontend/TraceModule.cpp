@@ -102,7 +102,9 @@ public:
     roots.erase(std::remove_if(roots.begin(), roots.end(),
                                [](const Root &r) {
                                  return r.derived && r.segments.empty() &&
-                                        r.breaks.empty() && r.hostCalls.empty();
+                                        r.breaks.empty() &&
+                                        r.hostCalls.empty() &&
+                                        r.hostLoops.empty();
                                }),
                 roots.end());
     if (diags.hasErrorOccurred()) { // malformed annotations
@@ -141,7 +143,10 @@ private:
             r.hostCalls.push_back({outermost->function, outermost->pos, b});
           continue;
         }
-        own.push_back(std::move(b));
+        if (b.hostLoop)
+          r.hostLoops.push_back(std::move(b));
+        else
+          own.push_back(std::move(b));
       }
       r.breaks = std::move(own);
     }
@@ -165,6 +170,8 @@ private:
       std::vector<std::pair<const GraphBreak *, bool>> all;
       for (const GraphBreak &b : root.breaks)
         all.push_back({&b, true});
+      for (const GraphBreak &b : root.hostLoops)
+        all.push_back({&b, true});
       for (const HostCall &c : root.hostCalls) {
         if (options_.logEnabled("graph_breaks"))
           llvm::errs() << "kiln: in " << root.name << ", the call to "
@@ -178,8 +185,11 @@ private:
       for (const auto &[bp, own] : all) {
         const GraphBreak &b = *bp;
         if (own && options_.logEnabled("graph_breaks")) {
-          llvm::errs() << "kiln: graph break in " << root.name << ": "
-                       << b.reason << " at " << formatPos(b.pos) << "\n";
+          llvm::errs() << "kiln: "
+                       << (b.hostLoop ? "loop left on the host in "
+                                      : "graph break in ")
+                       << root.name << ": " << b.reason << " at "
+                       << formatPos(b.pos) << "\n";
           for (const Frame &f : b.inlinedFrom)
             llvm::errs() << "  inlined from " << f.function << " at "
                          << formatPos(f.pos) << "\n";

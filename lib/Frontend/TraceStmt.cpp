@@ -102,6 +102,14 @@ bool Tracer::traceStmt(const Stmt *s) {
       breakAt(ret->getBeginLoc(), "a return without a value");
       return false;
     }
+    if (std::vector<const Expr *> parts;
+        frames_.size() == 1 && returnedBraces(value, parts)) {
+      if (s != topLevelStmt_) {
+        breakAt(ret->getBeginLoc(), "a return inside a branch or a loop");
+        return false;
+      }
+      return traceBracedReturn(parts);
+    }
     std::optional<int> v = traceExpr(value);
     if (!v)
       return false;
@@ -155,13 +163,11 @@ bool Tracer::traceStmt(const Stmt *s) {
   if (const auto *w = dyn_cast<WhileStmt>(s)) {
     // A condition on tensor data breaks where it reads the data (item()).
     if (traceExpr(w->getCond()))
-      breakAt(s->getBeginLoc(),
-              "a loop whose trip count is not a compile-time constant");
+      hostLoopAt(s->getBeginLoc());
     return false;
   }
   if (isa<DoStmt, CXXForRangeStmt>(s)) {
-    breakAt(s->getBeginLoc(),
-            "a loop whose trip count is not a compile-time constant");
+    hostLoopAt(s->getBeginLoc());
     return false;
   }
   if (isa<BreakStmt, ContinueStmt>(s)) {
@@ -272,8 +278,7 @@ bool Tracer::traceFor(const ForStmt *f) {
   // for (int i = A; i < B; ++i) with A and B compile-time constants is
   // unrolled, i a constant in each copy of the body.
   auto fail = [&]() {
-    breakAt(f->getForLoc(),
-            "a loop whose trip count is not a compile-time constant");
+    hostLoopAt(f->getForLoc());
     return false;
   };
   const auto *init = dyn_cast_or_null<DeclStmt>(f->getInit());
@@ -498,6 +503,61 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
   segment_->env[var] = v;
   segment_->assigned.insert(var);
   return true;
+}
+
+bool Tracer::returnedBraces(const Expr *value,
+                            std::vector<const Expr *> &parts) {
+  const Expr *e = stripTemporaries(value);
+  if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(e)) // Out{a, b}
+    e = stripTemporaries(cast->getSubExpr());
+  if (isTensorType(e->getType()) || !e->getType()->isRecordType())
+    return false;
+  if (const auto *list = dyn_cast<InitListExpr>(e)) { // an aggregate
+    if (list->isSemanticForm() && list->getSyntacticForm())
+      list = list->getSyntacticForm();
+    parts.assign(list->inits().begin(), list->inits().end());
+    return true;
+  }
+  // std::pair, std::tuple or a class with a constructor, braced.
+  if (const auto *c = dyn_cast<CXXConstructExpr>(e);
+      c && c->isListInitialization() && c->getNumArgs() > 0) {
+    parts.assign(c->arguments().begin(), c->arguments().end());
+    return true;
+  }
+  return false;
+}
+
+bool Tracer::traceBracedReturn(const std::vector<const Expr *> &elements) {
+  // Each element is an output; the stitched code returns the same braces
+  // around the graph's results.
+  std::vector<GraphOutput> parts;
+  bool tensor = false;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    std::optional<int> v = traceExpr(elements[i]);
+    if (!v)
+      return false;
+    if (*v < 0 || !valueKindOf(elements[i]->getType())) {
+      breakAt(elements[i]->getExprLoc(),
+              "a returned element of a type the tracer does not model");
+      return false;
+    }
+    tensor |= kindOf(*v) == ValueKind::Tensor;
+    parts.push_back({*v, "", static_cast<int>(i)});
+  }
+  // Only host scalars: host code returns them, nothing breaks.
+  if (!tensor)
+    return false;
+  for (const GraphOutput &part : parts)
+    graph().outputs.push_back(part);
+  segment_->segment.returnParts = elements;
+  return true;
+}
+
+void Tracer::hostLoopAt(SourceLocation loc) {
+  if (pendingBreak_)
+    return; // something in its header broke first
+  breakAt(loc, "a loop whose trip count is not a compile-time constant");
+  pendingBreak_->hostLoop = true;
 }
 
 } // namespace kiln::frontend

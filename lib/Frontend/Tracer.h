@@ -157,6 +157,15 @@ private:
   /// e traced as frame `frame` sees it (what a reference parameter names).
   std::optional<int> traceInFrame(const clang::Expr *e, size_t frame);
   std::optional<int> traceConditional(const clang::ConditionalOperator *e);
+  /// Whether a root returns braces (`return {logits, loss};`, `return
+  /// Out{a, b};`, a braced std::pair or std::tuple): their elements as
+  /// written.
+  static bool returnedBraces(const clang::Expr *value,
+                             std::vector<const clang::Expr *> &parts);
+  bool traceBracedReturn(const std::vector<const clang::Expr *> &elements);
+  /// A loop the tracer cannot unroll: it stays on the host, its body traced
+  /// on its own (a break marked hostLoop).
+  void hostLoopAt(clang::SourceLocation loc);
   /// How stitched code at the root's level names a variable, a member or
   /// an element (`x`, `this->w1`, `(*this).attn.w`, `ns::g`,
   /// `this->layers[2]`), read in frame `frame` (a reference parameter names

@@ -169,16 +169,47 @@ stitchFile(ASTContext &context, const std::string &file,
               e.from, std::min<size_t>(e.to, fallback.size()) - e.from, e.text);
 
       // The call: outputs (the return value first), then inputs.
+      auto partName = [](int i) {
+        return "kiln_result" + std::to_string(i) + "_";
+      };
       std::string args;
       for (const GraphOutput &out : g.outputs)
-        args +=
-            (args.empty() ? "" : ", ") +
-            (out.variable.empty() ? std::string("kiln_result_") : out.variable);
+        args += (args.empty() ? "" : ", ") +
+                (out.returnPart >= 0    ? partName(out.returnPart)
+                 : out.variable.empty() ? std::string("kiln_result_")
+                                        : out.variable);
       for (const GraphInput &in : g.inputs)
         args += (args.empty() ? "" : ", ") + in.expr;
       std::string call = "::kiln_stitched::" + g.name + "(" + args + ")";
       std::string text = "\n" + hoisted;
-      if (seg.endsWithReturn) {
+      if (seg.endsWithReturn && !seg.returnParts.empty()) {
+        // return {a, b};: the same braces around the graph's results.
+        const Stmt *ret = seg.statements.back();
+        SourceLocation retBegin = sm.getExpansionLoc(ret->getBeginLoc());
+        unsigned retOffset = sm.getFileOffset(retBegin);
+        std::string returned =
+            Lexer::getSourceText(CharSourceRange::getCharRange(
+                                     retBegin, last.getLocWithOffset(1)),
+                                 sm, context.getLangOpts())
+                .str();
+        std::string declared;
+        for (size_t i = seg.returnParts.size(); i-- > 0;) {
+          const Expr *part = seg.returnParts[i];
+          SourceLocation from = sm.getExpansionLoc(part->getBeginLoc());
+          SourceLocation to =
+              Lexer::getLocForEndOfToken(sm.getExpansionLoc(part->getEndLoc()),
+                                         0, sm, context.getLangOpts());
+          returned.replace(sm.getFileOffset(from) - retOffset,
+                           sm.getFileOffset(to) - sm.getFileOffset(from),
+                           partName(static_cast<int>(i)));
+          QualType type =
+              part->getType().getNonReferenceType().getUnqualifiedType();
+          declared = TypeName::getFullyQualifiedName(type, context, policy) +
+                     " " + partName(static_cast<int>(i)) + "{};\n" + declared;
+        }
+        text += "{\n" + declared + "if (" + call + ")\n  " + returned + "\n}\n";
+        text += lineDirective(beginLine, file) + fallback + "\n";
+      } else if (seg.endsWithReturn) {
         text += "if (kiln::Tensor kiln_result_; " + call +
                 ")\n  return kiln_result_;\n";
         text += lineDirective(beginLine, file) + fallback + "\n";

@@ -24,6 +24,7 @@ namespace clang {
 class ASTContext;
 class Rewriter;
 class Stmt;
+class Expr;
 class FunctionDecl;
 class VarDecl;
 } // namespace clang
@@ -64,6 +65,10 @@ struct GraphBreak {
   SourcePos pos;
   std::vector<Frame> inlinedFrom; // innermost first
   bool isError = false;           // the mode in force was "error"
+  /// A loop whose trip count is known only at run time: it stays on the
+  /// host and its body's graphs run once per iteration. Listed apart from
+  /// the breaks (Root::hostLoops), an error only where the mode says so.
+  bool hostLoop = false;
   /// clang::SourceLocation raw encodings of pos and of each frame's call
   /// site, for diagnostics while the AST lives.
   unsigned rawLoc = 0;
@@ -90,6 +95,9 @@ struct Segment {
   std::vector<const clang::Stmt *> statements;
   /// The last statement returns the graph's output without a variable.
   bool endsWithReturn = false;
+  /// When it returns braces (`return {logits, loss};`, `return Out{a,
+  /// b};`): their elements, each a graph output (returnPart).
+  std::vector<const clang::Expr *> returnParts;
   /// False when the statements are an if's or a loop's unbraced body.
   bool braced = true;
   /// When set, the graph runs as these specializations instead, chosen by
@@ -108,6 +116,8 @@ struct Root {
   /// roots of their own), each once.
   std::vector<GraphBreak> breaks;
   std::vector<HostCall> hostCalls;
+  /// The loops of its own body left on the host (GraphBreak::hostLoop).
+  std::vector<GraphBreak> hostLoops;
   /// An error-mode break or an internal failure: not compiled.
   bool failed = false;
   /// Not annotated: a callee that breaks, or a callee of a

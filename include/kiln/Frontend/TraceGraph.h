@@ -131,6 +131,9 @@ struct GraphInput {
 struct GraphOutput {
   int value = -1;
   std::string variable; // empty for the function's return value
+  /// For a braced return (`return {logits, loss};`), which element of the
+  /// braces this is (variable empty); -1 otherwise.
+  int returnPart = -1;
 };
 
 struct Graph {
