@@ -124,20 +124,6 @@ Tensor silu(const Tensor &x);
 // Reductions. An empty dims list reduces over every dim.
 //===----------------------------------------------------------------------===//
 
-/// The dims of a reduction: one dim (`sum(x, 1)`), a braced list
-/// (`sum(x, {0, 2})`) or a Shape, like ATen's IntArrayRef.
-class Dims {
-public:
-  Dims() = default;
-  Dims(int64_t dim) : dims_{dim} {}
-  Dims(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  Dims(Shape dims) : dims_(std::move(dims)) {}
-  const Shape &vec() const { return dims_; }
-
-private:
-  Shape dims_;
-};
-
 /// Integer and bool inputs sum to int64.
 Tensor sum(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 /// Floating inputs only.

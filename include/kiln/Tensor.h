@@ -14,6 +14,7 @@
 #include "kiln/Error.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -25,6 +26,20 @@ using Shape = std::vector<int64_t>;
 
 /// "[2, 3]": shapes in error messages and printing.
 std::string shapeStr(const Shape &shape);
+
+/// The dims of a reduction: one dim (`sum(x, 1)`), a braced list
+/// (`sum(x, {0, 2})`) or a Shape, like ATen's IntArrayRef.
+class Dims {
+public:
+  Dims() = default;
+  Dims(int64_t dim) : dims_{dim} {}
+  Dims(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  Dims(Shape dims) : dims_(std::move(dims)) {}
+  const Shape &vec() const { return dims_; }
+
+private:
+  Shape dims_;
+};
 
 /// A block of memory, and how to give it back.
 class Storage {
@@ -125,6 +140,29 @@ public:
   /// Broadcasts size-1 dims (stride 0) to shape; -1 keeps a size.
   Tensor expand(const Shape &shape) const;
   Tensor flatten(int64_t startDim = 0, int64_t endDim = -1) const;
+
+  // ATen-style methods: the same as kiln's free functions of the same name
+  // (`x.sum({-1}, true)` is `kiln::sum(x, {-1}, true)`), for code ported
+  // from PyTorch (lib/Runtime/Ops/Methods.cpp).
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor silu() const;
+  Tensor gelu(const std::string &approximate = "none") const;
+  Tensor sum(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor mean(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor amax(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor amin(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor matmul(const Tensor &other) const;
+  Tensor maximum(const Tensor &other) const;
+  Tensor minimum(const Tensor &other) const;
 
   /// Throws kiln::Error unless the tensor is defined and on the CPU.
   void checkDefined(const char *op) const;

@@ -46,10 +46,16 @@ void Tracer::needsDim(int value, int64_t dim) {
 
 std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
                                          const CallExpr *call) {
-  std::string name = fn->getNameAsString();
-  SourceLocation loc = call->getExprLoc();
-  unsigned n = call->getNumArgs();
-  auto arg = [&](unsigned i) { return call->getArg(i); };
+  std::vector<const Expr *> args(call->arguments().begin(),
+                                 call->arguments().end());
+  return traceKilnOp(fn->getNameAsString(), args, call->getExprLoc());
+}
+
+std::optional<int> Tracer::traceKilnOp(const std::string &name,
+                                       const std::vector<const Expr *> &args,
+                                       SourceLocation loc) {
+  unsigned n = static_cast<unsigned>(args.size());
+  auto arg = [&](unsigned i) { return args[i]; };
   // Traced tensor operands (scalars become 0-d tensors).
   auto tensorArg = [&](unsigned i) -> std::optional<int> {
     std::optional<int> v = traceExpr(arg(i));
@@ -336,6 +342,22 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
+bool Tracer::isAtenStyleMethod(const std::string &name) {
+  std::optional<OpCode> code = opNamed(name);
+  if (!code)
+    return false;
+  switch (opGroup(*code)) {
+  case OpGroup::UnaryFloat:
+  case OpGroup::Unary:
+  case OpGroup::Reduction:
+    return true;
+  default:
+    return *code == OpCode::Gelu || *code == OpCode::Softmax ||
+           *code == OpCode::LogSoftmax || *code == OpCode::Matmul ||
+           *code == OpCode::Maximum || *code == OpCode::Minimum;
+  }
+}
+
 std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
                                              const CXXMemberCallExpr *call) {
   std::string name = method->getNameAsString();
@@ -344,6 +366,13 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
   if (name == "item" || name == "data" || name == "itemAsDouble")
     return breakAt(loc, "Tensor::" + name +
                             "() (a value that depends on tensor data)");
+  // ATen-style methods (x.sum({-1}, true), x.exp(), x.matmul(w)) are the
+  // free functions of the same name, the object their first argument.
+  if (isAtenStyleMethod(name)) {
+    std::vector<const Expr *> args = {call->getImplicitObjectArgument()};
+    args.insert(args.end(), call->arguments().begin(), call->arguments().end());
+    return traceKilnOp(name, args, loc);
+  }
   std::optional<int> self = traceExpr(call->getImplicitObjectArgument());
   if (!self)
     return self;

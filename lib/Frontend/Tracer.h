@@ -188,6 +188,12 @@ private:
   std::optional<int> traceCall(const clang::CallExpr *call);
   std::optional<int> traceKilnCall(const clang::FunctionDecl *fn,
                                    const clang::CallExpr *call);
+  /// A kiln op called by name: `args` as a free function takes them.
+  std::optional<int> traceKilnOp(const std::string &name,
+                                 const std::vector<const clang::Expr *> &args,
+                                 clang::SourceLocation loc);
+  /// Whether Tensor::NAME is an ATen-style method traced as kiln::NAME.
+  static bool isAtenStyleMethod(const std::string &name);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);

@@ -234,8 +234,17 @@ private:
         return r;
       }
       if (name == "contiguous" || name == "clone" ||
-          code == OpCode::Transpose || code == OpCode::Permute)
+          code == OpCode::Transpose || code == OpCode::Permute ||
+          code == OpCode::Softmax || code == OpCode::LogSoftmax ||
+          (code && opGroup(*code) == OpGroup::Unary))
         return of(self, depth + 1);
+      if (code == OpCode::Gelu ||
+          (code && opGroup(*code) == OpGroup::UnaryFloat)) {
+        ExprTypes r = of(self, depth + 1); // x.exp(), x.gelu()
+        if (r.element && *r.element != ElementType::F64)
+          r.element = ElementType::F32;
+        return r;
+      }
       if (code == OpCode::Unsqueeze || code == OpCode::Squeeze) {
         ExprTypes r = of(self, depth + 1);
         if (r.rank)
