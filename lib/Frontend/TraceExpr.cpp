@@ -360,6 +360,48 @@ std::optional<int> Tracer::traceInFrame(const Expr *e, size_t frame) {
   return v;
 }
 
+std::vector<int> *Tracer::listOf(const Expr *e) {
+  const auto *ref = dyn_cast<DeclRefExpr>(stripTemporaries(e));
+  if (!ref)
+    return nullptr;
+  for (size_t f = frames_.size(); f-- > 0;)
+    if (auto it = frames_[f].lists.find(ref->getDecl());
+        it != frames_[f].lists.end())
+      return &it->second;
+  if (!segment_)
+    return nullptr;
+  auto it = segment_->lists.find(ref->getDecl());
+  return it == segment_->lists.end() ? nullptr : &it->second;
+}
+
+std::optional<int> Tracer::traceListMethod(std::vector<int> &list,
+                                           const CXXMethodDecl *method,
+                                           const CXXMemberCallExpr *call) {
+  std::string name = method->getNameAsString();
+  SourceLocation loc = call->getExprLoc();
+  if ((name == "push_back" || name == "emplace_back") &&
+      call->getNumArgs() == 1) {
+    std::optional<int> v = traceExpr(stripArg(call->getArg(0)));
+    if (!v)
+      return v;
+    if (*v < 0 || kindOf(*v) != ValueKind::Tensor)
+      return breakAt(loc, "std::vector<Tensor>::" + name +
+                              " of a value that is not a tensor");
+    list.push_back(*v);
+    return -2;
+  }
+  if (name == "size" && call->getNumArgs() == 0)
+    return constant(static_cast<double>(list.size()), ValueKind::I64, loc);
+  if ((name == "back" || name == "front") && !list.empty())
+    return name == "back" ? list.back() : list.front();
+  if (name == "reserve" || name == "clear") {
+    if (name == "clear")
+      list.clear();
+    return -2;
+  }
+  return breakAt(loc, "std::vector<Tensor>::" + name + " (not modeled yet)");
+}
+
 std::optional<int> Tracer::traceConditional(const ConditionalOperator *e) {
   std::optional<int> cond = traceExpr(e->getCond());
   if (!cond)
@@ -713,6 +755,8 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return breakAt(call->getExprLoc(), "an indirect call");
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
     const auto *method = cast<CXXMethodDecl>(fn);
+    if (std::vector<int> *list = listOf(member->getImplicitObjectArgument()))
+      return traceListMethod(*list, method, member);
     if (isTensorRecord(method->getParent()))
       return traceTensorMethod(method, member);
     if (method->isVirtual())
@@ -853,6 +897,22 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
     }
     return inlineCall(method, args, argExprs, thisObject, call->getExprLoc());
   }
+  if (kind == OO_Subscript && call->getNumArgs() == 2)
+    if (std::vector<int> *list = listOf(call->getArg(0))) {
+      std::optional<int64_t> i = constantInt(call->getArg(1));
+      if (const auto *ref =
+              dyn_cast<DeclRefExpr>(call->getArg(1)->IgnoreParenImpCasts());
+          ref && !i) // an unrolled loop's counter
+        if (std::optional<int> v = traceDeclRef(ref->getDecl(), ref);
+            v && *v >= 0)
+          if (std::optional<double> c = graph().constantValue(*v))
+            i = static_cast<int64_t>(*c);
+      if (!i || *i < 0 || *i >= static_cast<int64_t>(list->size()))
+        return breakAt(call->getExprLoc(),
+                       "an element of a std::vector<Tensor> at an index not "
+                       "known at compile time");
+      return (*list)[*i];
+    }
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
     return breakAt(
         call->getExprLoc(),

@@ -257,14 +257,20 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(list))
       list = stripTemporaries(il->getSubExpr());
     const auto *init = dyn_cast<InitListExpr>(list);
-    if (!init)
-      return breakAt(loc, "kiln::cat of a list that is not a braced list");
     std::vector<int> ops;
-    for (const Expr *e : init->inits()) {
-      std::optional<int> v = traceExpr(e);
-      if (!v)
-        return v;
-      ops.push_back(asTensor(*v, e->getExprLoc()));
+    if (std::vector<int> *values = listOf(arg(0))) { // a std::vector<Tensor>
+      if (values->empty())
+        return breakAt(loc, "kiln::cat of an empty std::vector<Tensor>");
+      ops = *values;
+    } else if (!init) {
+      return breakAt(loc, "kiln::cat of a list that is not a braced list");
+    } else {
+      for (const Expr *e : init->inits()) {
+        std::optional<int> v = traceExpr(e);
+        if (!v)
+          return v;
+        ops.push_back(asTensor(*v, e->getExprLoc()));
+      }
     }
     int64_t dim = 0;
     if (n > 1) {

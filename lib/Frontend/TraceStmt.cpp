@@ -16,10 +16,40 @@ void Tracer::traceBlock(const CompoundStmt *block) {
 void Tracer::traceStatements(const std::vector<const Stmt *> &body,
                              bool braced) {
   size_t guards = frames_.back().guards.size();
-  for (const Stmt *s : body) {
+  // The std::vector<Tensor> locals the current segment declared: the
+  // statement declaring each and the segment before it.
+  std::map<const ValueDecl *, std::pair<size_t, SegmentState>> lists;
+  // Before the segment ends: a list that code after it reads must be the
+  // host's; tracing goes back to its declaration, which then breaks.
+  auto escapes = [&](size_t &index) {
+    if (!segment_ || segment_->segment.statements.empty())
+      return false;
+    SourceLocation begin = segment_->segment.statements.front()->getBeginLoc();
+    SourceLocation end = segment_->segment.statements.back()->getEndLoc();
+    std::optional<std::pair<size_t, SegmentState>> back;
+    for (auto &[var, at] : lists)
+      if (isLiveOut(var, begin, end)) {
+        hostLists_.insert(var);
+        if (!back || at.first < back->first)
+          back = at;
+      }
+    if (!back)
+      return false;
+    *segment_ = std::move(back->second);
+    index = back->first;
+    lists.clear();
+    return true;
+  };
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Stmt *s = body[i];
     // A nested block of the root is a scope of its own, not a break.
     if (const auto *nested = dyn_cast<CompoundStmt>(s)) {
+      if (escapes(i)) {
+        --i;
+        continue;
+      }
       finishSegment();
+      lists.clear();
       traceBlock(nested);
       continue;
     }
@@ -31,21 +61,41 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
     SegmentState saved = *segment_;
     pendingBreak_.reset();
     topLevelStmt_ = s;
+    declaredLists_.clear();
     if (traceStmt(s)) {
+      for (const ValueDecl *var : declaredLists_)
+        lists.emplace(var, std::make_pair(i, saved));
       segment_->segment.statements.push_back(s);
       if (isa<ReturnStmt>(s)) {
         segment_->segment.endsWithReturn = true;
+        if (escapes(i)) {
+          --i;
+          continue;
+        }
         finishSegment();
+        lists.clear();
       }
       continue;
     }
     *segment_ = std::move(saved);
+    if (escapes(i)) {
+      --i;
+      continue;
+    }
     finishSegment();
+    lists.clear();
     if (pendingBreak_) {
       root_->breaks.push_back(*pendingBreak_);
       pendingBreak_.reset();
     }
     traceHostStmt(s);
+  }
+  size_t end = body.size();
+  if (escapes(end)) { // read after the block (a loop's next iteration)
+    traceStatements(std::vector<const Stmt *>(body.begin() + end, body.end()),
+                    braced);
+    frames_.back().guards.resize(guards);
+    return;
   }
   finishSegment();
   frames_.back().guards.resize(guards);
@@ -166,6 +216,21 @@ bool Tracer::traceStmt(const Stmt *s) {
       hostLoopAt(s->getBeginLoc());
     return false;
   }
+  if (const auto *r = dyn_cast<CXXForRangeStmt>(s))
+    if (std::vector<int> *list = listOf(r->getRangeInit())) {
+      // Over a std::vector<Tensor> the graph built: unrolled.
+      const VarDecl *var = r->getLoopVariable();
+      auto &bindingsOf =
+          frames_.size() > 1 ? frames_.back().locals : segment_->env;
+      std::vector<int> values = *list;
+      for (int v : values) {
+        bindingsOf[var] = v;
+        if (!traceStmt(r->getBody()))
+          return false;
+      }
+      bindingsOf.erase(var);
+      return true;
+    }
   if (isa<DoStmt, CXXForRangeStmt>(s)) {
     hostLoopAt(s->getBeginLoc());
     return false;
@@ -215,17 +280,29 @@ bool Tracer::traceIf(const IfStmt *i) {
   // A condition on host values: both arms are traced (graphs are pure) and
   // each variable either assigns is chosen by the condition.
   using Bindings = std::vector<std::map<const ValueDecl *, int>>;
-  auto bindings = [&]() {
-    Bindings b;
+  using Lists = std::vector<std::map<const ValueDecl *, std::vector<int>>>;
+  // Each frame's map of one kind, then the segment's.
+  auto snapshot = [&](auto inFrame, auto inSegment) {
+    std::vector<std::decay_t<decltype(frames_.front().*inFrame)>> all;
     for (const FrameState &f : frames_)
-      b.push_back(f.locals);
-    b.push_back(segment_->env);
-    return b;
+      all.push_back(f.*inFrame);
+    all.push_back((*segment_).*inSegment);
+    return all;
   };
+  auto bindings = [&]() {
+    return snapshot(&FrameState::locals, &SegmentState::env);
+  };
+  auto lists = [&]() {
+    return snapshot(&FrameState::lists, &SegmentState::lists);
+  };
+  const Lists listsBefore = lists();
   auto restore = [&](const Bindings &b) {
-    for (size_t f = 0; f < frames_.size(); ++f)
+    for (size_t f = 0; f < frames_.size(); ++f) {
       frames_[f].locals = b[f];
+      frames_[f].lists = listsBefore[f];
+    }
     segment_->env = b.back();
+    segment_->lists = listsBefore.back();
   };
   Bindings before = bindings();
   std::optional<int> returnBefore = frames_.back().returnValue;
@@ -235,6 +312,11 @@ bool Tracer::traceIf(const IfStmt *i) {
       return false;
     if (frames_.back().returnValue != returnBefore) {
       breakAt(arm->getBeginLoc(), "a return inside a branch");
+      return false;
+    }
+    if (lists() != listsBefore) {
+      breakAt(arm->getBeginLoc(),
+              "a branch that changes a std::vector<Tensor>");
       return false;
     }
     after = bindings();
@@ -386,6 +468,32 @@ bool Tracer::traceDecl(const VarDecl *var) {
                                      "graph computes");
             return false;
           }
+    return true;
+  }
+  if (isTensorVectorType(var->getType()) &&
+      !var->getType()->isReferenceType()) {
+    // std::vector<Tensor> parts;: a list of traced values, filled by
+    // push_back; one that code outside the graph reads stays on the host.
+    const auto *c =
+        var->getInit()
+            ? dyn_cast<CXXConstructExpr>(stripTemporaries(var->getInit()))
+            : nullptr;
+    if (hostLists_.count(var)) {
+      breakAt(var->getLocation(), "a std::vector<Tensor> that code outside "
+                                  "the graph reads");
+      return false;
+    }
+    if (!c || c->getNumArgs() != 0) {
+      breakAt(var->getLocation(), "a std::vector<Tensor> with an initial "
+                                  "value (not modeled yet)");
+      return false;
+    }
+    if (frames_.size() > 1) {
+      frames_.back().lists[var] = {};
+    } else {
+      segment_->lists[var] = {};
+      declaredLists_.push_back(var);
+    }
     return true;
   }
   std::optional<ValueKind> kind = valueKindOf(var->getType());

@@ -2,6 +2,7 @@
 #include "Tracer.h"
 
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Type.h"
 
 using namespace clang;
@@ -30,6 +31,16 @@ bool isTensorRecord(const CXXRecordDecl *record) {
 }
 
 bool isTensorType(QualType type) { return isKilnRecord(type, "Tensor"); }
+
+bool isTensorVectorType(QualType type) {
+  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!spec || spec->getName() != "vector" || !spec->isInStdNamespace() ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return isTensorType(spec->getTemplateArgs()[0].getAsType());
+}
 
 bool isErrorGuardType(QualType type) {
   return isKilnRecord(type, "error_on_graph_break");

@@ -31,6 +31,8 @@ namespace kiln::frontend {
 /// The kind of value a C++ type holds when traced, if any.
 std::optional<ValueKind> valueKindOf(clang::QualType type);
 bool isTensorType(clang::QualType type);
+/// std::vector<kiln::Tensor> (a local the tracer models as a list).
+bool isTensorVectorType(clang::QualType type);
 bool isTensorRecord(const clang::CXXRecordDecl *record);
 /// e without parentheses, implicit nodes, temporaries and default
 /// arguments (the argument as written).
@@ -94,6 +96,8 @@ private:
     /// assigns the caller's variable.
     std::map<const clang::ValueDecl *, std::pair<const clang::Expr *, size_t>>
         aliases;
+    /// std::vector<Tensor> locals, as the values pushed into them.
+    std::map<const clang::ValueDecl *, std::vector<int>> lists;
     std::optional<int> returnValue;
   };
   /// The segment being built at the root's level.
@@ -106,7 +110,16 @@ private:
     /// the order first assigned: each is a graph output.
     std::map<std::string, int> members;
     std::vector<std::string> memberOrder;
+    /// The root frame's std::vector<Tensor> locals (FrameState::lists).
+    std::map<const clang::ValueDecl *, std::vector<int>> lists;
   };
+  /// The values of the std::vector<Tensor> local `e` names, or null.
+  std::vector<int> *listOf(const clang::Expr *e);
+  /// std::vector<Tensor> locals of the root that code outside a graph
+  /// reads: kept on the host (their declaration breaks).
+  std::set<const clang::ValueDecl *> hostLists_;
+  /// Those the current top-level statement declared.
+  std::vector<const clang::ValueDecl *> declaredLists_;
 
   bool errorModeHere() const;
   /// Records a break at loc (with the current inline chain) and returns
@@ -157,6 +170,11 @@ private:
   /// e traced as frame `frame` sees it (what a reference parameter names).
   std::optional<int> traceInFrame(const clang::Expr *e, size_t frame);
   std::optional<int> traceConditional(const clang::ConditionalOperator *e);
+  /// push_back, emplace_back, size, back, front, reserve, clear of a
+  /// std::vector<Tensor> local (a list of traced values).
+  std::optional<int> traceListMethod(std::vector<int> &list,
+                                     const clang::CXXMethodDecl *method,
+                                     const clang::CXXMemberCallExpr *call);
   /// Whether a root returns braces (`return {logits, loss};`, `return
   /// Out{a, b};`, a braced std::pair or std::tuple): their elements as
   /// written.

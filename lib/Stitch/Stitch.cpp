@@ -56,10 +56,14 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
   if (const auto *cleanups = dyn_cast<ExprWithCleanups>(init))
     init = cleanups->getSubExpr();
   if (const auto *construct =
-          dyn_cast<CXXConstructExpr>(init->IgnoreImplicit()))
+          dyn_cast<CXXConstructExpr>(init->IgnoreImplicit())) {
+    // `Tensor h;`: a fresh default value.
+    if (construct->getNumArgs() == 0)
+      return "decltype(" + var->getNameAsString() + ")()";
     if (construct->getParenOrBraceRange().isValid() &&
         construct->getNumArgs() == 1)
       init = construct->getArg(0);
+  }
   return textOf(init->getSourceRange(), context);
 }
 
