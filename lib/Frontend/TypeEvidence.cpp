@@ -14,6 +14,7 @@
 #include "Tracer.h"
 
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtVisitor.h"
@@ -275,9 +276,14 @@ private:
             args->get(0).getKind() == TemplateArgument::Type)
           r.element = elementOfCppType(args->get(0).getAsType());
       if (!r.element && fn->getNumParams() == 2) // from_vector(vector<bool>)
-        if (auto vt = fn->getParamDecl(0)->getType().getNonReferenceType();
-            vt.getAsString().find("vector<bool") != std::string::npos)
-          r.element = ElementType::Bool;
+        if (const auto *vec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+                fn->getParamDecl(0)
+                    ->getType()
+                    .getNonReferenceType()
+                    ->getAsCXXRecordDecl());
+            vec && vec->getTemplateArgs().size() >= 1 &&
+            vec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+          r.element = elementOfCppType(vec->getTemplateArgs()[0].getAsType());
       return r;
     }
     if (!code)
