@@ -490,6 +490,32 @@ private:
       out = mlir::kiln::CatOp::create(
           b_, loc_, inputs,
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+    } else if (c == OpCode::Expand) {
+      // Trailing dims align; -1 keeps the input's size.
+      Value x = get(op.operands[0]);
+      auto in = cast<RankedTensorType>(x.getType());
+      int64_t rank = r.rank, lead = rank - in.getRank();
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < rank; ++d) {
+        int operand = op.operands[1 + d];
+        std::optional<double> c = graph_.constantValue(operand);
+        if (c && *c == -1 && d >= lead) {
+          int64_t size = in.getDimSize(d - lead);
+          sizes.push_back(size);
+          if (ShapedType::isDynamic(size))
+            dynamic.push_back(mlir::kiln::DimOp::create(
+                b_, loc_, x, b_.getI64IntegerAttr(d - lead)));
+        } else if (c && *c >= 0) {
+          sizes.push_back(static_cast<int64_t>(*c));
+        } else {
+          sizes.push_back(ShapedType::kDynamic);
+          dynamic.push_back(get(operand));
+        }
+      }
+      out = mlir::kiln::ExpandOp::create(
+          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
+          dynamic);
     } else if (c == OpCode::Reshape) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;

@@ -456,6 +456,13 @@ llvm::Error inferSignature(Graph &g) {
       r.rank = static_cast<int64_t>(op.operands.size()) - 1;
       r.element = in(0).element;
       break;
+    case OpCode::Expand:
+      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
+      r.element = in(0).element;
+      if (r.rank < in(0).rank)
+        return fail("expand to " + std::to_string(r.rank) +
+                    " sizes of a tensor of rank " + std::to_string(in(0).rank));
+      break;
     case OpCode::Transpose:
     case OpCode::Slice:
       r.rank = in(0).rank;

@@ -406,13 +406,14 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     return addOp(OpCode::Numel, {*self}, ValueKind::I64, loc);
   if ((name == "contiguous" || name == "clone") && n == 0)
     return self; // graphs are pure: every result is a fresh tensor already
-  if (named == OpCode::Reshape && n == 1) {
+  // x.reshape({B, -1}); x.expand({B, -1, T, d}), where -1 keeps a size.
+  if ((named == OpCode::Reshape || named == OpCode::Expand) && n == 1) {
     std::vector<int> sizes = {*self};
     std::vector<int> list;
     if (!traceIntList(call->getArg(0), list))
       return std::nullopt;
     sizes.insert(sizes.end(), list.begin(), list.end());
-    return addOp(OpCode::Reshape, sizes, ValueKind::Tensor, loc);
+    return addOp(*named, sizes, ValueKind::Tensor, loc);
   }
   if (named == OpCode::Transpose && n == 2) {
     std::optional<int64_t> a = constArg(0), b = a ? constArg(1) : std::nullopt;

@@ -224,7 +224,8 @@ private:
       const Expr *self = m->getImplicitObjectArgument();
       if (!isKilnTensorMethod(fn))
         return ofUserFunction(fn, call, depth);
-      if (name == "view" || (code == OpCode::Reshape && n == 1))
+      if (name == "view" ||
+          ((code == OpCode::Reshape || code == OpCode::Expand) && n == 1))
         return n == 1 ? ExprTypes{shapeLength(m->getArg(0)),
                                   of(self, depth + 1).element}
                       : ExprTypes{};

@@ -233,6 +233,7 @@ void EagerStatements::emitOp(const TraceOp &op) {
       e += (i ? ", " : "") + a(i);
     e += "}, " + std::to_string(op.ints[0]) + ")";
     break;
+  case OpCode::Expand:
   case OpCode::Reshape: {
     std::string sizes = "{";
     for (size_t i = 1; i < op.operands.size(); ++i)
