@@ -136,8 +136,17 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     std::vector<int> ops;
     if (!tensorArgs(3, -1, ops))
       return std::nullopt;
-    // The condition is a mask: bool, as the runtime requires.
-    if (GraphInput *in = inputOf(ops[0])) {
+    // The condition is a mask: bool, as the runtime requires; so is the
+    // input it views (mask.unsqueeze(1).unsqueeze(2)).
+    int mask = ops[0];
+    for (const TraceOp *p = graph().producer(mask);
+         p && (p->code == OpCode::Unsqueeze || p->code == OpCode::Squeeze ||
+               p->code == OpCode::Reshape || p->code == OpCode::Expand ||
+               p->code == OpCode::Transpose || p->code == OpCode::Permute ||
+               p->code == OpCode::Slice);
+         p = graph().producer(mask))
+      mask = p->operands[0];
+    if (GraphInput *in = inputOf(mask)) {
       in->preferredElement = ElementType::Bool;
       in->elementFromUses = true;
     }
