@@ -23,6 +23,7 @@
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -65,6 +66,17 @@ void mlir::kiln::addCpuLoweringToLLVM(OpPassManager &pm) {
   // math-to-llvm, so that floor, fma and friends stay intrinsics that
   // vectorize.
   pm.addPass(createConvertMathToLibmPass());
+  // bfloat16 arithmetic in float32, and its conversions as integer
+  // arithmetic: on an x86 CPU without AVX512-BF16, LLVM would otherwise call
+  // __truncsfbf2, which older libgcc (Debian 12's GCC 12) lacks, so the
+  // kernels would not link there.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
