@@ -77,7 +77,9 @@ std::string opText(const TraceOp &op) {
   if (!op.ints.empty()) {
     s += " [";
     for (size_t i = 0; i < op.ints.size(); ++i)
-      s += (i ? ", " : "") + std::to_string(op.ints[i]);
+      s += (i ? ", " : "") + (op.ints[i] == frontend::kRuntimeAttr
+                                  ? std::string("?")
+                                  : std::to_string(op.ints[i]));
     s += "]";
   }
   if (!op.text.empty())

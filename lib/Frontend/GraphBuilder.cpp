@@ -478,11 +478,21 @@ private:
       out = mlir::kiln::CrossEntropyOp::create(
           b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
     } else if (c == OpCode::Conv2d) {
+      // ints: sh, sw, ph, pw (kRuntimeAttr: the next scalar operand), bias.
+      size_t tensors = op.ints[4] ? 3 : 2;
+      SmallVector<Value> params;
+      SmallVector<int64_t> attrs;
+      for (size_t i = 0; i < 4; ++i) {
+        bool runtime = op.ints[i] == kRuntimeAttr;
+        attrs.push_back(runtime ? ShapedType::kDynamic : op.ints[i]);
+        if (runtime)
+          params.push_back(get(op.operands[tensors + params.size()]));
+      }
       out = mlir::kiln::Conv2dOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
-          op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
-          b_.getDenseI64ArrayAttr({op.ints[0], op.ints[1]}),
-          b_.getDenseI64ArrayAttr({op.ints[2], op.ints[3]}));
+          tensors > 2 ? tensorAs(op.operands[2], e) : Value(), params,
+          b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
+          b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}));
     } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
@@ -550,6 +560,44 @@ private:
       out = mlir::kiln::UnsqueezeOp::create(
           b_, loc_, get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+    } else if (c == OpCode::Flatten) {
+      // A reshape to the input's sizes with dims start..end multiplied.
+      Value x = get(op.operands[0]);
+      auto in = cast<RankedTensorType>(x.getType());
+      int64_t rank = in.getRank();
+      int64_t s = rank ? normalize(op.ints[0], rank) : 0;
+      int64_t end = rank ? normalize(op.ints[1], rank) : -1;
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      auto size = [&](int64_t d) -> Value {
+        return mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+      };
+      int64_t merged = 1;
+      Value mergedValue = arith::ConstantIndexOp::create(b_, loc_, 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        bool inRange = d >= s && d <= end;
+        int64_t known = in.getDimSize(d);
+        if (!inRange) {
+          sizes.push_back(known);
+          if (ShapedType::isDynamic(known))
+            dynamic.push_back(size(d));
+        } else {
+          merged = ShapedType::isDynamic(known) || ShapedType::isDynamic(merged)
+                       ? ShapedType::kDynamic
+                       : merged * known;
+          mergedValue = arith::MulIOp::create(b_, loc_, mergedValue, size(d));
+        }
+        if (d == end) {
+          sizes.push_back(merged);
+          if (ShapedType::isDynamic(merged))
+            dynamic.push_back(mergedValue);
+        }
+      }
+      if (rank == 0)
+        sizes.push_back(1);
+      out = mlir::kiln::ReshapeOp::create(
+          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
+          dynamic);
     } else if (c == OpCode::Squeeze) {
       out = mlir::kiln::SqueezeOp::create(
           b_, loc_, get(op.operands[0]),

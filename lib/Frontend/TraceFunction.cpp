@@ -210,14 +210,7 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   inlining_.insert(def);
   bool ok = true;
   if (const auto *body = dyn_cast_or_null<CompoundStmt>(def->getBody())) {
-    for (const Stmt *s : body->body()) {
-      if (!traceStmt(s)) {
-        ok = false;
-        break;
-      }
-      if (frames_.back().returnValue)
-        break;
-    }
+    ok = traceStmt(body); // up to its return, early returns included
   } else {
     ok = false;
     breakAt(callSite, "a function body that is not a block");

@@ -490,6 +490,21 @@ llvm::Error inferSignature(Graph &g) {
       r.rank = in(0).rank + 1;
       r.element = in(0).element;
       break;
+    case OpCode::Flatten: {
+      if (in(0).rank == 0) { // a 0-d tensor flattens to [1]
+        r.rank = 1;
+      } else {
+        int64_t s = normalize(op.ints[0], in(0).rank);
+        int64_t e = normalize(op.ints[1], in(0).rank);
+        if (s < 0 || e < 0)
+          return fail("dim out of range");
+        if (s > e)
+          return fail("flatten's start dim comes after its end dim");
+        r.rank = in(0).rank - (e - s);
+      }
+      r.element = in(0).element;
+      break;
+    }
     case OpCode::Squeeze:
       if (normalize(op.ints[0], in(0).rank) < 0)
         return fail("dim out of range");

@@ -237,26 +237,44 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     for (size_t i = 0; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
         in->exactRank = i < 2 ? 4 : 1;
-    std::vector<int64_t> stride = {1}, padding = {0};
-    if (n > 3) {
-      stride.clear();
-      if (!constantIntList(arg(3), stride))
-        return breakAt(arg(3)->getExprLoc(),
-                       "kiln::conv2d with a stride that is not a constant");
+    // stride and padding: one value for both dims or {h, w}; a value known
+    // only at run time (a module's member) is an operand, range-checked by
+    // the lowering as the runtime checks it.
+    size_t tensors = ops.size();
+    std::vector<int64_t> params;
+    for (unsigned a = 3; a < 5; ++a) {
+      int64_t byDefault = a == 3 ? 1 : 0, minimum = byDefault;
+      std::vector<int> values;
+      size_t opsBefore = graph().ops.size();
+      if (n > a && !traceIntList(arg(a), values))
+        return std::nullopt;
+      bool allConstant = llvm::all_of(
+          values, [&](int v) { return graph().constantValue(v).has_value(); });
+      if (values.empty())
+        values.push_back(
+            constant(static_cast<double>(byDefault), ValueKind::I64, loc));
+      if (values.size() > 2)
+        return breakAt(arg(a)->getExprLoc(),
+                       "kiln::conv2d with more than two " +
+                           std::string(a == 3 ? "strides" : "paddings"));
+      if (values.size() == 1)
+        values.push_back(values[0]);
+      for (int v : values) {
+        std::optional<double> c = graph().constantValue(v);
+        if (c && *c < static_cast<double>(minimum))
+          return breakAt(
+              arg(a)->getExprLoc(),
+              "kiln::conv2d with a " +
+                  std::string(a == 3 ? "stride below 1" : "negative padding"));
+        params.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
+        if (!c)
+          ops.push_back(v);
+      }
+      if (allConstant) // needed only as attributes
+        graph().ops.resize(opsBefore);
     }
-    if (n > 4) {
-      padding.clear();
-      if (!constantIntList(arg(4), padding))
-        return breakAt(arg(4)->getExprLoc(),
-                       "kiln::conv2d with a padding that is not a constant");
-    }
-    if (stride.size() == 1)
-      stride.push_back(stride[0]);
-    if (padding.size() == 1)
-      padding.push_back(padding[0]);
-    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc,
-                 {stride[0], stride[1], padding[0], padding[1],
-                  static_cast<int64_t>(ops.size() > 2)});
+    params.push_back(static_cast<int64_t>(tensors > 2));
+    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
   }
   if (code == OpCode::Cat) {
     const Expr *list = stripTemporaries(arg(0));
@@ -447,6 +465,22 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     if (named == OpCode::Squeeze)
       needsDim(*self, *d);
     return addOp(*named, {*self}, ValueKind::Tensor, loc, {*d});
+  }
+  if (named == OpCode::Squeeze && n == 0)
+    return breakAt(loc, "Tensor::squeeze() without a dim (the result's rank "
+                        "depends on which sizes are 1 at run time; name the "
+                        "dim)");
+  if (named == OpCode::Flatten && n <= 2) {
+    std::optional<int64_t> start = n > 0 ? constArg(0) : 0;
+    std::optional<int64_t> end = n > 1 ? constArg(1) : -1;
+    if (!start || !end)
+      return std::nullopt;
+    if (*start != 0)
+      needsDim(*self, *start);
+    if (*end != -1)
+      needsDim(*self, *end);
+    return addOp(OpCode::Flatten, {*self}, ValueKind::Tensor, loc,
+                 {*start, *end});
   }
   if (named == OpCode::Slice && (n == 3 || n == 4)) {
     std::optional<int64_t> d = constArg(0);

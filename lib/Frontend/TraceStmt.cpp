@@ -62,6 +62,28 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
     pendingBreak_.reset();
     topLevelStmt_ = s;
     declaredLists_.clear();
+    // An early return (`if (t == 0) return x;` and more statements): the
+    // if and everything after it are one segment that returns the value
+    // the condition chooses; if that does not trace, the if alone breaks.
+    if (frames_.size() == 1 && isEarlyReturn(s) && i + 1 < body.size()) {
+      frames_.back().returnValue.reset();
+      if (traceIf(cast<IfStmt>(s), llvm::ArrayRef(body).drop_front(i + 1)) &&
+          frames_.back().returnValue) {
+        graph().outputs.push_back({*frames_.back().returnValue, ""});
+        frames_.back().returnValue.reset();
+        segment_->segment.statements.insert(segment_->segment.statements.end(),
+                                            body.begin() + i, body.end());
+        segment_->segment.endsWithReturn = true;
+        finishSegment();
+        lists.clear();
+        i = body.size();
+        break;
+      }
+      frames_.back().returnValue.reset();
+      *segment_ = saved;
+      pendingBreak_.reset();
+      declaredLists_.clear();
+    }
     if (traceStmt(s)) {
       for (const ValueDecl *var : declaredLists_)
         lists.emplace(var, std::make_pair(i, saved));
@@ -163,7 +185,8 @@ bool Tracer::traceStmt(const Stmt *s) {
     std::optional<int> v = traceExpr(value);
     if (!v)
       return false;
-    if (frames_.size() > 1) {
+    if (frames_.size() > 1 ||
+        (rootReturnArms_ > 0 && kindOf(*v) == ValueKind::Tensor)) {
       frames_.back().returnValue = *v;
       return true;
     }
@@ -198,9 +221,17 @@ bool Tracer::traceStmt(const Stmt *s) {
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
     size_t guards = frames_.back().guards.size();
     bool ok = true;
-    for (const Stmt *child : c->body())
-      if (!(ok = traceStmt(child)))
+    std::vector<const Stmt *> body(c->body_begin(), c->body_end());
+    for (size_t k = 0; k < body.size() && ok; ++k) {
+      if (isEarlyReturn(body[k]) && k + 1 < body.size()) {
+        ok = traceIf(cast<IfStmt>(body[k]),
+                     llvm::ArrayRef(body).drop_front(k + 1));
         break;
+      }
+      ok = traceStmt(body[k]);
+      if (isa<ReturnStmt>(body[k]))
+        break; // what follows a return never runs
+    }
     frames_.back().guards.resize(guards);
     return ok;
   }
@@ -257,7 +288,17 @@ bool Tracer::traceStmt(const Stmt *s) {
   return false;
 }
 
-bool Tracer::traceIf(const IfStmt *i) {
+bool Tracer::isEarlyReturn(const Stmt *s) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  if (!i || i->getElse())
+    return false;
+  const Stmt *last = i->getThen();
+  if (const auto *c = dyn_cast<CompoundStmt>(last))
+    last = c->body_empty() ? nullptr : c->body_back();
+  return last && isa<ReturnStmt>(last);
+}
+
+bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
   if (i->getInit() || i->getConditionVariable() || i->isConsteval()) {
     breakAt(i->getIfLoc(), "an if with an initializer or a condition variable");
     return false;
@@ -271,7 +312,20 @@ bool Tracer::traceIf(const IfStmt *i) {
     return false;
   }
   // A condition known at compile time takes one arm.
+  auto traceRest = [&]() {
+    for (size_t k = 0; k < rest.size(); ++k) {
+      if (isEarlyReturn(rest[k]) && k + 1 < rest.size())
+        return traceIf(cast<IfStmt>(rest[k]), rest.drop_front(k + 1));
+      if (!traceStmt(rest[k]))
+        return false;
+      if (isa<ReturnStmt>(rest[k]))
+        return true;
+    }
+    return true;
+  };
   if (std::optional<double> known = graph().constantValue(*cond)) {
+    if (*known == 0 && !rest.empty())
+      return traceRest();
     const Stmt *arm = *known != 0 ? i->getThen() : i->getElse();
     return !arm || traceStmt(arm);
   }
@@ -306,12 +360,24 @@ bool Tracer::traceIf(const IfStmt *i) {
   };
   Bindings before = bindings();
   std::optional<int> returnBefore = frames_.back().returnValue;
+  std::optional<int> returned[2];
   auto traceArm = [&](const Stmt *arm, Bindings &after) {
     restore(before);
-    if (arm && !traceStmt(arm))
+    bool elseIsRest = arm == nullptr && !rest.empty();
+    bool returns = elseIsRest || arm == i->getThen() ? !rest.empty() : false;
+    frames_.back().returnValue = returnBefore;
+    if (elseIsRest ? !traceRest() : arm && !traceStmt(arm))
       return false;
     if (frames_.back().returnValue != returnBefore) {
-      breakAt(arm->getBeginLoc(), "a return inside a branch");
+      if (!returns) {
+        breakAt(arm ? arm->getBeginLoc() : i->getIfLoc(),
+                "a return inside a branch");
+        return false;
+      }
+      returned[elseIsRest ? 1 : 0] = frames_.back().returnValue;
+      frames_.back().returnValue = returnBefore;
+    } else if (returns) {
+      breakAt(i->getIfLoc(), "a function that returns on some paths only");
       return false;
     }
     if (lists() != listsBefore) {
@@ -323,9 +389,27 @@ bool Tracer::traceIf(const IfStmt *i) {
     return true;
   };
   Bindings afterThen, afterElse;
-  if (!traceArm(i->getThen(), afterThen) || !traceArm(i->getElse(), afterElse))
+  if (!rest.empty() && frames_.size() == 1)
+    ++rootReturnArms_;
+  bool traced =
+      traceArm(i->getThen(), afterThen) && traceArm(i->getElse(), afterElse);
+  if (!rest.empty() && frames_.size() == 1)
+    --rootReturnArms_;
+  if (!traced)
     return false;
   restore(before);
+  if (!rest.empty()) {
+    // Both arms returned: the value returned is chosen, and nothing after
+    // the if runs (its bindings need no merging).
+    if (kindOf(*returned[0]) != kindOf(*returned[1])) {
+      breakAt(i->getIfLoc(), "a function whose returns give different kinds");
+      return false;
+    }
+    frames_.back().returnValue =
+        addOp(OpCode::Select, {*cond, *returned[0], *returned[1]},
+              kindOf(*returned[0]), i->getIfLoc());
+    return true;
+  }
   for (size_t f = 0; f < afterThen.size(); ++f) {
     std::map<const ValueDecl *, int> &target =
         f < frames_.size() ? frames_[f].locals : segment_->env;

@@ -155,7 +155,14 @@ private:
   /// One statement into the current segment; false on a break.
   bool traceStmt(const clang::Stmt *s);
   bool traceDecl(const clang::VarDecl *var);
-  bool traceIf(const clang::IfStmt *i);
+  /// An if on a host value: both arms traced and each variable they assign
+  /// chosen by the condition. With `rest`, the statements after an if whose
+  /// then-arm returns and that has no else are its else-arm (an early
+  /// return): both arms return, and the value returned is chosen too.
+  bool traceIf(const clang::IfStmt *i,
+               llvm::ArrayRef<const clang::Stmt *> rest = {});
+  /// Whether s is an if without else whose then-arm ends in a return.
+  static bool isEarlyReturn(const clang::Stmt *s);
   bool traceFor(const clang::ForStmt *f);
   bool traceAssignment(const clang::Expr *lhs, const clang::Expr *rhs,
                        clang::SourceLocation loc);
@@ -261,6 +268,9 @@ private:
   /// The statement of the root's block being traced (a return elsewhere
   /// is inside a branch or a loop).
   const clang::Stmt *topLevelStmt_ = nullptr;
+  /// Inside the arms of a root's early-return if: a return sets the root
+  /// frame's returnValue, which the if chooses between and returns.
+  int rootReturnArms_ = 0;
   int graphCounter_ = 0;
   std::vector<const clang::FunctionDecl *> derivedRoots_;
   /// Functions being inlined (recursion is a break).

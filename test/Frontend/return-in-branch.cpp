@@ -1,14 +1,21 @@
-// Tests that a return inside a branch on a host value (or inside an
-// unrolled loop) is a graph break, not a second output of one graph: the
-// graph used to return the last arm's value on every call, whichever arm
-// the flag chose. Both arms run compiled with the eager results.
+// Tests returns inside branches. An early return on a host value, `if (c)
+// return a;` and then more statements, is one graph whose returned value
+// the condition chooses (here a host bool input, so a variant per value).
+// A return inside an unrolled loop is a graph break, not a second output of
+// one graph: a graph once returned the last arm's value on every call,
+// whichever arm the flag chose. Every path runs compiled with the eager
+// results.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: %matches_eager %s %t 5
 // RUN: FileCheck %s --check-prefix=OUT < %t/cpu.txt
-// CHECK: Kiln produced 4 graphs, with 2 graph breaks
-// CHECK: 1. a return inside a branch or a loop
-// CHECK-NEXT: at {{.*}}return-in-branch.cpp:[[@LINE+14]]:5
+// CHECK: Kiln produced 2 graphs, with 1 graph break
+// CHECK-LABEL: gate (
+// CHECK-NOT: Graph breaks
+// CHECK: variant kiln_gate_0_v0 when gated=false (2 ops), inputs: x
+// CHECK: variant kiln_gate_0_v1 when gated=true (4 ops), inputs: x g
+// CHECK: select(
+// CHECK-LABEL: first (
 // CHECK: 1. a return inside a branch or a loop
 // CHECK-NEXT: at {{.*}}return-in-branch.cpp:[[@LINE+21]]:7
 // OUT: gate off 2.445975

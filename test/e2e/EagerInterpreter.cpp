@@ -207,9 +207,19 @@ private:
           set(o, embedding(t(o.getIds()), t(o.getTable())));
         })
         .Case([&](k::Conv2dOp o) {
+          // Dynamic strides and padding come from the params, in order.
+          auto params = o.getParams().begin();
+          auto resolve = [&](ArrayRef<int64_t> attr) {
+            Shape values;
+            for (int64_t v : attr)
+              values.push_back(ShapedType::isDynamic(v) ? i(*params++) : v);
+            return values;
+          };
+          Shape strides = resolve(o.getStrides());
+          Shape padding = resolve(o.getPadding());
           set(o, conv2d(t(o.getInput()), t(o.getWeight()),
-                        o.getBias() ? t(o.getBias()) : Tensor(),
-                        Shape(o.getStrides()), Shape(o.getPadding())));
+                        o.getBias() ? t(o.getBias()) : Tensor(), strides,
+                        padding));
         })
         .Case([&](k::CatOp o) {
           std::vector<Tensor> parts;

@@ -2,7 +2,7 @@
 // linear, embedding, conv2d and cross_entropy against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 22 passed, 0 failed
+// CHECK: 28 passed, 0 failed
 
 // E2E: @mm f32[33,17] f32[17,9]
 // E2E: @mm f32[1,5] f32[5,1]
@@ -72,6 +72,21 @@ func.func @embed_dynamic(%ids: tensor<?xi64>, %t: tensor<?x4xf32>) -> tensor<?x4
 func.func @conv(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) {
   %0 = kiln.conv2d %x, %w, %b {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x?x?xf32>
   %1 = kiln.conv2d %x, %w {padding = array<i64: 0, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0, %1 : tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>
+}
+
+// Strides and padding known only at run time (a module's members): the
+// im2col lowering, its range checks raising as the runtime's do.
+// E2E: @conv_params f32[2,3,9,7] f32[4,3,3,3] f32[4] idx=2 idx=1
+// E2E: @conv_params f32[1,3,6,5] f32[4,3,3,3] f32[4] idx=1 idx=0
+// E2E: @conv_params f32[3,3,4,4] f32[4,3,3,3] f32[4] idx=3 idx=2
+// E2E: @conv_params f32[1,3,5,5] f32[4,3,3,3] f32[4] idx=0 idx=1 expect-error
+// E2E: @conv_params f32[1,3,5,5] f32[4,3,3,3] f32[4] idx=1 idx=-1 expect-error
+// E2E: @conv_params f32[1,3,2,2] f32[4,3,3,3] f32[4] idx=1 idx=0 expect-error
+func.func @conv_params(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %s: index, %p: index) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %0 = kiln.conv2d %x, %w, %b params [%s, %s, %p, %p] {padding = array<i64: -9223372036854775808, -9223372036854775808>, strides = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, index, index, index, index) -> tensor<?x4x?x?xf32>
+  %1 = kiln.conv2d %x, %w params [%s, %p] {padding = array<i64: 0, -9223372036854775808>, strides = array<i64: -9223372036854775808, 1>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, index, index) -> tensor<?x4x?x?xf32>
   return %0, %1 : tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>
 }
 

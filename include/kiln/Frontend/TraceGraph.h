@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ std::optional<OpCode> opNamed(const std::string &name);
 /// One traced operation; attributes live in `ints` (dims, flags), `number`
 /// (eps, a constant's value) and `text` (gelu's approximation), as
 /// TracedOps.def says for each op.
+/// An int attribute of an op whose value is known only at run time (a
+/// conv2d stride held in a module's member): the value is the op's next
+/// scalar operand after its tensors.
+constexpr int64_t kRuntimeAttr = std::numeric_limits<int64_t>::min();
+
 struct TraceOp {
   OpCode code = OpCode::Const;
   std::vector<int> operands;

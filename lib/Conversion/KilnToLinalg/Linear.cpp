@@ -342,6 +342,11 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
   }
 };
 
+/// A convolution with static strides and padding is linalg's NCHW/FCHW
+/// convolution (run as im2col + gemm by the BLAS products). With a stride or
+/// padding known only at run time it is the same computation spelled out:
+/// an im2col generic that gathers the input taps, and a kiln.matmul that the
+/// conversion lowers in turn.
 struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -351,17 +356,44 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     OpBuilder &b = rewriter;
     Value x = adaptor.getInput(), w = adaptor.getWeight();
     std::tie(x, w) = agreeOnDim(b, loc, x, 1, w, 1, "conv2d: channels differ");
-    ArrayRef<int64_t> strides = op.getStrides(), pad = op.getPadding();
     auto tx = cast<RankedTensorType>(x.getType());
     Type element = tx.getElementType();
-    if (pad[0] || pad[1]) {
+
+    // sh, sw, ph, pw: attributes, or the operands for the dynamic ones,
+    // checked and clamped so that a failed check still runs in bounds.
+    bool dynamicParams = !adaptor.getParams().empty();
+    auto params = adaptor.getParams().begin();
+    auto param = [&](int64_t v, int64_t minimum,
+                     StringRef message) -> OpFoldResult {
+      if (!ShapedType::isDynamic(v))
+        return b.getIndexAttr(v);
+      Value p = *params++;
+      Value least = arith::ConstantIndexOp::create(b, loc, minimum);
+      emitShapeCheck(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, p, least),
+          message);
+      return arith::MaxSIOp::create(b, loc, p, least).getResult();
+    };
+    ArrayRef<int64_t> strideAttr = op.getStrides(), padAttr = op.getPadding();
+    SmallVector<OpFoldResult> stride, pad;
+    for (int64_t s : strideAttr)
+      stride.push_back(param(s, 1, "conv2d: stride must be at least 1"));
+    for (int64_t p : padAttr)
+      pad.push_back(param(p, 0, "conv2d: padding must be at least 0"));
+
+    if (llvm::any_of(pad, [](OpFoldResult p) {
+          return getConstantIntValue(p) != std::optional<int64_t>(0);
+        })) {
       SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                       b.getIndexAttr(pad[0]),
-                                       b.getIndexAttr(pad[1])};
+                                       pad[0], pad[1]};
       SmallVector<int64_t> shape(tx.getShape());
-      for (int i = 0; i < 2; ++i)
-        if (!ShapedType::isDynamic(shape[2 + i]))
-          shape[2 + i] += 2 * pad[i];
+      for (int i = 0; i < 2; ++i) {
+        std::optional<int64_t> p = getConstantIntValue(pad[i]);
+        shape[2 + i] = ShapedType::isDynamic(shape[2 + i]) || !p
+                           ? ShapedType::kDynamic
+                           : shape[2 + i] + 2 * *p;
+      }
       x = tensor::PadOp::create(b, loc, RankedTensorType::get(shape, element),
                                 x, low, low,
                                 scalarConstant(b, loc, element, 0));
@@ -386,20 +418,13 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
       Value span = arith::SubIOp::create(b, loc, in, k);
       Value out = arith::AddIOp::create(
           b, loc,
-          arith::DivSIOp::create(
-              b, loc, span, arith::ConstantIndexOp::create(b, loc, strides[i])),
+          arith::DivSIOp::create(b, loc, span, indexValue(b, loc, stride[i])),
           arith::ConstantIndexOp::create(b, loc, 1));
       sizes.push_back(OpFoldResult(arith::SelectOp::create(
           b, loc, fits, out, arith::ConstantIndexOp::create(b, loc, 0))));
     }
-    Value init = zeroFilled(b, loc, sizes, element);
-    SmallVector<NamedAttribute> attrs = {
-        b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
-        b.getNamedAttr("dilations", b.getI64TensorAttr({1, 1}))};
-    Value y = linalg::Conv2DNchwFchwOp::create(
-                  b, loc, TypeRange{init.getType()}, ValueRange{x, w},
-                  ValueRange{init}, attrs)
-                  .getResult(0);
+    Value y = dynamicParams ? im2colProduct(b, loc, x, w, stride, sizes)
+                            : staticConv(b, loc, x, w, strideAttr, sizes);
     y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias()) {
       // [O] -> [1, O, 1, 1], then a broadcasting add.
@@ -413,6 +438,70 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     }
     rewriter.replaceOp(op, y);
     return success();
+  }
+
+private:
+  static Value staticConv(OpBuilder &b, Location loc, Value x, Value w,
+                          ArrayRef<int64_t> strides,
+                          ArrayRef<OpFoldResult> sizes) {
+    Type element = cast<RankedTensorType>(x.getType()).getElementType();
+    Value init = zeroFilled(b, loc, sizes, element);
+    SmallVector<NamedAttribute> attrs = {
+        b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
+        b.getNamedAttr("dilations", b.getI64TensorAttr({1, 1}))};
+    return linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{init.getType()},
+                                            ValueRange{x, w}, ValueRange{init},
+                                            attrs)
+        .getResult(0);
+  }
+
+  /// cols[n, c, i, j, oh, ow] = x[n, c, oh * sh + i, ow * sw + j] on the
+  /// padded input; then w [O, C*kH*kW] times cols [N, C*kH*kW, oH*oW].
+  static Value im2colProduct(OpBuilder &b, Location loc, Value x, Value w,
+                             ArrayRef<OpFoldResult> stride,
+                             ArrayRef<OpFoldResult> outSizes) {
+    Type element = cast<RankedTensorType>(x.getType()).getElementType();
+    Value sh = indexValue(b, loc, stride[0]),
+          sw = indexValue(b, loc, stride[1]);
+    SmallVector<OpFoldResult> sizes = {outSizes[0],
+                                       tensor::getMixedSize(b, loc, x, 1),
+                                       tensor::getMixedSize(b, loc, w, 2),
+                                       tensor::getMixedSize(b, loc, w, 3),
+                                       outSizes[2],
+                                       outSizes[3]};
+    Value cols =
+        buildGeneric(b, loc, sizes, element, ValueRange{}, {},
+                     [&](OpBuilder &bb, Location l, ValueRange) -> Value {
+                       auto at = [&](int64_t d) {
+                         return linalg::IndexOp::create(bb, l, d);
+                       };
+                       auto tap = [&](Value o, Value s, Value k) -> Value {
+                         return arith::AddIOp::create(
+                             bb, l, arith::MulIOp::create(bb, l, o, s), k);
+                       };
+                       return tensor::ExtractOp::create(
+                           bb, l, x,
+                           ValueRange{at(0), at(1), tap(at(4), sh, at(2)),
+                                      tap(at(5), sw, at(3))});
+                     });
+    Value colMatrix = tensor::CollapseShapeOp::create(
+        b, loc, cols,
+        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value wMatrix = tensor::CollapseShapeOp::create(
+        b, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value product = MatmulOp::create(b, loc, wMatrix, colMatrix);
+    // [N, O, oH*oW] -> [N, O, oH, oW].
+    SmallVector<OpFoldResult> shape = {tensor::getMixedSize(b, loc, product, 0),
+                                       tensor::getMixedSize(b, loc, product, 1),
+                                       outSizes[2], outSizes[3]};
+    SmallVector<int64_t> staticShape;
+    SmallVector<Value> dynamicShape;
+    dispatchIndexOpFoldResults(shape, dynamicShape, staticShape);
+    // A kiln.reshape, not tensor.expand_shape: memref's expand-strided-
+    // metadata cannot take a group with two dynamic sizes.
+    return ReshapeOp::create(b, loc,
+                             RankedTensorType::get(staticShape, element),
+                             product, dynamicShape);
   }
 };
 

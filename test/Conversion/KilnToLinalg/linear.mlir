@@ -65,6 +65,27 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
 
 // -----
 
+// Strides and padding known only at run time: checked, clamped, then an
+// im2col gather and a product (no linalg convolution: its strides are
+// attributes).
+// CHECK-LABEL: func.func @conv_params
+// CHECK: cf.assert {{.*}}, "conv2d: stride must be at least 1"
+// CHECK: cf.assert {{.*}}, "conv2d: padding must be at least 0"
+// CHECK: tensor.pad
+// CHECK: tensor.extract
+// CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0], [1, 2, 3], [4, 5]]
+// CHECK-NOT: linalg.conv_2d
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return
+func.func @conv_params(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %s: index, %p: index) -> tensor<?x4x?x?xf32> {
+  %0 = kiln.conv2d %x, %w params [%s, %s, %p, %p] {padding = array<i64: -9223372036854775808, -9223372036854775808>, strides = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, index, index, index, index) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cross_entropy
 // CHECK: cf.assert {{.*}}, "cross_entropy: target out of range"
 // CHECK: math.log

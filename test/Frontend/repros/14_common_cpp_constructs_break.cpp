@@ -1,10 +1,10 @@
 // Repro 14 (shared/repros): one root per ordinary C++ construct. Traced
 // now: operator() of a module, a struct return, a std::array element at
 // an unrolled loop's index, ?: on a host bool, `Tensor h;` assigned in
-// both arms, (void) of an unused size, and a std::vector<Tensor> filled by
-// push_back and concatenated. Still a graph break (issue: modules and
-// containers): a conv2d stride held in a member. The program prints what
-// its eager build prints and every graph runs compiled.
+// both arms, (void) of an unused size, a std::vector<Tensor> filled by
+// push_back and concatenated, and a conv2d stride held in a member (an
+// operand of the graph, read at run time). The program prints what its
+// eager build prints and every graph runs compiled.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: %matches_eager %s %t
@@ -17,7 +17,9 @@
 // CHECK-NOT: Graph breaks
 // CHECK: inputs: x (f32 tensor of rank 2) ns[0].w (f32 tensor of rank 1) ns[0].b (f32 tensor of rank 1) ns[1].w
 // CHECK-LABEL: member_stride (
-// CHECK: 1. kiln::conv2d with a stride that is not a constant
+// CHECK-NOT: Graph breaks
+// CHECK: inputs: x (f32 tensor of rank 4) c.w (f32 tensor of rank 4) c.stride (int64)
+// CHECK: conv2d(%0, %1, %2, %2) [?, ?, 1, 1, 0]
 // CHECK-LABEL: ternary (
 // CHECK-NOT: Graph breaks
 // CHECK: select

@@ -286,10 +286,19 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                              x, " and ", w);
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
-  if (strides.size() != 2 || pad.size() != 2 || strides[0] < 1 ||
-      strides[1] < 1 || pad[0] < 0 || pad[1] < 0)
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+  if (strides.size() != 2 || pad.size() != 2 ||
+      llvm::any_of(strides, [&](int64_t s) { return !dynamic(s) && s < 1; }) ||
+      llvm::any_of(pad, [&](int64_t p) { return !dynamic(p) && p < 0; }))
     return emitOptionalError(loc, "strides must be two values >= 1 and "
                                   "padding two values >= 0");
+  size_t dynamicParams =
+      llvm::count_if(strides, dynamic) + llvm::count_if(pad, dynamic);
+  if (adaptor.getParams().size() != dynamicParams)
+    return emitOptionalError(loc, "expected ", dynamicParams,
+                             " index operands for the dynamic strides and "
+                             "padding, got ",
+                             adaptor.getParams().size());
   if (!compatibleDims(x.getDimSize(1), w.getDimSize(1)))
     return emitOptionalError(loc, "the input has ", x.getDimSize(1),
                              " channels but the weight expects ",
@@ -303,7 +312,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape = {x.getDimSize(0), w.getDimSize(0)};
   for (int i = 0; i < 2; ++i) {
     int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
-    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k) ||
+        dynamic(pad[i]) || dynamic(strides[i])) {
       shape.push_back(kDynamic);
       continue;
     }

@@ -411,13 +411,18 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
+def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
+                                       AttrSizedOperandSegments]> {
   let summary = "2-d convolution, NCHW";
   let description = [{
     `input` is `[N, C, H, W]`, `weight` `[O, C, kH, kW]`, `bias` `[O]`;
     `strides` and `padding` hold `[h, w]` (strides at least 1, padding at
     least 0). The output is `[N, O, (H + 2ph - kH) / sh + 1,
     (W + 2pw - kW) / sw + 1]`.
+
+    A stride or padding known only at run time (a module's member, say) is
+    `kDynamic` in its attribute and an `index` operand in `params`, in the
+    order sh, sw, ph, pw; the lowering checks its range at run time.
 
     ```mlir
     %y = kiln.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
@@ -426,10 +431,12 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
   }];
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
                        Optional<Kiln_FloatTensor>:$bias,
+                       Variadic<Index>:$params,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $weight (`,` $bias^)? (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
   }];
 }
 
