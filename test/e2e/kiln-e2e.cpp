@@ -2,7 +2,13 @@
 //
 //   kiln-e2e FILE.mlir --work DIR --cxx COMPILER [--sanitize-address]
 //            [--backend=cuda [--cuda-arch=sm_90] | --backend=cuda-emulated]
+//            [--static-dims=SEED]
 //
+// (--static-dims=SEED runs, for each run line, a copy of its function whose
+// tensor arguments have random dynamic dims made static at the run's sizes:
+// ops that infer their types re-infer them, others get casts back, so the
+// copy verifies with the mixes of static and dynamic dims traced graphs
+// hold. The oracle runs the original; expect-error lines keep it.)
 // (--sanitize-address instruments the compiled graphs with ASan; the
 // harness itself must then be an ASan build.) With --backend=cuda the
 // graphs go through buildGpuPipeline (PTX, checked by ptxas when the CUDA
@@ -43,9 +49,13 @@
 #include "kiln/Target/CUDA.h"
 #include "kiln/Target/Host.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -59,6 +69,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -271,10 +283,87 @@ extern "C" void _mlir_ciface_e2e_clip_and_shift(void *result, void *x,
   abi::returnTensor(clipAndShift(in)[0], result);
 }
 
+/// --static-dims: a copy of fn, named `name`, whose tensor arguments have
+/// some of their dynamic dims (each with probability 1/2) made static at
+/// the sizes the run passes. Ops that infer their result types take the
+/// refined types; other ops, and the return, get a tensor.cast back to the
+/// type they had, so the copy verifies whatever mix of static and dynamic
+/// dims reaches each op: the mixes a traced graph can hold, fuzzed. False
+/// with `why` when a kiln op rejects the refined types (a valid program
+/// that no longer verifies).
+bool specializeDims(mlir::func::FuncOp fn, const RunSpec &run,
+                    const std::string &name, std::mt19937_64 &gen,
+                    std::string &why) {
+  mlir::OpBuilder b(fn);
+  auto copy = mlir::cast<mlir::func::FuncOp>(b.clone(*fn));
+  copy.setSymName(name);
+  mlir::Block &entry = copy.getBody().front();
+  bool changed = false;
+  for (size_t i = 0; i < run.args.size() && i < entry.getNumArguments(); ++i) {
+    auto type =
+        mlir::dyn_cast<mlir::RankedTensorType>(entry.getArgument(i).getType());
+    if (!type || run.args[i].isScalar ||
+        run.args[i].shape.size() != static_cast<size_t>(type.getRank()))
+      continue;
+    llvm::SmallVector<int64_t> shape(type.getShape());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (mlir::ShapedType::isDynamic(shape[d]) && gen() % 2) {
+        shape[d] = run.args[i].shape[d];
+        changed = true;
+      }
+    entry.getArgument(i).setType(type.clone(shape));
+  }
+  llvm::SmallVector<mlir::Type> inputs(entry.getArgumentTypes());
+  copy.setFunctionType(
+      mlir::FunctionType::get(fn.getContext(), inputs, fn.getResultTypes()));
+  if (!changed)
+    return true;
+  // Each op of the body in order sees its operands' refined types.
+  std::map<mlir::Operation *, llvm::SmallVector<mlir::Type>> original;
+  for (mlir::Operation &op : entry)
+    for (mlir::Value v : op.getResults())
+      original[&op].push_back(v.getType());
+  for (mlir::Operation &op : llvm::make_early_inc_range(entry)) {
+    auto infer = mlir::dyn_cast<mlir::InferTypeOpInterface>(&op);
+    if (infer && op.getNumRegions() == 0) {
+      llvm::SmallVector<mlir::Type> types;
+      if (mlir::failed(infer.inferReturnTypes(
+              op.getContext(), op.getLoc(), op.getOperands(),
+              op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+              op.getRegions(), types))) {
+        why = "'" + op.getName().getStringRef().str() +
+              "' rejects the refined operand types";
+        return false;
+      }
+      for (auto [result, type] : llvm::zip(op.getResults(), types))
+        result.setType(type);
+      continue;
+    }
+    // Anything else reads its operands as they were typed.
+    for (mlir::OpOperand &use : op.getOpOperands()) {
+      mlir::Value v = use.get();
+      mlir::Type was = v.getType();
+      if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(v)) {
+        if (arg.getOwner() == &entry)
+          was = fn.getArgumentTypes()[arg.getArgNumber()];
+      } else if (auto it = original.find(v.getDefiningOp());
+                 it != original.end()) {
+        was = it->second[mlir::cast<mlir::OpResult>(v).getResultNumber()];
+      }
+      if (was == v.getType() || !mlir::isa<mlir::RankedTensorType>(was))
+        continue;
+      mlir::OpBuilder at(&op);
+      use.set(mlir::tensor::CastOp::create(at, op.getLoc(), was, v));
+    }
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   registerOpaqueFunction("e2e_clip_and_shift", clipAndShift);
   std::string file, work = ".", cxx = "c++", arch = "sm_90";
   bool cuda = false, emulated = false;
+  std::optional<uint64_t> staticDims; // --static-dims=SEED
   mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -284,6 +373,8 @@ int main(int argc, char **argv) {
       cuda = true;
     else if (a == "--backend=cuda-emulated")
       emulated = true;
+    else if (a.rfind("--static-dims=", 0) == 0)
+      staticDims = std::stoull(a.substr(14));
     else if (a.rfind("--cuda-arch=", 0) == 0)
       arch = a.substr(12);
     else if (a == "--work" && i + 1 < argc)
@@ -312,6 +403,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerKilnCompiler(registry);
   mlir::MLIRContext context(registry);
+  context.loadDialect<mlir::tensor::TensorDialect>(); // --static-dims' casts
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
@@ -319,6 +411,33 @@ int main(int argc, char **argv) {
 
   // Compile a copy; the original stays in the kiln dialect for the oracle.
   mlir::OwningOpRef<mlir::ModuleOp> compiled = module->clone();
+  // With --static-dims, each run calls a copy of its function with some
+  // dims static (the oracle still runs the original).
+  std::vector<std::string> entryOf(runs.size());
+  int staticFailures = 0;
+  if (staticDims) {
+    std::mt19937_64 gen(*staticDims);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      entryOf[r] = runs[r].function;
+      auto fn = compiled->lookupSymbol<mlir::func::FuncOp>(runs[r].function);
+      if (!fn || runs[r].expectError)
+        continue; // static sizes may turn a run-time error into a type error
+      std::string name = runs[r].function + "__static" + std::to_string(r);
+      std::string why;
+      if (!specializeDims(fn, runs[r], name, gen, why)) {
+        std::cout << "FAIL " << runs[r].line << ": with static dims, " << why
+                  << "\n";
+        ++staticFailures;
+        compiled->lookupSymbol(name)->erase();
+        continue;
+      }
+      entryOf[r] = name;
+    }
+    if (mlir::failed(mlir::verify(*compiled))) {
+      std::cout << "FAIL: the module with static dims does not verify\n";
+      return 1;
+    }
+  }
   mlir::kiln::CompileOptions options;
   options.backend = cuda ? mlir::kiln::Backend::Cuda : mlir::kiln::Backend::Cpu;
   options.gpu.chip = arch;
@@ -331,8 +450,7 @@ int main(int argc, char **argv) {
   llvm::Expected<mlir::kiln::CompiledObject> objectFile =
       mlir::kiln::compileModule(*compiled, options, object);
   if (!objectFile) {
-    std::cerr << "kiln-e2e: " << llvm::toString(objectFile.takeError())
-              << "\n";
+    std::cerr << "kiln-e2e: " << llvm::toString(objectFile.takeError()) << "\n";
     return 2;
   }
   if (llvm::sys::fs::create_directories(work))
@@ -363,12 +481,14 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  int failures = 0;
+  int failures = staticFailures;
   uint64_t seed = 1;
-  for (const RunSpec &run : runs) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RunSpec &run = runs[r];
     auto fn = module->lookupSymbol<mlir::func::FuncOp>(run.function);
+    std::string entryName = entryOf[r].empty() ? run.function : entryOf[r];
     auto entry = reinterpret_cast<abi::EntryPoint>(
-        dlsym(handle, ("kiln_entry_" + run.function).c_str()));
+        dlsym(handle, ("kiln_entry_" + entryName).c_str()));
     if (!fn || !entry) {
       std::cout << "FAIL " << run.line << ": no function\n";
       ++failures;

@@ -82,6 +82,11 @@ func.func @reductions_and_norms(%x: tensor<?x?x8xf32>, %w: tensor<8xf32>,
   %5 = kiln.log_softmax %x dim 0 : tensor<?x?x8xf32>
   // CHECK: kiln.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {eps = 1.000000e-05 : f64}
   %6 = kiln.layer_norm %x, %w, %w {eps = 1.0e-05 : f64} : (tensor<?x?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  // A bias whose size is static where the weight's is dynamic (a traced
+  // graph's mix) is the weight's type up to that.
+  // CHECK: kiln.layer_norm {{.*}} : (tensor<?x?x8xf32>, tensor<?xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  %dw = tensor.cast %w : tensor<8xf32> to tensor<?xf32>
+  %mixed = kiln.layer_norm %x, %dw, %w {eps = 1.0e-05 : f64} : (tensor<?x?x8xf32>, tensor<?xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
   // CHECK: kiln.layer_norm %{{.*}}, %{{.*}} {eps = 1.000000e-05 : f64} : (tensor<?x?x8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
   %7 = kiln.layer_norm %x, %w {eps = 1.0e-05 : f64} : (tensor<?x?x8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
   // CHECK: kiln.rms_norm

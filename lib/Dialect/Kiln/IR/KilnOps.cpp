@@ -122,6 +122,11 @@ mlir::kiln::inferReductionResult(std::optional<Location> loc, Type input,
 }
 
 /// Checks that the last rank(weight) dims of input equal weight's dims.
+/// Equal, or at least one dynamic.
+static bool compatibleDims(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
 static LogicalResult verifyNormalizedShape(Operation *op, Type inputType,
                                            Type weightType, Value bias) {
   ArrayRef<int64_t> xs = rankedOf(inputType).getShape();
@@ -135,9 +140,18 @@ static LogicalResult verifyNormalizedShape(Operation *op, Type inputType,
     return op->emitOpError("the weight's shape ")
            << shapeStr(ws) << " must match the last dims of the input's shape "
            << shapeStr(xs);
-  if (bias && bias.getType() != weightType)
-    return op->emitOpError("the bias's type ")
-           << bias.getType() << " differs from the weight's " << weightType;
+  // The bias has the weight's sizes; a size may be static in one and
+  // dynamic in the other (a traced graph's mix), checked at run time.
+  if (bias) {
+    auto bt = rankedOf(bias.getType()), wt = rankedOf(weightType);
+    bool compatible = bt.getRank() == wt.getRank() &&
+                      bt.getElementType() == wt.getElementType();
+    for (int64_t i = 0; compatible && i < bt.getRank(); ++i)
+      compatible = compatibleDims(bt.getDimSize(i), wt.getDimSize(i));
+    if (!compatible)
+      return op->emitOpError("the bias's type ")
+             << bias.getType() << " differs from the weight's " << weightType;
+  }
   return success();
 }
 
@@ -185,11 +199,6 @@ LogicalResult RmsNormOp::verify() {
 //===----------------------------------------------------------------------===//
 // Linear algebra and NN
 //===----------------------------------------------------------------------===//
-
-/// Equal, or at least one dynamic.
-static bool compatibleDims(int64_t a, int64_t b) {
-  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
-}
 
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
