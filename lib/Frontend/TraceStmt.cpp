@@ -567,15 +567,41 @@ bool Tracer::traceDecl(const VarDecl *var) {
                                   "the graph reads");
       return false;
     }
-    if (!c || c->getNumArgs() != 0) {
+    // Empty, a braced list of tensors ({a, b}: the initializer_list
+    // constructor, its allocator defaulted) or a copy of another list.
+    std::vector<int> initial;
+    auto defaulted = [&](unsigned from) {
+      for (unsigned i = from; c && i < c->getNumArgs(); ++i)
+        if (!isa<CXXDefaultArgExpr>(c->getArg(i)))
+          return false;
+      return true;
+    };
+    const Expr *first =
+        c && c->getNumArgs() > 0 ? stripTemporaries(c->getArg(0)) : nullptr;
+    if (const auto *il = dyn_cast_or_null<CXXStdInitializerListExpr>(first);
+        il && defaulted(1)) {
+      const auto *list =
+          dyn_cast<InitListExpr>(stripTemporaries(il->getSubExpr()));
+      for (const Expr *e : list ? list->inits() : ArrayRef<Expr *>()) {
+        std::optional<int> v = traceExpr(e);
+        if (!v)
+          return false;
+        initial.push_back(asTensor(*v, e->getExprLoc()));
+      }
+    } else if (std::vector<int> *other = first ? listOf(first) : nullptr;
+               other && defaulted(1)) {
+      initial = *other;
+    } else if (!c || !defaulted(0) ||
+               (first && !isa<CXXDefaultArgExpr>(first))) {
       breakAt(var->getLocation(), "a std::vector<Tensor> with an initial "
-                                  "value (not modeled yet)");
+                                  "value other than a braced list or a "
+                                  "copy (a size, say)");
       return false;
     }
     if (frames_.size() > 1) {
-      frames_.back().lists[var] = {};
+      frames_.back().lists[var] = initial;
     } else {
-      segment_->lists[var] = {};
+      segment_->lists[var] = initial;
       declaredLists_.push_back(var);
     }
     return true;

@@ -60,6 +60,14 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
     // `Tensor h;`: a fresh default value.
     if (construct->getNumArgs() == 0)
       return "decltype(" + var->getNameAsString() + ")()";
+    // `std::vector<Tensor> v = {a, b};` or `v{a, b}`: the braces, typed
+    // (a copy-list-initialization's braces are the whole expression).
+    if (construct->isListInitialization()) {
+      SourceRange braces = construct->getParenOrBraceRange();
+      return "decltype(" + var->getNameAsString() + ")" +
+             textOf(braces.isValid() ? braces : construct->getSourceRange(),
+                    context);
+    }
     if (construct->getParenOrBraceRange().isValid() &&
         construct->getNumArgs() == 1)
       init = construct->getArg(0);

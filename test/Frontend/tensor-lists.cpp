@@ -1,5 +1,6 @@
-// Tests std::vector<Tensor> locals: filled by push_back and emplace_back in
-// unrolled loops, read by kiln::cat, by index (a constant, an unrolled
+// Tests std::vector<Tensor> locals: declared empty, with a braced list or
+// as a copy of another, filled by push_back and emplace_back in unrolled
+// loops, read by kiln::cat, by index (a constant, an unrolled
 // loop's counter), back() and by range-for (unrolled over what the graph
 // pushed). A vector that code outside the graph reads (here printf of its
 // size) stays on the host: its declaration is the break. Every graph runs
@@ -13,9 +14,12 @@
 // CHECK-LABEL: heads (
 // CHECK-NOT: Graph breaks
 // CHECK: Graph kiln_heads_1
+// CHECK-LABEL: initial_values (
+// CHECK-NOT: Graph breaks
+// CHECK: cat
 // CHECK-LABEL: escapes (
 // CHECK: 1. a std::vector<Tensor> that code outside the graph reads
-// CHECK-NEXT: at {{.*}}tensor-lists.cpp:[[@LINE+28]]:23
+// CHECK-NEXT: at {{.*}}tensor-lists.cpp:[[@LINE+37]]:23
 #include <kiln/kiln.h>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +45,15 @@ KILN_COMPILE() Tensor heads(const Tensor &x, const Tensor &w) {
   return kiln::cat(outs, -1).sum({-1}, true) + total.sum({-1}, true) + outs.back() - outs[1];
 }
 
+// Lists with initial values: braces, then a copy that grows apart.
+KILN_COMPILE() Tensor initial_values(const Tensor &x, const Tensor &w) {
+  std::vector<Tensor> parts = {x, kiln::relu(x)};
+  std::vector<Tensor> more{kiln::matmul(x, w)};
+  std::vector<Tensor> copy = parts;
+  copy.push_back(more[0] * 2.0f);
+  return kiln::cat(copy, 1).sum({1}, true) + kiln::cat(parts, 1).mean({1}, true) * 3.0f;
+}
+
 // A list code outside the graph reads stays on the host.
 KILN_COMPILE() Tensor escapes(const Tensor &x) {
   std::vector<Tensor> parts;
@@ -55,5 +68,6 @@ int main(int argc, char **argv) {
   Tensor x = kiln::randn({n, 4}, 1), w = kiln::randn({4, 4}, 2);
   std::printf("%f\n", kiln::sum(stack_steps(x)).item<float>());
   std::printf("%f\n", kiln::sum(heads(x, w)).item<float>());
+  std::printf("%f\n", kiln::sum(initial_values(x, w) * x).item<float>());
   std::printf("%f\n", kiln::sum(escapes(x)).item<float>());
 }
