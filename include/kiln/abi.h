@@ -117,6 +117,12 @@ int chooseVersion(const GraphSite &site,
                   std::initializer_list<GraphVersion> versions,
                   Device device = Device::cpu());
 
+/// The graph call of a template's statements for an instantiation that
+/// kiln compile did not trace (the translation unit it compiled never
+/// instantiated it): false, counted as a graph call and a guard miss, with
+/// the warning a miss gives. The statements then run eagerly.
+bool uncompiledInstantiation(const GraphSite &site);
+
 /// Packs the arguments of a compiled graph's entry point, calls it and
 /// hands its results to Tensors (see the ABI above). For a graph compiled
 /// for CUDA, CPU inputs are copied to the GPU first; the results stay on

@@ -345,6 +345,12 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   Root root;
   root.function = fn;
   root.name = fn->getQualifiedNameAsString();
+  if (fn->getTemplateInstantiationPattern()) { // scale<float>, Block<4>::f
+    root.name.clear();
+    llvm::raw_string_ostream os(root.name);
+    fn->getNameForDiagnostic(os, context_.getPrintingPolicy(),
+                             /*Qualified=*/true);
+  }
   root.backend = a.backend.value_or(options_.backend);
   root.fullgraph = a.fullgraph;
   root.pos = posOf(fn->getLocation());
@@ -362,16 +368,11 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
       isa<CXXMethodDecl>(fn) && !cast<CXXMethodDecl>(fn)->isStatic() ? "(*this)"
                                                                      : "";
   frames_.push_back(std::move(frame));
-  // One source text serves every instantiation of a template: it cannot be
-  // rewritten for each, so instantiations stay host code for now.
-  if (fn->getTemplateInstantiationPattern()) {
-    breakAt(fn->getLocation(), "a template instantiation (templates are not "
-                               "compiled yet)");
-    root.breaks.push_back(*pendingBreak_);
-    pendingBreak_.reset();
-  } else if (const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody())) {
+  // An instantiation of a template is traced like any function; the
+  // instantiations are reconciled afterwards (reconcileInstantiations), as
+  // one source text serves them all.
+  if (const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody()))
     traceBlock(body);
-  }
   frames_.pop_back();
   root_ = nullptr;
   statedParams_.clear();

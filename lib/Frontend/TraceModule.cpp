@@ -12,6 +12,7 @@
 #include "kiln/Frontend/Frontend.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -42,7 +44,137 @@ std::string formatPos(const SourcePos &pos) {
          std::to_string(pos.column);
 }
 
+std::optional<TemplateSpelling>
+templateSpelling(const FunctionDecl *instantiation) {
+  const FunctionDecl *pattern =
+      instantiation->getTemplateInstantiationPattern();
+  if (!pattern)
+    return std::nullopt;
+  PrintingPolicy policy(instantiation->getASTContext().getLangOpts());
+  policy.SuppressScope = false;
+  policy.FullyQualifiedName = true;
+  std::vector<
+      std::pair<const TemplateParameterList *, const TemplateArgumentList *>>
+      levels;
+  if (const auto *method = dyn_cast<CXXMethodDecl>(instantiation))
+    if (const auto *spec =
+            dyn_cast<ClassTemplateSpecializationDecl>(method->getParent())) {
+      if (!isa<ClassTemplateDecl *>(spec->getSpecializedTemplateOrPartial()))
+        return std::nullopt; // a partial specialization's parameters differ
+      levels.push_back({spec->getSpecializedTemplate()->getTemplateParameters(),
+                        &spec->getTemplateArgs()});
+    }
+  if (const FunctionTemplateDecl *t = pattern->getDescribedFunctionTemplate())
+    levels.push_back({t->getTemplateParameters(),
+                      instantiation->getTemplateSpecializationArgs()});
+  if (levels.empty())
+    return std::nullopt; // a member of a nested or local class template
+  TemplateSpelling s;
+  s.pattern = pattern;
+  auto append = [](std::string &to, const std::string &item) {
+    to += (to.empty() ? "" : ", ") + item;
+  };
+  for (auto [params, args] : levels) {
+    if (!args || args->size() != params->size())
+      return std::nullopt;
+    for (unsigned i = 0; i < params->size(); ++i) {
+      const NamedDecl *p = params->getParam(i);
+      std::string name = p->getNameAsString();
+      if (p->isParameterPack() || isa<TemplateTemplateParmDecl>(p) ||
+          name.empty())
+        return std::nullopt;
+      if (const auto *value = dyn_cast<NonTypeTemplateParmDecl>(p))
+        append(s.params, value->getType().getAsString(policy) + " " + name);
+      else
+        append(s.params, "typename " + name);
+      append(s.args, name);
+      // The stitched code names the instantiations before the source's
+      // own declarations: builtin and kiln types only.
+      const TemplateArgument &arg = args->get(i);
+      if (arg.getKind() == TemplateArgument::Type) {
+        QualType t = arg.getAsType().getCanonicalType();
+        const auto *record = t->getAsCXXRecordDecl();
+        const auto *ns = record
+                             ? dyn_cast<NamespaceDecl>(record->getDeclContext())
+                             : nullptr;
+        if (!t->isBuiltinType() && !(ns && ns->getName() == "kiln"))
+          return std::nullopt;
+      } else if (arg.getKind() != TemplateArgument::Integral ||
+                 arg.getIntegralType()->isEnumeralType()) {
+        return std::nullopt;
+      }
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      arg.print(policy, os, /*IncludeType=*/true);
+      append(s.values, printed);
+    }
+  }
+  return s;
+}
+
 namespace {
+
+/// The instantiations of one template share one source text, which the
+/// stitched code rewrites once, choosing each instantiation's graph by its
+/// template arguments. That needs every instantiation to have traced the
+/// same statements into segments, with the same inputs, outputs and
+/// declared types; where they differ (or the template cannot be spelled),
+/// every instantiation's statements stay eager, one break each.
+void reconcileInstantiations(std::vector<Root> &roots) {
+  std::map<const FunctionDecl *, std::vector<Root *>> groups;
+  for (Root &r : roots)
+    if (const FunctionDecl *pattern =
+            r.function->getTemplateInstantiationPattern())
+      groups[pattern].push_back(&r);
+  // What the stitched text of a segment depends on.
+  auto shape = [](const Segment &seg) {
+    std::vector<std::string> parts;
+    parts.push_back(
+        std::to_string(seg.statements.front()->getBeginLoc().getRawEncoding()) +
+        "-" +
+        std::to_string(seg.statements.back()->getEndLoc().getRawEncoding()) +
+        (seg.endsWithReturn ? " return" : "") + (seg.braced ? " braced" : ""));
+    for (const GraphInput &in : seg.graph.inputs)
+      parts.push_back("in " + in.expr);
+    for (const GraphOutput &out : seg.graph.outputs)
+      parts.push_back("out " + out.variable + " " +
+                      std::to_string(out.returnPart));
+    for (const Stmt *s : seg.statements)
+      if (const auto *decl = dyn_cast<DeclStmt>(s))
+        for (const Decl *d : decl->decls())
+          if (const auto *var = dyn_cast<VarDecl>(d))
+            parts.push_back("decl " + var->getType().getAsString());
+    for (const Expr *part : seg.returnParts)
+      parts.push_back("part " + part->getType().getAsString());
+    return parts;
+  };
+  for (auto &[pattern, group] : groups) {
+    bool same = true;
+    for (Root *r : group) {
+      same = same && templateSpelling(r->function).has_value() &&
+             r->segments.size() == group[0]->segments.size();
+      for (size_t i = 0; same && i < r->segments.size(); ++i)
+        same = shape(r->segments[i]) == shape(group[0]->segments[i]);
+    }
+    if (same)
+      continue;
+    for (Root *r : group) {
+      if (r->segments.empty())
+        continue;
+      r->segments.clear();
+      GraphBreak b;
+      b.reason = templateSpelling(r->function)
+                     ? "a template whose instantiations trace differently "
+                       "(one source text serves them all)"
+                     : "a template the stitched code cannot name (a "
+                       "parameter pack, a template template parameter or a "
+                       "partial specialization)";
+      b.pos = r->pos;
+      b.rawLoc = r->function->getLocation().getRawEncoding();
+      r->breaks.push_back(b);
+    }
+  }
+}
 
 /// Every function definition in the main file and the headers it includes.
 class RootFinder : public RecursiveASTVisitor<RootFinder> {
@@ -99,6 +231,7 @@ public:
     }
     tracer.warnUnknownSignatures();
     countBreaksOnce(roots);
+    reconcileInstantiations(roots);
     roots.erase(std::remove_if(roots.begin(), roots.end(),
                                [](const Root &r) {
                                  return r.derived && r.segments.empty() &&

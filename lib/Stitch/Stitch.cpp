@@ -34,6 +34,8 @@
 #include <cstring>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -101,8 +103,20 @@ stitchFile(ASTContext &context, const std::string &file,
   FileID main = sm.getMainFileID();
   std::string mainName = sm.getFileEntryRefForID(main)->getName().str();
 
+  // A template's statements serve all its instantiations: each segment is
+  // rewritten once, its call going through a class template specialized
+  // for each instantiation to that instantiation's graph (the frontend's
+  // reconcileInstantiations made their segments agree).
+  std::map<const FunctionDecl *, int> templateIds;
+  std::set<std::pair<int, size_t>> rewritten;
+  std::string templatePrimaries, templateSpecializations;
   for (const Root &root : roots) {
-    for (const Segment &seg : root.segments) {
+    std::optional<TemplateSpelling> tpl = templateSpelling(root.function);
+    int templateId = tpl ? templateIds.emplace(tpl->pattern, templateIds.size())
+                               .first->second
+                         : -1;
+    for (size_t segIndex = 0; segIndex < root.segments.size(); ++segIndex) {
+      const Segment &seg = root.segments[segIndex];
       if (!chosen.count(&seg))
         continue;
       const Graph &g = seg.graph;
@@ -193,46 +207,71 @@ stitchFile(ASTContext &context, const std::string &file,
       for (const GraphInput &in : g.inputs)
         args += (args.empty() ? "" : ", ") + in.expr;
       std::string call = "::kiln_stitched::" + g.name + "(" + args + ")";
-      std::string text = "\n" + hoisted;
-      if (seg.endsWithReturn && !seg.returnParts.empty()) {
-        // return {a, b};: the same braces around the graph's results.
-        const Stmt *ret = seg.statements.back();
-        SourceLocation retBegin = sm.getExpansionLoc(ret->getBeginLoc());
-        unsigned retOffset = sm.getFileOffset(retBegin);
-        std::string returned =
-            Lexer::getSourceText(CharSourceRange::getCharRange(
-                                     retBegin, last.getLocWithOffset(1)),
-                                 sm, context.getLangOpts())
-                .str();
-        std::string declared;
-        for (size_t i = seg.returnParts.size(); i-- > 0;) {
-          const Expr *part = seg.returnParts[i];
-          SourceLocation from = sm.getExpansionLoc(part->getBeginLoc());
-          SourceLocation to =
-              Lexer::getLocForEndOfToken(sm.getExpansionLoc(part->getEndLoc()),
-                                         0, sm, context.getLangOpts());
-          returned.replace(sm.getFileOffset(from) - retOffset,
-                           sm.getFileOffset(to) - sm.getFileOffset(from),
-                           partName(static_cast<int>(i)));
-          QualType type =
-              part->getType().getNonReferenceType().getUnqualifiedType();
-          declared = TypeName::getFullyQualifiedName(type, context, policy) +
-                     " " + partName(static_cast<int>(i)) + "{};\n" + declared;
-        }
-        text += "{\n" + declared + "if (" + call + ")\n  " + returned + "\n}\n";
-        text += lineDirective(beginLine, file) + fallback + "\n";
-      } else if (seg.endsWithReturn) {
-        text += "if (kiln::Tensor kiln_result_; " + call +
-                ")\n  return kiln_result_;\n";
-        text += lineDirective(beginLine, file) + fallback + "\n";
-      } else {
-        text += "if (!" + call + ") {\n" + lineDirective(beginLine, file) +
-                fallback + "\n}\n";
+      bool rewrite = true;
+      if (tpl) {
+        std::string dispatch = "kiln_template" + std::to_string(templateId) +
+                               "_" + std::to_string(segIndex);
+        call = "::kiln_stitched::" + dispatch + "<" + tpl->args + ">::call(" +
+               args + ")";
+        rewrite = rewritten.insert({templateId, segIndex}).second;
+        if (rewrite)
+          templatePrimaries +=
+              "template <" + tpl->params + "> struct " + dispatch +
+              " {\n  template <class... A> static bool call(A &&...) {\n"
+              "    return kiln::abi::uncompiledInstantiation(kiln::abi::"
+              "GraphSite(\"" +
+              dispatch + "\", \"" + llvm::sys::path::filename(file).str() +
+              ":" + std::to_string(sm.getSpellingLineNumber(begin)) +
+              "\"));\n  }\n};\n";
+        templateSpecializations +=
+            "template <> struct " + dispatch + "<" + tpl->values +
+            "> {\n  template <class... A> static bool call(A &&...a) "
+            "{\n    return ::kiln_stitched::" +
+            g.name + "(static_cast<A &&>(a)...);\n  }\n};\n";
       }
-      text += lineDirective(endLine, file);
-      if (!seg.braced)
-        text = "{" + text + "}";
-      rewriter.ReplaceText(SourceRange(begin, last), text);
+      if (rewrite) {
+        std::string text = "\n" + hoisted;
+        if (seg.endsWithReturn && !seg.returnParts.empty()) {
+          // return {a, b};: the same braces around the graph's results.
+          const Stmt *ret = seg.statements.back();
+          SourceLocation retBegin = sm.getExpansionLoc(ret->getBeginLoc());
+          unsigned retOffset = sm.getFileOffset(retBegin);
+          std::string returned =
+              Lexer::getSourceText(CharSourceRange::getCharRange(
+                                       retBegin, last.getLocWithOffset(1)),
+                                   sm, context.getLangOpts())
+                  .str();
+          std::string declared;
+          for (size_t i = seg.returnParts.size(); i-- > 0;) {
+            const Expr *part = seg.returnParts[i];
+            SourceLocation from = sm.getExpansionLoc(part->getBeginLoc());
+            SourceLocation to = Lexer::getLocForEndOfToken(
+                sm.getExpansionLoc(part->getEndLoc()), 0, sm,
+                context.getLangOpts());
+            returned.replace(sm.getFileOffset(from) - retOffset,
+                             sm.getFileOffset(to) - sm.getFileOffset(from),
+                             partName(static_cast<int>(i)));
+            QualType type =
+                part->getType().getNonReferenceType().getUnqualifiedType();
+            declared = TypeName::getFullyQualifiedName(type, context, policy) +
+                       " " + partName(static_cast<int>(i)) + "{};\n" + declared;
+          }
+          text +=
+              "{\n" + declared + "if (" + call + ")\n  " + returned + "\n}\n";
+          text += lineDirective(beginLine, file) + fallback + "\n";
+        } else if (seg.endsWithReturn) {
+          text += "if (kiln::Tensor kiln_result_; " + call +
+                  ")\n  return kiln_result_;\n";
+          text += lineDirective(beginLine, file) + fallback + "\n";
+        } else {
+          text += "if (!" + call + ") {\n" + lineDirective(beginLine, file) +
+                  fallback + "\n}\n";
+        }
+        text += lineDirective(endLine, file);
+        if (!seg.braced)
+          text = "{" + text + "}";
+        rewriter.ReplaceText(SourceRange(begin, last), text);
+      }
       std::string location = llvm::sys::path::filename(file).str() + ":" +
                              std::to_string(beginLine);
       bool cuda = root.backend == mlir::kiln::Backend::Cuda;
@@ -255,6 +294,9 @@ stitchFile(ASTContext &context, const std::string &file,
       }
     }
   }
+
+  // After the wrappers they call (declared above, as the graphs were).
+  declarations += templatePrimaries + templateSpecializations;
 
   // #include "..." of the main file name the file clang found, absolutely:
   // the stitched source is written elsewhere.

@@ -149,6 +149,21 @@ llvm::Error checkAnnotateOption(const std::string &spec);
 /// file:line:col of a position.
 std::string formatPos(const SourcePos &pos);
 
+/// How stitched code names one instantiation of a templated root, whose
+/// source text serves every instantiation: the template parameters in
+/// scope in its body (its class template's, then its own) as a parameter
+/// list and as arguments, and this instantiation's arguments. nullopt for
+/// what it cannot spell (packs, template template parameters, partial
+/// specializations) or for a function that is not an instantiation.
+struct TemplateSpelling {
+  const clang::FunctionDecl *pattern = nullptr;
+  std::string params; // "typename T, int N"
+  std::string args;   // "T, N"
+  std::string values; // "float, 4"
+};
+std::optional<TemplateSpelling>
+templateSpelling(const clang::FunctionDecl *instantiation);
+
 } // namespace kiln::frontend
 
 #endif

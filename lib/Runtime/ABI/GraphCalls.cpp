@@ -223,6 +223,20 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   return true;
 }
 
+bool uncompiledInstantiation(const GraphSite &site) {
+  detail::UncountedOps plumbing;
+  detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  const char *why = "no graph was compiled for this instantiation of the "
+                    "template (kiln compile saw none of its uses)";
+  if (logEnabled("guards"))
+    std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
+                 why);
+  else
+    warnOnce(site, why);
+  return false;
+}
+
 int chooseVersion(const GraphSite &site,
                   std::initializer_list<GraphVersion> versions, Device device) {
   detail::UncountedOps plumbing;
