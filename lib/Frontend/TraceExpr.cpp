@@ -364,14 +364,8 @@ std::vector<int> *Tracer::listOf(const Expr *e) {
   const auto *ref = dyn_cast<DeclRefExpr>(stripTemporaries(e));
   if (!ref)
     return nullptr;
-  for (size_t f = frames_.size(); f-- > 0;)
-    if (auto it = frames_[f].lists.find(ref->getDecl());
-        it != frames_[f].lists.end())
-      return &it->second;
-  if (!segment_)
-    return nullptr;
-  auto it = segment_->lists.find(ref->getDecl());
-  return it == segment_->lists.end() ? nullptr : &it->second;
+  return boundIn(&FrameState::lists, &SegmentState::lists, ref->getDecl(),
+                 frames_.size() - 1);
 }
 
 std::optional<int> Tracer::traceListMethod(std::vector<int> &list,
@@ -470,17 +464,13 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
                      "without a value)");
     return v;
   };
-  for (size_t f = frames_.size(); f-- > 0;) {
-    auto it = frames_[f].locals.find(decl);
-    if (it != frames_[f].locals.end())
-      return defined(it->second);
-    // A reference parameter reads what its argument names, now.
-    auto alias = frames_[f].aliases.find(decl);
-    if (alias != frames_[f].aliases.end())
+  if (int *v = boundIn(&FrameState::locals, &SegmentState::env, decl,
+                       frames_.size() - 1))
+    return defined(*v);
+  // A reference parameter reads what its argument names, now.
+  for (const FrameState &f : frames_)
+    if (auto alias = f.aliases.find(decl); alias != f.aliases.end())
       return traceInFrame(alias->second.first, alias->second.second);
-  }
-  if (segment_->env.count(decl))
-    return defined(segment_->env.at(decl));
   const auto *var = dyn_cast<VarDecl>(decl);
   if (!var)
     return breakAt(e->getExprLoc(), "a reference to '" +
@@ -556,14 +546,8 @@ std::string Tracer::spell(const Expr *e, size_t frame) {
     // The counter of an unrolled loop is a constant of the graph.
     if (const auto *ref = dyn_cast<DeclRefExpr>(index->IgnoreParenImpCasts());
         ref && !i) {
-      std::optional<int> v;
-      for (size_t f = frame + 1; f-- > 0 && !v;)
-        if (auto it = frames_[f].locals.find(ref->getDecl());
-            it != frames_[f].locals.end())
-          v = it->second;
-      if (auto it = segment_->env.find(ref->getDecl());
-          !v && it != segment_->env.end())
-        v = it->second;
+      int *v = boundIn(&FrameState::locals, &SegmentState::env, ref->getDecl(),
+                       frame);
       if (v && *v >= 0)
         if (std::optional<double> c = graph().constantValue(*v))
           i = static_cast<int64_t>(*c);

@@ -22,6 +22,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -115,6 +116,23 @@ private:
   };
   /// The values of the std::vector<Tensor> local `e` names, or null.
   std::vector<int> *listOf(const clang::Expr *e);
+  /// What decl is bound to in one kind of binding map: frame `innermost`'s
+  /// and those outside it, then the segment's (root-frame variables); null
+  /// when unbound. A variable belongs to one frame (recursion breaks), so
+  /// the order only saves lookups.
+  template <typename Map>
+  typename Map::mapped_type *
+  boundIn(Map FrameState::*inFrame, Map SegmentState::*inSegment,
+          const clang::ValueDecl *decl, size_t innermost) {
+    for (size_t f = std::min(innermost + 1, frames_.size()); f-- > 0;)
+      if (auto it = (frames_[f].*inFrame).find(decl);
+          it != (frames_[f].*inFrame).end())
+        return &it->second;
+    if (!segment_)
+      return nullptr;
+    auto it = ((*segment_).*inSegment).find(decl);
+    return it == ((*segment_).*inSegment).end() ? nullptr : &it->second;
+  }
   /// std::vector<Tensor> locals of the root that code outside a graph
   /// reads: kept on the host (their declaration breaks).
   std::set<const clang::ValueDecl *> hostLists_;
