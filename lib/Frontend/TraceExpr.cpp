@@ -743,8 +743,15 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
       return traceListMethod(*list, method, member);
     if (isTensorRecord(method->getParent()))
       return traceTensorMethod(method, member);
-    if (method->isVirtual())
-      return breakAt(call->getExprLoc(), "a virtual call");
+    if (method->isVirtual()) {
+      // A final class or method, or an object whose dynamic type is its
+      // static one (not a reference or pointer): the overrider is known.
+      method = method->getDevirtualizedMethod(
+          member->getImplicitObjectArgument(), /*IsAppleKext=*/false);
+      if (!method)
+        return breakAt(call->getExprLoc(), "a virtual call");
+      fn = method;
+    }
   }
   Annotations a = annotations_.of(fn, context_.getDiagnostics());
   std::string name = fn->getQualifiedNameAsString();
@@ -855,8 +862,13 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
     if (!method)
       return breakAt(call->getExprLoc(), "a call through operator() of an "
                                          "object the tracer does not model");
-    if (method->isVirtual())
-      return breakAt(call->getExprLoc(), "a virtual call");
+    if (method->isVirtual()) { // devirtualized where the overrider is known
+      method = method->getDevirtualizedMethod(call->getArg(0),
+                                              /*IsAppleKext=*/false);
+      if (!method)
+        return breakAt(call->getExprLoc(), "a virtual call");
+      fn = method;
+    }
     std::string thisObject = frames_.back().thisPrefix;
     if (!method->getParent()->isLambda()) {
       Annotations a = annotations_.of(method, context_.getDiagnostics());
