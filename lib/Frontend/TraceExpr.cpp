@@ -28,7 +28,8 @@ namespace kiln::frontend {
 int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
                   SourceLocation loc, std::vector<int64_t> ints, double number,
                   const std::string &text) {
-  // Scalar arithmetic on constants folds (so that reshape sees its -1).
+  // Scalar arithmetic and logic on constants folds (so that reshape sees
+  // its -1, and `if (i == 1)` in an unrolled loop takes one arm).
   std::vector<double> constants;
   for (int v : operands)
     if (std::optional<double> c = graph().constantValue(v))
@@ -52,6 +53,21 @@ int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
       break;
     case OpCode::ScalarCast:
       folded = a;
+      break;
+    case OpCode::ScalarNot:
+      folded = a == 0;
+      break;
+    case OpCode::ScalarAnd:
+      folded = a != 0 && b != 0;
+      break;
+    case OpCode::ScalarOr:
+      folded = a != 0 || b != 0;
+      break;
+    case OpCode::ScalarCmp: // ints: lt, le, gt, ge, eq, ne
+      if (!ints.empty() && ints[0] >= 0 && ints[0] < 6) {
+        const bool results[] = {a<b, a <= b, a> b, a >= b, a == b, a != b};
+        folded = results[ints[0]];
+      }
       break;
     default:
       break;

@@ -222,6 +222,7 @@ bool Tracer::traceStmt(const Stmt *s) {
     size_t guards = frames_.back().guards.size();
     bool ok = true;
     std::vector<const Stmt *> body(c->body_begin(), c->body_end());
+    std::optional<int> returnBefore = frames_.back().returnValue;
     for (size_t k = 0; k < body.size() && ok; ++k) {
       if (isEarlyReturn(body[k]) && k + 1 < body.size()) {
         ok = traceIf(cast<IfStmt>(body[k]),
@@ -229,8 +230,9 @@ bool Tracer::traceStmt(const Stmt *s) {
         break;
       }
       ok = traceStmt(body[k]);
-      if (isa<ReturnStmt>(body[k]))
-        break; // what follows a return never runs
+      // What follows a return (here or in an unrolled loop) never runs.
+      if (frames_.back().returnValue != returnBefore)
+        break;
     }
     frames_.back().guards.resize(guards);
     return ok;
@@ -256,8 +258,11 @@ bool Tracer::traceStmt(const Stmt *s) {
       std::vector<int> values = *list;
       for (int v : values) {
         bindingsOf[var] = v;
+        std::optional<int> returnBefore = frames_.back().returnValue;
         if (!traceStmt(r->getBody()))
           return false;
+        if (frames_.back().returnValue != returnBefore)
+          break; // the function returned in this iteration
       }
       bindingsOf.erase(var);
       return true;
@@ -313,13 +318,14 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
   }
   // A condition known at compile time takes one arm.
   auto traceRest = [&]() {
+    std::optional<int> returnBefore = frames_.back().returnValue;
     for (size_t k = 0; k < rest.size(); ++k) {
       if (isEarlyReturn(rest[k]) && k + 1 < rest.size())
         return traceIf(cast<IfStmt>(rest[k]), rest.drop_front(k + 1));
       if (!traceStmt(rest[k]))
         return false;
-      if (isa<ReturnStmt>(rest[k]))
-        return true;
+      if (frames_.back().returnValue != returnBefore)
+        return true; // what follows a return never runs
     }
     return true;
   };
@@ -504,8 +510,11 @@ bool Tracer::traceFor(const ForStmt *f) {
     }
     bindingsOf[var] =
         constant(static_cast<double>(i), ValueKind::I64, f->getForLoc());
+    std::optional<int> returnBefore = frames_.back().returnValue;
     if (!traceStmt(f->getBody()))
       return false;
+    if (frames_.back().returnValue != returnBefore)
+      break; // the function returned in this iteration
   }
   (frames_.size() > 1 ? frames_.back().locals : segment_->env).erase(var);
   return true;

@@ -54,6 +54,34 @@ KILN_COMPILE() Tensor inlined_early_return(const Tensor &x, bool smooth) {
   return activation(x, smooth) + 1.0f;
 }
 
+// A return inside an unrolled loop ends the function in that iteration:
+// the rest of the loop and what follows it never run (in an inlined callee
+// and in a root's early-return arm alike).
+Tensor first_steps(const Tensor &x) {
+  Tensor h = x;
+  for (int i = 0; i < 3; ++i) {
+    h = h + 1.0f;
+    if (i == 1)
+      return h;
+  }
+  return h * 100.0f;
+}
+
+// CHECK-LABEL: loop_return (
+// CHECK-NOT: Graph breaks
+// CHECK: select(
+KILN_COMPILE() Tensor loop_return(const Tensor &x, bool skip) {
+  if (skip)
+    return x;
+  Tensor h = x * 2.0f;
+  for (int i = 0; i < 3; ++i) {
+    h = h + 1.0f;
+    if (i == 0)
+      return h + first_steps(x);
+  }
+  return h;
+}
+
 // A return on some paths only is still a break (a void function's early
 // return has nothing to choose).
 // CHECK-LABEL: scale_in_place (
@@ -92,6 +120,9 @@ int main() {
   for (bool smooth : {false, true})
     std::printf("inlined(%d) %.6f\n", smooth ? 1 : 0,
                 kiln::sum(inlined_early_return(x, smooth) * x).item<float>());
+  for (bool skip : {false, true})
+    std::printf("loop_return(%d) %.6f\n", skip ? 1 : 0,
+                kiln::sum(loop_return(x, skip) * x).item<float>());
   for (bool skip : {false, true}) {
     Tensor y = x;
     scale_in_place(y, skip);
