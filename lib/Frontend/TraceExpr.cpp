@@ -487,6 +487,15 @@ std::optional<int> Tracer::traceDeclRef(const ValueDecl *decl, const Expr *e) {
   for (const FrameState &f : frames_)
     if (auto alias = f.aliases.find(decl); alias != f.aliases.end())
       return traceInFrame(alias->second.first, alias->second.second);
+  // A structured binding of the root bound by an earlier segment: an input.
+  if (const auto *b = dyn_cast<BindingDecl>(decl)) {
+    std::optional<ValueKind> kind = valueKindOf(b->getType());
+    const DeclContext *ctx = b->getDeclContext();
+    while (ctx && !isa<FunctionDecl>(ctx))
+      ctx = ctx->getParent();
+    if (kind && ctx == root_->function)
+      return addInput(b->getNameAsString(), *kind, b);
+  }
   const auto *var = dyn_cast<VarDecl>(decl);
   if (!var)
     return breakAt(e->getExprLoc(), "a reference to '" +
@@ -587,6 +596,9 @@ std::string Tracer::spell(const Expr *e, size_t frame) {
 }
 
 std::optional<int> Tracer::traceMember(const MemberExpr *e) {
+  bool handled = false;
+  if (std::optional<int> v = traceRecordMember(e, handled); handled)
+    return v;
   const auto *field = dyn_cast<FieldDecl>(e->getMemberDecl());
   if (!field)
     return breakAt(e->getExprLoc(), "a member the tracer does not model");
@@ -769,6 +781,9 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
       fn = method;
     }
   }
+  bool handled = false;
+  if (std::optional<int> v = traceRecordCall(fn, call, handled); handled)
+    return v;
   Annotations a = annotations_.of(fn, context_.getDiagnostics());
   std::string name = fn->getQualifiedNameAsString();
   if (a.disable) {

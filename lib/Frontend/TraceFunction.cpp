@@ -306,11 +306,21 @@ void Tracer::finishSegment() {
       continue; // declared in a branch's arm (out of scope), or undefined
     if (!isLiveOut(var, begin, end))
       continue;
-    const auto *v = cast<VarDecl>(var);
-    seg.graph.outputs.push_back(
-        {state.env.at(var), v->isLocalVarDeclOrParm()
-                                ? v->getNameAsString()
-                                : v->getQualifiedNameAsString()});
+    const auto *v = dyn_cast<VarDecl>(var);
+    std::string name = !v || v->isLocalVarDeclOrParm()
+                           ? var->getNameAsString()
+                           : v->getQualifiedNameAsString();
+    int value = state.env.at(var);
+    if (!isRecordValue(value)) {
+      seg.graph.outputs.push_back({value, name});
+      continue;
+    }
+    // A struct: each defined field.
+    std::optional<RecordModel> model = recordModelOf(var->getType());
+    const std::vector<int> &fields = state.records[kRecordBase - value];
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (fields[i] != kUndefinedTensor)
+        seg.graph.outputs.push_back({fields[i], model->spellField(name, i)});
   }
   for (const std::string &member : state.memberOrder)
     seg.graph.outputs.push_back({state.members.at(member), member});
@@ -319,7 +329,9 @@ void Tracer::finishSegment() {
 
 bool Tracer::isLiveOut(const ValueDecl *var, SourceLocation begin,
                        SourceLocation end) const {
-  const auto *v = cast<VarDecl>(var);
+  // A structured binding lives as long as the object it names.
+  const auto *binding = dyn_cast<BindingDecl>(var);
+  const auto *v = cast<VarDecl>(binding ? binding->getDecomposedDecl() : var);
   // The caller sees what a reference parameter names; a global or static
   // outlives the call.
   if (v->hasGlobalStorage())

@@ -154,7 +154,11 @@ void reconcileInstantiations(std::vector<Root> &roots) {
       same = same && templateSpelling(r->function).has_value() &&
              r->segments.size() == group[0]->segments.size();
       for (size_t i = 0; same && i < r->segments.size(); ++i)
-        same = shape(r->segments[i]) == shape(group[0]->segments[i]);
+        same = shape(r->segments[i]) == shape(group[0]->segments[i]) &&
+               // The stitched code returns a struct of the root's type.
+               (!r->segments[i].returnsRecord ||
+                r->function->getReturnType().getCanonicalType() ==
+                    group[0]->function->getReturnType().getCanonicalType());
     }
     if (same)
       continue;

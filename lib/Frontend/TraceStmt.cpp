@@ -182,9 +182,41 @@ bool Tracer::traceStmt(const Stmt *s) {
       }
       return traceBracedReturn(parts);
     }
-    std::optional<int> v = traceExpr(value);
+    // A struct: a callee's `return {a, b};` or `return o;`. One the root
+    // did not build here (a local of an earlier segment) is returned by
+    // host code.
+    QualType returnType = frames_.back().function->getReturnType();
+    if (frames_.size() == 1 && recordModelOf(returnType) &&
+        !holdsRecord(value, 0))
+      return false;
+    std::optional<int> v =
+        recordModelOf(returnType) && !returnType->isReferenceType()
+            ? traceRecordInit(returnType, value, ret->getBeginLoc())
+            : traceExpr(value);
     if (!v)
       return false;
+    if (isRecordValue(*v) && frames_.size() == 1) {
+      // The root returns a struct it holds (`return block(x);`): each
+      // field is an output, returned in a struct of the same type.
+      if (s != topLevelStmt_ || rootReturnArms_ > 0) {
+        breakAt(ret->getBeginLoc(), "a struct returned inside a branch or a "
+                                    "loop");
+        return false;
+      }
+      std::optional<RecordModel> model = recordModelOf(returnType);
+      for (size_t i = 0; i < fieldsOf(*v).size(); ++i) {
+        if (fieldsOf(*v)[i] == kUndefinedTensor) {
+          breakAt(ret->getBeginLoc(), "a returned struct with a tensor field "
+                                      "that is not defined");
+          return false;
+        }
+        graph().outputs.push_back({fieldsOf(*v)[i],
+                                   model->spellField("kiln_record_", i),
+                                   static_cast<int>(i)});
+      }
+      segment_->segment.returnsRecord = true;
+      return true;
+    }
     if (frames_.size() > 1 ||
         (rootReturnArms_ > 0 && kindOf(*v) == ValueKind::Tensor)) {
       frames_.back().returnValue = *v;
@@ -407,14 +439,9 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
   if (!rest.empty()) {
     // Both arms returned: the value returned is chosen, and nothing after
     // the if runs (its bindings need no merging).
-    if (kindOf(*returned[0]) != kindOf(*returned[1])) {
-      breakAt(i->getIfLoc(), "a function whose returns give different kinds");
-      return false;
-    }
-    frames_.back().returnValue =
-        addOp(OpCode::Select, {*cond, *returned[0], *returned[1]},
-              kindOf(*returned[0]), i->getIfLoc());
-    return true;
+    frames_.back().returnValue = choose(*cond, *returned[0], *returned[1],
+                                        i->getIfLoc(), "the returned value");
+    return frames_.back().returnValue.has_value();
   }
   for (size_t f = 0; f < afterThen.size(); ++f) {
     std::map<const ValueDecl *, int> &target =
@@ -423,24 +450,11 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
       auto other = afterElse[f].find(var);
       if (other == afterElse[f].end())
         continue; // declared inside an arm: out of scope now
-      int chosen = v;
-      if (v != other->second) {
-        if (v == kUndefinedTensor || other->second == kUndefinedTensor) {
-          breakAt(i->getIfLoc(), "a branch that defines '" +
-                                     var->getNameAsString() +
-                                     "' in one arm only");
-          return false;
-        }
-        if (kindOf(v) != kindOf(other->second)) {
-          breakAt(i->getIfLoc(), "a branch whose arms give '" +
-                                     var->getNameAsString() +
-                                     "' different kinds");
-          return false;
-        }
-        chosen = addOp(OpCode::Select, {*cond, v, other->second}, kindOf(v),
-                       i->getIfLoc());
-      }
-      target[var] = chosen;
+      std::optional<int> chosen = choose(*cond, v, other->second, i->getIfLoc(),
+                                         "'" + var->getNameAsString() + "'");
+      if (!chosen)
+        return false;
+      target[var] = *chosen;
     }
   }
   return true;
@@ -615,6 +629,23 @@ bool Tracer::traceDecl(const VarDecl *var) {
     }
     return true;
   }
+  if (const auto *d = dyn_cast<DecompositionDecl>(var))
+    return traceDecomposition(d);
+  // Out o = block(x);: a struct of traced values (or a reference that
+  // cannot change one: `const Out &o = block(x);`).
+  if (QualType type = var->getType();
+      recordModelOf(type) && !var->isStaticLocal() &&
+      (!type->isReferenceType() ||
+       ((type->isRValueReferenceType() ||
+         type->getPointeeType().isConstQualified()) &&
+        var->getInit() && holdsRecord(var->getInit(), frames_.size() - 1)))) {
+    std::optional<int> v =
+        traceRecordInit(var->getType(), var->getInit(), var->getLocation());
+    if (!v)
+      return false;
+    bindLocal(var, *v);
+    return true;
+  }
   std::optional<ValueKind> kind = valueKindOf(var->getType());
   if (!kind) {
     breakAt(var->getLocation(), "a local of type '" +
@@ -648,18 +679,24 @@ bool Tracer::traceDecl(const VarDecl *var) {
     return false;
   if (*kind != ValueKind::Tensor && kindOf(*v) != *kind)
     v = addOp(OpCode::ScalarCast, {*v}, *kind, var->getLocation());
+  bindLocal(var, *v);
+  return true;
+}
+
+void Tracer::bindLocal(const ValueDecl *var, int v) {
   if (frames_.size() > 1) {
-    frames_.back().locals[var] = *v;
+    frames_.back().locals[var] = v;
   } else {
-    segment_->env[var] = *v;
+    segment_->env[var] = v;
     segment_->assigned.insert(var);
   }
-  return true;
 }
 
 bool Tracer::traceAssignment(const Expr *lhs, const Expr *rhs,
                              SourceLocation loc) {
-  std::optional<int> v = traceExpr(rhs);
+  std::optional<int> v = recordModelOf(lhs->getType())
+                             ? traceRecordInit(lhs->getType(), rhs, loc)
+                             : traceExpr(rhs);
   if (!v)
     return false;
   return assignTo(lhs, *v, loc, frames_.size() - 1);
@@ -674,6 +711,24 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
                ? addOp(OpCode::ScalarCast, {v}, kind, loc)
                : v;
   };
+  if (const auto *member = dyn_cast<MemberExpr>(lhs);
+      member && !member->isArrow() && isa<FieldDecl>(member->getMemberDecl()) &&
+      recordModelOf(member->getBase()->getType()) &&
+      holdsRecord(member->getBase(), frame)) {
+    // `o.y = ...` of a struct held as a record: a new record for `o`.
+    std::optional<int> record = traceInFrame(member->getBase(), frame);
+    if (!record)
+      return false;
+    if (!isRecordValue(*record)) {
+      breakAt(loc, "an assignment to a struct the tracer does not model");
+      return false;
+    }
+    const auto *field = cast<FieldDecl>(member->getMemberDecl());
+    std::vector<int> fields = fieldsOf(*record);
+    fields[field->getFieldIndex()] = converted(field->getType());
+    return assignTo(member->getBase(), makeRecord(std::move(fields)), loc,
+                    frame);
+  }
   if (const auto *member = dyn_cast<MemberExpr>(lhs)) {
     // A member: its new value is a graph output (the object outlives the
     // call), and later reads in the segment see it.
@@ -692,12 +747,15 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
   }
   const auto *ref = dyn_cast<DeclRefExpr>(lhs);
   const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  if (!var || !valueKindOf(var->getType())) {
+  // A struct variable takes a record (`o = block(x);`).
+  bool record = var && isRecordValue(v) && recordModelOf(var->getType());
+  if (!var || (!valueKindOf(var->getType()) && !record)) {
     breakAt(loc,
             "an assignment to something other than a variable or a member");
     return false;
   }
-  v = converted(var->getType());
+  if (!record)
+    v = converted(var->getType());
   // A by-copy capture of a mutable lambda is the lambda's own copy.
   if (const auto *method = dyn_cast<CXXMethodDecl>(frames_[frame].function))
     if (method->getParent()->isLambda())

@@ -3,8 +3,9 @@
 // The tracer, split like Clang's CodeGen: TraceFunction.cpp (roots, frames,
 // inlining, the error-on-break mode, segments, derived roots), TraceStmt.cpp
 // (statements, loops, branches), TraceExpr.cpp (expressions, host scalars,
-// inputs), TraceOps.cpp (kiln:: ops and Tensor methods), TraceTypes.cpp (C++
-// types to value kinds), TypeEvidence.cpp (ranks and dtypes the source shows).
+// inputs), TraceOps.cpp (kiln:: ops and Tensor methods), TraceRecords.cpp
+// (structs, pairs and tuples of traced values), TraceTypes.cpp (C++ types to
+// value kinds), TypeEvidence.cpp (ranks and dtypes the source shows).
 // Anything it does not model goes through breakAt(), the one place an
 // unsupported construct becomes a graph break with its reason.
 //
@@ -60,6 +61,25 @@ TypeEvidence collectTypeEvidence(clang::ASTContext &context);
 /// The value of a `Tensor h;` local before its first assignment.
 constexpr int kUndefinedTensor = -3;
 
+/// A struct the tracer holds as a record of traced values: an aggregate
+/// whose fields are tensors and scalars (no bases, no references), or a
+/// std::pair or std::tuple of them.
+struct RecordModel {
+  std::vector<clang::QualType> fields;
+  /// The fields' names (empty for a std::tuple, read with std::get).
+  std::vector<std::string> names;
+  bool tuple = false;
+  bool aggregate = false; // not a std::pair or std::tuple
+  /// How code names field i of the object spelled `object`.
+  std::string spellField(const std::string &object, size_t i) const;
+};
+std::optional<RecordModel> recordModelOf(clang::QualType type);
+
+/// A record value: kRecordBase - i names the segment's records[i] (the
+/// values of its fields; kUndefinedTensor where a tensor field has none).
+constexpr int kRecordBase = -1000;
+inline bool isRecordValue(int v) { return v <= kRecordBase; }
+
 class Tracer {
 public:
   Tracer(clang::ASTContext &context, const AnnotationIndex &annotations,
@@ -113,6 +133,8 @@ private:
     std::vector<std::string> memberOrder;
     /// The root frame's std::vector<Tensor> locals (FrameState::lists).
     std::map<const clang::ValueDecl *, std::vector<int>> lists;
+    /// Record values' fields (kRecordBase).
+    std::vector<std::vector<int>> records;
   };
   /// The values of the std::vector<Tensor> local `e` names, or null.
   std::vector<int> *listOf(const clang::Expr *e);
@@ -173,6 +195,8 @@ private:
   /// One statement into the current segment; false on a break.
   bool traceStmt(const clang::Stmt *s);
   bool traceDecl(const clang::VarDecl *var);
+  /// A local (or binding) declared with value v, in the current frame.
+  void bindLocal(const clang::ValueDecl *var, int v);
   /// An if on a host value: both arms traced and each variable they assign
   /// chosen by the condition. With `rest`, the statements after an if whose
   /// then-arm returns and that has no else are its else-arm (an early
@@ -249,6 +273,40 @@ private:
   bool constantIntList(const clang::Expr *e, std::vector<int64_t> &values);
   std::optional<int64_t> constantInt(const clang::Expr *e);
   std::optional<double> constantFloat(const clang::Expr *e);
+
+  // ---- TraceRecords.cpp -------------------------------------------------
+  int makeRecord(std::vector<int> fields);
+  const std::vector<int> &fieldsOf(int record) const {
+    return segment_->records[kRecordBase - record];
+  }
+  /// A struct's value from its initializer: braces (`{a, b}`, `Out{a, b}`,
+  /// std::make_pair), a copy, a call that returns one, or none (its
+  /// defaults); nullopt on a break.
+  std::optional<int> traceRecordInit(clang::QualType type,
+                                     const clang::Expr *init,
+                                     clang::SourceLocation loc);
+  /// Whether the struct `e` names (as frame `frame` sees it) is held as a
+  /// record (a local bound here, a call's result, a temporary) rather than
+  /// spelled (a member, a parameter or a local of an earlier segment).
+  bool holdsRecord(const clang::Expr *e, size_t frame);
+  /// Field `field` of a record, read at loc (an undefined tensor breaks).
+  std::optional<int> fieldOf(int record, unsigned field,
+                             clang::SourceLocation loc);
+  /// `o.y`, `p.first` of a held struct; nullopt without a break when the
+  /// struct is spelled instead (handled).
+  std::optional<int> traceRecordMember(const clang::MemberExpr *e,
+                                       bool &handled);
+  /// std::get<I>(t), std::make_pair and std::make_tuple on traced values;
+  /// handled is false for any other call.
+  std::optional<int> traceRecordCall(const clang::FunctionDecl *fn,
+                                     const clang::CallExpr *call,
+                                     bool &handled);
+  /// `auto [a, b] = f(x);`: each binding is a value of its own.
+  bool traceDecomposition(const clang::DecompositionDecl *d);
+  /// The value a condition chooses between a and b (per field for
+  /// records); `what` names the variable in a break's reason.
+  std::optional<int> choose(int cond, int a, int b, clang::SourceLocation loc,
+                            const std::string &what);
 
   // Graph building helpers.
   int addOp(OpCode code, std::vector<int> operands, ValueKind kind,

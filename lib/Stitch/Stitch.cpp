@@ -168,6 +168,25 @@ stitchFile(ASTContext &context, const std::string &file,
         for (const Decl *d : decl->decls()) {
           const auto *var = cast<VarDecl>(d);
           QualType type = var->getType();
+          // auto [a, b] = f(x);: the bindings name an object declared
+          // first, which the fallback assigns.
+          if (const auto *dd = dyn_cast<DecompositionDecl>(var)) {
+            std::string object = "kiln_bindings" +
+                                 std::to_string(sm.getFileOffset(
+                                     sm.getExpansionLoc(dd->getLocation()))) +
+                                 "_";
+            std::string names;
+            for (const BindingDecl *b : dd->bindings())
+              names += (names.empty() ? "" : ", ") + b->getNameAsString();
+            hoisted +=
+                TypeName::getFullyQualifiedName(type.getNonReferenceType()
+                                                    .getCanonicalType()
+                                                    .getUnqualifiedType(),
+                                                context, policy) +
+                " " + object + "{};\nauto &[" + names + "] = " + object + ";\n";
+            assignments += object + " = (" + initText(var, context) + ");";
+            continue;
+          }
           if (type.getAsString().find("error_on_graph_break") !=
               std::string::npos) {
             keep = true; // a guard stays a declaration (it does nothing at run
@@ -201,7 +220,8 @@ stitchFile(ASTContext &context, const std::string &file,
       std::string args;
       for (const GraphOutput &out : g.outputs)
         args += (args.empty() ? "" : ", ") +
-                (out.returnPart >= 0    ? partName(out.returnPart)
+                (seg.returnsRecord      ? out.variable
+                 : out.returnPart >= 0  ? partName(out.returnPart)
                  : out.variable.empty() ? std::string("kiln_result_")
                                         : out.variable);
       for (const GraphInput &in : g.inputs)
@@ -258,6 +278,16 @@ stitchFile(ASTContext &context, const std::string &file,
           }
           text +=
               "{\n" + declared + "if (" + call + ")\n  " + returned + "\n}\n";
+          text += lineDirective(beginLine, file) + fallback + "\n";
+        } else if (seg.returnsRecord) {
+          // return block(x);: a struct of the graph's results.
+          QualType type = root.function->getReturnType()
+                              .getNonReferenceType()
+                              .getUnqualifiedType();
+          text += "{\n" +
+                  TypeName::getFullyQualifiedName(type, context, policy) +
+                  " kiln_record_{};\nif (" + call +
+                  ")\n  return kiln_record_;\n}\n";
           text += lineDirective(beginLine, file) + fallback + "\n";
         } else if (seg.endsWithReturn) {
           text += "if (kiln::Tensor kiln_result_; " + call +

@@ -98,6 +98,10 @@ struct Segment {
   /// When it returns braces (`return {logits, loss};`, `return Out{a,
   /// b};`): their elements, each a graph output (returnPart).
   std::vector<const clang::Expr *> returnParts;
+  /// When it returns a struct the graph computes (`return block(x);`):
+  /// each field an output (returnPart), the variable naming the field of
+  /// `kiln_record_`, the struct the stitched code returns.
+  bool returnsRecord = false;
   /// False when the statements are an if's or a loop's unbraced body.
   bool braced = true;
   /// When set, the graph runs as these specializations instead, chosen by
