@@ -457,13 +457,18 @@ private:
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
       auto eps = b_.getF64FloatAttr(op.number);
+      // An eps known only at run time: the last operand (ints {1}).
+      bool runtimeEps = !op.ints.empty() && op.ints[0] == 1;
+      Value epsValue =
+          runtimeEps ? scalarCast(get(op.operands.back()), b_.getF64Type())
+                     : Value();
+      size_t tensors = op.operands.size() - (runtimeEps ? 1 : 0);
       if (c == OpCode::LayerNorm)
         out = mlir::kiln::LayerNormOp::create(
-            b_, loc_, x, w,
-            op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value(),
-            eps);
+            b_, loc_, x, w, tensors > 2 ? tensorAs(op.operands[2], e) : Value(),
+            epsValue, eps);
       else
-        out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, eps);
+        out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
       out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
                                          tensorAs(op.operands[1], e));

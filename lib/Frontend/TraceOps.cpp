@@ -193,14 +193,27 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
         in->preferredRank = 1;
     double eps = ln ? 1e-5 : 1e-6;
     unsigned epsArg = ln ? 3 : 2;
+    std::vector<int64_t> ints;
     if (n > epsArg) {
-      std::optional<double> e = constantFloat(arg(epsArg));
-      if (!e)
-        return breakAt(arg(epsArg)->getExprLoc(),
-                       "kiln::" + name + " with an eps that is not a constant");
-      eps = *e;
+      if (std::optional<double> e = constantFloat(arg(epsArg))) {
+        eps = *e;
+      } else {
+        // A module's eps (`this->eps`): an f64 operand (ints {1}).
+        std::optional<int> v = traceExpr(arg(epsArg));
+        if (!v)
+          return std::nullopt;
+        if (kindOf(*v) == ValueKind::Tensor)
+          return breakAt(arg(epsArg)->getExprLoc(),
+                         "kiln::" + name + " with a tensor eps");
+        if (kindOf(*v) != ValueKind::F64)
+          v = addOp(OpCode::ScalarCast, {*v}, ValueKind::F64,
+                    arg(epsArg)->getExprLoc());
+        ops.push_back(*v);
+        ints.push_back(1);
+        eps = 0;
+      }
     }
-    return addOp(code, ops, ValueKind::Tensor, loc, {}, eps);
+    return addOp(code, ops, ValueKind::Tensor, loc, ints, eps);
   }
   if (code == OpCode::Matmul || code == OpCode::Linear ||
       code == OpCode::Embedding || code == OpCode::CrossEntropy) {

@@ -134,9 +134,9 @@ struct SoftmaxToGenerics
 };
 
 /// (x - mean?) * rsqrt(mean((x - mean?)^2) + eps) * weight + bias? over the
-/// last rank(weight) dims.
+/// last rank(weight) dims; epsValue (f64), when set, is eps.
 Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
-                Value bias, double eps, bool center) {
+                Value bias, double eps, Value epsValue, bool center) {
   Value x = widen(b, loc, input);
   Value w = widen(b, loc, weight);
   Value bi = bias ? widen(b, loc, bias) : Value();
@@ -229,7 +229,11 @@ Value normalize(OpBuilder &b, Location loc, Value input, Value weight,
                      return arith::MulFOp::create(bb, l, d, d);
                    });
   Value sq = buildReduction(b, loc, squares, dims, false, ReduceKind::Sum, f);
-  Value epsV = scalarConstant(b, loc, f, eps);
+  // An eps known only at run time comes as an f64 operand.
+  Value epsV = !epsValue ? scalarConstant(b, loc, f, eps)
+               : epsValue.getType() == f
+                   ? epsValue
+                   : Value(arith::TruncFOp::create(b, loc, f, epsValue));
   Value scale = mapLike(b, loc, sq, sq,
                         [&](OpBuilder &bb, Location l, ValueRange a) -> Value {
                           Value var = arith::DivFOp::create(bb, l, a[0], nf);
@@ -268,7 +272,8 @@ struct LayerNormToGenerics : OpConversionPattern<LayerNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
                         adaptor.getWeight(), adaptor.getBias(),
-                        op.getEps().convertToDouble(), /*center=*/true);
+                        op.getEps().convertToDouble(), adaptor.getEpsValue(),
+                        /*center=*/true);
     rewriter.replaceOp(
         op, narrow(rewriter, op.getLoc(), y, op.getType().getElementType()));
     return success();
@@ -282,7 +287,8 @@ struct RmsNormToGenerics : OpConversionPattern<RmsNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value y = normalize(rewriter, op.getLoc(), adaptor.getInput(),
                         adaptor.getWeight(), Value(),
-                        op.getEps().convertToDouble(), /*center=*/false);
+                        op.getEps().convertToDouble(), adaptor.getEpsValue(),
+                        /*center=*/false);
     rewriter.replaceOp(
         op, narrow(rewriter, op.getLoc(), y, op.getType().getElementType()));
     return success();

@@ -212,21 +212,31 @@ void EagerStatements::emitOp(const TraceOp &op) {
         std::to_string(op.ints[0]) + ")";
     break;
   case OpCode::LayerNorm:
-    e = "kiln::layer_norm(" + a(0) + ", " + a(1) + ", " +
-        (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) + ", " +
-        number(op.number, ValueKind::F64) + ")";
+  case OpCode::RmsNorm: {
+    // ints {1}: the last operand is an eps known only at run time.
+    bool runtimeEps = !op.ints.empty() && op.ints[0] == 1;
+    size_t tensors = op.operands.size() - (runtimeEps ? 1 : 0);
+    std::string eps = runtimeEps ? s(op.operands.size() - 1)
+                                 : number(op.number, ValueKind::F64);
+    e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + a(1) + ", " +
+        (c == OpCode::RmsNorm ? ""
+         : tensors > 2        ? a(2) + ", "
+                              : "kiln::Tensor(), ") +
+        eps + ")";
     break;
-  case OpCode::RmsNorm:
-    e = "kiln::rms_norm(" + a(0) + ", " + a(1) + ", " +
-        number(op.number, ValueKind::F64) + ")";
-    break;
-  case OpCode::Conv2d:
+  }
+  case OpCode::Conv2d: {
+    // ints: sh, sw, ph, pw (kRuntimeAttr: the next scalar operand), bias.
+    size_t tensors = op.ints[4] ? 3 : 2, next = tensors;
+    std::string p[4];
+    for (size_t i = 0; i < 4; ++i)
+      p[i] =
+          op.ints[i] == kRuntimeAttr ? s(next++) : std::to_string(op.ints[i]);
     e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
-        (op.operands.size() > 2 ? a(2) : std::string("kiln::Tensor()")) +
-        ", {" + std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]) +
-        "}, {" + std::to_string(op.ints[2]) + ", " +
-        std::to_string(op.ints[3]) + "})";
+        (tensors > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" + p[0] +
+        ", " + p[1] + "}, {" + p[2] + ", " + p[3] + "})";
     break;
+  }
   case OpCode::Cat:
     e = "kiln::cat({";
     for (size_t i = 0; i < op.operands.size(); ++i)

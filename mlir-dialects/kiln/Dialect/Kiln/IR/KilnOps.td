@@ -306,25 +306,30 @@ class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
 def Kiln_SoftmaxOp : Kiln_SoftmaxLikeOp<"softmax", "Softmax">;
 def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax", "Log of the softmax">;
 
-def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure,
+def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
   let summary = "layer normalisation over the trailing dims of the weight";
   let description = [{
     `(x - mean) / sqrt(var + eps) * weight + bias` where mean and the biased
     variance are taken over the last `rank(weight)` dims of `input`, whose
     sizes must equal the weight's. `bias`, when present, has the weight's
-    type.
+    type. An eps known only at run time (a module's member) is the `f64`
+    operand `eps_value`, which then overrides the attribute.
 
     ```mlir
     %y = kiln.layer_norm %x, %g, %b {eps = 1.0e-05 : f64}
         : (tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<?x?x768xf32>
+    %z = kiln.layer_norm %x, %g eps_value %e {eps = 0.0 : f64}
+        : (tensor<?x?x768xf32>, tensor<768xf32>, f64) -> tensor<?x?x768xf32>
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
-                       Optional<Kiln_FloatTensor>:$bias, F64Attr:$eps);
+                       Optional<Kiln_FloatTensor>:$bias,
+                       Optional<F64>:$eps_value, F64Attr:$eps);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $weight (`,` $bias^)? (`eps_value` $eps_value^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -333,7 +338,8 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
     AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
   let summary = "root-mean-square normalisation";
   let description = [{
-    `x / sqrt(mean(x^2) + eps) * weight` over the last `rank(weight)` dims.
+    `x / sqrt(mean(x^2) + eps) * weight` over the last `rank(weight)` dims;
+    `eps_value`, when present, is an eps known only at run time.
 
     ```mlir
     %y = kiln.rms_norm %x, %g {eps = 1.0e-06 : f64}
@@ -341,10 +347,11 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
     ```
   }];
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
-                       F64Attr:$eps);
+                       Optional<F64>:$eps_value, F64Attr:$eps);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight attr-dict `:` functional-type(operands, results)
+    $input `,` $weight (`eps_value` $eps_value^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
