@@ -11,6 +11,12 @@
 // ratios hold on a noisy machine. The compiled results are checked against
 // eager before anything is timed.
 //
+//   (d) (a) and (b) at small and middling sizes, compiled three ways:
+//       as the pipeline compiles them (threads where the work pays for
+//       them, kiln-parallel-where-it-pays), every loop nest threaded, and
+//       without OpenMP: where threads start to pay, which the pipeline's
+//       threshold must match.
+//
 //   compiled_graphs [REPS]   (default 10)
 #include <kiln/kiln.h>
 
@@ -193,5 +199,65 @@ int main(int argc, char **argv) {
               tEagerC * 1e3, tCompiledC * 1e3, tEagerC / tCompiledC,
               flops / tCompiledC / 1e9, tBlas / tCompiledC,
               flops / tBlas / 1e9);
+
+  // (d) the sweep: per call, each sample a batch of calls lasting ~1 ms.
+  mlir::kiln::CompileOptions threaded, serial;
+  threaded.cpu.minParallelWork = 0;
+  serial.cpu.openmp = false;
+  CompiledGraphs always, never;
+  if (!compileGraphs(threaded, "/tmp/kiln-bench-threaded", always) ||
+      !always.load() ||
+      !compileGraphs(serial, "/tmp/kiln-bench-serial", never) || !never.load())
+    return 1;
+  std::printf("\n(d) per call, us: eager | compiled (threads where they pay) "
+              "| every loop threaded | no threads; eager/compiled\n");
+  auto sweep = [&](const char *name, const std::string &label,
+                   const std::vector<Tensor> &in, int64_t rank,
+                   const std::function<Tensor()> &eager) {
+    if (!kiln::allclose(call(graphs.entry(name), in, rank), eager(), 1e-4,
+                        1e-4) ||
+        !kiln::allclose(call(never.entry(name), in, rank), eager(), 1e-4, 1e-4))
+      return std::fprintf(stderr, "%s: compiled differs from eager\n", name),
+             false;
+    double once = seconds([&] { eager(); });
+    int batch = std::max(1, static_cast<int>(1e-3 / std::max(once, 1e-7)));
+    auto batched = [&](const std::function<void()> &fn) {
+      return [=] {
+        for (int i = 0; i < batch; ++i)
+          fn();
+      };
+    };
+    std::vector<double> t = medianSecondsInTurns(
+        reps, {batched([&] { eager(); }),
+               batched([&] { call(graphs.entry(name), in, rank); }),
+               batched([&] { call(always.entry(name), in, rank); }),
+               batched([&] { call(never.entry(name), in, rank); })});
+    for (double &v : t)
+      v = v / batch * 1e6;
+    std::printf("    %-30s %9.1f | %9.1f | %9.1f | %9.1f   %.2fx\n",
+                label.c_str(), t[0], t[1], t[2], t[3], t[0] / t[1]);
+    return true;
+  };
+  for (int64_t size : {64, 4096, 32768, 262144, 1 << 20}) {
+    Tensor xs = kiln::randn({size}, 8);
+    if (!sweep("chain", "(a) chain [" + std::to_string(size) + "]", {xs}, 1,
+               [&] {
+                 return kiln::gelu(xs * 1.5 + 0.5) * kiln::sigmoid(xs) -
+                        xs / (kiln::abs(xs) + 1);
+               }))
+      return 1;
+  }
+  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
+           {8, 64}, {64, 256}, {256, 512}, {1024, 1024}}) {
+    Tensor xs = kiln::randn({rows, cols}, 9), ws = kiln::randn({cols}, 10),
+           bs = kiln::randn({cols}, 11);
+    if (!sweep("ln_softmax",
+               "(b) ln_softmax [" + std::to_string(rows) + "," +
+                   std::to_string(cols) + "]",
+               {xs, ws, bs}, 2, [&] {
+                 return kiln::layer_norm(kiln::softmax(xs, 1) + xs, ws, bs);
+               }))
+      return 1;
+  }
   return 0;
 }

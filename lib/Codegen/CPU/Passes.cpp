@@ -46,6 +46,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnFuseRowLoops());
   pm.addPass(createKilnPrefetchNextRow());
   if (options.openmp) {
+    pm.addPass(createKilnParallelWhereItPays(
+        KilnParallelWhereItPaysOptions{options.minParallelWork}));
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createKilnOpenMpSchedule());
   }

@@ -15,6 +15,9 @@ namespace mlir::kiln {
 struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;
+  /// Estimated operations below which a loop nest runs without forking a
+  /// team (kiln-parallel-where-it-pays; docs/benchmarks.md measures it).
+  int64_t minParallelWork = 1048576;
 };
 
 /// kiln -> LLVM dialect for the host CPU: fusion, bufferization with

@@ -95,6 +95,27 @@ def KilnOpenMpSchedule : Pass<"kiln-openmp-schedule"> {
   let dependentDialects = ["::mlir::omp::OpenMPDialect"];
 }
 
+def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
+  let summary = "Fork threads for a loop nest only when its work pays for it";
+  let description = [{
+    Every outermost `scf.parallel` would become an OpenMP parallel region,
+    and forking a team costs microseconds whatever the loop's size: a
+    64-element chain ran 3-5x slower than its single-threaded self. This
+    pass estimates each loop nest's work at run time (its trip counts times
+    the operations of its body, counted down the nest; a row tile's inner
+    bound counts as its constant tile size) and runs it threaded only when
+    the estimate reaches `min-work`; otherwise a serial copy of the nest
+    (`scf.for` loops) runs, with no call into the OpenMP runtime. The
+    threshold is measured (docs/benchmarks.md), as ATen's grain size is.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"1048576",
+           "Estimated operations below which a loop nest runs serially">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def KilnPrefetchNextRow : Pass<"kiln-prefetch-next-row"> {
   let summary = "Prefetch the next row of big arrays while a row tile's row runs";
   let description = [{

@@ -1,0 +1,169 @@
+//===- ParallelWhereItPays.cpp - Threads only for loop nests worth them ---===//
+//
+// Each outermost scf.parallel becomes
+//
+//     %work = (trip counts) * (operations of the body, down the nest)
+//     scf.if (%work >= min-work) { scf.parallel ... }   // an OpenMP team
+//     else { scf.for ... }                             // no fork
+//
+// The estimate is built before the loop from values defined outside it; a
+// bound computed inside (a row tile's `affine.min(16, n - i)`) counts as its
+// constant part, the tile size.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNPARALLELWHEREITPAYS
+#include "kiln/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+
+/// Builds, before `outer`, an estimate of the work of its loop nest.
+class WorkEstimate {
+public:
+  WorkEstimate(OpBuilder &b, scf::ParallelOp outer)
+      : b_(b), outer_(outer), loc_(outer.getLoc()) {}
+
+  /// Trip counts of `outer` times the work of its body.
+  Value ofOuter() {
+    Value trips = tripCounts(outer_.getLowerBound(), outer_.getUpperBound(),
+                             outer_.getStep());
+    return mul(trips, ofBlock(*outer_.getBody()));
+  }
+
+private:
+  Value constant(int64_t v) {
+    return arith::ConstantIndexOp::create(b_, loc_, v);
+  }
+  Value mul(Value a, Value c) {
+    return b_.createOrFold<arith::MulIOp>(loc_, a, c);
+  }
+  Value add(Value a, Value c) {
+    return b_.createOrFold<arith::AddIOp>(loc_, a, c);
+  }
+
+  bool outside(Value v) {
+    Operation *def = v.getDefiningOp();
+    Operation *owner = def ? def : v.getParentBlock()->getParentOp();
+    return !outer_->isAncestor(owner);
+  }
+
+  /// A bound as seen from before the loop nest: itself when defined
+  /// outside, the least constant of an affine.min inside (a tile's size),
+  /// else unknown.
+  std::optional<Value> bound(Value v) {
+    if (outside(v))
+      return v;
+    if (auto min = v.getDefiningOp<affine::AffineMinOp>()) {
+      std::optional<int64_t> least;
+      for (AffineExpr e : min.getAffineMap().getResults())
+        if (auto c = dyn_cast<AffineConstantExpr>(e))
+          least = least ? std::min(*least, c.getValue()) : c.getValue();
+      if (least)
+        return constant(*least);
+    }
+    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+      return constant(c.value());
+    return std::nullopt;
+  }
+
+  /// The product of ceil((ub - lb) / step) over the dims; a dim whose
+  /// bounds are not known outside counts once.
+  Value tripCounts(ValueRange lbs, ValueRange ubs, ValueRange steps) {
+    Value total = constant(1);
+    for (size_t i = 0; i < lbs.size(); ++i) {
+      std::optional<Value> lb = bound(lbs[i]), ub = bound(ubs[i]),
+                           step = bound(steps[i]);
+      if (!lb || !ub || !step)
+        continue;
+      Value span = b_.createOrFold<arith::MaxSIOp>(
+          loc_, b_.createOrFold<arith::SubIOp>(loc_, *ub, *lb), constant(0));
+      total =
+          mul(total, b_.createOrFold<arith::CeilDivSIOp>(loc_, span, *step));
+    }
+    return total;
+  }
+
+  /// The operations one run of `block` executes, nested loops multiplied
+  /// by their trip counts and both arms of an if counted.
+  Value ofBlock(Block &block) {
+    int64_t own = 0;
+    Value nested = constant(0);
+    for (Operation &op : block) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        nested =
+            add(nested, mul(tripCounts(loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep()),
+                            ofBlock(*loop.getBody())));
+      } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        nested =
+            add(nested, mul(tripCounts(loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep()),
+                            ofBlock(*loop.getBody())));
+      } else if (op.getNumRegions() > 0) {
+        for (Region &r : op.getRegions())
+          for (Block &inner : r)
+            nested = add(nested, ofBlock(inner));
+      } else if (!op.hasTrait<OpTrait::ConstantLike>() &&
+                 !op.hasTrait<OpTrait::IsTerminator>()) {
+        ++own;
+      }
+    }
+    return add(nested, constant(own));
+  }
+
+  OpBuilder &b_;
+  scf::ParallelOp outer_;
+  Location loc_;
+};
+
+struct KilnParallelWhereItPaysPass
+    : mlir::kiln::impl::KilnParallelWhereItPaysBase<
+          KilnParallelWhereItPaysPass> {
+  using KilnParallelWhereItPaysBase::KilnParallelWhereItPaysBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation()->walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>() &&
+          loop.getNumResults() == 0)
+        outermost.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : outermost) {
+      rewriter.setInsertionPoint(loop);
+      Value work = WorkEstimate(rewriter, loop).ofOuter();
+      Value pays = arith::CmpIOp::create(
+          rewriter, loop.getLoc(), arith::CmpIPredicate::sge, work,
+          arith::ConstantIndexOp::create(rewriter, loop.getLoc(), minWork));
+      auto branch = scf::IfOp::create(rewriter, loop.getLoc(), pays,
+                                      /*withElseRegion=*/true);
+      rewriter.moveOpBefore(loop, branch.thenBlock()->getTerminator());
+      rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
+      // The serial copy: every parallel loop of the nest, innermost first
+      // (post-order), made nested scf.for loops.
+      Operation *serial = rewriter.clone(*loop);
+      SmallVector<scf::ParallelOp> copies;
+      serial->walk([&](scf::ParallelOp p) { copies.push_back(p); });
+      for (scf::ParallelOp copy : copies) {
+        rewriter.setInsertionPoint(copy);
+        if (failed(scf::parallelForToNestedFors(rewriter, copy))) {
+          loop.emitError("kiln-parallel-where-it-pays: no serial copy");
+          return signalPassFailure();
+        }
+      }
+    }
+  }
+};
+
+} // namespace
