@@ -169,6 +169,37 @@ lp = np.log(softmax(d(logits), 1))
 case("cross_entropy", [logits, targets],
      np.float32(-lp[np.arange(5), targets].mean()))
 
+# More elementwise functions on the inputs above (after the other cases, so
+# that those keep their random inputs).
+case("sin", [x], np.sin(xd).astype(np.float32))
+case("cos", [x], np.cos(xd).astype(np.float32))
+case("tan", [x], np.tan(xd).astype(np.float32))
+case("atan", [x], np.arctan(xd).astype(np.float32))
+case("erf", [x], erf(xd).astype(np.float32))
+case("erfc", [x], np.vectorize(math.erfc)(xd).astype(np.float32))
+above = np.concatenate([f32(100, lo=-0.99, hi=10), f32(50, lo=-0.01, hi=0.01),
+                        np.array([0.0, -0.0, 1e-8, -1e-8], dtype=np.float32)])
+case("log1p", [above], np.log1p(d(above)).astype(np.float32))
+case("expm1", [x], np.expm1(xd).astype(np.float32))
+case("log2", [pos], np.log2(d(pos)).astype(np.float32))
+case("exp2", [x], np.exp2(xd).astype(np.float32))
+nonzero = np.where(x == 0, np.float32(0.25), x)
+case("reciprocal", [nonzero], (1.0 / d(nonzero)).astype(np.float32))
+softplus = np.where(xd > 20, xd, np.log1p(np.exp(np.minimum(xd, 20))))
+case("softplus", [x], softplus.astype(np.float32))
+case("mish", [x], (xd * np.tanh(softplus)).astype(np.float32))
+case("hardswish", [x], (xd * np.clip(xd + 3, 0, 6) / 6).astype(np.float32))
+case("hardsigmoid", [x], (np.clip(xd + 3, 0, 6) / 6).astype(np.float32))
+halves = np.concatenate([x, np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997],
+                                     dtype=np.float32)])
+ints = rng.integers(-50, 50, size=(4, 5)).astype(np.int64)
+for name, fn in [("floor", np.floor), ("ceil", np.ceil), ("round", np.round),
+                 ("trunc", np.trunc)]:
+    case(name, [halves], fn(halves))  # np.round rounds halves to even
+    case(name, [ints], ints)
+case("square", [x], (xd * xd).astype(np.float32))
+case("square", [ints], ints * ints)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

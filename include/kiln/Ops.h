@@ -119,6 +119,36 @@ Tensor relu(const Tensor &x);
 /// approximate = "none" (the exact erf form, torch's default) or "tanh".
 Tensor gelu(const Tensor &x, const std::string &approximate = "none");
 Tensor silu(const Tensor &x);
+Tensor sin(const Tensor &x);
+Tensor cos(const Tensor &x);
+Tensor tan(const Tensor &x);
+Tensor atan(const Tensor &x);
+Tensor erf(const Tensor &x);
+Tensor erfc(const Tensor &x);
+/// log(1 + x) and exp(x) - 1, accurate for small x.
+Tensor log1p(const Tensor &x);
+Tensor expm1(const Tensor &x);
+Tensor log2(const Tensor &x);
+Tensor exp2(const Tensor &x);
+/// 1 / x.
+Tensor reciprocal(const Tensor &x);
+/// log(1 + exp(x)), x itself above 20 (torch's default beta 1, threshold
+/// 20). Floating inputs only, as the three below.
+Tensor softplus(const Tensor &x);
+/// x * tanh(softplus(x)).
+Tensor mish(const Tensor &x);
+/// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor &x);
+/// relu6(x + 3) / 6.
+Tensor hardsigmoid(const Tensor &x);
+/// Rounding keeps the dtype; integers are returned as they are. round
+/// rounds halves to even, as torch.round does.
+Tensor floor(const Tensor &x);
+Tensor ceil(const Tensor &x);
+Tensor round(const Tensor &x);
+Tensor trunc(const Tensor &x);
+/// x * x, in x's dtype.
+Tensor square(const Tensor &x);
 
 //===----------------------------------------------------------------------===//
 // Reductions. An empty dims list reduces over every dim.

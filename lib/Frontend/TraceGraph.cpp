@@ -99,6 +99,15 @@ const char *opName(OpCode code) {
   return "?";
 }
 
+namespace {
+/// Unary float ops that eager (and torch) refuse on integers and bools.
+bool isFloatOnly(OpCode code) {
+  return code == OpCode::Silu || code == OpCode::Softplus ||
+         code == OpCode::Mish || code == OpCode::Hardswish ||
+         code == OpCode::Hardsigmoid;
+}
+} // namespace
+
 OpGroup opGroup(OpCode code) {
   switch (code) {
 #define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
@@ -306,6 +315,11 @@ llvm::Error inferSignature(Graph &g) {
                                      " at " + op.pos.file + ":" +
                                      std::to_string(op.pos.line) + ": " + why);
     };
+    // Eager's message for a dtype the op refuses.
+    auto notForDType = [](ElementType e) {
+      return std::string("not supported for dtype ") + elementTypeName(e) +
+             "; convert with to(kiln::kFloat32) first";
+    };
     if (r.kind != ValueKind::Tensor) {
       if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
         return fail("dim " + std::to_string(op.ints[0]) +
@@ -324,6 +338,10 @@ llvm::Error inferSignature(Graph &g) {
     case OpGroup::UnaryFloat:
       r.rank = in(0).rank;
       r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
+      // Activations torch defines on floating tensors only: eager refuses
+      // the others, so no compiled graph could agree.
+      if (isFloatOnly(op.code) && !isFloat(in(0).element))
+        return fail(notForDType(in(0).element));
       continue;
     case OpGroup::Unary:
       r.rank = in(0).rank;
@@ -331,6 +349,8 @@ llvm::Error inferSignature(Graph &g) {
       if (op.code == OpCode::Neg && r.element == ElementType::Bool)
         return fail("negating a bool tensor is not supported; use logical_not "
                     "or convert with to(kiln::kInt64)");
+      if (r.element == ElementType::Bool)
+        return fail(notForDType(r.element));
       continue;
     case OpGroup::Binary:
       r.rank = maxRank;
@@ -394,6 +414,8 @@ llvm::Error inferSignature(Graph &g) {
     case OpCode::RmsNorm:
       r.rank = in(0).rank;
       r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
+      if (!isFloat(in(0).element))
+        return fail(notForDType(in(0).element));
       if ((op.code == OpCode::Softmax || op.code == OpCode::LogSoftmax) &&
           normalize(op.ints[0], r.rank) < 0)
         return fail("dim out of range");

@@ -32,7 +32,8 @@
 // where exp overflows and erf saturates) and `!` (its first elements are
 // then inf, -inf, nan, 0, -0, 1e-40 and +-100).
 // A float tensor with `{LO,HI}` holds evenly spaced values from LO to HI
-// instead (`f32[400000]{-104,89}` sweeps exp's whole range).
+// instead (`f32[400000]{-104,89}` sweeps exp's whole range; LO and HI may
+// be decimals, `{-0.001,0.001}`).
 // A line that ends in `expect-error` must make eager code throw kiln::Error
 // and compiled code return status 1. A `// E2E-TOLERANCE: RTOL ATOL` line
 // widens the float32 tolerance for a file whose graphs are deep enough for
@@ -88,7 +89,7 @@ struct ArgSpec {
   Shape shape;
   bool isScalar = false;
   double value = 0;
-  int64_t lo = 0, hi = 10;
+  double lo = 0, hi = 10; // integers for integer tensors
   bool range = false;
   double scale = 1;
   bool special = false;
@@ -115,7 +116,7 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
     words >> word;
     run.function = word.substr(1);
     std::regex tensorRe(
-        R"((\w+)\[([0-9,]*)\](\{(-?\d+),(-?\d+)\})?(\*([0-9.eE+-]+))?(!)?)");
+        R"((\w+)\[([0-9,]*)\](\{(-?[0-9.eE+-]+),(-?[0-9.eE+-]+)\})?(\*([0-9.eE+-]+))?(!)?)");
     std::regex scalarRe(R"((\w+)=(-?[0-9.eE+-]+))");
     while (words >> word) {
       std::smatch m;
@@ -132,8 +133,8 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
           if (!d.empty())
             arg.shape.push_back(std::stoll(d));
         if (m[3].matched) {
-          arg.lo = std::stoll(m[4]);
-          arg.hi = std::stoll(m[5]);
+          arg.lo = std::stod(m[4]);
+          arg.hi = std::stod(m[5]);
           arg.range = true;
         }
         if (m[6].matched)
@@ -188,7 +189,8 @@ RtValue makeInput(const ArgSpec &arg, uint64_t seed) {
     return x.to(dt);
   }
   std::mt19937_64 gen(seed);
-  int64_t lo = dt == kBool ? 0 : arg.lo, hi = dt == kBool ? 2 : arg.hi;
+  int64_t lo = dt == kBool ? 0 : static_cast<int64_t>(arg.lo),
+          hi = dt == kBool ? 2 : static_cast<int64_t>(arg.hi);
   std::uniform_int_distribution<int64_t> dist(lo, hi - 1);
   std::vector<int64_t> values(static_cast<size_t>(shapeNumel(arg.shape)));
   for (int64_t &v : values)

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::detail;
@@ -202,24 +204,31 @@ Value unaryMath(OpBuilder &b, Location loc, ValueRange a) {
   });
 }
 
-Value scalarOf(ExpOp, OpBuilder &b, Location loc, ValueRange a) {
-  return unaryMath<math::ExpOp>(b, loc, a);
-}
-Value scalarOf(LogOp, OpBuilder &b, Location loc, ValueRange a) {
-  return unaryMath<math::LogOp>(b, loc, a);
-}
-Value scalarOf(SqrtOp, OpBuilder &b, Location loc, ValueRange a) {
-  return unaryMath<math::SqrtOp>(b, loc, a);
-}
+// The kiln ops that are one math op on floats.
+#define KILN_MATH_FUNCTION(NAME)                                               \
+  Value scalarOf(NAME##Op, OpBuilder &b, Location loc, ValueRange a) {         \
+    return unaryMath<math::NAME##Op>(b, loc, a);                               \
+  }
+KILN_MATH_FUNCTION(Exp)
+KILN_MATH_FUNCTION(Log)
+KILN_MATH_FUNCTION(Sqrt)
+KILN_MATH_FUNCTION(Tanh)
+KILN_MATH_FUNCTION(Sin)
+KILN_MATH_FUNCTION(Cos)
+KILN_MATH_FUNCTION(Tan)
+KILN_MATH_FUNCTION(Atan)
+KILN_MATH_FUNCTION(Erf)
+KILN_MATH_FUNCTION(Erfc)
+KILN_MATH_FUNCTION(Log2)
+KILN_MATH_FUNCTION(Exp2)
+#undef KILN_MATH_FUNCTION
+
 Value scalarOf(RsqrtOp, OpBuilder &b, Location loc, ValueRange a) {
   return inF32(b, loc, a, [&](ValueRange w) -> Value {
     Value one = constantLike(b, loc, w[0], 1.0);
     return arith::DivFOp::create(b, loc, one,
                                  math::SqrtOp::create(b, loc, w[0]));
   });
-}
-Value scalarOf(TanhOp, OpBuilder &b, Location loc, ValueRange a) {
-  return unaryMath<math::TanhOp>(b, loc, a);
 }
 Value scalarOf(SigmoidOp, OpBuilder &b, Location loc, ValueRange a) {
   return inF32(b, loc, a,
@@ -229,6 +238,136 @@ Value scalarOf(SiluOp, OpBuilder &b, Location loc, ValueRange a) {
   return inF32(b, loc, a, [&](ValueRange w) -> Value {
     return arith::MulFOp::create(b, loc, w[0], sigmoidOf(b, loc, w[0]));
   });
+}
+
+/// log(1 + x) and exp(x) - 1 for small x: f32 stays math.log1p and
+/// math.expm1 (polynomials on the CPU, libdevice on GPUs); f64, which the
+/// CPU would lower as log(1 + x) and exp(x) - 1, losing small x, uses
+/// Goldberg's and Kahan's corrections: with u = 1 + x (u = exp(x)),
+/// log1p = log(u) * x / (u - 1) and expm1 = (u - 1) * x / log(u), x itself
+/// where u rounds to 1.
+template <typename MathOp>
+Value correctedInF64(OpBuilder &b, Location loc, ValueRange a,
+                     function_ref<Value(Value)> f64) {
+  return inF32(b, loc, a, [&](ValueRange w) -> Value {
+    return w[0].getType().isF64() ? f64(w[0])
+                                  : Value(MathOp::create(b, loc, w[0]));
+  });
+}
+Value scalarOf(Log1pOp, OpBuilder &b, Location loc, ValueRange a) {
+  return correctedInF64<math::Log1pOp>(b, loc, a, [&](Value x) -> Value {
+    Value one = constantLike(b, loc, x, 1.0);
+    Value u = arith::AddFOp::create(b, loc, one, x);
+    Value d = arith::SubFOp::create(b, loc, u, one);
+    Value corrected = arith::DivFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x), d);
+    Value exact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, d,
+                                        constantLike(b, loc, x, 0.0));
+    // u = inf (x = inf): log(u) itself.
+    Value infinite = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ, u,
+        constantLike(b, loc, x, std::numeric_limits<double>::infinity()));
+    return arith::SelectOp::create(
+        b, loc, exact, x,
+        arith::SelectOp::create(b, loc, infinite, u, corrected));
+  });
+}
+Value scalarOf(Expm1Op, OpBuilder &b, Location loc, ValueRange a) {
+  return correctedInF64<math::ExpM1Op>(b, loc, a, [&](Value x) -> Value {
+    Value one = constantLike(b, loc, x, 1.0);
+    Value u = math::ExpOp::create(b, loc, x);
+    Value d = arith::SubFOp::create(b, loc, u, one);
+    Value logU = math::LogOp::create(b, loc, u);
+    Value corrected = arith::DivFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, d, x), logU);
+    // u rounds to 1: x; u - 1 = -1 (x very negative) or u = inf: u - 1.
+    Value exact =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
+    Value far = arith::OrIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, d,
+                              constantLike(b, loc, x, -1.0)),
+        arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OEQ, u,
+            constantLike(b, loc, x, std::numeric_limits<double>::infinity())));
+    return arith::SelectOp::create(
+        b, loc, exact, x, arith::SelectOp::create(b, loc, far, d, corrected));
+  });
+}
+Value scalarOf(ReciprocalOp, OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a, [&](ValueRange w) -> Value {
+    return arith::DivFOp::create(b, loc, constantLike(b, loc, w[0], 1.0), w[0]);
+  });
+}
+
+namespace {
+/// log(1 + exp(x)), x above 20.
+Value softplusOf(OpBuilder &b, Location loc, Value x) {
+  Value big = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                    constantLike(b, loc, x, 20.0));
+  Value soft = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, x));
+  return arith::SelectOp::create(b, loc, big, x, soft);
+}
+/// min(max(x + 3, 0), 6) / 6, NaN propagating.
+Value hardSigmoidOf(OpBuilder &b, Location loc, Value x) {
+  Value shifted =
+      arith::AddFOp::create(b, loc, x, constantLike(b, loc, x, 3.0));
+  Value clamped = arith::MinimumFOp::create(
+      b, loc,
+      arith::MaximumFOp::create(b, loc, shifted, constantLike(b, loc, x, 0.0)),
+      constantLike(b, loc, x, 6.0));
+  return arith::DivFOp::create(b, loc, clamped, constantLike(b, loc, x, 6.0));
+}
+} // namespace
+
+Value scalarOf(SoftplusOp, OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a,
+               [&](ValueRange w) { return softplusOf(b, loc, w[0]); });
+}
+Value scalarOf(MishOp, OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a, [&](ValueRange w) -> Value {
+    return arith::MulFOp::create(
+        b, loc, w[0], math::TanhOp::create(b, loc, softplusOf(b, loc, w[0])));
+  });
+}
+Value scalarOf(HardswishOp, OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a, [&](ValueRange w) -> Value {
+    return arith::MulFOp::create(b, loc, w[0], hardSigmoidOf(b, loc, w[0]));
+  });
+}
+Value scalarOf(HardsigmoidOp, OpBuilder &b, Location loc, ValueRange a) {
+  return inF32(b, loc, a,
+               [&](ValueRange w) { return hardSigmoidOf(b, loc, w[0]); });
+}
+
+/// Rounding: integers are their own rounding.
+template <typename MathOp>
+Value rounded(OpBuilder &b, Location loc, ValueRange a) {
+  if (!isFloat(a[0].getType()))
+    return a[0];
+  return unaryMath<MathOp>(b, loc, a);
+}
+Value scalarOf(FloorOp, OpBuilder &b, Location loc, ValueRange a) {
+  return rounded<math::FloorOp>(b, loc, a);
+}
+Value scalarOf(CeilOp, OpBuilder &b, Location loc, ValueRange a) {
+  return rounded<math::CeilOp>(b, loc, a);
+}
+Value scalarOf(RoundOp, OpBuilder &b, Location loc, ValueRange a) {
+  return rounded<math::RoundEvenOp>(b, loc, a);
+}
+Value scalarOf(TruncOp, OpBuilder &b, Location loc, ValueRange a) {
+  return rounded<math::TruncOp>(b, loc, a);
+}
+Value scalarOf(SquareOp, OpBuilder &b, Location loc, ValueRange a) {
+  if (isFloat(a[0].getType()))
+    return inF32(b, loc, a, [&](ValueRange w) -> Value {
+      return arith::MulFOp::create(b, loc, w[0], w[0]);
+    });
+  if (isBool(a[0].getType()))
+    return a[0];
+  return arith::MulIOp::create(b, loc, a[0], a[0]);
 }
 
 Value scalarOf(GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
@@ -341,15 +480,26 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
 void mlir::kiln::populateElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
-               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
-               ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
-               ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<CmpOp>,
-               ElementwiseToGeneric<WhereOp>, ElementwiseToGeneric<NegOp>,
-               ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ReluOp>,
-               ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
-               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
-               ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
-               ElementwiseToGeneric<SiluOp>, ElementwiseToGeneric<GeluOp>,
-               ElementwiseToGeneric<CastOp>>(ctx);
+  patterns
+      .add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+           ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+           ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
+           ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<CmpOp>,
+           ElementwiseToGeneric<WhereOp>, ElementwiseToGeneric<NegOp>,
+           ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ReluOp>,
+           ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
+           ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
+           ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
+           ElementwiseToGeneric<SiluOp>, ElementwiseToGeneric<GeluOp>,
+           ElementwiseToGeneric<SinOp>, ElementwiseToGeneric<CosOp>,
+           ElementwiseToGeneric<TanOp>, ElementwiseToGeneric<AtanOp>,
+           ElementwiseToGeneric<ErfOp>, ElementwiseToGeneric<ErfcOp>,
+           ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<Expm1Op>,
+           ElementwiseToGeneric<Log2Op>, ElementwiseToGeneric<Exp2Op>,
+           ElementwiseToGeneric<ReciprocalOp>, ElementwiseToGeneric<SoftplusOp>,
+           ElementwiseToGeneric<MishOp>, ElementwiseToGeneric<HardswishOp>,
+           ElementwiseToGeneric<HardsigmoidOp>, ElementwiseToGeneric<FloorOp>,
+           ElementwiseToGeneric<CeilOp>, ElementwiseToGeneric<RoundOp>,
+           ElementwiseToGeneric<TruncOp>, ElementwiseToGeneric<SquareOp>,
+           ElementwiseToGeneric<CastOp>>(ctx);
 }

@@ -18,6 +18,26 @@ Tensor Tensor::tanh() const { return kiln::tanh(*this); }
 Tensor Tensor::sigmoid() const { return kiln::sigmoid(*this); }
 Tensor Tensor::relu() const { return kiln::relu(*this); }
 Tensor Tensor::silu() const { return kiln::silu(*this); }
+Tensor Tensor::sin() const { return kiln::sin(*this); }
+Tensor Tensor::cos() const { return kiln::cos(*this); }
+Tensor Tensor::tan() const { return kiln::tan(*this); }
+Tensor Tensor::atan() const { return kiln::atan(*this); }
+Tensor Tensor::erf() const { return kiln::erf(*this); }
+Tensor Tensor::erfc() const { return kiln::erfc(*this); }
+Tensor Tensor::log1p() const { return kiln::log1p(*this); }
+Tensor Tensor::expm1() const { return kiln::expm1(*this); }
+Tensor Tensor::log2() const { return kiln::log2(*this); }
+Tensor Tensor::exp2() const { return kiln::exp2(*this); }
+Tensor Tensor::reciprocal() const { return kiln::reciprocal(*this); }
+Tensor Tensor::softplus() const { return kiln::softplus(*this); }
+Tensor Tensor::mish() const { return kiln::mish(*this); }
+Tensor Tensor::hardswish() const { return kiln::hardswish(*this); }
+Tensor Tensor::hardsigmoid() const { return kiln::hardsigmoid(*this); }
+Tensor Tensor::floor() const { return kiln::floor(*this); }
+Tensor Tensor::ceil() const { return kiln::ceil(*this); }
+Tensor Tensor::round() const { return kiln::round(*this); }
+Tensor Tensor::trunc() const { return kiln::trunc(*this); }
+Tensor Tensor::square() const { return kiln::square(*this); }
 Tensor Tensor::gelu(const std::string &approximate) const {
   return kiln::gelu(*this, approximate);
 }

@@ -3,6 +3,7 @@
 #include "Ops/Elementwise.h"
 #include "Ops/VecMath.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -158,5 +159,66 @@ Tensor tanh(const Tensor &x) {
   return unaryKernel("tanh", x, Domain::Floating,
                      [](auto v) { return std::tanh(v); });
 }
+
+namespace {
+/// min(max(v, 0), 6), NaN propagating.
+template <typename T> T relu6(T v) {
+  return v != v ? v : std::min(std::max(v, T(0)), T(6));
+}
+template <typename T> T softplusOf(T v) {
+  return v > T(20) ? v : std::log1p(std::exp(v));
+}
+} // namespace
+
+// Functions of one argument computed in floating point: DOMAIN Floating
+// promotes integers and bools to float32, FloatOnly (the activations torch
+// defines on floating tensors only) rejects them.
+#define KILN_FLOAT_FUNCTION(NAME, DOMAIN, EXPR)                                \
+  Tensor NAME(const Tensor &x) {                                               \
+    detail::CountedOp counted;                                                 \
+    return unaryKernel(#NAME, x, Domain::DOMAIN, [](auto v) {                  \
+      using T = decltype(v);                                                   \
+      (void)sizeof(T);                                                         \
+      return EXPR;                                                             \
+    });                                                                        \
+  }
+KILN_FLOAT_FUNCTION(sin, Floating, std::sin(v))
+KILN_FLOAT_FUNCTION(cos, Floating, std::cos(v))
+KILN_FLOAT_FUNCTION(tan, Floating, std::tan(v))
+KILN_FLOAT_FUNCTION(atan, Floating, std::atan(v))
+KILN_FLOAT_FUNCTION(erf, Floating, std::erf(v))
+KILN_FLOAT_FUNCTION(erfc, Floating, std::erfc(v))
+KILN_FLOAT_FUNCTION(log1p, Floating, std::log1p(v))
+KILN_FLOAT_FUNCTION(expm1, Floating, std::expm1(v))
+KILN_FLOAT_FUNCTION(log2, Floating, std::log2(v))
+KILN_FLOAT_FUNCTION(exp2, Floating, std::exp2(v))
+KILN_FLOAT_FUNCTION(reciprocal, Floating, T(1) / v)
+KILN_FLOAT_FUNCTION(softplus, FloatOnly, softplusOf(v))
+KILN_FLOAT_FUNCTION(mish, FloatOnly, v *std::tanh(softplusOf(v)))
+KILN_FLOAT_FUNCTION(hardswish, FloatOnly, v *relu6(v + T(3)) / T(6))
+KILN_FLOAT_FUNCTION(hardsigmoid, FloatOnly, relu6(v + T(3)) / T(6))
+#undef KILN_FLOAT_FUNCTION
+
+// Rounding and squaring keep the dtype; integers round to themselves.
+#define KILN_SAME_TYPE_FUNCTION(NAME, FLOAT_EXPR, INT_EXPR)                    \
+  Tensor NAME(const Tensor &x) {                                               \
+    detail::CountedOp counted;                                                 \
+    return unaryKernel(#NAME, x, Domain::Any, [](auto v) {                     \
+      using T = decltype(v);                                                   \
+      if constexpr (std::is_integral<T>::value)                                \
+        return static_cast<T>(INT_EXPR);                                       \
+      else                                                                     \
+        return static_cast<T>(FLOAT_EXPR);                                     \
+    });                                                                        \
+  }
+KILN_SAME_TYPE_FUNCTION(floor, std::floor(v), v)
+KILN_SAME_TYPE_FUNCTION(ceil, std::ceil(v), v)
+KILN_SAME_TYPE_FUNCTION(round, std::nearbyint(v), v)
+KILN_SAME_TYPE_FUNCTION(trunc, std::trunc(v), v)
+// (Integers wrap like torch's.)
+KILN_SAME_TYPE_FUNCTION(square, v *v,
+                        static_cast<std::make_unsigned_t<T>>(v) *
+                            static_cast<std::make_unsigned_t<T>>(v))
+#undef KILN_SAME_TYPE_FUNCTION
 
 } // namespace kiln

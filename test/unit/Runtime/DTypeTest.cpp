@@ -1,6 +1,7 @@
 //===- DTypeTest.cpp - Promotion, casts, 16-bit floats --------------------===//
 #include "TestUtil.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace kiln;
@@ -112,4 +113,24 @@ TEST_CASE("unsupported dtypes are errors, not undefined behaviour", "[dtype]") {
                    "float64");
   CHECK_KILN_ERROR(randn({2}, 1, kInt32), "randn", "int32");
   CHECK_KILN_ERROR(where(i, i, i), "where", "bool", "int64");
+  // torch defines these activations on floating tensors only.
+  CHECK_KILN_ERROR(softplus(i), "softplus", "int64");
+  CHECK_KILN_ERROR(mish(i), "mish", "int64");
+  CHECK_KILN_ERROR(hardswish(b), "hardswish", "bool");
+  CHECK_KILN_ERROR(hardsigmoid(i), "hardsigmoid", "int64");
+  CHECK_KILN_ERROR(floor(b), "floor", "bool");
+  CHECK_KILN_ERROR(square(b), "square", "bool");
+}
+
+TEST_CASE("floating functions of integers give float32, rounding keeps them",
+          "[dtype]") {
+  Tensor i = arange(5) - 2;
+  checkTensor(
+      sin(i), {5}, kFloat32,
+      {std::sin(-2.0), std::sin(-1.0), 0, std::sin(1.0), std::sin(2.0)});
+  checkTensor(reciprocal(i + 3), {5}, kFloat32, {1, 0.5, 1.0 / 3, 0.25, 0.2});
+  checkTensor(floor(i), {5}, kInt64, {-2, -1, 0, 1, 2});
+  checkTensor(square(i), {5}, kInt64, {4, 1, 0, 1, 4});
+  checkTensor(round(F({0.5f, 1.5f, 2.5f, -0.5f, -2.5f}, {5})), {5}, kFloat32,
+              {0, 2, 2, -0.0, -2}, 0, 0);
 }

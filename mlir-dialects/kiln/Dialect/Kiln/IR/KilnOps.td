@@ -192,6 +192,46 @@ def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", Kiln_FloatTensor,
                                   "logistic function, 1 / (1 + exp(-x))">;
 def Kiln_SiluOp : Kiln_UnaryOp<"silu", Kiln_FloatTensor,
                                "x * sigmoid(x) (swish)">;
+def Kiln_SinOp : Kiln_UnaryOp<"sin", Kiln_FloatTensor,
+    "sine">;
+def Kiln_CosOp : Kiln_UnaryOp<"cos", Kiln_FloatTensor,
+    "cosine">;
+def Kiln_TanOp : Kiln_UnaryOp<"tan", Kiln_FloatTensor,
+    "tangent">;
+def Kiln_AtanOp : Kiln_UnaryOp<"atan", Kiln_FloatTensor,
+    "arc tangent">;
+def Kiln_ErfOp : Kiln_UnaryOp<"erf", Kiln_FloatTensor,
+    "error function">;
+def Kiln_ErfcOp : Kiln_UnaryOp<"erfc", Kiln_FloatTensor,
+    "complementary error function, 1 - erf(x)">;
+def Kiln_Log1pOp : Kiln_UnaryOp<"log1p", Kiln_FloatTensor,
+    "log(1 + x), accurate for small x">;
+def Kiln_Expm1Op : Kiln_UnaryOp<"expm1", Kiln_FloatTensor,
+    "exp(x) - 1, accurate for small x">;
+def Kiln_Log2Op : Kiln_UnaryOp<"log2", Kiln_FloatTensor,
+    "base-2 logarithm">;
+def Kiln_Exp2Op : Kiln_UnaryOp<"exp2", Kiln_FloatTensor,
+    "2 to the x">;
+def Kiln_ReciprocalOp : Kiln_UnaryOp<"reciprocal", Kiln_FloatTensor,
+    "1 / x">;
+def Kiln_SoftplusOp : Kiln_UnaryOp<"softplus", Kiln_FloatTensor,
+    "log(1 + exp(x)), x above 20 (torch's beta 1, threshold 20)">;
+def Kiln_MishOp : Kiln_UnaryOp<"mish", Kiln_FloatTensor,
+    "x * tanh(softplus(x))">;
+def Kiln_HardswishOp : Kiln_UnaryOp<"hardswish", Kiln_FloatTensor,
+    "x * min(max(x + 3, 0), 6) / 6">;
+def Kiln_HardsigmoidOp : Kiln_UnaryOp<"hardsigmoid", Kiln_FloatTensor,
+    "min(max(x + 3, 0), 6) / 6">;
+def Kiln_FloorOp : Kiln_UnaryOp<"floor", Kiln_NumericTensor,
+    "rounding down (integers unchanged)">;
+def Kiln_CeilOp : Kiln_UnaryOp<"ceil", Kiln_NumericTensor,
+    "rounding up (integers unchanged)">;
+def Kiln_RoundOp : Kiln_UnaryOp<"round", Kiln_NumericTensor,
+    "rounding to nearest, halves to even (integers unchanged)">;
+def Kiln_TruncOp : Kiln_UnaryOp<"trunc", Kiln_NumericTensor,
+    "rounding toward zero (integers unchanged)">;
+def Kiln_SquareOp : Kiln_UnaryOp<"square", Kiln_NumericTensor,
+    "x * x (integers wrap)">;
 
 def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   let summary = "Gaussian error linear unit";
