@@ -23,8 +23,17 @@ def arr(x):
              "int32": "int32", "bool": "bool"}[str(x.dtype)]
     return {"shape": list(x.shape), "dtype": dtype,
             "data": [bool(v) if x.dtype == bool else
-                     (int(v) if x.dtype.kind == "i" else float(v))
+                     (int(v) if x.dtype.kind == "i" else number(float(v)))
                      for v in x.reshape(-1)]}
+
+
+def number(v):
+    """A float for JSON, which has no NaN or infinities: those as strings."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
 
 
 def f32(*shape, lo=-3.0, hi=3.0):
@@ -199,6 +208,41 @@ for name, fn in [("floor", np.floor), ("ceil", np.ceil), ("round", np.round),
     case(name, [ints], ints)
 case("square", [x], (xd * xd).astype(np.float32))
 case("square", [ints], ints * ints)
+
+# Compositions of elementwise ops (lib/Runtime/Ops/Composite.cpp), with
+# torch's semantics; special values included.
+special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5],
+                   dtype=np.float32)
+xs = np.concatenate([x, special])
+xsd = d(xs)
+with np.errstate(invalid="ignore", over="ignore"):
+    case("leaky_relu", [xs], np.where(xsd > 0, xsd, xsd * 0.2).astype(np.float32),
+         slope=0.2)
+    case("elu", [xs], np.where(xsd > 0, xsd, 1.5 * np.expm1(xsd)).astype(np.float32),
+         alpha=1.5)
+    case("clamp", [xs], np.clip(xs, np.float32(-2), np.float32(3)), min=-2.0, max=3.0)
+    case("clamp", [xs], np.maximum(xs, np.float32(-1)), min=-1.0)
+    case("clamp", [xs], np.minimum(xs, np.float32(0.5)), max=0.5)
+    case("isnan", [xs], np.isnan(xs))
+    case("isinf", [xs], np.isinf(xs))
+    case("isfinite", [xs], np.isfinite(xs))
+    case("maximum_scalar", [xs], np.maximum(xs, np.float32(0.25)), value=0.25)
+    case("minimum_scalar", [xs], np.minimum(xs, np.float32(0.25)), value=0.25)
+la, lb = rng.integers(-1, 2, size=(3, 4)).astype(np.int64), f32(4)
+lb[0] = 0.0
+case("logical_and", [la, lb], np.logical_and(la, lb))
+case("logical_or", [la, lb], np.logical_or(la, lb))
+case("logical_not", [la], np.logical_not(la))
+mx, mm = f32(3, 5), rng.uniform(size=(5,)) > 0.5
+case("masked_fill", [mx, mm], np.where(mm, np.float32(-1e9), mx), value=-1e9)
+mi = rng.integers(-9, 9, size=(2, 3)).astype(np.int64)
+mask2 = np.array([[True], [False]])
+# An integer tensor keeps its dtype: the value converts to it (2.7 -> 2).
+case("masked_fill", [mi, mask2], np.where(mask2, np.int64(2), mi), value=2.7)
+ls, le = f32(4, 3), f32(3)
+for w in [0.25, 0.75, 1.0]:
+    near_start = d(ls) + w * (d(le) - d(ls))
+    case("lerp", [ls, le], near_start.astype(np.float32), weight=w)
 
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")

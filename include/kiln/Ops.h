@@ -10,6 +10,7 @@
 #include "kiln/Tensor.h"
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,27 @@ Tensor pow(const Tensor &a, const Tensor &b);
 Tensor pow(const Tensor &a, Scalar exponent);
 Tensor maximum(const Tensor &a, const Tensor &b);
 Tensor minimum(const Tensor &a, const Tensor &b);
+Tensor maximum(const Tensor &a, Scalar b);
+Tensor maximum(Scalar a, const Tensor &b);
+Tensor minimum(const Tensor &a, Scalar b);
+Tensor minimum(Scalar a, const Tensor &b);
+/// min(max(x, min), max), either bound left out with std::nullopt (at
+/// least one given); NaN propagates; the dtype is result_type(x, bounds).
+Tensor clamp(const Tensor &x, std::optional<Scalar> min,
+             std::optional<Scalar> max = std::nullopt);
+/// mask (bool, broadcastable to x's shape) ? value : x, in x's dtype.
+Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value);
+/// start + weight * (end - start), from the nearer end (floating tensors
+/// of one dtype).
+Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight);
+/// Bool results: NaN, +-inf, neither (integers are always finite).
+Tensor isnan(const Tensor &x);
+Tensor isinf(const Tensor &x);
+Tensor isfinite(const Tensor &x);
+/// Elementwise logic on any dtypes, non-zero as true; bool results.
+Tensor logical_and(const Tensor &a, const Tensor &b);
+Tensor logical_or(const Tensor &a, const Tensor &b);
+Tensor logical_not(const Tensor &x);
 
 Tensor operator+(const Tensor &a, const Tensor &b);
 Tensor operator-(const Tensor &a, const Tensor &b);
@@ -141,6 +163,10 @@ Tensor mish(const Tensor &x);
 Tensor hardswish(const Tensor &x);
 /// relu6(x + 3) / 6.
 Tensor hardsigmoid(const Tensor &x);
+/// x above 0, negative_slope * x below (floating inputs only).
+Tensor leaky_relu(const Tensor &x, Scalar negativeSlope = 0.01);
+/// x above 0, alpha * (exp(x) - 1) below (floating inputs only).
+Tensor elu(const Tensor &x, Scalar alpha = 1.0);
 /// Rounding keeps the dtype; integers are returned as they are. round
 /// rounds halves to even, as torch.round does.
 Tensor floor(const Tensor &x);

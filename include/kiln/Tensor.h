@@ -17,6 +17,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,18 @@ public:
   Tensor round() const;
   Tensor trunc() const;
   Tensor square() const;
+  Tensor leaky_relu(Scalar negativeSlope = 0.01) const;
+  Tensor elu(Scalar alpha = 1.0) const;
+  Tensor clamp(std::optional<Scalar> min,
+               std::optional<Scalar> max = std::nullopt) const;
+  Tensor masked_fill(const Tensor &mask, Scalar value) const;
+  Tensor lerp(const Tensor &end, Scalar weight) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor logical_and(const Tensor &other) const;
+  Tensor logical_or(const Tensor &other) const;
+  Tensor logical_not() const;
   Tensor gelu(const std::string &approximate = "none") const;
   Tensor sum(const Dims &dims = {}, bool keepdim = false) const;
   Tensor mean(const Dims &dims = {}, bool keepdim = false) const;

@@ -555,7 +555,10 @@ llvm::Error inferSignature(Graph &g) {
       break;
     case OpCode::Cast:
     case OpCode::Full: {
-      r.element = elementOfDType(op.ints[0]);
+      // A cast to its second operand's dtype (ints {-1}: masked_fill).
+      r.element = op.code == OpCode::Cast && op.ints[0] < 0
+                      ? in(1).element
+                      : elementOfDType(op.ints[0]);
       r.rank = op.code == OpCode::Cast
                    ? in(0).rank
                    : static_cast<int64_t>(op.operands.size());

@@ -11,6 +11,9 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <limits>
+#include <set>
+
 using namespace clang;
 
 namespace kiln::frontend {
@@ -89,6 +92,9 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     return breakAt(loc, "kiln::graph_break()");
   if (name == "allclose")
     return breakAt(loc, "kiln::allclose (a value that depends on tensor data)");
+
+  if (isComposite(name))
+    return traceComposite(name, args, loc);
 
   // The runtime's function names are the ops' names (zeros and ones are
   // fulls).
@@ -388,7 +394,164 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
+bool Tracer::isComposite(const std::string &name) {
+  static const std::set<std::string> names = {
+      "leaky_relu",  "elu",        "clamp",      "masked_fill",
+      "lerp",        "isnan",      "isinf",      "isfinite",
+      "logical_and", "logical_or", "logical_not"};
+  return names.count(name) > 0;
+}
+
+std::optional<int> Tracer::traceComposite(const std::string &name,
+                                          const std::vector<const Expr *> &args,
+                                          SourceLocation loc) {
+  // Written with the ops lib/Runtime/Ops/Composite.cpp writes them with.
+  unsigned n = static_cast<unsigned>(args.size());
+  auto tensor = [&](unsigned i) -> std::optional<int> {
+    std::optional<int> v = traceExpr(args[i]);
+    if (!v)
+      return v;
+    return asTensor(*v, args[i]->getExprLoc());
+  };
+  // A scalar argument, or nullopt with `absent` set where the call leaves
+  // out an optional one (std::nullopt, {}, the default).
+  auto scalar = [&](unsigned i, bool &absent) -> std::optional<int> {
+    const Expr *e = i < n ? stripTemporaries(args[i]) : nullptr;
+    auto isNullopt = [](const Expr *x) {
+      return x->getType().getAsString().find("nullopt_t") != std::string::npos;
+    };
+    const auto *c = dyn_cast_or_null<CXXConstructExpr>(e);
+    absent =
+        !e || isNullopt(e) ||
+        (c &&
+         (c->getNumArgs() == 0 ||
+          (c->getNumArgs() == 1 && isNullopt(stripTemporaries(c->getArg(0))))));
+    if (absent)
+      return std::nullopt;
+    std::optional<int> v = traceExpr(stripArg(e));
+    if (v && kindOf(*v) == ValueKind::Tensor)
+      return breakAt(e->getExprLoc(), "kiln::" + name +
+                                          " with a tensor where "
+                                          "it takes a number");
+    return v;
+  };
+  auto wrapped = [&](int scalarValue) { return asTensor(scalarValue, loc); };
+  auto number = [&](double v) {
+    return asTensor(constant(v, ValueKind::F64, loc), loc);
+  };
+  auto cmp = [&](int a, int b, int64_t predicate) {
+    return addOp(OpCode::Cmp, {a, b}, ValueKind::Tensor, loc, {predicate});
+  };
+  auto op = [&](OpCode code, std::vector<int> operands) {
+    return addOp(code, std::move(operands), ValueKind::Tensor, loc);
+  };
+  enum { LT = 0, GT = 2, EQ = 4, NE = 5 };
+  const double inf = std::numeric_limits<double>::infinity();
+  bool absent = false;
+  if ((name == "leaky_relu" || name == "elu") && n >= 1) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    std::optional<int> k = scalar(1, absent);
+    if (!k && !absent)
+      return k;
+    int factor = absent ? number(name == "elu" ? 1.0 : 0.01) : wrapped(*k);
+    int below = name == "elu"
+                    ? op(OpCode::Mul, {op(OpCode::Expm1, {*x}), factor})
+                    : op(OpCode::Mul, {*x, factor});
+    return op(OpCode::Where, {cmp(*x, number(0), GT), *x, below});
+  }
+  if (name == "clamp" && n >= 2) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    int y = *x;
+    bool bounded = false;
+    for (unsigned i = 1; i < 3; ++i) {
+      std::optional<int> bound = scalar(i, absent);
+      if (!bound && !absent)
+        return bound;
+      if (absent)
+        continue;
+      bounded = true;
+      y = op(i == 1 ? OpCode::Maximum : OpCode::Minimum, {y, wrapped(*bound)});
+    }
+    if (!bounded)
+      return breakAt(loc, "kiln::clamp without a bound (an error in eager)");
+    return y;
+  }
+  if (name == "masked_fill" && n == 3) {
+    std::optional<int> x = tensor(0), mask = x ? tensor(1) : std::nullopt;
+    if (!mask)
+      return mask;
+    std::optional<int> value = scalar(2, absent);
+    if (!value)
+      return value;
+    // In x's dtype (ints {-1}: the cast takes its second operand's).
+    int filled = op(OpCode::Where, {*mask, wrapped(*value), *x});
+    return addOp(OpCode::Cast, {filled, *x}, ValueKind::Tensor, loc, {-1});
+  }
+  if (name == "lerp" && n == 3) {
+    std::optional<int> start = tensor(0),
+                       end = start ? tensor(1) : std::nullopt;
+    if (!end)
+      return end;
+    std::optional<int> weight = scalar(2, absent);
+    if (!weight)
+      return weight;
+    // From the nearer end, as ATen: chosen here when the weight is known.
+    int diff = op(OpCode::Sub, {*end, *start});
+    int w = *weight;
+    if (kindOf(w) != ValueKind::F64)
+      w = addOp(OpCode::ScalarCast, {w}, ValueKind::F64, loc);
+    auto fromStart = [&] {
+      return op(OpCode::Add, {*start, op(OpCode::Mul, {diff, wrapped(w)})});
+    };
+    auto fromEnd = [&] {
+      int rest = addOp(OpCode::ScalarSub, {constant(1, ValueKind::F64, loc), w},
+                       ValueKind::F64, loc);
+      return op(OpCode::Sub, {*end, op(OpCode::Mul, {diff, wrapped(rest)})});
+    };
+    if (std::optional<double> c = graph().constantValue(w))
+      return *c < 0.5 ? fromStart() : fromEnd();
+    int nearStart =
+        addOp(OpCode::ScalarCmp, {w, constant(0.5, ValueKind::F64, loc)},
+              ValueKind::Bool, loc, {LT});
+    return addOp(OpCode::Select, {nearStart, fromStart(), fromEnd()},
+                 ValueKind::Tensor, loc);
+  }
+  if ((name == "isnan" || name == "isinf" || name == "isfinite" ||
+       name == "logical_not") &&
+      n == 1) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    if (name == "isnan")
+      return cmp(*x, *x, NE);
+    if (name == "logical_not")
+      return cmp(*x, number(0), EQ);
+    if (name == "isinf") // bools add as or
+      return op(OpCode::Add,
+                {cmp(*x, number(inf), EQ), cmp(*x, number(-inf), EQ)});
+    return op(OpCode::Mul, // bools multiply as and
+              {cmp(*x, *x, EQ), op(OpCode::Mul, {cmp(*x, number(inf), NE),
+                                                 cmp(*x, number(-inf), NE)})});
+  }
+  if ((name == "logical_and" || name == "logical_or") && n == 2) {
+    std::optional<int> a = tensor(0), b = a ? tensor(1) : std::nullopt;
+    if (!b)
+      return b;
+    return op(name == "logical_and" ? OpCode::Mul : OpCode::Add,
+              {cmp(*a, number(0), NE), cmp(*b, number(0), NE)});
+  }
+  return breakAt(loc, "kiln::" + name +
+                          " with arguments the tracer does "
+                          "not model");
+}
+
 bool Tracer::isAtenStyleMethod(const std::string &name) {
+  if (isComposite(name))
+    return true;
   std::optional<OpCode> code = opNamed(name);
   if (!code)
     return false;

@@ -261,6 +261,13 @@ private:
                                  clang::SourceLocation loc);
   /// Whether Tensor::NAME is an ATen-style method traced as kiln::NAME.
   static bool isAtenStyleMethod(const std::string &name);
+  /// kiln::NAME is one of the runtime's compositions of elementwise ops
+  /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
+  static bool isComposite(const std::string &name);
+  std::optional<int>
+  traceComposite(const std::string &name,
+                 const std::vector<const clang::Expr *> &args,
+                 clang::SourceLocation loc);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);

@@ -231,6 +231,23 @@ Tensor maximum(const Tensor &a, const Tensor &b) {
   return maximumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
 }
 
+#define KILN_SCALAR_OPERAND(NAME, IMPL)                                        \
+  Tensor NAME(const Tensor &a, Scalar b) {                                     \
+    detail::CountedOp counted;                                                 \
+    checkCpu(a, #NAME);                                                        \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return IMPL(a, scalarTensor(b, computeType(common)), common);              \
+  }                                                                            \
+  Tensor NAME(Scalar a, const Tensor &b) {                                     \
+    detail::CountedOp counted;                                                 \
+    checkCpu(b, #NAME);                                                        \
+    DType common = resultType({promotionOf(a), promotionOf(b)});               \
+    return IMPL(scalarTensor(a, computeType(common)), b, common);              \
+  }
+KILN_SCALAR_OPERAND(maximum, maximumWith)
+KILN_SCALAR_OPERAND(minimum, minimumWith)
+#undef KILN_SCALAR_OPERAND
+
 Tensor minimum(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(a, "minimum");

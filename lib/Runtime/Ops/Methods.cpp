@@ -38,6 +38,30 @@ Tensor Tensor::ceil() const { return kiln::ceil(*this); }
 Tensor Tensor::round() const { return kiln::round(*this); }
 Tensor Tensor::trunc() const { return kiln::trunc(*this); }
 Tensor Tensor::square() const { return kiln::square(*this); }
+Tensor Tensor::leaky_relu(Scalar negativeSlope) const {
+  return kiln::leaky_relu(*this, negativeSlope);
+}
+Tensor Tensor::elu(Scalar alpha) const { return kiln::elu(*this, alpha); }
+Tensor Tensor::clamp(std::optional<Scalar> min,
+                     std::optional<Scalar> max) const {
+  return kiln::clamp(*this, min, max);
+}
+Tensor Tensor::masked_fill(const Tensor &mask, Scalar value) const {
+  return kiln::masked_fill(*this, mask, value);
+}
+Tensor Tensor::lerp(const Tensor &end, Scalar weight) const {
+  return kiln::lerp(*this, end, weight);
+}
+Tensor Tensor::isnan() const { return kiln::isnan(*this); }
+Tensor Tensor::isinf() const { return kiln::isinf(*this); }
+Tensor Tensor::isfinite() const { return kiln::isfinite(*this); }
+Tensor Tensor::logical_and(const Tensor &other) const {
+  return kiln::logical_and(*this, other);
+}
+Tensor Tensor::logical_or(const Tensor &other) const {
+  return kiln::logical_or(*this, other);
+}
+Tensor Tensor::logical_not() const { return kiln::logical_not(*this); }
 Tensor Tensor::gelu(const std::string &approximate) const {
   return kiln::gelu(*this, approximate);
 }

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 
 using namespace kiln;
@@ -32,7 +33,14 @@ Tensor parseTensor(const json &j) {
   DType dtype = parseDType(j.at("dtype"));
   if (dtype == kBool)
     return from_vector(j.at("data").get<std::vector<bool>>(), shape);
-  std::vector<double> data = j.at("data").get<std::vector<double>>();
+  // NaN and infinities are the strings "nan", "inf" and "-inf" (JSON has
+  // no literals for them).
+  std::vector<double> data;
+  for (const json &v : j.at("data"))
+    data.push_back(!v.is_string() ? v.get<double>()
+                   : v == "nan"   ? std::numeric_limits<double>::quiet_NaN()
+                   : v == "inf"   ? std::numeric_limits<double>::infinity()
+                                  : -std::numeric_limits<double>::infinity());
   return from_vector(data, shape).to(dtype);
 }
 
@@ -89,6 +97,47 @@ const std::map<std::string, OpFn> &ops() {
       {"round", [](V in, const json &) { return round(in[0]); }},
       {"trunc", [](V in, const json &) { return trunc(in[0]); }},
       {"square", [](V in, const json &) { return square(in[0]); }},
+      {"leaky_relu",
+       [](V in, const json &a) {
+         return leaky_relu(in[0], a.at("slope").get<double>());
+       }},
+      {"elu",
+       [](V in, const json &a) {
+         return elu(in[0], a.at("alpha").get<double>());
+       }},
+      {"clamp",
+       [](V in, const json &a) {
+         auto bound = [&](const char *k) -> std::optional<Scalar> {
+           if (!a.contains(k))
+             return std::nullopt;
+           return a.at(k).get<double>();
+         };
+         return clamp(in[0], bound("min"), bound("max"));
+       }},
+      {"isnan", [](V in, const json &) { return isnan(in[0]); }},
+      {"isinf", [](V in, const json &) { return isinf(in[0]); }},
+      {"isfinite", [](V in, const json &) { return isfinite(in[0]); }},
+      {"maximum_scalar",
+       [](V in, const json &a) {
+         return maximum(in[0], a.at("value").get<double>());
+       }},
+      {"minimum_scalar",
+       [](V in, const json &a) {
+         return minimum(in[0], a.at("value").get<double>());
+       }},
+      {"logical_and",
+       [](V in, const json &) { return logical_and(in[0], in[1]); }},
+      {"logical_or",
+       [](V in, const json &) { return logical_or(in[0], in[1]); }},
+      {"logical_not", [](V in, const json &) { return logical_not(in[0]); }},
+      {"masked_fill",
+       [](V in, const json &a) {
+         return masked_fill(in[0], in[1], a.at("value").get<double>());
+       }},
+      {"lerp",
+       [](V in, const json &a) {
+         return lerp(in[0], in[1], a.at("weight").get<double>());
+       }},
       {"sum",
        [](V in, const json &a) {
          return sum(in[0], dimsArg(a), a.at("keepdim").get<bool>());

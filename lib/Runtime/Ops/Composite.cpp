@@ -1,0 +1,113 @@
+//===- Composite.cpp - Ops that compose kiln's elementwise ops ------------===//
+//
+// leaky_relu, elu, clamp, isnan, isinf, isfinite, the logical ops,
+// masked_fill and lerp, with torch's semantics, each written as kiln's own
+// elementwise ops. The frontend traces a call of one into the same ops
+// (Tracer::traceComposite), so compiled code computes what eager does by
+// construction, in one fused loop where eager makes a few passes. Each
+// counts as one op.
+//
+//===----------------------------------------------------------------------===//
+#include "Core/Stats.h"
+#include "Ops/Elementwise.h"
+#include "kiln/Ops.h"
+
+#include <limits>
+
+namespace kiln {
+
+namespace {
+void requireFloating(const Tensor &x, const char *op) {
+  if (!isFloating(x.dtype()))
+    throw Error(std::string(op) + ": not supported for dtype " +
+                dtypeName(x.dtype()) +
+                "; convert with to(kiln::kFloat32) first");
+}
+} // namespace
+
+Tensor leaky_relu(const Tensor &x, Scalar negativeSlope) {
+  detail::CountedOp counted;
+  requireFloating(x, "leaky_relu");
+  return where(x > 0, x, x * negativeSlope).to(x.dtype());
+}
+
+Tensor elu(const Tensor &x, Scalar alpha) {
+  detail::CountedOp counted;
+  requireFloating(x, "elu");
+  return where(x > 0, x, expm1(x) * alpha).to(x.dtype());
+}
+
+Tensor clamp(const Tensor &x, std::optional<Scalar> min,
+             std::optional<Scalar> max) {
+  detail::CountedOp counted;
+  if (!min && !max)
+    throw Error("clamp: at least one of min and max must be given");
+  Tensor y = x;
+  if (min)
+    y = maximum(y, *min);
+  if (max)
+    y = minimum(y, *max);
+  return y;
+}
+
+Tensor isnan(const Tensor &x) {
+  detail::CountedOp counted;
+  return x != x;
+}
+
+Tensor isinf(const Tensor &x) {
+  detail::CountedOp counted;
+  const double inf = std::numeric_limits<double>::infinity();
+  return logical_or(x == inf, x == -inf);
+}
+
+Tensor isfinite(const Tensor &x) {
+  detail::CountedOp counted;
+  const double inf = std::numeric_limits<double>::infinity();
+  return logical_and(x == x, logical_and(x != inf, x != -inf));
+}
+
+// Bool tensors multiply as and, add as or.
+Tensor logical_and(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
+  return (a != 0) * (b != 0);
+}
+
+Tensor logical_or(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
+  return (a != 0) + (b != 0);
+}
+
+Tensor logical_not(const Tensor &x) {
+  detail::CountedOp counted;
+  return x == 0;
+}
+
+Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value) {
+  detail::CountedOp counted;
+  if (mask.dtype() != kBool)
+    throw Error("masked_fill: the mask must be a bool tensor, got " +
+                std::string(dtypeName(mask.dtype())));
+  if (detail::broadcastShapes(x.shape(), mask.shape(), "masked_fill") !=
+      x.shape())
+    throw Error("masked_fill: a mask of shape " + shapeStr(mask.shape()) +
+                " does not broadcast to the tensor's shape " +
+                shapeStr(x.shape()));
+  return where(mask, value, x).to(x.dtype());
+}
+
+Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight) {
+  detail::CountedOp counted;
+  requireFloating(start, "lerp");
+  if (end.dtype() != start.dtype())
+    throw Error(std::string("lerp: start and end must have the same dtype, "
+                            "got ") +
+                dtypeName(start.dtype()) + " and " + dtypeName(end.dtype()));
+  // As ATen: from the nearer end, so that weight 1 gives end exactly.
+  Tensor diff = end - start;
+  Tensor y = weight.toDouble() < 0.5 ? start + diff * weight
+                                     : end - diff * (1.0 - weight.toDouble());
+  return y.to(start.dtype());
+}
+
+} // namespace kiln
