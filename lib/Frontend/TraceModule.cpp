@@ -88,8 +88,10 @@ templateSpelling(const FunctionDecl *instantiation) {
       else
         append(s.params, "typename " + name);
       append(s.args, name);
-      // The stitched code names the instantiations before the source's
-      // own declarations: builtin and kiln types only.
+      // Builtin and kiln types are named before the source's own
+      // declarations; the source's classes after them (userTypes), which
+      // must be named from the file's scope: not local, not in an
+      // anonymous namespace.
       const TemplateArgument &arg = args->get(i);
       if (arg.getKind() == TemplateArgument::Type) {
         QualType t = arg.getAsType().getCanonicalType();
@@ -97,8 +99,12 @@ templateSpelling(const FunctionDecl *instantiation) {
         const auto *ns = record
                              ? dyn_cast<NamespaceDecl>(record->getDeclContext())
                              : nullptr;
-        if (!t->isBuiltinType() && !(ns && ns->getName() == "kiln"))
+        bool early = t->isBuiltinType() || (ns && ns->getName() == "kiln");
+        if (!early && (!record || record->isLambda() ||
+                       record->isInAnonymousNamespace() ||
+                       record->getParentFunctionOrMethod()))
           return std::nullopt;
+        s.userTypes |= !early;
       } else if (arg.getKind() != TemplateArgument::Integral ||
                  arg.getIntegralType()->isEnumeralType()) {
         return std::nullopt;

@@ -109,7 +109,7 @@ stitchFile(ASTContext &context, const std::string &file,
   // reconcileInstantiations made their segments agree).
   std::map<const FunctionDecl *, int> templateIds;
   std::set<std::pair<int, size_t>> rewritten;
-  std::string templatePrimaries, templateSpecializations;
+  std::string templatePrimaries, templateSpecializations, lateSpecializations;
   for (const Root &root : roots) {
     std::optional<TemplateSpelling> tpl = templateSpelling(root.function);
     int templateId = tpl ? templateIds.emplace(tpl->pattern, templateIds.size())
@@ -243,7 +243,7 @@ stitchFile(ASTContext &context, const std::string &file,
               dispatch + "\", \"" + llvm::sys::path::filename(file).str() +
               ":" + std::to_string(sm.getSpellingLineNumber(begin)) +
               "\"));\n  }\n};\n";
-        templateSpecializations +=
+        (tpl->userTypes ? lateSpecializations : templateSpecializations) +=
             "template <> struct " + dispatch + "<" + tpl->values +
             "> {\n  template <class... A> static bool call(A &&...a) "
             "{\n    return ::kiln_stitched::" +
@@ -402,6 +402,12 @@ stitchFile(ASTContext &context, const std::string &file,
     os << std::string(buffer->begin(), buffer->end());
   else
     os << sm.getBufferData(main);
+  // Instantiations over the source's classes, named once they are declared
+  // (the template bodies that use them are instantiated at the end of the
+  // translation unit).
+  if (!lateSpecializations.empty())
+    os << "\n#line 1 \"kiln-stitched\"\nnamespace kiln_stitched {\n"
+       << lateSpecializations << "} // namespace kiln_stitched\n";
   if (!definitions.empty())
     os << "\n// The graphs' wrappers (kiln compile).\n#line 1 "
           "\"kiln-stitched\"\n"

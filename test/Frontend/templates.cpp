@@ -1,5 +1,6 @@
 // Tests templated roots: a function template over an int and over a scalar
-// type, and a method of a class template. Each instantiation is traced to
+// type, and methods of class templates over an int and over the source's
+// own classes. Each instantiation is traced to
 // its own graphs; the one source text is rewritten once, its call choosing
 // the instantiation's graph by the template arguments. A template whose
 // instantiations trace differently (here a break in one of them) stays
@@ -73,6 +74,37 @@ template <bool Loud> KILN_COMPILE() Tensor differ(const Tensor &x) {
   return y * 2.0f;
 }
 
+// A class template over the source's own classes (an activation chosen by
+// type, one in a namespace): the stitched code names these instantiations
+// after the source's declarations, at the end of the file. (Classes whose
+// members differ, so that the graphs read different members, trace
+// differently: each instantiation breaks, as differ<> above.)
+// CHECK-LABEL: Mlp<GeluAct>::forward (
+// CHECK-NOT: Graph breaks
+// CHECK: gelu(
+// CHECK-LABEL: Mlp<nn::TanhAct>::forward (
+// CHECK-NOT: Graph breaks
+// CHECK: tanh(
+// STITCHED: {{^}}#line 1 "kiln-stitched"
+// STITCHED-NEXT: {{^}}namespace kiln_stitched {
+// STITCHED-NEXT: {{^}}template <> struct kiln_template{{[0-9]+}}_0<GeluAct> {
+// STITCHED: {{^}}template <> struct kiln_template{{[0-9]+}}_0<nn::TanhAct> {
+struct GeluAct {
+  Tensor operator()(const Tensor &x) const { return kiln::gelu(x); }
+};
+namespace nn {
+struct TanhAct {
+  Tensor operator()(const Tensor &x) const { return kiln::tanh(x); }
+};
+} // namespace nn
+template <class Act> struct Mlp {
+  Tensor w;
+  Act act;
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    return x + act(kiln::matmul(x, w));
+  }
+};
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 3;
   Tensor x = kiln::randn({n, 4}, 1), w = kiln::randn({4, 4}, 2);
@@ -86,5 +118,9 @@ int main(int argc, char **argv) {
   std::printf("block 8: %f\n", kiln::sum(b8.forward(x) * x).item<float>());
   std::printf("differ: %f %f\n", kiln::sum(differ<true>(x)).item<float>(),
               kiln::sum(differ<false>(x)).item<float>());
+  Mlp<GeluAct> gelu_mlp{w, {}};
+  Mlp<nn::TanhAct> tanh_mlp{w * 0.5f, {}};
+  std::printf("mlp: %f %f\n", kiln::sum(gelu_mlp.forward(x) * x).item<float>(),
+              kiln::sum(tanh_mlp.forward(x) * x).item<float>());
   return 0;
 }

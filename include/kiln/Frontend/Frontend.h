@@ -164,6 +164,9 @@ struct TemplateSpelling {
   std::string params; // "typename T, int N"
   std::string args;   // "T, N"
   std::string values; // "float, 4"
+  /// Some argument is a class of the source: the stitched code names this
+  /// instantiation after the source's declarations, at the file's end.
+  bool userTypes = false;
 };
 std::optional<TemplateSpelling>
 templateSpelling(const clang::FunctionDecl *instantiation);
