@@ -244,6 +244,13 @@ for w in [0.25, 0.75, 1.0]:
     near_start = d(ls) + w * (d(le) - d(ls))
     case("lerp", [ls, le], near_start.astype(np.float32), weight=w)
 
+# sign as ATen computes it, (0 < x) - (x < 0): NaN gives 0, not numpy's NaN.
+with np.errstate(invalid="ignore"):
+    case("sign", [xs], ((0 < xs).astype(np.float32) - (xs < 0).astype(np.float32)))
+case("sign", [ints], np.sign(ints))
+case("full_like", [ints], np.full_like(ints, 2), value=2.7)
+case("full_like", [mx], np.full_like(mx, -0.5), value=-0.5)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

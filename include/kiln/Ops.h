@@ -77,6 +77,14 @@ Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value);
 /// start + weight * (end - start), from the nearer end (floating tensors
 /// of one dtype).
 Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight);
+/// -1, 0 or 1 in x's dtype; NaN gives 0, as ATen's sign does.
+Tensor sign(const Tensor &x);
+/// A tensor of x's shape and dtype filled with value (empty_like's
+/// elements are zeros here).
+Tensor full_like(const Tensor &x, Scalar value);
+Tensor zeros_like(const Tensor &x);
+Tensor ones_like(const Tensor &x);
+Tensor empty_like(const Tensor &x);
 /// Bool results: NaN, +-inf, neither (integers are always finite).
 Tensor isnan(const Tensor &x);
 Tensor isinf(const Tensor &x);

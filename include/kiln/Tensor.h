@@ -180,6 +180,7 @@ public:
                std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor &mask, Scalar value) const;
   Tensor lerp(const Tensor &end, Scalar weight) const;
+  Tensor sign() const;
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;

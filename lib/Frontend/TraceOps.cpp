@@ -396,9 +396,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
 
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
-      "leaky_relu",  "elu",        "clamp",      "masked_fill",
-      "lerp",        "isnan",      "isinf",      "isfinite",
-      "logical_and", "logical_or", "logical_not"};
+      "leaky_relu",  "elu",        "clamp",       "masked_fill",
+      "lerp",        "isnan",      "isinf",       "isfinite",
+      "logical_and", "logical_or", "logical_not", "sign",
+      "full_like",   "zeros_like", "ones_like",   "empty_like"};
   return names.count(name) > 0;
 }
 
@@ -445,6 +446,10 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   auto op = [&](OpCode code, std::vector<int> operands) {
     return addOp(code, std::move(operands), ValueKind::Tensor, loc);
   };
+  // In x's dtype (ints {-1}: the cast takes its second operand's).
+  auto like = [&](int v, int x) {
+    return addOp(OpCode::Cast, {v, x}, ValueKind::Tensor, loc, {-1});
+  };
   enum { LT = 0, GT = 2, EQ = 4, NE = 5 };
   const double inf = std::numeric_limits<double>::infinity();
   bool absent = false;
@@ -487,9 +492,7 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     std::optional<int> value = scalar(2, absent);
     if (!value)
       return value;
-    // In x's dtype (ints {-1}: the cast takes its second operand's).
-    int filled = op(OpCode::Where, {*mask, wrapped(*value), *x});
-    return addOp(OpCode::Cast, {filled, *x}, ValueKind::Tensor, loc, {-1});
+    return like(op(OpCode::Where, {*mask, wrapped(*value), *x}), *x);
   }
   if (name == "lerp" && n == 3) {
     std::optional<int> start = tensor(0),
@@ -536,6 +539,31 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     return op(OpCode::Mul, // bools multiply as and
               {cmp(*x, *x, EQ), op(OpCode::Mul, {cmp(*x, number(inf), NE),
                                                  cmp(*x, number(-inf), NE)})});
+  }
+  if (name == "sign" && n == 1) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    return op(OpCode::Sub, {like(cmp(*x, number(0), GT), *x),
+                            like(cmp(*x, number(0), LT), *x)});
+  }
+  if ((name == "full_like" && n == 2) ||
+      ((name == "zeros_like" || name == "ones_like" || name == "empty_like") &&
+       n == 1)) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    int value;
+    if (name == "full_like") {
+      std::optional<int> v = scalar(1, absent);
+      if (!v)
+        return v;
+      value = wrapped(*v);
+    } else {
+      value = number(name == "ones_like" ? 1 : 0);
+    }
+    // x's shape: a choice between two equal values, made everywhere.
+    return like(op(OpCode::Where, {cmp(*x, *x, EQ), value, value}), *x);
   }
   if ((name == "logical_and" || name == "logical_or") && n == 2) {
     std::optional<int> a = tensor(0), b = a ? tensor(1) : std::nullopt;

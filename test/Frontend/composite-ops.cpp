@@ -1,6 +1,6 @@
 // Tests the ops the runtime composes of elementwise ops (leaky_relu, elu,
-// clamp with either bound, minimum/maximum with numbers, isnan, isinf,
-// isfinite, the logical ops, masked_fill, lerp): traced into the same ops
+// clamp with either bound, minimum/maximum with numbers, sign, the *_like
+// factories, isnan, isinf, isfinite, the logical ops, masked_fill, lerp): traced into the same ops
 // as free functions and as methods, in one graph, and compiled to what the
 // eager build prints at sizes the source never names, NaN and infinities
 // in the input included. masked_fill keeps an integer tensor's dtype; a
@@ -39,7 +39,9 @@ Tensor checks(const Tensor &x, const Tensor &ids) {
   Tensor special = kiln::logical_or(kiln::isnan(x), x.isinf());
   Tensor both = kiln::logical_and(finite, ids).logical_not();
   return finite.to(kiln::kInt64) * 100 + special.to(kiln::kInt64) * 10 +
-         both.to(kiln::kInt64);
+         both.to(kiln::kInt64) + kiln::sign(ids) * 1000 +
+         kiln::ones_like(ids) + kiln::full_like(ids, 2.7) +
+         x.sign().to(kiln::kInt64) * 10000;
 }
 
 // CHECK-LABEL: fill (
@@ -50,6 +52,7 @@ Tensor fill(const Tensor &scores, const Tensor &mask, const Tensor &ids,
   Tensor masked = kiln::masked_fill(scores, mask, -1e9f);
   Tensor kept = ids.masked_fill(mask, 2.7); // stays int64: 2
   return kiln::softmax(masked, -1) + kept.to(kiln::kFloat32) +
+         kiln::zeros_like(a) + kiln::full_like(a, 0.5f) +
          kiln::lerp(a, b, weight) + a.lerp(b, 0.75);
 }
 

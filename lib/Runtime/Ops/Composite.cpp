@@ -1,10 +1,10 @@
 //===- Composite.cpp - Ops that compose kiln's elementwise ops ------------===//
 //
-// leaky_relu, elu, clamp, isnan, isinf, isfinite, the logical ops,
-// masked_fill and lerp, with torch's semantics, each written as kiln's own
-// elementwise ops. The frontend traces a call of one into the same ops
-// (Tracer::traceComposite), so compiled code computes what eager does by
-// construction, in one fused loop where eager makes a few passes. Each
+// leaky_relu, elu, clamp, sign, the *_like factories, isnan, isinf,
+// isfinite, the logical ops, masked_fill and lerp, with torch's semantics, each
+// written as kiln's own elementwise ops. The frontend traces a call of one into
+// the same ops (Tracer::traceComposite), so compiled code computes what eager
+// does by construction, in one fused loop where eager makes a few passes. Each
 // counts as one op.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +49,23 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
     y = minimum(y, *max);
   return y;
 }
+
+Tensor sign(const Tensor &x) {
+  detail::CountedOp counted;
+  if (x.dtype() == kBool)
+    throw Error("sign: not supported for dtype bool");
+  // ATen's (0 < x) - (x < 0): NaN and -0 give 0.
+  return (x > 0).to(x.dtype()) - (x < 0).to(x.dtype());
+}
+
+Tensor full_like(const Tensor &x, Scalar value) {
+  detail::CountedOp counted;
+  return full(x.shape(), value, x.dtype());
+}
+
+Tensor zeros_like(const Tensor &x) { return full_like(x, 0); }
+Tensor ones_like(const Tensor &x) { return full_like(x, 1); }
+Tensor empty_like(const Tensor &x) { return full_like(x, 0); }
 
 Tensor isnan(const Tensor &x) {
   detail::CountedOp counted;

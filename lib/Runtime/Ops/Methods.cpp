@@ -52,6 +52,7 @@ Tensor Tensor::masked_fill(const Tensor &mask, Scalar value) const {
 Tensor Tensor::lerp(const Tensor &end, Scalar weight) const {
   return kiln::lerp(*this, end, weight);
 }
+Tensor Tensor::sign() const { return kiln::sign(*this); }
 Tensor Tensor::isnan() const { return kiln::isnan(*this); }
 Tensor Tensor::isinf() const { return kiln::isinf(*this); }
 Tensor Tensor::isfinite() const { return kiln::isfinite(*this); }

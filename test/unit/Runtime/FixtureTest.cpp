@@ -114,6 +114,11 @@ const std::map<std::string, OpFn> &ops() {
          };
          return clamp(in[0], bound("min"), bound("max"));
        }},
+      {"sign", [](V in, const json &) { return sign(in[0]); }},
+      {"full_like",
+       [](V in, const json &a) {
+         return full_like(in[0], a.at("value").get<double>());
+       }},
       {"isnan", [](V in, const json &) { return isnan(in[0]); }},
       {"isinf", [](V in, const json &) { return isinf(in[0]); }},
       {"isfinite", [](V in, const json &) { return isfinite(in[0]); }},
