@@ -251,6 +251,52 @@ case("sign", [ints], np.sign(ints))
 case("full_like", [ints], np.full_like(ints, 2), value=2.7)
 case("full_like", [mx], np.full_like(mx, -0.5), value=-0.5)
 
+# Reductions composed of the others: var/std (Bessel's correction), a
+# stable logsumexp (rows of -inf and +inf included), p-norms, any/all.
+v3 = f32(3, 4, 5)
+for dims, corr, keep in [([], 1, False), ([1], 1, True), ([0, 2], 0, False),
+                         ([-1], 1, False)]:
+    ax = tuple(dims) if dims else None
+    var = d(v3).var(axis=ax, ddof=corr, keepdims=keep)
+    case("var", [v3], var.astype(np.float32), dims=dims, correction=corr,
+         keepdim=keep)
+    case("std", [v3], np.sqrt(var).astype(np.float32), dims=dims,
+         correction=corr, keepdim=keep)
+lse = f32(4, 6, lo=-20, hi=20)
+lse[1, :] = -np.inf
+lse[2, 3] = np.inf
+with np.errstate(invalid="ignore", divide="ignore"):
+    for dims, keep in [([1], False), ([0, 1], True), ([-1], True)]:
+        ax = tuple(dims)
+        m = d(lse).max(axis=ax, keepdims=True)
+        m = np.where(np.isinf(m), 0.0, m)
+        out = np.log(np.exp(d(lse) - m).sum(axis=ax, keepdims=True)) + m
+        if not keep:
+            out = out.squeeze(axis=ax)
+        case("logsumexp", [lse], out.astype(np.float32), dims=dims, keepdim=keep)
+nv = f32(3, 7)
+nv[0, 0] = 0.0
+for p in [2.0, 1.0, 0.0, 3.0, math.inf, -math.inf]:
+    for dims, keep in [([], False), ([1], True)]:
+        ax = tuple(dims) if dims else None
+        a = np.abs(d(nv))
+        if p == 0:
+            out = (a != 0).sum(axis=ax, keepdims=keep)
+        elif math.isinf(p):
+            out = (a.max if p > 0 else a.min)(axis=ax, keepdims=keep)
+        else:
+            out = (a ** p).sum(axis=ax, keepdims=keep) ** (1.0 / p)
+        case("norm", [nv], np.asarray(out).astype(np.float32), p=number(p),
+             dims=dims, keepdim=keep)
+flags = rng.integers(0, 3, size=(4, 5)).astype(np.int64)
+flags[0, :] = 1
+for dims, keep in [([], False), ([1], False), ([0], True)]:
+    ax = tuple(dims) if dims else None
+    case("any", [flags], np.any(flags, axis=ax, keepdims=keep), dims=dims,
+         keepdim=keep)
+    case("all", [flags], np.all(flags, axis=ax, keepdims=keep), dims=dims,
+         keepdim=keep)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -194,6 +194,23 @@ Tensor sum(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor mean(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor amax(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor amin(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+/// Variance over dims with Bessel's `correction` (torch's default 1), and
+/// its square root; floating inputs only.
+Tensor var(const Tensor &x, const Dims &dims = {}, int64_t correction = 1,
+           bool keepdim = false);
+Tensor std(const Tensor &x, const Dims &dims = {}, int64_t correction = 1,
+           bool keepdim = false);
+/// log(sum(exp(x))) over dims, computed from the maximum (stable; infinite
+/// maxima handled as torch does); integers give float32.
+Tensor logsumexp(const Tensor &x, const Dims &dims, bool keepdim = false);
+/// The p-norm over dims: p = 2 (the default), 1, 0 (the count of non-zero
+/// elements), +-infinity (the largest or smallest magnitude) or any other
+/// p; floating inputs only.
+Tensor norm(const Tensor &x, Scalar p = 2, const Dims &dims = {},
+            bool keepdim = false);
+/// Whether any (all) elements over dims are non-zero; bool results.
+Tensor any(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+Tensor all(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 
 Tensor softmax(const Tensor &x, int64_t dim);
 Tensor log_softmax(const Tensor &x, int64_t dim);

@@ -379,8 +379,9 @@ llvm::Error inferSignature(Graph &g) {
       ElementType e = in(0).element;
       if (op.code == OpCode::Sum && !isFloat(e))
         e = ElementType::I64;
+      // As eager: the mean of integers is refused.
       if (op.code == OpCode::Mean && !isFloat(e))
-        e = ElementType::F32;
+        return fail(notForDType(e));
       r.element = e;
       continue;
     }

@@ -11,6 +11,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -396,10 +397,11 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
 
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
-      "leaky_relu",  "elu",        "clamp",       "masked_fill",
-      "lerp",        "isnan",      "isinf",       "isfinite",
-      "logical_and", "logical_or", "logical_not", "sign",
-      "full_like",   "zeros_like", "ones_like",   "empty_like"};
+      "leaky_relu",  "elu",   "clamp",     "masked_fill", "lerp",
+      "isnan",       "isinf", "isfinite",  "logical_and", "logical_or",
+      "logical_not", "sign",  "full_like", "zeros_like",  "ones_like",
+      "empty_like",  "var",   "std",       "logsumexp",   "norm",
+      "any",         "all"};
   return names.count(name) > 0;
 }
 
@@ -564,6 +566,110 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     }
     // x's shape: a choice between two equal values, made everywhere.
     return like(op(OpCode::Where, {cmp(*x, *x, EQ), value, value}), *x);
+  }
+  // Reductions: dims at `at` and keepdim at `keepAt` (constants), as the
+  // ints of a kiln reduction ({keepdim, dims...}; no dims: all of them).
+  auto reductionInts = [&](int x, unsigned at, unsigned keepAt,
+                           std::vector<int64_t> &ints) {
+    std::vector<int64_t> dims;
+    if (n > at && !constantIntList(args[at], dims)) {
+      breakAt(args[at]->getExprLoc(),
+              "kiln::" + name + " over dims that are not constants");
+      return false;
+    }
+    int64_t keepdim = 0;
+    if (n > keepAt) {
+      std::optional<int64_t> k = constantInt(args[keepAt]);
+      if (!k) {
+        breakAt(args[keepAt]->getExprLoc(),
+                "kiln::" + name + " with a keepdim that is not a constant");
+        return false;
+      }
+      keepdim = *k;
+    }
+    for (int64_t d : dims)
+      needsDim(x, d);
+    ints = {keepdim};
+    ints.insert(ints.end(), dims.begin(), dims.end());
+    return true;
+  };
+  auto reduce = [&](OpCode code, int x, std::vector<int64_t> ints,
+                    std::optional<bool> keep = std::nullopt) {
+    if (keep)
+      ints[0] = *keep;
+    return addOp(code, {x}, ValueKind::Tensor, loc, ints);
+  };
+  auto ones = [&](int x) {
+    return like(op(OpCode::Where, {cmp(x, x, EQ), number(1), number(1)}), x);
+  };
+  std::vector<int64_t> ints;
+  if ((name == "var" || name == "std") && n >= 1) {
+    std::optional<int> x = tensor(0);
+    if (!x || !reductionInts(*x, 1, 3, ints))
+      return std::nullopt;
+    std::optional<int64_t> correction = n > 2 ? constantInt(args[2]) : 1;
+    int c =
+        correction ? number(static_cast<double>(*correction)) : [&]() -> int {
+      std::optional<int> v = traceExpr(stripArg(args[2]));
+      return v ? wrapped(*v) : -1;
+    }();
+    if (c < 0)
+      return std::nullopt;
+    int deviation = op(OpCode::Sub, {*x, reduce(OpCode::Mean, *x, ints, true)});
+    int squares =
+        reduce(OpCode::Sum, op(OpCode::Mul, {deviation, deviation}), ints);
+    int count = reduce(OpCode::Sum, ones(*x), ints);
+    int variance = op(OpCode::Div, {squares, op(OpCode::Sub, {count, c})});
+    return name == "var" ? variance : op(OpCode::Sqrt, {variance});
+  }
+  if (name == "logsumexp" && n >= 2) {
+    std::optional<int> x = tensor(0);
+    if (!x || !reductionInts(*x, 1, 2, ints))
+      return std::nullopt;
+    auto finiteMax = [&](bool keep) {
+      int m = reduce(OpCode::Amax, *x, ints, keep);
+      int infinite =
+          op(OpCode::Add, {cmp(m, number(inf), EQ), cmp(m, number(-inf), EQ)});
+      return op(OpCode::Where, {infinite, number(0), m});
+    };
+    int shifted = op(OpCode::Exp, {op(OpCode::Sub, {*x, finiteMax(true)})});
+    return op(OpCode::Add,
+              {op(OpCode::Log, {reduce(OpCode::Sum, shifted, ints)}),
+               finiteMax(ints[0] != 0)});
+  }
+  if (name == "norm" && n >= 1) {
+    std::optional<int> x = tensor(0);
+    if (!x || !reductionInts(*x, 2, 3, ints))
+      return std::nullopt;
+    double p = 2;
+    if (n > 1) {
+      std::optional<double> c = constantFloat(stripArg(args[1]));
+      if (!c)
+        return breakAt(args[1]->getExprLoc(),
+                       "kiln::norm with a p that is not a constant");
+      p = *c;
+    }
+    if (p == 2)
+      return op(OpCode::Sqrt,
+                {reduce(OpCode::Sum, op(OpCode::Mul, {*x, *x}), ints)});
+    int magnitude = op(OpCode::Abs, {*x});
+    if (p == 1)
+      return reduce(OpCode::Sum, magnitude, ints);
+    if (std::isinf(p))
+      return reduce(p > 0 ? OpCode::Amax : OpCode::Amin, magnitude, ints);
+    if (p == 0)
+      return reduce(OpCode::Sum, like(cmp(*x, number(0), NE), *x), ints);
+    int powered = op(OpCode::Pow, {magnitude, number(p)});
+    return op(OpCode::Pow,
+              {reduce(OpCode::Sum, powered, ints), number(1.0 / p)});
+  }
+  if ((name == "any" || name == "all") && n >= 1) {
+    std::optional<int> x = tensor(0);
+    if (!x || !reductionInts(*x, 1, 2, ints))
+      return std::nullopt;
+    bool any = name == "any";
+    int count = reduce(OpCode::Sum, cmp(*x, number(0), any ? NE : EQ), ints);
+    return cmp(count, number(0), any ? GT : EQ);
   }
   if ((name == "logical_and" || name == "logical_or") && n == 2) {
     std::optional<int> a = tensor(0), b = a ? tensor(1) : std::nullopt;

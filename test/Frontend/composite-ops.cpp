@@ -1,6 +1,7 @@
 // Tests the ops the runtime composes of elementwise ops (leaky_relu, elu,
 // clamp with either bound, minimum/maximum with numbers, sign, the *_like
-// factories, isnan, isinf, isfinite, the logical ops, masked_fill, lerp): traced into the same ops
+// factories, isnan, isinf, isfinite, the logical ops, masked_fill, lerp,
+// and the reductions var, std, logsumexp, norm, any, all): traced into the same ops
 // as free functions and as methods, in one graph, and compiled to what the
 // eager build prints at sizes the source never names, NaN and infinities
 // in the input included. masked_fill keeps an integer tensor's dtype; a
@@ -56,6 +57,19 @@ Tensor fill(const Tensor &scores, const Tensor &mask, const Tensor &ids,
          kiln::lerp(a, b, weight) + a.lerp(b, 0.75);
 }
 
+// CHECK-LABEL: stats (
+// CHECK-NOT: Graph breaks
+KILN_COMPILE() Tensor stats(const Tensor &x, const Tensor &ids) {
+  Tensor spread = kiln::var(x, {-1}, 1, true) + kiln::std(x, {-1}, 0, true) +
+                  kiln::logsumexp(x, {-1}, true);
+  Tensor norms = kiln::norm(x, 2, {-1}, true) + kiln::norm(x, 1, {-1}, true) +
+                 kiln::norm(x, INFINITY, {-1}, true) +
+                 kiln::norm(x, 3, {-1}, true) + kiln::norm(x, 0, {-1}, true);
+  Tensor flags = kiln::any(ids, {-1}, true).to(kiln::kFloat32) +
+                 kiln::all(ids + 2, {-1}, true).to(kiln::kFloat32);
+  return spread + norms + flags + kiln::var(x) + kiln::norm(x);
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 4;
   double weight = argc > 2 ? std::atof(argv[2]) : 0.5;
@@ -78,4 +92,5 @@ int main(int argc, char **argv) {
   Tensor mask = kiln::arange(6) > 2;
   Tensor y = fill(x, mask, ids, x, x * 3.0f, weight);
   std::printf("fill %.5f\n", kiln::sum(y).item<float>());
+  std::printf("stats %.4f\n", kiln::sum(stats(x, ids)).item<float>());
 }

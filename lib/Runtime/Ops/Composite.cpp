@@ -1,7 +1,8 @@
 //===- Composite.cpp - Ops that compose kiln's elementwise ops ------------===//
 //
 // leaky_relu, elu, clamp, sign, the *_like factories, isnan, isinf,
-// isfinite, the logical ops, masked_fill and lerp, with torch's semantics, each
+// isfinite, the logical ops, masked_fill, lerp and the reductions var,
+// std, logsumexp, norm, any and all, with torch's semantics, each
 // written as kiln's own elementwise ops. The frontend traces a call of one into
 // the same ops (Tracer::traceComposite), so compiled code computes what eager
 // does by construction, in one fused loop where eager makes a few passes. Each
@@ -12,6 +13,7 @@
 #include "Ops/Elementwise.h"
 #include "kiln/Ops.h"
 
+#include <cmath>
 #include <limits>
 
 namespace kiln {
@@ -125,6 +127,59 @@ Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight) {
   Tensor y = weight.toDouble() < 0.5 ? start + diff * weight
                                      : end - diff * (1.0 - weight.toDouble());
   return y.to(start.dtype());
+}
+
+Tensor var(const Tensor &x, const Dims &dims, int64_t correction,
+           bool keepdim) {
+  detail::CountedOp counted;
+  requireFloating(x, "var");
+  // Two passes: the mean, then the squared deviations from it.
+  Tensor deviation = x - mean(x, dims, true);
+  Tensor count = sum(ones_like(x), dims, keepdim);
+  return sum(deviation * deviation, dims, keepdim) / (count - correction);
+}
+
+Tensor std(const Tensor &x, const Dims &dims, int64_t correction,
+           bool keepdim) {
+  detail::CountedOp counted;
+  requireFloating(x, "std");
+  return sqrt(var(x, dims, correction, keepdim));
+}
+
+Tensor logsumexp(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  // As ATen: an infinite maximum is taken as 0, so that a row of -inf
+  // gives -inf and a row holding +inf gives +inf rather than NaN.
+  auto finiteMax = [&](bool keep) {
+    Tensor m = amax(x, dims, keep);
+    return where(isinf(m), 0, m);
+  };
+  return log(sum(exp(x - finiteMax(true)), dims, keepdim)) + finiteMax(keepdim);
+}
+
+Tensor norm(const Tensor &x, Scalar p, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  requireFloating(x, "norm");
+  double q = p.toDouble();
+  if (q == 2)
+    return sqrt(sum(x * x, dims, keepdim));
+  if (q == 1)
+    return sum(abs(x), dims, keepdim);
+  if (std::isinf(q))
+    return q > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
+  if (q == 0)
+    return sum((x != 0).to(x.dtype()), dims, keepdim);
+  return pow(sum(pow(abs(x), q), dims, keepdim), 1.0 / q);
+}
+
+Tensor any(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  return sum(x != 0, dims, keepdim) > 0;
+}
+
+Tensor all(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  return sum(x == 0, dims, keepdim) == 0;
 }
 
 } // namespace kiln

@@ -115,6 +115,36 @@ const std::map<std::string, OpFn> &ops() {
          return clamp(in[0], bound("min"), bound("max"));
        }},
       {"sign", [](V in, const json &) { return sign(in[0]); }},
+      {"var",
+       [](V in, const json &a) {
+         return var(in[0], dimsArg(a), a.at("correction").get<int64_t>(),
+                    a.at("keepdim").get<bool>());
+       }},
+      {"std",
+       [](V in, const json &a) {
+         return kiln::std(in[0], dimsArg(a), a.at("correction").get<int64_t>(),
+                          a.at("keepdim").get<bool>());
+       }},
+      {"logsumexp",
+       [](V in, const json &a) {
+         return logsumexp(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"norm",
+       [](V in, const json &a) {
+         const json &p = a.at("p");
+         double q = !p.is_string() ? p.get<double>()
+                    : p == "inf"   ? std::numeric_limits<double>::infinity()
+                                   : -std::numeric_limits<double>::infinity();
+         return norm(in[0], q, dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"any",
+       [](V in, const json &a) {
+         return any(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"all",
+       [](V in, const json &a) {
+         return all(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
       {"full_like",
        [](V in, const json &a) {
          return full_like(in[0], a.at("value").get<double>());
@@ -195,6 +225,7 @@ const std::map<std::string, OpFn> &ops() {
 /// Relative tolerance per op: float32 results of a float64 reference.
 double rtolFor(const std::string &op) {
   if (op == "pow" || op == "matmul" || op == "linear" || op == "conv2d" ||
+      op == "var" || op == "std" || op == "logsumexp" || op == "norm" ||
       op == "layer_norm" || op == "rms_norm" || op == "cross_entropy" ||
       op == "log_softmax")
     return 1e-5;
