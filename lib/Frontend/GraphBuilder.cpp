@@ -457,12 +457,10 @@ private:
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
       auto eps = b_.getF64FloatAttr(op.number);
-      // An eps known only at run time: the last operand (ints {1}).
-      bool runtimeEps = !op.ints.empty() && op.ints[0] == 1;
-      Value epsValue =
-          runtimeEps ? scalarCast(get(op.operands.back()), b_.getF64Type())
-                     : Value();
-      size_t tensors = op.operands.size() - (runtimeEps ? 1 : 0);
+      Value epsValue = op.hasRuntimeEps() ? scalarCast(get(op.operands.back()),
+                                                       b_.getF64Type())
+                                          : Value();
+      size_t tensors = op.normTensorOperands();
       if (c == OpCode::LayerNorm)
         out = mlir::kiln::LayerNormOp::create(
             b_, loc_, x, w, tensors > 2 ? tensorAs(op.operands[2], e) : Value(),

@@ -423,10 +423,7 @@ llvm::Error inferSignature(Graph &g) {
       if (op.code == OpCode::LayerNorm || op.code == OpCode::RmsNorm) {
         if (in(1).rank > in(0).rank || in(1).rank < 1)
           return fail("the weight's rank does not fit the input's");
-        // ints {1}: the last operand is an eps known at run time.
-        bool runtimeEps = !op.ints.empty() && op.ints[0] == 1;
-        if (op.operands.size() > (runtimeEps ? 3u : 2u) &&
-            in(2).rank != in(1).rank)
+        if (op.normTensorOperands() > 2 && in(2).rank != in(1).rank)
           return fail("the bias's rank differs from the weight's");
       }
       break;

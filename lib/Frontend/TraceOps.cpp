@@ -161,23 +161,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   }
   if (group == OpGroup::Reduction) {
     std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    std::vector<int64_t> dims;
-    if (n > 1 && !constantIntList(arg(1), dims))
-      return breakAt(arg(1)->getExprLoc(),
-                     "kiln::" + name + " over dims that are not constants");
-    int64_t keepdim = 0;
-    if (n > 2) {
-      std::optional<int64_t> k = constArg(2, "keepdim");
-      if (!k)
-        return std::nullopt;
-      keepdim = *k;
-    }
-    for (int64_t d : dims)
-      needsDim(*x, d);
-    std::vector<int64_t> ints = {keepdim};
-    ints.insert(ints.end(), dims.begin(), dims.end());
+    std::vector<int64_t> ints;
+    if (!x || !reductionInts(name, *x, n > 1 ? arg(1) : nullptr,
+                             n > 2 ? arg(2) : nullptr, ints))
+      return std::nullopt;
     return addOp(code, {*x}, ValueKind::Tensor, loc, ints);
   }
   if (code == OpCode::Softmax || code == OpCode::LogSoftmax) {
@@ -395,6 +382,32 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
+bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
+                           const Expr *keepArg, std::vector<int64_t> &ints) {
+  std::vector<int64_t> dims;
+  if (dimsArg && !constantIntList(dimsArg, dims)) {
+    breakAt(dimsArg->getExprLoc(),
+            "kiln::" + name + " over dims that are not constants");
+    return false;
+  }
+  int64_t keepdim = 0;
+  if (keepArg) {
+    std::optional<int64_t> k = constantInt(keepArg);
+    if (!k) {
+      breakAt(keepArg->getExprLoc(),
+              "kiln::" + name +
+                  " with a keepdim that is not a compile-time constant");
+      return false;
+    }
+    keepdim = *k;
+  }
+  for (int64_t d : dims)
+    needsDim(x, d);
+  ints = {keepdim};
+  ints.insert(ints.end(), dims.begin(), dims.end());
+  return true;
+}
+
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
       "leaky_relu",  "elu",   "clamp",     "masked_fill", "lerp",
@@ -549,6 +562,11 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     return op(OpCode::Sub, {like(cmp(*x, number(0), GT), *x),
                             like(cmp(*x, number(0), LT), *x)});
   }
+  // A tensor of x's shape and dtype holding `value`: a choice between two
+  // equal values, made everywhere.
+  auto filled = [&](int x, int value) {
+    return like(op(OpCode::Where, {cmp(x, x, EQ), value, value}), x);
+  };
   if ((name == "full_like" && n == 2) ||
       ((name == "zeros_like" || name == "ones_like" || name == "empty_like") &&
        n == 1)) {
@@ -564,34 +582,13 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     } else {
       value = number(name == "ones_like" ? 1 : 0);
     }
-    // x's shape: a choice between two equal values, made everywhere.
-    return like(op(OpCode::Where, {cmp(*x, *x, EQ), value, value}), *x);
+    return filled(*x, value);
   }
-  // Reductions: dims at `at` and keepdim at `keepAt` (constants), as the
-  // ints of a kiln reduction ({keepdim, dims...}; no dims: all of them).
-  auto reductionInts = [&](int x, unsigned at, unsigned keepAt,
+  // Reductions: dims at `at` and keepdim at `keepAt`.
+  auto reductionArgs = [&](int x, unsigned at, unsigned keepAt,
                            std::vector<int64_t> &ints) {
-    std::vector<int64_t> dims;
-    if (n > at && !constantIntList(args[at], dims)) {
-      breakAt(args[at]->getExprLoc(),
-              "kiln::" + name + " over dims that are not constants");
-      return false;
-    }
-    int64_t keepdim = 0;
-    if (n > keepAt) {
-      std::optional<int64_t> k = constantInt(args[keepAt]);
-      if (!k) {
-        breakAt(args[keepAt]->getExprLoc(),
-                "kiln::" + name + " with a keepdim that is not a constant");
-        return false;
-      }
-      keepdim = *k;
-    }
-    for (int64_t d : dims)
-      needsDim(x, d);
-    ints = {keepdim};
-    ints.insert(ints.end(), dims.begin(), dims.end());
-    return true;
+    return reductionInts(name, x, n > at ? args[at] : nullptr,
+                         n > keepAt ? args[keepAt] : nullptr, ints);
   };
   auto reduce = [&](OpCode code, int x, std::vector<int64_t> ints,
                     std::optional<bool> keep = std::nullopt) {
@@ -599,32 +596,25 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       ints[0] = *keep;
     return addOp(code, {x}, ValueKind::Tensor, loc, ints);
   };
-  auto ones = [&](int x) {
-    return like(op(OpCode::Where, {cmp(x, x, EQ), number(1), number(1)}), x);
-  };
   std::vector<int64_t> ints;
   if ((name == "var" || name == "std") && n >= 1) {
     std::optional<int> x = tensor(0);
-    if (!x || !reductionInts(*x, 1, 3, ints))
+    if (!x || !reductionArgs(*x, 1, 3, ints))
       return std::nullopt;
-    std::optional<int64_t> correction = n > 2 ? constantInt(args[2]) : 1;
-    int c =
-        correction ? number(static_cast<double>(*correction)) : [&]() -> int {
-      std::optional<int> v = traceExpr(stripArg(args[2]));
-      return v ? wrapped(*v) : -1;
-    }();
-    if (c < 0)
-      return std::nullopt;
+    std::optional<int> correction = scalar(2, absent);
+    if (!correction && !absent)
+      return correction;
+    int c = absent ? number(1) : wrapped(*correction);
     int deviation = op(OpCode::Sub, {*x, reduce(OpCode::Mean, *x, ints, true)});
     int squares =
         reduce(OpCode::Sum, op(OpCode::Mul, {deviation, deviation}), ints);
-    int count = reduce(OpCode::Sum, ones(*x), ints);
+    int count = reduce(OpCode::Sum, filled(*x, number(1)), ints);
     int variance = op(OpCode::Div, {squares, op(OpCode::Sub, {count, c})});
     return name == "var" ? variance : op(OpCode::Sqrt, {variance});
   }
   if (name == "logsumexp" && n >= 2) {
     std::optional<int> x = tensor(0);
-    if (!x || !reductionInts(*x, 1, 2, ints))
+    if (!x || !reductionArgs(*x, 1, 2, ints))
       return std::nullopt;
     auto finiteMax = [&](bool keep) {
       int m = reduce(OpCode::Amax, *x, ints, keep);
@@ -639,7 +629,7 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   }
   if (name == "norm" && n >= 1) {
     std::optional<int> x = tensor(0);
-    if (!x || !reductionInts(*x, 2, 3, ints))
+    if (!x || !reductionArgs(*x, 2, 3, ints))
       return std::nullopt;
     double p = 2;
     if (n > 1) {
@@ -665,7 +655,7 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   }
   if ((name == "any" || name == "all") && n >= 1) {
     std::optional<int> x = tensor(0);
-    if (!x || !reductionInts(*x, 1, 2, ints))
+    if (!x || !reductionArgs(*x, 1, 2, ints))
       return std::nullopt;
     bool any = name == "any";
     int count = reduce(OpCode::Sum, cmp(*x, number(0), any ? NE : EQ), ints);

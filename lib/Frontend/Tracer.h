@@ -261,6 +261,11 @@ private:
                                  clang::SourceLocation loc);
   /// Whether Tensor::NAME is an ATen-style method traced as kiln::NAME.
   static bool isAtenStyleMethod(const std::string &name);
+  /// The ints of a kiln reduction ({keepdim, dims...}; no dims: all of
+  /// them) from a call's dims and keepdim arguments (null: left out), which
+  /// must be constants; false on a break.
+  bool reductionInts(const std::string &name, int x, const clang::Expr *dimsArg,
+                     const clang::Expr *keepArg, std::vector<int64_t> &ints);
   /// kiln::NAME is one of the runtime's compositions of elementwise ops
   /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
   static bool isComposite(const std::string &name);

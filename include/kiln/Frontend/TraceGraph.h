@@ -72,6 +72,14 @@ struct TraceOp {
   std::string text;
   int result = -1;
   SourcePos pos;
+
+  /// layer_norm and rms_norm with ints {1}: their eps is known only at run
+  /// time, the last operand (an f64 scalar), not `number`.
+  bool hasRuntimeEps() const { return !ints.empty() && ints[0] == 1; }
+  /// The tensor operands of a norm: all but a run-time eps.
+  size_t normTensorOperands() const {
+    return operands.size() - (hasRuntimeEps() ? 1 : 0);
+  }
 };
 
 struct TraceValue {

@@ -35,11 +35,7 @@ public:
       : b_(b), outer_(outer), loc_(outer.getLoc()) {}
 
   /// Trip counts of `outer` times the work of its body.
-  Value ofOuter() {
-    Value trips = tripCounts(outer_.getLowerBound(), outer_.getUpperBound(),
-                             outer_.getStep());
-    return mul(trips, ofBlock(*outer_.getBody()));
-  }
+  Value ofOuter() { return ofLoop(outer_); }
 
 private:
   Value constant(int64_t v) {
@@ -94,6 +90,14 @@ private:
     return total;
   }
 
+  /// A loop's trip counts times the work of its body (scf.for or
+  /// scf.parallel).
+  template <typename Loop> Value ofLoop(Loop loop) {
+    return mul(
+        tripCounts(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()),
+        ofBlock(*loop.getBody()));
+  }
+
   /// The operations one run of `block` executes, nested loops multiplied
   /// by their trip counts and both arms of an if counted.
   Value ofBlock(Block &block) {
@@ -101,15 +105,9 @@ private:
     Value nested = constant(0);
     for (Operation &op : block) {
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        nested =
-            add(nested, mul(tripCounts(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep()),
-                            ofBlock(*loop.getBody())));
+        nested = add(nested, ofLoop(loop));
       } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-        nested =
-            add(nested, mul(tripCounts(loop.getLowerBound(),
-                                       loop.getUpperBound(), loop.getStep()),
-                            ofBlock(*loop.getBody())));
+        nested = add(nested, ofLoop(loop));
       } else if (op.getNumRegions() > 0) {
         for (Region &r : op.getRegions())
           for (Block &inner : r)

@@ -55,6 +55,11 @@ Tensor scalarTensor(const kiln::Scalar &value, DType dtype) {
   return full({}, value, dtype);
 }
 
+Error unsupportedDType(const char *op, DType dt) {
+  return Error(std::string(op) + ": not supported for dtype " + dtypeName(dt) +
+               "; convert with to(kiln::kFloat32) first");
+}
+
 void checkCpu(const Tensor &t, const char *op) {
   t.checkDefined(op);
   if (t.device().type != DeviceType::CPU)

@@ -21,9 +21,7 @@ namespace kiln {
 namespace {
 void requireFloating(const Tensor &x, const char *op) {
   if (!isFloating(x.dtype()))
-    throw Error(std::string(op) + ": not supported for dtype " +
-                dtypeName(x.dtype()) +
-                "; convert with to(kiln::kFloat32) first");
+    throw detail::unsupportedDType(op, x.dtype());
 }
 } // namespace
 

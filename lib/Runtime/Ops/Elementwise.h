@@ -45,6 +45,9 @@ void copyConvert(const Tensor &dst, const Tensor &src);
 /// Throws unless t is defined and on the CPU.
 void checkCpu(const Tensor &t, const char *op);
 
+/// The error of an op that does not take tensors of dtype dt.
+Error unsupportedDType(const char *op, DType dt);
+
 /// Runs f elementwise over a and b broadcast, computing in common's compute
 /// type; the result has dtype common (or bool when Compare).
 template <bool Compare, typename F>

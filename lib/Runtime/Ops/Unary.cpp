@@ -27,8 +27,7 @@ DType unaryResultType(const Tensor &x, Domain domain, const char *op) {
   if (domain == Domain::Floating)
     return DType::F32;
   if (domain == Domain::FloatOnly || dt == DType::Bool)
-    throw Error(std::string(op) + ": not supported for dtype " + dtypeName(dt) +
-                "; convert with to(kiln::kFloat32) first");
+    throw unsupportedDType(op, dt);
   return dt;
 }
 

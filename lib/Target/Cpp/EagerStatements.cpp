@@ -213,11 +213,9 @@ void EagerStatements::emitOp(const TraceOp &op) {
     break;
   case OpCode::LayerNorm:
   case OpCode::RmsNorm: {
-    // ints {1}: the last operand is an eps known only at run time.
-    bool runtimeEps = !op.ints.empty() && op.ints[0] == 1;
-    size_t tensors = op.operands.size() - (runtimeEps ? 1 : 0);
-    std::string eps = runtimeEps ? s(op.operands.size() - 1)
-                                 : number(op.number, ValueKind::F64);
+    size_t tensors = op.normTensorOperands();
+    std::string eps = op.hasRuntimeEps() ? s(op.operands.size() - 1)
+                                         : number(op.number, ValueKind::F64);
     e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " + a(1) + ", " +
         (c == OpCode::RmsNorm ? ""
          : tensors > 2        ? a(2) + ", "
