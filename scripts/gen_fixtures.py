@@ -297,6 +297,57 @@ for dims, keep in [([], False), ([1], False), ([0], True)]:
     case("all", [flags], np.all(flags, axis=ax, keepdims=keep), dims=dims,
          keepdim=keep)
 
+
+# tril and triu: the last two dims, any diagonal, integers keep their dtype.
+tx, ti = f32(2, 4, 5), rng.integers(-9, 9, size=(5, 3)).astype(np.int64)
+for k in [0, 1, -2]:
+    case("tril", [tx], np.tril(tx, k), diagonal=k)
+    case("triu", [tx], np.triu(tx, k), diagonal=k)
+    case("tril", [ti], np.tril(ti, k), diagonal=k)
+    case("triu", [ti], np.triu(ti, k), diagonal=k)
+
+
+def attention(q, k, v, mask=None, causal=False, scale=None):
+    """torch's scaled_dot_product_attention in float64; a query that attends
+    to no key gives zeros (torch >= 2.5)."""
+    q, k, v = d(q), d(k), d(v)
+    s = q @ np.swapaxes(k, -1, -2) * (scale if scale is not None
+                                       else 1 / math.sqrt(q.shape[-1]))
+    L, S = s.shape[-2:]
+    if causal:
+        s = np.where(np.tril(np.ones((L, S), dtype=bool)), s, -np.inf)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + d(mask)
+    m = s.max(axis=-1, keepdims=True)
+    dead = np.isneginf(m)
+    e = np.exp(s - np.where(dead, 0.0, m))
+    p = np.where(dead, 0.0, e / np.where(dead, 1.0, e.sum(-1, keepdims=True)))
+    return p @ v
+
+
+def sdpa_case(q, k, v, mask=None, causal=False, scale=None):
+    inputs = [q, k, v] + ([mask] if mask is not None else [])
+    out = attention(q, k, v, mask, causal, scale).astype(q.dtype)
+    case("scaled_dot_product_attention", inputs, out, is_causal=causal,
+         scale=scale)
+
+
+sdpa_case(f32(2, 3, 5, 8), f32(2, 3, 7, 8), f32(2, 3, 7, 6))
+sdpa_case(f32(9, 4), f32(9, 4), f32(9, 3), causal=True)
+sdpa_case(f32(2, 5, 4), f32(2, 3, 4), f32(2, 3, 4), causal=True)  # L > S
+bm = rng.uniform(size=(5, 7)) > 0.4
+bm[2, :] = False  # a query that attends to nothing
+sdpa_case(f32(2, 5, 8), f32(2, 7, 8), f32(2, 7, 8), mask=bm)
+sdpa_case(f32(2, 3, 5, 8), f32(2, 3, 7, 8), f32(2, 3, 7, 8),
+          mask=f32(1, 1, 5, 7), scale=0.3)
+# Batch dims broadcast; keys in several blocks, queries in several tasks.
+sdpa_case(f32(2, 3, 70, 16), f32(1, 3, 300, 16), f32(1, 3, 300, 16),
+          causal=True)
+sdpa_case(f32(3, 70, 16), f32(3, 300, 16), f32(3, 300, 16),
+          mask=rng.uniform(size=(70, 300)) > 0.3)
+sdpa_case(rng.standard_normal((2, 6, 5)), rng.standard_normal((2, 6, 5)),
+          rng.standard_normal((2, 6, 5)), causal=True)  # float64
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -74,6 +74,10 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
              std::optional<Scalar> max = std::nullopt);
 /// mask (bool, broadcastable to x's shape) ? value : x, in x's dtype.
 Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value);
+/// The lower (upper) triangle of the last two dims: elements (i, j) with
+/// j - i <= diagonal (>= diagonal) kept, the others zero; rank >= 2.
+Tensor tril(const Tensor &x, int64_t diagonal = 0);
+Tensor triu(const Tensor &x, int64_t diagonal = 0);
 /// start + weight * (end - start), from the nearer end (floating tensors
 /// of one dtype).
 Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight);
@@ -238,6 +242,22 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
               int64_t stride = 1, int64_t padding = 0);
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
+/// torch's scaled_dot_product_attention: softmax(q k^T * scale + mask) v
+/// for q [..., L, E], k [..., S, E], v [..., S, Ev] (ranks 2 to 4, batch
+/// dims broadcast) giving [..., L, Ev]. attn_mask (may be undefined)
+/// broadcasts to [..., L, S]: bool (true attends) or q's float dtype
+/// (added to the scores). is_causal attends key j from query i when
+/// j <= i (torch's top-left alignment) and excludes attn_mask. scale
+/// defaults to 1 / sqrt(E). A query that attends to no key gives zeros (as
+/// torch's math kernel since 2.5). dropout_p must be 0: kiln computes at
+/// inference. One fused kernel: blocks of queries against blocks of keys
+/// with an online softmax; the [..., L, S] scores are never in memory.
+Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
+                                    const Tensor &value,
+                                    const Tensor &attn_mask = Tensor(),
+                                    double dropout_p = 0.0,
+                                    bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
 /// Mean cross-entropy of logits [N, C] (or [C]) against integer class ids
 /// [N] (or []).
 Tensor cross_entropy(const Tensor &logits, const Tensor &targets);

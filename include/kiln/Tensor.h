@@ -179,6 +179,8 @@ public:
   Tensor clamp(std::optional<Scalar> min,
                std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor &mask, Scalar value) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
   Tensor lerp(const Tensor &end, Scalar weight) const;
   Tensor sign() const;
   Tensor isnan() const;

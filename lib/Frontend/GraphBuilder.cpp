@@ -470,6 +470,15 @@ private:
     } else if (c == OpCode::Matmul) {
       out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
                                          tensorAs(op.operands[1], e));
+    } else if (c == OpCode::Attention) {
+      // operands q, k, v, [mask], [scale]; ints is_causal, has mask, scale.
+      Value mask = op.ints[1] ? get(op.operands[3]) : Value();
+      Value scale = op.ints[2]
+                        ? scalarCast(get(op.operands.back()), b_.getF64Type())
+                        : Value();
+      out = mlir::kiln::ScaledDotProductAttentionOp::create(
+          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
+          tensorAs(op.operands[2], e), mask, scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
       out = mlir::kiln::LinearOp::create(
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),

@@ -438,6 +438,30 @@ llvm::Error inferSignature(Graph &g) {
       r.element = resultType(g, op.operands);
       break;
     }
+    case OpCode::Attention: {
+      // As eager checks: ranks 2 to 4, one floating dtype, a bool or
+      // same-dtype mask of no more dims than the scores.
+      int64_t rank = std::max({in(0).rank, in(1).rank, in(2).rank});
+      for (size_t i = 0; i < 3; ++i)
+        if (in(i).rank < 2 || in(i).rank > 4)
+          return fail("query, key and value must have 2 to 4 dims");
+      ElementType e = in(0).element;
+      if (!isFloat(e))
+        return fail(notForDType(e));
+      if (in(1).element != e || in(2).element != e)
+        return fail("query, key and value must have the same dtype");
+      if (op.ints[1]) {
+        if (in(3).element != ElementType::Bool && in(3).element != e)
+          return fail("attn_mask must be bool or the query's dtype");
+        if (in(3).rank > rank)
+          return fail("attn_mask has more dims than the scores");
+        if (op.ints[0])
+          return fail("attn_mask must be undefined when is_causal is set");
+      }
+      r.rank = rank;
+      r.element = e;
+      break;
+    }
     case OpCode::Linear:
       if (in(0).rank < 1 || in(1).rank != 2)
         return fail("linear needs a weight of rank 2");

@@ -209,6 +209,41 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     }
     return addOp(code, ops, ValueKind::Tensor, loc, ints, eps);
   }
+  if (code == OpCode::Attention && n >= 3) {
+    // (q, k, v, attn_mask = Tensor(), dropout_p = 0, is_causal = false,
+    // scale = nullopt): operands q, k, v, [mask], [scale as f64]; ints
+    // is_causal, has mask, has scale.
+    std::vector<int> ops;
+    if (!tensorArgs(n > 3 ? 4 : 3, 3, ops))
+      return std::nullopt;
+    int64_t hasMask = ops.size() > 3;
+    if (n > 4) {
+      std::optional<double> p = constantFloat(stripArg(arg(4)));
+      if (!p || *p != 0.0)
+        return breakAt(arg(4)->getExprLoc(),
+                       "kiln::scaled_dot_product_attention with a dropout_p "
+                       "other than a constant 0 (an error in eager)");
+    }
+    int64_t causal = 0;
+    if (n > 5) {
+      std::optional<int64_t> c = constArg(5, "is_causal");
+      if (!c)
+        return std::nullopt;
+      causal = *c != 0;
+    }
+    bool absent = true;
+    std::optional<int> scale =
+        optionalScalar(name, n > 6 ? arg(6) : nullptr, absent);
+    if (!scale && !absent)
+      return scale;
+    if (scale) {
+      if (kindOf(*scale) != ValueKind::F64)
+        scale = addOp(OpCode::ScalarCast, {*scale}, ValueKind::F64, loc);
+      ops.push_back(*scale);
+    }
+    return addOp(code, ops, ValueKind::Tensor, loc,
+                 {causal, hasMask, scale ? 1 : 0});
+  }
   if (code == OpCode::Matmul || code == OpCode::Linear ||
       code == OpCode::Embedding || code == OpCode::CrossEntropy) {
     std::vector<int> ops;
@@ -414,8 +449,30 @@ bool Tracer::isComposite(const std::string &name) {
       "isnan",       "isinf", "isfinite",  "logical_and", "logical_or",
       "logical_not", "sign",  "full_like", "zeros_like",  "ones_like",
       "empty_like",  "var",   "std",       "logsumexp",   "norm",
-      "any",         "all"};
+      "any",         "all",   "tril",      "triu"};
   return names.count(name) > 0;
+}
+
+std::optional<int> Tracer::optionalScalar(const std::string &name,
+                                          const Expr *arg, bool &absent) {
+  const Expr *e = arg ? stripTemporaries(arg) : nullptr;
+  auto isNullopt = [](const Expr *x) {
+    return x->getType().getAsString().find("nullopt_t") != std::string::npos;
+  };
+  const auto *c = dyn_cast_or_null<CXXConstructExpr>(e);
+  absent =
+      !e || isNullopt(e) ||
+      (c &&
+       (c->getNumArgs() == 0 ||
+        (c->getNumArgs() == 1 && isNullopt(stripTemporaries(c->getArg(0))))));
+  if (absent)
+    return std::nullopt;
+  std::optional<int> v = traceExpr(stripArg(e));
+  if (v && kindOf(*v) == ValueKind::Tensor)
+    return breakAt(e->getExprLoc(), "kiln::" + name +
+                                        " with a tensor where "
+                                        "it takes a number");
+  return v;
 }
 
 std::optional<int> Tracer::traceComposite(const std::string &name,
@@ -429,27 +486,8 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       return v;
     return asTensor(*v, args[i]->getExprLoc());
   };
-  // A scalar argument, or nullopt with `absent` set where the call leaves
-  // out an optional one (std::nullopt, {}, the default).
   auto scalar = [&](unsigned i, bool &absent) -> std::optional<int> {
-    const Expr *e = i < n ? stripTemporaries(args[i]) : nullptr;
-    auto isNullopt = [](const Expr *x) {
-      return x->getType().getAsString().find("nullopt_t") != std::string::npos;
-    };
-    const auto *c = dyn_cast_or_null<CXXConstructExpr>(e);
-    absent =
-        !e || isNullopt(e) ||
-        (c &&
-         (c->getNumArgs() == 0 ||
-          (c->getNumArgs() == 1 && isNullopt(stripTemporaries(c->getArg(0))))));
-    if (absent)
-      return std::nullopt;
-    std::optional<int> v = traceExpr(stripArg(e));
-    if (v && kindOf(*v) == ValueKind::Tensor)
-      return breakAt(e->getExprLoc(), "kiln::" + name +
-                                          " with a tensor where "
-                                          "it takes a number");
-    return v;
+    return optionalScalar(name, i < n ? args[i] : nullptr, absent);
   };
   auto wrapped = [&](int scalarValue) { return asTensor(scalarValue, loc); };
   auto number = [&](double v) {
@@ -465,7 +503,7 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   auto like = [&](int v, int x) {
     return addOp(OpCode::Cast, {v, x}, ValueKind::Tensor, loc, {-1});
   };
-  enum { LT = 0, GT = 2, EQ = 4, NE = 5 };
+  enum { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
   const double inf = std::numeric_limits<double>::infinity();
   bool absent = false;
   if ((name == "leaky_relu" || name == "elu") && n >= 1) {
@@ -508,6 +546,34 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     if (!value)
       return value;
     return like(op(OpCode::Where, {*mask, wrapped(*value), *x}), *x);
+  }
+  if ((name == "tril" || name == "triu") && n >= 1) {
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    int64_t diagonal = 0;
+    if (n > 1) {
+      std::optional<int64_t> d = constantInt(args[1]);
+      if (!d)
+        return breakAt(args[1]->getExprLoc(),
+                       "kiln::" + name +
+                           " with a diagonal that is not a constant");
+      diagonal = *d;
+    }
+    needsDim(*x, -2);
+    auto range = [&](int64_t dim) {
+      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {dim});
+      return op(OpCode::Arange, {constant(0, ValueKind::I64, loc), size,
+                                 constant(1, ValueKind::I64, loc)});
+    };
+    int rows =
+        addOp(OpCode::Unsqueeze, {range(-2)}, ValueKind::Tensor, loc, {1});
+    int offset = op(OpCode::Sub, {range(-1), rows});
+    int keep = cmp(offset, wrapped(constant(diagonal, ValueKind::I64, loc)),
+                   name == "tril" ? LE : GE);
+    return like(op(OpCode::Where,
+                   {keep, *x, wrapped(constant(0, ValueKind::I64, loc))}),
+                *x);
   }
   if (name == "lerp" && n == 3) {
     std::optional<int> start = tensor(0),

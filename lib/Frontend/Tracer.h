@@ -269,6 +269,11 @@ private:
   /// kiln::NAME is one of the runtime's compositions of elementwise ops
   /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
   static bool isComposite(const std::string &name);
+  /// An optional scalar argument of op `name`: nullopt with `absent` set
+  /// where the call leaves it out (std::nullopt, {}, the default, or no
+  /// argument), nullopt after a break where it cannot be traced.
+  std::optional<int> optionalScalar(const std::string &name,
+                                    const clang::Expr *arg, bool &absent);
   std::optional<int>
   traceComposite(const std::string &name,
                  const std::vector<const clang::Expr *> &args,

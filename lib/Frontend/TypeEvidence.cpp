@@ -326,6 +326,7 @@ private:
     case OpCode::LayerNorm:
     case OpCode::RmsNorm:
     case OpCode::Linear:
+    case OpCode::Attention:
       return n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
     case OpCode::Embedding: {
       if (n != 2)

@@ -223,6 +223,15 @@ private:
           set(o, linear(t(o.getInput()), t(o.getWeight()),
                         o.getBias() ? t(o.getBias()) : Tensor()));
         })
+        .Case([&](k::ScaledDotProductAttentionOp o) {
+          std::optional<double> scale;
+          if (o.getScale())
+            scale = std::get<double>(env.at(o.getScale()));
+          set(o, scaled_dot_product_attention(
+                     t(o.getQuery()), t(o.getKey()), t(o.getValue()),
+                     o.getMask() ? t(o.getMask()) : Tensor(), 0.0,
+                     o.getIsCausal(), scale));
+        })
         .Case([&](k::EmbeddingOp o) {
           set(o, embedding(t(o.getIds()), t(o.getTable())));
         })

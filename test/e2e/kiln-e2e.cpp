@@ -519,71 +519,28 @@ int main(int argc, char **argv) {
 
     std::vector<Tensor> got;
     int32_t status = 0;
-    if (cuda) {
-      // On the GPU, through the same GraphCall stitched code uses: CPU
-      // inputs are copied over, results copied back.
-      abi::GraphCall call(run.function.c_str(), entry, Device::cuda());
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        mlir::Type type = fn.getArgumentTypes()[i];
-        if (auto *tensor = std::get_if<Tensor>(&inputs[i]))
-          call.input(*tensor);
-        else if (auto *n = std::get_if<int64_t>(&inputs[i]))
-          call.input(*n);
-        else if (type.isF32())
-          call.input(static_cast<float>(std::get<double>(inputs[i])));
-        else
-          call.input(std::get<double>(inputs[i]));
-      }
-      got.resize(fn.getNumResults());
-      for (unsigned r = 0; r < fn.getNumResults(); ++r) {
-        auto rt = mlir::cast<mlir::RankedTensorType>(fn.getResultTypes()[r]);
-        call.output(got[r], rt.getRank(), dtypeOf(rt.getElementType()));
-      }
-      status = call.run() ? 0 : 1;
-    } else {
-      // The compiled graph, through the packed ABI.
-      std::vector<std::vector<int64_t>> descriptors;
-      std::vector<float> floats;
-      std::vector<double> doubles;
-      std::vector<void *> args(1 + inputs.size());
-      descriptors.reserve(inputs.size() + 1);
-      floats.reserve(inputs.size());
-      doubles.reserve(inputs.size());
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        mlir::Type type = fn.getArgumentTypes()[i];
-        if (auto *tensor = std::get_if<Tensor>(&inputs[i])) {
-          descriptors.emplace_back(abi::descriptorSize(tensor->dim()) / 8);
-          abi::describe(*tensor, descriptors.back().data());
-          args[1 + i] = descriptors.back().data();
-        } else if (auto *n = std::get_if<int64_t>(&inputs[i])) {
-          args[1 + i] = n;
-        } else if (type.isF32()) {
-          floats.push_back(static_cast<float>(std::get<double>(inputs[i])));
-          args[1 + i] = &floats.back();
-        } else {
-          doubles.push_back(std::get<double>(inputs[i]));
-          args[1 + i] = &doubles.back();
-        }
-      }
-      size_t resultBytes = 8;
-      for (mlir::Type t : fn.getResultTypes())
-        resultBytes += abi::descriptorSize(
-            mlir::cast<mlir::RankedTensorType>(t).getRank());
-      std::vector<int64_t> results(resultBytes / 8, 0);
-      args[0] = results.data();
-      entry(args.data());
-
-      size_t offset = 0;
-      for (mlir::Type t : fn.getResultTypes()) {
-        auto rt = mlir::cast<mlir::RankedTensorType>(t);
-        got.push_back(
-            abi::adopt(reinterpret_cast<char *>(results.data()) + offset,
-                       rt.getRank(), dtypeOf(rt.getElementType())));
-        offset += abi::descriptorSize(rt.getRank());
-      }
-      std::memcpy(&status, reinterpret_cast<char *>(results.data()) + offset,
-                  4);
+    // Through the GraphCall stitched code uses (on the GPU, CPU inputs are
+    // copied over and results copied back); a failed shape check or
+    // opaque call gives status 1.
+    abi::GraphCall call(run.function.c_str(), entry,
+                        cuda ? Device::cuda() : Device::cpu());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      mlir::Type type = fn.getArgumentTypes()[i];
+      if (auto *tensor = std::get_if<Tensor>(&inputs[i]))
+        call.input(*tensor);
+      else if (auto *n = std::get_if<int64_t>(&inputs[i]))
+        call.input(*n);
+      else if (type.isF32())
+        call.input(static_cast<float>(std::get<double>(inputs[i])));
+      else
+        call.input(std::get<double>(inputs[i]));
     }
+    got.resize(fn.getNumResults());
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      auto rt = mlir::cast<mlir::RankedTensorType>(fn.getResultTypes()[r]);
+      call.output(got[r], rt.getRank(), dtypeOf(rt.getElementType()));
+    }
+    status = call.run() ? 0 : 1;
 
     std::string why;
     bool ok;

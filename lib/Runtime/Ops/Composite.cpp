@@ -1,11 +1,11 @@
 //===- Composite.cpp - Ops that compose kiln's elementwise ops ------------===//
 //
 // leaky_relu, elu, clamp, sign, the *_like factories, isnan, isinf,
-// isfinite, the logical ops, masked_fill, lerp and the reductions var,
-// std, logsumexp, norm, any and all, with torch's semantics, each
-// written as kiln's own elementwise ops. The frontend traces a call of one into
-// the same ops (Tracer::traceComposite), so compiled code computes what eager
-// does by construction, in one fused loop where eager makes a few passes. Each
+// isfinite, the logical ops, masked_fill, tril, triu, lerp and the reductions
+// var, std, logsumexp, norm, any and all, with torch's semantics, each written
+// as kiln's own elementwise ops. The frontend traces a call of one into the
+// same ops (Tracer::traceComposite), so compiled code computes what eager does
+// by construction, in one fused loop where eager makes a few passes. Each
 // counts as one op.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +111,29 @@ Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value) {
                 " does not broadcast to the tensor's shape " +
                 shapeStr(x.shape()));
   return where(mask, value, x).to(x.dtype());
+}
+
+namespace {
+/// Where element (i, j) of the last two dims has j - i <= diagonal (lower)
+/// or >= diagonal: a [rows, cols] bool tensor that broadcasts over x.
+Tensor triangle(const Tensor &x, int64_t diagonal, bool lower, const char *op) {
+  if (x.dim() < 2)
+    throw Error(std::string(op) +
+                ": input tensor must have at least 2 dimensions, got shape " +
+                shapeStr(x.shape()));
+  Tensor offset = arange(x.size(-1)) - arange(x.size(-2)).unsqueeze(1);
+  return lower ? offset <= diagonal : offset >= diagonal;
+}
+} // namespace
+
+Tensor tril(const Tensor &x, int64_t diagonal) {
+  detail::CountedOp counted;
+  return where(triangle(x, diagonal, true, "tril"), x, 0).to(x.dtype());
+}
+
+Tensor triu(const Tensor &x, int64_t diagonal) {
+  detail::CountedOp counted;
+  return where(triangle(x, diagonal, false, "triu"), x, 0).to(x.dtype());
 }
 
 Tensor lerp(const Tensor &start, const Tensor &end, Scalar weight) {

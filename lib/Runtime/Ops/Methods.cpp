@@ -49,6 +49,12 @@ Tensor Tensor::clamp(std::optional<Scalar> min,
 Tensor Tensor::masked_fill(const Tensor &mask, Scalar value) const {
   return kiln::masked_fill(*this, mask, value);
 }
+Tensor Tensor::tril(int64_t diagonal) const {
+  return kiln::tril(*this, diagonal);
+}
+Tensor Tensor::triu(int64_t diagonal) const {
+  return kiln::triu(*this, diagonal);
+}
 Tensor Tensor::lerp(const Tensor &end, Scalar weight) const {
   return kiln::lerp(*this, end, weight);
 }

@@ -223,6 +223,12 @@ void EagerStatements::emitOp(const TraceOp &op) {
         eps + ")";
     break;
   }
+  case OpCode::Attention:
+    e = "kiln::scaled_dot_product_attention(" + a(0) + ", " + a(1) + ", " +
+        a(2) + ", " + (op.ints[1] ? a(3) : std::string("kiln::Tensor()")) +
+        ", 0.0, " + (op.ints[0] ? "true" : "false") +
+        (op.ints[2] ? ", " + s(op.operands.size() - 1) : std::string()) + ")";
+    break;
   case OpCode::Conv2d: {
     // ints: sh, sw, ph, pw (kRuntimeAttr: the next scalar operand), bias.
     size_t tensors = op.ints[4] ? 3 : 2, next = tensors;

@@ -371,3 +371,39 @@ func.func @opaque_types(%a: tensor<3xf32>) {
   %0 = kiln.opaque_call @f(%a) : (tensor<3xf32>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @attention_head_dims(%q: tensor<2x5x8xf32>, %k: tensor<2x7x9xf32>, %v: tensor<2x7x8xf32>) {
+  // expected-error@+2 {{query, key and value do not fit}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<2x5x8xf32>, tensor<2x7x9xf32>, tensor<2x7x8xf32>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<8xf32>, %k: tensor<7x8xf32>, %v: tensor<7x8xf32>) {
+  // expected-error@+2 {{query, key and value need 2 to 4 dims}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<8xf32>, tensor<7x8xf32>, tensor<7x8xf32>) -> tensor<7x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_with_causal(%q: tensor<5x8xf32>, %m: tensor<5x5xi1>) {
+  // expected-error@+2 {{a mask with is_causal}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.scaled_dot_product_attention %q, %q, %q mask %m {is_causal = true} : (tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x5xi1>) -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<5x8xf32>, %m: tensor<5x5xi64>) {
+  // expected-error@+2 {{is neither i1 nor}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.scaled_dot_product_attention %q, %q, %q mask %m {is_causal = false} : (tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x5xi64>) -> tensor<5x8xf32>
+  return
+}

@@ -174,3 +174,12 @@ func.func @opaque(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = kiln.opaque_call @clip(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// CHECK-LABEL: func.func @attention
+// CHECK: kiln.scaled_dot_product_attention %arg0, %arg1, %arg2 {is_causal = true} {{.*}} -> tensor<?x12x?x32xf32>
+// CHECK: kiln.scaled_dot_product_attention %arg0, %arg1, %arg2 mask %arg3 scale %arg4 {is_causal = false} {{.*}} -> tensor<?x12x?x32xf32>
+func.func @attention(%q: tensor<?x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<?x12x?x32xf32>, %m: tensor<?x?xi1>, %s: f64) -> (tensor<?x12x?x32xf32>, tensor<?x12x?x32xf32>) {
+  %a = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<?x12x?x32xf32>) -> tensor<?x12x?x32xf32>
+  %b = kiln.scaled_dot_product_attention %q, %k, %v mask %m scale %s {is_causal = false} : (tensor<?x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<?x12x?x32xf32>, tensor<?x?xi1>, f64) -> tensor<?x12x?x32xf32>
+  return %a, %b : tensor<?x12x?x32xf32>, tensor<?x12x?x32xf32>
+}

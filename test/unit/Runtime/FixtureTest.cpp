@@ -169,6 +169,23 @@ const std::map<std::string, OpFn> &ops() {
        [](V in, const json &a) {
          return masked_fill(in[0], in[1], a.at("value").get<double>());
        }},
+      {"tril",
+       [](V in, const json &a) {
+         return tril(in[0], a.at("diagonal").get<int64_t>());
+       }},
+      {"triu",
+       [](V in, const json &a) {
+         return triu(in[0], a.at("diagonal").get<int64_t>());
+       }},
+      {"scaled_dot_product_attention",
+       [](V in, const json &a) {
+         std::optional<double> scale;
+         if (!a.at("scale").is_null())
+           scale = a.at("scale").get<double>();
+         return scaled_dot_product_attention(
+             in[0], in[1], in[2], in.size() > 3 ? in[3] : Tensor(), 0.0,
+             a.at("is_causal").get<bool>(), scale);
+       }},
       {"lerp",
        [](V in, const json &a) {
          return lerp(in[0], in[1], a.at("weight").get<double>());
@@ -227,7 +244,7 @@ double rtolFor(const std::string &op) {
   if (op == "pow" || op == "matmul" || op == "linear" || op == "conv2d" ||
       op == "var" || op == "std" || op == "logsumexp" || op == "norm" ||
       op == "layer_norm" || op == "rms_norm" || op == "cross_entropy" ||
-      op == "log_softmax")
+      op == "log_softmax" || op == "scaled_dot_product_attention")
     return 1e-5;
   return 1e-6;
 }
@@ -251,8 +268,11 @@ TEST_CASE("every op matches numpy on the fixture inputs", "[fixture]") {
     REQUIRE(ops().count(op));
     Tensor got = ops().at(op)(inputs, c.at("args"));
     Tensor want = parseTensor(c.at("expected"));
+    // Attention's outputs are weighted sums of values of either sign over
+    // hundreds of keys: float32 error relative to the terms, not the sum.
+    double atol = op == "scaled_dot_product_attention" ? 1e-5 : 1e-6;
     checkTensor(got, want.shape(), want.dtype(), values(want), rtolFor(op),
-                1e-6);
+                atol);
     ++seen[op];
   }
   // Every op of the table is exercised by the fixtures.

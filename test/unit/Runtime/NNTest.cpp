@@ -1,4 +1,4 @@
-//===- NNTest.cpp - embedding, conv2d, cat, cross_entropy -----------------===//
+//===- NNTest.cpp - embedding, conv2d, cat, cross_entropy, attention ------===//
 #include "TestUtil.h"
 
 using namespace kiln;
@@ -68,4 +68,54 @@ TEST_CASE("cross_entropy is the mean negative log-likelihood", "[nn]") {
                    "cross_entropy", "[1]", "[2, 3]");
   CHECK_KILN_ERROR(cross_entropy(logits, F({1, 2}, {2})), "cross_entropy",
                    "integer");
+}
+
+TEST_CASE("scaled_dot_product_attention reads any strides", "[nn]") {
+  // Keys and values with no unit stride in their last two dims (every
+  // other column of wider tensors), and a transposed query: the kernel
+  // copies what BLAS cannot read and gives the contiguous inputs' result.
+  Tensor q = randn({2, 3, 8, 5}, 1).transpose(-1, -2);
+  Tensor k = randn({2, 3, 300, 16}, 2).slice(-1, 0, 16, 2);
+  Tensor v = randn({2, 3, 300, 12}, 3).slice(-1, 0, 12, 2);
+  for (bool causal : {false, true}) {
+    Tensor got = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, causal);
+    Tensor want = scaled_dot_product_attention(
+        q.contiguous(), k.contiguous(), v.contiguous(), Tensor(), 0.0, causal);
+    checkTensor(got, {2, 3, 5, 6}, kFloat32, values(want), 1e-6, 1e-7);
+  }
+}
+
+TEST_CASE("scaled_dot_product_attention misuse is reported", "[nn][errors]") {
+  Tensor q = randn({2, 5, 8}, 1), k = randn({2, 7, 8}, 2),
+         v = randn({2, 7, 4}, 3);
+  CHECK_KILN_ERROR(scaled_dot_product_attention(q, randn({2, 7, 9}, 4), v),
+                   "scaled_dot_product_attention", "last dim");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(q, k, randn({2, 6, 4}, 4)),
+                   "scaled_dot_product_attention", "number of keys");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(q, k, v, ones({5, 6}) > 0),
+                   "attn_mask", "[5, 6]", "does not broadcast");
+  CHECK_KILN_ERROR(
+      scaled_dot_product_attention(q, k, v, ones({5, 7}) > 0, 0.0, true),
+      "is_causal");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(q, k, v, Tensor(), 0.1),
+                   "dropout_p must be 0");
+  CHECK_KILN_ERROR(
+      scaled_dot_product_attention(q, k, v, ones({5, 7}).to(kInt64)),
+      "attn_mask must be bool or float32");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(q.to(kInt64), k, v),
+                   "scaled_dot_product_attention", "int64");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(randn({8}, 1), k, v),
+                   "2 to 4 dims");
+  CHECK_KILN_ERROR(scaled_dot_product_attention(randn({2, 1, 5, 8}, 1),
+                                                randn({3, 1, 7, 8}, 2),
+                                                randn({3, 1, 7, 4}, 3)),
+                   "do not broadcast");
+}
+
+TEST_CASE("tril and triu keep a triangle", "[nn]") {
+  Tensor x = arange(1, 7, 1).reshape({2, 3});
+  checkTensor(tril(x), {2, 3}, kInt64, {1, 0, 0, 4, 5, 0});
+  checkTensor(x.triu(1), {2, 3}, kInt64, {0, 2, 3, 0, 0, 6});
+  checkTensor(tril(x > 2, -1), {2, 3}, kBool, {0, 0, 0, 1, 0, 0});
+  CHECK_KILN_ERROR(tril(ones({3})), "tril", "at least 2 dimensions");
 }

@@ -200,6 +200,54 @@ LogicalResult RmsNormOp::verify() {
 // Linear algebra and NN
 //===----------------------------------------------------------------------===//
 
+LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto q = rankedOf(adaptor.getQuery().getType());
+  auto k = rankedOf(adaptor.getKey().getType());
+  auto v = rankedOf(adaptor.getValue().getType());
+  for (RankedTensorType t : {q, k, v})
+    if (t.getRank() < 2 || t.getRank() > 4)
+      return emitOptionalError(loc,
+                               "query, key and value need 2 to 4 dims, "
+                               "got ",
+                               q, ", ", k, " and ", v);
+  Type e = q.getElementType();
+  if (k.getElementType() != e || v.getElementType() != e)
+    return emitOptionalError(loc,
+                             "query, key and value differ in element "
+                             "type: ",
+                             q, ", ", k, " and ", v);
+  if (!compatibleDims(q.getShape().back(), k.getShape().back()) ||
+      !compatibleDims(k.getShape()[k.getRank() - 2],
+                      v.getShape()[v.getRank() - 2]))
+    return emitOptionalError(loc, "query, key and value do not fit: ", q, ", ",
+                             k, " and ", v);
+  auto batchType = [](RankedTensorType t) {
+    return RankedTensorType::get(t.getShape().drop_back(2), t.getElementType());
+  };
+  SmallVector<Type> batch;
+  if (failed(inferBroadcastResult(
+          loc, {batchType(q), batchType(k), batchType(v)}, e, batch)))
+    return failure();
+  SmallVector<int64_t> shape(rankedOf(batch[0]).getShape());
+  shape.push_back(q.getShape()[q.getRank() - 2]);
+  shape.push_back(v.getShape().back());
+  if (Value mask = adaptor.getMask()) {
+    auto m = rankedOf(mask.getType());
+    if (m.getRank() > static_cast<int64_t>(shape.size()))
+      return emitOptionalError(loc, "the mask ", m,
+                               " has more dims than the "
+                               "scores");
+    if (!m.getElementType().isInteger(1) && m.getElementType() != e)
+      return emitOptionalError(loc, "the mask ", m, " is neither i1 nor ", e);
+    if (adaptor.getIsCausal())
+      return emitOptionalError(loc, "a mask with is_causal");
+  }
+  inferred.push_back(RankedTensorType::get(shape, e));
+  return success();
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

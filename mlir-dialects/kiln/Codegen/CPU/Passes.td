@@ -1,7 +1,7 @@
 //===- Passes.td - Kiln's CPU codegen passes ---------------*- tablegen -*-===//
 //
 // The codegen passes the host CPU's: row tiling, loop fusion, parallelization, OpenMP scheduling, prefetching, approximate math.
-// None touches a kiln.* op: they work on linalg, SCF and memrefs after
+// All but kiln-attention-to-runtime work on linalg, SCF and memrefs after
 // the conversion from the kiln dialect.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +9,22 @@
 #define KILN_CODEGEN_CPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def KilnAttentionToRuntime : Pass<"kiln-attention-to-runtime", "ModuleOp"> {
+  let summary = "Run attention as the runtime's fused kernel";
+  let description = [{
+    Before the conversion to linalg: each
+    `kiln.scaled_dot_product_attention` becomes a call of the runtime's
+    fused kernel (`kiln_attention_f32` and friends, the kernel eager runs:
+    blocks of queries against blocks of keys with an online softmax, so
+    the `[..., L, S]` scores are never in memory). Its operands go as
+    rank-4 tensors, its result is a buffer the graph owns, and sizes eager
+    rejects fail the graph call, so that eager raises the error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
 
 def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"> {
   let summary = "Tile each output computation by rows and fuse its producers";

@@ -440,6 +440,37 @@ def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
+    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
+  let summary = "softmax(query key^T * scale + mask) value, fused";
+  let description = [{
+    torch's `scaled_dot_product_attention` at inference: `query` is
+    `[..., L, E]`, `key` `[..., S, E]`, `value` `[..., S, Ev]` (ranks 2 to
+    4; the batch dims broadcast) and the result `[..., L, Ev]`. `mask`,
+    when present, broadcasts to `[..., L, S]`: `i1` (true attends) or the
+    query's element type (added to the scores). `is_causal` attends key `j`
+    from query `i` when `j <= i` and excludes `mask`. `scale`, when absent,
+    is `1 / sqrt(E)`. A query that attends to no key gives zeros.
+
+    On the CPU the op is one fused kernel (kiln-attention-to-runtime); the
+    GPU pipeline decomposes it (kiln-decompose-attention).
+
+    ```mlir
+    %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true}
+        : (tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>)
+          -> tensor<?x12x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
+                       Kiln_FloatTensor:$value, Optional<Kiln_Tensor>:$mask,
+                       Optional<F64>:$scale, BoolAttr:$is_causal);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? (`scale` $scale^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
 def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   let summary = "rows of a table picked by integer ids";
   let description = [{

@@ -1,0 +1,287 @@
+//===- Attention.cpp - scaled_dot_product_attention, fused ----------------===//
+//
+// softmax(q k^T * scale + mask) v as one kernel, the scores never in memory
+// beyond one block: each task takes a block of queries of one (batch, head)
+// and walks the keys in blocks, with the online softmax of FlashAttention
+// (a running row maximum m and sum l; the output block rescaled by
+// exp(m_old - m_new) as m grows). The block products are gemm calls small
+// enough (m * n * k <= 2^18) that OpenBLAS runs each on the calling thread,
+// so the tasks split over OpenMP threads without nested parallelism. With
+// is_causal the key blocks past a query block's last row are skipped.
+//
+// Compiled graphs call the same function (lib/Runtime/CPU/
+// AttentionEntryPoints.cpp), so compiled and eager agree exactly.
+//
+//===----------------------------------------------------------------------===//
+#include "Core/Parallel.h"
+#include "Core/Stats.h"
+#include "Ops/Elementwise.h"
+#include "Ops/Gemm.h"
+#include "Ops/VecMath.h"
+#include "kiln/Ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+constexpr const char *kOp = "scaled_dot_product_attention";
+
+/// A tensor as [B, H, rows, cols]: leading size-1 dims added; a size-1 dim
+/// reads with stride 0 (broadcast).
+template <typename T> struct View4 {
+  const T *data;
+  int64_t sizes[4];
+  int64_t strides[4];
+  int64_t offset(int64_t b, int64_t h) const {
+    return b * strides[0] + h * strides[1];
+  }
+};
+
+template <typename T> View4<T> view4(const Tensor &t) {
+  View4<T> v{t.data<T>(), {1, 1, 1, 1}, {0, 0, 0, 0}};
+  int64_t pad = 4 - t.dim();
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    v.sizes[pad + i] = t.size(i);
+    v.strides[pad + i] = t.size(i) == 1 ? 0 : t.strides()[i];
+  }
+  return v;
+}
+
+/// A [rows, cols] matrix with element (i, j) at p[i * rs + j * cs], as
+/// BLAS reads it: in place when it can, otherwise a row-major copy in
+/// scratch (rs and cs then describe the copy).
+template <typename T>
+const T *readable(const T *p, int64_t rows, int64_t cols, int64_t &rs,
+                  int64_t &cs, std::vector<T> &scratch) {
+  if (detail::blasCanRead(rows, cols, rs, cs))
+    return p;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      scratch[static_cast<size_t>(i * cols + j)] = p[i * rs + j * cs];
+  rs = cols;
+  cs = 1;
+  return scratch.data();
+}
+
+/// out [B, H, L, Ev] (contiguous) = attention of q, k, v (and mask, whose
+/// elements are added when M is T, attend flags when M is bool).
+template <typename T, typename M>
+void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
+            const View4<M> *mask, bool causal, T scale, T *out, int64_t B,
+            int64_t H) {
+  const int64_t L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
+  const T inf = std::numeric_limits<T>::infinity();
+  const int64_t kb = std::clamp<int64_t>(S, 1, 128);
+  const int64_t qb = std::clamp<int64_t>(
+      (int64_t{1} << 18) / (kb * std::max<int64_t>({E, Ev, 1})), 4, 64);
+  const int64_t qBlocks = (L + qb - 1) / qb;
+  const int64_t tasks = B * H * qBlocks;
+  int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
+  detail::parallelFor(tasks, work, [&](int64_t begin, int64_t end) {
+    std::vector<T> qs(static_cast<size_t>(qb * E)),
+        ks(static_cast<size_t>(kb * E)), vs(static_cast<size_t>(kb * Ev)),
+        s(static_cast<size_t>(qb * kb)), o(static_cast<size_t>(qb * Ev)),
+        m(static_cast<size_t>(qb)), l(static_cast<size_t>(qb));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / (H * qBlocks), h = task / qBlocks % H;
+      const int64_t i0 = task % qBlocks * qb, rows = std::min(qb, L - i0);
+      // The query block, scaled, row-major.
+      const T *qp = q.data + q.offset(b, h) + i0 * q.strides[2];
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t e = 0; e < E; ++e)
+          qs[r * E + e] = qp[r * q.strides[2] + e * q.strides[3]] * scale;
+      std::fill(m.begin(), m.end(), -inf);
+      std::fill(l.begin(), l.end(), T(0));
+      std::fill(o.begin(), o.end(), T(0));
+      // Causal: key j attends query i when j <= i.
+      const int64_t keys = causal ? std::min(S, i0 + rows) : S;
+      const T *kp0 = k.data + k.offset(b, h), *vp0 = v.data + v.offset(b, h);
+      for (int64_t j0 = 0; j0 < keys; j0 += kb) {
+        const int64_t cols = std::min(kb, keys - j0);
+        // K^T as an [E, cols] matrix: element (e, c) at kp[e*kr + c*kc].
+        int64_t kr = k.strides[3], kc = k.strides[2];
+        const T *kp = readable(kp0 + j0 * k.strides[2], E, cols, kr, kc, ks);
+        detail::gemm<T>(rows, cols, E, qs.data(), E, 1, kp, kr, kc, s.data());
+        for (int64_t r = 0; r < rows; ++r) {
+          T *sr = s.data() + r * cols;
+          if (mask) {
+            const M *mp = mask->data + mask->offset(b, h) +
+                          (i0 + r) * mask->strides[2] + j0 * mask->strides[3];
+            const int64_t ms = mask->strides[3];
+            if constexpr (std::is_same_v<M, bool>) {
+              for (int64_t c = 0; c < cols; ++c)
+                sr[c] = mp[c * ms] ? sr[c] : -inf;
+            } else {
+              for (int64_t c = 0; c < cols; ++c)
+                sr[c] += mp[c * ms];
+            }
+          }
+          if (causal)
+            for (int64_t c = std::max<int64_t>(0, i0 + r + 1 - j0); c < cols;
+                 ++c)
+              sr[c] = -inf;
+          T top = -inf;
+          for (int64_t c = 0; c < cols; ++c)
+            top = sr[c] > top ? sr[c] : top;
+          const T next = std::max(m[r], top);
+          if (next == -inf) { // nothing attended yet
+            std::fill(sr, sr + cols, T(0));
+            continue;
+          }
+          const T alpha = detail::vexp(m[r] - next);
+#pragma omp simd
+          for (int64_t c = 0; c < cols; ++c)
+            sr[c] = detail::vexp(sr[c] - next);
+          T sum = 0;
+          for (int64_t c = 0; c < cols; ++c)
+            sum += sr[c];
+          l[r] = l[r] * alpha + sum;
+          m[r] = next;
+          if (alpha != T(1))
+            for (int64_t e = 0; e < Ev; ++e)
+              o[r * Ev + e] *= alpha;
+        }
+        // o += P V, V as a [cols, Ev] matrix.
+        int64_t vr = v.strides[2], vc = v.strides[3];
+        const T *vp = readable(vp0 + j0 * v.strides[2], cols, Ev, vr, vc, vs);
+        detail::gemm<T>(rows, Ev, cols, s.data(), cols, 1, vp, vr, vc, o.data(),
+                        /*accumulate=*/true);
+      }
+      T *op = out + ((b * H + h) * L + i0) * Ev;
+      for (int64_t r = 0; r < rows; ++r) {
+        // A query that attended to nothing gives zeros (torch >= 2.5).
+        const T inv = l[r] > T(0) ? T(1) / l[r] : T(0);
+        for (int64_t e = 0; e < Ev; ++e)
+          op[r * Ev + e] = l[r] > T(0) ? o[r * Ev + e] * inv : T(0);
+      }
+    }
+  });
+}
+
+template <typename T>
+Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                 const Tensor &mask, bool causal, double scale,
+                 const Shape &outShape) {
+  View4<T> vq = view4<T>(q), vk = view4<T>(k), vv = view4<T>(v);
+  // The batch dims, broadcast (checked by the caller), as [B, H].
+  const int64_t rank = static_cast<int64_t>(outShape.size());
+  const int64_t B = rank == 4 ? outShape[0] : 1;
+  const int64_t H = rank >= 3 ? outShape[static_cast<size_t>(rank - 3)] : 1;
+  const int64_t L = vq.sizes[2], S = vk.sizes[2];
+  if (mask.defined()) {
+    const int64_t want[4] = {B, H, L, S};
+    for (int64_t i = 0; i < mask.dim(); ++i) {
+      int64_t d = 4 - mask.dim() + i;
+      if (mask.size(i) != 1 && mask.size(i) != want[d])
+        throw Error(std::string(kOp) + ": attn_mask of shape " +
+                    shapeStr(mask.shape()) +
+                    " does not broadcast to the scores' shape [" +
+                    std::to_string(B) + ", " + std::to_string(H) + ", " +
+                    std::to_string(L) + ", " + std::to_string(S) + "]");
+    }
+  }
+  Tensor out = empty(outShape, q.dtype());
+  T *o = out.data<T>();
+  if (mask.defined() && mask.dtype() == kBool) {
+    View4<bool> vm = view4<bool>(mask);
+    attend<T, bool>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H);
+  } else if (mask.defined()) {
+    View4<T> vm = view4<T>(mask);
+    attend<T, T>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H);
+  } else {
+    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B, H);
+  }
+  return out;
+}
+
+} // namespace
+
+Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
+                                    const Tensor &value,
+                                    const Tensor &attn_mask, double dropout_p,
+                                    bool is_causal,
+                                    std::optional<double> scale) {
+  detail::CountedOp counted;
+  for (const Tensor *t : {&query, &key, &value})
+    detail::checkCpu(*t, kOp);
+  if (attn_mask.defined())
+    detail::checkCpu(attn_mask, kOp);
+  if (dropout_p != 0.0)
+    throw Error(std::string(kOp) +
+                ": dropout_p must be 0 (kiln computes at inference), got " +
+                std::to_string(dropout_p));
+  if (is_causal && attn_mask.defined())
+    throw Error(std::string(kOp) +
+                ": attn_mask must be undefined when is_causal is set");
+  for (const Tensor *t : {&query, &key, &value})
+    if (t->dim() < 2 || t->dim() > 4)
+      throw Error(std::string(kOp) +
+                  ": query, key and value must have 2 to 4 dims, got shapes " +
+                  shapeStr(query.shape()) + ", " + shapeStr(key.shape()) +
+                  " and " + shapeStr(value.shape()));
+  DType dt = query.dtype();
+  if (!isFloating(dt))
+    throw detail::unsupportedDType(kOp, dt);
+  if (key.dtype() != dt || value.dtype() != dt)
+    throw Error(std::string(kOp) +
+                ": query, key and value must have the same dtype, got " +
+                dtypeName(dt) + ", " + dtypeName(key.dtype()) + " and " +
+                dtypeName(value.dtype()));
+  if (attn_mask.defined() && attn_mask.dtype() != kBool &&
+      attn_mask.dtype() != dt)
+    throw Error(std::string(kOp) + ": attn_mask must be bool or " +
+                dtypeName(dt) + " (the query's dtype), got " +
+                dtypeName(attn_mask.dtype()));
+  if (attn_mask.defined() && attn_mask.dim() > 4)
+    throw Error(std::string(kOp) + ": attn_mask of shape " +
+                shapeStr(attn_mask.shape()) + " has more than 4 dims");
+  if (query.size(-1) != key.size(-1))
+    throw Error(std::string(kOp) + ": query of shape " +
+                shapeStr(query.shape()) + " and key of shape " +
+                shapeStr(key.shape()) + " differ in the last dim");
+  if (key.size(-2) != value.size(-2))
+    throw Error(std::string(kOp) + ": key of shape " + shapeStr(key.shape()) +
+                " and value of shape " + shapeStr(value.shape()) +
+                " differ in dim -2 (the number of keys)");
+  // The result: q, k and v's batch dims broadcast, then [L, Ev].
+  int64_t rank = std::max({query.dim(), key.dim(), value.dim()});
+  Shape outShape(static_cast<size_t>(rank), 1);
+  for (const Tensor *t : {&query, &key, &value})
+    for (int64_t i = 0; i + 2 < t->dim(); ++i) {
+      int64_t &d = outShape[static_cast<size_t>(rank - t->dim() + i)];
+      int64_t s = t->size(i);
+      if (s != 1 && d != 1 && s != d)
+        throw Error(std::string(kOp) + ": the batch dims of query " +
+                    shapeStr(query.shape()) + ", key " + shapeStr(key.shape()) +
+                    " and value " + shapeStr(value.shape()) +
+                    " do not broadcast");
+      d = s == 1 ? d : s;
+    }
+  outShape[static_cast<size_t>(rank - 2)] = query.size(-2);
+  outShape[static_cast<size_t>(rank - 1)] = value.size(-1);
+  if (attn_mask.defined() && attn_mask.dim() > rank)
+    throw Error(std::string(kOp) + ": attn_mask of shape " +
+                shapeStr(attn_mask.shape()) +
+                " has more dims than the scores (" + std::to_string(rank) +
+                ")");
+  double s =
+      scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  if (dt == kFloat16 || dt == kBFloat16) {
+    Tensor mask = attn_mask.defined() && attn_mask.dtype() != kBool
+                      ? attn_mask.to(kFloat32)
+                      : attn_mask;
+    return attention<float>(query.to(kFloat32), key.to(kFloat32),
+                            value.to(kFloat32), mask, is_causal, s, outShape)
+        .to(dt);
+  }
+  if (dt == kFloat64)
+    return attention<double>(query, key, value, attn_mask, is_causal, s,
+                             outShape);
+  return attention<float>(query, key, value, attn_mask, is_causal, s, outShape);
+}
+
+} // namespace kiln

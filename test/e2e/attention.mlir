@@ -1,0 +1,50 @@
+// Tests kiln.scaled_dot_product_attention compiled against the eager runtime:
+// without a mask, causal (more queries than keys too), with bool and float
+// masks that broadcast, an explicit scale, rank-2 and rank-3 operands whose
+// batch dims broadcast, f64 and f16, keys in several of the kernel's blocks,
+// and sizes eager rejects.
+// RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: 12 passed, 0 failed
+
+// E2E: @plain f32[2,3,5,8] f32[2,3,7,8] f32[2,3,7,6]
+// E2E: @plain f32[1,1,1,4] f32[1,1,300,4] f32[1,1,300,2]
+// E2E: @plain f32[2,3,5,8] f32[2,3,7,9] f32[2,3,7,6] expect-error
+func.func @plain(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %o : tensor<?x?x?x?xf32>
+}
+
+// E2E: @causal f32[3,70,16] f32[1,300,16] f32[1,300,16]
+// E2E: @causal f32[2,9,16] f32[2,3,16] f32[2,3,16]
+func.func @causal(%q: tensor<?x?x16xf32>, %k: tensor<?x?x16xf32>, %v: tensor<?x?x16xf32>) -> tensor<?x?x16xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x?x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
+  return %o : tensor<?x?x16xf32>
+}
+
+// E2E: @flags f32[2,4,6,8] f32[2,4,10,8] f32[2,4,10,8] i1[2,1,1,10] f64=0.3
+// E2E: @flags f32[1,2,3,8] f32[1,2,5,8] f32[1,2,5,8] i1[1,1,1,5] f64=1.5
+// E2E: @flags f32[1,2,3,8] f32[1,2,5,8] f32[1,2,5,8] i1[1,1,1,4] f64=1.5 expect-error
+func.func @flags(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>, %m: tensor<?x1x1x?xi1>, %s: f64) -> tensor<?x?x?x?xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m scale %s {is_causal = false} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x1x1x?xi1>, f64) -> tensor<?x?x?x?xf32>
+  return %o : tensor<?x?x?x?xf32>
+}
+
+// E2E: @bias f32[5,8] f32[7,8] f32[7,3] f32[5,7]
+// E2E: @bias f32[1,8] f32[1,8] f32[1,3] f32[1,1]
+func.func @bias(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x3xf32>, %m: tensor<?x?xf32>) -> tensor<?x3xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = false} : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x3xf32>, tensor<?x?xf32>) -> tensor<?x3xf32>
+  return %o : tensor<?x3xf32>
+}
+
+// E2E: @wide f64[2,6,5] f64[2,6,5] f64[2,6,5]
+func.func @wide(%q: tensor<?x?x?xf64>, %k: tensor<?x?x?xf64>, %v: tensor<?x?x?xf64>) -> tensor<?x?x?xf64> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x?x?xf64>, tensor<?x?x?xf64>, tensor<?x?x?xf64>) -> tensor<?x?x?xf64>
+  return %o : tensor<?x?x?xf64>
+}
+
+// E2E: @half f16[2,5,8] f16[2,7,8] f16[2,7,8]
+func.func @half(%q: tensor<?x?x8xf16>, %k: tensor<?x?x8xf16>, %v: tensor<?x?x8xf16>) -> tensor<?x?x8xf16> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?x8xf16>, tensor<?x?x8xf16>, tensor<?x?x8xf16>) -> tensor<?x?x8xf16>
+  return %o : tensor<?x?x8xf16>
+}
