@@ -3,8 +3,9 @@
 // Each outermost scf.parallel becomes
 //
 //     %work = (trip counts) * (operations of the body, down the nest)
-//     scf.if (%work >= min-work) { scf.parallel ... }   // an OpenMP team
-//     else { scf.for ... }                             // no fork
+//     scf.if (%work >= min-work and the loop has 2 iterations or more) {
+//       scf.parallel ...                               // an OpenMP team
+//     } else { scf.for ... }                           // no fork
 //
 // The estimate is built before the loop from values defined outside it; a
 // bound computed inside (a row tile's `affine.min(16, n - i)`) counts as its
@@ -35,7 +36,15 @@ public:
       : b_(b), outer_(outer), loc_(outer.getLoc()) {}
 
   /// Trip counts of `outer` times the work of its body.
-  Value ofOuter() { return ofLoop(outer_); }
+  Value ofOuter() { return mul(iterations(), ofBlock(*outer_.getBody())); }
+
+  /// The iterations of `outer` itself.
+  Value iterations() {
+    if (!iterations_)
+      iterations_ = tripCounts(outer_.getLowerBound(), outer_.getUpperBound(),
+                               outer_.getStep());
+    return iterations_;
+  }
 
 private:
   Value constant(int64_t v) {
@@ -123,6 +132,7 @@ private:
   OpBuilder &b_;
   scf::ParallelOp outer_;
   Location loc_;
+  Value iterations_;
 };
 
 struct KilnParallelWhereItPaysPass
@@ -140,10 +150,18 @@ struct KilnParallelWhereItPaysPass
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp loop : outermost) {
       rewriter.setInsertionPoint(loop);
-      Value work = WorkEstimate(rewriter, loop).ofOuter();
-      Value pays = arith::CmpIOp::create(
-          rewriter, loop.getLoc(), arith::CmpIPredicate::sge, work,
-          arith::ConstantIndexOp::create(rewriter, loop.getLoc(), minWork));
+      WorkEstimate estimate(rewriter, loop);
+      Value work = estimate.ofOuter();
+      Location loc = loop.getLoc();
+      Value enough = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, work,
+          arith::ConstantIndexOp::create(rewriter, loc, minWork));
+      // One iteration cannot use a second thread, and would keep the
+      // runtime calls inside it (a BLAS product) from using theirs.
+      Value several = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, estimate.iterations(),
+          arith::ConstantIndexOp::create(rewriter, loc, 2));
+      Value pays = arith::AndIOp::create(rewriter, loc, enough, several);
       auto branch = scf::IfOp::create(rewriter, loop.getLoc(), pays,
                                       /*withElseRegion=*/true);
       rewriter.moveOpBefore(loop, branch.thenBlock()->getTerminator());

@@ -68,8 +68,19 @@ struct KilnParallelizeOuterLoopPass
     // Inner loops first, so that cloned bodies hold no parallel loops.
     for (scf::ParallelOp loop : nested) // post-order: innermost first
       splitParallel(loop, 0);
-    for (scf::ParallelOp loop : outermost)
-      splitParallel(loop, 1);
+    // An element nest keeps every dim but the innermost parallel (rows of
+    // a [B, T, C] nest split over threads even when B is 1; the innermost
+    // loop stays plain and vectorizes); a nest whose body loops (a row
+    // tile, a reduction) keeps all its dims.
+    for (scf::ParallelOp loop : outermost) {
+      bool loops = loop.getBody()
+                       ->walk([](LoopLikeOpInterface) {
+                         return WalkResult::interrupt();
+                       })
+                       .wasInterrupted();
+      unsigned dims = loop.getNumLoops();
+      splitParallel(loop, loops || dims == 1 ? dims : dims - 1);
+    }
   }
 };
 

@@ -1,6 +1,7 @@
 // Tests that each outermost parallel loop nest runs threaded only when its
 // estimated work (trip counts times the body's operations, down the nest)
-// reaches min-work, with a serial copy otherwise; a row tile's inner bound
+// reaches min-work and the loop has two iterations or more (one cannot use
+// a second thread), with a serial copy otherwise; a row tile's inner bound
 // (affine.min) counts as its constant size.
 // RUN: kiln-opt %s -kiln-parallel-where-it-pays | FileCheck %s
 // RUN: kiln-opt %s -kiln-parallel-where-it-pays=min-work=0 | FileCheck %s --check-prefix=ZERO
@@ -14,7 +15,9 @@
 // CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>, %[[R:.*]]: index, %[[C:.*]]: index)
 // CHECK: %[[TILES:.*]] = arith.ceildivsi
 // CHECK: %[[WORK:.*]] = arith.muli %[[TILES]],
-// CHECK: %[[PAYS:.*]] = arith.cmpi sge, %[[WORK]], %c1048576
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[WORK]], %c1048576
+// CHECK: %[[SEVERAL:.*]] = arith.cmpi sge, %[[TILES]], %c2
+// CHECK: %[[PAYS:.*]] = arith.andi %[[ENOUGH]], %[[SEVERAL]]
 // CHECK: scf.if %[[PAYS]] {
 // CHECK-NEXT: scf.parallel
 // CHECK: } else {

@@ -1,5 +1,7 @@
-// Tests that the end of a chain is tiled by rows into an scf.forall and
-// that its producers, a row reduction included, are fused into the tile.
+// Tests that the end of a chain is tiled by rows into an scf.forall (one
+// index of each leading dim before the rows: [1, rows, C] tiles of a
+// [B, T, C] chain) and that its producers, a row reduction included, are
+// fused into the tile, while products (a BLAS call) stay whole before it.
 // RUN: kiln-opt %s -pass-pipeline='builtin.module(func.func(kiln-tile-and-fuse-rows{rows=4},canonicalize))' | FileCheck %s
 
 // softmax-like: e = exp(x - max(x)) per row, then e / sum(e).
@@ -37,4 +39,39 @@ func.func @rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     linalg.yield %1 : f32
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
+}
+
+// linear then an epilogue over [B, T, N]: tiles of [1, 4, N], the
+// contraction left whole before the loop.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: scf.forall (%[[B:.*]], %[[T:.*]]) = (0, 0) to (%{{.*}}, %{{.*}}) step (1, 4)
+// CHECK: tensor.extract_slice %[[Y]][%[[B]], %[[T]], 0] [1, %{{.*}}, 8]
+// CHECK: math.tanh
+// CHECK-NOT: arith.mulf
+// CHECK: scf.forall.in_parallel
+#x3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w2 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#y3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @epilogue(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x16xf32>
+  %t = tensor.dim %x, %c1 : tensor<?x?x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%b, %t) : tensor<?x?x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %y = linalg.generic {indexing_maps = [#x3, #w2, #y3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<?x?x16xf32>, tensor<8x16xf32>) outs(%init : tensor<?x?x8xf32>) {
+  ^bb0(%a: f32, %v: f32, %acc: f32):
+    %0 = arith.mulf %a, %v : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x?x8xf32>
+  %o = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y : tensor<?x?x8xf32>) outs(%e : tensor<?x?x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = math.tanh %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x?x8xf32>
+  return %o : tensor<?x?x8xf32>
 }

@@ -30,13 +30,17 @@ def KilnTileAndFuseRows : Pass<"kiln-tile-and-fuse-rows", "::mlir::func::FuncOp"
   let summary = "Tile each output computation by rows and fuse its producers";
   let description = [{
     On tensors, after elementwise fusion: every linalg op whose results no
-    other linalg op consumes (the end of a chain) is tiled along its
-    outermost, parallel dim into an `scf.forall` over blocks of rows, and
-    the linalg ops that produce its operands (reductions included) are
-    fused into the tile: softmax, norms and the elementwise ops around them
-    then run row block by row block, their intermediates in cache, instead
-    of one pass over memory per op. Contractions are left whole (the BLAS
-    call wants the whole matrix).
+    other linalg op consumes (the end of a chain) is tiled into an
+    `scf.forall` over blocks of rows (the last of its leading parallel
+    loops, the innermost left whole; one index of each loop before it, so
+    a [B, T, C] chain has B x T/rows tiles even when B is 1), and the
+    linalg ops that produce its operands (reductions included) are fused
+    into the tile: softmax, norms and the elementwise ops around them then
+    run row block by row block, their intermediates in cache, instead of
+    one pass over memory per op. Contractions and convolutions are left
+    whole, before the tiles: a BLAS call on a block of 16 rows runs at
+    about half the speed of one on the whole matrix, which the runtime
+    splits over the threads itself.
   }];
   let options = [
     Option<"rows", "rows", "int64_t", /*default=*/"16",
@@ -85,10 +89,12 @@ def KilnParallelizeOuterLoop : Pass<"kiln-parallelize-outer-loop"> {
     one `scf.parallel`; mapped to OpenMP, a multi-dim loop is collapsed
     into one index that each iteration divides back into coordinates, which
     costs a division per element and stops the inner loop from
-    vectorizing. This pass keeps the outermost dim of each outermost
-    `scf.parallel` parallel and turns the other dims, and any nested
-    `scf.parallel`, into `scf.for` loops, so that threads split rows and
-    the innermost loop stays a plain, vectorizable loop.
+    vectorizing. This pass keeps every dim but the innermost of each
+    outermost element nest parallel (all dims of a nest whose body loops:
+    a row tile, a reduction), and turns the rest, and any nested
+    `scf.parallel`, into `scf.for` loops, so that threads split rows (of a
+    [B, T, C] nest even when B is 1), a division per row at most, and the
+    innermost loop stays a plain, vectorizable loop.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
@@ -120,7 +126,10 @@ def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
     pass estimates each loop nest's work at run time (its trip counts times
     the operations of its body, counted down the nest; a row tile's inner
     bound counts as its constant tile size) and runs it threaded only when
-    the estimate reaches `min-work`; otherwise a serial copy of the nest
+    the estimate reaches `min-work` and the loop has two iterations or
+    more (a single one cannot use a second thread, and inside an OpenMP
+    region the runtime's own calls, a BLAS product, would run on one
+    thread); otherwise a serial copy of the nest
     (`scf.for` loops) runs, with no call into the OpenMP runtime. The
     threshold is measured (docs/benchmarks.md), as ATen's grain size is.
   }];
