@@ -348,6 +348,53 @@ sdpa_case(f32(3, 70, 16), f32(3, 300, 16), f32(3, 300, 16),
 sdpa_case(rng.standard_normal((2, 6, 5)), rng.standard_normal((2, 6, 5)),
           rng.standard_normal((2, 6, 5)), causal=True)  # float64
 
+# Compositions: stack, narrow, select, the products, one_hot, eye,
+# dropout (the identity at inference) and batch_norm with running stats.
+sa, sb = f32(2, 3), f32(2, 3)
+for dim in [0, 1, 2, -1]:
+    case("stack", [sa, sb], np.stack([sa, sb], axis=dim), dim=dim)
+nx = f32(4, 6)
+case("narrow", [nx], nx[:, 1:4], dim=1, start=1, length=3)
+case("narrow", [nx], nx[1:3, :], dim=0, start=-3, length=2)
+case("select", [nx], nx[:, 5], dim=-1, index=-1)
+case("select", [nx], nx[2, :], dim=0, index=2)
+ba, bb = f32(3, 4, 5), f32(3, 5, 2)
+case("bmm", [ba, bb], (d(ba) @ d(bb)).astype(np.float32))
+bi = f32(3, 4, 2)
+case("baddbmm", [bi, ba, bb], (0.5 * d(bi) + 2 * (d(ba) @ d(bb))).astype(np.float32),
+     beta=0.5, alpha=2.0)
+ma, mb, mi = f32(4, 5), f32(5, 3), f32(3)
+case("addmm", [mi, ma, mb], (d(mi) + d(ma) @ d(mb)).astype(np.float32),
+     beta=1.0, alpha=1.0)
+mnan = np.full((4, 3), np.nan, dtype=np.float32)
+case("addmm", [mnan, ma, mb], (3 * (d(ma) @ d(mb))).astype(np.float32),
+     beta=0.0, alpha=3.0)  # beta 0 ignores the input, NaN included
+oh = rng.integers(0, 5, size=(2, 3)).astype(np.int64)
+case("one_hot", [oh], np.eye(5, dtype=np.int64)[oh], num_classes=5)
+case("one_hot", [oh], np.eye(oh.max() + 1, dtype=np.int64)[oh], num_classes=-1)
+case("eye", [], np.eye(3, 4, dtype=np.float32), n=3, m=4)
+case("eye", [], np.eye(2, dtype=np.float32), n=2, m=-1)
+case("dropout", [nx], nx, p=0.3)
+bx, bmean, bvar, bw, bbias = f32(2, 3, 4, 5), f32(3), f32(3, lo=0.5, hi=2), f32(3), f32(3)
+bn = (d(bx) - d(bmean)[:, None, None]) / np.sqrt(d(bvar)[:, None, None] + 1e-5)
+case("batch_norm", [bx, bmean, bvar, bw, bbias],
+     (bn * d(bw)[:, None, None] + d(bbias)[:, None, None]).astype(np.float32),
+     eps=1e-5)
+b2 = f32(6, 3)
+case("batch_norm", [b2, bmean, bvar],
+     ((d(b2) - d(bmean)) / np.sqrt(d(bvar) + 1e-3)).astype(np.float32), eps=1e-3)
+
+# prod: floats over any dims, integers and bools as int64.
+px = f32(3, 4, 5, lo=0.5, hi=1.5)
+for dims, keep in [([], False), ([1], False), ([0, 2], True), ([-1], False)]:
+    ax = tuple(dims) if dims else None
+    case("prod", [px], np.asarray(d(px).prod(axis=ax, keepdims=keep)).astype(np.float32),
+         dims=dims, keepdim=keep)
+pi = rng.integers(-4, 5, size=(3, 7)).astype(np.int64)
+case("prod", [pi], pi.prod(axis=1), dims=[1], keepdim=False)
+case("prod", [pi > 0], (pi > 0).prod(axis=0).astype(np.int64), dims=[0],
+     keepdim=False)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

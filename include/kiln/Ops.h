@@ -29,6 +29,8 @@ Tensor arange(int64_t n);
 /// start, start+step, ... < end; int64 when all three are integers, float32
 /// otherwise.
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+/// The [n, m] identity (m = n when -1): ones on the diagonal.
+Tensor eye(int64_t n, int64_t m = -1, DType dtype = kFloat32);
 /// Standard normal samples, the same for a given seed on every machine
 /// (SplitMix64 counters and Box-Muller; see docs/runtime.md).
 Tensor randn(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
@@ -198,6 +200,9 @@ Tensor sum(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor mean(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor amax(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor amin(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+/// The product over dims (all when empty; several at once, a superset of
+/// torch's one dim); integer and bool inputs multiply as int64, wrapping.
+Tensor prod(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 /// Variance over dims with Bessel's `correction` (torch's default 1), and
 /// its square root; floating inputs only.
 Tensor var(const Tensor &x, const Dims &dims = {}, int64_t correction = 1,
@@ -242,6 +247,36 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
               int64_t stride = 1, int64_t padding = 0);
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
+/// Tensors of one shape stacked along a new dim (in [-(rank+1), rank]).
+Tensor stack(const std::vector<Tensor> &tensors, int64_t dim = 0);
+/// x.slice(dim, start, start + length), the range checked (start may count
+/// from the end).
+Tensor narrow(const Tensor &x, int64_t dim, int64_t start, int64_t length);
+/// The slice at index along dim, that dim removed (index may count from the
+/// end; out of range is an error).
+Tensor select(const Tensor &x, int64_t dim, int64_t index);
+/// Batched product of [B, n, k] and [B, k, m] (no broadcasting).
+Tensor bmm(const Tensor &a, const Tensor &b);
+/// beta * input + alpha * (m1 @ m2) for matrices m1, m2; input broadcasts.
+/// With beta 0, input is ignored (NaN included), as in torch.
+Tensor addmm(const Tensor &input, const Tensor &m1, const Tensor &m2,
+             Scalar beta = 1, Scalar alpha = 1);
+/// beta * input + alpha * bmm(b1, b2).
+Tensor baddbmm(const Tensor &input, const Tensor &b1, const Tensor &b2,
+               Scalar beta = 1, Scalar alpha = 1);
+/// int64 ids [...] as int64 one-hot rows [..., num_classes]; ids outside
+/// [0, num_classes) are an error; num_classes -1 takes max(ids) + 1.
+Tensor one_hot(const Tensor &ids, int64_t num_classes = -1);
+/// Identity: kiln computes at inference, so dropout drops nothing;
+/// training = true with p > 0 is an error. p must lie in [0, 1].
+Tensor dropout(const Tensor &x, double p = 0.5, bool training = false);
+/// Inference batch norm over dim 1 with running statistics [C]:
+/// (x - mean) / sqrt(var + eps) * weight + bias (weight, bias may be
+/// undefined); training = true is an error (no batch statistics).
+Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
+                  const Tensor &running_var, const Tensor &weight = Tensor(),
+                  const Tensor &bias = Tensor(), bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
 /// torch's scaled_dot_product_attention: softmax(q k^T * scale + mask) v
 /// for q [..., L, E], k [..., S, E], v [..., S, Ev] (ranks 2 to 4, batch
 /// dims broadcast) giving [..., L, Ev]. attn_mask (may be undefined)

@@ -180,6 +180,13 @@ public:
                std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor &mask, Scalar value) const;
   Tensor tril(int64_t diagonal = 0) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor bmm(const Tensor &other) const;
+  Tensor addmm(const Tensor &m1, const Tensor &m2, Scalar beta = 1,
+               Scalar alpha = 1) const;
+  Tensor baddbmm(const Tensor &b1, const Tensor &b2, Scalar beta = 1,
+                 Scalar alpha = 1) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor lerp(const Tensor &end, Scalar weight) const;
   Tensor sign() const;
@@ -194,6 +201,7 @@ public:
   Tensor mean(const Dims &dims = {}, bool keepdim = false) const;
   Tensor amax(const Dims &dims = {}, bool keepdim = false) const;
   Tensor amin(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor prod(const Dims &dims = {}, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
   Tensor matmul(const Tensor &other) const;

@@ -12,6 +12,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -233,6 +234,11 @@ private:
                                       b_.getI64IntegerAttr(d)));
     } else if (c == OpCode::ScalarCast) {
       out = scalarCast(arg(0), type);
+    } else if (c == OpCode::Check) {
+      // A failed check fails the graph call (kiln-lower-shape-asserts).
+      ctx_->getOrLoadDialect<cf::ControlFlowDialect>();
+      cf::AssertOp::create(b_, loc_, arg(0), op.text);
+      out = arg(0);
     } else if (c == OpCode::ScalarNeg) {
       out = isFloat ? Value(arith::NegFOp::create(b_, loc_, arg(0)))
                     : Value(arith::SubIOp::create(

@@ -377,7 +377,7 @@ llvm::Error inferSignature(Graph &g) {
                : all   ? 0
                        : rank - static_cast<int64_t>(dims.size());
       ElementType e = in(0).element;
-      if (op.code == OpCode::Sum && !isFloat(e))
+      if ((op.code == OpCode::Sum || op.code == OpCode::Prod) && !isFloat(e))
         e = ElementType::I64;
       // As eager: the mean of integers is refused.
       if (op.code == OpCode::Mean && !isFloat(e))

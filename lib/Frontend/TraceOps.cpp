@@ -319,28 +319,9 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
   }
   if (code == OpCode::Cat) {
-    const Expr *list = stripTemporaries(arg(0));
-    if (const auto *c = dyn_cast<CXXConstructExpr>(list))
-      if (c->getNumArgs() >= 1)
-        list = stripTemporaries(c->getArg(0));
-    if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(list))
-      list = stripTemporaries(il->getSubExpr());
-    const auto *init = dyn_cast<InitListExpr>(list);
     std::vector<int> ops;
-    if (std::vector<int> *values = listOf(arg(0))) { // a std::vector<Tensor>
-      if (values->empty())
-        return breakAt(loc, "kiln::cat of an empty std::vector<Tensor>");
-      ops = *values;
-    } else if (!init) {
-      return breakAt(loc, "kiln::cat of a list that is not a braced list");
-    } else {
-      for (const Expr *e : init->inits()) {
-        std::optional<int> v = traceExpr(e);
-        if (!v)
-          return v;
-        ops.push_back(asTensor(*v, e->getExprLoc()));
-      }
-    }
+    if (!tensorList(name, arg(0), loc, ops))
+      return std::nullopt;
     int64_t dim = 0;
     if (n > 1) {
       std::optional<int64_t> d = constArg(1, "dim");
@@ -417,6 +398,36 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
+bool Tracer::tensorList(const std::string &name, const Expr *arg,
+                        SourceLocation loc, std::vector<int> &ops) {
+  const Expr *list = stripTemporaries(arg);
+  if (const auto *c = dyn_cast<CXXConstructExpr>(list))
+    if (c->getNumArgs() >= 1)
+      list = stripTemporaries(c->getArg(0));
+  if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(list))
+    list = stripTemporaries(il->getSubExpr());
+  const auto *init = dyn_cast<InitListExpr>(list);
+  if (std::vector<int> *values = listOf(arg)) { // a std::vector<Tensor>
+    if (values->empty()) {
+      breakAt(loc, "kiln::" + name + " of an empty std::vector<Tensor>");
+      return false;
+    }
+    ops = *values;
+    return true;
+  }
+  if (!init) {
+    breakAt(loc, "kiln::" + name + " of a list that is not a braced list");
+    return false;
+  }
+  for (const Expr *e : init->inits()) {
+    std::optional<int> v = traceExpr(e);
+    if (!v)
+      return false;
+    ops.push_back(asTensor(*v, e->getExprLoc()));
+  }
+  return true;
+}
+
 bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
                            const Expr *keepArg, std::vector<int64_t> &ints) {
   std::vector<int64_t> dims;
@@ -445,11 +456,13 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
 
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
-      "leaky_relu",  "elu",   "clamp",     "masked_fill", "lerp",
-      "isnan",       "isinf", "isfinite",  "logical_and", "logical_or",
-      "logical_not", "sign",  "full_like", "zeros_like",  "ones_like",
-      "empty_like",  "var",   "std",       "logsumexp",   "norm",
-      "any",         "all",   "tril",      "triu"};
+      "leaky_relu",  "elu",     "clamp",     "masked_fill", "lerp",
+      "isnan",       "isinf",   "isfinite",  "logical_and", "logical_or",
+      "logical_not", "sign",    "full_like", "zeros_like",  "ones_like",
+      "empty_like",  "var",     "std",       "logsumexp",   "norm",
+      "any",         "all",     "tril",      "triu",        "dropout",
+      "bmm",         "addmm",   "baddbmm",   "narrow",      "select",
+      "stack",       "one_hot", "eye",       "batch_norm"};
   return names.count(name) > 0;
 }
 
@@ -506,6 +519,17 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   enum { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
   const double inf = std::numeric_limits<double>::infinity();
   bool absent = false;
+  // A constant argument, `fallback` where the call leaves it out.
+  auto constantArg = [&](unsigned i, int64_t fallback,
+                         const char *what) -> std::optional<int64_t> {
+    if (i >= n)
+      return fallback;
+    std::optional<int64_t> c = constantInt(args[i]);
+    if (!c)
+      breakAt(args[i]->getExprLoc(),
+              "kiln::" + name + " with a " + what + " that is not a constant");
+    return c;
+  };
   if ((name == "leaky_relu" || name == "elu") && n >= 1) {
     std::optional<int> x = tensor(0);
     if (!x)
@@ -551,15 +575,9 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     std::optional<int> x = tensor(0);
     if (!x)
       return x;
-    int64_t diagonal = 0;
-    if (n > 1) {
-      std::optional<int64_t> d = constantInt(args[1]);
-      if (!d)
-        return breakAt(args[1]->getExprLoc(),
-                       "kiln::" + name +
-                           " with a diagonal that is not a constant");
-      diagonal = *d;
-    }
+    std::optional<int64_t> diagonal = constantArg(1, 0, "diagonal");
+    if (!diagonal)
+      return std::nullopt;
     needsDim(*x, -2);
     auto range = [&](int64_t dim) {
       int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {dim});
@@ -569,11 +587,241 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     int rows =
         addOp(OpCode::Unsqueeze, {range(-2)}, ValueKind::Tensor, loc, {1});
     int offset = op(OpCode::Sub, {range(-1), rows});
-    int keep = cmp(offset, wrapped(constant(diagonal, ValueKind::I64, loc)),
+    int keep = cmp(offset, wrapped(constant(*diagonal, ValueKind::I64, loc)),
                    name == "tril" ? LE : GE);
     return like(op(OpCode::Where,
                    {keep, *x, wrapped(constant(0, ValueKind::I64, loc))}),
                 *x);
+  }
+  // The checks eager makes on values known only at run time: a failed one
+  // fails the graph call, and the statements rerun eagerly and throw.
+  auto check = [&](int ok, const std::string &why) {
+    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
+  };
+  auto scalarCmp = [&](int a, int b, int64_t predicate) {
+    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
+  };
+  auto both = [&](int a, int b) {
+    return addOp(OpCode::ScalarAnd, {a, b}, ValueKind::Bool, loc);
+  };
+  auto scalarAdd = [&](int a, int b) {
+    return addOp(OpCode::ScalarAdd, {a, b}, ValueKind::I64, loc);
+  };
+  auto i64 = [&](int64_t v) { return constant(v, ValueKind::I64, loc); };
+  // An integer argument: a constant, or a host integer.
+  auto integer = [&](unsigned i) -> std::optional<int> {
+    if (std::optional<int64_t> c = constantInt(args[i]))
+      return i64(*c);
+    std::optional<int> v = traceExpr(stripArg(args[i]));
+    if (v && kindOf(*v) != ValueKind::I64)
+      return breakAt(args[i]->getExprLoc(),
+                     "kiln::" + name + " with an index that is not an integer");
+    return v;
+  };
+  if (name == "dropout" && n >= 1) {
+    // The identity at inference; p's range is still checked, as eager does.
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    if (n > 2 && constantInt(args[2]).value_or(1) != 0)
+      return breakAt(args[2]->getExprLoc(),
+                     "kiln::dropout in training mode (an error in eager) or "
+                     "with a training flag known only at run time");
+    if (n > 1) {
+      std::optional<int> p = scalar(1, absent);
+      if (!p)
+        return p;
+      int pf = kindOf(*p) == ValueKind::F64
+                   ? *p
+                   : addOp(OpCode::ScalarCast, {*p}, ValueKind::F64, loc);
+      int zero = constant(0, ValueKind::F64, loc),
+          one = constant(1, ValueKind::F64, loc);
+      check(both(scalarCmp(pf, zero, GE), scalarCmp(pf, one, LE)),
+            "dropout: probability has to be between 0 and 1");
+    }
+    return x;
+  }
+  if ((name == "narrow" || name == "select") &&
+      n == (name == "narrow" ? 4u : 3u)) {
+    // A slice [start, end) of dim, start counted from the end when
+    // negative, the range checked as eager checks it.
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    std::optional<int64_t> dim = constantArg(1, 0, "dim");
+    if (!dim)
+      return std::nullopt;
+    needsDim(*x, *dim);
+    std::optional<int> start = integer(2);
+    if (!start)
+      return start;
+    int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {*dim});
+    int negative = scalarCmp(*start, i64(0), LT);
+    int from =
+        addOp(OpCode::Select, {negative, scalarAdd(*start, size), *start},
+              ValueKind::I64, loc);
+    int end;
+    if (name == "narrow") {
+      std::optional<int> length = integer(3);
+      if (!length)
+        return length;
+      end = scalarAdd(from, *length);
+      check(
+          both(both(scalarCmp(from, i64(0), GE), scalarCmp(from, size, LE)),
+               both(scalarCmp(*length, i64(0), GE), scalarCmp(end, size, LE))),
+          "narrow: start or length out of range");
+    } else {
+      end = scalarAdd(from, i64(1));
+      check(both(scalarCmp(from, i64(0), GE), scalarCmp(from, size, LT)),
+            "select: index out of range");
+    }
+    int sliced = addOp(OpCode::Slice, {*x, from, end}, ValueKind::Tensor, loc,
+                       {*dim, 1});
+    if (name == "narrow")
+      return sliced;
+    return addOp(OpCode::Squeeze, {sliced}, ValueKind::Tensor, loc, {*dim});
+  }
+  if (name == "stack" && n >= 1) {
+    std::vector<int> parts;
+    if (!tensorList(name, args[0], loc, parts))
+      return std::nullopt;
+    std::optional<int64_t> dim = constantArg(1, 0, "dim");
+    if (!dim)
+      return std::nullopt;
+    for (int &part : parts)
+      part = addOp(OpCode::Unsqueeze, {part}, ValueKind::Tensor, loc, {*dim});
+    return addOp(OpCode::Cat, parts, ValueKind::Tensor, loc, {*dim});
+  }
+  if ((name == "bmm" && n == 2) ||
+      ((name == "addmm" || name == "baddbmm") && n >= 3)) {
+    bool scaled = name != "bmm";
+    std::vector<int> ops;
+    for (unsigned i = 0; i < (scaled ? 3u : 2u); ++i) {
+      std::optional<int> t = tensor(i);
+      if (!t)
+        return t;
+      ops.push_back(*t);
+    }
+    unsigned first = scaled ? 1 : 0;
+    int64_t rank = name == "addmm" ? 2 : 3;
+    for (unsigned i = first; i < first + 2; ++i)
+      if (GraphInput *in = inputOf(ops[i]))
+        in->exactRank = rank;
+    int product = op(OpCode::Matmul, {ops[first], ops[first + 1]});
+    if (!scaled)
+      return product;
+    // beta and alpha must be constants: beta 0 ignores the input.
+    double factors[2] = {1, 1};
+    for (unsigned i = 3; i < 5 && i < n; ++i) {
+      std::optional<double> c = constantFloat(stripArg(args[i]));
+      if (!c)
+        return breakAt(args[i]->getExprLoc(),
+                       "kiln::" + name +
+                           " with a beta or alpha that is not a "
+                           "constant");
+      factors[i - 3] = *c;
+    }
+    if (factors[1] != 1)
+      product = op(OpCode::Mul, {product, number(factors[1])});
+    if (factors[0] == 0)
+      return product;
+    int input = factors[0] == 1 ? ops[0]
+                                : op(OpCode::Mul, {ops[0], number(factors[0])});
+    return op(OpCode::Add, {input, product});
+  }
+  // The identity of size n by m, in a dtype (ints), as eager's.
+  auto identity = [&](int rows, int cols, int64_t dtype) {
+    auto range = [&](int size) {
+      return op(OpCode::Arange, {i64(0), size, i64(1)});
+    };
+    int r =
+        addOp(OpCode::Unsqueeze, {range(rows)}, ValueKind::Tensor, loc, {1});
+    return addOp(OpCode::Cast, {cmp(r, range(cols), EQ)}, ValueKind::Tensor,
+                 loc, {dtype});
+  };
+  if (name == "eye" && n >= 1) {
+    std::optional<int> rows = integer(0);
+    if (!rows)
+      return rows;
+    int cols = *rows;
+    if (n > 1 && constantInt(args[1]) != std::optional<int64_t>(-1)) {
+      std::optional<int> c = integer(1);
+      if (!c)
+        return c;
+      cols = *c;
+    }
+    std::optional<int64_t> dtype = constantArg(2, /*f32=*/5, "dtype");
+    if (!dtype)
+      return std::nullopt;
+    check(both(scalarCmp(*rows, i64(0), GE), scalarCmp(cols, i64(0), GE)),
+          "eye: sizes must be non-negative");
+    return identity(*rows, cols, *dtype);
+  }
+  if (name == "one_hot" && n == 2) {
+    // The rows of the identity that the ids pick: embedding checks them.
+    std::optional<int> ids = tensor(0);
+    if (!ids)
+      return ids;
+    std::optional<int64_t> classes = constantInt(args[1]);
+    if (classes && *classes == -1)
+      return breakAt(args[1]->getExprLoc(),
+                     "kiln::one_hot with num_classes -1 (the count depends "
+                     "on the ids' values)");
+    std::optional<int> c = integer(1);
+    if (!c)
+      return c;
+    check(scalarCmp(*c, i64(0), GE),
+          "one_hot: num_classes must be -1 or non-negative");
+    return addOp(OpCode::Embedding, {*ids, identity(*c, *c, /*i64=*/2)},
+                 ValueKind::Tensor, loc);
+  }
+  if (name == "batch_norm" && n >= 3) {
+    // Channels (dim 1) last, where the [C] statistics broadcast, and back.
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    std::vector<int> stats;
+    for (unsigned i = 1; i < 5 && i < n; ++i) {
+      if (i >= 3 && isDefaultTensor(args[i])) {
+        stats.push_back(-1);
+        continue;
+      }
+      std::optional<int> t = tensor(i);
+      if (!t)
+        return t;
+      if (GraphInput *in = inputOf(*t))
+        in->preferredRank = 1;
+      stats.push_back(*t);
+    }
+    if (n > 5 && constantInt(args[5]).value_or(1) != 0)
+      return breakAt(args[5]->getExprLoc(),
+                     "kiln::batch_norm in training mode (an error in eager) "
+                     "or with a training flag known only at run time");
+    double eps = 1e-5;
+    int epsValue = -1;
+    if (n > 7) {
+      if (std::optional<double> e = constantFloat(stripArg(args[7]))) {
+        eps = *e;
+      } else {
+        std::optional<int> v = scalar(7, absent);
+        if (!v)
+          return v;
+        epsValue = *v;
+      }
+    }
+    needsDim(*x, 1);
+    auto swap = [&](int t) {
+      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {1, -1});
+    };
+    int variance = op(OpCode::Add, {stats[1], epsValue >= 0 ? wrapped(epsValue)
+                                                            : number(eps)});
+    int y = op(OpCode::Mul, {op(OpCode::Sub, {swap(*x), stats[0]}),
+                             op(OpCode::Rsqrt, {variance})});
+    if (stats.size() > 2 && stats[2] >= 0)
+      y = op(OpCode::Mul, {y, stats[2]});
+    if (stats.size() > 3 && stats[3] >= 0)
+      y = op(OpCode::Add, {y, stats[3]});
+    return like(swap(y), *x);
   }
   if (name == "lerp" && n == 3) {
     std::optional<int> start = tensor(0),

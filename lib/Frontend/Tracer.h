@@ -269,6 +269,10 @@ private:
   /// kiln::NAME is one of the runtime's compositions of elementwise ops
   /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
   static bool isComposite(const std::string &name);
+  /// The tensors of a list argument of op `name` (a braced list or a
+  /// traced std::vector<Tensor>); false after a break.
+  bool tensorList(const std::string &name, const clang::Expr *arg,
+                  clang::SourceLocation loc, std::vector<int> &ops);
   /// An optional scalar argument of op `name`: nullopt with `absent` set
   /// where the call leaves it out (std::nullopt, {}, the default, or no
   /// argument), nullopt after a break where it cannot be traced.

@@ -197,6 +197,9 @@ private:
         .Case([&](k::AmaxOp o) {
           set(o, amax(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
         })
+        .Case([&](k::ProdOp o) {
+          set(o, prod(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
+        })
         .Case([&](k::AminOp o) {
           set(o, amin(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
         })

@@ -1,7 +1,7 @@
 // Tests compiled reductions and normalisations against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 13 passed, 0 failed
+// CHECK: 16 passed, 0 failed
 
 // E2E: @reduce f32[3,5,7]
 // E2E: @reduce f32[1,1,1]
@@ -62,4 +62,21 @@ func.func @layer_norm_2d(%x: tensor<?x2x8xf32>, %w: tensor<2x8xf32>) -> tensor<?
 func.func @ln_dynamic(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
   %0 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
+}
+
+// Products: floats over any dims (a zero, a NaN in the input), integers as
+// int64 wrapping around.
+// E2E: @product f32[3,5,7]!
+// E2E: @product f32[2,1,4]
+func.func @product(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tensor<f32>, tensor<?xf32>) {
+  %0 = kiln.prod %x dims [1] keepdim : tensor<?x?x?xf32> -> tensor<?x1x?xf32>
+  %1 = kiln.prod %x dims [] : tensor<?x?x?xf32> -> tensor<f32>
+  %2 = kiln.prod %x dims [0, 2] : tensor<?x?x?xf32> -> tensor<?xf32>
+  return %0, %1, %2 : tensor<?x1x?xf32>, tensor<f32>, tensor<?xf32>
+}
+
+// E2E: @int_product i64[4,30]{-3,4}
+func.func @int_product(%x: tensor<?x?xi64>) -> tensor<?xi64> {
+  %0 = kiln.prod %x dims [1] : tensor<?x?xi64> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }

@@ -88,8 +88,9 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   }
   Value empty = emptyTensor(b, loc, outSizes, accType);
   Value initValue;
-  if (kind == ReduceKind::Sum) {
-    initValue = scalarConstant(b, loc, accType, 0);
+  if (kind == ReduceKind::Sum || kind == ReduceKind::Prod) {
+    initValue =
+        scalarConstant(b, loc, accType, kind == ReduceKind::Sum ? 0 : 1);
   } else if (isa<FloatType>(accType)) {
     initValue = scalarConstant(b, loc, accType,
                                kind == ReduceKind::Min ? INFINITY : -INFINITY);
@@ -120,6 +121,10 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
           r = isFloat ? Value(arith::AddFOp::create(
                             bb, l, acc, x, arith::FastMathFlags::reassoc))
                       : Value(arith::AddIOp::create(bb, l, acc, x));
+          break;
+        case ReduceKind::Prod:
+          r = isFloat ? Value(arith::MulFOp::create(bb, l, acc, x))
+                      : Value(arith::MulIOp::create(bb, l, acc, x));
           break;
         case ReduceKind::Max:
           r = isFloat ? Value(arith::MaximumFOp::create(bb, l, acc, x))

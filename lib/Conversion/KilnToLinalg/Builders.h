@@ -15,7 +15,7 @@ using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 /// MaxNum ignores NaN (arith.maxnumf, one instruction where maximumf needs
 /// several): only for shifts such as softmax's, where a NaN reaches the
 /// result through the other operations anyway.
-enum class ReduceKind { Sum, Max, MaxNum, Min };
+enum class ReduceKind { Sum, Prod, Max, MaxNum, Min };
 
 /// Reduces input over dims (sorted; all when empty), accumulating in
 /// accType (input elements are converted to it); reduced dims stay as size

@@ -1,4 +1,4 @@
-//===- Reduction.cpp - kiln sum/mean/amax/amin to linalg.generic ----------===//
+//===- Reduction.cpp - kiln sum/mean/amax/amin/prod to linalg.generic -----===//
 //
 // One reduction generic each (mean adds an elementwise division). float16
 // and bfloat16 accumulate in float32; float32 accumulates in float32, which
@@ -57,7 +57,7 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(op.getType());
-    if (Kind != ReduceKind::Sum) {
+    if (Kind != ReduceKind::Sum && Kind != ReduceKind::Prod) {
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
       emitShapeCheck(rewriter, loc,
                      arith::CmpIOp::create(
@@ -93,6 +93,7 @@ void mlir::kiln::populateReductionToLinalgPatterns(
   patterns.add<ReductionToGeneric<SumOp, ReduceKind::Sum>,
                ReductionToGeneric<MeanOp, ReduceKind::Sum>,
                ReductionToGeneric<AmaxOp, ReduceKind::Max>,
-               ReductionToGeneric<AminOp, ReduceKind::Min>>(
+               ReductionToGeneric<AminOp, ReduceKind::Min>,
+               ReductionToGeneric<ProdOp, ReduceKind::Prod>>(
       patterns.getContext());
 }

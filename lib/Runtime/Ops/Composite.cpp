@@ -204,3 +204,184 @@ Tensor all(const Tensor &x, const Dims &dims, bool keepdim) {
 }
 
 } // namespace kiln
+
+//===----------------------------------------------------------------------===//
+// Compositions of views, products and factories
+//===----------------------------------------------------------------------===//
+
+namespace kiln {
+
+namespace {
+/// dim of a tensor of this rank, counted from the end when negative.
+int64_t checkedDim(int64_t dim, int64_t rank, const char *op) {
+  if (dim < -rank || dim >= rank)
+    throw Error(std::string(op) + ": dim " + std::to_string(dim) +
+                " is out of range for a tensor of rank " +
+                std::to_string(rank));
+  return dim < 0 ? dim + rank : dim;
+}
+
+void requireRank(const Tensor &t, int64_t rank, const char *op,
+                 const char *what) {
+  if (t.dim() != rank)
+    throw Error(std::string(op) + ": " + what + " must be a " +
+                std::to_string(rank) + "-d tensor, got shape " +
+                shapeStr(t.shape()));
+}
+
+/// beta * input + alpha * product, as torch's addmm family: beta 0 ignores
+/// input, factors of 1 multiply nothing.
+Tensor scaledSum(const Tensor &input, Tensor product, Scalar beta, Scalar alpha,
+                 const char *op) {
+  if (detail::broadcastShapes(input.shape(), product.shape(), op) !=
+      product.shape())
+    throw Error(std::string(op) + ": input of shape " +
+                shapeStr(input.shape()) +
+                " does not broadcast to the product's shape " +
+                shapeStr(product.shape()));
+  if (alpha.toDouble() != 1.0)
+    product = product * alpha;
+  if (beta.toDouble() == 0.0)
+    return product;
+  return (beta.toDouble() == 1.0 ? input : input * beta) + product;
+}
+} // namespace
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  detail::CountedOp counted;
+  if (m == -1)
+    m = n;
+  if (n < 0 || m < 0)
+    throw Error("eye: sizes must be non-negative, got " + std::to_string(n) +
+                " and " + std::to_string(m));
+  return (arange(n).unsqueeze(1) == arange(m)).to(dtype);
+}
+
+Tensor stack(const std::vector<Tensor> &tensors, int64_t dim) {
+  detail::CountedOp counted;
+  if (tensors.empty())
+    throw Error("stack: expects a non-empty list of tensors");
+  for (const Tensor &t : tensors)
+    if (t.shape() != tensors[0].shape())
+      throw Error("stack: expects tensors of one shape, got " +
+                  shapeStr(tensors[0].shape()) + " and " + shapeStr(t.shape()));
+  checkedDim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  for (const Tensor &t : tensors)
+    parts.push_back(t.unsqueeze(dim));
+  return cat(parts, dim);
+}
+
+Tensor narrow(const Tensor &x, int64_t dim, int64_t start, int64_t length) {
+  detail::CountedOp counted;
+  int64_t d = checkedDim(dim, x.dim(), "narrow");
+  int64_t size = x.size(d);
+  if (start < -size || start > size)
+    throw Error("narrow: start " + std::to_string(start) +
+                " is out of range for dim " + std::to_string(dim) +
+                " of size " + std::to_string(size));
+  if (start < 0)
+    start += size;
+  if (length < 0 || start + length > size)
+    throw Error("narrow: start " + std::to_string(start) + " + length " +
+                std::to_string(length) + " exceeds dim " + std::to_string(dim) +
+                " of size " + std::to_string(size));
+  return x.slice(d, start, start + length);
+}
+
+Tensor select(const Tensor &x, int64_t dim, int64_t index) {
+  detail::CountedOp counted;
+  int64_t d = checkedDim(dim, x.dim(), "select");
+  int64_t size = x.size(d);
+  if (index < -size || index >= size)
+    throw Error("select: index " + std::to_string(index) +
+                " is out of range for dim " + std::to_string(dim) +
+                " of size " + std::to_string(size));
+  if (index < 0)
+    index += size;
+  return x.slice(d, index, index + 1).squeeze(d);
+}
+
+Tensor bmm(const Tensor &a, const Tensor &b) {
+  detail::CountedOp counted;
+  requireRank(a, 3, "bmm", "batch1");
+  requireRank(b, 3, "bmm", "batch2");
+  if (a.size(0) != b.size(0))
+    throw Error("bmm: batch sizes differ: " + shapeStr(a.shape()) + " and " +
+                shapeStr(b.shape()));
+  return matmul(a, b);
+}
+
+Tensor addmm(const Tensor &input, const Tensor &m1, const Tensor &m2,
+             Scalar beta, Scalar alpha) {
+  detail::CountedOp counted;
+  requireRank(m1, 2, "addmm", "mat1");
+  requireRank(m2, 2, "addmm", "mat2");
+  return scaledSum(input, matmul(m1, m2), beta, alpha, "addmm");
+}
+
+Tensor baddbmm(const Tensor &input, const Tensor &b1, const Tensor &b2,
+               Scalar beta, Scalar alpha) {
+  detail::CountedOp counted;
+  return scaledSum(input, bmm(b1, b2), beta, alpha, "baddbmm");
+}
+
+Tensor one_hot(const Tensor &ids, int64_t num_classes) {
+  detail::CountedOp counted;
+  if (ids.dtype() != kInt64)
+    throw Error(std::string("one_hot: ids must be int64, got ") +
+                dtypeName(ids.dtype()));
+  if (num_classes == -1)
+    num_classes = ids.numel() ? amax(ids).item<int64_t>() + 1 : 0;
+  if (num_classes < 0)
+    throw Error("one_hot: num_classes must be -1 or non-negative, got " +
+                std::to_string(num_classes));
+  // The rows of the identity (embedding checks the ids' range).
+  try {
+    return embedding(ids, eye(num_classes, num_classes, kInt64));
+  } catch (const Error &) {
+    throw Error("one_hot: ids must lie in [0, " + std::to_string(num_classes) +
+                ")");
+  }
+}
+
+Tensor dropout(const Tensor &x, double p, bool training) {
+  detail::CountedOp counted;
+  if (!(p >= 0.0 && p <= 1.0))
+    throw Error("dropout: probability has to be between 0 and 1, got " +
+                std::to_string(p));
+  if (training && p > 0.0)
+    throw Error("dropout: training-mode dropout is not supported (kiln "
+                "computes at inference; pass training = false)");
+  return x;
+}
+
+Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
+                  const Tensor &running_var, const Tensor &weight,
+                  const Tensor &bias, bool training, double momentum,
+                  double eps) {
+  detail::CountedOp counted;
+  (void)momentum; // only updates statistics in training
+  if (training)
+    throw Error("batch_norm: training mode is not supported (kiln computes "
+                "at inference with the running statistics)");
+  if (x.dim() < 2)
+    throw Error("batch_norm: expected an input of 2 or more dims, got shape " +
+                shapeStr(x.shape()));
+  requireFloating(x, "batch_norm");
+  Shape channels = {x.size(1)};
+  for (const Tensor *t : {&running_mean, &running_var, &weight, &bias})
+    if (t->defined() && t->shape() != channels)
+      throw Error("batch_norm: statistics and parameters must have shape " +
+                  shapeStr(channels) + " (the input's dim 1), got " +
+                  shapeStr(t->shape()));
+  // Channels last, where [C] broadcasts, and back.
+  Tensor y = (x.transpose(1, -1) - running_mean) * rsqrt(running_var + eps);
+  if (weight.defined())
+    y = y * weight;
+  if (bias.defined())
+    y = y + bias;
+  return y.transpose(1, -1).to(x.dtype());
+}
+
+} // namespace kiln

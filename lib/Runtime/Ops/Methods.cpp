@@ -55,6 +55,23 @@ Tensor Tensor::tril(int64_t diagonal) const {
 Tensor Tensor::triu(int64_t diagonal) const {
   return kiln::triu(*this, diagonal);
 }
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return kiln::narrow(*this, dim, start, length);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const {
+  return kiln::select(*this, dim, index);
+}
+Tensor Tensor::bmm(const Tensor &other) const {
+  return kiln::bmm(*this, other);
+}
+Tensor Tensor::addmm(const Tensor &m1, const Tensor &m2, Scalar beta,
+                     Scalar alpha) const {
+  return kiln::addmm(*this, m1, m2, beta, alpha);
+}
+Tensor Tensor::baddbmm(const Tensor &b1, const Tensor &b2, Scalar beta,
+                       Scalar alpha) const {
+  return kiln::baddbmm(*this, b1, b2, beta, alpha);
+}
 Tensor Tensor::lerp(const Tensor &end, Scalar weight) const {
   return kiln::lerp(*this, end, weight);
 }
@@ -83,6 +100,9 @@ Tensor Tensor::amax(const Dims &dims, bool keepdim) const {
 }
 Tensor Tensor::amin(const Dims &dims, bool keepdim) const {
   return kiln::amin(*this, dims, keepdim);
+}
+Tensor Tensor::prod(const Dims &dims, bool keepdim) const {
+  return kiln::prod(*this, dims, keepdim);
 }
 Tensor Tensor::softmax(int64_t dim) const { return kiln::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const {

@@ -1,4 +1,4 @@
-//===- Reduction.cpp - sum, mean, amax, amin over any dims ----------------===//
+//===- Reduction.cpp - sum, mean, amax, amin, prod over any dims ----------===//
 //
 // The reduced dims are permuted to the end (a view); when that view is not
 // contiguous it is copied once, so every kernel reduces unit-stride rows.
@@ -10,6 +10,7 @@
 #include "Ops/Elementwise.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -104,9 +105,12 @@ template <typename T> struct SumAcc {
       std::conditional_t<std::is_floating_point<T>::value, double, uint64_t>;
 };
 
-Tensor sumOrMean(const Tensor &x, const Shape &dims, bool keepdim, bool mean) {
-  const char *op = mean ? "mean" : "sum";
+/// sum, mean or prod: floats accumulate in double, integers and bools as
+/// int64 (wrapping); mean takes floats only.
+Tensor accumulate(const Tensor &x, const Shape &dims, bool keepdim,
+                  const char *op) {
   checkCpu(x, op);
+  bool mean = std::strcmp(op, "mean") == 0, prod = std::strcmp(op, "prod") == 0;
   DType result = isFloating(x.dtype()) ? x.dtype() : DType::I64;
   if (mean && !isFloating(x.dtype()))
     throw Error(std::string("mean: input dtype must be floating, got ") +
@@ -122,7 +126,8 @@ Tensor sumOrMean(const Tensor &x, const Shape &dims, bool keepdim, bool mean) {
                   std::is_same<T, int64_t>::value) {
       using Acc = typename SumAcc<T>::type;
       reduceRows<Acc, T>(
-          plan, out, Acc(0), [](Acc a, Acc b) { return a + b; },
+          plan, out, Acc(prod ? 1 : 0),
+          [prod](Acc a, Acc b) { return prod ? a * b : a + b; },
           [&](void *o, int64_t i, Acc acc) {
             if constexpr (std::is_floating_point<T>::value)
               static_cast<T *>(o)[i] = static_cast<T>(mean ? acc / count : acc);
@@ -168,15 +173,19 @@ Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
 
 Tensor sum(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return sumOrMean(x, dims.vec(), keepdim, false);
+  return accumulate(x, dims.vec(), keepdim, "sum");
 }
 Tensor mean(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return sumOrMean(x, dims.vec(), keepdim, true);
+  return accumulate(x, dims.vec(), keepdim, "mean");
 }
 Tensor amax(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
   return extremum(x, dims.vec(), keepdim, true);
+}
+Tensor prod(const Tensor &x, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  return accumulate(x, dims.vec(), keepdim, "prod");
 }
 Tensor amin(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;

@@ -169,6 +169,9 @@ void EagerStatements::emitOp(const TraceOp &op) {
     case OpCode::ScalarNot:
       e = "!" + s(0);
       break;
+    case OpCode::Check: // the eager function makes its own check
+      e = s(0);
+      break;
     default:
       e = stdName() + "(" + s(0) + ")";
       break;

@@ -177,6 +177,49 @@ const std::map<std::string, OpFn> &ops() {
        [](V in, const json &a) {
          return triu(in[0], a.at("diagonal").get<int64_t>());
        }},
+      {"stack",
+       [](V in, const json &a) { return stack(in, a.at("dim").get<int64_t>()); }},
+      {"narrow",
+       [](V in, const json &a) {
+         return narrow(in[0], a.at("dim").get<int64_t>(),
+                       a.at("start").get<int64_t>(),
+                       a.at("length").get<int64_t>());
+       }},
+      {"select",
+       [](V in, const json &a) {
+         return in[0].select(a.at("dim").get<int64_t>(),
+                             a.at("index").get<int64_t>());
+       }},
+      {"bmm", [](V in, const json &) { return bmm(in[0], in[1]); }},
+      {"addmm",
+       [](V in, const json &a) {
+         return addmm(in[0], in[1], in[2], a.at("beta").get<double>(),
+                      a.at("alpha").get<double>());
+       }},
+      {"baddbmm",
+       [](V in, const json &a) {
+         return in[0].baddbmm(in[1], in[2], a.at("beta").get<double>(),
+                              a.at("alpha").get<double>());
+       }},
+      {"one_hot",
+       [](V in, const json &a) {
+         return one_hot(in[0], a.at("num_classes").get<int64_t>());
+       }},
+      {"eye",
+       [](V, const json &a) {
+         return eye(a.at("n").get<int64_t>(), a.at("m").get<int64_t>());
+       }},
+      {"dropout",
+       [](V in, const json &a) {
+         return dropout(in[0], a.at("p").get<double>());
+       }},
+      {"batch_norm",
+       [](V in, const json &a) {
+         return batch_norm(in[0], in[1], in[2],
+                           in.size() > 3 ? in[3] : Tensor(),
+                           in.size() > 4 ? in[4] : Tensor(), false, 0.1,
+                           a.at("eps").get<double>());
+       }},
       {"scaled_dot_product_attention",
        [](V in, const json &a) {
          std::optional<double> scale;
@@ -201,6 +244,10 @@ const std::map<std::string, OpFn> &ops() {
       {"amax",
        [](V in, const json &a) {
          return amax(in[0], dimsArg(a), a.at("keepdim").get<bool>());
+       }},
+      {"prod",
+       [](V in, const json &a) {
+         return in[0].prod(dimsArg(a), a.at("keepdim").get<bool>());
        }},
       {"amin",
        [](V in, const json &a) {
@@ -244,7 +291,8 @@ double rtolFor(const std::string &op) {
   if (op == "pow" || op == "matmul" || op == "linear" || op == "conv2d" ||
       op == "var" || op == "std" || op == "logsumexp" || op == "norm" ||
       op == "layer_norm" || op == "rms_norm" || op == "cross_entropy" ||
-      op == "log_softmax" || op == "scaled_dot_product_attention")
+      op == "log_softmax" || op == "scaled_dot_product_attention" ||
+      op == "bmm" || op == "addmm" || op == "baddbmm" || op == "batch_norm")
     return 1e-5;
   return 1e-6;
 }

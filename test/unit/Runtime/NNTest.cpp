@@ -119,3 +119,35 @@ TEST_CASE("tril and triu keep a triangle", "[nn]") {
   checkTensor(tril(x > 2, -1), {2, 3}, kBool, {0, 0, 0, 1, 0, 0});
   CHECK_KILN_ERROR(tril(ones({3})), "tril", "at least 2 dimensions");
 }
+
+TEST_CASE("composed layers and views report misuse", "[nn][errors]") {
+  Tensor x = randn({3, 4}, 1);
+  CHECK_KILN_ERROR(narrow(x, 1, 2, 3), "narrow", "exceeds dim 1 of size 4");
+  CHECK_KILN_ERROR(narrow(x, 2, 0, 1), "narrow", "dim 2 is out of range");
+  CHECK_KILN_ERROR(x.select(0, 3), "select: index 3 is out of range");
+  CHECK_KILN_ERROR(select(x, 0, -4), "select: index -4");
+  CHECK_KILN_ERROR(stack({x, randn({4, 3}, 2)}), "stack", "one shape");
+  CHECK_KILN_ERROR(stack({x}, 3), "stack", "dim 3");
+  CHECK_KILN_ERROR(bmm(x, x), "bmm", "batch1 must be a 3-d tensor");
+  CHECK_KILN_ERROR(bmm(randn({2, 3, 4}, 1), randn({3, 4, 2}, 2)), "bmm",
+                   "batch sizes differ");
+  CHECK_KILN_ERROR(addmm(x, randn({2, 3, 4}, 1), x), "addmm", "mat1");
+  CHECK_KILN_ERROR(addmm(randn({5}, 1), x, randn({4, 2}, 2)), "addmm",
+                   "cannot be broadcast");
+  CHECK_KILN_ERROR(addmm(randn({3, 1, 2}, 1), x, randn({4, 2}, 2)), "addmm",
+                   "does not broadcast to the product's shape [3, 2]");
+  CHECK_KILN_ERROR(one_hot(from_vector<int64_t>({0, 5}, {2}), 5), "one_hot",
+                   "[0, 5)");
+  CHECK_KILN_ERROR(one_hot(from_vector<int64_t>({-1}, {1}), 5), "one_hot");
+  CHECK_KILN_ERROR(one_hot(x, 5), "one_hot", "int64");
+  CHECK_KILN_ERROR(dropout(x, 0.5, true), "dropout", "training");
+  CHECK_KILN_ERROR(dropout(x, 1.5), "dropout", "between 0 and 1");
+  CHECK_KILN_ERROR(batch_norm(x, ones({3}), ones({3})), "batch_norm",
+                   "shape [4]");
+  CHECK_KILN_ERROR(
+      batch_norm(x, ones({4}), ones({4}), Tensor(), Tensor(), true),
+      "batch_norm", "training");
+  CHECK_KILN_ERROR(eye(-1), "eye", "non-negative");
+  // What does not throw: dropout is the identity, p 0 in training too.
+  CHECK(dropout(x, 0.0, true).data<float>() == x.data<float>());
+}

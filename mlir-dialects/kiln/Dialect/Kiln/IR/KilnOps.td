@@ -315,6 +315,8 @@ def Kiln_AmaxOp : Kiln_ReductionOp<"amax", Kiln_NumericTensor,
                                    "Maximum (NaN propagating)">;
 def Kiln_AminOp : Kiln_ReductionOp<"amin", Kiln_NumericTensor,
                                    "Minimum (NaN propagating)">;
+def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_NumericTensor,
+                                   "Product (integers as int64, wrapping)">;
 
 //===----------------------------------------------------------------------===//
 // Normalisations
