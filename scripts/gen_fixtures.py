@@ -395,6 +395,33 @@ case("prod", [pi], pi.prod(axis=1), dims=[1], keepdim=False)
 case("prod", [pi > 0], (pi > 0).prod(axis=0).astype(np.int64), dims=[0],
      keepdim=False)
 
+# argmax and argmin: the first extremum; NaN counts as one; ties keep the
+# first; flattened when no dim is given.
+ax = f32(4, 6)
+ax[1, 3] = np.nan
+ax[1, 5] = np.nan
+ax[2, :] = 1.0  # all tied
+for fn in ["argmax", "argmin"]:
+    def first(a, axis=None, keepdims=False):
+        a = d(a)
+        nan = np.isnan(a)
+        filled = np.where(nan, np.inf if fn == "argmax" else -np.inf, a)
+        r = (np.argmax if fn == "argmax" else np.argmin)(filled, axis=axis)
+        if nan.any():  # the first NaN wins
+            if axis is None:
+                r = np.argmax(nan.reshape(-1)) if nan.any() else r
+            else:
+                has = nan.any(axis=axis)
+                r = np.where(has, np.argmax(nan, axis=axis), r)
+        r = np.asarray(r, dtype=np.int64)
+        if keepdims:
+            r = np.expand_dims(r, axis=tuple(range(a.ndim)) if axis is None else axis)
+        return r
+    for dim, keep in [(None, False), (1, False), (0, True), (-1, True), (None, True)]:
+        case(fn, [ax], first(ax, dim, keep), dim=dim, keepdim=keep)
+    ai = rng.integers(-5, 5, size=(3, 8)).astype(np.int64)
+    case(fn, [ai], first(ai, 1), dim=1, keepdim=False)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

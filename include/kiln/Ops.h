@@ -203,6 +203,13 @@ Tensor amin(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 /// The product over dims (all when empty; several at once, a superset of
 /// torch's one dim); integer and bool inputs multiply as int64, wrapping.
 Tensor prod(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
+/// The int64 index of the first maximum (minimum) along dim, or of the
+/// flattened tensor when dim is not given; NaN counts as the maximum and
+/// the minimum, as in torch. Not for bool; an empty dim is an error.
+Tensor argmax(const Tensor &x, std::optional<int64_t> dim = std::nullopt,
+              bool keepdim = false);
+Tensor argmin(const Tensor &x, std::optional<int64_t> dim = std::nullopt,
+              bool keepdim = false);
 /// Variance over dims with Bessel's `correction` (torch's default 1), and
 /// its square root; floating inputs only.
 Tensor var(const Tensor &x, const Dims &dims = {}, int64_t correction = 1,

@@ -202,6 +202,10 @@ public:
   Tensor amax(const Dims &dims = {}, bool keepdim = false) const;
   Tensor amin(const Dims &dims = {}, bool keepdim = false) const;
   Tensor prod(const Dims &dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
   Tensor matmul(const Tensor &other) const;

@@ -442,7 +442,9 @@ private:
         dims.push_back(normalize(op.ints[i], rank));
       llvm::sort(dims);
       dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-      Value x = tensorAs(op.operands[0], e);
+      // (argmax and argmin compare the input as it is; e is their index.)
+      bool indices = c == OpCode::Argmax || c == OpCode::Argmin;
+      Value x = indices ? get(op.operands[0]) : tensorAs(op.operands[0], e);
       auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
       UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
       switch (c) {

@@ -379,6 +379,11 @@ llvm::Error inferSignature(Graph &g) {
       ElementType e = in(0).element;
       if ((op.code == OpCode::Sum || op.code == OpCode::Prod) && !isFloat(e))
         e = ElementType::I64;
+      if (op.code == OpCode::Argmax || op.code == OpCode::Argmin) {
+        if (e == ElementType::Bool)
+          return fail(notForDType(e));
+        e = ElementType::I64; // the indices
+      }
       // As eager: the mean of integers is refused.
       if (op.code == OpCode::Mean && !isFloat(e))
         return fail(notForDType(e));

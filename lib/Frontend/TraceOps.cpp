@@ -143,21 +143,39 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     std::vector<int> ops;
     if (!tensorArgs(3, -1, ops))
       return std::nullopt;
-    // The condition is a mask: bool, as the runtime requires; so is the
-    // input it views (mask.unsqueeze(1).unsqueeze(2)).
-    int mask = ops[0];
-    for (const TraceOp *p = graph().producer(mask);
-         p && (p->code == OpCode::Unsqueeze || p->code == OpCode::Squeeze ||
-               p->code == OpCode::Reshape || p->code == OpCode::Expand ||
-               p->code == OpCode::Transpose || p->code == OpCode::Permute ||
-               p->code == OpCode::Slice);
-         p = graph().producer(mask))
-      mask = p->operands[0];
-    if (GraphInput *in = inputOf(mask)) {
-      in->preferredElement = ElementType::Bool;
-      in->elementFromUses = true;
-    }
+    maskInput(ops[0]);
     return addOp(code, ops, ValueKind::Tensor, loc);
+  }
+  if (code == OpCode::Argmax || code == OpCode::Argmin) {
+    // (x, dim = nullopt, keepdim = false): ints keepdim, then the dim
+    // when one is given (none: the flattened input).
+    std::optional<int> x = tensorArg(0);
+    if (!x)
+      return x;
+    std::vector<int64_t> ints = {0};
+    if (n > 1) {
+      const Expr *d = stripTemporaries(arg(1));
+      if (const auto *c = dyn_cast<CXXConstructExpr>(d))
+        d = c->getNumArgs() == 1 ? stripTemporaries(c->getArg(0)) : nullptr;
+      bool none = !d || d->getType().getAsString().find("nullopt_t") !=
+                            std::string::npos;
+      if (!none) {
+        std::optional<int64_t> dim = constantInt(d);
+        if (!dim)
+          return breakAt(arg(1)->getExprLoc(),
+                         "kiln::" + name +
+                             " with a dim that is not a constant");
+        needsDim(*x, *dim);
+        ints.push_back(*dim);
+      }
+    }
+    if (n > 2) {
+      std::optional<int64_t> keep = constArg(2, "keepdim");
+      if (!keep)
+        return std::nullopt;
+      ints[0] = *keep != 0;
+    }
+    return addOp(code, {*x}, ValueKind::Tensor, loc, ints);
   }
   if (group == OpGroup::Reduction) {
     std::optional<int> x = tensorArg(0);
@@ -398,6 +416,21 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
+void Tracer::maskInput(int mask) {
+  // The input it views (mask.unsqueeze(1).unsqueeze(2)) too.
+  for (const TraceOp *p = graph().producer(mask);
+       p && (p->code == OpCode::Unsqueeze || p->code == OpCode::Squeeze ||
+             p->code == OpCode::Reshape || p->code == OpCode::Expand ||
+             p->code == OpCode::Transpose || p->code == OpCode::Permute ||
+             p->code == OpCode::Slice);
+       p = graph().producer(mask))
+    mask = p->operands[0];
+  if (GraphInput *in = inputOf(mask)) {
+    in->preferredElement = ElementType::Bool;
+    in->elementFromUses = true;
+  }
+}
+
 bool Tracer::tensorList(const std::string &name, const Expr *arg,
                         SourceLocation loc, std::vector<int> &ops) {
   const Expr *list = stripTemporaries(arg);
@@ -530,6 +563,31 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
               "kiln::" + name + " with a " + what + " that is not a constant");
     return c;
   };
+  // The checks eager makes on values known only at run time: a failed one
+  // fails the graph call, and the statements rerun eagerly and throw.
+  auto check = [&](int ok, const std::string &why) {
+    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
+  };
+  auto scalarCmp = [&](int a, int b, int64_t predicate) {
+    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
+  };
+  auto both = [&](int a, int b) {
+    return addOp(OpCode::ScalarAnd, {a, b}, ValueKind::Bool, loc);
+  };
+  auto scalarAdd = [&](int a, int b) {
+    return addOp(OpCode::ScalarAdd, {a, b}, ValueKind::I64, loc);
+  };
+  auto i64 = [&](int64_t v) { return constant(v, ValueKind::I64, loc); };
+  // An integer argument: a constant, or a host integer.
+  auto integer = [&](unsigned i) -> std::optional<int> {
+    if (std::optional<int64_t> c = constantInt(args[i]))
+      return i64(*c);
+    std::optional<int> v = traceExpr(stripArg(args[i]));
+    if (v && kindOf(*v) != ValueKind::I64)
+      return breakAt(args[i]->getExprLoc(),
+                     "kiln::" + name + " with an index that is not an integer");
+    return v;
+  };
   if ((name == "leaky_relu" || name == "elu") && n >= 1) {
     std::optional<int> x = tensor(0);
     if (!x)
@@ -566,10 +624,19 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     std::optional<int> x = tensor(0), mask = x ? tensor(1) : std::nullopt;
     if (!mask)
       return mask;
+    maskInput(*mask);
     std::optional<int> value = scalar(2, absent);
     if (!value)
       return value;
-    return like(op(OpCode::Where, {*mask, wrapped(*value), *x}), *x);
+    int filled = like(op(OpCode::Where, {*mask, wrapped(*value), *x}), *x);
+    // Eager refuses a mask that would make the result larger than x.
+    auto same = [&](OpCode query) {
+      return scalarCmp(addOp(query, {filled}, ValueKind::I64, loc),
+                       addOp(query, {*x}, ValueKind::I64, loc), EQ);
+    };
+    check(both(same(OpCode::Rank), same(OpCode::Numel)),
+          "masked_fill: the mask does not broadcast to the tensor's shape");
+    return filled;
   }
   if ((name == "tril" || name == "triu") && n >= 1) {
     std::optional<int> x = tensor(0);
@@ -593,31 +660,6 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
                    {keep, *x, wrapped(constant(0, ValueKind::I64, loc))}),
                 *x);
   }
-  // The checks eager makes on values known only at run time: a failed one
-  // fails the graph call, and the statements rerun eagerly and throw.
-  auto check = [&](int ok, const std::string &why) {
-    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
-  };
-  auto scalarCmp = [&](int a, int b, int64_t predicate) {
-    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
-  };
-  auto both = [&](int a, int b) {
-    return addOp(OpCode::ScalarAnd, {a, b}, ValueKind::Bool, loc);
-  };
-  auto scalarAdd = [&](int a, int b) {
-    return addOp(OpCode::ScalarAdd, {a, b}, ValueKind::I64, loc);
-  };
-  auto i64 = [&](int64_t v) { return constant(v, ValueKind::I64, loc); };
-  // An integer argument: a constant, or a host integer.
-  auto integer = [&](unsigned i) -> std::optional<int> {
-    if (std::optional<int64_t> c = constantInt(args[i]))
-      return i64(*c);
-    std::optional<int> v = traceExpr(stripArg(args[i]));
-    if (v && kindOf(*v) != ValueKind::I64)
-      return breakAt(args[i]->getExprLoc(),
-                     "kiln::" + name + " with an index that is not an integer");
-    return v;
-  };
   if (name == "dropout" && n >= 1) {
     // The identity at inference; p's range is still checked, as eager does.
     std::optional<int> x = tensor(0);

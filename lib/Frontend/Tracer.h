@@ -269,6 +269,9 @@ private:
   /// kiln::NAME is one of the runtime's compositions of elementwise ops
   /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
   static bool isComposite(const std::string &name);
+  /// Marks the graph input that `mask` is (or views) as bool: where's
+  /// condition, masked_fill's mask, as the runtime requires.
+  void maskInput(int mask);
   /// The tensors of a list argument of op `name` (a braced list or a
   /// traced std::vector<Tensor>); false after a break.
   bool tensorList(const std::string &name, const clang::Expr *arg,

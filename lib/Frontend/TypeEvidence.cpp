@@ -86,6 +86,13 @@ public:
     }
     if (const auto *member = dyn_cast<MemberExpr>(e))
       return known(member->getMemberDecl());
+    if (const auto *cond = dyn_cast<ConditionalOperator>(e)) {
+      // What both arms agree on.
+      ExprTypes a = of(cond->getTrueExpr(), depth + 1),
+                b = of(cond->getFalseExpr(), depth + 1);
+      return {a.rank == b.rank ? a.rank : std::nullopt,
+              a.element == b.element ? a.element : std::nullopt};
+    }
     if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e))
       return ofOperator(op, depth);
     if (const auto *call = dyn_cast<CallExpr>(e))

@@ -1,6 +1,6 @@
 // Tests the ops kiln composes of its own (dropout, batch_norm, bmm, addmm,
-// baddbmm, stack, narrow, select, eye, one_hot) and prod as model code
-// calls them:
+// baddbmm, stack, narrow, select, eye, one_hot), prod, argmax and argmin
+// as model code calls them:
 // free functions and methods, modules holding p, eps and running
 // statistics, indices known only at run time. Each graph compiles and
 // matches eager at sizes the source never names; a run-time index out of
@@ -13,6 +13,9 @@
 // RUN: %t/ref 3 7 | FileCheck %s --check-prefix=ERR
 // RUN: %t/cpu 3 7 | FileCheck %s --check-prefix=ERR
 // ERR: select: index 7 is out of range for dim 0 of size 3
+// RUN: %t/ref 3 1 mask | FileCheck %s --check-prefix=MASK
+// RUN: %t/cpu 3 1 mask | FileCheck %s --check-prefix=MASK
+// MASK: masked_fill: a mask of shape [2, 3, 5] does not broadcast to the tensor's shape [3, 5]
 #include <kiln/kiln.h>
 
 #include <cstdio>
@@ -72,7 +75,18 @@ KILN_COMPILE() Tensor pieces(const Tensor &x, const Tensor &ids, int64_t i) {
                                            .to(kiln::kFloat32)
                                            .sum({0});
   Tensor products = x.prod({1}).sum() + kiln::prod(ids, {-1}, true).sum();
-  return s.sum() + n.sum() + picked.sum() + hot.sum() + products;
+  // A greedy sampler's picks, and the flattened index.
+  Tensor picks = x.argmax(-1).to(kiln::kFloat32).sum() +
+                 kiln::argmin(x, 0, true).to(kiln::kFloat32).sum() +
+                 kiln::argmax(x).to(kiln::kFloat32);
+  return s.sum() + n.sum() + picked.sum() + hot.sum() + products + picks;
+}
+
+// masked_fill's mask must not make the result larger than the tensor.
+// CHECK-LABEL: fill (
+// CHECK-NOT: Graph breaks
+KILN_COMPILE() Tensor fill(const Tensor &x, const Tensor &mask) {
+  return kiln::masked_fill(x * 2.0f, mask, 0.5f);
 }
 
 int main(int argc, char **argv) {
@@ -95,6 +109,9 @@ int main(int argc, char **argv) {
     labels.push_back(k % 7);
   Tensor ids = kiln::from_vector(labels, {B, 2});
   try {
+    Tensor keep = argc > 3 ? kiln::ones({2, B, 5}) > 0 : kiln::arange(5) > 2;
+    Tensor f = fill(kiln::randn({B, 5}, 11), keep);
+    std::printf("fill %.5f\n", kiln::sum(f).item<float>());
     Tensor y = pieces(kiln::randn({B, 5}, 10), ids, i);
     std::printf("pieces %.5f\n", kiln::sum(y).item<float>());
   } catch (const kiln::Error &e) {

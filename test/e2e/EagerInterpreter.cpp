@@ -197,6 +197,18 @@ private:
         .Case([&](k::AmaxOp o) {
           set(o, amax(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
         })
+        .Case([&](k::ArgmaxOp o) {
+          std::optional<int64_t> dim;
+          if (!o.getDims().empty())
+            dim = o.getDims()[0];
+          set(o, argmax(t(o.getInput()), dim, o.getKeepdim()));
+        })
+        .Case([&](k::ArgminOp o) {
+          std::optional<int64_t> dim;
+          if (!o.getDims().empty())
+            dim = o.getDims()[0];
+          set(o, argmin(t(o.getInput()), dim, o.getKeepdim()));
+        })
         .Case([&](k::ProdOp o) {
           set(o, prod(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
         })

@@ -1,7 +1,7 @@
 // Tests compiled reductions and normalisations against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 16 passed, 0 failed
+// CHECK: 20 passed, 0 failed
 
 // E2E: @reduce f32[3,5,7]
 // E2E: @reduce f32[1,1,1]
@@ -79,4 +79,25 @@ func.func @product(%x: tensor<?x?x?xf32>) -> (tensor<?x1x?xf32>, tensor<f32>, te
 func.func @int_product(%x: tensor<?x?xi64>) -> tensor<?xi64> {
   %0 = kiln.prod %x dims [1] : tensor<?x?xi64> -> tensor<?xi64>
   return %0 : tensor<?xi64>
+}
+
+// argmax and argmin: along a dim, kept or not, and flattened; NaN and
+// infinities in the input (`!`), integers with ties (the first wins); an
+// empty dim is an error.
+// E2E: @indices f32[4,9]!
+// E2E: @indices f32[1,3]
+// E2E: @indices f32[3,0] expect-error
+func.func @indices(%x: tensor<?x?xf32>) -> (tensor<?xi64>, tensor<1x?xi64>, tensor<i64>, tensor<?xi64>) {
+  %0 = kiln.argmax %x dims [1] : tensor<?x?xf32> -> tensor<?xi64>
+  %1 = kiln.argmin %x dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xi64>
+  %2 = kiln.argmax %x dims [] : tensor<?x?xf32> -> tensor<i64>
+  %3 = kiln.argmin %x dims [1] : tensor<?x?xf32> -> tensor<?xi64>
+  return %0, %1, %2, %3 : tensor<?xi64>, tensor<1x?xi64>, tensor<i64>, tensor<?xi64>
+}
+
+// E2E: @int_indices i32[5,40]{-3,3}
+func.func @int_indices(%x: tensor<?x?xi32>) -> (tensor<?xi64>, tensor<?xi64>) {
+  %0 = kiln.argmax %x dims [1] : tensor<?x?xi32> -> tensor<?xi64>
+  %1 = kiln.argmin %x dims [0] : tensor<?x?xi32> -> tensor<?xi64>
+  return %0, %1 : tensor<?xi64>, tensor<?xi64>
 }

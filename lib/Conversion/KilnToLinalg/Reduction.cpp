@@ -1,6 +1,7 @@
-//===- Reduction.cpp - kiln sum/mean/amax/amin/prod to linalg.generic -----===//
+//===- Reduction.cpp - kiln reductions to linalg.generic ------------------===//
 //
-// One reduction generic each (mean adds an elementwise division). float16
+// One reduction generic each (mean adds an elementwise division; argmax and
+// argmin carry the index beside the extremum). float16
 // and bfloat16 accumulate in float32; float32 accumulates in float32, which
 // is why compiled sums carry a (documented) tolerance against the runtime's
 // double accumulation.
@@ -13,6 +14,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -86,6 +88,121 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
   }
 };
 
+/// argmax/argmin: one generic with two outputs, the extremum so far and its
+/// index (the position in the reduced dims, row-major), replaced only by a
+/// strictly better element or by the first NaN, so that the first
+/// occurrence wins; the loops run the reduction in order.
+template <typename OpTy, bool Max>
+struct ArgReductionToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Type element = inType.getElementType();
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> dims = op.getDims();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    emitShapeCheck(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              reducedCount(rewriter, loc, input, dims), zero),
+        "cannot take the index over an empty dim");
+    SmallVector<bool> reduced(rank, dims.empty());
+    for (int64_t d : dims)
+      reduced[d] = true;
+    SmallVector<OpFoldResult> outSizes;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    SmallVector<Value> reducedSizes; // of the reduced dims, in order
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(reduced[d] ? utils::IteratorType::reduction
+                                     : utils::IteratorType::parallel);
+      if (!reduced[d]) {
+        outSizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
+        outExprs.push_back(rewriter.getAffineDimExpr(d));
+        continue;
+      }
+      reducedSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+      if (op.getKeepdim()) {
+        outSizes.push_back(rewriter.getIndexAttr(1));
+        outExprs.push_back(rewriter.getAffineConstantExpr(0));
+      }
+    }
+    // Start from the worst value at index 0: an input of only that value
+    // (or of nothing better) keeps index 0, its first element.
+    Value worst;
+    if (isa<FloatType>(element)) {
+      worst =
+          scalarConstant(rewriter, loc, element, Max ? -INFINITY : INFINITY);
+    } else {
+      unsigned bits = element.getIntOrFloatBitWidth();
+      worst = arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getIntegerAttr(element,
+                                  Max ? APInt::getSignedMinValue(bits)
+                                      : APInt::getSignedMaxValue(bits)));
+    }
+    Value values =
+        linalg::FillOp::create(rewriter, loc, worst,
+                               emptyTensor(rewriter, loc, outSizes, element))
+            .getResult(0);
+    Type i64 = rewriter.getI64Type();
+    Value indexZero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    Value indices =
+        linalg::FillOp::create(rewriter, loc, indexZero,
+                               emptyTensor(rewriter, loc, outSizes, i64))
+            .getResult(0);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{values.getType(), indices.getType()},
+        ValueRange{input}, ValueRange{values, indices},
+        {rewriter.getMultiDimIdentityMap(rank), outMap, outMap}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], at = args[2];
+          // The row-major position in the reduced dims.
+          Value position = arith::ConstantIndexOp::create(b, l, 0);
+          size_t k = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (!reduced[d])
+              continue;
+            position = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, position, reducedSizes[k++]),
+                linalg::IndexOp::create(b, l, d));
+          }
+          Value better;
+          if (isa<FloatType>(element)) {
+            Value strictly = arith::CmpFOp::create(
+                b, l,
+                Max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
+                best);
+            Value firstNaN = arith::AndIOp::create(
+                b, l,
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x),
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, best,
+                                      best));
+            better = arith::OrIOp::create(b, l, strictly, firstNaN);
+          } else {
+            better = arith::CmpIOp::create(b, l,
+                                           Max ? arith::CmpIPredicate::sgt
+                                               : arith::CmpIPredicate::slt,
+                                           x, best);
+          }
+          Value index = arith::IndexCastOp::create(b, l, i64, position);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                         arith::SelectOp::create(b, l, better, index, at)});
+        });
+    rewriter.replaceOp(
+        op, castTo(rewriter, loc, generic.getResult(1), op.getType()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateReductionToLinalgPatterns(
@@ -94,6 +211,7 @@ void mlir::kiln::populateReductionToLinalgPatterns(
                ReductionToGeneric<MeanOp, ReduceKind::Sum>,
                ReductionToGeneric<AmaxOp, ReduceKind::Max>,
                ReductionToGeneric<AminOp, ReduceKind::Min>,
-               ReductionToGeneric<ProdOp, ReduceKind::Prod>>(
-      patterns.getContext());
+               ReductionToGeneric<ProdOp, ReduceKind::Prod>,
+               ArgReductionToGeneric<ArgmaxOp, true>,
+               ArgReductionToGeneric<ArgminOp, false>>(patterns.getContext());
 }

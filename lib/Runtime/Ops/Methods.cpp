@@ -104,6 +104,12 @@ Tensor Tensor::amin(const Dims &dims, bool keepdim) const {
 Tensor Tensor::prod(const Dims &dims, bool keepdim) const {
   return kiln::prod(*this, dims, keepdim);
 }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return kiln::argmax(*this, dim, keepdim);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return kiln::argmin(*this, dim, keepdim);
+}
 Tensor Tensor::softmax(int64_t dim) const { return kiln::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const {
   return kiln::log_softmax(*this, dim);

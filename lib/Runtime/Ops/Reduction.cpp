@@ -169,7 +169,57 @@ Tensor extremum(const Tensor &x, const Shape &dims, bool keepdim, bool max) {
   return ct == x.dtype() ? out : out.to(x.dtype());
 }
 
+/// The index of the first extremum of each row (NaN counts as one).
+Tensor argExtremum(const Tensor &x, std::optional<int64_t> dim, bool keepdim,
+                   bool max) {
+  const char *op = max ? "argmax" : "argmin";
+  checkCpu(x, op);
+  if (x.dtype() == kBool)
+    throw unsupportedDType(op, x.dtype());
+  DType ct = computeType(x.dtype());
+  ReductionPlan plan =
+      planReduction(x.to(ct), dim ? Shape{*dim} : Shape{}, keepdim, op);
+  if (plan.inner == 0)
+    throw Error(std::string(op) +
+                ": cannot take the index over an empty dim (input shape " +
+                shapeStr(x.shape()) + ")");
+  Tensor out(plan.outShape, DType::I64);
+  int64_t *o = out.data<int64_t>();
+  dispatchCompute(ct, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *in = plan.rows.template data<T>();
+    int64_t inner = plan.inner;
+    parallelFor(plan.outer, plan.outer * inner,
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t i = begin; i < end; ++i) {
+                    const T *row = in + i * inner;
+                    T best = row[0];
+                    int64_t at = 0;
+                    for (int64_t j = 1; j < inner; ++j) {
+                      T v = row[j];
+                      bool nan = v != v && best == best;
+                      if (nan || (max ? v > best : v < best)) {
+                        best = v;
+                        at = j;
+                      }
+                    }
+                    o[i] = at;
+                  }
+                });
+  });
+  return out;
+}
+
 } // namespace
+
+Tensor argmax(const Tensor &x, std::optional<int64_t> dim, bool keepdim) {
+  detail::CountedOp counted;
+  return argExtremum(x, dim, keepdim, true);
+}
+Tensor argmin(const Tensor &x, std::optional<int64_t> dim, bool keepdim) {
+  detail::CountedOp counted;
+  return argExtremum(x, dim, keepdim, false);
+}
 
 Tensor sum(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;

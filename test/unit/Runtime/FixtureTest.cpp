@@ -245,6 +245,20 @@ const std::map<std::string, OpFn> &ops() {
        [](V in, const json &a) {
          return amax(in[0], dimsArg(a), a.at("keepdim").get<bool>());
        }},
+      {"argmax",
+       [](V in, const json &a) {
+         std::optional<int64_t> dim;
+         if (!a.at("dim").is_null())
+           dim = a.at("dim").get<int64_t>();
+         return argmax(in[0], dim, a.at("keepdim").get<bool>());
+       }},
+      {"argmin",
+       [](V in, const json &a) {
+         std::optional<int64_t> dim;
+         if (!a.at("dim").is_null())
+           dim = a.at("dim").get<int64_t>();
+         return in[0].argmin(dim, a.at("keepdim").get<bool>());
+       }},
       {"prod",
        [](V in, const json &a) {
          return in[0].prod(dimsArg(a), a.at("keepdim").get<bool>());

@@ -1,4 +1,4 @@
-//===- ReductionTest.cpp - sum, mean, amax, amin --------------------------===//
+//===- ReductionTest.cpp - sum, mean, amax, amin, argmax, argmin ----------===//
 #include "TestUtil.h"
 
 using namespace kiln;
@@ -57,4 +57,13 @@ TEST_CASE("reduction misuse is reported", "[reduction][errors]") {
   CHECK_KILN_ERROR(amax(zeros({0})), "amax", "size 0", "[0]");
   checkTensor(sum(zeros({0})), {}, kFloat32, {0});
   CHECK(std::isnan(mean(zeros({0})).item<float>()));
+}
+
+TEST_CASE("argmax and argmin report misuse", "[reduction][errors]") {
+  CHECK_KILN_ERROR(argmax(ones({3}) > 0), "argmax", "bool");
+  CHECK_KILN_ERROR(argmin(ones({3, 0}), 1), "argmin", "empty dim");
+  CHECK_KILN_ERROR(argmax(ones({3}), 1), "argmax", "dim 1");
+  // Ties keep the first; an empty tensor's other dim is fine.
+  checkTensor(argmax(F({1, 3, 3, 2}, {4})), {}, kInt64, {1});
+  checkTensor(argmin(ones({0, 3}), 1), {0}, kInt64, {});
 }

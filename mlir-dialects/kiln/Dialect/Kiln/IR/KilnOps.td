@@ -318,6 +318,50 @@ def Kiln_AminOp : Kiln_ReductionOp<"amin", Kiln_NumericTensor,
 def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_NumericTensor,
                                    "Product (integers as int64, wrapping)">;
 
+class Kiln_ArgReductionOp<string mnemonic, string which>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the first " # which;
+  let description = !strconcat("The index of the first ", which, [{ along
+    the one dim in `dims`, or of the flattened input when `dims` is empty,
+    as i64 (kept as size 1 when `keepdim` is set). NaN counts as both the
+    maximum and the minimum, as in torch; reducing an empty dim is an
+    error.
+
+    ```mlir
+    %i = kiln.}], mnemonic, [{ %logits dims [1] : tensor<?x?xf32> -> tensor<?xi64>
+    ```
+  }]);
+  let arguments = (ins Kiln_NumericTensor:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (::mlir::failed(inferReductionResult(loc, adaptor.getInput().getType(),
+                                              adaptor.getDims(),
+                                              adaptor.getKeepdim(), inferred)))
+        return ::mlir::failure();
+      inferred[0] = ::mlir::cast<::mlir::RankedTensorType>(inferred[0]).clone(
+          ::mlir::IntegerType::get(context, 64));
+      return ::mlir::success();
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      if (getDims().size() > 1)
+        return emitOpError("takes one dim or none (the flattened input)");
+      return verifyReductionDims(getOperation(), getInput().getType(), getDims());
+    }
+  }];
+}
+
+def Kiln_ArgmaxOp : Kiln_ArgReductionOp<"argmax", "maximum">;
+def Kiln_ArgminOp : Kiln_ArgReductionOp<"argmin", "minimum">;
+
 //===----------------------------------------------------------------------===//
 // Normalisations
 //===----------------------------------------------------------------------===//
