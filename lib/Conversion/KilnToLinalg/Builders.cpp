@@ -64,28 +64,35 @@ SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
   return mixed;
 }
 
+ReductionShape reductionShape(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<int64_t> dims, bool keepdim) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  ReductionShape shape;
+  shape.reduced.assign(rank, dims.empty());
+  for (int64_t d : dims)
+    shape.reduced[d] = true;
+  for (int64_t d = 0; d < rank; ++d) {
+    shape.iterators.push_back(shape.reduced[d] ? utils::IteratorType::reduction
+                                               : utils::IteratorType::parallel);
+    if (!shape.reduced[d]) {
+      shape.outSizes.push_back(tensor::getMixedSize(b, loc, input, d));
+      shape.outExprs.push_back(b.getAffineDimExpr(d));
+    } else if (keepdim) {
+      shape.outSizes.push_back(b.getIndexAttr(1));
+      shape.outExprs.push_back(b.getAffineConstantExpr(0));
+    }
+  }
+  return shape;
+}
+
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> dims, bool keepdim, ReduceKind kind,
                      Type accType) {
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
-  SmallVector<bool> reduced(rank, dims.empty());
-  for (int64_t d : dims)
-    reduced[d] = true;
-  SmallVector<OpFoldResult> outSizes;
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    iterators.push_back(reduced[d] ? utils::IteratorType::reduction
-                                   : utils::IteratorType::parallel);
-    if (!reduced[d]) {
-      outSizes.push_back(tensor::getMixedSize(b, loc, input, d));
-      outExprs.push_back(b.getAffineDimExpr(d));
-    } else if (keepdim) {
-      outSizes.push_back(b.getIndexAttr(1));
-      outExprs.push_back(b.getAffineConstantExpr(0));
-    }
-  }
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  ReductionShape shape = reductionShape(b, loc, input, dims, keepdim);
+  SmallVector<OpFoldResult> &outSizes = shape.outSizes;
+  SmallVector<AffineExpr> &outExprs = shape.outExprs;
+  SmallVector<utils::IteratorType> &iterators = shape.iterators;
   Value empty = emptyTensor(b, loc, outSizes, accType);
   Value initValue;
   if (kind == ReduceKind::Sum || kind == ReduceKind::Prod) {

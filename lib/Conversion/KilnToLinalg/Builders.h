@@ -17,6 +17,18 @@ using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 /// result through the other operations anyway.
 enum class ReduceKind { Sum, Prod, Max, MaxNum, Min };
 
+/// A reduction of input over dims (sorted; all when empty): which dims are
+/// reduced, the loops' iterator types, and the result's sizes and map from
+/// the loops (reduced dims kept as size 1, map result 0, when keepdim).
+struct ReductionShape {
+  SmallVector<bool> reduced;
+  SmallVector<utils::IteratorType> iterators;
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<AffineExpr> outExprs;
+};
+ReductionShape reductionShape(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<int64_t> dims, bool keepdim);
+
 /// Reduces input over dims (sorted; all when empty), accumulating in
 /// accType (input elements are converted to it); reduced dims stay as size
 /// 1 when keepdim.

@@ -50,6 +50,17 @@ Value reducedCount(OpBuilder &b, Location loc, Value input,
   return dimProduct(b, loc, input, reduced);
 }
 
+/// The shape check that the reduced dims hold an element (eager's error
+/// otherwise).
+void checkNotEmpty(OpBuilder &b, Location loc, Value input,
+                   ArrayRef<int64_t> dims, StringRef message) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  emitShapeCheck(b, loc,
+                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                       reducedCount(b, loc, input, dims), zero),
+                 message);
+}
+
 template <typename OpTy, ReduceKind Kind>
 struct ReductionToGeneric : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -59,15 +70,9 @@ struct ReductionToGeneric : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(op.getType());
-    if (Kind != ReduceKind::Sum && Kind != ReduceKind::Prod) {
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      emitShapeCheck(rewriter, loc,
-                     arith::CmpIOp::create(
-                         rewriter, loc, arith::CmpIPredicate::ne,
-                         reducedCount(rewriter, loc, input, op.getDims()),
-                         zero),
-                     "cannot reduce over a dim of size 0");
-    }
+    if (Kind != ReduceKind::Sum && Kind != ReduceKind::Prod)
+      checkNotEmpty(rewriter, loc, input, op.getDims(),
+                    "cannot reduce over a dim of size 0");
     Type acc = accumulatorType(rewriter, type.getElementType());
     Value r = buildReduction(rewriter, loc, input, op.getDims(),
                              op.getKeepdim(), Kind, acc);
@@ -104,33 +109,16 @@ struct ArgReductionToGeneric : OpConversionPattern<OpTy> {
     Type element = inType.getElementType();
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> dims = op.getDims();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    emitShapeCheck(
-        rewriter, loc,
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                              reducedCount(rewriter, loc, input, dims), zero),
-        "cannot take the index over an empty dim");
-    SmallVector<bool> reduced(rank, dims.empty());
-    for (int64_t d : dims)
-      reduced[d] = true;
-    SmallVector<OpFoldResult> outSizes;
-    SmallVector<AffineExpr> outExprs;
-    SmallVector<utils::IteratorType> iterators;
+    checkNotEmpty(rewriter, loc, input, dims,
+                  "cannot take the index over an empty dim");
+    ReductionShape shape =
+        reductionShape(rewriter, loc, input, dims, op.getKeepdim());
+    const SmallVector<bool> &reduced = shape.reduced;
     SmallVector<Value> reducedSizes; // of the reduced dims, in order
-    for (int64_t d = 0; d < rank; ++d) {
-      iterators.push_back(reduced[d] ? utils::IteratorType::reduction
-                                     : utils::IteratorType::parallel);
-      if (!reduced[d]) {
-        outSizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
-        outExprs.push_back(rewriter.getAffineDimExpr(d));
-        continue;
-      }
-      reducedSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
-      if (op.getKeepdim()) {
-        outSizes.push_back(rewriter.getIndexAttr(1));
-        outExprs.push_back(rewriter.getAffineConstantExpr(0));
-      }
-    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        reducedSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    SmallVector<OpFoldResult> &outSizes = shape.outSizes;
     // Start from the worst value at index 0: an input of only that value
     // (or of nothing better) keeps index 0, its first element.
     Value worst;
@@ -156,12 +144,13 @@ struct ArgReductionToGeneric : OpConversionPattern<OpTy> {
         linalg::FillOp::create(rewriter, loc, indexZero,
                                emptyTensor(rewriter, loc, outSizes, i64))
             .getResult(0);
-    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
+    AffineMap outMap =
+        AffineMap::get(rank, 0, shape.outExprs, rewriter.getContext());
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{values.getType(), indices.getType()},
         ValueRange{input}, ValueRange{values, indices},
-        {rewriter.getMultiDimIdentityMap(rank), outMap, outMap}, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        {rewriter.getMultiDimIdentityMap(rank), outMap, outMap},
+        shape.iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[1], at = args[2];
           // The row-major position in the reduced dims.
           Value position = arith::ConstantIndexOp::create(b, l, 0);
