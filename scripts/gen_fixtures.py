@@ -422,6 +422,253 @@ for fn in ["argmax", "argmin"]:
     ai = rng.integers(-5, 5, size=(3, 8)).astype(np.int64)
     case(fn, [ai], first(ai, 1), dim=1, keepdim=False)
 
+# gather and the ops written with it (index_select, flip, roll, pad), the
+# reshaping ones (repeat, tile, unflatten) and the pieces of chunk and split
+# (one piece per case: `piece`).
+gx = f32(4, 6)
+gi = rng.integers(0, 6, size=(2, 3)).astype(np.int64)  # smaller than gx
+case("gather", [gx, gi], np.take_along_axis(gx[:2], gi, 1), dim=1)
+gj = rng.integers(0, 4, size=(5, 6)).astype(np.int64)  # more rows than gx
+case("gather", [gx, gj], np.take_along_axis(gx, gj, 0), dim=-2)
+g3 = rng.integers(-9, 9, size=(3, 4, 2)).astype(np.int32)
+gk = rng.integers(0, 2, size=(3, 2, 2)).astype(np.int32)
+case("gather", [g3, gk], np.take_along_axis(g3[:, :2], gk, 2), dim=2)
+si = np.array([3, 0, 3, 1], dtype=np.int64)
+case("index_select", [gx, si], np.take(gx, si, axis=0), dim=0)
+case("index_select", [gx, si], np.take(gx, si, axis=1), dim=-1)
+fx = f32(3, 4, 5)
+for dims in [[0], [-1], [0, 2], [1, 0, 2]]:
+    case("flip", [fx], np.flip(fx, axis=tuple(dims)), dims=dims)
+for shifts, dims in [([2], [1]), ([-7], [-1]), ([1, 5], [0, 2]), ([3], [])]:
+    expected = np.roll(fx, shifts[0]) if not dims else np.roll(fx, shifts, axis=dims)
+    case("roll", [fx], expected, shifts=shifts, dims=dims)
+rx = f32(2, 3)
+for reps in [[2, 3], [1, 1], [3, 1, 2], [0, 2]]:
+    case("repeat", [rx], np.tile(rx, reps), reps=reps)
+for reps in [[2], [2, 2], [2, 1, 3]]:
+    case("tile", [rx], np.tile(rx, reps), reps=reps)
+ux = f32(2, 12, 3)
+for dim, sizes in [(1, [3, 4]), (-2, [2, -1, 3]), (0, [1, 2]), (2, [3])]:
+    shape = list(ux.shape)
+    dd = dim % 3
+    case("unflatten", [ux], ux.reshape(shape[:dd] + sizes + shape[dd + 1:]),
+         dim=dim, sizes=sizes)
+px2 = f32(2, 4, 5)
+case("pad", [px2], np.pad(px2, [(0, 0), (0, 0), (1, 2)]), pads=[1, 2],
+     mode="constant", value=0.0)
+case("pad", [px2], np.pad(px2, [(0, 0), (2, 1), (0, 3)], constant_values=-1.5),
+     pads=[0, 3, 2, 1], mode="constant", value=-1.5)
+case("pad", [px2], np.pad(px2, [(0, 0), (0, 0), (0, 1)])[:, :, 2:],
+     pads=[-2, 1], mode="constant", value=0.0)
+case("pad", [px2], np.pad(px2, [(0, 0), (3, 2), (1, 4)], mode="reflect"),
+     pads=[1, 4, 3, 2], mode="reflect", value=0.0)
+case("pad", [px2], np.pad(px2, [(0, 0), (1, 0), (2, 6)], mode="edge"),
+     pads=[2, 6, 1, 0], mode="replicate", value=0.0)
+pint = rng.integers(-5, 5, size=(3, 4)).astype(np.int64)
+case("pad", [pint], np.pad(pint, [(1, 0), (0, 2)], constant_values=7),
+     pads=[0, 2, 1, 0], mode="constant", value=7.0)
+cx = f32(3, 7)
+for chunks, dim in [(3, 1), (4, 1), (2, 0), (7, -1)]:
+    n = cx.shape[dim]
+    size = -(-n // chunks)
+    for piece, start in enumerate(range(0, n, size)):
+        case("chunk", [cx], np.take(cx, range(start, min(start + size, n)), axis=dim),
+             chunks=chunks, dim=dim, piece=piece)
+for size, dim in [(3, 1), (2, 0), (7, 1), (10, 1)]:
+    n = cx.shape[dim]
+    for piece, start in enumerate(range(0, n, size)):
+        case("split", [cx], np.take(cx, range(start, min(start + size, n)), axis=dim),
+             size=size, dim=dim, piece=piece)
+for sizes, dim in [([2, 0, 5], 1), ([1, 2], 0)]:
+    bounds = np.cumsum([0] + sizes)
+    for piece in range(len(sizes)):
+        case("split", [cx], np.take(cx, range(bounds[piece], bounds[piece + 1]), axis=dim),
+             sizes=sizes, dim=dim, piece=piece)
+
+# group_norm, instance_norm (statistics per sample and group, the biased
+# variance), conv1d (cross-correlation, as torch's).
+def group_norm_ref(x, groups, w=None, b=None, eps=1e-5):
+    n, c = x.shape[:2]
+    rows = d(x).reshape(n, groups, -1)
+    y = (rows - rows.mean(-1, keepdims=True)) / np.sqrt(rows.var(-1, keepdims=True) + eps)
+    y = y.reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if w is not None:
+        y = y * d(w).reshape(shape)
+    if b is not None:
+        y = y + d(b).reshape(shape)
+    return y.astype(x.dtype)
+gn, gw, gb = f32(2, 6, 3, 4), f32(6), f32(6)
+case("group_norm", [gn, gw, gb], group_norm_ref(gn, 3, gw, gb), groups=3, eps=1e-5)
+case("group_norm", [gn], group_norm_ref(gn, 1, eps=1e-3), groups=1, eps=1e-3)
+g2 = f32(5, 4)
+case("group_norm", [g2], group_norm_ref(g2, 2), groups=2, eps=1e-5)
+i3 = f32(2, 3, 7)
+case("instance_norm", [i3, gw[:3], gb[:3]], group_norm_ref(i3, 3, gw[:3], gb[:3]), eps=1e-5)
+case("instance_norm", [gn], group_norm_ref(gn, 6), eps=1e-5)
+def conv1d_ref(x, w, b, stride, padding):
+    xp = np.pad(d(x), [(0, 0), (0, 0), (padding, padding)])
+    k = w.shape[2]
+    length = (xp.shape[2] - k) // stride + 1
+    out = np.zeros((x.shape[0], w.shape[0], length))
+    for t in range(length):
+        window = xp[:, :, t * stride:t * stride + k]
+        out[:, :, t] = np.einsum("nck,ock->no", window, d(w))
+    if b is not None:
+        out += d(b)[None, :, None]
+    return out.astype(np.float32)
+cx1, cw1, cb1 = f32(2, 3, 9), f32(4, 3, 3), f32(4)
+case("conv1d", [cx1, cw1, cb1], conv1d_ref(cx1, cw1, cb1, 1, 1), stride=1, padding=1)
+case("conv1d", [cx1, cw1], conv1d_ref(cx1, cw1, None, 2, 0), stride=2, padding=0)
+
+# max and min along a dim: (values, indices), argmax's first extremum and
+# NaN rule (`part` 0 the values, 1 the indices); and of all elements.
+mx = f32(4, 5)
+mx[2, 1] = np.nan
+mx[3, :] = 0.5  # all tied: index 0
+for fn, argf in [("max", np.argmax), ("min", np.argmin)]:
+    for dim, keep in [(1, False), (0, True), (-1, True)]:
+        filled = np.where(np.isnan(mx), np.inf if fn == "max" else -np.inf, mx)
+        idx = argf(filled, axis=dim)
+        nan = np.isnan(mx)
+        idx = np.where(nan.any(axis=dim), np.argmax(nan, axis=dim), idx)
+        vals = np.take_along_axis(mx, np.expand_dims(idx, dim), dim)
+        if not keep:
+            vals = np.squeeze(vals, dim)
+        else:
+            idx = np.expand_dims(idx, dim)
+        case(fn, [mx], vals, dim=dim, keepdim=keep, part=0)
+        case(fn, [mx], idx.astype(np.int64), dim=dim, keepdim=keep, part=1)
+    clean = mx[:2]
+    case(fn, [clean], np.asarray(clean.max() if fn == "max" else clean.min()))
+
+# linspace: torch's two halves, computed in float32 as torch computes it.
+for start, end, steps in [(0.0, 1.0, 5), (-3.0, 7.5, 12), (2.0, -2.0, 7), (1.5, 9.0, 1), (0.0, 1.0, 0)]:
+    i = np.arange(steps, dtype=np.float32)
+    step = np.float32((end - start) / max(steps - 1, 1)) if steps > 1 else np.float32(0)
+    up = i * step + np.float32(start)
+    down = np.float32(end) - step * (np.float32(steps - 1) - i)
+    case("linspace", [], np.where(i < steps // 2, up, down).astype(np.float32),
+         start=start, end=end, steps=steps)
+
+# conv2d and conv1d with dilation and groups (depthwise: groups = channels).
+def conv2d_general(x, w, b, stride, pad, dil, groups):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(d(x), ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    ho = (h + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    wo = (wd + 2 * pad[1] - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    og = o // groups
+    out = np.zeros((n, o, ho, wo))
+    for g in range(groups):
+        for i in range(ho):
+            for j in range(wo):
+                ys = i * stride[0] + dil[0] * np.arange(kh)
+                xs = j * stride[1] + dil[1] * np.arange(kw)
+                patch = xp[:, g * cg:(g + 1) * cg][:, :, ys][:, :, :, xs]
+                out[:, g * og:(g + 1) * og, i, j] = np.einsum(
+                    "nckl,ockl->no", patch, d(w[g * og:(g + 1) * og]))
+    if b is not None:
+        out += d(b).reshape(1, -1, 1, 1)
+    return out.astype(np.float32)
+for xs, ws, stride, pad, dil, groups in [
+        ((2, 4, 7, 6), (4, 1, 3, 3), [1, 1], [1, 1], [1, 1], 4),
+        ((1, 4, 9, 8), (6, 2, 3, 2), [2, 1], [2, 1], [2, 3], 2),
+        ((2, 3, 8, 8), (2, 3, 3, 3), [1, 2], [0, 0], [3, 1], 1)]:
+    v, w, bias = f32(*xs), f32(*ws), f32(ws[0])
+    case("conv2d", [v, w, bias], conv2d_general(v, w, bias, stride, pad, dil, groups),
+         stride=stride, padding=pad, dilation=dil, groups=groups)
+cx2, cw2 = f32(2, 4, 11), f32(6, 2, 3)
+case("conv1d", [cx2, cw2, cb1[:1].repeat(6)],
+     conv2d_general(cx2[:, :, None], cw2[:, :, None], cb1[:1].repeat(6), [1, 1], [0, 2], [1, 2], 2)[:, :, 0],
+     stride=1, padding=2, dilation=2, groups=2)
+
+# Pooling, as ATen's kernels: windows at o * stride - padding, taps outside
+# the input skipped, ceil_mode's last window only where it starts inside
+# the input or its left padding; NaN in a window is its max.
+def pool_out(size, k, s, p, dil, ceil):
+    room = size + 2 * p - dil * (k - 1) - 1 + (s - 1 if ceil else 0)
+    o = room // s + 1
+    if ceil and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+def max_pool_ref(x, k, s, p, dil, ceil):
+    h, w = x.shape[-2:]
+    ho, wo = pool_out(h, k[0], s[0], p[0], dil[0], ceil), pool_out(w, k[1], s[1], p[1], dil[1], ceil)
+    out = np.full(x.shape[:-2] + (ho, wo), -np.inf, dtype=np.float64)
+    for i in range(ho):
+        for j in range(wo):
+            for a in range(k[0]):
+                y = i * s[0] - p[0] + a * dil[0]
+                if y < 0 or y >= h:
+                    continue
+                for b in range(k[1]):
+                    z = j * s[1] - p[1] + b * dil[1]
+                    if z < 0 or z >= w:
+                        continue
+                    v = d(x[..., y, z])
+                    cur = out[..., i, j]
+                    out[..., i, j] = np.where(np.isnan(v) | np.isnan(cur), np.nan, np.maximum(cur, v))
+    return out.astype(np.float32)
+def avg_pool_ref(x, k, s, p, ceil, count_pad, divisor=None):
+    h, w = x.shape[-2:]
+    ho, wo = pool_out(h, k[0], s[0], p[0], 1, ceil), pool_out(w, k[1], s[1], p[1], 1, ceil)
+    out = np.zeros(x.shape[:-2] + (ho, wo))
+    for i in range(ho):
+        for j in range(wo):
+            y0, z0 = i * s[0] - p[0], j * s[1] - p[1]
+            y1, z1 = min(y0 + k[0], h + p[0]), min(z0 + k[1], w + p[1])
+            padded = (y1 - y0) * (z1 - z0)
+            y0, z0, y1, z1 = max(y0, 0), max(z0, 0), min(y1, h), min(z1, w)
+            total = d(x[..., y0:y1, z0:z1]).sum(axis=(-2, -1))
+            div = divisor if divisor else (padded if count_pad else (y1 - y0) * (z1 - z0))
+            out[..., i, j] = total / div
+    return out.astype(np.float32)
+px = f32(2, 3, 7, 9)
+px[1, 2, 3, 4] = np.nan
+for k, s, p, dil, ceil in [([3, 3], [2, 2], [1, 1], [1, 1], False),
+                           ([2, 3], [2, 3], [1, 0], [1, 1], True),
+                           ([3, 2], [1, 2], [1, 1], [2, 1], False),
+                           ([3, 3], [2, 2], [1, 1], [2, 2], True)]:
+    case("max_pool2d", [px], max_pool_ref(px, k, s, p, dil, ceil),
+         kernel=k, stride=s, padding=p, dilation=dil, ceil_mode=ceil)
+ax = f32(3, 8, 7)
+for k, s, p, ceil, cp, div in [([2, 2], [2, 2], [0, 0], False, True, None),
+                               ([3, 3], [2, 2], [1, 1], True, True, None),
+                               ([3, 2], [2, 1], [1, 1], True, False, None),
+                               ([3, 3], [1, 1], [1, 1], False, True, 4)]:
+    extra = {"divisor": div} if div else {}
+    case("avg_pool2d", [ax], avg_pool_ref(ax, k, s, p, ceil, cp, div),
+         kernel=k, stride=s, padding=p, ceil_mode=ceil, count_include_pad=cp, **extra)
+def adaptive_ref(x, out):
+    h, w = x.shape[-2:]
+    res = np.zeros(x.shape[:-2] + tuple(out))
+    for i in range(out[0]):
+        for j in range(out[1]):
+            y0, y1 = (i * h) // out[0], -((-(i + 1) * h) // out[0])
+            z0, z1 = (j * w) // out[1], -((-(j + 1) * w) // out[1])
+            res[..., i, j] = d(x[..., y0:y1, z0:z1]).mean(axis=(-2, -1))
+    return res.astype(np.float32)
+for out_size in [[1, 1], [3, 2], [5, 4], [7, 9]]:
+    case("adaptive_avg_pool2d", [px[:, :, :, :]] if out_size != [5, 4] else [ax],
+         adaptive_ref(px if out_size != [5, 4] else ax, out_size), output_size=out_size)
+
+# einsum: torch's subscripts (np.einsum computes the same contractions).
+eq_a, eq_b = f32(2, 3, 4, 5), f32(2, 3, 6, 5)
+for eq, ops in [("bhqd,bhkd->bhqk", [eq_a, eq_b]),
+                ("bhqk,bhkd->bhqd", [f32(2, 3, 4, 6), eq_b]),
+                ("ij,jk->ik", [f32(3, 4), f32(4, 2)]),
+                ("ij,jk", [f32(3, 4), f32(4, 2)]),
+                ("i,j->ij", [f32(3), f32(4)]),
+                ("bi,bi->b", [f32(4, 5), f32(4, 5)]),
+                ("ijk->kji", [f32(2, 3, 4)]),
+                ("ijk->j", [f32(2, 3, 4)]),
+                ("bij,jk->bik", [f32(2, 3, 4), f32(4, 5)]),
+                ("...ij,...jk->...ik", [f32(2, 1, 3, 4), f32(5, 4, 2)]),
+                ("abc,cd,->abd".replace(",->", "->"), [f32(2, 3, 4), f32(4, 2)]),
+                ("ik,kj->", [f32(3, 4), f32(4, 2)])]:
+    case("einsum", ops, np.einsum(eq, *[d(o) for o in ops]).astype(np.float32), equation=eq)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kiln {
@@ -31,6 +32,11 @@ Tensor arange(int64_t n);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
 /// The [n, m] identity (m = n when -1): ones on the diagonal.
 Tensor eye(int64_t n, int64_t m = -1, DType dtype = kFloat32);
+/// steps values from start to end, evenly spaced (torch's: the first half
+/// counted up from start, the second down from end; both ends exact).
+/// Floating dtypes.
+Tensor linspace(double start, double end, int64_t steps,
+                DType dtype = kFloat32);
 /// Standard normal samples, the same for a given seed on every machine
 /// (SplitMix64 counters and Box-Muller; see docs/runtime.md).
 Tensor randn(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
@@ -210,6 +216,17 @@ Tensor argmax(const Tensor &x, std::optional<int64_t> dim = std::nullopt,
               bool keepdim = false);
 Tensor argmin(const Tensor &x, std::optional<int64_t> dim = std::nullopt,
               bool keepdim = false);
+/// torch.max(x, dim, keepdim): the maxima along dim and their int64
+/// indices (argmax's: the first maximum, NaN counting as one, so a NaN's
+/// value comes with its index). `auto [values, indices] = max(x, 1);`.
+std::tuple<Tensor, Tensor> max(const Tensor &x, int64_t dim,
+                               bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor &x, int64_t dim,
+                               bool keepdim = false);
+/// The largest (smallest) element, NaN propagating: amax (amin) over all
+/// dims.
+Tensor max(const Tensor &x);
+Tensor min(const Tensor &x);
 /// Variance over dims with Bessel's `correction` (torch's default 1), and
 /// its square root; floating inputs only.
 Tensor var(const Tensor &x, const Dims &dims = {}, int64_t correction = 1,
@@ -247,12 +264,16 @@ Tensor matmul(const Tensor &a, const Tensor &b);
 Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b = Tensor());
 /// Rows of table [V, D] picked by integer ids of any shape: [..., D].
 Tensor embedding(const Tensor &ids, const Tensor &table);
-/// NCHW convolution (or CHW, unbatched); w is [O, C, kH, kW]; b may be
-/// undefined. stride and padding hold one value for both dims or {h, w}.
+/// NCHW convolution (or CHW, unbatched); w is [O, C/groups, kH, kW]; b may
+/// be undefined. stride, padding and dilation hold one value for both dims
+/// or {h, w}. With groups g, the channels split into g groups, each
+/// convolved with O/g of the filters (groups = C: depthwise).
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
-              const Shape &stride, const Shape &padding);
+              const Shape &stride, const Shape &padding,
+              const Shape &dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
-              int64_t stride = 1, int64_t padding = 0);
+              int64_t stride = 1, int64_t padding = 0, int64_t dilation = 1,
+              int64_t groups = 1);
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
 /// Tensors of one shape stacked along a new dim (in [-(rank+1), rank]).
 Tensor stack(const std::vector<Tensor> &tensors, int64_t dim = 0);
@@ -262,8 +283,47 @@ Tensor narrow(const Tensor &x, int64_t dim, int64_t start, int64_t length);
 /// The slice at index along dim, that dim removed (index may count from the
 /// end; out of range is an error).
 Tensor select(const Tensor &x, int64_t dim, int64_t index);
+/// torch.gather: result[i..] is x at i.. with index[i..] in place of dim.
+/// index (integer) has x's rank and at most x's sizes outside dim; the
+/// result has its shape. Indices outside [0, x.size(dim)) are an error.
+Tensor gather(const Tensor &x, int64_t dim, const Tensor &index);
+/// The slices of x at a 1-d integer index along dim (indices checked).
+Tensor index_select(const Tensor &x, int64_t dim, const Tensor &index);
+/// A copy with the order along each of dims reversed.
+Tensor flip(const Tensor &x, const Dims &dims);
+/// A copy shifted by shifts[i] along dims[i], wrapping around; without
+/// dims, the flattened tensor is shifted by the one shift.
+Tensor roll(const Tensor &x, const Shape &shifts, const Dims &dims = {});
+/// x repeated reps[i] times along each dim (torch's Tensor.repeat: at least
+/// one rep per dim; extra leading reps add dims).
+Tensor repeat(const Tensor &x, const Shape &reps);
+/// repeat, with reps padded by leading 1s to x's rank (torch.tile).
+Tensor tile(const Tensor &x, const Shape &reps);
+/// dim split into sizes (one may be -1), a reshape.
+Tensor unflatten(const Tensor &x, int64_t dim, const Shape &sizes);
+/// torch.nn.functional.pad: pads holds (before, after) pairs from the last
+/// dim backwards; mode "constant" (value; negative pads crop), "reflect"
+/// (pads less than the size) or "replicate". The result keeps x's dtype.
+Tensor pad(const Tensor &x, const Shape &pads,
+           const std::string &mode = "constant", Scalar value = 0);
+/// Views of ceil(size / chunks) elements along dim, the last shorter (as
+/// torch, fewer than chunks pieces when the size does not allow them all;
+/// chunks empty pieces of an empty dim).
+std::vector<Tensor> chunk(const Tensor &x, int64_t chunks, int64_t dim = 0);
+/// Views of `size` elements along dim, the last shorter; with a list,
+/// views of those sizes, which must add up to the dim's size. (A braced
+/// single size, split(x, {4}), is the integer overload: pass Shape{4}.)
+std::vector<Tensor> split(const Tensor &x, int64_t size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor &x, const Shape &sizes, int64_t dim = 0);
 /// Batched product of [B, n, k] and [B, k, m] (no broadcasting).
 Tensor bmm(const Tensor &a, const Tensor &b);
+/// torch.einsum over one or two operands: subscripts are letters, `...`
+/// stands for broadcast batch dims, and `->` names the output's (without
+/// it: the letters that appear once, in alphabetical order). Labels only
+/// one operand has are summed, shared ones kept or contracted by one
+/// batched matmul ("bhqd,bhkd->bhqk"). A label repeated within one operand
+/// (a diagonal) is not supported.
+Tensor einsum(const std::string &equation, const std::vector<Tensor> &operands);
 /// beta * input + alpha * (m1 @ m2) for matrices m1, m2; input broadcasts.
 /// With beta 0, input is ignored (NaN included), as in torch.
 Tensor addmm(const Tensor &input, const Tensor &m1, const Tensor &m2,
@@ -284,6 +344,53 @@ Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
                   const Tensor &running_var, const Tensor &weight = Tensor(),
                   const Tensor &bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);
+/// Group normalisation of x [N, C, ...]: the C channels split into groups
+/// of C / groups, each normalised over its channels and the spatial dims
+/// ((x - mean) / sqrt(var + eps), the biased variance), then scaled and
+/// shifted per channel by weight and bias [C] (either may be undefined).
+Tensor group_norm(const Tensor &x, int64_t groups,
+                  const Tensor &weight = Tensor(),
+                  const Tensor &bias = Tensor(), double eps = 1e-5);
+/// Each channel of each sample of x [N, C, spatial...] normalised over the
+/// spatial dims with its own statistics (torch's instance_norm with
+/// use_input_stats, nn.InstanceNorm's default; no running statistics),
+/// then weight and bias [C]: group_norm with one channel a group.
+Tensor instance_norm(const Tensor &x, const Tensor &weight = Tensor(),
+                     const Tensor &bias = Tensor(), double eps = 1e-5);
+/// 1-d convolution of x [N, C, L] (or [C, L]) with w [O, C/groups, k]:
+/// conv2d over a height of 1. b may be undefined.
+Tensor conv1d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
+              int64_t stride = 1, int64_t padding = 0, int64_t dilation = 1,
+              int64_t groups = 1);
+/// Max over windows of kernel_size taps, dilation apart, starting every
+/// stride (empty: the kernel size) at o * stride - padding, of x [N, C, H,
+/// W] or [C, H, W]; padding at most half the kernel; ceil_mode keeps a last
+/// partial window that starts inside the input or its left padding. A NaN
+/// in a window is its max. Floating dtypes.
+Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
+                  const Shape &stride = {}, const Shape &padding = {0},
+                  const Shape &dilation = {1}, bool ceil_mode = false);
+Tensor max_pool2d(const Tensor &x, int64_t kernel_size,
+                  std::optional<int64_t> stride = std::nullopt,
+                  int64_t padding = 0, int64_t dilation = 1,
+                  bool ceil_mode = false);
+/// Mean over the same windows (no dilation). The divisor is the window
+/// clipped to the padded input (count_include_pad) or to the input, or
+/// divisor_override.
+Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
+                  const Shape &stride = {}, const Shape &padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
+                  std::optional<int64_t> stride = std::nullopt,
+                  int64_t padding = 0, bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+/// Means over output_size ({h, w}, or one value for both) windows: output
+/// o averages input rows [floor(o * H / h), ceil((o + 1) * H / h)), and so
+/// for columns.
+Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size);
+Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size);
 /// torch's scaled_dot_product_attention: softmax(q k^T * scale + mask) v
 /// for q [..., L, E], k [..., S, E], v [..., S, Ev] (ranks 2 to 4, batch
 /// dims broadcast) giving [..., L, Ev]. attn_mask (may be undefined)

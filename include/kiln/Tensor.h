@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kiln {
@@ -141,6 +142,9 @@ public:
   /// Broadcasts size-1 dims (stride 0) to shape; -1 keeps a size.
   Tensor expand(const Shape &shape) const;
   Tensor flatten(int64_t startDim = 0, int64_t endDim = -1) const;
+  /// reshape (view) to other's shape.
+  Tensor reshape_as(const Tensor &other) const;
+  Tensor view_as(const Tensor &other) const;
 
   // ATen-style methods: the same as kiln's free functions of the same name
   // (`x.sum({-1}, true)` is `kiln::sum(x, {-1}, true)`), for code ported
@@ -183,6 +187,16 @@ public:
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor bmm(const Tensor &other) const;
+  Tensor gather(int64_t dim, const Tensor &index) const;
+  Tensor index_select(int64_t dim, const Tensor &index) const;
+  Tensor flip(const Dims &dims) const;
+  Tensor roll(const Shape &shifts, const Dims &dims = {}) const;
+  Tensor repeat(const Shape &reps) const;
+  Tensor tile(const Shape &reps) const;
+  Tensor unflatten(int64_t dim, const Shape &sizes) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t size, int64_t dim = 0) const;
+  std::vector<Tensor> split(const Shape &sizes, int64_t dim = 0) const;
   Tensor addmm(const Tensor &m1, const Tensor &m2, Scalar beta = 1,
                Scalar alpha = 1) const;
   Tensor baddbmm(const Tensor &b1, const Tensor &b2, Scalar beta = 1,
@@ -206,6 +220,10 @@ public:
                 bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt,
                 bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
   Tensor matmul(const Tensor &other) const;

@@ -494,15 +494,21 @@ private:
     } else if (c == OpCode::Embedding) {
       out = mlir::kiln::EmbeddingOp::create(
           b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
+    } else if (c == OpCode::Gather) {
+      out = mlir::kiln::GatherOp::create(
+          b_, loc_, get(op.operands[0]), get(op.operands[1]),
+          b_.getI64IntegerAttr(
+              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
     } else if (c == OpCode::CrossEntropy) {
       out = mlir::kiln::CrossEntropyOp::create(
           b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
     } else if (c == OpCode::Conv2d) {
-      // ints: sh, sw, ph, pw (kRuntimeAttr: the next scalar operand), bias.
-      size_t tensors = op.ints[4] ? 3 : 2;
+      // ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next scalar
+      // operand), bias.
+      size_t tensors = op.ints[7] ? 3 : 2;
       SmallVector<Value> params;
       SmallVector<int64_t> attrs;
-      for (size_t i = 0; i < 4; ++i) {
+      for (size_t i = 0; i < 7; ++i) {
         bool runtime = op.ints[i] == kRuntimeAttr;
         attrs.push_back(runtime ? ShapedType::kDynamic : op.ints[i]);
         if (runtime)
@@ -512,7 +518,47 @@ private:
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
           tensors > 2 ? tensorAs(op.operands[2], e) : Value(), params,
           b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
-          b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}));
+          b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
+          b_.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
+          b_.getI64IntegerAttr(attrs[6]));
+    } else if (c == OpCode::AdaptiveAvgPool2d || c == OpCode::Pool2d) {
+      // Pool2d ints: kind, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode,
+      // count_include_pad, divisor (0: none); AdaptiveAvgPool2d ints: h, w.
+      // kRuntimeAttr: the next scalar operand. A [C, H, W] input is pooled
+      // as one image.
+      bool adaptive = c == OpCode::AdaptiveAvgPool2d;
+      Value x = get(op.operands[0]);
+      SmallVector<Value> params;
+      SmallVector<int64_t> attrs;
+      for (size_t i = adaptive ? 0 : 1; i < (adaptive ? 2 : 11); ++i) {
+        bool runtime = op.ints[i] == kRuntimeAttr;
+        attrs.push_back(runtime ? ShapedType::kDynamic : op.ints[i]);
+        if (runtime)
+          params.push_back(scalarCast(get(op.operands[1 + params.size()]),
+                                      b_.getIndexType()));
+      }
+      bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
+      if (unbatched)
+        x = mlir::kiln::UnsqueezeOp::create(b_, loc_, x,
+                                            b_.getI64IntegerAttr(0));
+      auto pair = [&](size_t i) {
+        return b_.getDenseI64ArrayAttr({attrs[i], attrs[i + 1]});
+      };
+      if (adaptive)
+        out = mlir::kiln::AdaptiveAvgPool2dOp::create(b_, loc_, x, params,
+                                                      pair(0));
+      else
+        out = mlir::kiln::Pool2dOp::create(
+            b_, loc_,
+            mlir::kiln::PoolKindAttr::get(
+                ctx_, op.ints[0] ? mlir::kiln::PoolKind::avg
+                                 : mlir::kiln::PoolKind::max),
+            x, params, pair(0), pair(2), pair(4), pair(6),
+            b_.getI64IntegerAttr(attrs[8]), b_.getI64IntegerAttr(attrs[9]),
+            op.ints[11] ? b_.getI64IntegerAttr(op.ints[11]) : IntegerAttr());
+      if (unbatched)
+        out = mlir::kiln::SqueezeOp::create(b_, loc_, out,
+                                            b_.getI64IntegerAttr(0));
     } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
@@ -580,6 +626,113 @@ private:
       out = mlir::kiln::UnsqueezeOp::create(
           b_, loc_, get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+    } else if (c == OpCode::ReshapeAs) {
+      // A reshape to the other tensor's sizes.
+      Value x = get(op.operands[0]), like = get(op.operands[1]);
+      auto target = cast<RankedTensorType>(like.getType());
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < target.getRank(); ++d)
+        if (target.isDynamicDim(d))
+          dynamic.push_back(mlir::kiln::DimOp::create(b_, loc_, like,
+                                                      b_.getI64IntegerAttr(d)));
+      out = mlir::kiln::ReshapeOp::create(
+          b_, loc_,
+          RankedTensorType::get(
+              target.getShape(),
+              cast<RankedTensorType>(x.getType()).getElementType()),
+          x, dynamic);
+    } else if (c == OpCode::Repeat) {
+      // [s0, s1] as [1, s0, 1, s1] (leading 1s for extra repeats; tile
+      // pads the repeats instead), where-broadcast against a bool [r0, 1,
+      // r1, 1], and each pair multiplied out.
+      Value x = get(op.operands[0]);
+      auto in = cast<RankedTensorType>(x.getType());
+      int64_t rank = in.getRank();
+      SmallVector<int64_t> reps(op.ints.begin(), op.ints.end());
+      while (static_cast<int64_t>(reps.size()) < rank)
+        reps.insert(reps.begin(), 1);
+      int64_t k = static_cast<int64_t>(reps.size());
+      SmallVector<int64_t> pairs, mask, sizes;
+      SmallVector<Value> pairsDynamic, dynamic;
+      for (int64_t i = 0; i < k; ++i) {
+        int64_t d = i - (k - rank); // x's dim, negative for a leading 1
+        int64_t known = d < 0 ? 1 : in.getDimSize(d);
+        pairs.append({1, known});
+        mask.append({reps[i], 1});
+        if (!ShapedType::isDynamic(known)) {
+          sizes.push_back(reps[i] * known);
+          continue;
+        }
+        Value size =
+            mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+        pairsDynamic.push_back(size);
+        sizes.push_back(ShapedType::kDynamic);
+        dynamic.push_back(arith::MulIOp::create(
+            b_, loc_, size, arith::ConstantIndexOp::create(b_, loc_, reps[i])));
+      }
+      Type el = in.getElementType();
+      Value y = mlir::kiln::ReshapeOp::create(
+          b_, loc_, RankedTensorType::get(pairs, el), x, pairsDynamic);
+      Value everywhere = mlir::kiln::FullOp::create(
+          b_, loc_, RankedTensorType::get(mask, b_.getI1Type()), ValueRange{},
+          b_.getIntegerAttr(b_.getI1Type(), 1));
+      Value spread = mlir::kiln::WhereOp::create(b_, loc_, everywhere, y, y);
+      out = mlir::kiln::ReshapeOp::create(
+          b_, loc_, RankedTensorType::get(sizes, el), spread, dynamic);
+    } else if (c == OpCode::Unflatten) {
+      // A reshape to the input's sizes with dim replaced by the given ones
+      // (one may be -1: the dim's size over the others' product; a product
+      // that does not fit fails the reshape's element-count check).
+      Value x = get(op.operands[0]);
+      auto in = cast<RankedTensorType>(x.getType());
+      int64_t rank = in.getRank(), dim = normalize(op.ints[0], rank);
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      auto size = [&](int64_t d) -> Value {
+        return mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+      };
+      auto keep = [&](int64_t d) {
+        sizes.push_back(in.getDimSize(d));
+        if (in.isDynamicDim(d))
+          dynamic.push_back(size(d));
+      };
+      for (int64_t d = 0; d < dim; ++d)
+        keep(d);
+      size_t given = op.operands.size() - 1;
+      int inferred = -1;
+      Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
+      for (size_t i = 0; i < given; ++i) {
+        std::optional<double> k = graph_.constantValue(op.operands[1 + i]);
+        if (k && *k == -1)
+          inferred = static_cast<int>(i);
+        else
+          others =
+              arith::MulIOp::create(b_, loc_, others, get(op.operands[1 + i]));
+      }
+      Value zero = arith::ConstantIndexOp::create(b_, loc_, 0);
+      Value divisor = arith::SelectOp::create(
+          b_, loc_,
+          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, others,
+                                zero),
+          arith::ConstantIndexOp::create(b_, loc_, 1), others);
+      for (size_t i = 0; i < given; ++i) {
+        std::optional<double> k = graph_.constantValue(op.operands[1 + i]);
+        if (static_cast<int>(i) == inferred) {
+          sizes.push_back(ShapedType::kDynamic);
+          dynamic.push_back(
+              arith::DivSIOp::create(b_, loc_, size(dim), divisor));
+        } else if (k && *k >= 0) {
+          sizes.push_back(static_cast<int64_t>(*k));
+        } else {
+          sizes.push_back(ShapedType::kDynamic);
+          dynamic.push_back(get(op.operands[1 + i]));
+        }
+      }
+      for (int64_t d = dim + 1; d < rank; ++d)
+        keep(d);
+      out = mlir::kiln::ReshapeOp::create(
+          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
+          dynamic);
     } else if (c == OpCode::Flatten) {
       // A reshape to the input's sizes with dims start..end multiplied.
       Value x = get(op.operands[0]);

@@ -112,6 +112,7 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
   }
   if (evidence != evidence_.end()) {
     in.sourceFromCallSite = isa<ParmVarDecl>(decl);
+    in.sourceUndefined = evidence->second.undefined;
     if (evidence->second.ranks.size() == 1)
       in.sourceRank = *evidence->second.ranks.begin();
     if (evidence->second.elements.size() == 1)
@@ -211,7 +212,6 @@ const Expr *stripArg(const Expr *e) {
   }
 }
 
-namespace {
 bool inNamespace(const Decl *d, llvm::StringRef name) {
   const DeclContext *ctx = d->getDeclContext();
   while (ctx && !isa<NamespaceDecl>(ctx))
@@ -224,6 +224,7 @@ bool inNamespace(const Decl *d, llvm::StringRef name) {
          ns->getParent()->getRedeclContext()->isTranslationUnit();
 }
 
+namespace {
 /// The scalar op a <cmath> or <algorithm> function is (std::sqrt is
 /// scalar.sqrt, sqrtf and fabs too), if it is one.
 std::optional<OpCode> stdMathOp(const FunctionDecl *fn) {
@@ -923,6 +924,22 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
       argExprs.push_back(call->getArg(i));
     }
     return inlineCall(method, args, argExprs, thisObject, call->getExprLoc());
+  }
+  if (kind == OO_Subscript && call->getNumArgs() == 2 &&
+      isPiecesCall(call->getArg(0))) {
+    // x.chunk(3, -1)[1]
+    std::optional<int64_t> i = constantInt(call->getArg(1));
+    if (!i || *i < 0)
+      return breakAt(call->getExprLoc(),
+                     "a piece of chunk or split at an index not known at "
+                     "compile time");
+    std::vector<int> pieces;
+    if (!tracePieces(call->getArg(0), *i + 1, pieces))
+      return std::nullopt;
+    if (*i >= static_cast<int64_t>(pieces.size()))
+      return breakAt(call->getExprLoc(),
+                     "a piece of chunk past its count (an error in eager)");
+    return pieces[*i];
   }
   if (kind == OO_Subscript && call->getNumArgs() == 2)
     if (std::vector<int> *list = listOf(call->getArg(0))) {

@@ -481,12 +481,31 @@ llvm::Error inferSignature(Graph &g) {
       r.rank = in(0).rank + 1;
       r.element = in(1).element;
       break;
+    case OpCode::Gather:
+      if (!isIndex(in(1).element))
+        return fail("gather needs an integer index");
+      if (in(0).rank != in(1).rank)
+        return fail("gather needs an index of the input's rank");
+      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+      break;
     case OpCode::CrossEntropy:
       if (!isIndex(in(1).element))
         return fail("cross_entropy needs integer targets");
       if (!isFloat(in(0).element))
         return fail("cross_entropy needs floating-point logits");
       r.rank = 0;
+      r.element = in(0).element;
+      break;
+    case OpCode::AdaptiveAvgPool2d:
+    case OpCode::Pool2d:
+      if (in(0).rank != 3 && in(0).rank != 4)
+        return fail("pooling needs an input of rank 3 or 4");
+      if (!isFloat(in(0).element))
+        return fail("pooling needs a floating-point input");
+      r.rank = in(0).rank;
       r.element = in(0).element;
       break;
     case OpCode::Conv2d:
@@ -540,6 +559,24 @@ llvm::Error inferSignature(Graph &g) {
       if (normalize(op.ints[0], in(0).rank + 1) < 0)
         return fail("dim out of range");
       r.rank = in(0).rank + 1;
+      r.element = in(0).element;
+      break;
+    case OpCode::ReshapeAs:
+      r.rank = in(1).rank;
+      r.element = in(0).element;
+      break;
+    case OpCode::Repeat: {
+      int64_t k = static_cast<int64_t>(op.ints.size());
+      if (op.text != "tile" && in(0).rank > k)
+        return fail("repeat needs at least one repeat per dim");
+      r.rank = std::max(in(0).rank, k);
+      r.element = in(0).element;
+      break;
+    }
+    case OpCode::Unflatten:
+      if (normalize(op.ints[0], in(0).rank) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank + static_cast<int64_t>(op.operands.size()) - 2;
       r.element = in(0).element;
       break;
     case OpCode::Flatten: {

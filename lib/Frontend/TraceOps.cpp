@@ -7,11 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
+#include "kiln/EinsumPlan.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -72,11 +74,24 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   // cannot be traced (the break is recorded).
   auto tensorArgs = [&](unsigned count, int optional, std::vector<int> &ops) {
     for (unsigned i = 0; i < count; ++i) {
-      if (static_cast<int>(i) == optional && isDefaultTensor(arg(i)))
+      bool isOptional = static_cast<int>(i) == optional;
+      if (isOptional && isDefaultTensor(arg(i)))
         continue;
       std::optional<int> v = tensorArg(i);
       if (!v)
         return false;
+      // A bias input the source may leave undefined (a module's absent
+      // bias) when the weight is an input too: an undefined one is passed
+      // as a bias of -0.0s (x + -0.0 is x, signed zeros included), the
+      // weight's length and dtype.
+      GraphInput *in = inputOf(*v);
+      GraphInput *weight = ops.size() > 1 ? inputOf(ops[1]) : nullptr;
+      bool weightedBias =
+          name == "linear" || name == "conv2d" || name == "conv1d";
+      if (isOptional && weightedBias && in && weight && in->sourceUndefined)
+        in->standIn = "(" + in->expr + ".defined() ? " + in->expr +
+                      " : ::kiln::full({" + weight->expr + ".size(0)}, -0.0, " +
+                      weight->expr + ".dtype()))";
       ops.push_back(*v);
     }
     return true;
@@ -102,6 +117,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   std::optional<OpCode> named = opNamed(name);
   if (name == "zeros" || name == "ones")
     named = OpCode::Full;
+  if (name == "conv1d")
+    named = OpCode::Conv2d;
+  if (name == "max_pool2d" || name == "avg_pool2d")
+    named = OpCode::Pool2d;
   if (!named || opGroup(*named) == OpGroup::Scalar)
     return breakAt(loc, "kiln::" + name + " is not traced yet");
   OpCode code = *named;
@@ -291,19 +310,28 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     return addOp(code, ops, ValueKind::Tensor, loc);
   }
   if (code == OpCode::Conv2d) {
+    // conv1d is conv2d over [N, C, 1, L] with a [O, C, 1, k] weight.
+    bool oneD = name == "conv1d";
     std::vector<int> ops;
     if (!tensorArgs(std::min(n, 3u), 2, ops))
       return std::nullopt;
     for (size_t i = 0; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
-        in->exactRank = i < 2 ? 4 : 1;
-    // stride and padding: one value for both dims or {h, w}; a value known
-    // only at run time (a module's member) is an operand, range-checked by
-    // the lowering as the runtime checks it.
+        in->exactRank = i < 2 ? (oneD ? 3 : 4) : 1;
+    if (oneD)
+      for (size_t i = 0; i < 2; ++i)
+        ops[i] =
+            addOp(OpCode::Unsqueeze, {ops[i]}, ValueKind::Tensor, loc, {-2});
+    // stride, padding and dilation: one value for both dims or {h, w};
+    // groups one value. A value known only at run time (a module's member)
+    // is an operand, range-checked by the lowering as the runtime checks it.
     size_t tensors = ops.size();
     std::vector<int64_t> params;
-    for (unsigned a = 3; a < 5; ++a) {
-      int64_t byDefault = a == 3 ? 1 : 0, minimum = byDefault;
+    static const char *const what[] = {"stride", "padding", "dilation",
+                                       "groups"};
+    for (unsigned a = 3; a < 7; ++a) {
+      int64_t byDefault = a == 4 ? 0 : 1, minimum = byDefault;
+      bool pair = a < 6;
       std::vector<int> values;
       size_t opsBefore = graph().ops.size();
       if (n > a && !traceIntList(arg(a), values))
@@ -313,19 +341,21 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
       if (values.empty())
         values.push_back(
             constant(static_cast<double>(byDefault), ValueKind::I64, loc));
-      if (values.size() > 2)
+      if (values.size() > (oneD || !pair ? 1u : 2u))
         return breakAt(arg(a)->getExprLoc(),
-                       "kiln::conv2d with more than two " +
-                           std::string(a == 3 ? "strides" : "paddings"));
-      if (values.size() == 1)
+                       "kiln::" + name + " with more than " +
+                           (oneD || !pair ? "one " : "two ") + what[a - 3]);
+      if (oneD && pair) // the height's: stride 1, no padding, no dilation
+        values.insert(values.begin(), constant(static_cast<double>(byDefault),
+                                               ValueKind::I64, loc));
+      if (pair && values.size() == 1)
         values.push_back(values[0]);
       for (int v : values) {
         std::optional<double> c = graph().constantValue(v);
         if (c && *c < static_cast<double>(minimum))
-          return breakAt(
-              arg(a)->getExprLoc(),
-              "kiln::conv2d with a " +
-                  std::string(a == 3 ? "stride below 1" : "negative padding"));
+          return breakAt(arg(a)->getExprLoc(),
+                         "kiln::" + name + " with " + what[a - 3] +
+                             (minimum ? " below 1" : " below 0"));
         params.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
         if (!c)
           ops.push_back(v);
@@ -334,7 +364,146 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
         graph().ops.resize(opsBefore);
     }
     params.push_back(static_cast<int64_t>(tensors > 2));
-    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
+    int y = addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
+    if (!oneD)
+      return y;
+    return addOp(OpCode::Squeeze, {y}, ValueKind::Tensor, loc, {-2});
+  }
+  if (code == OpCode::AdaptiveAvgPool2d) {
+    // adaptive_avg_pool2d(x, output_size): one value for both dims or
+    // {h, w}; a value known only at run time is an operand, checked by the
+    // lowering.
+    std::optional<int> x = tensorArg(0);
+    if (!x)
+      return x;
+    needsDim(*x, 2);
+    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0)
+      in->preferredRank = 4;
+    std::vector<int> ops = {*x}, values;
+    if (n < 2 || !traceIntList(arg(1), values))
+      return std::nullopt;
+    if (values.empty() || values.size() > 2)
+      return breakAt(arg(1)->getExprLoc(),
+                     "kiln::adaptive_avg_pool2d with an output size of " +
+                         std::to_string(values.size()) + " values");
+    if (values.size() == 1)
+      values.push_back(values[0]);
+    std::vector<int64_t> ints;
+    for (int v : values) {
+      std::optional<double> c = graph().constantValue(v);
+      if (c && *c < 1)
+        return breakAt(arg(1)->getExprLoc(),
+                       "kiln::adaptive_avg_pool2d with an output size below "
+                       "1 (an error in eager)");
+      ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
+      if (!c)
+        ops.push_back(v);
+    }
+    return addOp(OpCode::AdaptiveAvgPool2d, ops, ValueKind::Tensor, loc, ints);
+  }
+  if (code == OpCode::Pool2d) {
+    // max_pool2d(x, kernel, stride, padding, dilation, ceil_mode) and
+    // avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
+    // divisor_override): one value for both dims or {h, w}; an absent or
+    // empty stride is the kernel's. A value known only at run time (a
+    // module's member) is an operand, checked by the lowering as the
+    // runtime checks it.
+    bool isMax = name == "max_pool2d";
+    std::optional<int> x = tensorArg(0);
+    if (!x)
+      return x;
+    needsDim(*x, 2); // [C, H, W] or, preferably, [N, C, H, W]
+    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0)
+      in->preferredRank = 4;
+    std::vector<int> ops = {*x};
+    std::vector<int64_t> ints = {isMax ? 0 : 1};
+    static const char *const what[] = {"kernel_size", "stride", "padding",
+                                       "dilation"};
+    auto isOptional = [](const Expr *e) {
+      return e->getType().getAsString().find("optional") != std::string::npos;
+    };
+    std::vector<int> kernel;
+    for (unsigned w = 0; w < 4; ++w) {
+      unsigned a = w + 1;
+      std::vector<int> values;
+      if (n > a && (isMax || w < 3)) {
+        if (isOptional(arg(a))) {
+          bool absent = false;
+          std::optional<int> v = optionalScalar(name, arg(a), absent);
+          if (!absent && !v)
+            return v;
+          if (!absent)
+            values.push_back(*v);
+        } else if (!traceIntList(arg(a), values)) {
+          return std::nullopt;
+        }
+      }
+      if (values.empty() && w == 1)
+        values = kernel;
+      if (values.empty())
+        values.push_back(constant(w == 2 ? 0.0 : 1.0, ValueKind::I64, loc));
+      if (values.size() > 2)
+        return breakAt(arg(a)->getExprLoc(),
+                       "kiln::" + name + " with more than two " + what[w]);
+      if (values.size() == 1)
+        values.push_back(values[0]);
+      if (w == 0)
+        kernel = values;
+      for (int v : values) {
+        std::optional<double> c = graph().constantValue(v);
+        if (c && *c < (w == 2 ? 0 : 1))
+          return breakAt(arg(a)->getExprLoc(),
+                         "kiln::" + name + " with " + what[w] +
+                             (w == 2 ? " below 0" : " below 1"));
+        ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
+        if (!c)
+          ops.push_back(v);
+      }
+    }
+    // ceil_mode, count_include_pad: constants or run-time bools.
+    auto flag = [&](unsigned a, int64_t byDefault) -> bool {
+      if (n <= a) {
+        ints.push_back(byDefault);
+        return true;
+      }
+      std::optional<int> v = traceExpr(arg(a));
+      if (!v)
+        return false;
+      if (kindOf(*v) == ValueKind::Tensor) {
+        breakAt(arg(a)->getExprLoc(),
+                "kiln::" + name + " with a tensor where it takes a bool");
+        return false;
+      }
+      std::optional<double> c = graph().constantValue(*v);
+      ints.push_back(c ? static_cast<int64_t>(*c != 0) : kRuntimeAttr);
+      if (!c)
+        ops.push_back(*v);
+      return true;
+    };
+    if (!flag(isMax ? 5 : 4, 0))
+      return std::nullopt;
+    if (isMax) // count_include_pad is average pooling's
+      ints.push_back(1);
+    else if (!flag(5, 1))
+      return std::nullopt;
+    int64_t divisor = 0;
+    if (!isMax && n > 6) {
+      bool absent = false;
+      std::optional<int> v = optionalScalar(name, arg(6), absent);
+      if (!absent && !v)
+        return v;
+      std::optional<double> c =
+          absent ? std::nullopt : graph().constantValue(*v);
+      if (!absent && (!c || *c == 0))
+        return breakAt(arg(6)->getExprLoc(),
+                       "kiln::avg_pool2d with a divisor_override that is " +
+                           std::string(c ? "0 (an error in eager)"
+                                         : "not a compile-time constant"));
+      if (c)
+        divisor = static_cast<int64_t>(*c);
+    }
+    ints.push_back(divisor);
+    return addOp(OpCode::Pool2d, ops, ValueKind::Tensor, loc, ints);
   }
   if (code == OpCode::Cat) {
     std::vector<int> ops;
@@ -416,7 +585,7 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
   return breakAt(loc, "kiln::" + name + " is not traced yet");
 }
 
-void Tracer::maskInput(int mask) {
+void Tracer::maskInput(int mask, ElementType element) {
   // The input it views (mask.unsqueeze(1).unsqueeze(2)) too.
   for (const TraceOp *p = graph().producer(mask);
        p && (p->code == OpCode::Unsqueeze || p->code == OpCode::Squeeze ||
@@ -426,7 +595,7 @@ void Tracer::maskInput(int mask) {
        p = graph().producer(mask))
     mask = p->operands[0];
   if (GraphInput *in = inputOf(mask)) {
-    in->preferredElement = ElementType::Bool;
+    in->preferredElement = element;
     in->elementFromUses = true;
   }
 }
@@ -440,6 +609,8 @@ bool Tracer::tensorList(const std::string &name, const Expr *arg,
   if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(list))
     list = stripTemporaries(il->getSubExpr());
   const auto *init = dyn_cast<InitListExpr>(list);
+  if (isPiecesCall(arg)) // x.chunk(2, -1)
+    return tracePieces(arg, -1, ops);
   if (std::vector<int> *values = listOf(arg)) { // a std::vector<Tensor>
     if (values->empty()) {
       breakAt(loc, "kiln::" + name + " of an empty std::vector<Tensor>");
@@ -457,6 +628,175 @@ bool Tracer::tensorList(const std::string &name, const Expr *arg,
     if (!v)
       return false;
     ops.push_back(asTensor(*v, e->getExprLoc()));
+  }
+  return true;
+}
+
+bool Tracer::isPiecesCall(const Expr *e) {
+  const auto *call = dyn_cast<CallExpr>(stripTemporaries(e));
+  const FunctionDecl *fn = call ? call->getDirectCallee() : nullptr;
+  if (!fn || !isTensorVectorType(call->getType()))
+    return false;
+  std::string name = fn->getNameAsString();
+  if (name != "chunk" && name != "split")
+    return false;
+  if (const auto *method = dyn_cast<CXXMethodDecl>(fn))
+    return isTensorRecord(method->getParent());
+  return inNamespace(fn, "kiln");
+}
+
+int64_t Tracer::piecesRead(const VarDecl *var) {
+  // The constant subscripts of var in its function: every other use (a
+  // loop over it, size(), a copy) makes the count unknown (-1).
+  const auto *fn = dyn_cast<FunctionDecl>(var->getDeclContext());
+  if (!fn || !fn->getBody())
+    return -1;
+  int64_t most = 0;
+  bool other = false;
+  std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+    if (!s || other)
+      return;
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(s);
+        op && op->getOperator() == OO_Subscript && op->getNumArgs() == 2)
+      if (const auto *ref =
+              dyn_cast<DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
+          ref && ref->getDecl() == var) {
+        std::optional<llvm::APSInt> i =
+            op->getArg(1)->getIntegerConstantExpr(context_);
+        if (!i || i->isNegative()) {
+          other = true;
+          return;
+        }
+        most = std::max(most, i->getExtValue() + 1);
+        walk(op->getArg(1));
+        return;
+      }
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s);
+        ref && ref->getDecl() == var)
+      other = true;
+    for (const Stmt *child : s->children())
+      walk(child);
+  };
+  walk(fn->getBody());
+  return other ? -1 : most;
+}
+
+bool Tracer::tracePieces(const Expr *e, int64_t needed,
+                         std::vector<int> &pieces) {
+  const auto *call = cast<CallExpr>(stripTemporaries(e));
+  std::string name = call->getDirectCallee()->getNameAsString();
+  SourceLocation loc = call->getExprLoc();
+  std::vector<const Expr *> args;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+    args.push_back(member->getImplicitObjectArgument());
+  args.insert(args.end(), call->arguments().begin(), call->arguments().end());
+  std::optional<int> v = traceExpr(args[0]);
+  if (!v)
+    return false;
+  int x = asTensor(*v, args[0]->getExprLoc());
+  int64_t dim = 0;
+  if (args.size() > 2) {
+    std::optional<int64_t> d = constantInt(args[2]);
+    if (!d) {
+      breakAt(args[2]->getExprLoc(),
+              "kiln::" + name + " with a dim that is not a constant");
+      return false;
+    }
+    dim = *d;
+  }
+  needsDim(x, dim);
+  auto i64 = [&](int64_t c) { return constant(c, ValueKind::I64, loc); };
+  auto scalar = [&](OpCode code, int a, int b, ValueKind kind) {
+    return addOp(code, {a, b}, kind, loc);
+  };
+  auto cmp = [&](int a, int b, int64_t predicate) {
+    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
+  };
+  enum { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
+  auto check = [&](int ok, const std::string &why) {
+    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
+  };
+  auto piece = [&](int start, int end) {
+    pieces.push_back(addOp(OpCode::Slice, {x, start, end}, ValueKind::Tensor,
+                           loc, {dim, 1}));
+  };
+  int size = addOp(OpCode::Dim, {x}, ValueKind::I64, loc, {dim});
+  std::vector<int64_t> sizes;
+  if (name == "split" && constantIntList(args[1], sizes) &&
+      !constantInt(args[1])) {
+    // Pieces of the sizes listed, which must add up to the dim's size.
+    int64_t start = 0;
+    for (int64_t s : sizes) {
+      if (s < 0) {
+        breakAt(loc, "kiln::split with a negative size (an error in eager)");
+        return false;
+      }
+      piece(i64(start), i64(start + s));
+      start += s;
+    }
+    check(cmp(size, i64(start), EQ), "split: the sizes add up to the dim's");
+    return true;
+  }
+  // chunk: ceil(size / count) elements a piece, and there must be `count`
+  // pieces (or an empty dim, count empty pieces); split: `step` elements a
+  // piece (a constant or a host integer), as many pieces as the code reads.
+  int step;
+  int64_t made;
+  if (name == "chunk") {
+    std::optional<int64_t> count = constantInt(args[1]);
+    if (!count || *count <= 0) {
+      breakAt(args[1]->getExprLoc(),
+              "kiln::chunk with a count that is not a positive constant");
+      return false;
+    }
+    made = *count;
+    step =
+        scalar(OpCode::ScalarDiv,
+               scalar(OpCode::ScalarAdd, size, i64(made - 1), ValueKind::I64),
+               i64(made), ValueKind::I64);
+    int before = scalar(OpCode::ScalarMul, i64(made - 1), step, ValueKind::I64);
+    check(scalar(OpCode::ScalarOr, cmp(size, i64(0), EQ), cmp(before, size, LT),
+                 ValueKind::Bool),
+          "chunk: the dim's size makes fewer pieces");
+  } else {
+    if (std::optional<int64_t> c = constantInt(args[1])) {
+      step = i64(*c);
+    } else {
+      std::optional<int> v = traceExpr(stripArg(args[1]));
+      if (!v)
+        return false;
+      if (kindOf(*v) != ValueKind::I64) {
+        breakAt(args[1]->getExprLoc(),
+                "kiln::split with a size that is not an integer");
+        return false;
+      }
+      step = *v;
+    }
+    if (needed < 0) {
+      breakAt(loc, "kiln::split by a size, its pieces read other than at "
+                   "constant indices (their count depends on the dim's size)");
+      return false;
+    }
+    made = needed;
+    // A positive size (0 only for an empty dim), and the last piece read
+    // starts inside the dim (or is the first).
+    int last = scalar(OpCode::ScalarMul, i64(made - 1), step, ValueKind::I64);
+    check(scalar(OpCode::ScalarAnd,
+                 scalar(OpCode::ScalarOr, cmp(step, i64(0), GT),
+                        scalar(OpCode::ScalarAnd, cmp(step, i64(0), EQ),
+                               cmp(size, i64(0), EQ), ValueKind::Bool),
+                        ValueKind::Bool),
+                 scalar(OpCode::ScalarOr, cmp(last, size, LT),
+                        cmp(i64(made), i64(1), LE), ValueKind::Bool),
+                 ValueKind::Bool),
+          "split: the size, or the pieces the dim's size makes");
+  }
+  for (int64_t i = 0; i < made; ++i) {
+    int start = scalar(OpCode::ScalarMul, i64(i), step, ValueKind::I64);
+    int end = scalar(OpCode::ScalarMin,
+                     scalar(OpCode::ScalarAdd, start, step, ValueKind::I64),
+                     size, ValueKind::I64);
+    piece(scalar(OpCode::ScalarMin, start, size, ValueKind::I64), end);
   }
   return true;
 }
@@ -489,13 +829,16 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
 
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
-      "leaky_relu",  "elu",     "clamp",     "masked_fill", "lerp",
-      "isnan",       "isinf",   "isfinite",  "logical_and", "logical_or",
-      "logical_not", "sign",    "full_like", "zeros_like",  "ones_like",
-      "empty_like",  "var",     "std",       "logsumexp",   "norm",
-      "any",         "all",     "tril",      "triu",        "dropout",
-      "bmm",         "addmm",   "baddbmm",   "narrow",      "select",
-      "stack",       "one_hot", "eye",       "batch_norm"};
+      "leaky_relu",   "elu",       "clamp",      "masked_fill",   "lerp",
+      "isnan",        "isinf",     "isfinite",   "logical_and",   "logical_or",
+      "logical_not",  "sign",      "full_like",  "zeros_like",    "ones_like",
+      "empty_like",   "var",       "std",        "logsumexp",     "norm",
+      "any",          "all",       "tril",       "triu",          "dropout",
+      "bmm",          "addmm",     "baddbmm",    "narrow",        "select",
+      "stack",        "one_hot",   "eye",        "batch_norm",    "gather",
+      "index_select", "flip",      "roll",       "repeat",        "tile",
+      "pad",          "unflatten", "group_norm", "instance_norm", "max",
+      "min",          "linspace",  "einsum"};
   return names.count(name) > 0;
 }
 
@@ -588,6 +931,460 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
                      "kiln::" + name + " with an index that is not an integer");
     return v;
   };
+  // The tensor args[0] and the constant dim args[1] it must have; both
+  // nullopt after a break.
+  auto tensorAndDim =
+      [&]() -> std::pair<std::optional<int>, std::optional<int64_t>> {
+    std::optional<int> x = tensor(0);
+    std::optional<int64_t> dim = x ? constantArg(1, 0, "dim") : std::nullopt;
+    if (!dim)
+      return {std::nullopt, std::nullopt};
+    needsDim(*x, *dim);
+    return {x, dim};
+  };
+  // The per-channel [C] tensors args[from, from + count) into ops, -1 for
+  // an optional one (from `optionalFrom` on) left out; false after a break.
+  auto channelTensors = [&](unsigned from, unsigned count,
+                            unsigned optionalFrom, std::vector<int> &ops) {
+    for (unsigned i = from; i < from + count && i < n; ++i) {
+      if (i >= optionalFrom && isDefaultTensor(args[i])) {
+        ops.push_back(-1);
+        continue;
+      }
+      std::optional<int> t = tensor(i);
+      if (!t)
+        return false;
+      if (GraphInput *in = inputOf(*t))
+        in->preferredRank = 1;
+      ops.push_back(*t);
+    }
+    return true;
+  };
+  // Positions 0 .. size-1, int64.
+  auto positions = [&](int size) {
+    return op(OpCode::Arange, {i64(0), size, i64(1)});
+  };
+  auto scalarOp = [&](OpCode code, int a, int b) {
+    return addOp(code, {a, b}, ValueKind::I64, loc);
+  };
+  // index_select along a constant dim: the dim moved last, where a 1-d
+  // index broadcasts against a [..., 1] slice to the index the gather
+  // needs, then moved back. The checks are eager's that the gather's
+  // cannot make (an index of more dims; any index into an empty dim).
+  auto indexSelect = [&](int x, int64_t d, int index) {
+    auto swap = [&](int t) {
+      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {d, -1});
+    };
+    int last = swap(x);
+    int one = addOp(OpCode::Slice, {last, i64(0), i64(1)}, ValueKind::Tensor,
+                    loc, {-1, 1});
+    int zero = wrapped(i64(0));
+    int at = op(OpCode::Add,
+                {op(OpCode::Where, {cmp(one, one, EQ), zero, zero}), index});
+    int size = addOp(OpCode::Dim, {x}, ValueKind::I64, loc, {d});
+    int count = addOp(OpCode::Numel, {index}, ValueKind::I64, loc);
+    check(
+        both(scalarCmp(addOp(OpCode::Rank, {index}, ValueKind::I64, loc),
+                       i64(1), LE),
+             addOp(OpCode::ScalarOr,
+                   {scalarCmp(size, i64(0), GT), scalarCmp(count, i64(0), EQ)},
+                   ValueKind::Bool, loc)),
+        "index_select: a 1-d index in range");
+    return swap(
+        addOp(OpCode::Gather, {last, at}, ValueKind::Tensor, loc, {-1}));
+  };
+  // A list of constant ints (dims, shifts, reps, pads).
+  auto constantList = [&](unsigned i, const char *what,
+                          std::vector<int64_t> &values) {
+    if (i < n && !constantIntList(args[i], values)) {
+      breakAt(args[i]->getExprLoc(),
+              "kiln::" + name + " with " + what + " that are not constants");
+      return false;
+    }
+    return true;
+  };
+  if (name == "unflatten" && n == 3) {
+    auto [x, dim] = tensorAndDim();
+    if (!x)
+      return std::nullopt;
+    std::vector<int> sizes = {*x};
+    if (!traceIntList(args[2], sizes))
+      return std::nullopt;
+    if (sizes.size() < 2)
+      return breakAt(loc, "kiln::unflatten to no sizes (an error in eager)");
+    return addOp(OpCode::Unflatten, sizes, ValueKind::Tensor, loc, {*dim});
+  }
+  if ((name == "group_norm" && n >= 2) || (name == "instance_norm" && n >= 1)) {
+    // Each group's elements in a row, normalised, back to x's shape; the
+    // per-channel weight and bias with the channels last.
+    bool groupNorm = name == "group_norm";
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    needsDim(*x, groupNorm ? 1 : 2);
+    int channels = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {1});
+    int groups = channels;
+    if (groupNorm) {
+      std::optional<int> g = integer(1);
+      if (!g)
+        return g;
+      groups = *g;
+      int divides =
+          scalarCmp(scalarOp(OpCode::ScalarRem, channels,
+                             scalarOp(OpCode::ScalarMax, groups, i64(1))),
+                    i64(0), EQ);
+      check(both(scalarCmp(groups, i64(0), GT), divides),
+            "group_norm: the channels split into the groups");
+    }
+    unsigned first = groupNorm ? 2 : 1;
+    std::vector<int> affine;
+    if (!channelTensors(first, 2, first, affine))
+      return std::nullopt;
+    int eps = number(1e-5);
+    if (n > first + 2) {
+      if (std::optional<double> e = constantFloat(stripArg(args[first + 2]))) {
+        eps = number(*e);
+      } else {
+        std::optional<int> v = scalar(first + 2, absent);
+        if (!v)
+          return v;
+        eps = wrapped(*v);
+      }
+    }
+    int split = addOp(OpCode::Unflatten, {*x, groups, i64(-1)},
+                      ValueKind::Tensor, loc, {1});
+    int rows = addOp(OpCode::Flatten, {split}, ValueKind::Tensor, loc, {2, -1});
+    auto mean = [&](int t) {
+      return addOp(OpCode::Mean, {t}, ValueKind::Tensor, loc, {1, -1});
+    };
+    int centred = op(OpCode::Sub, {rows, mean(rows)});
+    int variance = mean(op(OpCode::Mul, {centred, centred}));
+    int y = addOp(
+        OpCode::ReshapeAs,
+        {op(OpCode::Mul,
+            {centred, op(OpCode::Rsqrt, {op(OpCode::Add, {variance, eps})})}),
+         *x},
+        ValueKind::Tensor, loc);
+    bool weighted = !affine.empty() && affine[0] >= 0;
+    bool biased = affine.size() > 1 && affine[1] >= 0;
+    if (!weighted && !biased)
+      return y;
+    auto swap = [&](int t) {
+      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {1, -1});
+    };
+    y = swap(y);
+    if (weighted)
+      y = op(OpCode::Mul, {y, affine[0]});
+    if (biased)
+      y = op(OpCode::Add, {y, affine[1]});
+    return like(swap(y), *x);
+  }
+  if (name == "linspace" && n >= 3) {
+    // As eager writes it: positions counted up from start below the middle
+    // and down from end above it.
+    std::vector<int> ends;
+    for (unsigned i = 0; i < 2; ++i) {
+      std::optional<int> v = scalar(i, absent);
+      if (!v)
+        return v;
+      ends.push_back(
+          kindOf(*v) == ValueKind::F64
+              ? *v
+              : addOp(OpCode::ScalarCast, {*v}, ValueKind::F64, loc));
+    }
+    std::optional<int> steps = integer(2);
+    if (!steps)
+      return steps;
+    std::optional<int64_t> dtype = constantArg(3, /*f32=*/5, "dtype");
+    if (!dtype)
+      return std::nullopt;
+    if (*dtype < 3 || *dtype > 6)
+      return breakAt(loc, "kiln::linspace of a dtype that is not floating (an "
+                          "error in eager)");
+    check(scalarCmp(*steps, i64(0), GE),
+          "linspace: the number of steps must be non-negative");
+    auto f64 = [&](int v) {
+      return addOp(OpCode::ScalarCast, {v}, ValueKind::F64, loc);
+    };
+    int last = f64(scalarOp(OpCode::ScalarSub, *steps, i64(1)));
+    int gaps =
+        f64(scalarOp(OpCode::ScalarMax,
+                     scalarOp(OpCode::ScalarSub, *steps, i64(1)), i64(1)));
+    int span =
+        addOp(OpCode::ScalarSub, {ends[1], ends[0]}, ValueKind::F64, loc);
+    int step =
+        addOp(OpCode::Select,
+              {scalarCmp(*steps, i64(1), GT),
+               addOp(OpCode::ScalarDiv, {span, gaps}, ValueKind::F64, loc),
+               constant(0, ValueKind::F64, loc)},
+              ValueKind::F64, loc);
+    int i = addOp(OpCode::Cast, {positions(*steps)}, ValueKind::Tensor, loc,
+                  {*dtype}, 0, kDTypeOps[*dtype]);
+    int up = op(OpCode::Add,
+                {op(OpCode::Mul, {i, wrapped(step)}), wrapped(ends[0])});
+    int down = op(OpCode::Add,
+                  {op(OpCode::Mul, {op(OpCode::Sub, {wrapped(last), i}),
+                                    wrapped(addOp(OpCode::ScalarNeg, {step},
+                                                  ValueKind::F64, loc))}),
+                   wrapped(ends[1])});
+    int half = f64(scalarOp(OpCode::ScalarDiv, *steps, i64(2)));
+    return addOp(OpCode::Cast,
+                 {op(OpCode::Where, {cmp(i, wrapped(half), LT), up, down})},
+                 ValueKind::Tensor, loc, {*dtype}, 0, kDTypeOps[*dtype]);
+  }
+  if (name == "einsum" && n >= 2) {
+    // The plan eager follows (kiln/EinsumPlan.h): sums, permutes, and one
+    // batched matmul of the flattened kept and contracted dims.
+    std::optional<std::string> equation = stringArg(args[0]);
+    if (!equation)
+      return breakAt(args[0]->getExprLoc(),
+                     "kiln::einsum with an equation that is not a string "
+                     "literal");
+    if (equation->find("...") != std::string::npos)
+      return breakAt(args[0]->getExprLoc(),
+                     "kiln::einsum with '...' (its dims depend on the "
+                     "operands' ranks)");
+    std::vector<int> ops;
+    if (!tensorList(name, args[1], loc, ops))
+      return std::nullopt;
+    detail::EinsumPlan plan =
+        detail::planEinsum(*equation, std::vector<int64_t>(ops.size(), -1));
+    if (!plan.error.empty())
+      return breakAt(loc,
+                     "kiln::" + plan.error.substr(0) + " (an error in eager)");
+    // Each operand has as many dims as its subscripts.
+    std::string lhs = equation->substr(0, equation->find("->"));
+    std::vector<int64_t> ranks(1, 0);
+    for (char c : lhs) {
+      if (c == ',')
+        ranks.push_back(0);
+      else if (std::isalpha(static_cast<unsigned char>(c)))
+        ++ranks.back();
+    }
+    auto dim = [&](int v, int64_t d) {
+      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
+    };
+    std::vector<int> t;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (GraphInput *in = inputOf(ops[i]))
+        in->exactRank = ranks[i];
+      int x = ops[i];
+      const detail::EinsumOperandPlan &p = plan.operands[i];
+      if (!p.sumDims.empty()) {
+        std::vector<int64_t> ints = {0};
+        ints.insert(ints.end(), p.sumDims.begin(), p.sumDims.end());
+        x = addOp(OpCode::Sum, {x}, ValueKind::Tensor, loc, ints);
+      }
+      t.push_back(addOp(OpCode::Permute, {x}, ValueKind::Tensor, loc, p.perm));
+    }
+    if (t.size() == 1)
+      return t[0];
+    int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
+            nr = plan.rightKept;
+    int a = t[0], b = t[1];
+    auto product = [&](int v, int64_t from, int64_t count) {
+      int p = i64(1);
+      for (int64_t d = 0; d < count; ++d)
+        p = scalarOp(OpCode::ScalarMul, p, dim(v, from + d));
+      return p;
+    };
+    for (int64_t d = 0; d < nc; ++d)
+      check(scalarCmp(dim(a, nb + nl + d), dim(b, nb + d), EQ),
+            "einsum: a contracted subscript has different sizes in the "
+            "operands");
+    int m = product(a, nb, nl), k = product(b, nb, nc),
+        cols = product(b, nb + nc, nr);
+    std::vector<int> aShape = {a}, bShape = {b};
+    for (int64_t d = 0; d < nb; ++d) {
+      aShape.push_back(dim(a, d));
+      bShape.push_back(dim(b, d));
+    }
+    aShape.insert(aShape.end(), {m, k});
+    bShape.insert(bShape.end(), {k, cols});
+    int p = op(OpCode::Matmul,
+               {addOp(OpCode::Reshape, aShape, ValueKind::Tensor, loc),
+                addOp(OpCode::Reshape, bShape, ValueKind::Tensor, loc)});
+    std::vector<int> outShape = {p};
+    for (int64_t d = 0; d < nb; ++d)
+      outShape.push_back(dim(p, d));
+    for (int64_t d = 0; d < nl; ++d)
+      outShape.push_back(dim(a, nb + d));
+    for (int64_t d = 0; d < nr; ++d)
+      outShape.push_back(dim(b, nb + nc + d));
+    return addOp(OpCode::Permute,
+                 {addOp(OpCode::Reshape, outShape, ValueKind::Tensor, loc)},
+                 ValueKind::Tensor, loc, plan.outPerm);
+  }
+  if ((name == "max" || name == "min") && n >= 1) {
+    // The extremum of all (amax), or along a dim: the values gathered at
+    // argmax's index, a (values, indices) tuple.
+    bool largest = name == "max";
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    if (n == 1)
+      return addOp(largest ? OpCode::Amax : OpCode::Amin, {*x},
+                   ValueKind::Tensor, loc, {0});
+    std::optional<int64_t> dim = constantArg(1, 0, "dim");
+    std::optional<int64_t> keep =
+        dim ? constantArg(2, 0, "keepdim") : std::nullopt;
+    if (!keep)
+      return std::nullopt;
+    needsDim(*x, *dim);
+    int index = addOp(largest ? OpCode::Argmax : OpCode::Argmin, {*x},
+                      ValueKind::Tensor, loc, {1, *dim});
+    int values =
+        addOp(OpCode::Gather, {*x, index}, ValueKind::Tensor, loc, {*dim});
+    if (!*keep) {
+      values = addOp(OpCode::Squeeze, {values}, ValueKind::Tensor, loc, {*dim});
+      index = addOp(OpCode::Squeeze, {index}, ValueKind::Tensor, loc, {*dim});
+    }
+    return makeRecord({values, index});
+  }
+  if ((name == "gather" || name == "index_select") && n == 3) {
+    auto [x, dim] = tensorAndDim();
+    std::optional<int> index = x ? tensor(2) : std::nullopt;
+    if (!index)
+      return index;
+    maskInput(*index, ElementType::I64);
+    if (name == "gather")
+      return addOp(OpCode::Gather, {*x, *index}, ValueKind::Tensor, loc,
+                   {*dim});
+    if (GraphInput *in = inputOf(*index))
+      in->exactRank = 1;
+    return indexSelect(*x, *dim, *index);
+  }
+  if (name == "flip" && n == 2) {
+    std::optional<int> x = tensor(0);
+    std::vector<int64_t> dims;
+    if (!x || !constantList(1, "dims", dims))
+      return std::nullopt;
+    std::set<int64_t> seen(dims.begin(), dims.end());
+    if (seen.size() != dims.size() || seen.empty())
+      return breakAt(loc, "kiln::flip with no dims or a dim given twice");
+    int y = *x;
+    for (int64_t d : dims) {
+      needsDim(*x, d);
+      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
+      int last = scalarOp(OpCode::ScalarSub, size, i64(1));
+      y = indexSelect(y, d, op(OpCode::Sub, {wrapped(last), positions(size)}));
+    }
+    return y;
+  }
+  if (name == "roll" && n >= 2) {
+    std::optional<int> x = tensor(0);
+    std::vector<int64_t> shifts, dims;
+    if (!x || !constantList(1, "shifts", shifts) ||
+        !constantList(2, "dims", dims))
+      return std::nullopt;
+    if (dims.empty() || dims.size() != shifts.size())
+      return breakAt(loc, "kiln::roll without one dim per shift (the "
+                          "flattened roll is not traced)");
+    int y = *x;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t d = dims[i];
+      needsDim(*x, d);
+      // Element j comes from (j - shift) mod size.
+      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
+      int modulus = scalarOp(OpCode::ScalarMax, size, i64(1));
+      int r = scalarOp(
+          OpCode::ScalarRem,
+          scalarAdd(scalarOp(OpCode::ScalarRem, i64(shifts[i]), modulus),
+                    modulus),
+          modulus);
+      int from =
+          op(OpCode::Add,
+             {positions(size), wrapped(scalarOp(OpCode::ScalarSub, size, r))});
+      int sizeT = wrapped(size);
+      y = indexSelect(
+          y, d,
+          op(OpCode::Where,
+             {cmp(from, sizeT, GE), op(OpCode::Sub, {from, sizeT}), from}));
+    }
+    return y;
+  }
+  if ((name == "repeat" || name == "tile") && n == 2) {
+    // One frontend op: how the repeats meet the dims depends on the rank.
+    std::optional<int> x = tensor(0);
+    std::vector<int64_t> reps;
+    if (!x || !constantList(1, "repeats", reps))
+      return std::nullopt;
+    for (int64_t r : reps)
+      if (r < 0)
+        return breakAt(loc, "kiln::" + name +
+                                " with negative repeats (an "
+                                "error in eager)");
+    return addOp(OpCode::Repeat, {*x}, ValueKind::Tensor, loc, reps, 0,
+                 name == "tile" ? "tile" : "");
+  }
+  if (name == "pad" && n >= 2) {
+    std::optional<int> x = tensor(0);
+    std::vector<int64_t> pads;
+    if (!x || !constantList(1, "pads", pads))
+      return std::nullopt;
+    std::string mode = "constant";
+    if (n > 2) {
+      std::optional<std::string> m = stringArg(args[2]);
+      if (!m)
+        return breakAt(args[2]->getExprLoc(),
+                       "kiln::pad with a mode that is not a literal");
+      mode = *m;
+    }
+    if (pads.size() % 2 != 0 ||
+        (mode != "constant" && mode != "reflect" && mode != "replicate"))
+      return breakAt(loc, "kiln::pad with an odd number of pads or an "
+                          "unknown mode (an error in eager)");
+    int value = wrapped(i64(0));
+    if (n > 3) {
+      std::optional<int> v = scalar(3, absent);
+      if (!v && !absent)
+        return v;
+      if (v)
+        value = wrapped(*v);
+    }
+    int64_t pairs = static_cast<int64_t>(pads.size()) / 2;
+    if (pairs > 0)
+      needsDim(*x, -pairs);
+    int y = *x;
+    for (int64_t j = 0; j < pairs; ++j) {
+      int64_t d = -(j + 1), before = pads[2 * j], after = pads[2 * j + 1];
+      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
+      int out = scalarAdd(size, i64(before + after));
+      check(scalarCmp(out, i64(0), GE), "pad: a negative size");
+      int from = op(OpCode::Sub, {positions(out), wrapped(i64(before))});
+      int sizeT = wrapped(size);
+      int last = wrapped(scalarOp(OpCode::ScalarSub, size, i64(1)));
+      auto clamped = [&] {
+        return op(OpCode::Maximum,
+                  {op(OpCode::Minimum, {from, last}), wrapped(i64(0))});
+      };
+      if (mode == "constant") {
+        int inside = op(OpCode::Mul,
+                        {cmp(from, wrapped(i64(0)), GE), cmp(from, sizeT, LT)});
+        for (int64_t t = 0; t < j; ++t)
+          inside =
+              addOp(OpCode::Unsqueeze, {inside}, ValueKind::Tensor, loc, {-1});
+        y = like(
+            op(OpCode::Where, {inside, indexSelect(y, d, clamped()), value}),
+            *x);
+      } else if (mode == "reflect") {
+        check(both(both(scalarCmp(i64(before), i64(0), GE),
+                        scalarCmp(i64(after), i64(0), GE)),
+                   both(scalarCmp(i64(before), size, LT),
+                        scalarCmp(i64(after), size, LT))),
+              "pad: reflect padding of at least the size");
+        int mirrored = op(OpCode::Abs, {from});
+        int back = op(OpCode::Sub,
+                      {op(OpCode::Mul, {last, wrapped(i64(2))}), mirrored});
+        y = indexSelect(
+            y, d,
+            op(OpCode::Where, {cmp(mirrored, sizeT, GE), back, mirrored}));
+      } else {
+        y = indexSelect(y, d, clamped());
+      }
+    }
+    return y;
+  }
   if ((name == "leaky_relu" || name == "elu") && n >= 1) {
     std::optional<int> x = tensor(0);
     if (!x)
@@ -687,13 +1484,9 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       n == (name == "narrow" ? 4u : 3u)) {
     // A slice [start, end) of dim, start counted from the end when
     // negative, the range checked as eager checks it.
-    std::optional<int> x = tensor(0);
+    auto [x, dim] = tensorAndDim();
     if (!x)
-      return x;
-    std::optional<int64_t> dim = constantArg(1, 0, "dim");
-    if (!dim)
       return std::nullopt;
-    needsDim(*x, *dim);
     std::optional<int> start = integer(2);
     if (!start)
       return start;
@@ -823,18 +1616,8 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     if (!x)
       return x;
     std::vector<int> stats;
-    for (unsigned i = 1; i < 5 && i < n; ++i) {
-      if (i >= 3 && isDefaultTensor(args[i])) {
-        stats.push_back(-1);
-        continue;
-      }
-      std::optional<int> t = tensor(i);
-      if (!t)
-        return t;
-      if (GraphInput *in = inputOf(*t))
-        in->preferredRank = 1;
-      stats.push_back(*t);
-    }
+    if (!channelTensors(1, 4, 3, stats))
+      return std::nullopt;
     if (n > 5 && constantInt(args[5]).value_or(1) != 0)
       return breakAt(args[5]->getExprLoc(),
                      "kiln::batch_norm in training mode (an error in eager) "
@@ -1087,6 +1870,13 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
     return addOp(OpCode::Rank, {*self}, ValueKind::I64, loc);
   if (named == OpCode::Numel && n == 0)
     return addOp(OpCode::Numel, {*self}, ValueKind::I64, loc);
+  if ((name == "reshape_as" || name == "view_as") && n == 1) {
+    std::optional<int> other = traceExpr(call->getArg(0));
+    if (!other)
+      return other;
+    return addOp(OpCode::ReshapeAs, {*self, asTensor(*other, loc)},
+                 ValueKind::Tensor, loc);
+  }
   if ((name == "contiguous" || name == "clone") && n == 0)
     return self; // graphs are pure: every result is a fresh tensor already
   // x.reshape({B, -1}); x.expand({B, -1, T, d}), where -1 keeps a size.

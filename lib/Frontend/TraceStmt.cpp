@@ -155,6 +155,22 @@ void Tracer::traceHostStmt(const Stmt *s) {
   }
 }
 
+bool Tracer::traceOverList(const CXXForRangeStmt *r, std::vector<int> values) {
+  // Over a std::vector<Tensor> the graph built: unrolled.
+  const VarDecl *var = r->getLoopVariable();
+  auto &bindingsOf = frames_.size() > 1 ? frames_.back().locals : segment_->env;
+  for (int v : values) {
+    bindingsOf[var] = v;
+    std::optional<int> returnBefore = frames_.back().returnValue;
+    if (!traceStmt(r->getBody()))
+      return false;
+    if (frames_.back().returnValue != returnBefore)
+      break; // the function returned in this iteration
+  }
+  bindingsOf.erase(var);
+  return true;
+}
+
 bool Tracer::traceStmt(const Stmt *s) {
   if (const auto *decl = dyn_cast<DeclStmt>(s)) {
     for (const Decl *d : decl->decls()) {
@@ -281,24 +297,17 @@ bool Tracer::traceStmt(const Stmt *s) {
       hostLoopAt(s->getBeginLoc());
     return false;
   }
+  if (const auto *r = dyn_cast<CXXForRangeStmt>(s);
+      r && isPiecesCall(r->getRangeInit())) {
+    // for (const Tensor &part : x.chunk(4, 1)): over the pieces, unrolled.
+    std::vector<int> pieces;
+    if (!tracePieces(r->getRangeInit(), -1, pieces))
+      return false;
+    return traceOverList(r, pieces);
+  }
   if (const auto *r = dyn_cast<CXXForRangeStmt>(s))
-    if (std::vector<int> *list = listOf(r->getRangeInit())) {
-      // Over a std::vector<Tensor> the graph built: unrolled.
-      const VarDecl *var = r->getLoopVariable();
-      auto &bindingsOf =
-          frames_.size() > 1 ? frames_.back().locals : segment_->env;
-      std::vector<int> values = *list;
-      for (int v : values) {
-        bindingsOf[var] = v;
-        std::optional<int> returnBefore = frames_.back().returnValue;
-        if (!traceStmt(r->getBody()))
-          return false;
-        if (frames_.back().returnValue != returnBefore)
-          break; // the function returned in this iteration
-      }
-      bindingsOf.erase(var);
-      return true;
-    }
+    if (std::vector<int> *list = listOf(r->getRangeInit()))
+      return traceOverList(r, *list); // a copy: the body may change it
   if (isa<DoStmt, CXXForRangeStmt>(s)) {
     hostLoopAt(s->getBeginLoc());
     return false;
@@ -614,6 +623,10 @@ bool Tracer::traceDecl(const VarDecl *var) {
     } else if (std::vector<int> *other = first ? listOf(first) : nullptr;
                other && defaulted(1)) {
       initial = *other;
+    } else if (isPiecesCall(var->getInit())) {
+      // auto heads = qkv.split(C, -1);
+      if (!tracePieces(var->getInit(), piecesRead(var), initial))
+        return false;
     } else if (!c || !defaulted(0) ||
                (first && !isa<CXXDefaultArgExpr>(first))) {
       breakAt(var->getLocation(), "a std::vector<Tensor> with an initial "

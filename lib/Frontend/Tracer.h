@@ -35,6 +35,9 @@ std::optional<ValueKind> valueKindOf(clang::QualType type);
 bool isTensorType(clang::QualType type);
 /// std::vector<kiln::Tensor> (a local the tracer models as a list).
 bool isTensorVectorType(clang::QualType type);
+/// Whether d is declared in top-level namespace `name` (through inline
+/// namespaces).
+bool inNamespace(const clang::Decl *d, llvm::StringRef name);
 bool isTensorRecord(const clang::CXXRecordDecl *record);
 /// e without parentheses, implicit nodes, temporaries and default
 /// arguments (the argument as written).
@@ -51,8 +54,13 @@ bool isErrorGuardType(clang::QualType type);
 struct SourceTypes {
   std::set<int64_t> ranks;
   std::set<ElementType> elements;
+  /// An undefined tensor is stored in it somewhere (`Tensor()`, or a
+  /// member an aggregate initialization leaves out): a module's absent
+  /// bias.
+  bool undefined = false;
   bool operator==(const SourceTypes &o) const {
-    return ranks == o.ranks && elements == o.elements;
+    return ranks == o.ranks && elements == o.elements &&
+           undefined == o.undefined;
   }
 };
 using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
@@ -266,12 +274,25 @@ private:
   /// must be constants; false on a break.
   bool reductionInts(const std::string &name, int x, const clang::Expr *dimsArg,
                      const clang::Expr *keepArg, std::vector<int64_t> &ints);
-  /// kiln::NAME is one of the runtime's compositions of elementwise ops
-  /// (lib/Runtime/Ops/Composite.cpp), traced as the same ops.
+  /// kiln::NAME is one of the runtime's compositions of kiln's ops
+  /// (lib/Runtime/Ops/Composite.cpp, Indexing.cpp), traced as the same ops.
   static bool isComposite(const std::string &name);
-  /// Marks the graph input that `mask` is (or views) as bool: where's
-  /// condition, masked_fill's mask, as the runtime requires.
-  void maskInput(int mask);
+  /// Marks the graph input that `mask` is (or views) as bool (where's
+  /// condition, masked_fill's mask) or an index as int64 (gather's), as the
+  /// runtime requires.
+  void maskInput(int mask, ElementType element = ElementType::Bool);
+  /// A range-for over a list of traced tensors, unrolled.
+  bool traceOverList(const clang::CXXForRangeStmt *r, std::vector<int> values);
+  /// Whether e calls chunk or split (kiln:: or the Tensor method).
+  bool isPiecesCall(const clang::Expr *e);
+  /// The pieces of such a call (views: slices along its dim), checked as
+  /// eager counts them. split by a size makes `needed` pieces (its count
+  /// is known only at run time; -1: a break); false after a break.
+  bool tracePieces(const clang::Expr *e, int64_t needed,
+                   std::vector<int> &pieces);
+  /// How many pieces the code reads from list var: one past its largest
+  /// constant subscript, or -1 when it is used otherwise.
+  int64_t piecesRead(const clang::VarDecl *var);
   /// The tensors of a list argument of op `name` (a braced list or a
   /// traced std::vector<Tensor>); false after a break.
   bool tensorList(const std::string &name, const clang::Expr *arg,

@@ -438,6 +438,24 @@ public:
   std::vector<Frame> frames_;
 };
 
+/// `Tensor()` or `{}`: a default-constructed, undefined tensor.
+bool isUndefinedTensor(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  while (const auto *m = dyn_cast<MaterializeTemporaryExpr>(e))
+    e = m->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *b = dyn_cast<CXXBindTemporaryExpr>(e))
+    e = b->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *f = dyn_cast<CXXFunctionalCastExpr>(e))
+    e = f->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *list = dyn_cast<InitListExpr>(e))
+    return list->getNumInits() == 0;
+  if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+    return c->getNumArgs() == 0 ||
+           (c->getNumArgs() == 1 && isUndefinedTensor(c->getArg(0)) &&
+            c->getConstructor()->isCopyOrMoveConstructor());
+  return false;
+}
+
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &ctx, const TypeEvidence &known, TypeEvidence &out)
@@ -447,6 +465,10 @@ public:
   void note(const ValueDecl *decl, const Expr *e) {
     if (!decl || !e || !isTensorType(decl->getType()))
       return;
+    if (isUndefinedTensor(e)) {
+      out_[decl].undefined = true;
+      return;
+    }
     ExprTypes t = typer_.of(e);
     if (t.rank)
       out_[decl].ranks.insert(*t.rank);
@@ -461,8 +483,12 @@ public:
       return true;
     unsigned i = 0;
     for (const FieldDecl *field : record->fields()) {
-      if (i >= list->getNumInits())
-        break;
+      if (i >= list->getNumInits()) {
+        // Left out: value-initialized, an undefined tensor.
+        if (isTensorType(field->getType()))
+          out_[field].undefined = true;
+        continue;
+      }
       note(field, list->getInit(i++));
     }
     return true;

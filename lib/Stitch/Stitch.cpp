@@ -46,6 +46,14 @@ using namespace frontend;
 
 namespace {
 
+/// How many of g's ops read value v.
+size_t usesOf(const Graph &g, int v) {
+  size_t n = 0;
+  for (const TraceOp &op : g.ops)
+    n += std::count(op.operands.begin(), op.operands.end(), v);
+  return n;
+}
+
 std::string textOf(SourceRange range, const ASTContext &context) {
   return Lexer::getSourceText(CharSourceRange::getTokenRange(range),
                               context.getSourceManager(), context.getLangOpts())
@@ -225,7 +233,9 @@ stitchFile(ASTContext &context, const std::string &file,
                  : out.variable.empty() ? std::string("kiln_result_")
                                         : out.variable);
       for (const GraphInput &in : g.inputs)
-        args += (args.empty() ? "" : ", ") + in.expr;
+        args += (args.empty() ? "" : ", ") +
+                (in.standIn.empty() || usesOf(g, in.value) != 1 ? in.expr
+                                                                : in.standIn);
       std::string call = "::kiln_stitched::" + g.name + "(" + args + ")";
       bool rewrite = true;
       if (tpl) {

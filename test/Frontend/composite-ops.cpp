@@ -1,7 +1,8 @@
 // Tests the ops the runtime composes of elementwise ops (leaky_relu, elu,
 // clamp with either bound, minimum/maximum with numbers, sign, the *_like
 // factories, isnan, isinf, isfinite, the logical ops, masked_fill, lerp,
-// and the reductions var, std, logsumexp, norm, any, all): traced into the same ops
+// the reductions var, std, logsumexp, norm, any, all, and linspace): traced
+// into the same ops
 // as free functions and as methods, in one graph, and compiled to what the
 // eager build prints at sizes the source never names, NaN and infinities
 // in the input included. masked_fill keeps an integer tensor's dtype; a
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <vector>
 
 using kiln::Tensor;
@@ -70,12 +72,22 @@ KILN_COMPILE() Tensor stats(const Tensor &x, const Tensor &ids) {
   return spread + norms + flags + kiln::var(x) + kiln::norm(x);
 }
 
+// linspace with a host step count and end: a ramp over the last dim.
+// CHECK-LABEL: ramps (
+// CHECK-NOT: Graph breaks
+KILN_COMPILE() Tensor ramps(const Tensor &x, double top) {
+  return x * kiln::linspace(-1.0, top, x.size(-1)) +
+         kiln::linspace(0, 1, 5).sum() +
+         kiln::linspace(2.0, 2.0, 1, kiln::kFloat64).to(kiln::kFloat32);
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 4;
   double weight = argc > 2 ? std::atof(argv[2]) : 0.5;
   Tensor x = kiln::randn({n, 6}, 1) * 2.0f;
   Activations act;
   std::printf("activations %.5f\n", kiln::sum(act.forward(x)).item<float>());
+  std::cout << ramps(x, weight * 7) << "\n";
   // NaN and infinities, in the first row.
   std::vector<float> special(static_cast<size_t>(n * 6), 1.0f);
   special[0] = NAN;

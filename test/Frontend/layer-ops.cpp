@@ -1,5 +1,6 @@
-// Tests the ops kiln composes of its own (dropout, batch_norm, bmm, addmm,
-// baddbmm, stack, narrow, select, eye, one_hot), prod, argmax and argmin
+// Tests the ops kiln composes of its own (dropout, batch_norm, group_norm,
+// instance_norm, conv1d, bmm, addmm, baddbmm, stack, narrow, select, eye,
+// one_hot), prod, argmax and argmin
 // as model code calls them:
 // free functions and methods, modules holding p, eps and running
 // statistics, indices known only at run time. Each graph compiles and
@@ -20,6 +21,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <vector>
 
 using kiln::Tensor;
@@ -82,6 +84,23 @@ KILN_COMPILE() Tensor pieces(const Tensor &x, const Tensor &ids, int64_t i) {
   return s.sum() + n.sum() + picked.sum() + hot.sum() + products + picks;
 }
 
+// A 1-d conv block (WaveNet/Whisper-style front end): conv1d, group_norm
+// with a module's group count and eps, instance_norm, view_as.
+struct AudioBlock {
+  Tensor w1, b1, w2, gamma, beta;
+  int64_t groups = 2;
+  double eps = 1e-5;
+  // CHECK-LABEL: AudioBlock::forward (
+  // CHECK-NOT: Graph breaks
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    Tensor h = kiln::conv1d(x, w1, b1, 1, 1);
+    h = kiln::silu(kiln::group_norm(h, groups, gamma, beta, eps));
+    Tensor g = kiln::conv1d(h, w2, Tensor(), 2);
+    Tensor n = kiln::instance_norm(g) + kiln::group_norm(g, 1) * 0.5f;
+    return n.reshape({-1}).view_as(n) + kiln::instance_norm(g, gamma, beta);
+  }
+};
+
 // masked_fill's mask must not make the result larger than the tensor.
 // CHECK-LABEL: fill (
 // CHECK-NOT: Graph breaks
@@ -103,6 +122,11 @@ int main(int argc, char **argv) {
          c = kiln::randn({B + 1, 5}, 8), bias = kiln::randn({B + 1}, 9);
   std::printf("products %.5f\n",
               kiln::sum(products(a, b, c, bias)).item<float>());
+
+  AudioBlock audio{kiln::randn({4, C, 3}, 12) * 0.4f, kiln::randn({4}, 13),
+                   kiln::randn({4, 4, 2}, 14) * 0.4f, kiln::randn({4}, 15),
+                   kiln::randn({4}, 16)};
+  std::cout << audio.forward(kiln::randn({B, C, 2 * B + 5}, 17)) << "\n";
 
   std::vector<int64_t> labels;
   for (int64_t k = 0; k < B * 2; ++k)

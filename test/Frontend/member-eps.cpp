@@ -54,7 +54,7 @@ struct Conv {
 // CHECK: layer_norm(%{{[0-9]+}}, %1, %{{[0-9]+}}) [1]
 // CHECK-LABEL: conv (
 // CHECK-NOT: Graph breaks
-// CHECK: conv2d(%0, %1, %2, %2, %3, %3) [?, ?, ?, ?, 0]
+// CHECK: conv2d(%0, %1, %2, %2, %3, %3) [?, ?, ?, ?, 1, 1, 1, 0]
 // KILN: kiln.layer_norm %{{.*}}, %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 // KILN: kiln.rms_norm %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 KILN_COMPILE()

@@ -60,6 +60,14 @@ public:
 private:
   Tensor t(Value v) { return std::get<Tensor>(env.at(v)); }
   int64_t i(Value v) { return std::get<int64_t>(env.at(v)); }
+  /// An op's attribute values, its kDynamic ones taken from the params in
+  /// order (`next` moves past those read).
+  Shape resolve(ArrayRef<int64_t> attr, OperandRange::iterator &next) {
+    Shape values;
+    for (int64_t v : attr)
+      values.push_back(ShapedType::isDynamic(v) ? i(*next++) : v);
+    return values;
+  }
   void set(Value v, RtValue x) { env[v] = std::move(x); }
 
   /// A constant tensor from a dense attribute.
@@ -247,23 +255,45 @@ private:
                      o.getMask() ? t(o.getMask()) : Tensor(), 0.0,
                      o.getIsCausal(), scale));
         })
+        .Case([&](k::GatherOp o) {
+          set(o, gather(t(o.getInput()), o.getDim(), t(o.getIndex())));
+        })
         .Case([&](k::EmbeddingOp o) {
           set(o, embedding(t(o.getIds()), t(o.getTable())));
         })
         .Case([&](k::Conv2dOp o) {
-          // Dynamic strides and padding come from the params, in order.
-          auto params = o.getParams().begin();
-          auto resolve = [&](ArrayRef<int64_t> attr) {
-            Shape values;
-            for (int64_t v : attr)
-              values.push_back(ShapedType::isDynamic(v) ? i(*params++) : v);
-            return values;
-          };
-          Shape strides = resolve(o.getStrides());
-          Shape padding = resolve(o.getPadding());
+          auto p = o.getParams().begin();
+          Shape strides = resolve(o.getStrides(), p);
+          Shape padding = resolve(o.getPadding(), p);
+          Shape dilation = resolve(o.getDilation(), p);
+          Shape groups = resolve({static_cast<int64_t>(o.getGroups())}, p);
           set(o, conv2d(t(o.getInput()), t(o.getWeight()),
                         o.getBias() ? t(o.getBias()) : Tensor(), strides,
-                        padding));
+                        padding, dilation, groups[0]));
+        })
+        .Case([&](k::AdaptiveAvgPool2dOp o) {
+          auto p = o.getParams().begin();
+          set(o, adaptive_avg_pool2d(t(o.getInput()),
+                                     resolve(o.getOutputSize(), p)));
+        })
+        .Case([&](k::Pool2dOp o) {
+          auto p = o.getParams().begin();
+          Shape kernel = resolve(o.getKernel(), p);
+          Shape strides = resolve(o.getStrides(), p);
+          Shape padding = resolve(o.getPadding(), p);
+          Shape dilation = resolve(o.getDilation(), p);
+          Shape flags = resolve({static_cast<int64_t>(o.getCeilMode()),
+                                 static_cast<int64_t>(o.getCountIncludePad())},
+                                p);
+          if (o.getKind() == k::PoolKind::max)
+            set(o, max_pool2d(t(o.getInput()), kernel, strides, padding,
+                              dilation, flags[0] != 0));
+          else
+            set(o, avg_pool2d(t(o.getInput()), kernel, strides, padding,
+                              flags[0] != 0, flags[1] != 0,
+                              o.getDivisor()
+                                  ? std::optional<int64_t>(*o.getDivisor())
+                                  : std::nullopt));
         })
         .Case([&](k::CatOp o) {
           std::vector<Tensor> parts;

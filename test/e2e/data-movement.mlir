@@ -1,8 +1,8 @@
 // Tests compiled reshape, transpose, permute, slice, unsqueeze, squeeze,
-// expand, cat and the constant and size ops against the eager runtime.
+// expand, cat, gather and the constant and size ops against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 14 passed, 0 failed
+// CHECK: 23 passed, 0 failed
 
 // Heads of attention: [B, T, C] -> [B, T, H, D] -> [B, H, T, D].
 // E2E: @heads f32[2,5,24]
@@ -76,4 +76,31 @@ func.func @constants(%n: index, %s: f32) -> (tensor<?x2xf32>, tensor<?xi64>, ten
   %2 = kiln.from_scalar %s : f32 -> tensor<f32>
   %3 = kiln.from_scalar %n : index -> tensor<i64>
   return %0, %1, %2, %3 : tensor<?x2xf32>, tensor<?xi64>, tensor<f32>, tensor<i64>
+}
+
+// torch.gather along each dim; an index smaller than the input outside
+// dim; a 0-d gather; out-of-range and oversized indices fail as eager does.
+// E2E: @gather f32[4,6] i64[3,5]{0,4} i64[2,6]{0,6}
+// E2E: @gather f32[1,1] i64[1,1]{0,1} i64[1,1]{0,1}
+// E2E: @gather f32[3,2] i64[2,2]{0,3} i64[2,2]{0,2}
+// E2E: @gather f32[0,6] i64[0,5]{0,1} i64[0,6]{0,1}
+// E2E: @gather f32[4,6] i64[3,5]{4,9} i64[2,6]{0,6} expect-error
+// E2E: @gather f32[4,6] i64[3,7]{0,4} i64[2,6]{0,6} expect-error
+// E2E: @gather f32[4,6] i64[3,5]{0,4} i64[5,6]{0,6} expect-error
+func.func @gather(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %j: tensor<?x?xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.gather %x, %i dim 0 : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  %1 = kiln.gather %x, %j dim 1 : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// E2E: @gather_ints i32[5,3,4]{-9,9} i32[5,2,4]{0,3}
+func.func @gather_ints(%x: tensor<?x?x?xi32>, %i: tensor<?x?x?xi32>) -> tensor<?x?x?xi32> {
+  %0 = kiln.gather %x, %i dim 1 : (tensor<?x?x?xi32>, tensor<?x?x?xi32>) -> tensor<?x?x?xi32>
+  return %0 : tensor<?x?x?xi32>
+}
+
+// E2E: @gather_scalar f64[] i64[]{0,1}
+func.func @gather_scalar(%x: tensor<f64>, %i: tensor<i64>) -> tensor<f64> {
+  %0 = kiln.gather %x, %i dim 0 : (tensor<f64>, tensor<i64>) -> tensor<f64>
+  return %0 : tensor<f64>
 }

@@ -2,7 +2,7 @@
 // linear, embedding, conv2d and cross_entropy against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 28 passed, 0 failed
+// CHECK: 36 passed, 0 failed
 
 // E2E: @mm f32[33,17] f32[17,9]
 // E2E: @mm f32[1,5] f32[5,1]
@@ -88,6 +88,35 @@ func.func @conv_params(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: ten
   %0 = kiln.conv2d %x, %w, %b params [%s, %s, %p, %p] {padding = array<i64: -9223372036854775808, -9223372036854775808>, strides = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, index, index, index, index) -> tensor<?x4x?x?xf32>
   %1 = kiln.conv2d %x, %w params [%s, %p] {padding = array<i64: 0, -9223372036854775808>, strides = array<i64: -9223372036854775808, 1>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, index, index) -> tensor<?x4x?x?xf32>
   return %0, %1 : tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>
+}
+
+// Dilation and groups (depthwise: groups = channels): linalg's dilated
+// convolution when everything is static with one group; the grouped
+// im2col and batched matmul otherwise, with dilation and groups known only
+// at run time checked as the runtime checks them.
+// E2E: @conv_groups f32[2,4,9,7] f32[4,1,3,3] f32[8,2,3,2]
+// E2E: @conv_groups f32[1,4,7,8] f32[4,1,3,3] f32[8,2,3,2]
+func.func @conv_groups(%x: tensor<?x4x?x?xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<8x2x3x2xf32>) -> (tensor<?x4x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x4x?x?xf32>) {
+  %0 = kiln.conv2d %x, %dw {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>, groups = 4} : (tensor<?x4x?x?xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x?x?xf32>
+  %1 = kiln.conv2d %x, %w {padding = array<i64: 2, 1>, strides = array<i64: 1, 2>, dilation = array<i64: 2, 1>, groups = 2} : (tensor<?x4x?x?xf32>, tensor<8x2x3x2xf32>) -> tensor<?x8x?x?xf32>
+  %2 = kiln.conv2d %x, %dw {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 4} : (tensor<?x4x?x?xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0, %1, %2 : tensor<?x4x?x?xf32>, tensor<?x8x?x?xf32>, tensor<?x4x?x?xf32>
+}
+
+// E2E: @conv_dilated f32[2,3,9,8] f32[4,3,3,3]
+func.func @conv_dilated(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 1, 2>, strides = array<i64: 1, 1>, dilation = array<i64: 3, 2>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// E2E: @conv_group_params f32[2,4,9,7] f32[4,2,3,3] idx=2 idx=2
+// E2E: @conv_group_params f32[1,6,5,6] f32[6,3,3,3] idx=2 idx=1
+// E2E: @conv_group_params f32[1,4,5,6] f32[4,2,3,3] idx=1 idx=1 expect-error
+// E2E: @conv_group_params f32[1,4,5,6] f32[3,2,3,3] idx=2 idx=1 expect-error
+// E2E: @conv_group_params f32[1,4,5,6] f32[4,2,3,3] idx=2 idx=0 expect-error
+func.func @conv_group_params(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>, %g: index, %d: index) -> tensor<?x?x?x?xf32> {
+  %0 = kiln.conv2d %x, %w params [%d, %d, %g] {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>, dilation = array<i64: -9223372036854775808, -9223372036854775808>, groups = -9223372036854775808} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, index, index, index) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
 }
 
 // E2E: @xent f32[6,10] i64[6]{0,10}

@@ -17,6 +17,7 @@ void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
+void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateConstantsToLinalgPatterns(RewritePatternSet &patterns);
 void populateCallsToFuncPatterns(RewritePatternSet &patterns);
 

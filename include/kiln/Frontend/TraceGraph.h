@@ -134,6 +134,11 @@ struct GraphInput {
   bool statedRecorded = false;
   /// Whether the source's types are what the callers pass (a parameter).
   bool sourceFromCallSite = false;
+  /// Whether the source stores an undefined tensor in it (an absent bias).
+  bool sourceUndefined = false;
+  /// What the call passes in its place when it may be undefined and a
+  /// stand-in computes the same (a bias of -0.0s), or empty.
+  std::string standIn;
   /// Whether sourceRank/sourceElement are what an earlier graph left in
   /// the variable (typeGraphs).
   bool fromEarlierGraph = false;

@@ -176,4 +176,82 @@ AffineMap projectOut(MLIRContext *context, int64_t rank,
   return AffineMap::get(rank, 0, exprs, context);
 }
 
+/// Whether any id lies outside [0, rows): a reduction to one i1, then a
+/// shape check on it. Ids are clamped where they are used, so that a failed
+/// check reads in bounds.
+void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
+              StringRef message) {
+  auto type = cast<RankedTensorType>(ids.getType());
+  int64_t rank = type.getRank();
+  Value falseValue = scalarConstant(b, loc, b.getI1Type(), 0);
+  Value init = linalg::FillOp::create(b, loc, falseValue,
+                                      emptyTensor(b, loc, {}, b.getI1Type()))
+                   .getResult(0);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, {}, b.getContext())};
+  Value rowsI = arith::IndexCastOp::create(b, loc, type.getElementType(), rows);
+  Value bad =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{ids}, ValueRange{init},
+          maps, iterators,
+          [&](OpBuilder &bb, Location l, ValueRange args) {
+            Value zero = scalarConstant(bb, l, args[0].getType(), 0);
+            Value lo = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt,
+                                             args[0], zero);
+            Value hi = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge,
+                                             args[0], rowsI);
+            linalg::YieldOp::create(
+                bb, l,
+                arith::OrIOp::create(bb, l, args[1],
+                                     arith::OrIOp::create(bb, l, lo, hi))
+                    .getResult());
+          })
+          .getResult(0);
+  Value flag = tensor::ExtractOp::create(b, loc, bad, ValueRange{});
+  Value ok = arith::XOrIOp::create(b, loc, flag,
+                                   scalarConstant(b, loc, b.getI1Type(), 1));
+  emitShapeCheck(b, loc, ok, message);
+}
+
+/// An id as an index clamped into [0, rows - 1].
+Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value last = arith::SubIOp::create(b, loc, rows,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
+  return arith::MaxSIOp::create(b, loc, zero,
+                                arith::MinSIOp::create(b, loc, i, last));
+}
+
+/// table, or, when its dim `dim` is empty at run time (ids then fail their
+/// check), a one-row tensor of zeros in its place: a clamped id must have a
+/// row to read.
+Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
+  auto type = cast<RankedTensorType>(table.getType());
+  if (!type.isDynamicDim(dim))
+    return table; // the verifier saw the static size
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value empty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            tensor::DimOp::create(b, loc, table, dim), zero);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, table);
+  sizes[dim] = b.getIndexAttr(1);
+  return scf::IfOp::create(
+             b, loc, empty,
+             [&](OpBuilder &bb, Location l) {
+               Value zeros =
+                   linalg::FillOp::create(
+                       bb, l, scalarConstant(bb, l, type.getElementType(), 0),
+                       emptyTensor(bb, l, sizes, type.getElementType()))
+                       .getResult(0);
+               scf::YieldOp::create(bb, l, castTo(bb, l, zeros, type));
+             },
+             [&](OpBuilder &bb, Location l) {
+               scf::YieldOp::create(bb, l, table);
+             })
+      .getResult(0);
+}
+
 } // namespace mlir::kiln::detail

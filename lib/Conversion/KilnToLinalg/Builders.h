@@ -72,6 +72,20 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t rank);
 /// Value of an OpFoldResult as an index SSA value.
 Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr);
 
+/// Checks that every integer id lies in [0, rows) (a run-time shape check
+/// failing with `message`). Users clamp ids with clampedIndex, so that a
+/// failed check still reads in bounds.
+void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
+              StringRef message);
+
+/// An id as an index clamped into [0, rows - 1].
+Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows);
+
+/// table, or, when its dim `dim` is empty at run time (ids then fail their
+/// check), a one-row tensor of zeros in its place: a clamped id must have a
+/// row to read.
+Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim);
+
 } // namespace mlir::kiln::detail
 
 #endif

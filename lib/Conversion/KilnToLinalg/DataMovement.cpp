@@ -329,12 +329,87 @@ struct CatToInsertSlices : OpConversionPattern<CatOp> {
   }
 };
 
+/// torch.gather: a generic over the index's shape whose body reads the
+/// input at its own coordinates, the index's value in place of `dim`. The
+/// index is checked (its other dims at most the input's, its values in
+/// range) and every coordinate clamped, so that a failed check reads in
+/// bounds.
+struct GatherToGeneric : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput(), index = adaptor.getIndex();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto indexType = cast<RankedTensorType>(index.getType());
+    int64_t rank = inputType.getRank(), dim = op.getDim();
+    // Dims other than `dim` that need a check and a clamp.
+    SmallVector<bool> bounded(rank, false);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == dim ||
+          (!inputType.isDynamicDim(d) && !indexType.isDynamicDim(d) &&
+           indexType.getDimSize(d) <= inputType.getDimSize(d)))
+        continue;
+      bounded[d] = true;
+      emitShapeCheck(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                tensor::DimOp::create(b, loc, index, d),
+                                tensor::DimOp::create(b, loc, input, d)),
+          "gather: the index is larger than the input outside dim");
+    }
+    Value rows = rank > 0
+                     ? tensor::DimOp::create(b, loc, input, dim).getResult()
+                     : arith::ConstantIndexOp::create(b, loc, 1).getResult();
+    checkIds(b, loc, index, rows, "gather: index out of range");
+    SmallVector<Value> limits(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      if (d == dim || bounded[d]) {
+        input = nonEmptyAlong(b, loc, input, d);
+        limits[d] = tensor::DimOp::create(b, loc, input, d);
+      }
+    auto resultType = op.getType();
+    Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, index),
+                             resultType.getElementType());
+    SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{index},
+            ValueRange{init}, maps, parallelIterators(rank),
+            [&](OpBuilder &bb, Location l, ValueRange args) {
+              SmallVector<Value> at;
+              for (int64_t d = 0; d < rank; ++d) {
+                if (d == dim) {
+                  at.push_back(clampedIndex(bb, l, args[0], limits[d]));
+                  continue;
+                }
+                Value i = linalg::IndexOp::create(bb, l, d);
+                if (bounded[d])
+                  i = arith::MinSIOp::create(
+                      bb, l, i,
+                      arith::SubIOp::create(
+                          bb, l, limits[d],
+                          arith::ConstantIndexOp::create(bb, l, 1)));
+                at.push_back(i);
+              }
+              linalg::YieldOp::create(
+                  bb, l,
+                  tensor::ExtractOp::create(bb, l, input, at).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, castTo(b, loc, result, resultType));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateDataMovementToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, PermuteToLinalg,
-               SliceToExtractSlice, UnsqueezeToExpandShape,
+  patterns.add<GatherToGeneric, ReshapeToTensor, TransposeToLinalg,
+               PermuteToLinalg, SliceToExtractSlice, UnsqueezeToExpandShape,
                SqueezeToCollapseShape, ExpandToGeneric, CatToInsertSlices>(
       patterns.getContext());
 }

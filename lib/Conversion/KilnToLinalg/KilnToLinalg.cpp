@@ -28,6 +28,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwiseToLinalgPatterns(patterns);
   populateLinearToLinalgPatterns(patterns);
   populateNormalizationToLinalgPatterns(patterns);
+  populatePoolingToLinalgPatterns(patterns);
   populateReductionToLinalgPatterns(patterns);
 }
 

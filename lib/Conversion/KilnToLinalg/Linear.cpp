@@ -222,84 +222,6 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
   }
 };
 
-/// Whether any id lies outside [0, rows): a reduction to one i1, then a
-/// shape check on it. Ids are clamped where they are used, so that a failed
-/// check reads in bounds.
-void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
-              StringRef message) {
-  auto type = cast<RankedTensorType>(ids.getType());
-  int64_t rank = type.getRank();
-  Value falseValue = scalarConstant(b, loc, b.getI1Type(), 0);
-  Value init = linalg::FillOp::create(b, loc, falseValue,
-                                      emptyTensor(b, loc, {}, b.getI1Type()))
-                   .getResult(0);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::reduction);
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
-                                 AffineMap::get(rank, 0, {}, b.getContext())};
-  Value rowsI = arith::IndexCastOp::create(b, loc, type.getElementType(), rows);
-  Value bad =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{init.getType()}, ValueRange{ids}, ValueRange{init},
-          maps, iterators,
-          [&](OpBuilder &bb, Location l, ValueRange args) {
-            Value zero = scalarConstant(bb, l, args[0].getType(), 0);
-            Value lo = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt,
-                                             args[0], zero);
-            Value hi = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge,
-                                             args[0], rowsI);
-            linalg::YieldOp::create(
-                bb, l,
-                arith::OrIOp::create(bb, l, args[1],
-                                     arith::OrIOp::create(bb, l, lo, hi))
-                    .getResult());
-          })
-          .getResult(0);
-  Value flag = tensor::ExtractOp::create(b, loc, bad, ValueRange{});
-  Value ok = arith::XOrIOp::create(b, loc, flag,
-                                   scalarConstant(b, loc, b.getI1Type(), 1));
-  emitShapeCheck(b, loc, ok, message);
-}
-
-/// An id as an index clamped into [0, rows - 1].
-Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value last = arith::SubIOp::create(b, loc, rows,
-                                     arith::ConstantIndexOp::create(b, loc, 1));
-  return arith::MaxSIOp::create(b, loc, zero,
-                                arith::MinSIOp::create(b, loc, i, last));
-}
-
-/// table, or, when its dim `dim` is empty at run time (ids then fail their
-/// check), a one-row tensor of zeros in its place: a clamped id must have a
-/// row to read.
-Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
-  auto type = cast<RankedTensorType>(table.getType());
-  if (!type.isDynamicDim(dim))
-    return table; // the verifier saw the static size
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value empty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            tensor::DimOp::create(b, loc, table, dim), zero);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, table);
-  sizes[dim] = b.getIndexAttr(1);
-  return scf::IfOp::create(
-             b, loc, empty,
-             [&](OpBuilder &bb, Location l) {
-               Value zeros =
-                   linalg::FillOp::create(
-                       bb, l, scalarConstant(bb, l, type.getElementType(), 0),
-                       emptyTensor(bb, l, sizes, type.getElementType()))
-                       .getResult(0);
-               scf::YieldOp::create(bb, l, castTo(bb, l, zeros, type));
-             },
-             [&](OpBuilder &bb, Location l) {
-               scf::YieldOp::create(bb, l, table);
-             })
-      .getResult(0);
-}
-
 struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -342,11 +264,12 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
   }
 };
 
-/// A convolution with static strides and padding is linalg's NCHW/FCHW
-/// convolution (run as im2col + gemm by the BLAS products). With a stride or
-/// padding known only at run time it is the same computation spelled out:
-/// an im2col generic that gathers the input taps, and a kiln.matmul that the
-/// conversion lowers in turn.
+/// A convolution with static parameters and one group is linalg's NCHW/FCHW
+/// convolution (run as im2col + gemm by the BLAS products when undilated).
+/// With a parameter known only at run time, or groups, it is the same
+/// computation spelled out: an im2col generic that gathers the input taps,
+/// and a kiln.matmul (batched over the groups) that the conversion lowers in
+/// turn.
 struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -355,7 +278,6 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value x = adaptor.getInput(), w = adaptor.getWeight();
-    std::tie(x, w) = agreeOnDim(b, loc, x, 1, w, 1, "conv2d: channels differ");
     auto tx = cast<RankedTensorType>(x.getType());
     Type element = tx.getElementType();
 
@@ -375,12 +297,40 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
           message);
       return arith::MaxSIOp::create(b, loc, p, least).getResult();
     };
-    ArrayRef<int64_t> strideAttr = op.getStrides(), padAttr = op.getPadding();
-    SmallVector<OpFoldResult> stride, pad;
+    ArrayRef<int64_t> strideAttr = op.getStrides(), padAttr = op.getPadding(),
+                      dilationAttr = op.getDilation();
+    SmallVector<OpFoldResult> stride, pad, dilation;
     for (int64_t s : strideAttr)
       stride.push_back(param(s, 1, "conv2d: stride must be at least 1"));
     for (int64_t p : padAttr)
       pad.push_back(param(p, 0, "conv2d: padding must be at least 0"));
+    for (int64_t d : dilationAttr)
+      dilation.push_back(param(d, 1, "conv2d: dilation must be at least 1"));
+    OpFoldResult groups =
+        param(op.getGroups(), 1, "conv2d: groups must be at least 1");
+    bool grouped = getConstantIntValue(groups) != std::optional<int64_t>(1);
+    if (!grouped) {
+      std::tie(x, w) =
+          agreeOnDim(b, loc, x, 1, w, 1, "conv2d: channels differ");
+    } else {
+      // C = C/g * g and O = O/g * g (a failed check still runs in bounds:
+      // the im2col reads clamp the channel).
+      Value g = indexValue(b, loc, groups);
+      Value channels = tensor::DimOp::create(b, loc, x, 1);
+      Value perGroup = tensor::DimOp::create(b, loc, w, 1);
+      Value filters = tensor::DimOp::create(b, loc, w, 0);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      emitShapeCheck(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, channels,
+                                arith::MulIOp::create(b, loc, perGroup, g)),
+          "conv2d: the input's channels are not the weight's times groups");
+      emitShapeCheck(b, loc,
+                     arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::eq,
+                         arith::RemSIOp::create(b, loc, filters, g), zero),
+                     "conv2d: groups do not divide the filters");
+    }
 
     if (llvm::any_of(pad, [](OpFoldResult p) {
           return getConstantIntValue(p) != std::optional<int64_t>(0);
@@ -410,7 +360,15 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
         continue;
       }
       Value in = tensor::DimOp::create(b, loc, x, 2 + i);
-      Value k = tensor::DimOp::create(b, loc, w, 2 + i);
+      // The kernel's extent: d * (k - 1) + 1.
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value k = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, indexValue(b, loc, dilation[i]),
+              arith::SubIOp::create(
+                  b, loc, tensor::DimOp::create(b, loc, w, 2 + i), one)),
+          one);
       Value fits =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, in, k);
       emitShapeCheck(b, loc, fits,
@@ -423,8 +381,9 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
       sizes.push_back(OpFoldResult(arith::SelectOp::create(
           b, loc, fits, out, arith::ConstantIndexOp::create(b, loc, 0))));
     }
-    Value y = dynamicParams ? im2colProduct(b, loc, x, w, stride, sizes)
-                            : staticConv(b, loc, x, w, strideAttr, sizes);
+    Value y = dynamicParams || grouped
+                  ? im2colProduct(b, loc, x, w, stride, dilation, groups, sizes)
+                  : staticConv(b, loc, x, w, strideAttr, dilationAttr, sizes);
     y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias()) {
       // [O] -> [1, O, 1, 1], then a broadcasting add.
@@ -443,65 +402,102 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
 private:
   static Value staticConv(OpBuilder &b, Location loc, Value x, Value w,
                           ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations,
                           ArrayRef<OpFoldResult> sizes) {
     Type element = cast<RankedTensorType>(x.getType()).getElementType();
     Value init = zeroFilled(b, loc, sizes, element);
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
-        b.getNamedAttr("dilations", b.getI64TensorAttr({1, 1}))};
+        b.getNamedAttr("dilations", b.getI64TensorAttr(dilations))};
     return linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{init.getType()},
                                             ValueRange{x, w}, ValueRange{init},
                                             attrs)
         .getResult(0);
   }
 
-  /// cols[n, c, i, j, oh, ow] = x[n, c, oh * sh + i, ow * sw + j] on the
-  /// padded input; then w [O, C*kH*kW] times cols [N, C*kH*kW, oH*oW].
+  /// cols[n, g, c, i, j, oh, ow] = x[n, g * C/g + c, oh * sh + i * dh,
+  /// ow * sw + j * dw] on the padded input; then, per group, w [O/g,
+  /// C/g*kH*kW] times cols [N, C/g*kH*kW, oH*oW]: one kiln.matmul batched
+  /// over the groups.
   static Value im2colProduct(OpBuilder &b, Location loc, Value x, Value w,
                              ArrayRef<OpFoldResult> stride,
+                             ArrayRef<OpFoldResult> dilation,
+                             OpFoldResult groups,
                              ArrayRef<OpFoldResult> outSizes) {
     Type element = cast<RankedTensorType>(x.getType()).getElementType();
     Value sh = indexValue(b, loc, stride[0]),
-          sw = indexValue(b, loc, stride[1]);
+          sw = indexValue(b, loc, stride[1]),
+          dh = indexValue(b, loc, dilation[0]),
+          dw = indexValue(b, loc, dilation[1]);
+    Value g = indexValue(b, loc, groups);
+    OpFoldResult perGroup = tensor::getMixedSize(b, loc, w, 1);
+    Value cg = indexValue(b, loc, perGroup);
+    Value lastChannel =
+        arith::SubIOp::create(b, loc, tensor::DimOp::create(b, loc, x, 1),
+                              arith::ConstantIndexOp::create(b, loc, 1));
     SmallVector<OpFoldResult> sizes = {outSizes[0],
-                                       tensor::getMixedSize(b, loc, x, 1),
+                                       groups,
+                                       perGroup,
                                        tensor::getMixedSize(b, loc, w, 2),
                                        tensor::getMixedSize(b, loc, w, 3),
                                        outSizes[2],
                                        outSizes[3]};
-    Value cols =
-        buildGeneric(b, loc, sizes, element, ValueRange{}, {},
-                     [&](OpBuilder &bb, Location l, ValueRange) -> Value {
-                       auto at = [&](int64_t d) {
-                         return linalg::IndexOp::create(bb, l, d);
-                       };
-                       auto tap = [&](Value o, Value s, Value k) -> Value {
-                         return arith::AddIOp::create(
-                             bb, l, arith::MulIOp::create(bb, l, o, s), k);
-                       };
-                       return tensor::ExtractOp::create(
-                           bb, l, x,
-                           ValueRange{at(0), at(1), tap(at(4), sh, at(2)),
-                                      tap(at(5), sw, at(3))});
-                     });
-    Value colMatrix = tensor::CollapseShapeOp::create(
-        b, loc, cols,
-        SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value cols = buildGeneric(
+        b, loc, sizes, element, ValueRange{}, {},
+        [&](OpBuilder &bb, Location l, ValueRange) -> Value {
+          auto at = [&](int64_t d) {
+            return linalg::IndexOp::create(bb, l, d);
+          };
+          auto tap = [&](Value o, Value s, Value k, Value d) -> Value {
+            return arith::AddIOp::create(bb, l,
+                                         arith::MulIOp::create(bb, l, o, s),
+                                         arith::MulIOp::create(bb, l, k, d));
+          };
+          // g * C/g + c, clamped: a failed channel check still reads in
+          // bounds.
+          Value channel = arith::MinSIOp::create(
+              bb, l,
+              arith::AddIOp::create(
+                  bb, l, arith::MulIOp::create(bb, l, at(1), cg), at(2)),
+              lastChannel);
+          return tensor::ExtractOp::create(
+              bb, l, x,
+              ValueRange{at(0), channel, tap(at(5), sh, at(3), dh),
+                         tap(at(6), sw, at(4), dw)});
+        });
     Value wMatrix = tensor::CollapseShapeOp::create(
         b, loc, w, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-    Value product = MatmulOp::create(b, loc, wMatrix, colMatrix);
-    // [N, O, oH*oW] -> [N, O, oH, oW].
-    SmallVector<OpFoldResult> shape = {tensor::getMixedSize(b, loc, product, 0),
-                                       tensor::getMixedSize(b, loc, product, 1),
-                                       outSizes[2], outSizes[3]};
-    SmallVector<int64_t> staticShape;
-    SmallVector<Value> dynamicShape;
-    dispatchIndexOpFoldResults(shape, dynamicShape, staticShape);
-    // A kiln.reshape, not tensor.expand_shape: memref's expand-strided-
-    // metadata cannot take a group with two dynamic sizes.
-    return ReshapeOp::create(b, loc,
-                             RankedTensorType::get(staticShape, element),
-                             product, dynamicShape);
+    // [O, K] -> [g, O/g, K]: a kiln.reshape, not tensor.expand_shape:
+    // memref's expand-strided-metadata cannot take a group with two dynamic
+    // sizes.
+    auto reshape = [&](Value v, ArrayRef<OpFoldResult> shape) -> Value {
+      SmallVector<int64_t> staticShape;
+      SmallVector<Value> dynamicShape;
+      dispatchIndexOpFoldResults(shape, dynamicShape, staticShape);
+      return ReshapeOp::create(
+          b, loc, RankedTensorType::get(staticShape, element), v, dynamicShape);
+    };
+    OpFoldResult filters = tensor::getMixedSize(b, loc, w, 0);
+    if (getConstantIntValue(groups) == std::optional<int64_t>(1)) {
+      // [O, K] x [N, K, oH*oW] -> [N, O, oH*oW] -> [N, O, oH, oW].
+      Value colMatrix = tensor::CollapseShapeOp::create(
+          b, loc, cols,
+          SmallVector<ReassociationIndices>{{0}, {1, 2, 3, 4}, {5, 6}});
+      Value product = MatmulOp::create(b, loc, wMatrix, colMatrix);
+      return reshape(product, {outSizes[0], filters, outSizes[2], outSizes[3]});
+    }
+    OpFoldResult perGroupFilters = OpFoldResult(
+        arith::DivSIOp::create(b, loc, indexValue(b, loc, filters), g)
+            .getResult());
+    Value wGroups =
+        reshape(wMatrix, {groups, perGroupFilters,
+                          tensor::getMixedSize(b, loc, wMatrix, 1)});
+    // [g, O/g, K] x [N, g, K, oH*oW] -> [N, g, O/g, oH*oW] -> [N, O, oH, oW].
+    Value colMatrices = tensor::CollapseShapeOp::create(
+        b, loc, cols,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5, 6}});
+    Value product = MatmulOp::create(b, loc, wGroups, colMatrices);
+    return reshape(product, {outSizes[0], filters, outSizes[2], outSizes[3]});
   }
 };
 

@@ -1,16 +1,19 @@
 //===- Composite.cpp - Ops that compose kiln's elementwise ops ------------===//
 //
 // leaky_relu, elu, clamp, sign, the *_like factories, isnan, isinf,
-// isfinite, the logical ops, masked_fill, tril, triu, lerp and the reductions
-// var, std, logsumexp, norm, any and all, with torch's semantics, each written
-// as kiln's own elementwise ops. The frontend traces a call of one into the
-// same ops (Tracer::traceComposite), so compiled code computes what eager does
-// by construction, in one fused loop where eager makes a few passes. Each
+// isfinite, the logical ops, masked_fill, tril, triu, lerp, the reductions
+// var, std, logsumexp, norm, any and all, and the layers stack, narrow,
+// select, bmm, addmm, baddbmm, einsum, one_hot, eye, dropout, batch_norm,
+// group_norm and instance_norm, with torch's semantics, each written as kiln's
+// own ops. The frontend traces a call of one into the same ops
+// (Tracer::traceComposite), so compiled code computes what eager does by
+// construction, in one fused loop where eager makes a few passes. Each
 // counts as one op.
 //
 //===----------------------------------------------------------------------===//
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
+#include "kiln/EinsumPlan.h"
 #include "kiln/Ops.h"
 
 #include <cmath>
@@ -382,6 +385,134 @@ Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
   if (bias.defined())
     y = y + bias;
   return y.transpose(1, -1).to(x.dtype());
+}
+
+} // namespace kiln
+
+namespace kiln {
+
+Tensor group_norm(const Tensor &x, int64_t groups, const Tensor &weight,
+                  const Tensor &bias, double eps) {
+  detail::CountedOp counted;
+  if (x.dim() < 2)
+    throw Error("group_norm: expected an input of 2 or more dims [N, C, ...], "
+                "got shape " +
+                shapeStr(x.shape()));
+  requireFloating(x, "group_norm");
+  int64_t channels = x.size(1);
+  if (groups <= 0 || channels % groups != 0)
+    throw Error("group_norm: " + std::to_string(channels) +
+                " channels do not split into " + std::to_string(groups) +
+                " groups");
+  for (const Tensor *t : {&weight, &bias})
+    if (t->defined() && t->shape() != Shape{channels})
+      throw Error("group_norm: weight and bias must have shape [" +
+                  std::to_string(channels) + "] (the input's dim 1), got " +
+                  shapeStr(t->shape()));
+  // Each group's elements in a row: [N, G, C / G * spatial].
+  Tensor rows = x.unflatten(1, {groups, -1}).flatten(2, -1);
+  Tensor centred = rows - rows.mean({-1}, true);
+  Tensor variance = (centred * centred).mean({-1}, true);
+  Tensor y = (centred * rsqrt(variance + eps)).reshape_as(x);
+  if (!weight.defined() && !bias.defined())
+    return y;
+  // Channels last, where [C] broadcasts, and back.
+  y = y.transpose(1, -1);
+  if (weight.defined())
+    y = y * weight;
+  if (bias.defined())
+    y = y + bias;
+  return y.transpose(1, -1).to(x.dtype());
+}
+
+Tensor instance_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
+                     double eps) {
+  detail::CountedOp counted;
+  if (x.dim() < 3)
+    throw Error("instance_norm: expected an input of 3 or more dims [N, C, "
+                "spatial...], got shape " +
+                shapeStr(x.shape()));
+  return group_norm(x, x.size(1), weight, bias, eps);
+}
+
+Tensor Tensor::reshape_as(const Tensor &other) const {
+  return reshape(other.shape());
+}
+
+Tensor Tensor::view_as(const Tensor &other) const {
+  return view(other.shape());
+}
+
+} // namespace kiln
+
+namespace kiln {
+
+Tensor einsum(const std::string &equation,
+              const std::vector<Tensor> &operands) {
+  detail::CountedOp counted;
+  std::vector<int64_t> ranks;
+  for (const Tensor &t : operands) {
+    detail::checkCpu(t, "einsum");
+    ranks.push_back(t.dim());
+  }
+  detail::EinsumPlan plan = detail::planEinsum(equation, ranks);
+  if (!plan.error.empty())
+    throw Error(plan.error);
+  std::vector<Tensor> t;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    Tensor x = operands[i];
+    if (!plan.operands[i].sumDims.empty())
+      x = sum(x, Dims(plan.operands[i].sumDims));
+    t.push_back(x.permute(plan.operands[i].perm));
+  }
+  if (t.size() == 1)
+    return t[0];
+  // [batch, kept, contracted] x [batch, contracted, kept] as [batch, M, K]
+  // x [batch, K, N]: one matmul, batch dims broadcast.
+  int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
+          nr = plan.rightKept;
+  const Tensor &a = t[0], &b = t[1];
+  int64_t m = 1, k = 1, n = 1;
+  Shape aShape(a.shape().begin(), a.shape().begin() + nb),
+      bShape(b.shape().begin(), b.shape().begin() + nb), kept;
+  for (int64_t d = 0; d < nl; ++d) {
+    m *= a.size(nb + d);
+    kept.push_back(a.size(nb + d));
+  }
+  for (int64_t d = 0; d < nc; ++d) {
+    if (a.size(nb + nl + d) != b.size(nb + d))
+      throw Error("einsum: a contracted subscript has size " +
+                  std::to_string(a.size(nb + nl + d)) + " in one operand and " +
+                  std::to_string(b.size(nb + d)) + " in the other (\"" +
+                  equation + "\")");
+    k *= b.size(nb + d);
+  }
+  for (int64_t d = 0; d < nr; ++d) {
+    n *= b.size(nb + nc + d);
+    kept.push_back(b.size(nb + nc + d));
+  }
+  aShape.insert(aShape.end(), {m, k});
+  bShape.insert(bShape.end(), {k, n});
+  Tensor p = matmul(a.reshape(aShape), b.reshape(bShape));
+  Shape out(p.shape().begin(), p.shape().begin() + nb);
+  out.insert(out.end(), kept.begin(), kept.end());
+  return p.reshape(out).permute(plan.outPerm);
+}
+
+Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  detail::CountedOp counted;
+  if (steps < 0)
+    throw Error("linspace: the number of steps must be non-negative, got " +
+                std::to_string(steps));
+  if (!isFloating(dtype))
+    throw detail::unsupportedDType("linspace", dtype);
+  // torch's: the first half counted up from start, the second down from
+  // end, so that both ends are exact.
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
+  Tensor i = arange(steps).to(dtype);
+  Tensor up = i * step + start;
+  Tensor down = (static_cast<double>(steps - 1) - i) * -step + end;
+  return where(i < static_cast<double>(steps / 2), up, down).to(dtype);
 }
 
 } // namespace kiln

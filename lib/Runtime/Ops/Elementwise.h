@@ -48,6 +48,11 @@ void checkCpu(const Tensor &t, const char *op);
 /// The error of an op that does not take tensors of dtype dt.
 Error unsupportedDType(const char *op, DType dt);
 
+/// A window parameter of a 2-d op (conv2d's stride, a pooling's kernel):
+/// one value for both dims or {h, w}, each at least minimum, as {h, w}.
+Shape pairParam(const Shape &value, const char *op, const char *name,
+                int64_t minimum);
+
 /// Runs f elementwise over a and b broadcast, computing in common's compute
 /// type; the result has dtype common (or bool when Compare).
 template <bool Compare, typename F>

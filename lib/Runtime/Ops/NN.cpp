@@ -1,4 +1,4 @@
-//===- NN.cpp - embedding, conv2d, cross_entropy --------------------------===//
+//===- NN.cpp - embedding, conv1d, conv2d, cross_entropy ------------------===//
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
@@ -27,8 +27,10 @@ void checkIds(const Tensor &ids, int64_t rows, const char *op,
                   : std::string(" (there is none to pick)")));
 }
 
-Shape pairParam(const Shape &value, const char *op, const char *name,
-                int64_t minimum) {
+} // namespace
+
+Shape detail::pairParam(const Shape &value, const char *op, const char *name,
+                        int64_t minimum) {
   if (value.size() != 1 && value.size() != 2)
     throw Error(std::string(op) + ": " + name +
                 " takes one value or two ({h, w}), got " + shapeStr(value));
@@ -39,8 +41,6 @@ Shape pairParam(const Shape &value, const char *op, const char *name,
                   std::to_string(minimum) + ", got " + shapeStr(value));
   return pair;
 }
-
-} // namespace
 
 Tensor embedding(const Tensor &ids, const Tensor &table) {
   detail::CountedOp counted;
@@ -68,14 +68,37 @@ Tensor embedding(const Tensor &ids, const Tensor &table) {
   return out;
 }
 
-Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
-              int64_t padding) {
+Tensor conv1d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
+              int64_t padding, int64_t dilation, int64_t groups) {
   detail::CountedOp counted;
-  return conv2d(x, w, b, Shape{stride}, Shape{padding});
+  if (x.dim() != 2 && x.dim() != 3)
+    throw Error("conv1d: the input must be 3-d [N, C, L] or 2-d [C, L], got "
+                "shape " +
+                shapeStr(x.shape()));
+  if (w.dim() != 3)
+    throw Error("conv1d: the weight must be 3-d [out, in/groups, k], got "
+                "shape " +
+                shapeStr(w.shape()));
+  if (stride < 1 || padding < 0 || dilation < 1)
+    throw Error("conv1d: stride and dilation must be at least 1 and padding "
+                "at least 0, got " +
+                std::to_string(stride) + ", " + std::to_string(dilation) +
+                " and " + std::to_string(padding));
+  return conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, Shape{1, stride},
+                Shape{0, padding}, Shape{1, dilation}, groups)
+      .squeeze(-2);
+}
+
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
+              int64_t padding, int64_t dilation, int64_t groups) {
+  detail::CountedOp counted;
+  return conv2d(x, w, b, Shape{stride}, Shape{padding}, Shape{dilation},
+                groups);
 }
 
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
-              const Shape &strideParam, const Shape &paddingParam) {
+              const Shape &strideParam, const Shape &paddingParam,
+              const Shape &dilationParam, int64_t groups) {
   detail::CountedOp counted;
   checkCpu(x, "conv2d");
   checkCpu(w, "conv2d");
@@ -84,7 +107,8 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
                 "got shape " +
                 shapeStr(x.shape()));
   if (w.dim() != 4)
-    throw Error("conv2d: the weight must be 4-d [out, in, kH, kW], got shape " +
+    throw Error("conv2d: the weight must be 4-d [out, in/groups, kH, kW], got "
+                "shape " +
                 shapeStr(w.shape()));
   if (x.dtype() != w.dtype() || !isFloating(x.dtype()))
     throw Error(std::string("conv2d: input and weight must have the same "
@@ -92,27 +116,42 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
                 dtypeName(x.dtype()) + " and " + dtypeName(w.dtype()));
   Shape stride = pairParam(strideParam, "conv2d", "stride", 1);
   Shape pad = pairParam(paddingParam, "conv2d", "padding", 0);
+  Shape dil = pairParam(dilationParam, "conv2d", "dilation", 1);
   Tensor in = x.dim() == 3 ? x.unsqueeze(0) : x;
   int64_t N = in.size(0), C = in.size(1), H = in.size(2), W = in.size(3);
-  int64_t O = w.size(0), kH = w.size(2), kW = w.size(3);
-  if (w.size(1) != C)
-    throw Error("conv2d: the input has " + std::to_string(C) +
-                " channels (shape " + shapeStr(x.shape()) +
-                ") but the weight expects " + std::to_string(w.size(1)) +
-                " (shape " + shapeStr(w.shape()) + ")");
-  int64_t Ho = (H + 2 * pad[0] - kH) / stride[0] + 1;
-  int64_t Wo = (W + 2 * pad[1] - kW) / stride[1] + 1;
-  if (H + 2 * pad[0] < kH || W + 2 * pad[1] < kW)
-    throw Error("conv2d: the kernel " + shapeStr({kH, kW}) +
+  int64_t O = w.size(0), Cg = w.size(1), kH = w.size(2), kW = w.size(3);
+  if (groups < 1)
+    throw Error("conv2d: groups must be at least 1, got " +
+                std::to_string(groups));
+  if (C % groups != 0 || O % groups != 0)
+    throw Error("conv2d: " + std::to_string(groups) +
+                " groups do not divide the input's " + std::to_string(C) +
+                " channels and the weight's " + std::to_string(O) + " outputs");
+  if (Cg * groups != C)
+    throw Error(
+        "conv2d: the input has " + std::to_string(C) + " channels (shape " +
+        shapeStr(x.shape()) + ") but the weight expects " +
+        std::to_string(Cg * groups) + " (shape " + shapeStr(w.shape()) + ", " +
+        std::to_string(groups) + (groups == 1 ? " group)" : " groups)"));
+  // The kernel's extent on the input: taps dil apart.
+  int64_t spanH = dil[0] * (kH - 1) + 1, spanW = dil[1] * (kW - 1) + 1;
+  if (H + 2 * pad[0] < spanH || W + 2 * pad[1] < spanW)
+    throw Error("conv2d: the kernel " + shapeStr({spanH, spanW}) +
+                (dil[0] * dil[1] != 1 ? " (dilated)" : "") +
                 " is larger than the padded input " +
                 shapeStr({H + 2 * pad[0], W + 2 * pad[1]}));
+  int64_t Ho = (H + 2 * pad[0] - spanH) / stride[0] + 1;
+  int64_t Wo = (W + 2 * pad[1] - spanW) / stride[1] + 1;
   if (b.defined() && (b.dim() != 1 || b.size(0) != O))
     throw Error("conv2d: the bias must have shape [" + std::to_string(O) +
                 "], got " + shapeStr(b.shape()));
 
   DType ct = computeType(x.dtype());
   Tensor xin = in.to(ct).contiguous();
-  Tensor wmat = w.to(ct).contiguous().view({O, C * kH * kW});
+  // Group g's outputs are rows [g*Og, (g+1)*Og) of the weight, against
+  // rows [g*Kg, (g+1)*Kg) of the columns (its channels' taps).
+  int64_t Og = O / groups, Kg = Cg * kH * kW;
+  Tensor wmat = w.to(ct).contiguous().view({O, Kg});
   Tensor out({N, O, Ho, Wo}, ct);
   int64_t K = C * kH * kW, P = Ho * Wo;
   dispatchCompute(ct, "conv2d", [&](auto tag) {
@@ -128,9 +167,9 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
             int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
             T *dst = cols.data() + r * P;
             for (int64_t oy = 0; oy < Ho; ++oy) {
-              int64_t iy = oy * stride[0] - pad[0] + i;
+              int64_t iy = oy * stride[0] - pad[0] + i * dil[0];
               for (int64_t ox = 0; ox < Wo; ++ox) {
-                int64_t ix = ox * stride[1] - pad[1] + j;
+                int64_t ix = ox * stride[1] - pad[1] + j * dil[1];
                 dst[oy * Wo + ox] = (iy >= 0 && iy < H && ix >= 0 && ix < W)
                                         ? img[(c * H + iy) * W + ix]
                                         : T(0);
@@ -138,8 +177,10 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
             }
           }
         });
-        gemm<T>(O, P, K, wmat.data<T>(), K, 1, cols.data(), P, 1,
-                out.data<T>() + n * O * P);
+        for (int64_t g = 0; g < groups; ++g)
+          gemm<T>(Og, P, Kg, wmat.data<T>() + g * Og * Kg, Kg, 1,
+                  cols.data() + g * Kg * P, P, 1,
+                  out.data<T>() + (n * O + g * Og) * P);
       }
     }
   });

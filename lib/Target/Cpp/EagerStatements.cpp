@@ -233,15 +233,47 @@ void EagerStatements::emitOp(const TraceOp &op) {
         (op.ints[2] ? ", " + s(op.operands.size() - 1) : std::string()) + ")";
     break;
   case OpCode::Conv2d: {
-    // ints: sh, sw, ph, pw (kRuntimeAttr: the next scalar operand), bias.
-    size_t tensors = op.ints[4] ? 3 : 2, next = tensors;
-    std::string p[4];
-    for (size_t i = 0; i < 4; ++i)
+    // ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next scalar
+    // operand), bias.
+    size_t tensors = op.ints[7] ? 3 : 2, next = tensors;
+    std::string p[7];
+    for (size_t i = 0; i < 7; ++i)
       p[i] =
           op.ints[i] == kRuntimeAttr ? s(next++) : std::to_string(op.ints[i]);
     e = "kiln::conv2d(" + a(0) + ", " + a(1) + ", " +
         (tensors > 2 ? a(2) : std::string("kiln::Tensor()")) + ", {" + p[0] +
-        ", " + p[1] + "}, {" + p[2] + ", " + p[3] + "})";
+        ", " + p[1] + "}, {" + p[2] + ", " + p[3] + "}, {" + p[4] + ", " +
+        p[5] + "}, " + p[6] + ")";
+    break;
+  }
+  case OpCode::AdaptiveAvgPool2d: {
+    size_t next = 1;
+    std::string p[2];
+    for (size_t i = 0; i < 2; ++i)
+      p[i] =
+          op.ints[i] == kRuntimeAttr ? s(next++) : std::to_string(op.ints[i]);
+    e = "kiln::adaptive_avg_pool2d(" + a(0) + ", {" + p[0] + ", " + p[1] + "})";
+    break;
+  }
+  case OpCode::Pool2d: {
+    // ints: kind, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode,
+    // count_include_pad (kRuntimeAttr: the next scalar operand), divisor.
+    size_t next = 1;
+    std::string p[10];
+    for (size_t i = 0; i < 10; ++i)
+      p[i] = op.ints[1 + i] == kRuntimeAttr ? s(next++)
+                                            : std::to_string(op.ints[1 + i]);
+    auto pair = [&](size_t i) { return "{" + p[i] + ", " + p[i + 1] + "}"; };
+    if (op.ints[0] == 0)
+      e = "kiln::max_pool2d(" + a(0) + ", " + pair(0) + ", " + pair(2) + ", " +
+          pair(4) + ", " + pair(6) + ", bool(" + p[8] + "))";
+    else
+      e = "kiln::avg_pool2d(" + a(0) + ", " + pair(0) + ", " + pair(2) + ", " +
+          pair(4) + ", bool(" + p[8] + "), bool(" + p[9] + "), " +
+          (op.ints[11]
+               ? "std::optional<int64_t>(" + std::to_string(op.ints[11]) + ")"
+               : std::string("std::nullopt")) +
+          ")";
     break;
   }
   case OpCode::Cat:
@@ -250,6 +282,27 @@ void EagerStatements::emitOp(const TraceOp &op) {
       e += (i ? ", " : "") + a(i);
     e += "}, " + std::to_string(op.ints[0]) + ")";
     break;
+  case OpCode::Flatten:
+    e = method(std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]));
+    break;
+  case OpCode::ReshapeAs:
+    e = a(0) + ".reshape_as(" + a(1) + ")";
+    break;
+  case OpCode::Repeat:
+    e = a(0) + (op.text == "tile" ? ".tile(" : ".repeat(") + ints(op.ints) +
+        ")";
+    break;
+  case OpCode::Gather:
+    e = "kiln::gather(" + a(0) + ", " + std::to_string(op.ints[0]) + ", " +
+        a(1) + ")";
+    break;
+  case OpCode::Unflatten: {
+    std::string sizes = "{";
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      sizes += (i > 1 ? ", " : "") + s(i);
+    e = method(std::to_string(op.ints[0]) + ", " + sizes + "}");
+    break;
+  }
   case OpCode::Expand:
   case OpCode::Reshape: {
     std::string sizes = "{";

@@ -73,7 +73,7 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
 // CHECK: cf.assert {{.*}}, "conv2d: padding must be at least 0"
 // CHECK: tensor.pad
 // CHECK: tensor.extract
-// CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0], [1, 2, 3], [4, 5]]
+// CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0], [1, 2, 3, 4], [5, 6]]
 // CHECK-NOT: linalg.conv_2d
 // CHECK: linalg.fill
 // CHECK: linalg.generic
@@ -82,6 +82,31 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
 func.func @conv_params(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>, %s: index, %p: index) -> tensor<?x4x?x?xf32> {
   %0 = kiln.conv2d %x, %w params [%s, %s, %p, %p] {padding = array<i64: -9223372036854775808, -9223372036854775808>, strides = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>, index, index, index, index) -> tensor<?x4x?x?xf32>
   return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// Groups (depthwise here): each group's channels gathered by the im2col
+// and one matmul batched over the groups, after the channel checks.
+// CHECK-LABEL: func.func @conv_groups
+// CHECK: cf.assert {{.*}}, "conv2d: the input's channels are not the weight's times groups"
+// CHECK: cf.assert {{.*}}, "conv2d: groups do not divide the filters"
+// CHECK: tensor.collapse_shape {{.*}} {{\[\[}}0], [1], [2, 3, 4], [5, 6]]
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return
+func.func @conv_groups(%x: tensor<?x4x?x?xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 1, 1>, strides = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 4} : (tensor<?x4x?x?xf32>, tensor<4x1x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// Dilation alone, everything static: linalg's dilated convolution.
+// CHECK-LABEL: func.func @conv_dilated
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<[2, 3]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+func.func @conv_dilated(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x5x3xf32> {
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>, dilation = array<i64: 2, 3>} : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x3xf32>
+  return %0 : tensor<1x4x5x3xf32>
 }
 
 // -----

@@ -186,6 +186,33 @@ func.func @embedding_table(%ids: tensor<3xi64>, %t: tensor<5xf32>) {
 
 // -----
 
+func.func @gather_rank(%x: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error@+2 {{the index must have the input's rank}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.gather %x, %i dim 0 : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_larger(%x: tensor<3x4xf32>, %i: tensor<3x5xi64>) {
+  // expected-error@+2 {{the index's dim 1 is larger than the input's}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.gather %x, %i dim 0 : (tensor<3x4xf32>, tensor<3x5xi64>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @gather_dim(%x: tensor<3x4xf32>, %i: tensor<3x4xi64>) {
+  // expected-error@+2 {{dim 2 is out of range for rank 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.gather %x, %i dim 2 : (tensor<3x4xf32>, tensor<3x4xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
 func.func @embedding_float_ids(%ids: tensor<3xf32>, %t: tensor<5x2xf32>) {
   // expected-error@+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
   %0 = kiln.embedding %ids, %t : (tensor<3xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>
@@ -204,7 +231,7 @@ func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
 // -----
 
 func.func @conv_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error@+2 {{strides must be two values >= 1 and padding two values >= 0}}
+  // expected-error@+2 {{strides and dilation must be two values >= 1, padding two values >= 0 and groups >= 1}}
   // expected-error@+1 {{failed to infer returned types}}
   %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return
@@ -405,5 +432,59 @@ func.func @attention_mask_type(%q: tensor<5x8xf32>, %m: tensor<5x5xi64>) {
   // expected-error@+2 {{is neither i1 nor}}
   // expected-error@+1 {{failed to infer returned types}}
   %0 = kiln.scaled_dot_product_attention %q, %q, %q mask %m {is_causal = false} : (tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x8xf32>, tensor<5x5xi64>) -> tensor<5x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x8x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error@+2 {{4 groups do not divide the 6 filters}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv2d %x, %w {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>, groups = 4} : (tensor<1x8x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+2 {{padding must be at most half the kernel size}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pool2d max %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 2, 0>, dilation = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_too_small(%x: tensor<1x3x2x8xf32>) {
+  // expected-error@+2 {{the padded input is smaller than the kernel in dim 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x3x2x8xf32>) -> tensor<1x3x1x6xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool_dilation(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+2 {{dilation is max pooling's}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pool2d avg %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_params(%x: tensor<1x3x8x8xf32>, %k: index) {
+  // expected-error@+2 {{expected 2 index operands for the dynamic window parameters, got 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pool2d max %x params [%k] {kernel = array<i64: -9223372036854775808, -9223372036854775808>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, index) -> tensor<1x3x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_size(%x: tensor<1x3x8x8xf32>) {
+  // expected-error@+2 {{output_size must be two values >= 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 0, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x0x2xf32>
   return
 }

@@ -101,6 +101,7 @@ func.func @linear_algebra(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x64x?xf32>,
                           %b: tensor<3072xf32>, %ids: tensor<?x?xi64>,
                           %table: tensor<100x16xf32>, %img: tensor<?x3x32x32xf32>,
                           %cw: tensor<16x3x3x3xf32>, %cb: tensor<16xf32>,
+                          %gw: tensor<6x1x3x3xf32>,
                           %logits: tensor<?x10xf32>, %t: tensor<?xi64>) {
   // CHECK: -> tensor<?x12x?x?xf32>
   %0 = kiln.matmul %q, %k : (tensor<?x12x?x64xf32>, tensor<?x12x64x?xf32>) -> tensor<?x12x?x?xf32>
@@ -116,8 +117,20 @@ func.func @linear_algebra(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x64x?xf32>,
   %5 = kiln.linear %x, %w : (tensor<?x768xf32>, tensor<3072x768xf32>) -> tensor<?x3072xf32>
   // CHECK: kiln.embedding {{.*}} -> tensor<?x?x16xf32>
   %6 = kiln.embedding %ids, %table : (tensor<?x?xi64>, tensor<100x16xf32>) -> tensor<?x?x16xf32>
+  // CHECK: kiln.gather {{.*}} dim 1 : (tensor<100x16xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  %g = kiln.gather %table, %ids dim 1 : (tensor<100x16xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
   // CHECK: kiln.conv2d {{.*}} -> tensor<?x16x16x16xf32>
   %7 = kiln.conv2d %img, %cw, %cb {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<?x16x16x16xf32>
+  // CHECK: kiln.conv2d {{.*}}dilation = array<i64: 2, 2>{{.*}}groups = 3 : i64{{.*}} -> tensor<?x6x28x28xf32>
+  %dw = kiln.conv2d %img, %gw {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>, dilation = array<i64: 2, 2>, groups = 3} : (tensor<?x3x32x32xf32>, tensor<6x1x3x3xf32>) -> tensor<?x6x28x28xf32>
+  // CHECK: kiln.pool2d max {{.*}} -> tensor<?x3x16x16xf32>
+  %mp = kiln.pool2d max %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<?x3x32x32xf32>) -> tensor<?x3x16x16xf32>
+  // ATen's ceil_mode: (32 + 0 - 3 + 1) / 2 + 1 = 16 windows, the last
+  // starting inside the input.
+  // CHECK: kiln.pool2d avg {{.*}} -> tensor<?x3x16x16xf32>
+  %ap = kiln.pool2d avg %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = 1, count_include_pad = 0} : (tensor<?x3x32x32xf32>) -> tensor<?x3x16x16xf32>
+  // CHECK: kiln.adaptive_avg_pool2d {{.*}} -> tensor<?x3x1x1xf32>
+  %gp = kiln.adaptive_avg_pool2d %img {output_size = array<i64: 1, 1>} : (tensor<?x3x32x32xf32>) -> tensor<?x3x1x1xf32>
   // CHECK: kiln.cat {{.*}} dim 0 : (tensor<5x64xf32>, tensor<5x64xf32>) -> tensor<10x64xf32>
   %8 = kiln.cat %m, %m dim 0 : (tensor<5x64xf32>, tensor<5x64xf32>) -> tensor<10x64xf32>
   // CHECK: kiln.cross_entropy {{.*}} -> tensor<f32>

@@ -201,6 +201,98 @@ const std::map<std::string, OpFn> &ops() {
          return in[0].baddbmm(in[1], in[2], a.at("beta").get<double>(),
                               a.at("alpha").get<double>());
        }},
+      {"group_norm",
+       [](V in, const json &a) {
+         return group_norm(in[0], a.at("groups").get<int64_t>(),
+                           in.size() > 1 ? in[1] : Tensor(),
+                           in.size() > 2 ? in[2] : Tensor(),
+                           a.at("eps").get<double>());
+       }},
+      {"instance_norm",
+       [](V in, const json &a) {
+         return instance_norm(in[0], in.size() > 1 ? in[1] : Tensor(),
+                              in.size() > 2 ? in[2] : Tensor(),
+                              a.at("eps").get<double>());
+       }},
+      {"conv1d",
+       [](V in, const json &a) {
+         return conv1d(in[0], in[1], in.size() > 2 ? in[2] : Tensor(),
+                       a.at("stride").get<int64_t>(),
+                       a.at("padding").get<int64_t>(),
+                       a.value("dilation", int64_t(1)),
+                       a.value("groups", int64_t(1)));
+       }},
+      {"max",
+       [](V in, const json &a) {
+         if (!a.contains("dim"))
+           return kiln::max(in[0]);
+         auto [values, indices] = kiln::max(in[0], a.at("dim").get<int64_t>(),
+                                            a.at("keepdim").get<bool>());
+         return a.at("part").get<int>() == 0 ? values : indices;
+       }},
+      {"min",
+       [](V in, const json &a) {
+         if (!a.contains("dim"))
+           return in[0].min();
+         auto result =
+             in[0].min(a.at("dim").get<int64_t>(), a.at("keepdim").get<bool>());
+         return a.at("part").get<int>() == 0 ? std::get<0>(result)
+                                             : std::get<1>(result);
+       }},
+      {"linspace",
+       [](V, const json &a) {
+         return linspace(a.at("start").get<double>(),
+                         a.at("end").get<double>(),
+                         a.at("steps").get<int64_t>());
+       }},
+      {"gather",
+       [](V in, const json &a) {
+         return gather(in[0], a.at("dim").get<int64_t>(), in[1]);
+       }},
+      {"index_select",
+       [](V in, const json &a) {
+         return in[0].index_select(a.at("dim").get<int64_t>(), in[1]);
+       }},
+      {"flip",
+       [](V in, const json &a) { return flip(in[0], dimsArg(a)); }},
+      {"roll",
+       [](V in, const json &a) {
+         return roll(in[0], a.at("shifts").get<Shape>(), dimsArg(a));
+       }},
+      {"repeat",
+       [](V in, const json &a) {
+         return in[0].repeat(a.at("reps").get<Shape>());
+       }},
+      {"tile",
+       [](V in, const json &a) {
+         return tile(in[0], a.at("reps").get<Shape>());
+       }},
+      {"unflatten",
+       [](V in, const json &a) {
+         return in[0].unflatten(a.at("dim").get<int64_t>(),
+                                a.at("sizes").get<Shape>());
+       }},
+      {"pad",
+       [](V in, const json &a) {
+         return pad(in[0], a.at("pads").get<Shape>(),
+                    a.at("mode").get<std::string>(),
+                    a.at("value").get<double>());
+       }},
+      {"chunk",
+       [](V in, const json &a) {
+         return chunk(in[0], a.at("chunks").get<int64_t>(),
+                      a.at("dim").get<int64_t>())
+             .at(a.at("piece").get<size_t>());
+       }},
+      {"split",
+       [](V in, const json &a) {
+         int64_t dim = a.at("dim").get<int64_t>();
+         std::vector<Tensor> pieces =
+             a.contains("sizes")
+                 ? split(in[0], a.at("sizes").get<Shape>(), dim)
+                 : in[0].split(a.at("size").get<int64_t>(), dim);
+         return pieces.at(a.at("piece").get<size_t>());
+       }},
       {"one_hot",
        [](V in, const json &a) {
          return one_hot(in[0], a.at("num_classes").get<int64_t>());
@@ -290,7 +382,36 @@ const std::map<std::string, OpFn> &ops() {
       {"conv2d",
        [](V in, const json &a) {
          return conv2d(in[0], in[1], in[2], a.at("stride").get<Shape>(),
-                       a.at("padding").get<Shape>());
+                       a.at("padding").get<Shape>(),
+                       a.value("dilation", Shape{1}),
+                       a.value("groups", int64_t(1)));
+       }},
+      {"max_pool2d",
+       [](V in, const json &a) {
+         return max_pool2d(in[0], a.at("kernel").get<Shape>(),
+                           a.at("stride").get<Shape>(),
+                           a.at("padding").get<Shape>(),
+                           a.at("dilation").get<Shape>(),
+                           a.at("ceil_mode").get<bool>());
+       }},
+      {"avg_pool2d",
+       [](V in, const json &a) {
+         std::optional<int64_t> divisor;
+         if (a.contains("divisor"))
+           divisor = a.at("divisor").get<int64_t>();
+         return avg_pool2d(in[0], a.at("kernel").get<Shape>(),
+                           a.at("stride").get<Shape>(),
+                           a.at("padding").get<Shape>(),
+                           a.at("ceil_mode").get<bool>(),
+                           a.at("count_include_pad").get<bool>(), divisor);
+       }},
+      {"einsum",
+       [](V in, const json &a) {
+         return einsum(a.at("equation").get<std::string>(), in);
+       }},
+      {"adaptive_avg_pool2d",
+       [](V in, const json &a) {
+         return adaptive_avg_pool2d(in[0], a.at("output_size").get<Shape>());
        }},
       {"cat",
        [](V in, const json &a) { return cat(in, a.at("dim").get<int64_t>()); }},

@@ -151,3 +151,105 @@ TEST_CASE("composed layers and views report misuse", "[nn][errors]") {
   // What does not throw: dropout is the identity, p 0 in training too.
   CHECK(dropout(x, 0.0, true).data<float>() == x.data<float>());
 }
+
+TEST_CASE("gather and the indexing and reshaping ops report misuse",
+          "[nn][errors]") {
+  Tensor x = randn({3, 4}, 1);
+  Tensor ids = from_vector<int64_t>({0, 3}, {2});
+  CHECK_KILN_ERROR(gather(x, 0, ids), "gather", "as many dims");
+  CHECK_KILN_ERROR(gather(x, 1, ids.reshape({1, 2}) + 2), "gather",
+                   "index 5 is out of range for dim 1 of size 4");
+  CHECK_KILN_ERROR(gather(x, 1, zeros({4, 1}, kInt64)), "gather",
+                   "larger than the input's shape [3, 4] at dim 0");
+  CHECK_KILN_ERROR(gather(x, 0, zeros({1, 1})), "gather", "integer");
+  CHECK_KILN_ERROR(gather(x, 2, zeros({1, 1}, kInt64)), "gather", "dim 2");
+  CHECK_KILN_ERROR(index_select(x, 0, ids), "index_select",
+                   "index 3 is out of range for dim 0 of size 3");
+  CHECK_KILN_ERROR(index_select(x, 0, ids.reshape({1, 2})), "index_select",
+                   "1-d");
+  CHECK_KILN_ERROR(index_select(x, 0, -ids), "index_select", "index -3");
+  CHECK_KILN_ERROR(flip(x, {0, -2}), "flip", "twice");
+  CHECK_KILN_ERROR(roll(x, {1, 2}, {0}), "roll", "2 shifts for 1 dims");
+  CHECK_KILN_ERROR(roll(x, {1, 2}), "roll", "one shift");
+  CHECK_KILN_ERROR(x.repeat({2}), "repeat", "at least one per dim");
+  CHECK_KILN_ERROR(x.repeat({2, -1}), "repeat", "negative");
+  CHECK_KILN_ERROR(unflatten(x, 1, {3, -1}), "unflatten", "do not multiply");
+  CHECK_KILN_ERROR(x.unflatten(1, {-1, -1}), "unflatten");
+  CHECK_KILN_ERROR(pad(x, {1}), "pad", "pair");
+  CHECK_KILN_ERROR(pad(x, {1, 1, 1, 1, 1, 1}), "pad", "at most 2");
+  CHECK_KILN_ERROR(pad(x, {4, 0}, "reflect"), "pad", "less than dim 1");
+  CHECK_KILN_ERROR(pad(x, {1, 1}, "circular"), "pad", "unknown mode");
+  CHECK_KILN_ERROR(pad(x, {-3, -2}), "pad", "negative size");
+  CHECK_KILN_ERROR(chunk(x, 0), "chunk", "positive");
+  CHECK_KILN_ERROR(x.split(0, 1), "split", "must be positive");
+  CHECK_KILN_ERROR(split(x, Shape{1, 1}, 0), "split", "add up to 2");
+  CHECK_KILN_ERROR(group_norm(randn({2, 6, 3}, 1), 4), "group_norm",
+                   "6 channels do not split into 4 groups");
+  CHECK_KILN_ERROR(group_norm(randn({2, 6}, 1), 2, ones({3})), "group_norm",
+                   "shape [6]");
+  CHECK_KILN_ERROR(group_norm(ones({2}), 1), "group_norm", "2 or more dims");
+  CHECK_KILN_ERROR(instance_norm(x), "instance_norm", "3 or more dims");
+  CHECK_KILN_ERROR(conv1d(ones({4}), ones({2, 4, 1})), "conv1d",
+                   "3-d [N, C, L]");
+  CHECK_KILN_ERROR(conv1d(randn({1, 4, 5}, 1), ones({2, 4})), "conv1d",
+                   "weight must be 3-d");
+  CHECK_KILN_ERROR(conv1d(randn({1, 4, 5}, 1), ones({2, 4, 1}), Tensor(), 0),
+                   "conv1d", "stride and dilation must be at least 1");
+  CHECK_KILN_ERROR(x.view_as(ones({5})), "view");
+  // Views and copies: chunks view x; flip, roll and pad copy it.
+  CHECK(x.chunk(2, 1)[1].shares_storage(x));
+  CHECK(x.split(Shape{1, 2}, 0).size() == 2);
+  CHECK(x.chunk(5, 0).size() == 3);
+  CHECK(chunk(zeros({0, 2}), 3).size() == 3);
+  CHECK(!flip(x, {}).shares_storage(x));
+  CHECK(!pad(x, {0, 0}).shares_storage(x));
+  CHECK(pad(zeros({0, 2}), {0, 0, 1, 1}, "constant", 2).sum().item<float>() ==
+        8);
+}
+
+TEST_CASE("pooling and grouped convolutions report misuse", "[nn][errors]") {
+  Tensor x = randn({2, 4, 5, 6}, 1);
+  CHECK_KILN_ERROR(max_pool2d(x, 0), "max_pool2d",
+                   "kernel_size must be at least 1");
+  CHECK_KILN_ERROR(max_pool2d(x, {2, 2, 2}), "max_pool2d", "one value or two");
+  CHECK_KILN_ERROR(max_pool2d(x, 2, 1, 2), "max_pool2d",
+                   "at most half the kernel size");
+  CHECK_KILN_ERROR(max_pool2d(x, 3, 1, 0, 3), "max_pool2d",
+                   "smaller than the kernel [3, 3] (dilated)");
+  CHECK_KILN_ERROR(max_pool2d(x, 2, 0), "max_pool2d",
+                   "stride must be at least 1");
+  CHECK_KILN_ERROR(max_pool2d(randn({4, 5}, 2), 2), "max_pool2d", "4-d");
+  CHECK_KILN_ERROR(max_pool2d(zeros({2, 0, 5, 5}), 2), "max_pool2d",
+                   "only the batch dim may be empty");
+  CHECK_KILN_ERROR(max_pool2d(zeros({1, 1, 4, 4}, kInt64), 2), "max_pool2d",
+                   "int64");
+  CHECK_KILN_ERROR(avg_pool2d(x, 7), "avg_pool2d", "smaller than the kernel");
+  CHECK_KILN_ERROR(avg_pool2d(x, 2, 2, 0, false, true, 0), "avg_pool2d",
+                   "divisor_override must be non-zero");
+  CHECK_KILN_ERROR(adaptive_avg_pool2d(x, {0, 2}), "adaptive_avg_pool2d",
+                   "output_size must be at least 1");
+  CHECK_KILN_ERROR(adaptive_avg_pool2d(zeros({1, 2, 0, 3}), 1),
+                   "adaptive_avg_pool2d", "only the batch dim may be empty");
+  // An empty batch pools to an empty batch.
+  CHECK(max_pool2d(zeros({0, 2, 4, 4}), 2).shape() == Shape{0, 2, 2, 2});
+
+  Tensor w = randn({6, 2, 3, 3}, 3);
+  CHECK_KILN_ERROR(conv2d(x, w, Tensor(), 1, 0, 1, 3), "conv2d",
+                   "3 groups do not divide");
+  CHECK_KILN_ERROR(conv2d(x, w, Tensor(), 1, 0, 1, 1), "conv2d",
+                   "the weight expects 2");
+  CHECK_KILN_ERROR(conv2d(x, w, Tensor(), 1, 0, 1, 0), "conv2d",
+                   "groups must be at least 1");
+  CHECK_KILN_ERROR(conv2d(x, w, Tensor(), 1, 0, 0, 2), "conv2d",
+                   "dilation must be at least 1");
+  CHECK_KILN_ERROR(conv2d(x, w, Tensor(), 1, 0, 3, 2), "conv2d",
+                   "(dilated) is larger than the padded input");
+  CHECK_KILN_ERROR(
+      conv1d(randn({2, 4, 5}, 4), randn({6, 2, 3}, 5), Tensor(), 1, 0, 0, 2),
+      "conv1d", "dilation must be at least 1");
+  // Depthwise: each channel with its own filter.
+  Tensor dw = randn({4, 1, 3, 3}, 6);
+  Tensor y = conv2d(x, dw, Tensor(), 1, 1, 1, 4);
+  Tensor one = conv2d(x.narrow(1, 2, 1), dw.narrow(0, 2, 1), Tensor(), 1, 1);
+  CHECK(allclose(y.narrow(1, 2, 1), one, 1e-5, 1e-6));
+}

@@ -329,13 +329,39 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto input = rankedOf(adaptor.getInput().getType());
+  auto index = rankedOf(adaptor.getIndex().getType());
+  int64_t rank = input.getRank(), dim = adaptor.getDim();
+  if (index.getRank() != rank)
+    return emitOptionalError(loc, "the index must have the input's rank, got ",
+                             index, " for ", input);
+  if (dim < 0 || dim >= std::max<int64_t>(rank, 1))
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim && !input.isDynamicDim(d) && !index.isDynamicDim(d) &&
+        index.getDimSize(d) > input.getDimSize(d))
+      return emitOptionalError(loc, "the index's dim ", d,
+                               " is larger than the input's: ", index, " for ",
+                               input);
+  inferred.push_back(
+      RankedTensorType::get(index.getShape(), input.getElementType()));
+  return success();
+}
+
 LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   auto x = rankedOf(adaptor.getInput().getType());
   auto w = rankedOf(adaptor.getWeight().getType());
-  ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding();
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding(),
+                    dilation = adaptor.getDilation();
+  int64_t groups = adaptor.getGroups();
   if (x.getRank() != 4 || w.getRank() != 4)
     return emitOptionalError(loc,
                              "input and weight must be 4-d (NCHW and "
@@ -344,22 +370,34 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
-  if (strides.size() != 2 || pad.size() != 2 ||
-      llvm::any_of(strides, [&](int64_t s) { return !dynamic(s) && s < 1; }) ||
-      llvm::any_of(pad, [&](int64_t p) { return !dynamic(p) && p < 0; }))
-    return emitOptionalError(loc, "strides must be two values >= 1 and "
-                                  "padding two values >= 0");
-  size_t dynamicParams =
-      llvm::count_if(strides, dynamic) + llvm::count_if(pad, dynamic);
+  auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
+    return llvm::any_of(values,
+                        [&](int64_t v) { return !dynamic(v) && v < minimum; });
+  };
+  if (strides.size() != 2 || pad.size() != 2 || dilation.size() != 2 ||
+      below(strides, 1) || below(pad, 0) || below(dilation, 1) ||
+      below({groups}, 1))
+    return emitOptionalError(loc, "strides and dilation must be two values "
+                                  ">= 1, padding two values >= 0 and groups "
+                                  ">= 1");
+  size_t dynamicParams = llvm::count_if(strides, dynamic) +
+                         llvm::count_if(pad, dynamic) +
+                         llvm::count_if(dilation, dynamic) + dynamic(groups);
   if (adaptor.getParams().size() != dynamicParams)
     return emitOptionalError(loc, "expected ", dynamicParams,
-                             " index operands for the dynamic strides and "
-                             "padding, got ",
+                             " index operands for the dynamic strides, "
+                             "padding, dilation and groups, got ",
                              adaptor.getParams().size());
-  if (!compatibleDims(x.getDimSize(1), w.getDimSize(1)))
-    return emitOptionalError(loc, "the input has ", x.getDimSize(1),
+  int64_t channels = x.getDimSize(1), perGroup = w.getDimSize(1);
+  if (!dynamic(groups) && !dynamic(channels) && !dynamic(perGroup) &&
+      channels != perGroup * groups)
+    return emitOptionalError(loc, "the input has ", channels,
                              " channels but the weight expects ",
-                             w.getDimSize(1));
+                             perGroup * groups);
+  if (!dynamic(groups) && !dynamic(w.getDimSize(0)) &&
+      w.getDimSize(0) % groups != 0)
+    return emitOptionalError(loc, groups, " groups do not divide the ",
+                             w.getDimSize(0), " filters");
   if (Value bias = adaptor.getBias()) {
     auto b = rankedOf(bias.getType());
     if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)))
@@ -369,19 +407,119 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape = {x.getDimSize(0), w.getDimSize(0)};
   for (int i = 0; i < 2; ++i) {
     int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
-    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k) ||
-        dynamic(pad[i]) || dynamic(strides[i])) {
+    if (dynamic(in) || dynamic(k) || dynamic(pad[i]) || dynamic(strides[i]) ||
+        dynamic(dilation[i])) {
       shape.push_back(kDynamic);
       continue;
     }
-    if (in + 2 * pad[i] < k)
+    int64_t span = dilation[i] * (k - 1) + 1;
+    if (in + 2 * pad[i] < span)
       return emitOptionalError(loc,
                                "the kernel is larger than the padded "
                                "input in dim ",
                                2 + i);
-    shape.push_back((in + 2 * pad[i] - k) / strides[i] + 1);
+    shape.push_back((in + 2 * pad[i] - span) / strides[i] + 1);
   }
   inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto x = rankedOf(adaptor.getInput().getType());
+  if (x.getRank() != 4)
+    return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
+  ArrayRef<int64_t> kernel = adaptor.getKernel(),
+                    strides = adaptor.getStrides(), pad = adaptor.getPadding(),
+                    dilation = adaptor.getDilation();
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+  auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
+    return llvm::any_of(values,
+                        [&](int64_t v) { return !dynamic(v) && v < minimum; });
+  };
+  if (kernel.size() != 2 || strides.size() != 2 || pad.size() != 2 ||
+      dilation.size() != 2 || below(kernel, 1) || below(strides, 1) ||
+      below(pad, 0) || below(dilation, 1))
+    return emitOptionalError(loc, "kernel, strides and dilation must be two "
+                                  "values >= 1 and padding two values >= 0");
+  int64_t ceilMode = adaptor.getCeilMode(),
+          countPad = adaptor.getCountIncludePad();
+  auto flag = [&](int64_t v) { return dynamic(v) || v == 0 || v == 1; };
+  if (!flag(ceilMode) || !flag(countPad))
+    return emitOptionalError(loc, "ceil_mode and count_include_pad must be 0 "
+                                  "or 1");
+  if (adaptor.getKind() == PoolKind::max
+          ? countPad != 1 || adaptor.getDivisor()
+          : llvm::any_of(dilation, [](int64_t v) { return v != 1; }))
+    return emitOptionalError(loc, "dilation is max pooling's, "
+                                  "count_include_pad and divisor average "
+                                  "pooling's");
+  if (adaptor.getDivisor() && *adaptor.getDivisor() == 0)
+    return emitOptionalError(loc, "the divisor must be non-zero");
+  size_t dynamicParams =
+      llvm::count_if(kernel, dynamic) + llvm::count_if(strides, dynamic) +
+      llvm::count_if(pad, dynamic) + llvm::count_if(dilation, dynamic) +
+      dynamic(ceilMode) + dynamic(countPad);
+  if (adaptor.getParams().size() != dynamicParams)
+    return emitOptionalError(loc, "expected ", dynamicParams,
+                             " index operands for the dynamic window "
+                             "parameters, got ",
+                             adaptor.getParams().size());
+  for (int64_t d = 1; d < 4; ++d)
+    if (x.getDimSize(d) == 0)
+      return emitOptionalError(loc, "only the batch dim may be empty");
+  SmallVector<int64_t> shape = {x.getDimSize(0), x.getDimSize(1)};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i), k = kernel[i], s = strides[i], p = pad[i],
+            d = dilation[i];
+    if (!dynamic(p) && !dynamic(k) && 2 * p > k)
+      return emitOptionalError(loc, "padding must be at most half the kernel "
+                                    "size");
+    if (dynamic(in) || dynamic(k) || dynamic(s) || dynamic(p) || dynamic(d) ||
+        dynamic(ceilMode)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    int64_t room = in + 2 * p - (d * (k - 1) + 1) + (ceilMode ? s - 1 : 0);
+    int64_t o = (room >= 0 ? room / s : -((-room + s - 1) / s)) + 1;
+    if (ceilMode && (o - 1) * s >= in + p)
+      --o;
+    if (o < 1)
+      return emitOptionalError(loc,
+                               "the padded input is smaller than the "
+                               "kernel in dim ",
+                               2 + i);
+    shape.push_back(o);
+  }
+  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto x = rankedOf(adaptor.getInput().getType());
+  if (x.getRank() != 4)
+    return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
+  ArrayRef<int64_t> sizes = adaptor.getOutputSize();
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+  if (sizes.size() != 2 ||
+      llvm::any_of(sizes, [&](int64_t v) { return !dynamic(v) && v < 1; }))
+    return emitOptionalError(loc, "output_size must be two values >= 1");
+  if (adaptor.getParams().size() !=
+      static_cast<size_t>(llvm::count_if(sizes, dynamic)))
+    return emitOptionalError(loc, "expected ", llvm::count_if(sizes, dynamic),
+                             " index operands for the dynamic output size, "
+                             "got ",
+                             adaptor.getParams().size());
+  for (int64_t d = 1; d < 4; ++d)
+    if (x.getDimSize(d) == 0)
+      return emitOptionalError(loc, "only the batch dim may be empty");
+  inferred.push_back(RankedTensorType::get(
+      {x.getDimSize(0), x.getDimSize(1), sizes[0], sizes[1]},
+      x.getElementType()));
   return success();
 }
 

@@ -535,18 +535,44 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elements picked along a dim by integer indices (torch.gather)";
+  let description = [{
+    `result[i0, .., id, ..] = input[i0, .., index[i0, .., id, ..], ..]` with
+    `id` at `dim` (non-negative): the result has the index's shape and the
+    input's element type. The ranks agree; every other dim of the index is
+    at most the input's (a run-time error otherwise), and indices outside
+    `[0, input.size(dim))` are a run-time error, reported as the runtime
+    reports it. index_select, flip, roll and pad are written with it.
+
+    ```mlir
+    %g = kiln.gather %x, %idx dim 1
+        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_IntTensor:$index,
+                       I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index `dim` $dim attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
                                        AttrSizedOperandSegments]> {
   let summary = "2-d convolution, NCHW";
   let description = [{
-    `input` is `[N, C, H, W]`, `weight` `[O, C, kH, kW]`, `bias` `[O]`;
-    `strides` and `padding` hold `[h, w]` (strides at least 1, padding at
-    least 0). The output is `[N, O, (H + 2ph - kH) / sh + 1,
-    (W + 2pw - kW) / sw + 1]`.
+    `input` is `[N, C, H, W]`, `weight` `[O, C / groups, kH, kW]`, `bias`
+    `[O]`; `strides`, `padding` and `dilation` hold `[h, w]` (strides and
+    dilation at least 1, padding at least 0). With `groups` g the channels
+    and the filters split into g groups, group i's filters convolving group
+    i's channels. The output is `[N, O, (H + 2ph - dh (kH - 1) - 1) / sh + 1,
+    (W + 2pw - dw (kW - 1) - 1) / sw + 1]`.
 
-    A stride or padding known only at run time (a module's member, say) is
-    `kDynamic` in its attribute and an `index` operand in `params`, in the
-    order sh, sw, ph, pw; the lowering checks its range at run time.
+    A stride, padding, dilation or group count known only at run time (a
+    module's member, say) is `kDynamic` in its attribute and an `index`
+    operand in `params`, in the order sh, sw, ph, pw, dh, dw, groups; the
+    lowering checks its range at run time.
 
     ```mlir
     %y = kiln.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
@@ -556,10 +582,76 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
   let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
                        Optional<Kiln_FloatTensor>:$bias,
                        Variadic<Index>:$params,
-                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
   let results = (outs Kiln_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_Pool2dOp : Kiln_Op<"pool2d", [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-d max or average pooling, NCHW";
+  let description = [{
+    torch's `max_pool2d` (`kind = max`) and `avg_pool2d` (`kind = avg`) of
+    `input` `[N, C, H, W]`: output `(oh, ow)` reduces the taps
+    `(oh * sh - ph + i * dh, ow * sw - pw + j * dw)` for `i < kh`, `j < kw`
+    that lie inside the input (`kernel`, `strides`, `padding`, `dilation`
+    hold `[h, w]`; padding at most half the kernel). The output's size is
+    ATen's `pooling_output_shape`: `(H + 2ph - dh (kh - 1) - 1) / sh + 1`,
+    rounded up with `ceil_mode` as long as the last window starts inside
+    the input or its left padding. A NaN in a window is its max. Average
+    pooling divides by the window clipped to the padded input
+    (`count_include_pad`) or to the input, or by `divisor`.
+
+    `ceil_mode` and `count_include_pad` are 0 or 1. A window parameter or
+    flag known only at run time is `kDynamic` in its attribute and an
+    `index` operand in `params`, in the order kh, kw, sh, sw, ph, pw, dh,
+    dw, ceil_mode, count_include_pad; the lowering checks its range at run
+    time.
+
+    ```mlir
+    %y = kiln.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+        padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, ceil_mode = 0}
+        : (tensor<?x16x?x?xf32>) -> tensor<?x16x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_PoolKind:$kind, Kiln_FloatTensor:$input,
+                       Variadic<Index>:$params,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "1">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $input (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
+                                       [Pure, InferTypeOpAdaptor]> {
+  let summary = "2-d adaptive average pooling, NCHW";
+  let description = [{
+    torch's `adaptive_avg_pool2d` of `input` `[N, C, H, W]` to
+    `output_size` `[h, w]`: output `(oh, ow)` is the mean of input rows
+    `[floor(oh * H / h), ceil((oh + 1) * H / h))` and the same columns of
+    `W`. An output size known only at run time is `kDynamic` in the
+    attribute and an `index` operand in `params`; the lowering checks it.
+
+    ```mlir
+    %y = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 1, 1>}
+        : (tensor<?x512x?x?xf32>) -> tensor<?x512x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Variadic<Index>:$params,
+                       DenseI64ArrayAttr:$output_size);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`params` `[` $params^ `]`)? attr-dict
     `:` functional-type(operands, results)
   }];
 }

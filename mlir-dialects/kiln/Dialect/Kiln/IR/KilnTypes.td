@@ -32,6 +32,12 @@ def Kiln_CmpPredicate : I64EnumAttr<"CmpPredicate",
   let cppNamespace = "::mlir::kiln";
 }
 
+def Kiln_PoolKind : I64EnumAttr<"PoolKind",
+    "what a pooling window computes", [
+      I64EnumAttrCase<"max", 0>, I64EnumAttrCase<"avg", 1>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
 def Kiln_GeluApproximation : I64EnumAttr<"GeluApproximation",
     "how gelu is computed", [
       I64EnumAttrCase<"none", 0>, I64EnumAttrCase<"tanh", 1>]> {

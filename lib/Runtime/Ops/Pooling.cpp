@@ -1,0 +1,226 @@
+//===- Pooling.cpp - max_pool2d, avg_pool2d, adaptive_avg_pool2d ----------===//
+//
+// ATen's CPU kernels' semantics: windows of kernel taps (dilation apart for
+// max) starting at o * stride - padding, taps outside the input skipped;
+// ceil_mode's extra window only where it starts inside the input or its
+// left padding; a NaN in a window is its max. One loop per (image, channel)
+// plane, the planes in parallel.
+//
+//===----------------------------------------------------------------------===//
+#include "Core/Stats.h"
+#include "Ops/Elementwise.h"
+#include "kiln/Ops.h"
+
+#include <cmath>
+#include <limits>
+
+namespace kiln {
+using namespace detail;
+
+namespace {
+
+/// x is [N, C, H, W] or [C, H, W], floating, with only N empty.
+void checkPooled(const Tensor &x, const char *op) {
+  checkCpu(x, op);
+  if (x.dim() != 3 && x.dim() != 4)
+    throw Error(std::string(op) +
+                ": the input must be 4-d [N, C, H, W] or 3-d [C, H, W], got "
+                "shape " +
+                shapeStr(x.shape()));
+  for (int64_t d = x.dim() - 3; d < x.dim(); ++d)
+    if (x.size(d) == 0)
+      throw Error(std::string(op) + ": only the batch dim may be empty, got " +
+                  "shape " + shapeStr(x.shape()));
+  if (!isFloating(x.dtype()))
+    throw unsupportedDType(op, x.dtype());
+}
+
+/// A window's parameters along both dims, and the output's size.
+struct Windows {
+  Shape kernel, stride, pad, dilation, out;
+};
+
+/// ATen's pooling_output_shape, and its checks.
+Windows windowsOf(const Tensor &x, const char *op, const Shape &kernel,
+                  const Shape &stride, const Shape &padding,
+                  const Shape &dilation, bool ceilMode) {
+  checkPooled(x, op);
+  Windows w;
+  w.kernel = pairParam(kernel, op, "kernel_size", 1);
+  w.stride = stride.empty() ? w.kernel : pairParam(stride, op, "stride", 1);
+  w.pad = pairParam(padding, op, "padding", 0);
+  w.dilation = pairParam(dilation, op, "dilation", 1);
+  for (int i = 0; i < 2; ++i) {
+    if (w.pad[i] * 2 > w.kernel[i])
+      throw Error(std::string(op) + ": padding " + shapeStr(w.pad) +
+                  " must be at most half the kernel size " +
+                  shapeStr(w.kernel));
+    int64_t in = x.size(x.dim() - 2 + i), s = w.stride[i];
+    int64_t span = w.dilation[i] * (w.kernel[i] - 1) + 1;
+    int64_t room = in + 2 * w.pad[i] - span + (ceilMode ? s - 1 : 0);
+    // Floor division (room may be negative: the output is then empty).
+    int64_t o = (room >= 0 ? room / s : -((-room + s - 1) / s)) + 1;
+    if (ceilMode && o > 0 && (o - 1) * s >= in + w.pad[i])
+      --o;
+    if (o < 1)
+      throw Error(std::string(op) + ": the input " +
+                  shapeStr({x.size(-2), x.size(-1)}) + " padded by " +
+                  shapeStr(w.pad) + " is smaller than the kernel " +
+                  shapeStr(w.kernel) +
+                  (span != w.kernel[i] ? " (dilated)" : ""));
+    w.out.push_back(o);
+  }
+  return w;
+}
+
+/// Runs body(src, dst) over each [H, W] plane of x (as computed) and of the
+/// [.., Ho, Wo] result, in parallel.
+template <typename Body>
+Tensor overPlanes(const Tensor &x, const char *op, int64_t Ho, int64_t Wo,
+                  const Body &body) {
+  DType ct = computeType(x.dtype());
+  Tensor in = x.to(ct).contiguous();
+  Shape shape = x.shape();
+  shape[shape.size() - 2] = Ho;
+  shape[shape.size() - 1] = Wo;
+  Tensor out(shape, ct);
+  int64_t H = x.size(-2), W = x.size(-1);
+  int64_t planes = in.numel() / (H * W); // H, W > 0: checked
+  dispatchCompute(ct, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point<T>::value) {
+      const T *src = in.data<T>();
+      T *dst = out.data<T>();
+      parallelFor(planes, planes * (H * W + Ho * Wo),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t p = begin; p < end; ++p)
+                      body(src + p * H * W, dst + p * Ho * Wo);
+                  });
+    }
+  });
+  return out.to(x.dtype());
+}
+
+} // namespace
+
+Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
+                  const Shape &stride, const Shape &padding,
+                  const Shape &dilation, bool ceil_mode) {
+  detail::CountedOp counted;
+  Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
+                        ceil_mode);
+  int64_t H = x.size(-2), W = x.size(-1);
+  return overPlanes(
+      x, "max_pool2d", w.out[0], w.out[1], [&](const auto *src, auto *dst) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
+        for (int64_t oy = 0; oy < w.out[0]; ++oy)
+          for (int64_t ox = 0; ox < w.out[1]; ++ox) {
+            T best = -std::numeric_limits<T>::infinity();
+            for (int64_t i = 0; i < w.kernel[0]; ++i) {
+              int64_t iy = oy * w.stride[0] - w.pad[0] + i * w.dilation[0];
+              if (iy < 0 || iy >= H)
+                continue;
+              for (int64_t j = 0; j < w.kernel[1]; ++j) {
+                int64_t ix = ox * w.stride[1] - w.pad[1] + j * w.dilation[1];
+                if (ix < 0 || ix >= W)
+                  continue;
+                T v = src[iy * W + ix];
+                if (v > best || std::isnan(v))
+                  best = v;
+                if (std::isnan(best))
+                  break;
+              }
+            }
+            dst[oy * w.out[1] + ox] = best;
+          }
+      });
+}
+
+Tensor max_pool2d(const Tensor &x, int64_t kernel_size,
+                  std::optional<int64_t> stride, int64_t padding,
+                  int64_t dilation, bool ceil_mode) {
+  detail::CountedOp counted;
+  return max_pool2d(x, Shape{kernel_size}, stride ? Shape{*stride} : Shape{},
+                    Shape{padding}, Shape{dilation}, ceil_mode);
+}
+
+Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
+                  const Shape &stride, const Shape &padding, bool ceil_mode,
+                  bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  detail::CountedOp counted;
+  Windows w = windowsOf(x, "avg_pool2d", kernel_size, stride, padding, Shape{1},
+                        ceil_mode);
+  if (divisor_override && *divisor_override == 0)
+    throw Error("avg_pool2d: divisor_override must be non-zero");
+  int64_t H = x.size(-2), W = x.size(-1);
+  return overPlanes(
+      x, "avg_pool2d", w.out[0], w.out[1], [&](const auto *src, auto *dst) {
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
+        for (int64_t oy = 0; oy < w.out[0]; ++oy)
+          for (int64_t ox = 0; ox < w.out[1]; ++ox) {
+            // ATen's: the window clipped to the padded input gives the
+            // divisor with padding, clipped to the input the one without.
+            int64_t y0 = oy * w.stride[0] - w.pad[0];
+            int64_t x0 = ox * w.stride[1] - w.pad[1];
+            int64_t y1 = std::min(y0 + w.kernel[0], H + w.pad[0]);
+            int64_t x1 = std::min(x0 + w.kernel[1], W + w.pad[1]);
+            int64_t padded = (y1 - y0) * (x1 - x0);
+            y0 = std::max<int64_t>(y0, 0);
+            x0 = std::max<int64_t>(x0, 0);
+            y1 = std::min(y1, H);
+            x1 = std::min(x1, W);
+            T sum = 0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ix = x0; ix < x1; ++ix)
+                sum += src[iy * W + ix];
+            int64_t divisor = divisor_override    ? *divisor_override
+                              : count_include_pad ? padded
+                                                  : (y1 - y0) * (x1 - x0);
+            dst[oy * w.out[1] + ox] = sum / static_cast<T>(divisor);
+          }
+      });
+}
+
+Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
+                  std::optional<int64_t> stride, int64_t padding,
+                  bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  detail::CountedOp counted;
+  return avg_pool2d(x, Shape{kernel_size}, stride ? Shape{*stride} : Shape{},
+                    Shape{padding}, ceil_mode, count_include_pad,
+                    divisor_override);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size) {
+  detail::CountedOp counted;
+  const char *op = "adaptive_avg_pool2d";
+  checkPooled(x, op);
+  Shape out = pairParam(output_size, op, "output_size", 1);
+  int64_t H = x.size(-2), W = x.size(-1);
+  // Output o averages [floor(o * in / out), ceil((o + 1) * in / out)).
+  auto start = [](int64_t o, int64_t in, int64_t n) { return o * in / n; };
+  auto end = [](int64_t o, int64_t in, int64_t n) {
+    return ((o + 1) * in + n - 1) / n;
+  };
+  return overPlanes(x, op, out[0], out[1], [&](const auto *src, auto *dst) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
+    for (int64_t oy = 0; oy < out[0]; ++oy)
+      for (int64_t ox = 0; ox < out[1]; ++ox) {
+        int64_t y0 = start(oy, H, out[0]), y1 = end(oy, H, out[0]);
+        int64_t x0 = start(ox, W, out[1]), x1 = end(ox, W, out[1]);
+        T sum = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix)
+            sum += src[iy * W + ix];
+        dst[oy * out[1] + ox] = sum / static_cast<T>((y1 - y0) * (x1 - x0));
+      }
+  });
+}
+
+Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size) {
+  detail::CountedOp counted;
+  return adaptive_avg_pool2d(x, Shape{output_size});
+}
+
+} // namespace kiln
