@@ -669,6 +669,44 @@ for eq, ops in [("bhqd,bhkd->bhqk", [eq_a, eq_b]),
                 ("ik,kj->", [f32(3, 4), f32(4, 2)])]:
     case("einsum", ops, np.einsum(eq, *[d(o) for o in ops]).astype(np.float32), equation=eq)
 
+# interpolate, as ATen places the sources: nearest at floor(o * scale) with
+# a float32 scale, bilinear at (o + 0.5) * scale - 0.5 clamped at 0 (or
+# o * (in - 1) / (out - 1) with align_corners) between two neighbours.
+def resample(x, axis, out, factor, mode, align):
+    n = x.shape[axis]
+    o = np.arange(out)
+    if mode == "nearest":
+        scale = np.float32(1.0 / factor) if factor else np.float32(n) / np.float32(out)
+        idx = np.minimum(np.floor(o.astype(np.float32) * scale).astype(np.int64), n - 1)
+        return np.take(x, idx, axis=axis)
+    if align:
+        src = o * ((n - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        scale = 1.0 / factor if factor else n / out
+        src = np.maximum((o + 0.5) * scale - 0.5, 0)
+    lo = np.floor(src).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    far = src - lo
+    shape = [1] * x.ndim
+    shape[axis] = out
+    far = far.reshape(shape)
+    return np.take(x, lo, axis=axis) * (1 - far) + np.take(x, hi, axis=axis) * far
+ix = f32(2, 3, 5, 4)
+for size, factor, mode, align in [([7, 9], None, "nearest", None), ([3, 2], None, "nearest", None),
+                                  (None, 2.0, "nearest", None), (None, 1.5, "nearest", None),
+                                  ([8, 6], None, "bilinear", False), ([3, 7], None, "bilinear", True),
+                                  ([1, 1], None, "bilinear", True), (None, 2.0, "bilinear", False)]:
+    h, w = size if size else [int(np.floor(5 * factor)), int(np.floor(4 * factor))]
+    y = resample(resample(d(ix), 2, h, factor, mode, align), 3, w, factor, mode, align)
+    args = {"mode": mode}
+    if size:
+        args["size"] = size
+    else:
+        args["scale_factor"] = factor
+    if align is not None:
+        args["align_corners"] = align
+    case("interpolate", [ix], y.astype(np.float32), **args)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -306,6 +306,18 @@ Tensor unflatten(const Tensor &x, int64_t dim, const Shape &sizes);
 /// (pads less than the size) or "replicate". The result keeps x's dtype.
 Tensor pad(const Tensor &x, const Shape &pads,
            const std::string &mode = "constant", Scalar value = 0);
+/// torch.nn.functional.interpolate of x [N, C, H, W] to size {h, w} (or
+/// one value for both), or scaled by scale_factor (the size floor(H *
+/// scale_factor), positions mapped back by 1 / scale_factor as torch maps
+/// them). mode "nearest" (source floor(o * H / h)) or "bilinear" (source
+/// (o + 0.5) * H / h - 0.5, or o * (H - 1) / (h - 1) with align_corners,
+/// between its two neighbours).
+Tensor interpolate(const Tensor &x, const Shape &size,
+                   const std::string &mode = "nearest",
+                   std::optional<bool> align_corners = std::nullopt);
+Tensor interpolate(const Tensor &x, double scale_factor,
+                   const std::string &mode = "nearest",
+                   std::optional<bool> align_corners = std::nullopt);
 /// Views of ceil(size / chunks) elements along dim, the last shorter (as
 /// torch, fewer than chunks pieces when the size does not allow them all;
 /// chunks empty pieces of an empty dim).

@@ -838,7 +838,7 @@ bool Tracer::isComposite(const std::string &name) {
       "stack",        "one_hot",   "eye",        "batch_norm",    "gather",
       "index_select", "flip",      "roll",       "repeat",        "tile",
       "pad",          "unflatten", "group_norm", "instance_norm", "max",
-      "min",          "linspace",  "einsum"};
+      "min",          "linspace",  "einsum",     "interpolate"};
   return names.count(name) > 0;
 }
 
@@ -1214,6 +1214,137 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     return addOp(OpCode::Permute,
                  {addOp(OpCode::Reshape, outShape, ValueKind::Tensor, loc)},
                  ValueKind::Tensor, loc, plan.outPerm);
+  }
+  if (name == "interpolate" && n >= 2) {
+    // As eager resamples (lib/Runtime/Ops/Indexing.cpp): rows, then
+    // columns, each an index_select at ATen's source positions (nearest's
+    // in float as ATen computes them; bilinear's in double, between two
+    // neighbours).
+    std::optional<int> x = tensor(0);
+    if (!x)
+      return x;
+    if (GraphInput *in = inputOf(*x))
+      in->exactRank = 4;
+    std::string mode = "nearest";
+    if (n > 2) {
+      std::optional<std::string> m = stringArg(args[2]);
+      if (!m)
+        return breakAt(args[2]->getExprLoc(),
+                       "kiln::interpolate with a mode that is not a string "
+                       "literal");
+      mode = *m;
+    }
+    bool bilinear = mode == "bilinear";
+    if (mode != "nearest" && !bilinear)
+      return breakAt(loc, "kiln::interpolate with mode \"" + mode +
+                              "\" (an error in eager)");
+    bool alignCorners = false;
+    if (n > 3) {
+      std::optional<int> a = scalar(3, absent);
+      if (!absent) {
+        std::optional<double> c = a ? graph().constantValue(*a) : std::nullopt;
+        if (!c)
+          return breakAt(args[3]->getExprLoc(),
+                         "kiln::interpolate with an align_corners that is "
+                         "not a constant");
+        if (!bilinear)
+          return breakAt(args[3]->getExprLoc(),
+                         "kiln::interpolate with align_corners in nearest "
+                         "mode (an error in eager)");
+        alignCorners = *c != 0;
+      }
+    }
+    auto f64 = [&](int v) {
+      return addOp(OpCode::ScalarCast, {v}, ValueKind::F64, loc);
+    };
+    auto fdiv = [&](int a, int b) {
+      return addOp(OpCode::ScalarDiv, {a, b}, ValueKind::F64, loc);
+    };
+    auto dimOf = [&](int v, int64_t d) {
+      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
+    };
+    std::vector<int> out;
+    std::optional<int> factor;
+    if (stripArg(args[1])->getType()->isArithmeticType()) {
+      factor = scalar(1, absent);
+      if (!factor)
+        return std::nullopt;
+      factor = f64(*factor);
+      check(addOp(OpCode::ScalarCmp,
+                  {*factor, constant(0, ValueKind::F64, loc)}, ValueKind::Bool,
+                  loc, {GT}),
+            "interpolate: scale_factor must be positive");
+      for (int64_t d = 2; d < 4; ++d)
+        out.push_back(
+            addOp(OpCode::ScalarCast,
+                  {addOp(OpCode::ScalarMul, {f64(dimOf(*x, d)), *factor},
+                         ValueKind::F64, loc)},
+                  ValueKind::I64, loc));
+    } else {
+      if (!traceIntList(args[1], out))
+        return std::nullopt;
+      if (out.empty() || out.size() > 2)
+        return breakAt(args[1]->getExprLoc(),
+                       "kiln::interpolate with a size of " +
+                           std::to_string(out.size()) +
+                           " values (an error in eager)");
+      if (out.size() == 1)
+        out.push_back(out[0]);
+    }
+    for (int v : out)
+      check(scalarCmp(v, i64(1), GE), "interpolate: size must be at least 1");
+    for (int64_t d = 1; d < 4; ++d)
+      check(scalarCmp(dimOf(*x, d), i64(0), GT),
+            "interpolate: only the batch dim may be empty");
+    int y = *x;
+    for (int64_t d = 2; d < 4; ++d) {
+      int size = out[d - 2], in = dimOf(*x, d);
+      int last = wrapped(scalarOp(OpCode::ScalarSub, in, i64(1)));
+      int scale = factor ? fdiv(constant(1, ValueKind::F64, loc), *factor)
+                         : fdiv(f64(in), f64(size));
+      if (!bilinear) {
+        int at = op(OpCode::Floor,
+                    {op(OpCode::Mul,
+                        {addOp(OpCode::Cast, {positions(size)},
+                               ValueKind::Tensor, loc, {5}, 0, kDTypeOps[5]),
+                         wrapped(scale)})});
+        at = addOp(OpCode::Cast, {at}, ValueKind::Tensor, loc, {2}, 0,
+                   kDTypeOps[2]);
+        y = indexSelect(y, d, op(OpCode::Minimum, {at, last}));
+        continue;
+      }
+      if (alignCorners)
+        scale = addOp(OpCode::Select,
+                      {scalarCmp(size, i64(1), GT),
+                       fdiv(f64(scalarOp(OpCode::ScalarSub, in, i64(1))),
+                            f64(scalarOp(OpCode::ScalarSub, size, i64(1)))),
+                       constant(0, ValueKind::F64, loc)},
+                      ValueKind::F64, loc);
+      int o = addOp(OpCode::Cast, {positions(size)}, ValueKind::Tensor, loc,
+                    {6}, 0, kDTypeOps[6]);
+      int src =
+          alignCorners
+              ? op(OpCode::Mul, {o, wrapped(scale)})
+              : op(OpCode::Maximum,
+                   {op(OpCode::Sub,
+                       {op(OpCode::Mul,
+                           {op(OpCode::Add, {o, number(0.5)}), wrapped(scale)}),
+                        number(0.5)}),
+                    number(0)});
+      int below = addOp(OpCode::Cast, {op(OpCode::Floor, {src})},
+                        ValueKind::Tensor, loc, {2}, 0, kDTypeOps[2]);
+      int above = op(OpCode::Minimum,
+                     {op(OpCode::Add, {below, wrapped(i64(1))}), last});
+      int far =
+          op(OpCode::Sub, {src, addOp(OpCode::Cast, {below}, ValueKind::Tensor,
+                                      loc, {6}, 0, kDTypeOps[6])});
+      if (d == 2) // [h, 1] against [N, C, h, W]
+        far = addOp(OpCode::Unsqueeze, {far}, ValueKind::Tensor, loc, {1});
+      y = op(OpCode::Add, {op(OpCode::Mul, {indexSelect(y, d, below),
+                                            op(OpCode::Sub, {number(1), far})}),
+                           op(OpCode::Mul, {indexSelect(y, d, above), far})});
+    }
+    return like(y, *x);
   }
   if ((name == "max" || name == "min") && n >= 1) {
     // The extremum of all (amax), or along a dim: the values gathered at

@@ -5,7 +5,8 @@
 // ceil_mode;
 // avg_pool2d with and without the padding counted, a divisor override),
 // adaptive_avg_pool2d to 1x1 and to sizes that do not divide the input, and
-// a grouped, dilated conv1d. Each graph compiles and matches eager at sizes
+// a grouped, dilated conv1d, and interpolate (nearest and bilinear, by a
+// factor or to a size). Each graph compiles and matches eager at sizes
 // the source never names; an input smaller than a pooling window fails the
 // graph's shape check and reruns eagerly, raising eager's error (the ERR
 // runs: compiled and eager print the same).
@@ -78,6 +79,22 @@ Tensor sequence(const Tensor &x, const Tensor &w, const Tensor &b) {
   return kiln::conv1d(x, w, b, 1, 2, 2, 2);
 }
 
+// A decoder's upsampling: nearest by a factor, bilinear to a size (with and
+// without align_corners), and a size held in a member.
+struct Upsample {
+  int64_t height = 5, width = 7;
+  // CHECK-LABEL: Upsample::forward (
+  // CHECK-NOT: Graph breaks
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    Tensor a = kiln::interpolate(x, 2.0);
+    Tensor b = kiln::interpolate(x, {x.size(2) + 3, 4}, "bilinear");
+    Tensor c = kiln::interpolate(x, {height, width}, "bilinear", true);
+    Tensor d = kiln::interpolate(x, {height, width});
+    return kiln::sum(a) + kiln::sum(b * b) + kiln::sum(c) +
+           kiln::sum(d * 0.5f);
+  }
+};
+
 int main(int argc, char **argv) {
   int64_t B = argc > 1 ? std::atoll(argv[1]) : 2;
   int64_t S = argc > 2 ? std::atoll(argv[2]) : 9;
@@ -92,6 +109,8 @@ int main(int argc, char **argv) {
     Tensor x = kiln::randn({B, C, S, S + 2}, 6);
     std::cout << block.forward(x) << "\n";
     std::printf("pools %.4f\n", pools(x).item<float>());
+    Upsample up{S - 1, S + 4};
+    std::printf("upsample %.4f\n", up.forward(x).item<float>());
     Tensor seq = kiln::randn({B, C, 3 * S}, 7);
     Tensor w = kiln::randn({6, 2, 3}, 8), b = kiln::randn({6}, 9);
     std::cout << sequence(seq, w, b) << "\n";

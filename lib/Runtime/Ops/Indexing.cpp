@@ -1,16 +1,17 @@
 //===- Indexing.cpp - gather and the shape ops written with it ------------===//
 //
-// gather is a kernel of its own; index_select, flip, roll, pad and max/min
-// with indices pick elements with it, and repeat, tile, unflatten, chunk and
-// split are views and reshapes. The frontend traces each into the same ops
-// (Tracer::traceComposite), so compiled code computes what eager does by
-// construction.
+// gather is a kernel of its own; index_select, flip, roll, pad, interpolate
+// and max/min with indices pick elements with it, and repeat, tile, unflatten,
+// chunk and split are views and reshapes. The frontend traces each into the
+// same ops (Tracer::traceComposite), so compiled code computes what eager does
+// by construction.
 //
 //===----------------------------------------------------------------------===//
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "kiln/Ops.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace kiln {
@@ -212,6 +213,88 @@ Tensor unflatten(const Tensor &x, int64_t dim, const Shape &sizes) {
   shape.insert(shape.end(), sizes.begin(), sizes.end());
   shape.insert(shape.end(), x.shape().begin() + d + 1, x.shape().end());
   return x.reshape(shape);
+}
+
+namespace {
+/// x resampled along dim d to `out` positions, as ATen's nearest_idx and
+/// area_pixel_compute_source_index place them: `factor` the caller's scale
+/// factor (0: from the sizes).
+Tensor resampled(const Tensor &x, int64_t d, int64_t out, double factor,
+                 bool bilinear, bool alignCorners) {
+  int64_t n = x.size(d);
+  if (!bilinear) {
+    // float scale, as ATen computes it.
+    float scale = factor > 0 ? static_cast<float>(1.0 / factor)
+                             : static_cast<float>(n) / static_cast<float>(out);
+    Tensor at = floor(positions(out).to(kFloat32) * scale).to(kInt64);
+    return index_select(x, d, minimum(at, n - 1));
+  }
+  // Positions and weights in double (bilinear is continuous in the
+  // position: where float's rounding would pick the other neighbour, its
+  // weight is 0 either way).
+  DType ct = kFloat64;
+  double scale =
+      alignCorners
+          ? (out > 1 ? static_cast<double>(n - 1) / static_cast<double>(out - 1)
+                     : 0.0)
+      : factor > 0 ? 1.0 / factor
+                   : static_cast<double>(n) / static_cast<double>(out);
+  Tensor o = positions(out).to(ct);
+  Tensor src = alignCorners ? o * scale : maximum((o + 0.5) * scale - 0.5, 0);
+  Tensor below = floor(src).to(kInt64);
+  Tensor above = minimum(below + 1, n - 1);
+  Tensor far = alongDim(src - below.to(ct), d, x.dim());
+  return index_select(x, d, below) * (1 - far) +
+         index_select(x, d, above) * far;
+}
+
+Tensor interpolated(const Tensor &x, Shape size, double factor,
+                    const std::string &mode, std::optional<bool> alignCorners) {
+  checkCpu(x, "interpolate");
+  if (x.dim() != 4)
+    throw Error("interpolate: the input must be 4-d [N, C, H, W], got shape " +
+                shapeStr(x.shape()));
+  if (!isFloating(x.dtype()))
+    throw unsupportedDType("interpolate", x.dtype());
+  if (mode != "nearest" && mode != "bilinear")
+    throw Error("interpolate: unknown mode \"" + mode +
+                "\" (nearest and bilinear are supported)");
+  if (mode == "nearest" && alignCorners)
+    throw Error("interpolate: align_corners is bilinear's, not nearest's");
+  if (factor != 0) {
+    if (!(factor > 0))
+      throw Error("interpolate: scale_factor must be positive, got " +
+                  std::to_string(factor));
+    size = {static_cast<int64_t>(
+                std::floor(static_cast<double>(x.size(2)) * factor)),
+            static_cast<int64_t>(
+                std::floor(static_cast<double>(x.size(3)) * factor))};
+  }
+  Shape out = pairParam(size, "interpolate", "size", 1);
+  if (x.size(2) == 0 || x.size(3) == 0 || x.size(1) == 0)
+    throw Error("interpolate: only the batch dim may be empty, got shape " +
+                shapeStr(x.shape()));
+  bool bilinear = mode == "bilinear";
+  Tensor rows =
+      resampled(x, 2, out[0], factor, bilinear, alignCorners.value_or(false));
+  return resampled(rows, 3, out[1], factor, bilinear,
+                   alignCorners.value_or(false))
+      .to(x.dtype());
+}
+} // namespace
+
+Tensor interpolate(const Tensor &x, const Shape &size, const std::string &mode,
+                   std::optional<bool> align_corners) {
+  CountedOp counted;
+  return interpolated(x, size, 0, mode, align_corners);
+}
+
+Tensor interpolate(const Tensor &x, double scale_factor,
+                   const std::string &mode, std::optional<bool> align_corners) {
+  CountedOp counted;
+  if (scale_factor == 0)
+    throw Error("interpolate: scale_factor must be positive, got 0");
+  return interpolated(x, {}, scale_factor, mode, align_corners);
 }
 
 Tensor pad(const Tensor &x, const Shape &pads, const std::string &mode,

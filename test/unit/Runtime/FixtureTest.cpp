@@ -405,6 +405,17 @@ const std::map<std::string, OpFn> &ops() {
                            a.at("ceil_mode").get<bool>(),
                            a.at("count_include_pad").get<bool>(), divisor);
        }},
+      {"interpolate",
+       [](V in, const json &a) {
+         std::optional<bool> align;
+         if (a.contains("align_corners"))
+           align = a.at("align_corners").get<bool>();
+         std::string mode = a.at("mode").get<std::string>();
+         if (a.contains("size"))
+           return interpolate(in[0], a.at("size").get<Shape>(), mode, align);
+         return interpolate(in[0], a.at("scale_factor").get<double>(), mode,
+                            align);
+       }},
       {"einsum",
        [](V in, const json &a) {
          return einsum(a.at("equation").get<std::string>(), in);

@@ -230,6 +230,19 @@ TEST_CASE("pooling and grouped convolutions report misuse", "[nn][errors]") {
                    "output_size must be at least 1");
   CHECK_KILN_ERROR(adaptive_avg_pool2d(zeros({1, 2, 0, 3}), 1),
                    "adaptive_avg_pool2d", "only the batch dim may be empty");
+  CHECK_KILN_ERROR(interpolate(x, {3, 3}, "bicubic"), "interpolate",
+                   "unknown mode");
+  CHECK_KILN_ERROR(interpolate(x, {3, 3}, "nearest", true), "interpolate",
+                   "align_corners");
+  CHECK_KILN_ERROR(interpolate(x, {0, 3}), "interpolate",
+                   "size must be at least 1");
+  CHECK_KILN_ERROR(interpolate(x, -2.0), "interpolate", "positive");
+  CHECK_KILN_ERROR(interpolate(randn({4, 5, 6}, 7), 2.0), "interpolate", "4-d");
+  // Upsampling by 2 (nearest) repeats each pixel in a 2x2 block.
+  Tensor up = interpolate(x, 2.0);
+  CHECK(up.shape() == Shape{2, 4, 10, 12});
+  CHECK(allclose(up.narrow(2, 3, 1).narrow(3, 5, 1),
+                 x.narrow(2, 1, 1).narrow(3, 2, 1)));
   // An empty batch pools to an empty batch.
   CHECK(max_pool2d(zeros({0, 2, 4, 4}), 2).shape() == Shape{0, 2, 2, 2});
 
