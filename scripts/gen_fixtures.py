@@ -707,6 +707,41 @@ for size, factor, mode, align in [([7, 9], None, "nearest", None), ([3, 2], None
         args["align_corners"] = align
     case("interpolate", [ix], y.astype(np.float32), **args)
 
+# conv_transpose2d by its definition: each input pixel scatters the kernel
+# (taps dilation apart) into the output at i * stride - padding.
+def conv_transpose_ref(x, w, b, stride, pad, extra, groups, dil):
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    cg = c // groups
+    ho = (h - 1) * stride[0] - 2 * pad[0] + dil[0] * (kh - 1) + extra[0] + 1
+    wo = (wd - 1) * stride[1] - 2 * pad[1] + dil[1] * (kw - 1) + extra[1] + 1
+    out = np.zeros((n, og * groups, ho, wo))
+    for g in range(groups):
+        for ci in range(cg):
+            for iy in range(h):
+                for ix in range(wd):
+                    for ky in range(kh):
+                        for kx in range(kw):
+                            oy = iy * stride[0] - pad[0] + ky * dil[0]
+                            ox = ix * stride[1] - pad[1] + kx * dil[1]
+                            if 0 <= oy < ho and 0 <= ox < wo:
+                                out[:, g * og:(g + 1) * og, oy, ox] += (
+                                    d(x[:, g * cg + ci, iy, ix])[:, None] *
+                                    d(w[g * cg + ci, :, ky, kx])[None, :])
+    if b is not None:
+        out += d(b).reshape(1, -1, 1, 1)
+    return out.astype(np.float32)
+for xs, ws, stride, pad, extra, groups, dil in [
+        ((2, 3, 4, 5), (3, 2, 3, 3), [2, 2], [1, 1], [1, 1], 1, [1, 1]),
+        ((1, 4, 3, 3), (4, 3, 4, 4), [2, 2], [1, 1], [0, 0], 1, [1, 1]),
+        ((1, 4, 5, 4), (4, 1, 3, 2), [1, 3], [2, 0], [0, 2], 2, [2, 1]),
+        ((2, 2, 3, 3), (2, 2, 3, 3), [1, 1], [0, 0], [0, 0], 1, [1, 1]),
+        ((1, 2, 5, 5), (2, 3, 2, 2), [2, 2], [2, 2], [1, 0], 1, [1, 1])]:
+    v, w, bias = f32(*xs), f32(*ws), f32(ws[1] * groups)
+    case("conv_transpose2d", [v, w, bias],
+         conv_transpose_ref(v, w, bias, stride, pad, extra, groups, dil),
+         stride=stride, padding=pad, output_padding=extra, groups=groups, dilation=dil)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -369,6 +369,22 @@ Tensor group_norm(const Tensor &x, int64_t groups,
 /// then weight and bias [C]: group_norm with one channel a group.
 Tensor instance_norm(const Tensor &x, const Tensor &weight = Tensor(),
                      const Tensor &bias = Tensor(), double eps = 1e-5);
+/// The transposed convolution (torch's conv_transpose2d) of x [N, C, H, W]
+/// (or [C, H, W]) with w [C, O/groups, kH, kW]: the output is [N, O,
+/// (H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding +
+/// 1, ...]; output_padding below stride or dilation. Computed as eager
+/// and compiled code both do: a convolution with stride 1 of x with
+/// stride - 1 zeros between its pixels, padded by dilation * (k - 1) -
+/// padding (cropped where negative), with the weight flipped and its in and
+/// out swapped within each group.
+Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
+                        const Shape &stride, const Shape &padding = {0},
+                        const Shape &output_padding = {0}, int64_t groups = 1,
+                        const Shape &dilation = {1});
+Tensor conv_transpose2d(const Tensor &x, const Tensor &w,
+                        const Tensor &b = Tensor(), int64_t stride = 1,
+                        int64_t padding = 0, int64_t output_padding = 0,
+                        int64_t groups = 1, int64_t dilation = 1);
 /// 1-d convolution of x [N, C, L] (or [C, L]) with w [O, C/groups, k]:
 /// conv2d over a height of 1. b may be undefined.
 Tensor conv1d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),

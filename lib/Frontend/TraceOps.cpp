@@ -829,16 +829,31 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
 
 bool Tracer::isComposite(const std::string &name) {
   static const std::set<std::string> names = {
-      "leaky_relu",   "elu",       "clamp",      "masked_fill",   "lerp",
-      "isnan",        "isinf",     "isfinite",   "logical_and",   "logical_or",
-      "logical_not",  "sign",      "full_like",  "zeros_like",    "ones_like",
-      "empty_like",   "var",       "std",        "logsumexp",     "norm",
-      "any",          "all",       "tril",       "triu",          "dropout",
-      "bmm",          "addmm",     "baddbmm",    "narrow",        "select",
-      "stack",        "one_hot",   "eye",        "batch_norm",    "gather",
-      "index_select", "flip",      "roll",       "repeat",        "tile",
-      "pad",          "unflatten", "group_norm", "instance_norm", "max",
-      "min",          "linspace",  "einsum",     "interpolate"};
+      "leaky_relu",  "elu",
+      "clamp",       "masked_fill",
+      "lerp",        "isnan",
+      "isinf",       "isfinite",
+      "logical_and", "logical_or",
+      "logical_not", "sign",
+      "full_like",   "zeros_like",
+      "ones_like",   "empty_like",
+      "var",         "std",
+      "logsumexp",   "norm",
+      "any",         "all",
+      "tril",        "triu",
+      "dropout",     "bmm",
+      "addmm",       "baddbmm",
+      "narrow",      "select",
+      "stack",       "one_hot",
+      "eye",         "batch_norm",
+      "gather",      "index_select",
+      "flip",        "roll",
+      "repeat",      "tile",
+      "pad",         "unflatten",
+      "group_norm",  "instance_norm",
+      "max",         "min",
+      "linspace",    "einsum",
+      "interpolate", "conv_transpose2d"};
   return names.count(name) > 0;
 }
 
@@ -1214,6 +1229,164 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     return addOp(OpCode::Permute,
                  {addOp(OpCode::Reshape, outShape, ValueKind::Tensor, loc)},
                  ValueKind::Tensor, loc, plan.outPerm);
+  }
+  if (name == "conv_transpose2d" && n >= 2) {
+    // As eager computes it (lib/Runtime/Ops/NN.cpp): x spread with stride
+    // - 1 zeros between its pixels, padded by dilation * (k - 1) - padding
+    // (cropped where negative), convolved with stride 1 by the weight
+    // flipped, its in and out swapped within each group.
+    std::optional<int> x = tensor(0), w = x ? tensor(1) : std::nullopt;
+    if (!w)
+      return std::nullopt;
+    std::optional<int> bias;
+    if (n > 2 && !isDefaultTensor(args[2]) && !(bias = tensor(2)))
+      return std::nullopt;
+    for (int v : {*x, *w})
+      if (GraphInput *in = inputOf(v))
+        in->exactRank = 4;
+    if (bias)
+      if (GraphInput *in = inputOf(*bias))
+        in->exactRank = 1;
+    // stride, padding, output_padding, groups, dilation: constants or host
+    // integers, checked as eager checks them.
+    static const char *const what[] = {"stride", "padding", "output_padding",
+                                       "groups", "dilation"};
+    std::vector<std::vector<int>> params;
+    for (unsigned a = 3; a < 8; ++a) {
+      int64_t byDefault = a == 3 || a >= 6 ? 1 : 0;
+      std::vector<int> values;
+      if (n > a && !traceIntList(args[a], values))
+        return std::nullopt;
+      if (values.empty())
+        values.push_back(i64(byDefault));
+      if (values.size() > (a == 6 ? 1u : 2u))
+        return breakAt(args[a]->getExprLoc(),
+                       "kiln::conv_transpose2d with more than " +
+                           std::string(a == 6 ? "one " : "two ") + what[a - 3]);
+      if (a != 6 && values.size() == 1)
+        values.push_back(values[0]);
+      for (int v : values) {
+        std::optional<double> c = graph().constantValue(v);
+        if (c && *c < static_cast<double>(byDefault))
+          return breakAt(args[a]->getExprLoc(), "kiln::conv_transpose2d with " +
+                                                    std::string(what[a - 3]) +
+                                                    " below " +
+                                                    std::to_string(byDefault) +
+                                                    " (an error in eager)");
+        check(scalarCmp(v, i64(byDefault), GE),
+              std::string("conv_transpose2d: ") + what[a - 3] +
+                  (byDefault ? " must be at least 1" : " must be at least 0"));
+      }
+      params.push_back(values);
+    }
+    const std::vector<int> &stride = params[0], &padding = params[1],
+                           &extra = params[2], &dilation = params[4];
+    int groups = params[3][0];
+    auto dimOf = [&](int v, int64_t d) {
+      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
+    };
+    auto mul = [&](int a, int b) { return scalarOp(OpCode::ScalarMul, a, b); };
+    auto sub = [&](int a, int b) { return scalarOp(OpCode::ScalarSub, a, b); };
+    auto atLeast0 = [&](int v) {
+      return scalarOp(OpCode::ScalarMax, v, i64(0));
+    };
+    int channels = dimOf(*x, 1);
+    check(both(scalarCmp(scalarOp(OpCode::ScalarRem, channels,
+                                  scalarOp(OpCode::ScalarMax, groups, i64(1))),
+                         i64(0), EQ),
+               scalarCmp(dimOf(*w, 0), channels, EQ)),
+          "conv_transpose2d: the channels, the weight and groups agree");
+    for (int i = 0; i < 2; ++i)
+      check(addOp(OpCode::ScalarOr,
+                  {scalarCmp(extra[i], stride[i], LT),
+                   scalarCmp(extra[i], dilation[i], LT)},
+                  ValueKind::Bool, loc),
+            "conv_transpose2d: output_padding must be smaller than either "
+            "stride or dilation");
+    // Zeros of y's shape with dim d of size `size`, in y's dtype.
+    auto zerosAlong = [&](int y, int64_t d, int size, bool insert) {
+      std::vector<int> sizes;
+      for (int64_t k = 0; k < 4; ++k) {
+        if (k == d && !insert) {
+          sizes.push_back(size);
+          continue;
+        }
+        sizes.push_back(dimOf(y, k));
+        if (k == d)
+          sizes.push_back(size);
+      }
+      return like(addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {5}, 0),
+                  y);
+    };
+    int y = *x;
+    for (int i = 0; i < 2; ++i) {
+      int64_t d = 2 + i;
+      std::optional<double> s = graph().constantValue(stride[i]);
+      if (s && *s == 1)
+        continue;
+      int size = dimOf(y, d);
+      int spread =
+          addOp(OpCode::Cat,
+                {addOp(OpCode::Unsqueeze, {y}, ValueKind::Tensor, loc, {d + 1}),
+                 zerosAlong(y, d, sub(stride[i], i64(1)), true)},
+                ValueKind::Tensor, loc, {d + 1});
+      std::vector<int> merged = {spread};
+      for (int64_t k = 0; k < 4; ++k)
+        merged.push_back(k == d ? mul(size, stride[i]) : dimOf(y, k));
+      int end = atLeast0(scalarOp(OpCode::ScalarAdd,
+                                  mul(sub(size, i64(1)), stride[i]), i64(1)));
+      y = addOp(
+          OpCode::Slice,
+          {addOp(OpCode::Reshape, merged, ValueKind::Tensor, loc), i64(0), end},
+          ValueKind::Tensor, loc, {d, 1});
+    }
+    for (int i = 0; i < 2; ++i) {
+      int64_t d = 2 + i;
+      // before = dilation * (k - 1) - padding, after = before +
+      // output_padding: zeros where positive, a crop where negative.
+      int before = sub(mul(dilation[i], sub(dimOf(*w, d), i64(1))), padding[i]);
+      int after = scalarOp(OpCode::ScalarAdd, before, extra[i]);
+      int padded = addOp(OpCode::Cat,
+                         {zerosAlong(y, d, atLeast0(before), false), y,
+                          zerosAlong(y, d, atLeast0(after), false)},
+                         ValueKind::Tensor, loc, {d});
+      int start = atLeast0(sub(i64(0), before));
+      int stop = sub(dimOf(padded, d), atLeast0(sub(i64(0), after)));
+      y = addOp(OpCode::Slice,
+                {padded, start, scalarOp(OpCode::ScalarMax, stop, start)},
+                ValueKind::Tensor, loc, {d, 1});
+    }
+    // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
+    // in and out swapped, as [O, C/g, kH, kW].
+    int wc = *w;
+    for (int64_t d = 2; d < 4; ++d) {
+      int k = dimOf(*w, d);
+      wc = indexSelect(
+          wc, d, op(OpCode::Sub, {wrapped(sub(k, i64(1))), positions(k)}));
+    }
+    int perGroup = scalarOp(OpCode::ScalarDiv, channels,
+                            scalarOp(OpCode::ScalarMax, groups, i64(1)));
+    int outPerGroup = dimOf(*w, 1), kh = dimOf(*w, 2), kw = dimOf(*w, 3);
+    wc = addOp(OpCode::Reshape, {wc, groups, perGroup, outPerGroup, kh, kw},
+               ValueKind::Tensor, loc);
+    wc = addOp(OpCode::Transpose, {wc}, ValueKind::Tensor, loc, {1, 2});
+    wc =
+        addOp(OpCode::Reshape, {wc, mul(groups, outPerGroup), perGroup, kh, kw},
+              ValueKind::Tensor, loc);
+    // conv2d ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next
+    // scalar operand), has bias.
+    std::vector<int> ops = {y, wc};
+    if (bias)
+      ops.push_back(*bias);
+    std::vector<int64_t> ints = {1, 1, 0, 0};
+    for (int v : {dilation[0], dilation[1], groups}) {
+      std::optional<double> c = graph().constantValue(v);
+      ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
+      if (!c)
+        ops.push_back(v);
+    }
+    ints.push_back(bias ? 1 : 0);
+    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, ints);
   }
   if (name == "interpolate" && n >= 2) {
     // As eager resamples (lib/Runtime/Ops/Indexing.cpp): rows, then

@@ -5,8 +5,8 @@
 // ceil_mode;
 // avg_pool2d with and without the padding counted, a divisor override),
 // adaptive_avg_pool2d to 1x1 and to sizes that do not divide the input, and
-// a grouped, dilated conv1d, and interpolate (nearest and bilinear, by a
-// factor or to a size). Each graph compiles and matches eager at sizes
+// a grouped, dilated conv1d, interpolate (nearest and bilinear, by a
+// factor or to a size) and conv_transpose2d. Each graph compiles and matches eager at sizes
 // the source never names; an input smaller than a pooling window fails the
 // graph's shape check and reruns eagerly, raising eager's error (the ERR
 // runs: compiled and eager print the same).
@@ -95,6 +95,22 @@ struct Upsample {
   }
 };
 
+// A decoder's learned upsampling: a module holding its stride, padding and
+// output_padding, and a grouped, dilated call with literals.
+struct ConvTranspose2d {
+  Tensor weight, bias;
+  int64_t stride = 2, padding = 1, output_padding = 1;
+  // CHECK-LABEL: ConvTranspose2d::forward (
+  // CHECK-NOT: Graph breaks
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    Tensor up = kiln::conv_transpose2d(x, weight, bias, stride, padding,
+                                       output_padding);
+    Tensor wide = kiln::conv_transpose2d(x, weight.narrow(1, 0, 1), Tensor(),
+                                         {1, 2}, {2, 0}, {0, 1}, 2, {2, 1});
+    return kiln::sum(up * up) + kiln::sum(wide);
+  }
+};
+
 int main(int argc, char **argv) {
   int64_t B = argc > 1 ? std::atoll(argv[1]) : 2;
   int64_t S = argc > 2 ? std::atoll(argv[2]) : 9;
@@ -111,6 +127,9 @@ int main(int argc, char **argv) {
     std::printf("pools %.4f\n", pools(x).item<float>());
     Upsample up{S - 1, S + 4};
     std::printf("upsample %.4f\n", up.forward(x).item<float>());
+    ConvTranspose2d deconv{kiln::randn({C, 3, 3, 3}, 10) * 0.3f,
+                           kiln::randn({3}, 11)};
+    std::printf("deconv %.4f\n", deconv.forward(x).item<float>());
     Tensor seq = kiln::randn({B, C, 3 * S}, 7);
     Tensor w = kiln::randn({6, 2, 3}, 8), b = kiln::randn({6}, 9);
     std::cout << sequence(seq, w, b) << "\n";

@@ -1,4 +1,4 @@
-//===- NN.cpp - embedding, conv1d, conv2d, cross_entropy ------------------===//
+//===- NN.cpp - embedding, conv1d, conv2d, conv_transpose2d, cross_entropy ===//
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
@@ -189,6 +189,82 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
   if (x.dim() == 3)
     out = out.squeeze(0);
   return out.to(x.dtype());
+}
+
+Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
+                        int64_t stride, int64_t padding, int64_t output_padding,
+                        int64_t groups, int64_t dilation) {
+  detail::CountedOp counted;
+  return conv_transpose2d(x, w, b, Shape{stride}, Shape{padding},
+                          Shape{output_padding}, groups, Shape{dilation});
+}
+
+Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
+                        const Shape &strideParam, const Shape &paddingParam,
+                        const Shape &outputPaddingParam, int64_t groups,
+                        const Shape &dilationParam) {
+  detail::CountedOp counted;
+  const char *op = "conv_transpose2d";
+  checkCpu(x, op);
+  checkCpu(w, op);
+  if (x.dim() != 3 && x.dim() != 4)
+    throw Error("conv_transpose2d: the input must be 4-d [N, C, H, W] or 3-d "
+                "[C, H, W], got shape " +
+                shapeStr(x.shape()));
+  if (w.dim() != 4)
+    throw Error("conv_transpose2d: the weight must be 4-d [in, out/groups, "
+                "kH, kW], got shape " +
+                shapeStr(w.shape()));
+  Shape stride = pairParam(strideParam, op, "stride", 1);
+  Shape pad = pairParam(paddingParam, op, "padding", 0);
+  Shape extra = pairParam(outputPaddingParam, op, "output_padding", 0);
+  Shape dil = pairParam(dilationParam, op, "dilation", 1);
+  Tensor in = x.dim() == 3 ? x.unsqueeze(0) : x;
+  int64_t C = in.size(1);
+  if (groups < 1 || C % groups != 0)
+    throw Error("conv_transpose2d: groups must be at least 1 and divide the "
+                "input's " +
+                std::to_string(C) + " channels, got " + std::to_string(groups));
+  if (w.size(0) != C)
+    throw Error("conv_transpose2d: the input has " + std::to_string(C) +
+                " channels (shape " + shapeStr(x.shape()) +
+                ") but the weight expects " + std::to_string(w.size(0)) +
+                " (shape " + shapeStr(w.shape()) + ")");
+  for (int i = 0; i < 2; ++i)
+    if (extra[i] >= stride[i] && extra[i] >= dil[i])
+      throw Error("conv_transpose2d: output_padding " + shapeStr(extra) +
+                  " must be smaller than either stride " + shapeStr(stride) +
+                  " or dilation " + shapeStr(dil));
+  // stride - 1 zeros between the input's pixels, along H then W.
+  Tensor y = in;
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = 2 + i, n = y.size(d), s = stride[i];
+    if (s == 1 || n == 0)
+      continue;
+    Shape gaps = y.shape();
+    gaps.insert(gaps.begin() + d + 1, s - 1);
+    Tensor spread = cat({y.unsqueeze(d + 1), zeros(gaps, y.dtype())}, d + 1);
+    Shape merged = y.shape();
+    merged[d] = n * s;
+    y = spread.reshape(merged).narrow(d, 0, (n - 1) * s + 1);
+  }
+  // Each side padded by dilation * (k - 1) - padding, the far side by
+  // output_padding more (negative pads crop).
+  Shape pads;
+  for (int i = 1; i >= 0; --i) {
+    int64_t q = dil[i] * (w.size(2 + i) - 1) - pad[i];
+    pads.insert(pads.end(), {q, q + extra[i]});
+  }
+  y = kiln::pad(y, pads);
+  // The weight as the convolution's: flipped, in and out swapped within
+  // each group.
+  int64_t Og = w.size(1), kH = w.size(2), kW = w.size(3);
+  Tensor wc = flip(w, {2, 3})
+                  .reshape({groups, C / groups, Og, kH, kW})
+                  .transpose(1, 2)
+                  .reshape({groups * Og, C / groups, kH, kW});
+  Tensor out = conv2d(y, wc, b, Shape{1}, Shape{0}, dil, groups);
+  return x.dim() == 3 ? out.squeeze(0) : out;
 }
 
 Tensor cross_entropy(const Tensor &logits, const Tensor &targets) {

@@ -405,6 +405,15 @@ const std::map<std::string, OpFn> &ops() {
                            a.at("ceil_mode").get<bool>(),
                            a.at("count_include_pad").get<bool>(), divisor);
        }},
+      {"conv_transpose2d",
+       [](V in, const json &a) {
+         return conv_transpose2d(in[0], in[1], in[2],
+                                 a.at("stride").get<Shape>(),
+                                 a.at("padding").get<Shape>(),
+                                 a.at("output_padding").get<Shape>(),
+                                 a.at("groups").get<int64_t>(),
+                                 a.at("dilation").get<Shape>());
+       }},
       {"interpolate",
        [](V in, const json &a) {
          std::optional<bool> align;

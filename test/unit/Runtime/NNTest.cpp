@@ -260,6 +260,19 @@ TEST_CASE("pooling and grouped convolutions report misuse", "[nn][errors]") {
   CHECK_KILN_ERROR(
       conv1d(randn({2, 4, 5}, 4), randn({6, 2, 3}, 5), Tensor(), 1, 0, 0, 2),
       "conv1d", "dilation must be at least 1");
+  Tensor tw = randn({4, 3, 3, 3}, 8);
+  CHECK_KILN_ERROR(conv_transpose2d(x, tw, Tensor(), 2, 1, 2),
+                   "conv_transpose2d",
+                   "output_padding [2, 2] must be smaller than either stride");
+  CHECK_KILN_ERROR(conv_transpose2d(x, tw, Tensor(), 1, 0, 0, 3),
+                   "conv_transpose2d", "divide the input's 4 channels");
+  CHECK_KILN_ERROR(conv_transpose2d(x, randn({3, 3, 3, 3}, 9)),
+                   "conv_transpose2d", "the weight expects 3");
+  CHECK_KILN_ERROR(conv_transpose2d(x, tw, Tensor(), 0), "conv_transpose2d",
+                   "stride must be at least 1");
+  // A stride-2 transposed convolution of a single pixel is the kernel.
+  Tensor dot = (arange(4) == 1).to(kFloat32).reshape({1, 4, 1, 1});
+  CHECK(allclose(conv_transpose2d(dot, tw, Tensor(), 2), tw.narrow(0, 1, 1)));
   // Depthwise: each channel with its own filter.
   Tensor dw = randn({4, 1, 3, 3}, 6);
   Tensor y = conv2d(x, dw, Tensor(), 1, 1, 1, 4);
