@@ -40,6 +40,16 @@ Tensor linspace(double start, double end, int64_t steps,
 /// Standard normal samples, the same for a given seed on every machine
 /// (SplitMix64 counters and Box-Muller; see docs/runtime.md).
 Tensor randn(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
+/// Uniform in [0, 1): element i is the top 53 bits of SplitMix64(seed, i)
+/// as a double, converted to dtype (floating). kiln's own generator, the
+/// same in eager and compiled code (not torch's stream).
+Tensor rand(const Shape &shape, uint64_t seed, DType dtype = kFloat32);
+/// Integers uniform in [low, high): floor(rand(shape, seed, float64) *
+/// (high - low)) + low, as dtype (int64 by default).
+Tensor randint(int64_t low, int64_t high, const Shape &shape, uint64_t seed,
+               DType dtype = kInt64);
+Tensor randint(int64_t high, const Shape &shape, uint64_t seed,
+               DType dtype = kInt64);
 
 namespace detail {
 /// Throws unless count values exactly fill t.

@@ -610,6 +610,15 @@ private:
                                   el, static_cast<int64_t>(op.number)));
       out = mlir::kiln::FullOp::create(
           b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
+    } else if (c == OpCode::Random) {
+      SmallVector<int64_t> sizes;
+      SmallVector<Value> dynamic;
+      shape(op, 1, Value(), sizes, dynamic);
+      out = mlir::kiln::RandomOp::create(
+          b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
+          op.ints[0] ? mlir::kiln::RandomDistribution::normal
+                     : mlir::kiln::RandomDistribution::uniform,
+          scalarCast(get(op.operands[0]), b_.getIndexType()), dynamic);
     } else if (c == OpCode::Transpose) {
       int64_t rank = r.rank;
       out = mlir::kiln::TransposeOp::create(

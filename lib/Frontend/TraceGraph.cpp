@@ -617,6 +617,10 @@ llvm::Error inferSignature(Graph &g) {
       r.rank = 1;
       r.element = ElementType::I64;
       break;
+    case OpCode::Random:
+      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
+      r.element = elementOfDType(op.ints[1]);
+      break;
     case OpCode::Cast:
     case OpCode::Full: {
       // A cast to its second operand's dtype (ints {-1}: masked_fill).

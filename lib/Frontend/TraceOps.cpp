@@ -121,6 +121,8 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     named = OpCode::Conv2d;
   if (name == "max_pool2d" || name == "avg_pool2d")
     named = OpCode::Pool2d;
+  if (name == "randn" || name == "rand")
+    named = OpCode::Random;
   if (!named || opGroup(*named) == OpGroup::Scalar)
     return breakAt(loc, "kiln::" + name + " is not traced yet");
   OpCode code = *named;
@@ -368,6 +370,32 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     if (!oneD)
       return y;
     return addOp(OpCode::Squeeze, {y}, ValueKind::Tensor, loc, {-2});
+  }
+  if (code == OpCode::Random && n >= 2) {
+    // randn(shape, seed, dtype), rand(...): the seed a host integer.
+    std::vector<int> ops;
+    std::optional<int> seed = traceExpr(stripArg(arg(1)));
+    if (!seed)
+      return seed;
+    if (kindOf(*seed) != ValueKind::I64)
+      return breakAt(arg(1)->getExprLoc(),
+                     "kiln::" + name + " with a seed that is not an integer");
+    ops.push_back(*seed);
+    if (!traceIntList(arg(0), ops))
+      return std::nullopt;
+    int64_t dtype = 5; // f32
+    if (n > 2) {
+      std::optional<int64_t> d = constArg(2, "dtype");
+      if (!d)
+        return std::nullopt;
+      dtype = *d;
+    }
+    if (dtype < 3 || dtype > 6)
+      return breakAt(loc, "kiln::" + name +
+                              " of a dtype that is not floating (an error "
+                              "in eager)");
+    return addOp(OpCode::Random, ops, ValueKind::Tensor, loc,
+                 {name == "randn" ? 1 : 0, dtype});
   }
   if (code == OpCode::AdaptiveAvgPool2d) {
     // adaptive_avg_pool2d(x, output_size): one value for both dims or
@@ -828,32 +856,32 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
 }
 
 bool Tracer::isComposite(const std::string &name) {
-  static const std::set<std::string> names = {
-      "leaky_relu",  "elu",
-      "clamp",       "masked_fill",
-      "lerp",        "isnan",
-      "isinf",       "isfinite",
-      "logical_and", "logical_or",
-      "logical_not", "sign",
-      "full_like",   "zeros_like",
-      "ones_like",   "empty_like",
-      "var",         "std",
-      "logsumexp",   "norm",
-      "any",         "all",
-      "tril",        "triu",
-      "dropout",     "bmm",
-      "addmm",       "baddbmm",
-      "narrow",      "select",
-      "stack",       "one_hot",
-      "eye",         "batch_norm",
-      "gather",      "index_select",
-      "flip",        "roll",
-      "repeat",      "tile",
-      "pad",         "unflatten",
-      "group_norm",  "instance_norm",
-      "max",         "min",
-      "linspace",    "einsum",
-      "interpolate", "conv_transpose2d"};
+  static const std::set<std::string> names = {"leaky_relu",  "elu",
+                                              "clamp",       "masked_fill",
+                                              "lerp",        "isnan",
+                                              "isinf",       "isfinite",
+                                              "logical_and", "logical_or",
+                                              "logical_not", "sign",
+                                              "full_like",   "zeros_like",
+                                              "ones_like",   "empty_like",
+                                              "var",         "std",
+                                              "logsumexp",   "norm",
+                                              "any",         "all",
+                                              "tril",        "triu",
+                                              "dropout",     "bmm",
+                                              "addmm",       "baddbmm",
+                                              "narrow",      "select",
+                                              "stack",       "one_hot",
+                                              "eye",         "batch_norm",
+                                              "gather",      "index_select",
+                                              "flip",        "roll",
+                                              "repeat",      "tile",
+                                              "pad",         "unflatten",
+                                              "group_norm",  "instance_norm",
+                                              "max",         "min",
+                                              "linspace",    "einsum",
+                                              "interpolate", "conv_transpose2d",
+                                              "randint"};
   return names.count(name) > 0;
 }
 
@@ -1229,6 +1257,42 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     return addOp(OpCode::Permute,
                  {addOp(OpCode::Reshape, outShape, ValueKind::Tensor, loc)},
                  ValueKind::Tensor, loc, plan.outPerm);
+  }
+  if (name == "randint" && n >= 3) {
+    // floor(rand(shape, seed, float64) * (high - low)) + low, as eager
+    // composes it; randint(high, shape, seed) has low 0.
+    bool withLow = !isa<InitListExpr>(stripArg(args[1])) &&
+                   stripArg(args[1])->getType()->isIntegerType();
+    unsigned first = withLow ? 1 : 0;
+    std::optional<int> low = withLow ? integer(0) : i64(0);
+    std::optional<int> high = low ? integer(first) : std::nullopt;
+    if (!high)
+      return std::nullopt;
+    std::vector<int> ops;
+    std::optional<int> seed = traceExpr(stripArg(args[first + 2]));
+    if (!seed)
+      return seed;
+    if (kindOf(*seed) != ValueKind::I64)
+      return breakAt(args[first + 2]->getExprLoc(),
+                     "kiln::randint with a seed that is not an integer");
+    ops.push_back(*seed);
+    if (!traceIntList(args[first + 1], ops))
+      return std::nullopt;
+    std::optional<int64_t> dtype = constantArg(first + 3, /*i64=*/2, "dtype");
+    if (!dtype)
+      return std::nullopt;
+    if (*dtype == 0)
+      return breakAt(loc, "kiln::randint of bool (an error in eager)");
+    check(scalarCmp(*high, *low, GT), "randint: high must be greater than low");
+    int u = addOp(OpCode::Random, ops, ValueKind::Tensor, loc, {0, 6});
+    int span =
+        addOp(OpCode::ScalarCast, {scalarOp(OpCode::ScalarSub, *high, *low)},
+              ValueKind::F64, loc);
+    int picked = op(OpCode::Add,
+                    {op(OpCode::Floor, {op(OpCode::Mul, {u, wrapped(span)})}),
+                     wrapped(*low)});
+    return addOp(OpCode::Cast, {picked}, ValueKind::Tensor, loc, {*dtype}, 0,
+                 kDTypeOps[*dtype]);
   }
   if (name == "conv_transpose2d" && n >= 2) {
     // As eager computes it (lib/Runtime/Ops/NN.cpp): x spread with stride

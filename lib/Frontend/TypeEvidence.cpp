@@ -274,7 +274,7 @@ private:
     // The factories that are not graph ops.
     if ((name == "zeros" || name == "ones" || name == "empty") && n >= 1)
       return {shapeLength(call->getArg(0)), dtypeAt(1)};
-    if (name == "randn" && n >= 2)
+    if ((name == "randn" || name == "rand") && n >= 2)
       return {shapeLength(call->getArg(0)), dtypeAt(2)};
     if (name == "from_vector" && n == 2) {
       ExprTypes r{shapeLength(call->getArg(1)), std::nullopt};

@@ -334,6 +334,14 @@ private:
                       scalarOf(cast<TypedAttr>(o.getValue())),
                       dtypeOf(o.getType().getElementType())));
         })
+        .Case([&](k::RandomOp o) {
+          Shape sizes = sizesOf(o.getType(), o.getSizes());
+          auto seed = static_cast<uint64_t>(i(o.getSeed()));
+          DType dt = dtypeOf(o.getType().getElementType());
+          set(o, o.getDistribution() == k::RandomDistribution::normal
+                     ? randn(sizes, seed, dt)
+                     : rand(sizes, seed, dt));
+        })
         .Case([&](k::ArangeOp o) {
           set(o, arange(i(o.getStart()), i(o.getEnd()), i(o.getStep()))
                      .to(dtypeOf(o.getType().getElementType())));

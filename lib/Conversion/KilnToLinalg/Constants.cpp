@@ -1,4 +1,4 @@
-//===- Constants.cpp - kiln constants, sizes and scalars to tensor/arith --===//
+//===- Constants.cpp - kiln constants, sizes, random, scalars to tensor ---===//
 #include "Broadcast.h"
 #include "Builders.h"
 
@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -39,6 +40,97 @@ struct FullToFill : OpConversionPattern<FullOp> {
                               type.getElementType());
     Value value = arith::ConstantOp::create(rewriter, loc, op.getValue());
     rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, empty);
+    return success();
+  }
+};
+
+/// kiln.random as one generic: each element's row-major index, hashed with
+/// the seed by SplitMix64, as the runtime's rand and randn compute it
+/// (lib/Runtime/Ops/Factories.cpp).
+struct RandomToGeneric : OpConversionPattern<RandomOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RandomOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto type = op.getType();
+    SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
+    Value seed =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), adaptor.getSeed());
+    bool normal = op.getDistribution() == RandomDistribution::normal;
+    Value result = buildGeneric(
+        b, loc, sizes, type.getElementType(), ValueRange{}, {},
+        [&](OpBuilder &bb, Location l, ValueRange) -> Value {
+          Type i64 = bb.getI64Type(), f64 = bb.getF64Type();
+          auto c = [&](uint64_t v) -> Value {
+            return arith::ConstantOp::create(
+                bb, l, bb.getIntegerAttr(i64, static_cast<int64_t>(v)));
+          };
+          auto f = [&](double v) -> Value {
+            return arith::ConstantOp::create(bb, l, bb.getF64FloatAttr(v));
+          };
+          // The row-major index.
+          Value index = c(0);
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value size = arith::IndexCastOp::create(
+                bb, l, i64, indexValue(bb, l, sizes[d]));
+            Value at = arith::IndexCastOp::create(
+                bb, l, i64, linalg::IndexOp::create(bb, l, d));
+            index = arith::AddIOp::create(
+                bb, l, arith::MulIOp::create(bb, l, index, size), at);
+          }
+          // SplitMix64(seed, i) as a double in [0, 1).
+          auto unit = [&](Value i) -> Value {
+            Value z = arith::AddIOp::create(
+                bb, l, seed,
+                arith::MulIOp::create(bb, l,
+                                      arith::AddIOp::create(bb, l, i, c(1)),
+                                      c(0x9e3779b97f4a7c15ull)));
+            auto mix = [&](Value v, uint64_t shift, uint64_t factor) {
+              Value x = arith::XOrIOp::create(
+                  bb, l, v, arith::ShRUIOp::create(bb, l, v, c(shift)));
+              return factor ? Value(arith::MulIOp::create(bb, l, x, c(factor)))
+                            : x;
+            };
+            z = mix(mix(mix(z, 30, 0xbf58476d1ce4e5b9ull), 27,
+                        0x94d049bb133111ebull),
+                    31, 0);
+            Value top = arith::ShRUIOp::create(bb, l, z, c(11));
+            return arith::MulFOp::create(
+                bb, l, arith::UIToFPOp::create(bb, l, f64, top), f(0x1.0p-53));
+          };
+          Value v;
+          if (!normal) {
+            v = unit(index);
+          } else {
+            Value first = arith::MulIOp::create(
+                bb, l, arith::ShRUIOp::create(bb, l, index, c(1)), c(2));
+            Value u1 = unit(first);
+            Value u2 = unit(arith::AddIOp::create(bb, l, first, c(1)));
+            Value r = math::SqrtOp::create(
+                bb, l,
+                arith::MulFOp::create(
+                    bb, l, f(-2.0),
+                    math::LogOp::create(
+                        bb, l, arith::SubFOp::create(bb, l, f(1.0), u1))));
+            Value theta =
+                arith::MulFOp::create(bb, l, f(6.283185307179586), u2);
+            Value even = arith::CmpIOp::create(
+                bb, l, arith::CmpIPredicate::eq,
+                arith::AndIOp::create(bb, l, index, c(1)), c(0));
+            v = arith::MulFOp::create(
+                bb, l, r,
+                arith::SelectOp::create(bb, l, even,
+                                        math::CosOp::create(bb, l, theta),
+                                        math::SinOp::create(bb, l, theta)));
+          }
+          Type element = type.getElementType();
+          if (element != f64)
+            v = arith::TruncFOp::create(bb, l, element, v);
+          return v;
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -121,5 +213,6 @@ struct ArangeToGeneric : OpConversionPattern<ArangeOp> {
 void mlir::kiln::populateConstantsToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ConstantToArith, FullToFill, FromScalarToFromElements,
-               DimToTensorDim, ArangeToGeneric>(patterns.getContext());
+               DimToTensorDim, ArangeToGeneric, RandomToGeneric>(
+      patterns.getContext());
 }

@@ -129,6 +129,41 @@ Tensor randn(const Shape &shape, uint64_t seed, DType dtype) {
   return t.to(dtype);
 }
 
+Tensor rand(const Shape &shape, uint64_t seed, DType dtype) {
+  detail::CountedOp counted;
+  if (!isFloating(dtype))
+    throw Error(std::string("rand: dtype must be floating, got ") +
+                dtypeName(dtype));
+  Tensor t(shape, DType::F64);
+  double *p = t.data<double>();
+  int64_t n = t.numel();
+  parallelFor(n, 4 * n, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      p[i] = unitDouble(splitMix64(seed, static_cast<uint64_t>(i)));
+  });
+  return t.to(dtype);
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape &shape, uint64_t seed,
+               DType dtype) {
+  detail::CountedOp counted;
+  if (high <= low)
+    throw Error("randint: high (" + std::to_string(high) +
+                ") must be greater than low (" + std::to_string(low) + ")");
+  if (dtype == DType::Bool)
+    throw Error("randint: dtype must be numeric, got bool");
+  // The frontend traces the same composition.
+  return (floor(rand(shape, seed, DType::F64) *
+                static_cast<double>(high - low)) +
+          low)
+      .to(dtype);
+}
+
+Tensor randint(int64_t high, const Shape &shape, uint64_t seed, DType dtype) {
+  detail::CountedOp counted;
+  return randint(0, high, shape, seed, dtype);
+}
+
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim) {
   detail::CountedOp counted;
   if (tensors.empty())

@@ -318,6 +318,13 @@ void EagerStatements::emitOp(const TraceOp &op) {
     e += "}, " + number(op.number, ValueKind::F64) + ", " +
          dtypeSpelling(r.element) + ")";
     break;
+  case OpCode::Random:
+    e = std::string(op.ints[0] ? "kiln::randn({" : "kiln::rand({");
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      e += (i > 1 ? ", " : "") + s(i);
+    e += "}, static_cast<uint64_t>(" + s(0) + "), " + dtypeSpelling(r.element) +
+         ")";
+    break;
   case OpCode::Transpose:
     e = method(std::to_string(op.ints[0]) + ", " + std::to_string(op.ints[1]));
     break;

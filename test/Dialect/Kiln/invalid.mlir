@@ -488,3 +488,11 @@ func.func @adaptive_size(%x: tensor<1x3x8x8xf32>) {
   %0 = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 0, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x0x2xf32>
   return
 }
+
+// -----
+
+func.func @random_sizes(%n: index) {
+  // expected-error@+1 {{expects one size operand per dynamic dim}}
+  %0 = kiln.random uniform %n [%n, %n] : tensor<?x4xf32>
+  return
+}

@@ -131,6 +131,11 @@ func.func @linear_algebra(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x64x?xf32>,
   %ap = kiln.pool2d avg %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = 1, count_include_pad = 0} : (tensor<?x3x32x32xf32>) -> tensor<?x3x16x16xf32>
   // CHECK: kiln.adaptive_avg_pool2d {{.*}} -> tensor<?x3x1x1xf32>
   %gp = kiln.adaptive_avg_pool2d %img {output_size = array<i64: 1, 1>} : (tensor<?x3x32x32xf32>) -> tensor<?x3x1x1xf32>
+  // CHECK: kiln.random normal %{{.*}} [%{{.*}}] : tensor<?x16xf32>
+  %c7 = arith.constant 7 : index
+  %noise = kiln.random normal %c7 [%c7] : tensor<?x16xf32>
+  // CHECK: kiln.random uniform %{{.*}} : tensor<4x4xf64>
+  %u = kiln.random uniform %c7 : tensor<4x4xf64>
   // CHECK: kiln.cat {{.*}} dim 0 : (tensor<5x64xf32>, tensor<5x64xf32>) -> tensor<10x64xf32>
   %8 = kiln.cat %m, %m dim 0 : (tensor<5x64xf32>, tensor<5x64xf32>) -> tensor<10x64xf32>
   // CHECK: kiln.cross_entropy {{.*}} -> tensor<f32>

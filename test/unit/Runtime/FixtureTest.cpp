@@ -405,6 +405,16 @@ const std::map<std::string, OpFn> &ops() {
                            a.at("ceil_mode").get<bool>(),
                            a.at("count_include_pad").get<bool>(), divisor);
        }},
+      {"rand",
+       [](V, const json &a) {
+         return rand(a.at("shape").get<Shape>(), a.at("seed").get<uint64_t>());
+       }},
+      {"randint",
+       [](V, const json &a) {
+         return randint(a.at("low").get<int64_t>(), a.at("high").get<int64_t>(),
+                        a.at("shape").get<Shape>(),
+                        a.at("seed").get<uint64_t>());
+       }},
       {"conv_transpose2d",
        [](V in, const json &a) {
          return conv_transpose2d(in[0], in[1], in[2],

@@ -731,6 +731,10 @@ LogicalResult FullOp::verify() {
   return success();
 }
 
+LogicalResult RandomOp::verify() {
+  return verifyDynamicSizes(*this, getResult().getType(), getSizes());
+}
+
 LogicalResult FromScalarOp::verify() {
   Type scalar = getScalar().getType();
   Type element = getResult().getType().getElementType();

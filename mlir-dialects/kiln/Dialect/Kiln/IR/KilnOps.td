@@ -867,6 +867,29 @@ def Kiln_FullOp : Kiln_Op<"full", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kiln_RandomOp : Kiln_Op<"random", [Pure]> {
+  let summary = "counter-based random numbers, as kiln::rand and kiln::randn";
+  let description = [{
+    Element `i` (row-major) is a pure function of `seed` and `i`, the same
+    as the runtime's: `uniform` is the top 53 bits of SplitMix64(seed, i)
+    as a double in [0, 1); `normal` pairs elements 2k and 2k + 1 as the
+    Box-Muller cosine and sine of draws 2k and 2k + 1. Computed in f64,
+    then converted to the result's element type. The result type gives the
+    static sizes; dynamic dims take their sizes from the `index` operands.
+
+    ```mlir
+    %noise = kiln.random normal %seed [%b] : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_RandomDistribution:$distribution, Index:$seed,
+                       Variadic<Index>:$sizes);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $distribution $seed (` ` `[` $sizes^ `]`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_ArangeOp : Kiln_Op<"arange", [Pure]> {
   let summary = "start, start + step, ... below end";
   let description = [{

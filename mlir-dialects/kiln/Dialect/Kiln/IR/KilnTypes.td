@@ -38,6 +38,12 @@ def Kiln_PoolKind : I64EnumAttr<"PoolKind",
   let cppNamespace = "::mlir::kiln";
 }
 
+def Kiln_RandomDistribution : I64EnumAttr<"RandomDistribution",
+    "what kiln.random draws", [
+      I64EnumAttrCase<"uniform", 0>, I64EnumAttrCase<"normal", 1>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
 def Kiln_GeluApproximation : I64EnumAttr<"GeluApproximation",
     "how gelu is computed", [
       I64EnumAttrCase<"none", 0>, I64EnumAttrCase<"tanh", 1>]> {
