@@ -126,8 +126,10 @@ bool uncompiledInstantiation(const GraphSite &site);
 /// Packs the arguments of a compiled graph's entry point, calls it and
 /// hands its results to Tensors (see the ABI above). For a graph compiled
 /// for CUDA, CPU inputs are copied to the GPU first; the results stay on
-/// the GPU when every tensor input was there, and are copied back to the
-/// CPU otherwise. A failed kernel raises kiln::Error.
+/// the GPU when the graph has tensor inputs and every one was there, and
+/// are copied back to the CPU otherwise (a graph of factories alone returns
+/// CPU tensors, as eager's factories do). A failed kernel raises
+/// kiln::Error.
 class GraphCall {
 public:
   GraphCall(const GraphSite &site, EntryPoint entry,
@@ -154,7 +156,10 @@ private:
   Device device_;
   /// GPU copies of CPU inputs, alive until the call returns.
   std::vector<Tensor> staged_;
+  /// Whether some tensor input came from the CPU, and whether some was on
+  /// the device already.
   bool hostInputs_ = false;
+  bool deviceInputs_ = false;
   std::vector<std::vector<int64_t>> descriptors_;
   std::vector<int64_t> scalars_;
   /// Per input, in order: a tensor's descriptor or a scalar's slot.

@@ -1,6 +1,8 @@
 //===- GpuDeviceBuffers.cpp - Every buffer of a GPU graph on the device ---===//
 #include "kiln/Codegen/GPU/Passes.h"
 
+#include "GpuGrid.h"
+
 #include "kiln/Codegen/Common/ViewedBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,6 +34,13 @@ constexpr llvm::StringLiteral kHostAttr = "kiln.host";
 /// The runtime function that frees a buffer abi::returnTensor allocated.
 constexpr llvm::StringLiteral kReleaseName = "kiln_release_returned_buffer";
 
+/// Whether `op` is kernel code: inside a linalg op or an scf.parallel (the
+/// per-row loops of scans and scatters), each of which becomes kernels.
+bool inKernel(Operation *op) {
+  return op->getParentOfType<linalg::LinalgOp>() ||
+         op->getParentOfType<scf::ParallelOp>();
+}
+
 /// An allocation only host code uses: sizes for memref.reshape, or the
 /// deallocation pipeline's lists of pointers and flags, which go to its
 /// helper function. (A tensor's buffer is written by a kernel or returned.)
@@ -58,8 +67,7 @@ bool isHostMetadata(memref::AllocOp alloc) {
           return false;
         continue;
       }
-      if (isa<memref::LoadOp, memref::StoreOp>(user) &&
-          !user->getParentOfType<linalg::LinalgOp>())
+      if (isa<memref::LoadOp, memref::StoreOp>(user) && !inKernel(user))
         continue;
       if (!isa<memref::DeallocOp, memref::ExtractAlignedPointerAsIndexOp>(user))
         return false;
@@ -272,13 +280,12 @@ LogicalResult stageHostCalls(func::FuncOp fn, IRRewriter &rewriter) {
   return success();
 }
 
-/// Host reads and writes of tensor data (outside linalg ops, which become
-/// kernels), such as a graph reading a flag it computed, through host copies.
+/// Host reads and writes of tensor data (outside kernel code), such as a graph
+/// reading a flag it computed, through host copies.
 LogicalResult stageHostAccesses(func::FuncOp fn, IRRewriter &rewriter) {
   SmallVector<Operation *> accesses;
   fn.walk([&](Operation *op) {
-    if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
-        op->getParentOfType<linalg::LinalgOp>())
+    if (!isa<memref::LoadOp, memref::StoreOp>(op) || inKernel(op))
       return;
     Value buffer = isa<memref::LoadOp>(op)
                        ? cast<memref::LoadOp>(op).getMemRef()
@@ -326,6 +333,17 @@ void moveBuffersToDevice(func::FuncOp fn, IRRewriter &rewriter) {
   }
 }
 
+/// Moves `op` into a parallel loop of one iteration, which becomes its
+/// kernel (of one thread).
+void runAsOneThread(Operation *op, IRRewriter &rewriter) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto unit = scf::ParallelOp::create(rewriter, loc, zero, one, one);
+  op->moveBefore(unit.getBody()->getTerminator());
+}
+
 /// A linalg op with no parallel loop (a reduction of every dim, a fill of a
 /// single value) would lower to host loops over device memory: it gets a
 /// parallel loop of one iteration, which becomes its kernel.
@@ -335,14 +353,72 @@ void wrapSerialOps(func::FuncOp fn, IRRewriter &rewriter) {
     if (op.getNumParallelLoops() == 0 && op.hasPureBufferSemantics())
       serial.push_back(op);
   });
-  for (linalg::LinalgOp op : serial) {
-    rewriter.setInsertionPoint(op);
-    Location loc = op.getLoc();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto unit = scf::ParallelOp::create(rewriter, loc, zero, one, one);
-    op->moveBefore(unit.getBody()->getTerminator());
+  for (linalg::LinalgOp op : serial)
+    runAsOneThread(op, rewriter);
+}
+
+/// A constant (memref.get_global: host memory) that kernels read or copy
+/// gets a device copy for the call: gpu.alloc and gpu.memcpy where it is
+/// taken, freed before each return.
+void copyConstantsToDevice(func::FuncOp fn, IRRewriter &rewriter) {
+  SmallVector<memref::GetGlobalOp> globals;
+  fn.walk([&](memref::GetGlobalOp global) { globals.push_back(global); });
+  for (memref::GetGlobalOp global : globals) {
+    // Kernel code reads it (a linalg op becomes a kernel); host code, such
+    // as a memref.reshape taking its shape, keeps the host constant.
+    auto isKernelUse = [](OpOperand &use) {
+      return inKernel(use.getOwner()) || isa<linalg::LinalgOp>(use.getOwner());
+    };
+    if (llvm::none_of(global->getUses(), isKernelUse))
+      continue;
+    auto type = cast<MemRefType>(global.getType());
+    if (!type.hasStaticShape())
+      continue;
+    Location loc = global.getLoc();
+    rewriter.setInsertionPointAfter(global);
+    auto device = gpu::AllocOp::create(rewriter, loc, type,
+                                       /*asyncToken=*/Type(), ValueRange{},
+                                       ValueRange{}, ValueRange{});
+    auto copy = gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
+                                      ValueRange{}, device.getMemref(),
+                                      global.getResult());
+    rewriter.replaceUsesWithIf(
+        global.getResult(), device.getMemref(), [&](OpOperand &use) {
+          return use.getOwner() != copy && isKernelUse(use);
+        });
+    fn.walk([&](func::ReturnOp ret) {
+      rewriter.setInsertionPoint(ret);
+      gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(), ValueRange{},
+                             device.getMemref());
+    });
   }
+}
+
+/// A host scf.for that reads or writes device memory element by element
+/// (a scan over a 1-d tensor, whose one-row scf.forall became inline
+/// code) is serial code: it runs as a kernel of one thread. Loops holding
+/// linalg ops or calls stay on the host (their ops become kernels).
+void wrapSerialLoops(func::FuncOp fn, IRRewriter &rewriter) {
+  SmallVector<scf::ForOp> serial;
+  fn.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+    if (inKernel(loop))
+      return WalkResult::skip();
+    bool device = false, host = false;
+    loop.walk([&](Operation *op) {
+      if (isa<linalg::LinalgOp, func::CallOp>(op))
+        host = true;
+      else if (Value buffer = mlir::kiln::accessedMemRef(op))
+        device = device || isDeviceBuffer(buffer);
+    });
+    if (host)
+      return WalkResult::advance(); // look inside
+    // (A loop whose results host code uses stays, and is reported below.)
+    if (device && loop->use_empty())
+      serial.push_back(loop);
+    return WalkResult::skip();
+  });
+  for (scf::ForOp loop : serial)
+    runAsOneThread(loop, rewriter);
 }
 
 struct KilnGpuDeviceBuffersPass
@@ -355,11 +431,13 @@ struct KilnGpuDeviceBuffersPass
     for (func::FuncOp fn : functions) {
       if (fn.isExternal())
         continue;
+      wrapSerialLoops(fn, rewriter);
       if (failed(stageHostCalls(fn, rewriter)) ||
           failed(stageHostAccesses(fn, rewriter)))
         return signalPassFailure();
       moveBuffersToDevice(fn, rewriter);
       wrapSerialOps(fn, rewriter);
+      copyConstantsToDevice(fn, rewriter);
     }
   }
 };

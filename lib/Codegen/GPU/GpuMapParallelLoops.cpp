@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -177,5 +178,23 @@ LogicalResult mlir::kiln::mapParallelLoopsToGrid(func::FuncOp fn,
   for (scf::ParallelOp loop :
        mapRowKernels(outermost, blockSize, vectorWidth, serialThreads))
     mapElementwise(loop, vectorWidth, blockSize);
+  // A serial nest directly in a thread's body becomes loops when the grid
+  // is converted to a launch; one under a loop or branch (a reduction dim
+  // between parallel dims: sum over dim 1 of [B, R, C]) would not, and its
+  // host-side scf.parallel would then read device memory. Make such nests
+  // loops here.
+  SmallVector<scf::ParallelOp> serial;
+  fn.walk([&](scf::ParallelOp loop) {
+    if (loop->getParentOfType<scf::ParallelOp>() &&
+        !isa<scf::ParallelOp>(loop->getParentOp()))
+      serial.push_back(loop);
+  });
+  IRRewriter rewriter(fn.getContext());
+  for (scf::ParallelOp loop : serial) {
+    rewriter.setInsertionPoint(loop);
+    if (failed(scf::parallelForToNestedFors(rewriter, loop)))
+      return loop.emitError("kiln: a serial loop nest inside a kernel could "
+                            "not be made loops");
+  }
   return success();
 }

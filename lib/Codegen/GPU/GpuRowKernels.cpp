@@ -133,6 +133,19 @@ std::optional<RowReduction> asRowReduction(scf::ParallelOp loop) {
   }
   if (!reduce || isContraction(reduce))
     return std::nullopt;
+  // A loop that writes as it goes (a scan storing each running value) is
+  // serial: threads sharing it would race and reorder.
+  if (reduce.getBody()
+          ->walk([](Operation *op) {
+            return isMemoryEffectFree(op) ||
+                           (isa<MemoryEffectOpInterface>(op) &&
+                            cast<MemoryEffectOpInterface>(op)
+                                .onlyHasEffect<MemoryEffects::Read>())
+                       ? WalkResult::advance()
+                       : WalkResult::interrupt();
+          })
+          .wasInterrupted())
+    return std::nullopt;
   Operation *combiner = combinerOf(reduce);
   auto kind = combiner ? reductionKind(combiner) : std::nullopt;
   if (!kind)

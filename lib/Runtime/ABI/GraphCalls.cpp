@@ -318,6 +318,7 @@ GraphCall &GraphCall::input(const Tensor &t) {
     staged_.push_back(t.to(device_));
     describe(staged_.back(), descriptors_.back().data());
   } else {
+    deviceInputs_ = deviceInputs_ || t.device().type != DeviceType::CPU;
     describe(t, descriptors_.back().data());
   }
   args_.push_back({true, descriptors_.size() - 1});
@@ -388,7 +389,9 @@ bool GraphCall::run() {
     // into Tensors frees them either way.
     Tensor result = adopt(results.data() + at, o.rank, o.dtype, device_);
     if (status == 0 && deviceError.empty())
-      *o.target = hostInputs_ ? result.to(Device::cpu()) : std::move(result);
+      *o.target = cuda && (hostInputs_ || !deviceInputs_)
+                      ? result.to(Device::cpu())
+                      : std::move(result);
     at += descriptorSize(o.rank) / sizeof(int64_t);
   }
   staged_.clear();

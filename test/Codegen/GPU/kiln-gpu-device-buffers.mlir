@@ -139,3 +139,49 @@ func.func @total(%x: memref<?x?xf32>) -> memref<f32> {
   }
   return %out : memref<f32>
 }
+
+// -----
+
+// A constant lives in host memory: kernels read a device copy, made where
+// the constant is taken and freed before the return.
+memref.global "private" constant @table : memref<3xi64> = dense<[4, 5, 6]>
+// CHECK-LABEL: func.func @constant_copied
+// CHECK: %[[G:.*]] = memref.get_global @table
+// CHECK: %[[D:.*]] = gpu.alloc () : memref<3xi64>
+// CHECK: gpu.memcpy %[[D]], %[[G]]
+// CHECK: linalg.copy ins(%[[D]] : memref<3xi64>)
+// CHECK: gpu.dealloc %[[D]]
+// CHECK-NEXT: return
+func.func @constant_copied(%out: memref<3xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @table : memref<3xi64>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    linalg.copy ins(%g : memref<3xi64>) outs(%out : memref<3xi64>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Element loops over device memory left in host code (a scan over a 1-d
+// tensor, whose one-row scf.forall was inlined) run as a one-thread kernel;
+// accesses inside scf.parallel are kernel code and stay as they are.
+// CHECK-LABEL: func.func @serial_loop
+// CHECK: scf.parallel
+// CHECK-NEXT: scf.for
+// CHECK: memref.load %arg0
+// CHECK: memref.store {{.*}}, %arg1
+func.func @serial_loop(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    %s = arith.addf %acc, %v : f32
+    memref.store %s, %y[%i] : memref<?xf32>
+    scf.yield %s : f32
+  }
+  return
+}

@@ -76,6 +76,24 @@ extern "C" void twiceXPlusOne(void **args) {
   std::memcpy(&out[7], &status, sizeof(status));
 }
 
+/// What a compiled graph of factories alone does, arange(n) (f32): a
+/// scalar input, its result allocated on the device.
+extern "C" void arangeOfN(void **args) {
+  int64_t n;
+  std::memcpy(&n, args[1], sizeof(n));
+  auto *y =
+      static_cast<float *>(mgpuMemAlloc(n * sizeof(float), nullptr, false));
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>(i);
+  auto *out = static_cast<int64_t *>(args[0]);
+  std::memcpy(&out[0], &y, sizeof(y));
+  std::memcpy(&out[1], &y, sizeof(y));
+  int64_t desc[] = {0, n, 1};
+  std::memcpy(&out[2], desc, sizeof(desc));
+  int32_t status = 0;
+  std::memcpy(&out[5], &status, sizeof(status));
+}
+
 const char kPtx[] = "//\n.version 8.0\n.target sm_90\n";
 
 /// A graph whose kernel launch fails: the driver runs none.
@@ -188,6 +206,19 @@ TEST_CASE("GraphCall on cuda: CPU inputs staged, results back", "[cuda]") {
   CHECK_FALSE(abi::guard("g", {{dx, 2, kFloat32}}));
   // Rank and dtype guards hold on cuda too.
   CHECK_FALSE(abi::guard("g", {{x, 3, kFloat32}}, Device::cuda()));
+}
+
+TEST_CASE("GraphCall on cuda: a graph without tensor inputs returns CPU "
+          "tensors",
+          "[cuda]") {
+  // Eager's factories make CPU tensors, so the compiled graph's results
+  // come back to the CPU too: only device inputs keep results there.
+  Tensor y;
+  REQUIRE(abi::GraphCall("factory", arangeOfN, Device::cuda())
+              .input(int64_t(5))
+              .output(y, 1, kFloat32)
+              .run());
+  checkClose(y, arange(5).to(kFloat32));
 }
 
 TEST_CASE("a failed kernel raises kiln::Error from the graph call", "[cuda]") {
