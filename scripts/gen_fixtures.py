@@ -760,6 +760,55 @@ for low, high, shape, seed in [(-3, 4, [4, 3], 11), (0, 10, [7], 5), (100, 101, 
     case("randint", [], (np.floor(u * (high - low)) + low).astype(np.int64),
          low=low, high=high, shape=shape, seed=seed)
 
+# cumsum, cumprod (double accumulation, as ATen on the CPU; ints to int64),
+# topk (values best first, NaN the largest, ties by index: a stable sort of
+# the negated keys), scatter_add (np.add.at adds in index order).
+cx = f32(3, 5, 4)
+for dim in [0, 1, -1]:
+    case("cumsum", [cx], np.cumsum(d(cx), axis=dim).astype(np.float32), dim=dim)
+    case("cumprod", [cx], np.cumprod(d(cx), axis=dim).astype(np.float32), dim=dim)
+ci = rng.integers(-1000, 1000, size=(4, 6)).astype(np.int32)
+case("cumsum", [ci], np.cumsum(ci.astype(np.int64), axis=1), dim=1)
+case("cumprod", [ci], np.cumprod(ci.astype(np.int64), axis=0), dim=0)
+def topk_ref(x, k, dim, largest):
+    x = np.moveaxis(np.asarray(x), dim, -1)
+    idx = np.empty(x.shape[:-1] + (k,), dtype=np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        row = list(range(x.shape[-1]))
+        def key(j):
+            v = x[pos + (j,)]
+            if np.isnan(v):
+                return (0 if largest else 1, 0.0, j)
+            return (1 if largest else 0, -float(v) if largest else float(v), j)
+        row.sort(key=key)
+        idx[pos] = row[:k]
+    vals = np.take_along_axis(x, idx, -1)
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+tx = f32(4, 7)
+tx[1, 2] = np.nan
+tx[2, 3] = tx[2, 5]  # a tie
+for k, dim, largest in [(3, 1, True), (7, -1, False), (2, 0, True), (0, 1, True)]:
+    v, i = topk_ref(tx, k, dim, largest)
+    case("topk", [tx], v, k=k, dim=dim, largest=largest, part=0)
+    case("topk", [tx], i, k=k, dim=dim, largest=largest, part=1)
+ti = rng.integers(0, 4, size=(3, 8)).astype(np.int64)
+v, i = topk_ref(ti, 5, 1, True)
+case("topk", [ti], i, k=5, dim=1, largest=True, part=1)
+sx = f32(5, 3)
+sidx = rng.integers(0, 5, size=(4, 3)).astype(np.int64)
+ssrc = f32(6, 3)
+expected = d(sx).copy()
+for pos in np.ndindex(*sidx.shape):
+    expected[sidx[pos], pos[1]] += ssrc[pos]
+case("scatter_add", [sx, sidx, ssrc], expected.astype(np.float32), dim=0)
+sxi = rng.integers(-9, 9, size=(2, 6)).astype(np.int64)
+sidx2 = rng.integers(0, 6, size=(2, 9)).astype(np.int64)
+ssrc2 = rng.integers(-9, 9, size=(2, 9)).astype(np.int64)
+expected = sxi.copy()
+for pos in np.ndindex(*sidx2.shape):
+    expected[pos[0], sidx2[pos]] += ssrc2[pos]
+case("scatter_add", [sxi, sidx2, ssrc2], expected, dim=1)
+
 out = os.path.join(os.path.dirname(__file__), "..", "test", "unit", "fixtures",
                    "ops.json")
 with open(out, "w") as f:

@@ -255,6 +255,24 @@ Tensor norm(const Tensor &x, Scalar p = 2, const Dims &dims = {},
 Tensor any(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 Tensor all(const Tensor &x, const Dims &dims = {}, bool keepdim = false);
 
+/// torch.cumsum (cumprod): the running sum (product) along dim. Integer
+/// and bool inputs give int64, wrapping; floats keep their dtype and
+/// accumulate in double, as ATen does on the CPU. `dtype` (int64 or a
+/// floating dtype) converts the input first.
+Tensor cumsum(const Tensor &x, int64_t dim,
+              std::optional<DType> dtype = std::nullopt);
+Tensor cumprod(const Tensor &x, int64_t dim,
+               std::optional<DType> dtype = std::nullopt);
+/// torch.topk: the k largest (smallest, with largest = false) elements
+/// along dim and their int64 indices, best first. NaN counts as the
+/// largest, as in torch; equal values come in index order (torch leaves
+/// their order open). The result is sorted whatever `sorted` says, which
+/// torch allows. Not for bool; k must lie in [0, size(dim)] (be 1 for a
+/// 0-d tensor).
+/// `auto [values, indices] = topk(logits, 50);`.
+std::tuple<Tensor, Tensor> topk(const Tensor &x, int64_t k, int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+
 Tensor softmax(const Tensor &x, int64_t dim);
 Tensor log_softmax(const Tensor &x, int64_t dim);
 /// Normalises over the last weight.dim() dims (torch's normalized_shape is
@@ -297,6 +315,13 @@ Tensor select(const Tensor &x, int64_t dim, int64_t index);
 /// index (integer) has x's rank and at most x's sizes outside dim; the
 /// result has its shape. Indices outside [0, x.size(dim)) are an error.
 Tensor gather(const Tensor &x, int64_t dim, const Tensor &index);
+/// torch.scatter_add: a copy of x with src[i..] added at i.. with
+/// index[i..] in place of dim. index, x and src have one rank; index is
+/// at most src in every dim and at most x outside dim; its values lie in
+/// [0, x.size(dim)). src has x's dtype. Additions to one element happen in
+/// index order (deterministic).
+Tensor scatter_add(const Tensor &x, int64_t dim, const Tensor &index,
+                   const Tensor &src);
 /// The slices of x at a 1-d integer index along dim (indices checked).
 Tensor index_select(const Tensor &x, int64_t dim, const Tensor &index);
 /// A copy with the order along each of dims reversed.

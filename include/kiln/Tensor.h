@@ -188,6 +188,12 @@ public:
   Tensor select(int64_t dim, int64_t index) const;
   Tensor bmm(const Tensor &other) const;
   Tensor gather(int64_t dim, const Tensor &index) const;
+  Tensor scatter_add(int64_t dim, const Tensor &index, const Tensor &src) const;
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1,
+                                  bool largest = true,
+                                  bool sorted = true) const;
   Tensor index_select(int64_t dim, const Tensor &index) const;
   Tensor flip(const Dims &dims) const;
   Tensor roll(const Shape &shifts, const Dims &dims = {}) const;

@@ -494,6 +494,26 @@ private:
     } else if (c == OpCode::Embedding) {
       out = mlir::kiln::EmbeddingOp::create(
           b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
+    } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
+      Value x = tensorAs(op.operands[0], e);
+      auto dim = b_.getI64IntegerAttr(
+          normalize(op.ints[0], std::max<int64_t>(r.rank, 1)));
+      out = c == OpCode::Cumsum
+                ? Value(mlir::kiln::CumsumOp::create(b_, loc_, x, dim))
+                : Value(mlir::kiln::CumprodOp::create(b_, loc_, x, dim));
+    } else if (c == OpCode::Topk) {
+      out = mlir::kiln::TopkOp::create(
+          b_, loc_, get(op.operands[0]),
+          scalarCast(get(op.operands[1]), b_.getIndexType()),
+          b_.getI64IntegerAttr(
+              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))),
+          op.ints[1] ? b_.getUnitAttr() : UnitAttr());
+    } else if (c == OpCode::ScatterAdd) {
+      out = mlir::kiln::ScatterAddOp::create(
+          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]),
+          get(op.operands[2]),
+          b_.getI64IntegerAttr(
+              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
     } else if (c == OpCode::Gather) {
       out = mlir::kiln::GatherOp::create(
           b_, loc_, get(op.operands[0]), get(op.operands[1]),

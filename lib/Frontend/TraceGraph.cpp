@@ -481,6 +481,39 @@ llvm::Error inferSignature(Graph &g) {
       r.rank = in(0).rank + 1;
       r.element = in(1).element;
       break;
+    case OpCode::ScatterAdd:
+      if (!isIndex(in(1).element))
+        return fail("scatter_add needs an integer index");
+      if (in(0).rank != in(1).rank || in(2).rank != in(0).rank)
+        return fail("scatter_add needs an index and src of the input's rank");
+      if (in(2).element != in(0).element)
+        return fail("scatter_add needs src of the input's dtype");
+      if (in(0).element == ElementType::Bool)
+        return fail(notForDType(in(0).element));
+      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank;
+      r.element = in(0).element;
+      break;
+    case OpCode::Cumsum:
+    case OpCode::Cumprod:
+      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank;
+      r.element = op.ints[1] >= 0          ? elementOfDType(op.ints[1])
+                  : isFloat(in(0).element) ? in(0).element
+                                           : ElementType::I64;
+      if (r.element == ElementType::Bool || r.element == ElementType::I32)
+        return fail(notForDType(r.element));
+      break;
+    case OpCode::Topk:
+      if (in(0).element == ElementType::Bool)
+        return fail(notForDType(in(0).element));
+      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+        return fail("dim out of range");
+      r.rank = in(0).rank;
+      r.element = ElementType::I64;
+      break;
     case OpCode::Gather:
       if (!isIndex(in(1).element))
         return fail("gather needs an integer index");

@@ -881,7 +881,9 @@ bool Tracer::isComposite(const std::string &name) {
                                               "max",         "min",
                                               "linspace",    "einsum",
                                               "interpolate", "conv_transpose2d",
-                                              "randint"};
+                                              "randint",     "cumsum",
+                                              "cumprod",     "topk",
+                                              "scatter_add"};
   return names.count(name) > 0;
 }
 
@@ -1608,6 +1610,55 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       index = addOp(OpCode::Squeeze, {index}, ValueKind::Tensor, loc, {*dim});
     }
     return makeRecord({values, index});
+  }
+  if ((name == "cumsum" || name == "cumprod") && (n == 2 || n == 3)) {
+    auto [x, dim] = tensorAndDim();
+    if (!x)
+      return x;
+    // dtype: std::nullopt by default, else a constant DType (inside the
+    // std::optional the call constructs).
+    int64_t dtype = -1;
+    const Expr *d = n > 2 ? args[2]->IgnoreImplicit() : nullptr;
+    while (d && isa<CXXConstructExpr>(d) &&
+           cast<CXXConstructExpr>(d)->getNumArgs() == 1)
+      d = cast<CXXConstructExpr>(d)->getArg(0)->IgnoreImplicit();
+    if (d && !isa<CXXDefaultArgExpr>(d)) {
+      std::optional<int64_t> c = constantInt(d);
+      if (!c)
+        return breakAt(d->getExprLoc(),
+                       "kiln::" + name +
+                           " with a dtype that is not a constant");
+      dtype = *c;
+    }
+    return addOp(name == "cumsum" ? OpCode::Cumsum : OpCode::Cumprod, {*x},
+                 ValueKind::Tensor, loc, {*dim, dtype});
+  }
+  if (name == "topk" && n >= 2 && n <= 5) {
+    // The indices, then the values as a gather of them: eager's values.
+    // (Sorted whatever `sorted` says, as the runtime sorts.)
+    std::optional<int> x = tensor(0);
+    std::optional<int> k = x ? integer(1) : std::nullopt;
+    std::optional<int64_t> dim = k ? constantArg(2, -1, "dim") : std::nullopt;
+    std::optional<int64_t> largest =
+        dim ? constantArg(3, 1, "largest") : std::nullopt;
+    if (!largest)
+      return std::nullopt;
+    needsDim(*x, *dim);
+    int index = addOp(OpCode::Topk, {*x, *k}, ValueKind::Tensor, loc,
+                      {*dim, *largest != 0});
+    int values =
+        addOp(OpCode::Gather, {*x, index}, ValueKind::Tensor, loc, {*dim});
+    return makeRecord({values, index});
+  }
+  if (name == "scatter_add" && n == 4) {
+    auto [x, dim] = tensorAndDim();
+    std::optional<int> index = x ? tensor(2) : std::nullopt;
+    std::optional<int> src = index ? tensor(3) : std::nullopt;
+    if (!src)
+      return src;
+    maskInput(*index, ElementType::I64);
+    return addOp(OpCode::ScatterAdd, {*x, *index, *src}, ValueKind::Tensor, loc,
+                 {*dim});
   }
   if ((name == "gather" || name == "index_select") && n == 3) {
     auto [x, dim] = tensorAndDim();

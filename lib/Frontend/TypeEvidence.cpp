@@ -276,6 +276,14 @@ private:
       return {shapeLength(call->getArg(0)), dtypeAt(1)};
     if ((name == "randn" || name == "rand") && n >= 2)
       return {shapeLength(call->getArg(0)), dtypeAt(2)};
+    if (name == "randint" && n >= 3) { // ([low,] high, shape, seed, dtype)
+      unsigned shape = fn->getNumParams() == 5 ? 2 : 1;
+      unsigned dtype = shape + 2;
+      return {shapeLength(call->getArg(shape)),
+              dtype < n && !isa<CXXDefaultArgExpr>(call->getArg(dtype))
+                  ? dtypeArgument(call->getArg(dtype), ctx_)
+                  : std::optional<ElementType>(ElementType::I64)};
+    }
     if (name == "from_vector" && n == 2) {
       ExprTypes r{shapeLength(call->getArg(1)), std::nullopt};
       if (const TemplateArgumentList *args =

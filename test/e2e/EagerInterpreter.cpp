@@ -258,6 +258,19 @@ private:
         .Case([&](k::GatherOp o) {
           set(o, gather(t(o.getInput()), o.getDim(), t(o.getIndex())));
         })
+        .Case([&](k::ScatterAddOp o) {
+          set(o, scatter_add(t(o.getInput()), o.getDim(), t(o.getIndex()),
+                             t(o.getSrc())));
+        })
+        .Case(
+            [&](k::CumsumOp o) { set(o, cumsum(t(o.getInput()), o.getDim())); })
+        .Case([&](k::CumprodOp o) {
+          set(o, cumprod(t(o.getInput()), o.getDim()));
+        })
+        .Case([&](k::TopkOp o) {
+          set(o, std::get<1>(topk(t(o.getInput()), i(o.getK()), o.getDim(),
+                                  o.getLargest())));
+        })
         .Case([&](k::EmbeddingOp o) {
           set(o, embedding(t(o.getIds()), t(o.getTable())));
         })

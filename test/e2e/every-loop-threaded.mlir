@@ -6,12 +6,15 @@
 //
 // RUN: kiln-e2e %S/elementwise.mlir --work %t/ew --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=EW
 // RUN: kiln-e2e %S/reductions.mlir --work %t/red --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=RED
+// RUN: kiln-e2e %S/scans.mlir --work %t/scans --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=SCANS
 // RUN: kiln-e2e %S/long-rows.mlir --work %t/long --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=LONG
 // RUN: kiln-e2e %S/transformer.mlir --work %t/tf --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=TF
 // EW-NOT: FAIL
 // EW: 18 passed, 0 failed
 // RED-NOT: FAIL
 // RED: {{[1-9][0-9]*}} passed, 0 failed
+// SCANS-NOT: FAIL
+// SCANS: {{[1-9][0-9]*}} passed, 0 failed
 // LONG-NOT: FAIL
 // LONG: 8 passed, 0 failed
 // TF-NOT: FAIL

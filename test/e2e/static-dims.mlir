@@ -10,6 +10,7 @@
 // RUN: kiln-e2e %S/linear.mlir --work %t/linear --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=LINEAR
 // RUN: kiln-e2e %S/pooling.mlir --work %t/pool --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=POOL
 // RUN: kiln-e2e %S/reductions.mlir --work %t/red --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=RED
+// RUN: kiln-e2e %S/scans.mlir --work %t/scans --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=SCANS
 // RUN: kiln-e2e %S/elementwise.mlir --work %t/ew --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=EW
 // RUN: kiln-e2e %S/transformer.mlir --work %t/tf --cxx %clangxx %e2e_flags --static-dims=7 | FileCheck %s --check-prefix=TF
 // DM-NOT: FAIL
@@ -20,6 +21,8 @@
 // POOL: {{[1-9][0-9]*}} passed, 0 failed
 // RED-NOT: FAIL
 // RED: {{[1-9][0-9]*}} passed, 0 failed
+// SCANS-NOT: FAIL
+// SCANS: {{[1-9][0-9]*}} passed, 0 failed
 // EW-NOT: FAIL
 // EW: 18 passed, 0 failed
 // TF-NOT: FAIL

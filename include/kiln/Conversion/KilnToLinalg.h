@@ -14,6 +14,7 @@ void populateKilnToLinalgPatterns(RewritePatternSet &patterns);
 
 void populateElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateScansToLinalgPatterns(RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);

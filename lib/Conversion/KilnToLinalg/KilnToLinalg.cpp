@@ -30,6 +30,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
   populateNormalizationToLinalgPatterns(patterns);
   populatePoolingToLinalgPatterns(patterns);
   populateReductionToLinalgPatterns(patterns);
+  populateScansToLinalgPatterns(patterns);
 }
 
 namespace {

@@ -427,6 +427,82 @@ std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
 Tensor Tensor::max() const { return kiln::max(*this); }
 Tensor Tensor::min() const { return kiln::min(*this); }
 
+Tensor scatter_add(const Tensor &x, int64_t dim, const Tensor &index,
+                   const Tensor &src) {
+  CountedOp counted;
+  checkCpu(x, "scatter_add");
+  checkCpu(index, "scatter_add");
+  checkCpu(src, "scatter_add");
+  requireIntegral(index, "scatter_add");
+  int64_t rank = x.dim();
+  if (index.dim() != rank || src.dim() != rank)
+    throw Error("scatter_add: the input " + shapeStr(x.shape()) +
+                ", the index " + shapeStr(index.shape()) + " and src " +
+                shapeStr(src.shape()) + " must have the same number of dims");
+  if (src.dtype() != x.dtype())
+    throw Error(std::string("scatter_add: src has dtype ") +
+                dtypeName(src.dtype()) + " but the input has " +
+                dtypeName(x.dtype()));
+  int64_t d = wrapDim(dim, std::max<int64_t>(rank, 1), "scatter_add");
+  for (int64_t k = 0; k < rank; ++k) {
+    if (index.size(k) > src.size(k))
+      throw Error("scatter_add: the index of shape " + shapeStr(index.shape()) +
+                  " is larger than src's shape " + shapeStr(src.shape()) +
+                  " at dim " + std::to_string(k));
+    if (k != d && index.size(k) > x.size(k))
+      throw Error("scatter_add: the index of shape " + shapeStr(index.shape()) +
+                  " is larger than the input's " + "shape " +
+                  shapeStr(x.shape()) + " at dim " + std::to_string(k));
+  }
+  int64_t size = rank > 0 ? x.size(d) : 1;
+  checkIndexRange(index, dim, size, "scatter_add");
+  DType ct = computeType(x.dtype());
+  Tensor out = x.to(ct).contiguous().clone();
+  Tensor from = src.to(ct);
+  Tensor idx = index.to(DType::I64).contiguous();
+  const Shape &shape = index.shape();
+  int64_t count = index.numel();
+  // Serial in index order, so that float additions to one element happen
+  // in the order compiled code adds them.
+  auto add = [&](auto zero) {
+    using T = decltype(zero);
+    T *o = static_cast<T *>(out.raw_data());
+    const T *s = static_cast<const T *>(from.raw_data());
+    const int64_t *pi = idx.data<int64_t>();
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t rest = i, at = 0, read = 0;
+      for (int64_t k = rank - 1; k >= 0; --k) {
+        int64_t coord = rest % shape[k];
+        rest /= shape[k];
+        at += (k == d ? pi[i] : coord) * out.strides()[k];
+        read += coord * from.strides()[k];
+      }
+      if constexpr (std::is_integral_v<T>) // wrapping
+        o[at] = static_cast<T>(static_cast<uint64_t>(o[at]) +
+                               static_cast<uint64_t>(s[read]));
+      else
+        o[at] = o[at] + s[read];
+    }
+  };
+  if (ct == DType::F64)
+    add(0.0);
+  else if (ct == DType::F32)
+    add(0.0f);
+  else if (ct == DType::I64)
+    add(int64_t(0));
+  else if (ct == DType::I32)
+    add(int32_t(0));
+  else
+    throw Error(std::string("scatter_add: dtype ") + dtypeName(x.dtype()) +
+                " is not supported");
+  return out.to(x.dtype());
+}
+
+Tensor Tensor::scatter_add(int64_t dim, const Tensor &index,
+                           const Tensor &src) const {
+  return kiln::scatter_add(*this, dim, index, src);
+}
+
 Tensor Tensor::gather(int64_t dim, const Tensor &index) const {
   return kiln::gather(*this, dim, index);
 }

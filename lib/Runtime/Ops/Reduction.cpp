@@ -1,4 +1,4 @@
-//===- Reduction.cpp - sum, mean, amax, amin, prod over any dims ----------===//
+//===- Reduction.cpp - sum, mean, amax, amin, prod; cumsum, cumprod -------===//
 //
 // The reduced dims are permuted to the end (a view); when that view is not
 // contiguous it is copied once, so every kernel reduces unit-stride rows.
@@ -240,6 +240,77 @@ Tensor prod(const Tensor &x, const Dims &dims, bool keepdim) {
 Tensor amin(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
   return extremum(x, dims.vec(), keepdim, false);
+}
+
+namespace {
+/// The running sum or product along dim: floats accumulate in double
+/// (ATen's CPU accumulator) and round each output, integers and bools as
+/// int64, wrapping. Compiled code scans the same way (kiln.cumsum).
+Tensor cumulative(const Tensor &x, int64_t dim, std::optional<DType> dtype,
+                  bool product, const char *op) {
+  checkCpu(x, op);
+  int64_t rank = x.dim();
+  int64_t d = wrapDim(dim, std::max<int64_t>(rank, 1), op);
+  DType result =
+      dtype ? *dtype : (isFloating(x.dtype()) ? x.dtype() : DType::I64);
+  if (result == DType::Bool || result == DType::I32)
+    throw Error(std::string(op) + ": dtype " + dtypeName(result) +
+                " is not supported (int64 or a floating dtype)");
+  bool floating = isFloating(result);
+  DType acc = floating ? DType::F64 : DType::I64;
+  Tensor src = x.to(result).to(acc).contiguous();
+  Tensor out(src.shape(), acc);
+  const Shape &shape = src.shape();
+  int64_t n = rank > 0 ? shape[d] : 1, inner = 1, outer = 1;
+  for (int64_t k = 0; k < rank; ++k)
+    (k < d ? outer : k > d ? inner : n) *= k == d ? 1 : shape[k];
+  int64_t rows = outer * inner;
+  auto scan = [&](auto init, auto combine) {
+    using T = decltype(init);
+    const T *in = static_cast<const T *>(src.raw_data());
+    T *o = static_cast<T *>(out.raw_data());
+    parallelFor(rows, rows * n, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t base = (r / inner) * n * inner + r % inner;
+        T running = init;
+        for (int64_t j = 0; j < n; ++j) {
+          running = combine(running, in[base + j * inner]);
+          o[base + j * inner] = running;
+        }
+      }
+    });
+  };
+  if (floating && product)
+    scan(1.0, [](double a, double b) { return a * b; });
+  else if (floating)
+    scan(0.0, [](double a, double b) { return a + b; });
+  else if (product) // wrapping, as unsigned arithmetic
+    scan(int64_t(1), [](int64_t a, int64_t b) {
+      return static_cast<int64_t>(static_cast<uint64_t>(a) *
+                                  static_cast<uint64_t>(b));
+    });
+  else
+    scan(int64_t(0), [](int64_t a, int64_t b) {
+      return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                                  static_cast<uint64_t>(b));
+    });
+  return out.to(result);
+}
+} // namespace
+
+Tensor cumsum(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
+  detail::CountedOp counted;
+  return cumulative(x, dim, dtype, false, "cumsum");
+}
+Tensor cumprod(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
+  detail::CountedOp counted;
+  return cumulative(x, dim, dtype, true, "cumprod");
+}
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
+  return kiln::cumsum(*this, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
+  return kiln::cumprod(*this, dim, dtype);
 }
 
 } // namespace kiln

@@ -292,6 +292,22 @@ void EagerStatements::emitOp(const TraceOp &op) {
     e = a(0) + (op.text == "tile" ? ".tile(" : ".repeat(") + ints(op.ints) +
         ")";
     break;
+  case OpCode::ScatterAdd:
+    e = "kiln::scatter_add(" + a(0) + ", " + std::to_string(op.ints[0]) + ", " +
+        a(1) + ", " + a(2) + ")";
+    break;
+  case OpCode::Cumsum:
+  case OpCode::Cumprod:
+    e = std::string("kiln::") + opName(c) + "(" + a(0) + ", " +
+        std::to_string(op.ints[0]) +
+        (op.ints[1] >= 0 ? ", " + std::string(dtypeSpelling(r.element)) : "") +
+        ")";
+    break;
+  case OpCode::Topk: // the indices; the values are a gather of them
+    e = "std::get<1>(kiln::topk(" + a(0) + ", " + s(1) + ", " +
+        std::to_string(op.ints[0]) + ", " + (op.ints[1] ? "true" : "false") +
+        "))";
+    break;
   case OpCode::Gather:
     e = "kiln::gather(" + a(0) + ", " + std::to_string(op.ints[0]) + ", " +
         a(1) + ")";

@@ -245,6 +245,26 @@ const std::map<std::string, OpFn> &ops() {
                          a.at("end").get<double>(),
                          a.at("steps").get<int64_t>());
        }},
+      {"cumsum",
+       [](V in, const json &a) {
+         return cumsum(in[0], a.at("dim").get<int64_t>());
+       }},
+      {"cumprod",
+       [](V in, const json &a) {
+         return in[0].cumprod(a.at("dim").get<int64_t>());
+       }},
+      {"topk",
+       [](V in, const json &a) {
+         auto result = topk(in[0], a.at("k").get<int64_t>(),
+                            a.at("dim").get<int64_t>(),
+                            a.at("largest").get<bool>());
+         return a.at("part").get<int>() == 0 ? std::get<0>(result)
+                                             : std::get<1>(result);
+       }},
+      {"scatter_add",
+       [](V in, const json &a) {
+         return in[0].scatter_add(a.at("dim").get<int64_t>(), in[1], in[2]);
+       }},
       {"gather",
        [](V in, const json &a) {
          return gather(in[0], a.at("dim").get<int64_t>(), in[1]);

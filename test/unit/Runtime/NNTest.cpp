@@ -152,6 +152,52 @@ TEST_CASE("composed layers and views report misuse", "[nn][errors]") {
   CHECK(dropout(x, 0.0, true).data<float>() == x.data<float>());
 }
 
+TEST_CASE("cumsum, cumprod, topk and scatter_add: values and misuse",
+          "[nn][errors]") {
+  Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  checkTensor(cumsum(x, 1), {2, 3}, kFloat32, {1, 3, 6, 4, 9, 15});
+  checkTensor(x.cumprod(0), {2, 3}, kFloat32, {1, 2, 3, 4, 10, 18});
+  // Bools and int32 give int64; a dtype converts first.
+  checkTensor(cumsum(x > 2.0f, -1), {2, 3}, kInt64, {0, 0, 1, 1, 2, 3});
+  checkTensor(cumsum(x, 0, kFloat64), {2, 3}, kFloat64, {1, 2, 3, 5, 7, 9});
+  checkTensor(cumsum(full({}, 2.5), 0), {}, kFloat32, {2.5});
+  CHECK(cumsum(zeros({0, 3}), 0).shape() == Shape{0, 3});
+  // topk: best first, NaN the largest, ties in index order.
+  Tensor t = from_vector<float>({3, NAN, 5, 3, -1}, {5});
+  auto [values, indices] = topk(t, 3);
+  checkTensor(indices, {3}, kInt64, {1, 2, 0});
+  CHECK(std::isnan(values.data<float>()[0]));
+  checkTensor(std::get<1>(t.topk(3, 0, false)), {3}, kInt64, {4, 0, 3});
+  checkTensor(std::get<0>(topk(x, 2, 0)), {2, 3}, kFloat32, {4, 5, 6, 1, 2, 3});
+  CHECK(std::get<1>(topk(x, 0)).shape() == Shape{2, 0});
+  // scatter_add: additions in index order, rows outside the index kept.
+  Tensor idx = from_vector<int64_t>({1, 0, 1, 1}, {2, 2});
+  checkTensor(zeros({3, 2}).scatter_add(0, idx, ones({2, 2})), {3, 2}, kFloat32,
+              {0, 1, 2, 1, 0, 0});
+  checkTensor(
+      scatter_add(zeros({2, 3}, kInt64), 1, idx, full({2, 5}, 7, kInt64)),
+      {2, 3}, kInt64, {7, 7, 0, 0, 14, 0});
+
+  CHECK_KILN_ERROR(cumsum(x, 2), "cumsum", "dim 2");
+  CHECK_KILN_ERROR(cumprod(x, 0, kBool), "cumprod", "not supported");
+  CHECK_KILN_ERROR(topk(x, 4), "topk", "k = 4 is out of range for dim 1");
+  CHECK_KILN_ERROR(topk(x, -1), "topk", "k = -1");
+  CHECK_KILN_ERROR(topk(x > 1.0f, 1), "topk", "bool");
+  CHECK_KILN_ERROR(topk(full({}, 1.0), 0), "topk", "k must be 1");
+  CHECK_KILN_ERROR(scatter_add(x, 0, idx + 1, x), "scatter_add",
+                   "index 2 is out of range for dim 0 of size 2");
+  CHECK_KILN_ERROR(scatter_add(x, 0, idx, ones({1, 3})), "scatter_add",
+                   "larger than src's shape [1, 3] at dim 0");
+  CHECK_KILN_ERROR(scatter_add(x, 1, zeros({3, 1}, kInt64), ones({3, 1})),
+                   "scatter_add", "larger than the input's shape");
+  CHECK_KILN_ERROR(scatter_add(x, 0, idx, ones({2, 2}, kInt64)), "scatter_add",
+                   "dtype");
+  CHECK_KILN_ERROR(scatter_add(x, 0, idx.to(kFloat32), x), "scatter_add",
+                   "integer");
+  CHECK_KILN_ERROR(scatter_add(x, 0, idx.flatten(), x), "scatter_add",
+                   "same number of dims");
+}
+
 TEST_CASE("gather and the indexing and reshaping ops report misuse",
           "[nn][errors]") {
   Tensor x = randn({3, 4}, 1);

@@ -353,6 +353,50 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult ScatterAddOp::verify() {
+  auto input = getInput().getType(), src = getSrc().getType();
+  auto index = getIndex().getType();
+  int64_t rank = input.getRank(), dim = getDim();
+  if (index.getRank() != rank || src.getRank() != rank)
+    return emitOpError("the input, index and src must have one rank, got ")
+           << input << ", " << index << " and " << src;
+  if (src.getElementType() != input.getElementType())
+    return emitOpError("src must have the input's element type, got ")
+           << src << " for " << input;
+  if (failed(verifyDimInRange(getOperation(), dim, std::max<int64_t>(rank, 1),
+                              "dim")))
+    return failure();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!index.isDynamicDim(d) && !src.isDynamicDim(d) &&
+        index.getDimSize(d) > src.getDimSize(d))
+      return emitOpError("the index's dim ")
+             << d << " is larger than src's: " << index << " for " << src;
+    if (d != dim && !index.isDynamicDim(d) && !input.isDynamicDim(d) &&
+        index.getDimSize(d) > input.getDimSize(d))
+      return emitOpError("the index's dim ")
+             << d << " is larger than the input's: " << index << " for "
+             << input;
+  }
+  return success();
+}
+
+LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  auto input = rankedOf(adaptor.getInput().getType());
+  int64_t rank = input.getRank(), dim = adaptor.getDim();
+  if (dim < 0 || dim >= std::max<int64_t>(rank, 1))
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             rank);
+  SmallVector<int64_t> shape(input.getShape());
+  if (rank > 0)
+    shape[dim] = ShapedType::kDynamic;
+  inferred.push_back(
+      RankedTensorType::get(shape, IntegerType::get(context, 64)));
+  return success();
+}
+
 LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

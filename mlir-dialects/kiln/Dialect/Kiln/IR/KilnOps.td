@@ -558,6 +558,87 @@ def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "src added into a copy of input at integer indices "
+                "(torch.scatter_add)";
+  let description = [{
+    `result = input`, then `result[i0, .., index[i0, .., id, ..], ..] +=
+    src[i0, .., id, ..]` for every position of the index, `id` at `dim`
+    (non-negative), in index order. The ranks agree; the index is at most
+    src in every dim and at most the input outside `dim`, and indices
+    outside `[0, input.size(dim))` are run-time errors, reported as the
+    runtime reports them.
+
+    ```mlir
+    %y = kiln.scatter_add %x, %idx, %src dim 0
+        : (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, Kiln_IntTensor:$index,
+                       Kiln_NumericTensor:$src, I64Attr:$dim);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index `,` $src `dim` $dim attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class Kiln_CumulativeOp<string mnemonic, string what>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "running " # what # " along a dim";
+  let description = !strconcat("The running ", what, [{ along `dim`
+    (non-negative): `result[.., j, ..]` combines `input[.., 0..j, ..]` in
+    order. Floats accumulate in f64 and round each result, as the runtime
+    does; integers wrap. The frontend converts integer and bool inputs to
+    i64 first (ATen's result type).
+
+    ```mlir
+    %c = kiln.}], mnemonic, [{ %x dim 1 : tensor<?x?xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$dim);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyDimInRange(getOperation(), getDim(),
+                              ::std::max<int64_t>(
+                                  getInput().getType().getRank(), 1),
+                              "dim");
+    }
+  }];
+}
+
+def Kiln_CumsumOp : Kiln_CumulativeOp<"cumsum", "sum">;
+def Kiln_CumprodOp : Kiln_CumulativeOp<"cumprod", "product">;
+
+def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the indices of the k largest (smallest) elements along a "
+                "dim (torch.topk)";
+  let description = [{
+    The i64 indices along `dim` (non-negative) of the `k` largest elements
+    (smallest without `largest`), best first: NaN counts as the largest,
+    and equal values come in index order, so the choice and order are
+    unique and match the runtime's. The result has the input's shape with
+    `k` at `dim`; `k` outside `[0, input.size(dim)]` is a run-time error.
+    torch.topk's values are a `kiln.gather` of these indices.
+
+    ```mlir
+    %i = kiln.topk %logits, %k dim 1 largest : (tensor<?x?xf32>, index) -> tensor<?x?xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, Index:$k, I64Attr:$dim,
+                       UnitAttr:$largest);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $input `,` $k `dim` $dim (`largest` $largest^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
                                        AttrSizedOperandSegments]> {
   let summary = "2-d convolution, NCHW";
