@@ -93,6 +93,18 @@ FrontendOptions detail::frontendOptions(const SourceRequest &r) {
 
 namespace {
 
+/// The tensor inputs of root's graphs whose types nothing states or shows,
+/// comma-separated.
+std::string openInputs(const Root &root) {
+  std::string open;
+  for (const Segment &seg : root.segments)
+    for (const GraphInput &in : seg.graph.inputs)
+      if (in.origin == TypeOrigin::Open &&
+          seg.graph.values[in.value].kind == ValueKind::Tensor)
+        open += (open.empty() ? "" : ", ") + in.expr;
+  return open;
+}
+
 /// Reports a root that cannot be compiled: an error, or with `hostBecause`
 /// a warning that it stays host code (and why that is not an error).
 void internalFailure(const Root &root, const std::string &why,
@@ -106,6 +118,29 @@ void internalFailure(const Root &root, const std::string &why,
   if (!hostBecause)
     failed = true;
 }
+
+} // namespace
+
+void detail::reportTypingFailure(const Root &root, llvm::Error error,
+                                 bool requireKnownTypes,
+                                 const char *hostBecause, bool &failed) {
+  // A graph typed on a guess that does not fit is not the user's error: it
+  // runs eagerly, with a way to state the types.
+  std::string open = openInputs(root);
+  // (An input's own uses that disagree, "input 'x' needs ...", are the
+  // source's contradiction, not a guess's.)
+  std::string why = llvm::toString(std::move(error));
+  bool guessed = !open.empty() && !requireKnownTypes &&
+                 llvm::StringRef(why).starts_with("kiln::");
+  internalFailure(root,
+                  why + (guessed ? "; the types of " + open +
+                                       " are open: state them with "
+                                       "--signature or --signatures"
+                                 : ""),
+                  guessed ? "a guess" : hostBecause, failed);
+}
+
+namespace {
 
 const char *suppressed(const CompileRequest &request) {
   return request.suppressErrors ? "--suppress-errors" : nullptr;
@@ -122,34 +157,13 @@ void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
       graphs.push_back(&seg.graph);
     std::vector<std::vector<GraphVariant>> variants;
     if (llvm::Error error = typeGraphs(graphs, variants)) {
-      // A graph typed on a guess that does not fit is not the user's
-      // error: it runs eagerly, with a way to state the types.
-      std::string open;
-      for (const Graph *g : graphs)
-        for (const GraphInput &in : g->inputs)
-          if (in.origin == TypeOrigin::Open &&
-              g->values[in.value].kind == ValueKind::Tensor)
-            open += (open.empty() ? "" : ", ") + in.expr;
-      // (An input's own uses that disagree, "input 'x' needs ...", are the
-      // source's contradiction, not a guess's.)
-      std::string why = llvm::toString(std::move(error));
-      bool guessed = !open.empty() && !request.requireKnownTypes &&
-                     llvm::StringRef(why).starts_with("kiln::");
-      internalFailure(root,
-                      why + (guessed ? "; the types of " + open +
-                                           " are open: state them with "
-                                           "--signature or --signatures"
-                                     : ""),
-                      guessed ? "a guess" : suppressed(request), failed);
+      detail::reportTypingFailure(root, std::move(error),
+                                  request.requireKnownTypes,
+                                  suppressed(request), failed);
       continue;
     }
     if (request.requireKnownTypes) {
-      std::string open;
-      for (const Segment &seg : root.segments)
-        for (const GraphInput &in : seg.graph.inputs)
-          if (in.origin == TypeOrigin::Open &&
-              seg.graph.values[in.value].kind == ValueKind::Tensor)
-            open += (open.empty() ? "" : ", ") + in.expr;
+      std::string open = openInputs(root);
       if (!open.empty()) {
         internalFailure(root,
                         "no rank or dtype is stated or shown for " + open +

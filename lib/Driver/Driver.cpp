@@ -12,11 +12,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 namespace kiln::driver {
 
@@ -71,6 +77,46 @@ readSignatures(const std::string &path) {
     out.push_back(s.get<std::string>());
   }
   return out;
+}
+
+/// The GPU architectures Kiln generates code for: those whose PTX ISA 8.0
+/// (the version the kernels target) is accepted.
+const std::vector<std::string> kCudaArchs = {"sm_70", "sm_72", "sm_75",
+                                             "sm_80", "sm_86", "sm_87",
+                                             "sm_89", "sm_90", "sm_90a"};
+
+/// The logs --log takes (KILN_LOGS also takes the run-time ones).
+const std::vector<std::string> kCompileLogs = {"graph_breaks", "graph_code",
+                                               "all"};
+
+/// A usage error about the command's inputs: files that are not C++
+/// sources Kiln can read, and --log values it does not know. Empty if none.
+std::string checkSources(const SourceRequest &r, const std::string &logs) {
+  for (const std::string &file : r.files) {
+    llvm::sys::fs::file_status st;
+    if (llvm::sys::fs::status(file, st) || !llvm::sys::fs::exists(st))
+      return file + ": no such file";
+    if (llvm::sys::fs::is_directory(st))
+      return file + ": is a directory, not a C++ source";
+    if (!llvm::sys::fs::is_regular_file(st))
+      return file + ": not a regular file";
+    llvm::StringRef ext = llvm::sys::path::extension(file);
+    if (!llvm::is_contained(llvm::ArrayRef<llvm::StringRef>{".cpp", ".cc",
+                                                            ".cxx", ".c++",
+                                                            ".C", ".cu"},
+                            ext))
+      return file +
+             ": not a C++ source (expected .cpp, .cc, .cxx, .c++, .C or .cu)";
+  }
+  std::stringstream ss(logs);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty() && std::find(kCompileLogs.begin(), kCompileLogs.end(),
+                                   item) == kCompileLogs.end())
+      return "--log: unknown log '" + item +
+             "' (graph_breaks, graph_code or all; guards and graph_calls are "
+             "run-time logs: set KILN_LOGS when running the program)";
+  return "";
 }
 
 std::vector<std::string> splitLogs(const std::string &cli) {
@@ -133,7 +179,8 @@ int run(int argc, char **argv) {
       ->capture_default_str();
   codegenCmd
       ->add_option("--cuda-arch", codegen.cudaArch,
-                   "GPU architecture of cuda kernels (sm_80, sm_90, ...)")
+                   "GPU architecture of cuda kernels (sm_70 to sm_90a)")
+      ->check(CLI::IsMember(kCudaArchs))
       ->capture_default_str();
   codegenCmd
       ->add_option("--cuda-format", codegen.cudaFormat,
@@ -177,7 +224,8 @@ int run(int argc, char **argv) {
       ->capture_default_str();
   compileCmd
       ->add_option("--cuda-arch", compile.cudaArch,
-                   "GPU architecture of cuda graphs (sm_80, sm_90, ...)")
+                   "GPU architecture of cuda graphs (sm_70 to sm_90a)")
+      ->check(CLI::IsMember(kCudaArchs))
       ->capture_default_str();
   compileCmd
       ->add_option("--cuda-format", compile.cudaFormat,
@@ -220,6 +268,11 @@ int run(int argc, char **argv) {
                        "The graphs and breaks as Graphviz");
   app.footer("Exit status: 0 success, 1 an error in the input, 2 bad usage. "
              "docs/ in the Kiln sources has the details.");
+  // Flags take no values: --json=3 is bad usage, not "true".
+  for (CLI::App *cmd : {compileCmd, explainCmd})
+    for (CLI::Option *opt : cmd->get_options())
+      if (opt->get_expected_min() == 0)
+        opt->disable_flag_override();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -267,6 +320,26 @@ int run(int argc, char **argv) {
                   << "': " << llvm::toString(sig.takeError()) << "\n";
         return 2;
       }
+  for (auto [cmd, r, logs] :
+       {std::make_tuple(compileCmd, static_cast<SourceRequest *>(&compile),
+                        &compileLogs),
+        std::make_tuple(explainCmd, static_cast<SourceRequest *>(&explain),
+                        &explainLogs)}) {
+    if (!cmd->parsed())
+      continue;
+    std::string error = checkSources(*r, *logs);
+    if (!error.empty()) {
+      std::cerr << "kiln: error: " << error << "\n";
+      return 2;
+    }
+  }
+  if (compileCmd->parsed() && !compile.debugDir.empty() &&
+      llvm::sys::fs::exists(compile.debugDir) &&
+      !llvm::sys::fs::is_directory(compile.debugDir)) {
+    std::cerr << "kiln: error: --debug-dir " << compile.debugDir
+              << ": exists and is not a directory\n";
+    return 2;
+  }
   if (compileCmd->parsed()) {
     compile.clangArgs = clangArgs;
     compile.logs = splitLogs(compileLogs);

@@ -200,6 +200,7 @@ int runExplain(const ExplainRequest &request) {
   FrontendOptions options = detail::frontendOptions(request);
   options.breakErrors = false;
   std::vector<Root> all;
+  bool failed = false;
   int status =
       runFrontend(options, [&](clang::ASTContext &, const std::string &,
                                std::vector<Root> &roots) {
@@ -221,7 +222,12 @@ int runExplain(const ExplainRequest &request) {
           for (Segment &seg : r.segments)
             graphs.push_back(&seg.graph);
           std::vector<std::vector<GraphVariant>> variants;
-          llvm::consumeError(typeGraphs(graphs, variants));
+          // A root compile would reject fails explain too (a guess that
+          // does not fit is a warning, as there).
+          if (llvm::Error error = typeGraphs(graphs, variants))
+            detail::reportTypingFailure(r, std::move(error),
+                                        /*requireKnownTypes=*/false, nullptr,
+                                        failed);
           for (size_t i = 0; i < r.segments.size(); ++i)
             r.segments[i].variants = std::move(variants[i]);
           r.function = nullptr; // the AST goes away after this call
@@ -231,6 +237,11 @@ int runExplain(const ExplainRequest &request) {
         }
         return true;
       });
+  // A failed command writes nothing on stdout.
+  if (failed)
+    status = 1;
+  if (status != 0)
+    return status;
   auto [graphs, breaks, ops] = Totals(all);
   llvm::raw_ostream &os = llvm::outs();
   if (request.json) {

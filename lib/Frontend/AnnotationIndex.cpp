@@ -1,6 +1,8 @@
 //===- AnnotationIndex.cpp - What the user asked of each function ---------===//
 #include "AnnotationIndex.h"
 
+#include <set>
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -22,10 +24,16 @@ bool parseAnnotation(const std::string &text, std::string &kind,
   if (!s.ends_with(")"))
     return false;
   kind = s.take_front(open).trim().str();
+  llvm::StringRef inside = s.slice(open + 1, s.size() - 1).trim();
+  if (inside.empty()) // compile()
+    return !kind.empty();
   llvm::SmallVector<llvm::StringRef> parts;
-  s.slice(open + 1, s.size() - 1).split(parts, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef p : parts)
+  inside.split(parts, ',', -1, /*KeepEmpty=*/true);
+  for (llvm::StringRef p : parts) {
+    if (p.trim().empty()) // compile(,), compile(fullgraph=true,)
+      return false;
     args.push_back(p.trim().str());
+  }
   return !kind.empty();
 }
 
@@ -61,9 +69,10 @@ bool applyAnnotation(const std::string &kind,
   std::string key, value;
   if (kind == "compile") {
     a.compile = true;
+    std::set<std::string> seen;
     for (const std::string &arg : args) {
-      if (!splitArg(arg, key, value))
-        return false;
+      if (!splitArg(arg, key, value) || !seen.insert(key).second)
+        return false; // (a key given twice is a contradiction)
       if (key == "fullgraph") {
         if (!parseBool(value, a.fullgraph))
           return false;

@@ -16,6 +16,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
@@ -206,6 +207,35 @@ public:
       : options_(options), handler_(handler), file_(std::move(file)),
         failed_(failed) {}
 
+  /// An --annotate NAME that names no function of the translation unit
+  /// is most likely a typo: a warning (torch's annotations are attached to
+  /// objects, so a mismatch cannot happen there).
+  void warnUnmatchedAnnotations(ASTContext &context) {
+    struct Names : RecursiveASTVisitor<Names> {
+      std::set<std::string> names;
+      bool shouldVisitTemplateInstantiations() const { return true; }
+      bool VisitFunctionDecl(FunctionDecl *fn) {
+        names.insert(fn->getQualifiedNameAsString());
+        return true;
+      }
+    } visitor;
+    std::vector<std::string> unmatched;
+    for (const std::string &spec : options_.annotate) {
+      std::string name =
+          llvm::StringRef(spec).take_front(spec.find('=')).trim().str();
+      unmatched.push_back(name);
+    }
+    for (const std::string &name : options_.disallowInGraph)
+      unmatched.push_back(name);
+    if (unmatched.empty())
+      return;
+    visitor.TraverseDecl(context.getTranslationUnitDecl());
+    for (const std::string &name : unmatched)
+      if (!visitor.names.count(name))
+        llvm::errs() << "kiln: warning: " << file_ << ": no function named '"
+                     << name << "' for --annotate or --disallow-in-graph\n";
+  }
+
   void HandleTranslationUnit(ASTContext &context) override {
     DiagnosticsEngine &diags = context.getDiagnostics();
     if (diags.hasErrorOccurred()) {
@@ -240,6 +270,7 @@ public:
       }
     }
     tracer.warnUnknownSignatures();
+    warnUnmatchedAnnotations(context);
     countBreaksOnce(roots);
     reconcileInstantiations(roots);
     roots.erase(std::remove_if(roots.begin(), roots.end(),
@@ -450,8 +481,13 @@ int runFrontend(const FrontendOptions &options,
   tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
   bool failed = false;
   TraceActionFactory factory(options, handler, failed);
+  // Clang's own diagnostics, the driver's included (an unknown argument
+  // after --): any error fails the command.
+  DiagnosticOptions diagOptions;
+  TextDiagnosticPrinter printer(llvm::errs(), diagOptions);
+  tool.setDiagnosticConsumer(&printer);
   int status = tool.run(&factory);
-  return status != 0 || failed ? 1 : 0;
+  return status != 0 || failed || printer.getNumErrors() > 0 ? 1 : 0;
 }
 
 } // namespace kiln::frontend

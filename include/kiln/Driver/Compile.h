@@ -62,6 +62,13 @@ struct ExplainRequest : SourceRequest {
 namespace detail {
 /// The frontend's options for a request (both subcommands).
 frontend::FrontendOptions frontendOptions(const SourceRequest &request);
+/// Reports that `root`'s graphs could not be typed (`error`, from
+/// typeGraphs): a warning when the types were a guess (the root stays host
+/// code, with a way to state them) or `hostBecause` is given, an error
+/// otherwise (then `failed` is set).
+void reportTypingFailure(const frontend::Root &root, llvm::Error error,
+                         bool requireKnownTypes, const char *hostBecause,
+                         bool &failed);
 /// explain's text report of traced roots.
 void printExplainText(llvm::raw_ostream &os,
                       const std::vector<frontend::Root> &roots);

@@ -2,8 +2,12 @@
 // that says so, not an abort.
 //
 // RUN: not kiln compile %s -o %t.cpp 2>&1 | FileCheck %s
-// CHECK: 24_permute_repeated_dim_aborts.cpp:[[@LINE+7]]:23: error: kiln could not compile 'f': kiln::permute at {{.*}}: permute's dims are not a permutation of the input's 4 dims
+// CHECK: 24_permute_repeated_dim_aborts.cpp:[[@LINE+11]]:23: error: kiln could not compile 'f': kiln::permute at {{.*}}: permute's dims are not a permutation of the input's 4 dims
 // CHECK-NOT: LLVM ERROR
+// explain fails as compile does, with nothing on stdout:
+// RUN: not kiln explain %s > %t.out 2> %t.err
+// RUN: test ! -s %t.out
+// RUN: FileCheck %s < %t.err
 //
 // A user error (a permutation that repeats a dim) aborts kiln compile with
 // LLVM ERROR instead of a diagnostic; kiln explain accepts it (rc 0).
