@@ -14,7 +14,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Debug.h"
+
+#include <functional>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNGPUDEVICEBUFFERS
@@ -364,10 +367,18 @@ void copyConstantsToDevice(func::FuncOp fn, IRRewriter &rewriter) {
   SmallVector<memref::GetGlobalOp> globals;
   fn.walk([&](memref::GetGlobalOp global) { globals.push_back(global); });
   for (memref::GetGlobalOp global : globals) {
-    // Kernel code reads it (a linalg op becomes a kernel); host code, such
-    // as a memref.reshape taking its shape, keeps the host constant.
-    auto isKernelUse = [](OpOperand &use) {
-      return inKernel(use.getOwner()) || isa<linalg::LinalgOp>(use.getOwner());
+    // Kernel code reads it, directly or through views (a linalg op
+    // becomes a kernel); host code, such as a memref.reshape taking its
+    // shape, keeps the host constant.
+    std::function<bool(OpOperand &)> isKernelUse = [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (inKernel(user) || isa<linalg::LinalgOp>(user))
+        return true;
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      return view && view.getViewSource() == use.get() &&
+             llvm::any_of(user->getResults(), [&](Value result) {
+               return llvm::any_of(result.getUses(), isKernelUse);
+             });
     };
     if (llvm::none_of(global->getUses(), isKernelUse))
       continue;

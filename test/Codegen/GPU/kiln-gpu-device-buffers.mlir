@@ -185,3 +185,25 @@ func.func @serial_loop(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Through a view too: the view is taken of the device copy.
+memref.global "private" constant @rows : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>
+// CHECK-LABEL: func.func @constant_view
+// CHECK: %[[G:.*]] = memref.get_global @rows
+// CHECK: %[[D:.*]] = gpu.alloc () : memref<2x3xf32>
+// CHECK: gpu.memcpy %[[D]], %[[G]]
+// CHECK: memref.subview %[[D]][1, 0] [1, 3] [1, 1]
+// CHECK: gpu.dealloc %[[D]]
+func.func @constant_view(%out: memref<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @rows : memref<2x3xf32>
+  %v = memref.subview %g[1, 0] [1, 3] [1, 1] : memref<2x3xf32> to memref<3xf32, strided<[1], offset: 3>>
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    linalg.copy ins(%v : memref<3xf32, strided<[1], offset: 3>>) outs(%out : memref<3xf32>)
+    scf.reduce
+  }
+  return
+}

@@ -496,3 +496,52 @@ func.func @random_sizes(%n: index) {
   %0 = kiln.random uniform %n [%n, %n] : tensor<?x4xf32>
   return
 }
+
+// -----
+
+func.func @cumsum_dim(%x: tensor<3x4xf32>) {
+  // expected-error@+1 {{dim 2 is out of range}}
+  %0 = kiln.cumsum %x dim 2 : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @cumsum_i32(%x: tensor<3x4xi32>) {
+  // expected-error@+1 {{must be ranked tensor of}}
+  %0 = kiln.cumsum %x dim 0 : tensor<3x4xi32>
+  return
+}
+
+// -----
+
+func.func @topk_dim(%x: tensor<3x4xf32>, %k: index) {
+  // expected-error@+2 {{dim 2 is out of range for rank 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.topk %x, %k dim 2 : (tensor<3x4xf32>, index) -> tensor<3x?xi64>
+  return
+}
+
+// -----
+
+func.func @scatter_rank(%x: tensor<3x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  // expected-error@+1 {{the input, index and src must have one rank}}
+  %0 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<3x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_dtype(%x: tensor<3x4xf32>, %i: tensor<3x4xi64>, %s: tensor<3x4xf64>) {
+  // expected-error@+1 {{src must have the input's element type}}
+  %0 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<3x4xf32>, tensor<3x4xi64>, tensor<3x4xf64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_larger(%x: tensor<3x4xf32>, %i: tensor<2x5xi64>, %s: tensor<3x6xf32>) {
+  // expected-error@+1 {{the index's dim 1 is larger than the input's}}
+  %0 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<3x4xf32>, tensor<2x5xi64>, tensor<3x6xf32>) -> tensor<3x4xf32>
+  return
+}

@@ -201,3 +201,16 @@ func.func @attention(%q: tensor<?x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: t
   %b = kiln.scaled_dot_product_attention %q, %k, %v mask %m scale %s {is_causal = false} : (tensor<?x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<?x12x?x32xf32>, tensor<?x?xi1>, f64) -> tensor<?x12x?x32xf32>
   return %a, %b : tensor<?x12x?x32xf32>, tensor<?x12x?x32xf32>
 }
+
+// CHECK-LABEL: func.func @scans
+func.func @scans(%x: tensor<?x8xf32>, %k: index, %i: tensor<?x8xi64>, %s: tensor<?x8xf32>, %n: tensor<5xi64>) -> (tensor<?x8xf32>, tensor<5xi64>, tensor<?x?xi64>, tensor<?x8xf32>) {
+  // CHECK: kiln.cumsum {{.*}} dim 1 : tensor<?x8xf32>
+  %0 = kiln.cumsum %x dim 1 : tensor<?x8xf32>
+  // CHECK: kiln.cumprod {{.*}} dim 0 : tensor<5xi64>
+  %1 = kiln.cumprod %n dim 0 : tensor<5xi64>
+  // CHECK: kiln.topk {{.*}} dim 1 largest : (tensor<?x8xf32>, index) -> tensor<?x?xi64>
+  %2 = kiln.topk %x, %k dim 1 largest : (tensor<?x8xf32>, index) -> tensor<?x?xi64>
+  // CHECK: kiln.scatter_add {{.*}} dim 0 : (tensor<?x8xf32>, tensor<?x8xi64>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  %3 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<?x8xf32>, tensor<?x8xi64>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<5xi64>, tensor<?x?xi64>, tensor<?x8xf32>
+}

@@ -598,8 +598,11 @@ class Kiln_CumulativeOp<string mnemonic, string what>
     %c = kiln.}], mnemonic, [{ %x dim 1 : tensor<?x?xf32>
     ```
   }]);
-  let arguments = (ins Kiln_NumericTensor:$input, I64Attr:$dim);
-  let results = (outs Kiln_NumericTensor:$result);
+  // (No i32 or i1: ATen scans them as i64, which the frontend converts
+  // them to.)
+  let arguments = (ins RankedTensorOf<[F16, BF16, F32, F64, I64]>:$input,
+                       I64Attr:$dim);
+  let results = (outs RankedTensorOf<[F16, BF16, F32, F64, I64]>:$result);
   let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
   let extraClassDefinition = [{
