@@ -89,6 +89,13 @@ bool isContraction(scf::ForOp loop) {
   return read.size() >= 2;
 }
 
+/// Whether `op` has no effect on memory but reads.
+bool onlyReads(Operation *op) {
+  return isMemoryEffectFree(op) || (isa<MemoryEffectOpInterface>(op) &&
+                                    cast<MemoryEffectOpInterface>(op)
+                                        .onlyHasEffect<MemoryEffects::Read>());
+}
+
 /// The scf.for of a row reduction nest and how its accumulator combines.
 struct RowReduction {
   scf::ForOp reduce;
@@ -109,10 +116,7 @@ std::optional<RowReduction> asRowReduction(scf::ParallelOp loop) {
       if (reduce)
         return std::nullopt;
       reduce = forOp;
-    } else if (!reduce && !isMemoryEffectFree(&op) &&
-               !(isa<MemoryEffectOpInterface>(op) &&
-                 cast<MemoryEffectOpInterface>(op)
-                     .onlyHasEffect<MemoryEffects::Read>())) {
+    } else if (!reduce && !onlyReads(&op)) {
       return std::nullopt; // writes before the reduction would race
     } else if (op.getNumRegions() != 0) {
       return std::nullopt;
@@ -137,12 +141,8 @@ std::optional<RowReduction> asRowReduction(scf::ParallelOp loop) {
   // serial: threads sharing it would race and reorder.
   if (reduce.getBody()
           ->walk([](Operation *op) {
-            return isMemoryEffectFree(op) ||
-                           (isa<MemoryEffectOpInterface>(op) &&
-                            cast<MemoryEffectOpInterface>(op)
-                                .onlyHasEffect<MemoryEffects::Read>())
-                       ? WalkResult::advance()
-                       : WalkResult::interrupt();
+            return onlyReads(op) ? WalkResult::advance()
+                                 : WalkResult::interrupt();
           })
           .wasInterrupted())
     return std::nullopt;
