@@ -56,6 +56,16 @@ config.substitutions.append(
      f"'-L{config.kiln_runtime_dir} -lkiln_runtime -Wl,-rpath,{config.kiln_runtime_dir} {sanitize_flags}' "
      f"'-L{omp_dir} -lomp -Wl,-rpath,{omp_dir}'"))
 
+# The differential tester (test/fuzz/kiln_fuzz.py) with this build's kiln,
+# compiler and link lines.
+config.substitutions.append(
+    ("%kiln_fuzz",
+     f"{sys.executable} {os.path.join(config.kiln_src_root, 'test', 'fuzz', 'kiln_fuzz.py')} "
+     f"--kiln {os.path.join(config.kiln_tools_dir, 'kiln')} --cxx {config.cxx_compiler} "
+     f"--includes '-I{include} -I{gen_include}' "
+     f"--link '-L{config.kiln_runtime_dir} -lkiln_runtime -Wl,-rpath,{config.kiln_runtime_dir} "
+     f"{sanitize_flags} -L{omp_dir} -lomp -Wl,-rpath,{omp_dir}'"))
+
 # The compilers a user might build model code with; each available one is a
 # lit feature so tests can REQUIRES: it.
 # (Not in a sanitizer build: g++'s sanitizer runtime is not clang's.)

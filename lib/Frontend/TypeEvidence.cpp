@@ -122,9 +122,13 @@ private:
   /// The length of a braced list, if e is one.
   static std::optional<int64_t> listLength(const Expr *e) {
     e = stripTemporaries(e);
-    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+      // `{}`: a shape of no dims (a rank-0 tensor).
+      if (c->getNumArgs() == 0 && c->isListInitialization())
+        return 0;
       if (c->getNumArgs() >= 1)
         e = stripTemporaries(c->getArg(0));
+    }
     if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
       e = stripTemporaries(il->getSubExpr());
     if (const auto *list = dyn_cast<InitListExpr>(e))

@@ -1,7 +1,7 @@
 // Tests that input types come from the whole translation unit: a member
 // from its constructor, a parameter from its callers (a function's return,
 // kiln::arange of integers, a comparison, from_vector<int64_t>, to(dtype)),
-// through locals and ops. Every graph runs compiled, with the eager
+// through locals and ops; a shape of no dims (`{}`) is rank 0. Every graph runs compiled, with the eager
 // results, at a size the source never names.
 //
 // RUN: kiln explain %s | FileCheck %s
@@ -16,11 +16,13 @@
 // CHECK: inputs: x (f64 tensor of rank 2) this->w (f64 tensor of rank 2)
 // CHECK-NEXT: outputs: return
 // CHECK-NEXT: types: x call site this->w source
+// CHECK: inputs: logits (f64 tensor of rank 2) temperature (f64 tensor of rank 0)
 // OUT: scaled dtype=float64 dim=2
 // OUT: shifted dtype=int64 dim=1 sum=61.000000000
 // OUT: looked up dtype=float64 dim=2
 // OUT: centred dtype=float64 dim=2 sum=0.000000000
 // OUT: gated dtype=float64 dim=2
+// OUT: tempered dtype=float64 dim=2
 #include <kiln/kiln.h>
 #include <cstdio>
 #include <vector>
@@ -58,6 +60,11 @@ struct Gate {
 Tensor stage2(const Tensor &t, const Gate &g) { return g.forward(t); }
 Tensor stage1(const Tensor &t, const Gate &g) { return stage2(t, g); }
 
+// A rank-0 tensor from an empty shape.
+KILN_COMPILE() Tensor temper(const Tensor &logits, const Tensor &temperature) {
+  return kiln::softmax(logits / temperature, -1);
+}
+
 static void dump(const char *tag, const Tensor &t) {
   Tensor c = t.to(kiln::kFloat64).contiguous();
   std::printf("%s dtype=%s dim=%lld sum=%.9f\n", tag, kiln::dtypeName(t.dtype()),
@@ -83,4 +90,6 @@ int main(int argc, char **argv) {
   };
   Gate gate{param({3, n})};
   dump("gated", stage1(make(3, n), gate));
+  Tensor temperature = kiln::full({}, 0.7, kiln::kFloat64);
+  dump("tempered", temper(make(2, n), temperature));
 }

@@ -1,0 +1,1054 @@
+#!/usr/bin/env python3
+"""Kiln's differential tester: random valid model code, compiled vs eager.
+
+    kiln_fuzz.py --count N --seed S --work DIR [options]
+
+Generates N random compile roots from the seed (docs/testing.md): chains of
+Kiln ops over one to four tensor inputs of every dtype, with broadcasting,
+scalars of every kind, views, reductions, products, norms, host flags,
+loops and out-parameters. The roots are batched into translation units;
+each unit is built as it is (eager) and through `kiln compile` (cpu), and
+both programs run at the sizes the source names and at others. Each root
+is classified:
+
+  match        every value it returns or writes agrees with eager
+  miscompile   a value differs (integers and bools exactly; floats within
+               a tolerance scaled to the tensor's largest value)
+  fallback     a graph call ran eagerly (a guard missed: silent fallback)
+  compile      `kiln compile` failed on the valid program
+  crash        kiln or the compiled program died on a signal
+  hang         a step ran past --timeout
+  invalid      eager itself rejected the program (a generator defect)
+
+A failing root is kept (DIR/failures/<kind>-<seed>-<n>.cpp) and, unless
+--no-reduce, shrunk first: statements deleted and sizes simplified while
+the same failure persists. Exits 1 when any root failed or was invalid.
+"""
+import argparse
+import concurrent.futures
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+KINDS = ["match", "miscompile", "fallback", "compile", "crash", "hang", "invalid"]
+
+# Sizes of the symbolic dims N0..N2 for each run: the first set is the one
+# the source names (main's defaults), the others are passed as arguments.
+SIZE_SETS = [(3, 5, 4), (6, 2, 7), (1, 3, 1)]
+SYMS = ["N0", "N1", "N2"]
+
+FLOAT = ("f32", "f64", "f16", "bf16")
+INT = ("i32", "i64")
+CPP_DTYPE = {"f32": "kiln::kFloat32", "f64": "kiln::kFloat64", "f16": "kiln::kFloat16",
+             "bf16": "kiln::kBFloat16",
+             "i32": "kiln::kInt32", "i64": "kiln::kInt64", "bool": "kiln::kBool"}
+# How coarse a float type rounds: float64 0, float32 1, halves 2.
+LOWP = {"f32": 1, "f16": 2, "bf16": 2}
+# Mantissa bits within which sums and products of grid values stay exact.
+EXACT_BITS = {"f32": 22, "f64": 50, "f16": 9, "bf16": 6, "i32": 30, "i64": 60, "bool": 1}
+
+
+def promote(a, b):
+    """torch's result type of a binary op on two tensors."""
+    if a == b:
+        return a
+    order = ["bool", "i32", "i64", "f16", "bf16", "f32", "f64"]
+    if a in FLOAT and b in FLOAT:
+        if {a, b} == {"f16", "bf16"}:
+            return "f32"
+        return order[max(order.index(a), order.index(b))]
+    if a in FLOAT:
+        return a
+    if b in FLOAT:
+        return b
+    return order[max(order.index(a), order.index(b))]
+
+
+class Val:
+    """A traced value: its C++ name, dtype, shape (dim names: N0..N2, a
+    literal size, or a fresh D<k> of a size derived at run time) and, for
+    exact values, a bound on their magnitude and grid (value = integer *
+    2^-grid with |value| < 2^mag), None once rounding may have happened."""
+
+    def __init__(self, name, dtype, shape, exact):
+        self.name, self.dtype, self.shape, self.exact = name, dtype, tuple(shape), exact
+        self.lowp = LOWP.get(dtype, 0)
+
+    @property
+    def rank(self):
+        return len(self.shape)
+
+
+def exact_ok(dtype, exact):
+    if not exact:
+        return None
+    mag, grid = exact
+    return exact if mag + grid <= EXACT_BITS[dtype] else None
+
+
+class Root:
+    """One generated compile root: parameters, statements, outputs."""
+
+    def __init__(self, index):
+        self.index = index
+        self.name = "fuzz_%d" % index
+        self.params = []      # Val (tensor inputs)
+        self.flags = []       # names of bool host parameters
+        self.steps = False    # whether it takes `int64_t steps` (a loop count)
+        self.stmts = []       # (text, defined Val or None, used names)
+        self.result = None    # Val returned
+        self.out = None       # Val written to the out-parameter
+
+    def signature(self):
+        parts = ["const Tensor &%s" % p.name for p in self.params]
+        parts += ["bool %s" % f for f in self.flags]
+        if self.steps:
+            parts.append("int64_t steps")
+        if self.out is not None:
+            parts.append("Tensor &out")
+        return ", ".join(parts)
+
+    def source(self):
+        lines = ["KILN_COMPILE()", "Tensor %s(%s) {" % (self.name, self.signature())]
+        lines += ["  " + s[0] for s in self.stmts]
+        if self.out is not None:
+            lines.append("  out = %s;" % self.out.name)
+        lines.append("  return %s;" % self.result.name)
+        lines.append("}")
+        return "\n".join(lines)
+
+    def call(self, seed):
+        """main's call of the root: inputs built where the call's types show."""
+        lines = ["  try {"]
+        args = []
+        for i, p in enumerate(self.params):
+            name = "%s_%s" % (self.name, p.name)
+            lines.append("    Tensor %s = %s;" % (name, fill_expr(p, seed * 16 + i)))
+            args.append(name)
+        args += ["%s" % ("true" if (seed + i) % 2 else "false") for i, _ in enumerate(self.flags)]
+        if self.steps:
+            args.append("N0")
+        if self.out is not None:
+            lines.append("    Tensor out;")
+            args.append("out")
+        lines.append("    Tensor r = %s(%s);" % (self.name, ", ".join(args)))
+        lines.append('    dump("%s", r);' % self.name)
+        if self.out is not None:
+            lines.append('    dump("%s.out", out);' % self.name)
+        lines.append("  } catch (const kiln::Error &e) {")
+        lines.append('    std::printf("%s error %%s\\n", e.what());' % self.name)
+        lines.append("  }")
+        return "\n".join(lines)
+
+
+def fill_expr(p, seed):
+    """An input on a grid: multiples of 1/8 in [-4, 4], integers in [-8, 8],
+    so that sums and products of inputs are exact and comparisons agree.
+    Some inputs are views: a slice at an offset, or a transpose."""
+    shape = list(p.shape)
+    layout = getattr(p, "layout", None)
+    if layout == "transpose":
+        shape[-1], shape[-2] = shape[-2], shape[-1]
+    elif layout == "slice":
+        shape[-1] = "%s + 2" % shape[-1]
+    dims = "{%s}" % ", ".join(shape)
+    ints = "kiln::randint(-32, 33, %s, %d)" % (dims, seed)
+    if p.dtype == "bool":
+        e = "(%s > 0)" % ints
+    elif p.dtype in INT:
+        e = "kiln::randint(-8, 9, %s, %d, %s)" % (dims, seed, CPP_DTYPE[p.dtype])
+    else:
+        e = "(%s.to(%s) * 0.125)" % (ints, CPP_DTYPE[p.dtype])
+    if layout == "transpose":
+        return "%s.transpose(-1, -2)" % e
+    if layout == "slice":
+        return "%s.slice(-1, 1, %s + 1)" % (e, p.shape[-1])
+    return e
+
+
+class Generator:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.fresh = 0
+
+    # -- helpers ----------------------------------------------------------
+    def pick(self, seq):
+        return self.r.choice(list(seq))
+
+    def new_dim(self):
+        self.fresh += 1
+        return "D%d" % self.fresh
+
+    def new_param(self, root, dtype, shape):
+        v = Val("%s" % "abcd"[len(root.params)], dtype, shape,
+                (5, 3) if dtype in FLOAT else ((4, 0) if dtype in INT else (1, 0)))
+        if shape and self.r.random() < 0.15:
+            v.layout = "transpose" if len(shape) >= 2 and self.r.random() < 0.5 else "slice"
+        root.params.append(v)
+        return v
+
+    def define(self, root, dtype, shape, expr, uses, exact=None):
+        name = "t%d" % len(root.stmts)
+        v = Val(name, dtype, shape, exact_ok(dtype, exact) if dtype != "bool" else (1, 0))
+        # Rounded to float32 (1) or a half type (2) somewhere on the way:
+        # compared with that type's tolerance.
+        v.lowp = max([LOWP.get(dtype, 0)] + [u.lowp for u in self.values(root) if u.name in uses])
+        root.stmts.append(("Tensor %s = %s;" % (name, expr), v, uses))
+        return v
+
+    def values(self, root):
+        return root.params + [s[1] for s in root.stmts if s[1] is not None]
+
+    def random_shape(self, rank):
+        shape = []
+        for _ in range(rank):
+            shape.append(self.pick(SYMS) if self.r.random() < 0.8 else self.pick(["1", "2", "3"]))
+        return shape
+
+    def broadcast_partner(self, root, v, dtype=None):
+        """A tensor that broadcasts against v: an existing one or a new input."""
+        dtype = dtype or v.dtype
+        cands = [w for w in self.values(root) if w is not v and w.dtype == dtype
+                 and broadcasts(w.shape, v.shape) and w.shape_ok()] if False else [
+            w for w in self.values(root) if w is not v and w.dtype == dtype
+            and broadcasts(w.shape, v.shape)]
+        if cands and self.r.random() < 0.6:
+            return self.pick(cands)
+        if len(root.params) >= 4 or any(d.startswith("D") for d in v.shape):
+            same = [w for w in self.values(root) if w.dtype == dtype and broadcasts(w.shape, v.shape)]
+            return self.pick(same) if same else None
+        # A new input: some leading dims dropped, some dims 1.
+        shape = list(v.shape)
+        if shape and self.r.random() < 0.3:
+            shape = shape[self.r.randrange(len(shape) + 1):]
+        shape = [("1" if self.r.random() < 0.25 else d) for d in shape]
+        return self.new_param(root, dtype, shape)
+
+    def scalar(self, dtype):
+        if dtype in FLOAT or self.r.random() < 0.2:
+            text, val = self.pick([("0.5f", 0.5), ("2.0f", 2.0), ("1.5", 1.5), ("-0.25f", -0.25),
+                                   ("3", 3), ("-1", -1)])
+        else:
+            text, val = self.pick([("2", 2), ("3", 3), ("-1", -1), ("int64_t(5)", 5)])
+        return text, val
+
+    # -- ops ----------------------------------------------------------------
+    def op(self, root, v):
+        """One op on v (and maybe others); returns the new Val or None."""
+        choices = [(self.unary, 6), (self.binary, 6), (self.scalar_op, 4), (self.compare, 2),
+                   (self.reduce, 3), (self.view, 4), (self.norm, 2), (self.matmul, 2),
+                   (self.cat, 1), (self.convert, 2), (self.where, 2), (self.scan, 1),
+                   (self.host_flag, 1), (self.loop, 1), (self.index_op, 1), (self.host_code, 1)]
+        total = sum(w for _, w in choices)
+        x = self.r.random() * total
+        for fn, w in choices:
+            x -= w
+            if x < 0:
+                return fn(root, v)
+        return None
+
+    def unary(self, root, v):
+        if v.dtype == "bool":
+            return self.define(root, "bool", v.shape, "%s.logical_not()" % v.name, [v.name])
+        if v.dtype in INT:
+            fn = self.pick(["abs", "neg", "square"])
+            e = v.exact
+            if fn == "square":
+                e = e and (2 * e[0], 0)
+                return self.define(root, v.dtype, v.shape, "%s.square()" % v.name, [v.name], e)
+            text = "-%s" % v.name if fn == "neg" else "%s.abs()" % v.name
+            return self.define(root, v.dtype, v.shape, text, [v.name], e)
+        smooth = ["tanh", "sigmoid", "sin", "cos", "atan", "erf", "gelu", "silu", "softplus",
+                  "mish", "hardswish", "hardsigmoid", "elu", "erfc", "expm1"]
+        exact_fns = ["relu", "abs", "neg"]
+        safe = [("(%s.abs() + 0.5f).log()", "log"), ("%s.abs().log1p()", "log1p"),
+                ("(%s.abs() + 1.0f).sqrt()", "sqrt"), ("(%s.abs() + 1.0f).rsqrt()", "rsqrt"),
+                ("%s.tanh().exp()", "exp"), ("(%s.abs() + 1.0f).reciprocal()", "reciprocal"),
+                ("%s.sigmoid().exp2()", "exp2"), ("(%s.abs() + 1.0f).log2()", "log2"),
+                ("%s.leaky_relu(0.1)", "leaky_relu"), ("kiln::gelu(%s, \"tanh\")", "gelu tanh"),
+                ("%s.atan().tan()", "tan")]
+        discrete = ["floor", "ceil", "round", "trunc", "sign"]
+        k = self.r.random()
+        if k < 0.2:
+            fn = self.pick(exact_fns)
+            text = "-%s" % v.name if fn == "neg" else "%s.%s()" % (v.name, fn)
+            return self.define(root, v.dtype, v.shape, text, [v.name], v.exact)
+        if k < 0.3 and v.exact:
+            fn = self.pick(discrete)
+            return self.define(root, v.dtype, v.shape, "%s.%s()" % (v.name, fn), [v.name], v.exact)
+        if k < 0.55:
+            text = self.pick(safe)[0] % v.name
+            return self.define(root, v.dtype, v.shape, text, [v.name])
+        fn = self.pick(smooth)
+        text = "%s.%s()" % (v.name, fn) if self.r.random() < 0.6 else "kiln::%s(%s)" % (fn, v.name)
+        return self.define(root, v.dtype, v.shape, text, [v.name])
+
+    def binary(self, root, v):
+        if v.dtype == "bool":
+            w = self.broadcast_partner(root, v)
+            if w is None:
+                return None
+            fn = self.pick(["logical_and", "logical_or"])
+            return self.define(root, "bool", bshape(v.shape, w.shape),
+                               "%s.%s(%s)" % (v.name, fn, w.name), [v.name, w.name])
+        dtype = v.dtype
+        if self.r.random() < 0.2:
+            dtype = self.pick(("f32", "f64") + INT)
+        w = self.broadcast_partner(root, v, dtype)
+        if w is None:
+            return None
+        out = promote(v.dtype, w.dtype)
+        shape = bshape(v.shape, w.shape)
+        a, b = (v, w) if self.r.random() < 0.7 else (w, v)
+        op = self.pick(["+", "-", "*", "/", "maximum", "minimum", "pow", "lerp"])
+        if op in "+-*":
+            e = None
+            if a.exact and b.exact:
+                e = ((max(a.exact[0], b.exact[0]) + 1, max(a.exact[1], b.exact[1])) if op != "*"
+                     else (a.exact[0] + b.exact[0], a.exact[1] + b.exact[1]))
+            if op == "*" and out in INT and e and e[0] > EXACT_BITS[out]:
+                op, e = "+", (max(a.exact[0], b.exact[0]) + 1, 0)
+            return self.define(root, out, shape, "%s %s %s" % (a.name, op, b.name),
+                               [a.name, b.name], e)
+        if op in ("maximum", "minimum"):
+            e = a.exact and b.exact and (max(a.exact[0], b.exact[0]), max(a.exact[1], b.exact[1]))
+            text = ("kiln::%s(%s, %s)" if self.r.random() < 0.5 else "%s.%s(%s)")
+            text = text % ((op, a.name, b.name) if text.startswith("kiln") else (a.name, op, b.name))
+            return self.define(root, out, shape, text, [a.name, b.name], e)
+        if out not in FLOAT:
+            out = "f32"
+        if op == "/":
+            return self.define(root, out, shape, "%s / (%s.abs() + 1)" % (a.name, b.name),
+                               [a.name, b.name])
+        if op == "pow":
+            if a.dtype not in FLOAT or b.dtype not in FLOAT:
+                return None
+            return self.define(root, promote(a.dtype, b.dtype), shape,
+                               "kiln::pow(%s.abs() + 0.5f, %s.tanh())" % (a.name, b.name),
+                               [a.name, b.name])
+        if a.dtype != b.dtype or a.dtype not in FLOAT:
+            return None
+        return self.define(root, a.dtype, shape, "%s.lerp(%s, 0.25)" % (a.name, b.name),
+                           [a.name, b.name])
+
+    def scalar_op(self, root, v):
+        if v.dtype == "bool":
+            return self.define(root, "bool", v.shape, "%s.masked_fill(%s, false)" % (v.name, v.name)
+                               if False else "kiln::logical_not(%s)" % v.name, [v.name])
+        text, val = self.scalar(v.dtype)
+        is_float = "." in text
+        out = v.dtype if (v.dtype in FLOAT or not is_float) else "f32"
+        op = self.pick(["+", "-", "*", "r-", "clamp", "pow", "div"])
+        e = None
+        if v.exact:
+            sg = 2 if val in (0.5, -0.25, 1.5) else 0
+            e = (v.exact[0] + 1, max(v.exact[1], sg)) if op in "+-r-" else (v.exact[0] + 2, v.exact[1] + sg)
+        if op == "r-":
+            return self.define(root, out, v.shape, "%s - %s" % (text, v.name), [v.name], e)
+        if op in "+-*":
+            return self.define(root, out, v.shape, "%s %s %s" % (v.name, op, text), [v.name], e)
+        if op == "clamp":
+            lo = self.pick(["-1.0f", "std::nullopt", "0", "-2"])
+            hi = self.pick(["1.0f", "std::nullopt", "3"]) if lo != "std::nullopt" else "1.5"
+            out = v.dtype if v.dtype in FLOAT or ("." not in lo + hi) else "f32"
+            return self.define(root, out, v.shape, "%s.clamp(%s, %s)" % (v.name, lo, hi), [v.name],
+                               v.exact and (v.exact[0], max(v.exact[1], 1)))
+        if op == "pow":
+            if v.dtype not in FLOAT:
+                return None
+            p = self.pick(["2", "3", "0.5", "2.0f"])
+            base = v.name if p in ("2", "3", "2.0f") else "(%s.abs() + 0.25f)" % v.name
+            return self.define(root, v.dtype, v.shape, "kiln::pow(%s, %s)" % (base, p), [v.name],
+                               v.exact and p in ("2", "2.0f") and (2 * v.exact[0], 2 * v.exact[1]) or None)
+        out = v.dtype if v.dtype in FLOAT else "f32"
+        return self.define(root, out, v.shape, "%s / %s" % (v.name, self.pick(["4.0f", "3", "0.3"])),
+                           [v.name])
+
+    def compare(self, root, v):
+        if v.dtype == "bool" or not v.exact:
+            return None
+        op = self.pick(["<", "<=", ">", ">=", "==", "!="])
+        if self.r.random() < 0.5:
+            w = self.broadcast_partner(root, v, v.dtype if self.r.random() < 0.8 else
+                                       self.pick(FLOAT + INT))
+            if w is None or not w.exact:
+                return None
+            return self.define(root, "bool", bshape(v.shape, w.shape),
+                               "%s %s %s" % (v.name, op, w.name), [v.name, w.name])
+        s = self.pick(["0", "0.5f", "1", "-0.25"])
+        return self.define(root, "bool", v.shape, "%s %s %s" % (v.name, op, s), [v.name])
+
+    def reduce(self, root, v):
+        if v.rank == 0:
+            return None
+        d = self.r.randrange(v.rank)
+        dn = d - v.rank if self.r.random() < 0.4 else d
+        keep = self.r.random() < 0.4
+        shape = list(v.shape)
+        if keep:
+            shape[d] = "1"
+        else:
+            del shape[d]
+        kb = "true" if keep else "false"
+        if v.dtype == "bool":
+            fn = self.pick(["any", "all"])
+            return self.define(root, "bool", shape, "kiln::%s(%s, {%d}, %s)" % (fn, v.name, dn, kb),
+                               [v.name])
+        fn = self.pick(["sum", "mean", "amax", "amin", "argmax", "max", "var", "logsumexp",
+                        "norm", "prod", "std"])
+        if fn in ("sum", "amax", "amin"):
+            e = v.exact and ((v.exact[0] + 3) if fn == "sum" else v.exact[0], v.exact[1])
+            out = "i64" if (fn == "sum" and v.dtype in INT) else v.dtype
+            return self.define(root, out, shape, "%s.%s({%d}, %s)" % (v.name, fn, dn, kb), [v.name], e)
+        if fn in ("argmax", "max"):
+            if not v.exact:
+                return None
+            if fn == "argmax":
+                return self.define(root, "i64", shape, "%s.argmax(%d, %s)" % (v.name, dn, kb),
+                                   [v.name], (4, 0))
+            vals = self.define(root, v.dtype, shape, "std::get<0>(%s.max(%d, %s))" % (v.name, dn, kb),
+                               [v.name], v.exact)
+            return vals
+        if v.dtype not in FLOAT:
+            return None
+        if fn == "prod":
+            return self.define(root, v.dtype, shape, "%s.tanh().prod({%d}, %s)" % (v.name, dn, kb),
+                               [v.name])
+        if fn in ("var", "std"):
+            return self.define(root, v.dtype, shape, "kiln::%s(%s, {%d}, %d, %s)" %
+                               (fn, v.name, dn, self.pick([0, 1]) if fn == "std" else 0, kb), [v.name]) \
+                if self.r.random() < 0.99 else None
+        if fn == "norm":
+            return self.define(root, v.dtype, shape, "kiln::norm(%s, 2, {%d}, %s)" % (v.name, dn, kb),
+                               [v.name])
+        if fn == "logsumexp":
+            return self.define(root, v.dtype, shape, "kiln::logsumexp(%s, {%d}, %s)" % (v.name, dn, kb),
+                               [v.name])
+        return self.define(root, v.dtype, shape, "%s.mean({%d}, %s)" % (v.name, dn, kb), [v.name])
+
+    def view(self, root, v):
+        r = v.rank
+        k = self.pick(["transpose", "permute", "unsqueeze", "squeeze", "slice", "narrow", "select",
+                       "flatten", "expand", "contiguous", "flip", "t"])
+        s = list(v.shape)
+        if k == "transpose" and r >= 2:
+            i, j = self.r.sample(range(r), 2)
+            s[i], s[j] = s[j], s[i]
+            return self.define(root, v.dtype, s, "%s.transpose(%d, %d)" % (v.name, i - r * (i % 2), j),
+                               [v.name], v.exact)
+        if k == "t" and r == 2:
+            return self.define(root, v.dtype, s[::-1], "%s.transpose(0, 1)" % v.name, [v.name], v.exact)
+        if k == "permute" and r >= 2:
+            p = list(range(r))
+            self.r.shuffle(p)
+            return self.define(root, v.dtype, [s[i] for i in p],
+                               "%s.permute({%s})" % (v.name, ", ".join(map(str, p))), [v.name], v.exact)
+        if k == "unsqueeze" and r < 4:
+            d = self.r.randrange(r + 1)
+            s.insert(d, "1")
+            return self.define(root, v.dtype, s, "%s.unsqueeze(%d)" % (v.name, d), [v.name], v.exact)
+        if k == "squeeze" and "1" in s:
+            d = s.index("1")
+            del s[d]
+            return self.define(root, v.dtype, s, "%s.squeeze(%d)" % (v.name, d), [v.name], v.exact)
+        if k == "slice" and r >= 1:
+            d = self.r.randrange(r)
+            start, step = self.pick([0, 1]), self.pick([1, 2])
+            s[d] = self.new_dim()
+            return self.define(root, v.dtype, s, "%s.slice(%d, %d, %s, %d)" %
+                               (v.name, d, start, self.pick(["100", "%s.size(%d)" % (v.name, d)]), step),
+                               [v.name], v.exact)
+        if k == "narrow" and r >= 1:
+            d = self.r.randrange(r)
+            s[d] = "1"
+            return self.define(root, v.dtype, s, "%s.narrow(%d, 0, 1)" % (v.name, d), [v.name], v.exact)
+        if k == "select" and r >= 1:
+            d = self.r.randrange(r)
+            del s[d]
+            idx = self.pick(["0", "-1"])
+            return self.define(root, v.dtype, s, "%s.select(%d, %s)" % (v.name, d, idx), [v.name], v.exact)
+        if k == "flatten" and r >= 2:
+            return self.define(root, v.dtype, [self.new_dim()] if r else [],
+                               "%s.flatten()" % v.name if self.r.random() < 0.5 else
+                               "%s.reshape({-1})" % v.name, [v.name], v.exact)
+        if k == "expand" and "1" in s:
+            # To a size read off another tensor, as model code does.
+            sources = [(w, i) for w in self.values(root) for i, dim in enumerate(w.shape)
+                       if dim != "1"]
+            if not sources:
+                return None
+            w, i = self.pick(sources)
+            d = s.index("1")
+            s[d] = w.shape[i]
+            size = "%s.size(%d)" % (w.name, i)
+            sizes = ", ".join("-1" if j != d else size for j in range(r))
+            return self.define(root, v.dtype, s, "%s.expand({%s})" % (v.name, sizes),
+                               [v.name, w.name], v.exact)
+        if k == "flip" and r >= 1:
+            d = self.r.randrange(r)
+            return self.define(root, v.dtype, s, "%s.flip({%d})" % (v.name, d), [v.name], v.exact)
+        if k == "contiguous":
+            return self.define(root, v.dtype, s, "%s.contiguous()" % v.name, [v.name], v.exact)
+        return None
+
+    def norm(self, root, v):
+        if v.dtype not in FLOAT or v.rank == 0:
+            return None
+        k = self.pick(["softmax", "log_softmax", "layer_norm", "rms_norm"])
+        if k in ("softmax", "log_softmax"):
+            d = self.r.randrange(v.rank) - (v.rank if self.r.random() < 0.5 else 0)
+            return self.define(root, v.dtype, v.shape, "%s.%s(%d)" % (v.name, k, d), [v.name])
+        last = v.shape[-1]
+        if last.startswith("D") or len(root.params) >= 4:
+            return None
+        w = self.new_param(root, v.dtype, [last])
+        if k == "rms_norm":
+            return self.define(root, v.dtype, v.shape, "kiln::rms_norm(%s, %s)" % (v.name, w.name),
+                               [v.name, w.name])
+        bias = "Tensor()" if self.r.random() < 0.5 or len(root.params) >= 4 else \
+            self.new_param(root, v.dtype, [last]).name
+        return self.define(root, v.dtype, v.shape, "kiln::layer_norm(%s, %s, %s)" %
+                           (v.name, w.name, bias), [v.name, w.name] + ([bias] if bias != "Tensor()" else []))
+
+    def matmul(self, root, v):
+        if v.dtype not in FLOAT or v.rank == 0 or v.shape[-1].startswith("D") or len(root.params) >= 4:
+            return None
+        m = self.pick(SYMS + ["2"])
+        w = self.new_param(root, v.dtype, [v.shape[-1], m] if self.r.random() < 0.8 else [v.shape[-1]])
+        shape = list(v.shape[:-1]) + ([m] if w.rank == 2 else [])
+        text = self.pick(["kiln::matmul(%s, %s)", "%s.matmul(%s)"]) % (v.name, w.name)
+        if v.rank == 2 and w.rank == 2 and self.r.random() < 0.3 and len(root.params) < 4:
+            b = self.new_param(root, v.dtype, [m])
+            wt = "%s.transpose(0, 1)" % w.name
+            return self.define(root, v.dtype, shape, "kiln::linear(%s, %s, %s)" % (v.name, wt, b.name),
+                               [v.name, w.name, b.name])
+        return self.define(root, v.dtype, shape, text, [v.name, w.name])
+
+    def cat(self, root, v):
+        if v.rank == 0:
+            return None
+        others = [w for w in self.values(root) if w.dtype == v.dtype and w.rank == v.rank]
+        w = self.pick(others)
+        d = self.r.randrange(v.rank)
+        if any(a != b for i, (a, b) in enumerate(zip(v.shape, w.shape)) if i != d):
+            return None
+        s = list(v.shape)
+        s[d] = self.new_dim()
+        if self.r.random() < 0.3 and v.shape == w.shape and v.rank < 4:
+            s = list(v.shape)
+            s.insert(d, "2")
+            return self.define(root, v.dtype, s, "kiln::stack({%s, %s}, %d)" % (v.name, w.name, d),
+                               [v.name, w.name], v.exact and w.exact and v.exact)
+        e = v.exact and w.exact and (max(v.exact[0], w.exact[0]), max(v.exact[1], w.exact[1]))
+        return self.define(root, v.dtype, s, "kiln::cat({%s, %s}, %d)" % (v.name, w.name, d - v.rank),
+                           [v.name, w.name], e)
+
+    def convert(self, root, v):
+        to = self.pick([d for d in FLOAT + INT + ("bool",) if d != v.dtype])
+        if (to in INT or to == "bool") and not v.exact:
+            return None
+        e = v.exact
+        if to in INT and v.dtype in FLOAT:
+            e = (v.exact[0], 0)
+        if to == "f32" and v.exact and v.exact[0] + v.exact[1] > 22:
+            e = None
+        return self.define(root, to, v.shape, "%s.to(%s)" % (v.name, CPP_DTYPE[to]), [v.name], e)
+
+    def where(self, root, v):
+        conds = [w for w in self.values(root) if w.dtype == "bool" and broadcasts(w.shape, v.shape)]
+        if not conds:
+            if not v.exact or v.dtype == "bool":
+                return None
+            c = self.define(root, "bool", v.shape, "%s > 0" % v.name, [v.name])
+        else:
+            c = self.pick(conds)
+        if self.r.random() < 0.4 and v.dtype != "bool":
+            fill = self.pick(["0.0f", "-1.0f", "2"]) if v.dtype in FLOAT else "-3"
+            return self.define(root, v.dtype, v.shape, "%s.masked_fill(%s, %s)" % (v.name, c.name, fill),
+                               [v.name, c.name], v.exact and (max(v.exact[0], 2), v.exact[1]))
+        w = self.broadcast_partner(root, v)
+        if w is None:
+            return None
+        shape = bshape(bshape(v.shape, w.shape), c.shape)
+        e = v.exact and w.exact and (max(v.exact[0], w.exact[0]), max(v.exact[1], w.exact[1]))
+        return self.define(root, promote(v.dtype, w.dtype), shape,
+                           "kiln::where(%s, %s, %s)" % (c.name, v.name, w.name), [c.name, v.name, w.name], e)
+
+    def scan(self, root, v):
+        if v.rank == 0 or v.dtype == "bool":
+            return None
+        d = self.r.randrange(v.rank)
+        if v.dtype in FLOAT and self.r.random() < 0.3:
+            return self.define(root, v.dtype, v.shape, "%s.tanh().cumprod(%d)" % (v.name, d), [v.name])
+        out = "i64" if v.dtype in INT else v.dtype
+        e = v.exact and (v.exact[0] + 3, v.exact[1])
+        return self.define(root, out, v.shape, "%s.cumsum(%d)" % (v.name, d), [v.name], e)
+
+    def index_op(self, root, v):
+        if v.rank < 2:
+            return None
+        k = self.pick(["tril", "triu", "roll"])
+        if k == "roll":
+            d = self.r.randrange(v.rank)
+            return self.define(root, v.dtype, v.shape, "%s.roll({%d}, {%d})" % (v.name, self.pick([1, -2]), d),
+                               [v.name], v.exact)
+        return self.define(root, v.dtype, v.shape, "%s.%s(%d)" % (v.name, k, self.pick([0, 1, -1])),
+                           [v.name], v.exact)
+
+    def host_flag(self, root, v):
+        """An if on a host bool parameter: a different op on each side."""
+        if len(root.flags) >= 2 or v.dtype not in FLOAT:
+            return None
+        flag = "flag%d" % len(root.flags)
+        root.flags.append(flag)
+        name = "t%d" % len(root.stmts)
+        text = "Tensor %s = %s * 2.0f;\n  if (%s) {\n    %s = %s.tanh() + %s;\n  }" % (
+            name, v.name, flag, name, v.name, name)
+        nv = Val(name, v.dtype, v.shape, None)
+        nv.lowp = v.lowp
+        root.stmts.append((text, nv, [v.name]))
+        return nv
+
+    def loop(self, root, v):
+        """A loop with a constant trip count, or one known only at run time
+        (left on the host, its body a graph per step), accumulating."""
+        if v.dtype not in FLOAT:
+            return None
+        name = "t%d" % len(root.stmts)
+        n = self.pick([2, 3, "steps"])
+        if n == "steps":
+            root.steps = True
+        text = ("Tensor %s = %s;\n  for (int64_t i = 0; i < %s; ++i) {\n    %s = %s * 0.5f + %s.sin();\n  }"
+                % (name, v.name, n, name, name, v.name))
+        nv = Val(name, v.dtype, v.shape, None)
+        nv.lowp = v.lowp
+        root.stmts.append((text, nv, [v.name]))
+        return nv
+
+    def host_code(self, root, v):
+        """A graph break (kiln::graph_break()) or a call of a KILN_DISABLE()
+        function: the code around it is compiled in pieces."""
+        if self.r.random() < 0.5:
+            root.stmts.append(("kiln::graph_break();", None, []))
+            return v
+        if v.dtype == "bool":
+            return None
+        e = v.exact and (v.exact[0] + 2, v.exact[1])
+        return self.define(root, v.dtype, v.shape, "host_step(%s)" % v.name, [v.name], e)
+
+    # -- roots ----------------------------------------------------------------
+    def root(self, index):
+        root = Root(index)
+        dtype = self.r.choices(["f32", "f64", "f16", "bf16", "i32", "i64", "bool"],
+                               [12, 4, 1, 1, 2, 2, 2])[0]
+        first = self.new_param(root, dtype, self.random_shape(self.r.randint(1, 3)))
+        cur = first
+        for _ in range(self.r.randint(2, 10)):
+            nxt = None
+            for _ in range(8):
+                nxt = self.op(root, cur)
+                if nxt is not None:
+                    break
+            if nxt is None:
+                break
+            # Go on from the new value, or sometimes from an earlier one.
+            cur = nxt if self.r.random() < 0.8 else self.pick(self.values(root))
+        vals = [s[1] for s in root.stmts if s[1] is not None]
+        root.result = vals[-1] if vals else first
+        if len(vals) > 2 and self.r.random() < 0.3:
+            root.out = self.pick(vals[:-1])
+        # Unread inputs always go; unread statements mostly (dead code stays
+        # in some roots, as it does in model code).
+        if self.r.random() < 0.7:
+            return prune(root)
+        live = "\n".join(s[0] for s in root.stmts) + root.result.name
+        root.params = [p for p in root.params if re.search(r"\b%s\b" % p.name, live)]
+        return root
+
+
+def broadcasts(small, big):
+    """Whether small broadcasts to big's shape without changing big."""
+    if len(small) > len(big):
+        return False
+    for a, b in zip(reversed(small), reversed(big)):
+        if a != b and a != "1":
+            return False
+    return True
+
+
+def bshape(a, b):
+    n = max(len(a), len(b))
+    a = ("1",) * (n - len(a)) + tuple(a)
+    b = ("1",) * (n - len(b)) + tuple(b)
+    return tuple(y if x == "1" else x for x, y in zip(a, b))
+
+
+PRELUDE = r"""#include <kiln/kiln.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <tuple>
+
+using kiln::Tensor;
+
+// Host code inside compiled functions: a graph break where it is called.
+KILN_DISABLE() static Tensor host_step(const Tensor &x) { return x * 2 + 1; }
+
+static void dump(const char *name, const Tensor &t) {
+  Tensor c = t.to(kiln::kFloat64).contiguous();
+  std::printf("%s %s [", name, kiln::dtypeName(t.dtype()));
+  for (int64_t i = 0; i < t.dim(); ++i)
+    std::printf(i ? " %lld" : "%lld", (long long)t.size(i));
+  std::printf("]\n");
+  const double *p = c.data<double>();
+  for (int64_t i = 0; i < c.numel(); ++i)
+    std::printf("%.17g\n", p[i]);
+}
+"""
+
+
+def program(roots, seeds):
+    parts = [PRELUDE]
+    parts += [r.source() + "\n" for r in roots]
+    parts.append("int main(int argc, char **argv) {")
+    for i, (sym, default) in enumerate(zip(SYMS, SIZE_SETS[0])):
+        parts.append("  const int64_t %s = argc > %d ? std::atoll(argv[%d]) : %d;" % (sym, i + 1, i + 1, default))
+    for r, s in zip(roots, seeds):
+        parts.append(r.call(s))
+    parts.append("}")
+    return "\n".join(parts) + "\n"
+
+
+# -- running ------------------------------------------------------------------
+
+class Toolchain:
+    def __init__(self, args):
+        self.args = args
+        self.kiln = args.kiln or shutil.which("kiln") or "kiln"
+        self.times = {}
+
+    def run(self, cmd, timeout, env=None, split=False):
+        """(status, output) or, with split, (status, stdout, stderr): status
+        is 'ok', 'fail', 'crash' or 'hang'."""
+        start = time.time()
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout, env=env, text=True, errors="replace")
+            out, err = p.stdout, p.stderr
+            if p.returncode < 0 or p.returncode in (134, 139) or "Sanitizer" in err \
+                    or "LLVM ERROR" in out + err or "Assertion" in err:
+                status = "crash"
+            else:
+                status = "ok" if p.returncode == 0 else "fail"
+        except subprocess.TimeoutExpired:
+            status, out, err = "hang", "", ""
+        step = os.path.basename(cmd[0]) + (" " + cmd[1] if "kiln" in cmd[0] else "")
+        self.times[step] = self.times.get(step, 0.0) + time.time() - start
+        return (status, out, err) if split else (status, out + err)
+
+    def build(self, srcs, exe):
+        a = self.args
+        cmd = [a.cxx, "-std=c++17", "-O1", "-w"] + a.includes.split() + srcs + ["-o", exe] + \
+            a.link.split()
+        return self.run(cmd, a.timeout * 4)
+
+
+def parse_output(text):
+    """{root: [(dtype, shape, [values])] or 'error ...'} from a program's output."""
+    res = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.match(r"(fuzz_\d+)(\.out)? (\S+) \[([\d ]*)\]$", line)
+        if m:
+            cur = [m.group(3), m.group(4), []]
+            res.setdefault(m.group(1), []).append(cur)
+            continue
+        m = re.match(r"(fuzz_\d+) error (.*)$", line)
+        if m:
+            res.setdefault(m.group(1), []).append(("error", m.group(2)))
+            cur = None
+            continue
+        if cur is not None:
+            cur[2].append(float(line))
+    return res
+
+
+def agree(ref, got, lowp):
+    """None when got matches ref, else a description of the first difference.
+    lowp: for each result, the coarsest float type on its way (LOWP)."""
+    if len(ref) != len(got):
+        return "%d results against %d" % (len(got), len(ref))
+    for e, a, low in zip(ref, got, lowp):
+        if e[0] == "error" or a[0] == "error":
+            if tuple(e) != tuple(a):
+                return "eager %s, compiled %s" % (" ".join(e[:2]) if e[0] == "error" else "a value",
+                                                  " ".join(a[:2]) if a[0] == "error" else "a value")
+            continue
+        if e[0] != a[0] or e[1] != a[1]:
+            return "eager %s [%s], compiled %s [%s]" % (e[0], e[1], a[0], a[1])
+        if len(e[2]) != len(a[2]):
+            return "value counts differ"
+        floating = e[0] in ("float32", "float64", "float16", "bfloat16")
+        # Relative to the value, and absolute relative to the tensor's
+        # largest value (at least 1: inputs are of that order), which
+        # covers cancellation and the tails of approximated functions.
+        rtol, atol = [(1e-9, 1e-12), (1e-4, 1e-5), (1e-2, 1e-2)][low]
+        finite = [abs(x) for x in e[2] if math.isfinite(x)]
+        scale = max(finite + [1.0])
+        for i, (x, y) in enumerate(zip(e[2], a[2])):
+            if x == y or (math.isnan(x) and math.isnan(y)):
+                continue
+            if floating and math.isfinite(x) and math.isfinite(y) and \
+                    abs(x - y) <= rtol * abs(x) + atol * scale:
+                continue
+            return "element %d of a %s [%s]: eager %r, compiled %r" % (i, e[0], e[1], x, y)
+    return None
+
+
+class Batch:
+    """Roots compiled together in one translation unit."""
+
+    def __init__(self, tc, work, roots, seeds):
+        self.tc, self.work, self.roots, self.seeds = tc, work, roots, seeds
+
+    def classify(self):
+        """{root name: (kind, detail)} for every root of the batch."""
+        tc, w = self.tc, self.work
+        os.makedirs(w, exist_ok=True)
+        src = os.path.join(w, "prog.cpp")
+        with open(src, "w") as f:
+            f.write(program(self.roots, self.seeds))
+        names = [r.name for r in self.roots]
+        status, out = tc.build([src], os.path.join(w, "ref"))
+        if status != "ok":
+            return {n: ("invalid", "the eager build failed: " + first_error(out)) for n in names}
+        status, out = tc.run([tc.kiln, "compile", src, "-o", os.path.join(w, "cpu.cpp")],
+                             tc.args.timeout * 4)
+        if status != "ok":
+            kind = "compile" if status == "fail" else status
+            return {n: (kind, first_error(out)) for n in names}
+        status, out = tc.build([os.path.join(w, "cpu.cpp"), os.path.join(w, "cpu.o")],
+                               os.path.join(w, "cpu"))
+        if status != "ok":
+            return {n: ("compile", "the stitched source does not build: " + first_error(out))
+                    for n in names}
+        result = {}
+        env = dict(os.environ, KILN_LOGS="graph_calls,guards")
+        for sizes in SIZE_SETS:
+            argv = [str(s) for s in sizes]
+            rs, rout, _ = tc.run([os.path.join(w, "ref")] + argv, tc.args.timeout, split=True)
+            cs, cout, clog = tc.run([os.path.join(w, "cpu")] + argv, tc.args.timeout, env=env,
+                                    split=True)
+            ref, got = parse_output(rout), parse_output(cout)
+            where = "at sizes %s" % " ".join(argv)
+            for n in names:
+                if n in result:
+                    continue
+                if rs != "ok" or n not in ref:
+                    if n not in ref or rs != "ok" and n not in got:
+                        result[n] = ("invalid", "eager %s %s" % (rs, where))
+                    continue
+                if any(e[0] == "error" for e in ref[n]):
+                    result[n] = ("invalid", "eager raised %s %s" % (ref[n][0][1], where))
+                    continue
+                if cs in ("crash", "hang") and n not in got:
+                    result[n] = (cs, "the compiled program %s" % where)
+                    continue
+                if n not in got:
+                    result[n] = ("crash", "no output from the compiled program %s" % where)
+                    continue
+                root = next(r for r in self.roots if r.name == n)
+                lowp = [root.result.lowp] + ([root.out.lowp] if root.out is not None else [])
+                diff = agree(ref[n], got[n], lowp)
+                if diff:
+                    result[n] = ("miscompile", "%s %s" % (diff, where))
+                    continue
+                fell = re.search(r"graph kiln_%s_\d+\S*:? (.*); running it eagerly" % n, clog)
+                if fell:
+                    result[n] = ("fallback", "%s %s" % (fell.group(1), where))
+                elif not re.search(r"graph kiln_%s_\d+\S*: ran compiled" % n, clog):
+                    result[n] = ("fallback", "no graph of it ran compiled %s" % where)
+        for n in names:
+            result.setdefault(n, ("match", ""))
+        return result
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if "error" in line.lower() or "LLVM ERROR" in line:
+            return line.strip()[:300]
+    lines = out.strip().splitlines()
+    return lines[-1][:300] if lines else "(no output)"
+
+
+def attribute(tc, work, roots, seeds, result):
+    """A failure that took the whole batch down (compile, crash, hang) is
+    rerun root by root to find the roots it belongs to."""
+    kinds = {k for k, _ in result.values()}
+    if len(roots) == 1 or not kinds & {"compile", "crash", "hang", "invalid"}:
+        return result
+    whole = [n for n, (k, _) in result.items() if k in ("compile", "crash", "hang", "invalid")]
+    if len(whole) < len(roots) and not kinds & {"compile"}:
+        # Only some roots failed, each with its own detail: keep them.
+        pass
+    for i, (r, s) in enumerate(zip(roots, seeds)):
+        if r.name in whole:
+            single = Batch(tc, os.path.join(work, "single-%d" % i), [r], [s]).classify()
+            result[r.name] = single[r.name]
+    return result
+
+
+def reduce_root(tc, work, root, seed, kind, log):
+    """Deletes statements, the out-parameter and flags' branches while the
+    root keeps failing the same way; returns the smallest failing root."""
+    import copy
+
+    def fails(candidate):
+        res = Batch(tc, os.path.join(work, "reduce"), [candidate], [seed]).classify()
+        return res[candidate.name][0] == kind
+
+    best = root
+    changed = True
+    tries = 0
+    while changed and tries < 200:
+        changed = False
+        # Return an earlier value and drop everything after it.
+        vals = [i for i, s in enumerate(best.stmts) if s[1] is not None]
+        for i in vals[:-1]:
+            c = copy.deepcopy(best)
+            c.result = c.stmts[i][1]
+            c.stmts = c.stmts[:i + 1]
+            if c.out is not None and c.out.name not in [s[1].name for s in c.stmts]:
+                c.out = None
+            c = prune(c)
+            tries += 1
+            if fails(c):
+                best, changed = c, True
+                log("  reduced to %d statements" % len(best.stmts))
+                break
+        if changed:
+            continue
+        if best.out is not None:
+            c = copy.deepcopy(best)
+            c.out = None
+            c = prune(c)
+            tries += 1
+            if fails(c):
+                best, changed = c, True
+                continue
+        # Replace a statement's value by one of its operands of the same type.
+        for i, (text, v, uses) in enumerate(best.stmts):
+            if v is None:
+                continue
+            for u in uses:
+                src = next((x for x in best.params + [s[1] for s in best.stmts[:i]]
+                            if x.name == u), None)
+                if src is None or src.dtype != v.dtype or tuple(src.shape) != tuple(v.shape):
+                    continue
+                c = copy.deepcopy(best)
+                c.stmts[i] = ("Tensor %s = %s;" % (v.name, u), c.stmts[i][1], [u])
+                c = prune(c)
+                tries += 1
+                if fails(c):
+                    best, changed = c, True
+                    break
+            if changed:
+                break
+    return best
+
+
+def prune(root):
+    """Drops statements and parameters nothing reads."""
+    live = {root.result.name} | ({root.out.name} if root.out is not None else set())
+    kept = []
+    for s in reversed(root.stmts):
+        if s[1] is None or s[1].name in live:
+            kept.append(s)
+            live |= set(s[2])
+    root.stmts = list(reversed(kept))
+    root.params = [p for p in root.params if p.name in live]
+    used = "\n".join(s[0] for s in root.stmts)
+    root.flags = [f for f in root.flags if re.search(r"\b%s\b" % f, used)]
+    root.steps = "steps" in used
+    return root
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--count", type=int, default=100, help="roots to generate")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--batch", type=int, default=25, help="roots per translation unit")
+    p.add_argument("--work", required=True, help="directory for programs and failures")
+    p.add_argument("--kiln", help="the kiln binary (default: kiln on PATH)")
+    p.add_argument("--cxx", default="clang++")
+    p.add_argument("--includes", default="", help="compiler flags finding kiln's headers")
+    p.add_argument("--link", default="", help="link flags for the runtime and libomp")
+    p.add_argument("--timeout", type=float, default=60, help="seconds per run (x4 per build)")
+    p.add_argument("--jobs", type=int, default=1, help="translation units built at once")
+    p.add_argument("--no-reduce", action="store_true", help="keep failures as generated")
+    p.add_argument("--print", action="store_true", help="print the generated program and stop")
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args()
+
+    gen = Generator(args.seed)
+    roots = [gen.root(i) for i in range(args.count)]
+    seeds = [args.seed * 100003 + i for i in range(args.count)]
+    if args.print:
+        sys.stdout.write(program(roots, seeds))
+        return 0
+    tc = Toolchain(args)
+    os.makedirs(args.work, exist_ok=True)
+    fails_dir = os.path.join(args.work, "failures")
+    counts = {k: 0 for k in KINDS}
+    failures = []
+
+    def log(msg):
+        print(msg, flush=True)
+
+    def run_batch(b):
+        rs, ss = roots[b:b + args.batch], seeds[b:b + args.batch]
+        bw = os.path.join(args.work, "batch-%d" % (b // args.batch))
+        result = Batch(tc, bw, rs, ss).classify()
+        return rs, ss, bw, attribute(tc, bw, rs, ss, result)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        batches = list(pool.map(run_batch, range(0, args.count, args.batch)))
+    for rs, ss, bw, result in batches:
+        for r, s in zip(rs, ss):
+            kind, detail = result[r.name]
+            counts[kind] += 1
+            if args.verbose or kind != "match":
+                log("%s (seed %d): %s%s" % (r.name, args.seed, kind, ": " + detail if detail else ""))
+            if kind != "match":
+                failures.append((r, s, kind, detail))
+        if all(result[r.name][0] == "match" for r in rs):
+            shutil.rmtree(bw, ignore_errors=True)
+
+    for r, s, kind, detail in failures:
+        os.makedirs(fails_dir, exist_ok=True)
+        small = r
+        if not args.no_reduce and kind not in ("invalid",):
+            log("reducing %s (%s)" % (r.name, kind))
+            small = reduce_root(tc, os.path.join(args.work, "reduce-%s" % r.name), r, s, kind, log)
+        path = os.path.join(fails_dir, "%s-%d-%d.cpp" % (kind, args.seed, r.index))
+        with open(path, "w") as f:
+            f.write("// %s: %s\n// kiln_fuzz.py --seed %d, root %d\n" % (kind, detail, args.seed, r.index))
+            f.write(program([small], [s]))
+        log("kept %s" % path)
+
+    total = sum(counts.values())
+    if args.verbose:
+        log("time: " + ", ".join("%s %.1f s" % kv for kv in sorted(tc.times.items())))
+    log("%d roots: %s" % (total, ", ".join("%d %s" % (counts[k], k) for k in KINDS)))
+    return 0 if counts["match"] == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
