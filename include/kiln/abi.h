@@ -44,6 +44,20 @@ void describe(const Tensor &t, void *out);
 Tensor adopt(const void *descriptor, int64_t rank, DType dtype,
              Device device = Device::cpu());
 
+/// One result descriptor of a graph call, for adoptResults.
+struct ResultDescriptor {
+  const void *descriptor;
+  int64_t rank;
+  DType dtype;
+};
+
+/// The Tensors of a call's result descriptors, as adopt makes them, except
+/// that results in the same buffer (a graph returning one value twice, or
+/// two views of it: `t1 = t0;`) share one Storage, as the eager tensors
+/// they stand for do; the buffer is freed once, with the last of them.
+std::vector<Tensor> adoptResults(const std::vector<ResultDescriptor> &results,
+                                 Device device = Device::cpu());
+
 /// A Tensor viewing a descriptor's memory without owning it (for the
 /// arguments of an opaque call: valid only during the call).
 Tensor borrow(const void *descriptor, int64_t rank, DType dtype);

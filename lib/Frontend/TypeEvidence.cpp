@@ -196,6 +196,53 @@ private:
   }
 
   /// torch's result type of tensor (op) tensor-or-number, when known.
+  /// The ops traced as compositions of graph ops (TraceOps.cpp's
+  /// traceComposite), from their first tensor x: the ones that keep x's
+  /// shape keep its rank, the reductions its element type alone (their
+  /// rank depends on dims and keepdim), the predicates give bools.
+  ExprTypes ofComposite(llvm::StringRef name, const Expr *x, int depth) {
+    if (!isTensorType(x->getType()))
+      return {};
+    if (llvm::is_contained({"leaky_relu", "elu", "clamp", "masked_fill", "flip",
+                            "roll", "tril", "triu", "sign", "dropout", "narrow",
+                            "slice", "contiguous", "clone"},
+                           name))
+      return of(x, depth + 1);
+    if (llvm::is_contained({"isnan", "isinf", "isfinite", "logical_not",
+                            "logical_and", "logical_or"},
+                           name))
+      return {of(x, depth + 1).rank, ElementType::Bool};
+    if (name == "any" || name == "all")
+      return {std::nullopt, ElementType::Bool};
+    if (llvm::is_contained({"var", "std", "logsumexp", "norm"}, name))
+      return {std::nullopt, floatResult(of(x, depth + 1).element)};
+    if (llvm::is_contained(
+            {"gather", "index_select", "repeat", "tile", "pad", "unflatten"},
+            name))
+      return {std::nullopt, of(x, depth + 1).element};
+    return {};
+  }
+
+  /// The element type of a float function (exp, tanh) of e: e's own when
+  /// it is a float type (half types stay half, as in torch), float32 for
+  /// integers and bools.
+  static std::optional<ElementType> floatResult(std::optional<ElementType> e) {
+    if (!e || *e == ElementType::F64 || *e == ElementType::F32 ||
+        *e == ElementType::F16 || *e == ElementType::BF16)
+      return e;
+    return ElementType::F32;
+  }
+
+  /// A float or double, passed as is or converted to a kiln::Scalar (the
+  /// operators' `Tensor - Scalar` and `Scalar - Tensor`).
+  static bool isFloatNumber(const Expr *arg) {
+    const Expr *e = stripTemporaries(arg);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
+      if (c->getNumArgs() == 1)
+        e = stripTemporaries(c->getArg(0));
+    return e->IgnoreParenImpCasts()->getType()->isRealFloatingType();
+  }
+
   std::optional<ElementType> arithmeticElement(const CallExpr *call,
                                                int depth) {
     std::optional<ElementType> tensor;
@@ -206,7 +253,7 @@ private:
         if (!e || (tensor && *tensor != *e))
           return std::nullopt;
         tensor = e;
-      } else if (arg->IgnoreParenImpCasts()->getType()->isRealFloatingType()) {
+      } else if (isFloatNumber(arg)) {
         floatNumber = true;
       }
     }
@@ -246,7 +293,11 @@ private:
           r.element = e;
         return r;
       }
-      if (name == "contiguous" || name == "clone" ||
+      // Views and ops that keep their tensor's rank and dtype (inputs
+      // are often views: `x.slice(-1, 1, n + 1)`, `w.transpose(0, 1)`).
+      if (name == "contiguous" || name == "clone" || name == "slice" ||
+          name == "narrow" || name == "flip" || name == "roll" ||
+          name == "tril" || name == "triu" || name == "masked_fill" ||
           code == OpCode::Transpose || code == OpCode::Permute ||
           code == OpCode::Softmax || code == OpCode::LogSoftmax ||
           (code && opGroup(*code) == OpGroup::Unary))
@@ -254,8 +305,13 @@ private:
       if (code == OpCode::Gelu ||
           (code && opGroup(*code) == OpGroup::UnaryFloat)) {
         ExprTypes r = of(self, depth + 1); // x.exp(), x.gelu()
-        if (r.element && *r.element != ElementType::F64)
-          r.element = ElementType::F32;
+        r.element = floatResult(r.element);
+        return r;
+      }
+      if (name == "select") {
+        ExprTypes r = of(self, depth + 1);
+        r.rank =
+            r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;
         return r;
       }
       if (code == OpCode::Unsqueeze || code == OpCode::Squeeze) {
@@ -266,7 +322,7 @@ private:
           r.rank.reset();
         return r;
       }
-      return {};
+      return ofComposite(name, self, depth);
     }
     if (!isInKilnNamespace(fn))
       return ofUserFunction(fn, call, depth);
@@ -307,14 +363,13 @@ private:
       return r;
     }
     if (!code)
-      return {};
+      return n >= 1 ? ofComposite(name, call->getArg(0), depth) : ExprTypes{};
     switch (opGroup(*code)) {
     case OpGroup::UnaryFloat: {
       if (n < 1)
         return {};
       ExprTypes r = of(call->getArg(0), depth + 1);
-      if (r.element && *r.element != ElementType::F64)
-        r.element = ElementType::F32;
+      r.element = floatResult(r.element);
       return r;
     }
     case OpGroup::Unary:
@@ -336,8 +391,7 @@ private:
     }
     case OpCode::Gelu: {
       ExprTypes r = n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
-      if (r.element && *r.element != ElementType::F64)
-        r.element = ElementType::F32;
+      r.element = floatResult(r.element);
       return r;
     }
     case OpCode::Softmax:

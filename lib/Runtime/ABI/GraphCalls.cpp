@@ -383,17 +383,20 @@ bool GraphCall::run() {
   int32_t status = 1;
   if (!opaque)
     std::memcpy(&status, results.data() + words - 1, sizeof(status));
+  std::vector<ResultDescriptor> descriptors;
   size_t at = 0;
   for (const Output &o : outputs_) {
-    // On a failed check the buffers are still the caller's: taking them
-    // into Tensors frees them either way.
-    Tensor result = adopt(results.data() + at, o.rank, o.dtype, device_);
-    if (status == 0 && deviceError.empty())
-      *o.target = cuda && (hostInputs_ || !deviceInputs_)
-                      ? result.to(Device::cpu())
-                      : std::move(result);
+    descriptors.push_back({results.data() + at, o.rank, o.dtype});
     at += descriptorSize(o.rank) / sizeof(int64_t);
   }
+  // On a failed check the buffers are still the caller's: taking them
+  // into Tensors frees them either way.
+  std::vector<Tensor> adopted = adoptResults(descriptors, device_);
+  if (status == 0 && deviceError.empty())
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      *outputs_[i].target = cuda && (hostInputs_ || !deviceInputs_)
+                                ? adopted[i].to(Device::cpu())
+                                : std::move(adopted[i]);
   staged_.clear();
   if (!deviceError.empty())
     throw Error(std::string("graph ") + site_.graph + ": " + deviceError);
