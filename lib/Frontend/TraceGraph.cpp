@@ -154,10 +154,12 @@ int64_t Graph::tensorOpCount() const {
 }
 
 const TraceOp *Graph::producer(int value) const {
-  for (auto op = ops.rbegin(); op != ops.rend(); ++op)
-    if (op->result == value)
-      return &*op;
-  return nullptr;
+  // Ops are in the order their results were numbered (see `ops`): a
+  // binary search, where a scan made tracing quadratic in the body.
+  auto op =
+      std::lower_bound(ops.begin(), ops.end(), value,
+                       [](const TraceOp &o, int v) { return o.result < v; });
+  return op != ops.end() && op->result == value ? &*op : nullptr;
 }
 
 std::optional<double> Graph::constantValue(int value) const {

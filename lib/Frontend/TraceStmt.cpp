@@ -13,12 +13,40 @@ void Tracer::traceBlock(const CompoundStmt *block) {
   traceStatements(body, /*braced=*/true);
 }
 
+Tracer::SegmentCheckpoint Tracer::checkpoint() {
+  Segment &seg = segment_->segment;
+  std::vector<TraceOp> ops = std::move(seg.graph.ops);
+  std::vector<TraceValue> values = std::move(seg.graph.values);
+  std::vector<const Stmt *> statements = std::move(seg.statements);
+  SegmentCheckpoint c{*segment_, ops.size(), values.size(), statements.size()};
+  seg.graph.ops = std::move(ops);
+  seg.graph.values = std::move(values);
+  seg.statements = std::move(statements);
+  return c;
+}
+
+void Tracer::restore(const SegmentCheckpoint &c) {
+  Segment &seg = segment_->segment;
+  assert(seg.graph.ops.size() >= c.ops && seg.graph.values.size() >= c.values &&
+         seg.statements.size() >= c.statements);
+  std::vector<TraceOp> ops = std::move(seg.graph.ops);
+  std::vector<TraceValue> values = std::move(seg.graph.values);
+  std::vector<const Stmt *> statements = std::move(seg.statements);
+  ops.erase(ops.begin() + c.ops, ops.end());
+  values.erase(values.begin() + c.values, values.end());
+  statements.erase(statements.begin() + c.statements, statements.end());
+  *segment_ = c.rest;
+  seg.graph.ops = std::move(ops);
+  seg.graph.values = std::move(values);
+  seg.statements = std::move(statements);
+}
+
 void Tracer::traceStatements(const std::vector<const Stmt *> &body,
                              bool braced) {
   size_t guards = frames_.back().guards.size();
   // The std::vector<Tensor> locals the current segment declared: the
   // statement declaring each and the segment before it.
-  std::map<const ValueDecl *, std::pair<size_t, SegmentState>> lists;
+  std::map<const ValueDecl *, std::pair<size_t, SegmentCheckpoint>> lists;
   // Before the segment ends: a list that code after it reads must be the
   // host's; tracing goes back to its declaration, which then breaks.
   auto escapes = [&](size_t &index) {
@@ -26,16 +54,16 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
       return false;
     SourceLocation begin = segment_->segment.statements.front()->getBeginLoc();
     SourceLocation end = segment_->segment.statements.back()->getEndLoc();
-    std::optional<std::pair<size_t, SegmentState>> back;
+    const std::pair<size_t, SegmentCheckpoint> *back = nullptr;
     for (auto &[var, at] : lists)
       if (isLiveOut(var, begin, end)) {
         hostLists_.insert(var);
         if (!back || at.first < back->first)
-          back = at;
+          back = &at;
       }
     if (!back)
       return false;
-    *segment_ = std::move(back->second);
+    restore(back->second);
     index = back->first;
     lists.clear();
     return true;
@@ -58,7 +86,7 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
       segment_->segment.braced = braced;
     }
     // Trace the statement speculatively: on a break, undo what it added.
-    SegmentState saved = *segment_;
+    SegmentCheckpoint saved = checkpoint();
     pendingBreak_.reset();
     topLevelStmt_ = s;
     declaredLists_.clear();
@@ -80,7 +108,7 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
         break;
       }
       frames_.back().returnValue.reset();
-      *segment_ = saved;
+      restore(saved);
       pendingBreak_.reset();
       declaredLists_.clear();
     }
@@ -99,7 +127,7 @@ void Tracer::traceStatements(const std::vector<const Stmt *> &body,
       }
       continue;
     }
-    *segment_ = std::move(saved);
+    restore(saved);
     if (escapes(i)) {
       --i;
       continue;

@@ -144,6 +144,19 @@ private:
     /// Record values' fields (kRecordBase).
     std::vector<std::vector<int>> records;
   };
+  /// The segment as it was before a statement, to go back to when the
+  /// statement breaks. The graph's ops and values and the segment's
+  /// statements are only ever appended to (or cut back to an earlier
+  /// length), so they are kept as lengths, not copied: a checkpoint per
+  /// statement then costs the segment's small maps, not its ops, and a body
+  /// of n statements traces in O(n) op copies instead of O(n^2).
+  struct SegmentCheckpoint {
+    SegmentState rest; // without ops, values and statements
+    size_t ops = 0, values = 0, statements = 0;
+  };
+  SegmentCheckpoint checkpoint();
+  void restore(const SegmentCheckpoint &checkpoint);
+
   /// The values of the std::vector<Tensor> local `e` names, or null.
   std::vector<int> *listOf(const clang::Expr *e);
   /// What decl is bound to in one kind of binding map: frame `innermost`'s

@@ -76,6 +76,13 @@ public:
     if (const auto *c = dyn_cast<CXXConstructExpr>(e))
       return c->getNumArgs() == 1 ? of(c->getArg(0), depth + 1) : ExprTypes{};
     if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+      // A parameter of the function whose call is being typed: the
+      // argument of this call, typed where the call is (a helper called
+      // with float64 here and float32 there returns each). What it has at
+      // other calls says nothing of this one.
+      if (const auto *parm = dyn_cast<ParmVarDecl>(ref->getDecl()))
+        if (std::optional<ExprTypes> r = ofArgument(parm, depth))
+          return *r;
       // A local: what the earlier pass found for it (all its
       // assignments), else its initializer.
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
@@ -196,6 +203,23 @@ private:
   }
 
   /// torch's result type of tensor (op) tensor-or-number, when known.
+  /// The types of the argument bound to parm at the call being typed (the
+  /// innermost frame), in the caller's frame; nullopt when parm is not
+  /// bound there.
+  std::optional<ExprTypes> ofArgument(const ParmVarDecl *parm, int depth) {
+    if (frames_.empty())
+      return std::nullopt;
+    auto it = frames_.back().find(parm);
+    if (it == frames_.back().end())
+      return std::nullopt;
+    const Expr *arg = it->second;
+    Frame callee = std::move(frames_.back());
+    frames_.pop_back();
+    ExprTypes r = of(arg, depth + 1);
+    frames_.push_back(std::move(callee));
+    return r;
+  }
+
   /// The ops traced as compositions of graph ops (TraceOps.cpp's
   /// traceComposite), from their first tensor x: the ones that keep x's
   /// shape keep its rank, the reductions its element type alone (their
@@ -450,6 +474,12 @@ private:
     }
     visiting_.erase(def);
     frames_.pop_back();
+    // A function of tensors returns what its arguments make it return:
+    // what it returned at other calls says nothing of this one.
+    if (llvm::any_of(def->parameters(), [](const ParmVarDecl *p) {
+          return isTensorType(p->getType());
+        }))
+      return r;
     // Beyond the depth this call reaches: what the earlier pass found for
     // its returns at every call.
     ExprTypes all = known(def);

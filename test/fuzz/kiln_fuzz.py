@@ -193,6 +193,10 @@ class Generator:
         return v
 
     def define(self, root, dtype, shape, expr, uses, exact=None):
+        """Appends `Tensor tN = expr;`, or returns None for an integer
+        result that might overflow (undefined in eager's C++ loops)."""
+        if dtype in INT and not exact_ok(dtype, exact):
+            return None
         name = "t%d" % len(root.stmts)
         v = Val(name, dtype, shape, exact_ok(dtype, exact) if dtype != "bool" else (1, 0))
         # Rounded to float32 (1) or a half type (2) somewhere on the way:

@@ -159,6 +159,9 @@ struct Graph {
   std::string name; // unique per translation unit: root name + index
   std::vector<TraceValue> values;
   std::vector<GraphInput> inputs;
+  /// In the order they were traced, which is the order of their results
+  /// (each op's result is the value numbered when it was added): sorted by
+  /// result, which producer() relies on. Variants drop ops, never reorder.
   std::vector<TraceOp> ops;
   std::vector<GraphOutput> outputs;
 

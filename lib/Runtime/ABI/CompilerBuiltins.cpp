@@ -6,7 +6,8 @@
 // GCC 13 on (Debian 12 ships GCC 12). Compiled kernels link against this
 // runtime, so it supplies the helper, weak: a libgcc or compiler-rt that
 // has one takes its place. It rounds as the runtime's bfloat16 does: to
-// nearest even, NaN kept quiet.
+// nearest even, NaN kept quiet. The same holds for __truncdfbf2 (double to
+// bfloat16), which no libgcc of Debian 12 has.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/DType.h"
@@ -26,5 +27,13 @@ __truncsfbf2(float value) {
   float out;
   std::memcpy(&out, &bits, sizeof out);
   return out;
+}
+
+// double -> bfloat16 (fptrunc double to bfloat, which LLVM always lowers to
+// this call on x86): through float, as the runtime's (and torch's)
+// conversion rounds, so that compiled and eager agree bit for bit.
+extern "C" __attribute__((weak, visibility("default"))) float
+__truncdfbf2(double value) {
+  return __truncsfbf2(static_cast<float>(value));
 }
 #endif

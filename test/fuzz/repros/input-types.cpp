@@ -1,8 +1,10 @@
 // Tests (differential tester finds) that graph input types are read
 // through views the caller builds (a slice at an offset, a transpose),
 // through a float function of a half tensor (it stays half, as in torch),
-// and through a composite reduction (std) handed across a KILN_DISABLE()
-// call: each had been guessed, and every call missed its guard.
+// through a composite reduction (std) handed across a KILN_DISABLE()
+// call, and through a helper called with float64 in one root and float32
+// in another (each call returns its argument's type): each had been
+// guessed, and every call missed its guard.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: %matches_eager %s %t 3
@@ -11,6 +13,7 @@
 // CHECK: inputs: a (f16 tensor of rank 2) b (f16 tensor of rank 2)
 // CHECK: inputs: a (f32 tensor of rank 3)
 // CHECK: inputs: h (f64 tensor of rank 2)
+// CHECK: inputs: h (f32 tensor of rank 3)
 #include <kiln/kiln.h>
 
 #include <cstdlib>
@@ -34,6 +37,11 @@ KILN_COMPILE() Tensor spread(const Tensor &a) {
   return kiln::pow(h.abs() + 0.25f, 0.5);
 }
 
+KILN_COMPILE() Tensor rescaled(const Tensor &x) {
+  Tensor h = host_step(x.relu());
+  return h * 0.5f - x;
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 3;
   Tensor mask = (kiln::randint(-32, 33, {n, n + 2}, 1) > 0).slice(-1, 1, n + 1);
@@ -43,4 +51,5 @@ int main(int argc, char **argv) {
   Tensor y = (kiln::randn({1, n + 2}, 4).to(kiln::kFloat16)).slice(-1, 1, n + 1);
   std::cout << halves(x, y) << "\n";
   std::cout << spread(kiln::randn({n, n, n + 2}, 5).slice(-1, 1, n + 1)) << "\n";
+  std::cout << rescaled(kiln::randn({2, n, 3}, 6)) << "\n";
 }
