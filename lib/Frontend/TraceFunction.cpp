@@ -294,8 +294,9 @@ void Tracer::finishSegment() {
   // In declaration order, so that the stitched call reads the same on
   // every run.
   const SourceManager &sm = context_.getSourceManager();
-  std::vector<const ValueDecl *> assigned(state.assigned.begin(),
-                                          state.assigned.end());
+  std::vector<const ValueDecl *> assigned;
+  for (const auto &entry : state.assigned.get())
+    assigned.push_back(entry.first);
   std::sort(assigned.begin(), assigned.end(),
             [&](const ValueDecl *a, const ValueDecl *b) {
               return sm.isBeforeInTranslationUnit(a->getLocation(),

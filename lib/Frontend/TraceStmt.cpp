@@ -13,15 +13,34 @@ void Tracer::traceBlock(const CompoundStmt *block) {
   traceStatements(body, /*braced=*/true);
 }
 
+void Tracer::bind(const ValueDecl *var, int value) {
+  if (frames_.size() > 1)
+    frames_.back().locals[var] = value;
+  else
+    segment_->env.set(var, value);
+}
+
+void Tracer::unbind(const ValueDecl *var) {
+  if (frames_.size() > 1)
+    frames_.back().locals.erase(var);
+  else
+    segment_->env.erase(var);
+}
+
 Tracer::SegmentCheckpoint Tracer::checkpoint() {
   Segment &seg = segment_->segment;
   std::vector<TraceOp> ops = std::move(seg.graph.ops);
   std::vector<TraceValue> values = std::move(seg.graph.values);
   std::vector<const Stmt *> statements = std::move(seg.statements);
-  SegmentCheckpoint c{*segment_, ops.size(), values.size(), statements.size()};
+  auto env = std::move(segment_->env);
+  auto assigned = std::move(segment_->assigned);
+  SegmentCheckpoint c{*segment_,         ops.size(), values.size(),
+                      statements.size(), env.mark(), assigned.mark()};
   seg.graph.ops = std::move(ops);
   seg.graph.values = std::move(values);
   seg.statements = std::move(statements);
+  segment_->env = std::move(env);
+  segment_->assigned = std::move(assigned);
   return c;
 }
 
@@ -32,6 +51,10 @@ void Tracer::restore(const SegmentCheckpoint &c) {
   std::vector<TraceOp> ops = std::move(seg.graph.ops);
   std::vector<TraceValue> values = std::move(seg.graph.values);
   std::vector<const Stmt *> statements = std::move(seg.statements);
+  auto env = std::move(segment_->env);
+  auto assigned = std::move(segment_->assigned);
+  env.undoTo(c.env);
+  assigned.undoTo(c.assigned);
   ops.erase(ops.begin() + c.ops, ops.end());
   values.erase(values.begin() + c.values, values.end());
   statements.erase(statements.begin() + c.statements, statements.end());
@@ -39,6 +62,8 @@ void Tracer::restore(const SegmentCheckpoint &c) {
   seg.graph.ops = std::move(ops);
   seg.graph.values = std::move(values);
   seg.statements = std::move(statements);
+  segment_->env = std::move(env);
+  segment_->assigned = std::move(assigned);
 }
 
 void Tracer::traceStatements(const std::vector<const Stmt *> &body,
@@ -186,16 +211,15 @@ void Tracer::traceHostStmt(const Stmt *s) {
 bool Tracer::traceOverList(const CXXForRangeStmt *r, std::vector<int> values) {
   // Over a std::vector<Tensor> the graph built: unrolled.
   const VarDecl *var = r->getLoopVariable();
-  auto &bindingsOf = frames_.size() > 1 ? frames_.back().locals : segment_->env;
   for (int v : values) {
-    bindingsOf[var] = v;
+    bind(var, v);
     std::optional<int> returnBefore = frames_.back().returnValue;
     if (!traceStmt(r->getBody()))
       return false;
     if (frames_.back().returnValue != returnBefore)
       break; // the function returned in this iteration
   }
-  bindingsOf.erase(var);
+  unbind(var);
   return true;
 }
 
@@ -415,7 +439,11 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
     std::vector<std::decay_t<decltype(frames_.front().*inFrame)>> all;
     for (const FrameState &f : frames_)
       all.push_back(f.*inFrame);
-    all.push_back((*segment_).*inSegment);
+    if constexpr (std::is_same_v<decltype(inSegment),
+                                 decltype(&SegmentState::env)>)
+      all.push_back(segment_->env.get());
+    else
+      all.push_back((*segment_).*inSegment);
     return all;
   };
   auto bindings = [&]() {
@@ -430,7 +458,7 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
       frames_[f].locals = b[f];
       frames_[f].lists = listsBefore[f];
     }
-    segment_->env = b.back();
+    segment_->env.assign(b.back());
     segment_->lists = listsBefore.back();
   };
   Bindings before = bindings();
@@ -481,8 +509,6 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
     return frames_.back().returnValue.has_value();
   }
   for (size_t f = 0; f < afterThen.size(); ++f) {
-    std::map<const ValueDecl *, int> &target =
-        f < frames_.size() ? frames_[f].locals : segment_->env;
     for (auto &[var, v] : afterThen[f]) {
       auto other = afterElse[f].find(var);
       if (other == afterElse[f].end())
@@ -491,7 +517,10 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
                                          "'" + var->getNameAsString() + "'");
       if (!chosen)
         return false;
-      target[var] = *chosen;
+      if (f < frames_.size())
+        frames_[f].locals[var] = *chosen;
+      else
+        segment_->env.set(var, *chosen);
     }
   }
   return true;
@@ -552,22 +581,20 @@ bool Tracer::traceFor(const ForStmt *f) {
   };
   constexpr int64_t kMaxTrips = 256;
   int64_t trips = 0;
-  auto &bindingsOf = frames_.size() > 1 ? frames_.back().locals : segment_->env;
   for (int64_t i = *start; holds(i); i += step) {
     if (++trips > kMaxTrips) {
       breakAt(f->getForLoc(),
               "a loop of more than 256 iterations (not unrolled)");
       return false;
     }
-    bindingsOf[var] =
-        constant(static_cast<double>(i), ValueKind::I64, f->getForLoc());
+    bind(var, constant(static_cast<double>(i), ValueKind::I64, f->getForLoc()));
     std::optional<int> returnBefore = frames_.back().returnValue;
     if (!traceStmt(f->getBody()))
       return false;
     if (frames_.back().returnValue != returnBefore)
       break; // the function returned in this iteration
   }
-  (frames_.size() > 1 ? frames_.back().locals : segment_->env).erase(var);
+  unbind(var);
   return true;
 }
 
@@ -728,8 +755,8 @@ void Tracer::bindLocal(const ValueDecl *var, int v) {
   if (frames_.size() > 1) {
     frames_.back().locals[var] = v;
   } else {
-    segment_->env[var] = v;
-    segment_->assigned.insert(var);
+    segment_->env.set(var, v);
+    segment_->assigned.set(var, true);
   }
 }
 
@@ -826,8 +853,8 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
       return false;
     }
   }
-  segment_->env[var] = v;
-  segment_->assigned.insert(var);
+  segment_->env.set(var, v);
+  segment_->assigned.set(var, true);
   return true;
 }
 

@@ -27,8 +27,66 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <type_traits>
+#include <vector>
 
 namespace kiln::frontend {
+
+/// A std::map with an undo log, for the bindings of a segment, which grow
+/// with the root's locals: a checkpoint is the log's length, and going
+/// back undoes the changes made since. Checkpointing before every
+/// statement then costs nothing however many locals the root has (a copy
+/// of the map per statement made a body of n locals trace in O(n^2)).
+/// Reads go through get(), writes through set and erase.
+template <typename Key, typename Value> class UndoMap {
+public:
+  using Map = std::map<Key, Value>;
+  const Map &get() const { return map_; }
+  size_t count(const Key &key) const { return map_.count(key); }
+  const Value &at(const Key &key) const { return map_.at(key); }
+  /// The value bound to key, or null.
+  const Value *lookup(const Key &key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void set(const Key &key, Value value) {
+    remember(key);
+    map_[key] = std::move(value);
+  }
+  void erase(const Key &key) {
+    remember(key);
+    map_.erase(key);
+  }
+  /// Replaces the whole map (an if's arms start from the bindings before
+  /// it): logged key by key.
+  void assign(const Map &map) {
+    for (const auto &entry : map_)
+      remember(entry.first);
+    for (const auto &entry : map)
+      remember(entry.first);
+    map_ = map;
+  }
+  size_t mark() const { return log_.size(); }
+  void undoTo(size_t mark) {
+    while (log_.size() > mark) {
+      auto &[key, old] = log_.back();
+      if (old)
+        map_[key] = std::move(*old);
+      else
+        map_.erase(key);
+      log_.pop_back();
+    }
+  }
+
+private:
+  void remember(const Key &key) {
+    auto it = map_.find(key);
+    log_.emplace_back(key, it == map_.end() ? std::nullopt
+                                            : std::optional<Value>(it->second));
+  }
+  Map map_;
+  std::vector<std::pair<Key, std::optional<Value>>> log_;
+};
 
 /// The kind of value a C++ type holds when traced, if any.
 std::optional<ValueKind> valueKindOf(clang::QualType type);
@@ -132,9 +190,9 @@ private:
   /// The segment being built at the root's level.
   struct SegmentState {
     Segment segment;
-    std::map<const clang::ValueDecl *, int> env; // root-frame variables
-    std::map<std::string, int> inputsByExpr;     // spelled inputs
-    std::set<const clang::ValueDecl *> assigned;
+    UndoMap<const clang::ValueDecl *, int> env;       // root-frame variables
+    std::map<std::string, int> inputsByExpr;          // spelled inputs
+    UndoMap<const clang::ValueDecl *, bool> assigned; // the keys
     /// Members the segment assigns, by their spelling ("this->cache"), in
     /// the order first assigned: each is a graph output.
     std::map<std::string, int> members;
@@ -151,11 +209,15 @@ private:
   /// statement then costs the segment's small maps, not its ops, and a body
   /// of n statements traces in O(n) op copies instead of O(n^2).
   struct SegmentCheckpoint {
-    SegmentState rest; // without ops, values and statements
-    size_t ops = 0, values = 0, statements = 0;
+    SegmentState rest; // without ops, values, statements, env and assigned
+    size_t ops = 0, values = 0, statements = 0, env = 0, assigned = 0;
   };
   SegmentCheckpoint checkpoint();
   void restore(const SegmentCheckpoint &checkpoint);
+  /// Binds (unbinds) a variable of the innermost frame: a callee's local,
+  /// or at the root's level the segment's.
+  void bind(const clang::ValueDecl *var, int value);
+  void unbind(const clang::ValueDecl *var);
 
   /// The values of the std::vector<Tensor> local `e` names, or null.
   std::vector<int> *listOf(const clang::Expr *e);
@@ -163,9 +225,9 @@ private:
   /// and those outside it, then the segment's (root-frame variables); null
   /// when unbound. A variable belongs to one frame (recursion breaks), so
   /// the order only saves lookups.
-  template <typename Map>
+  template <typename Map, typename SegmentMap>
   typename Map::mapped_type *
-  boundIn(Map FrameState::*inFrame, Map SegmentState::*inSegment,
+  boundIn(Map FrameState::*inFrame, SegmentMap SegmentState::*inSegment,
           const clang::ValueDecl *decl, size_t innermost) {
     for (size_t f = std::min(innermost + 1, frames_.size()); f-- > 0;)
       if (auto it = (frames_[f].*inFrame).find(decl);
@@ -173,8 +235,15 @@ private:
         return &it->second;
     if (!segment_)
       return nullptr;
-    auto it = ((*segment_).*inSegment).find(decl);
-    return it == ((*segment_).*inSegment).end() ? nullptr : &it->second;
+    if constexpr (!std::is_same_v<Map, SegmentMap>) {
+      // An UndoMap: bound values are read through this pointer, never
+      // written (writes go through set, which logs them).
+      return const_cast<typename Map::mapped_type *>(
+          ((*segment_).*inSegment).lookup(decl));
+    } else {
+      auto it = ((*segment_).*inSegment).find(decl);
+      return it == ((*segment_).*inSegment).end() ? nullptr : &it->second;
+    }
   }
   /// std::vector<Tensor> locals of the root that code outside a graph
   /// reads: kept on the host (their declaration breaks).
