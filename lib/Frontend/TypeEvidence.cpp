@@ -229,7 +229,7 @@ private:
       return {};
     if (llvm::is_contained({"leaky_relu", "elu", "clamp", "masked_fill", "flip",
                             "roll", "tril", "triu", "sign", "dropout", "narrow",
-                            "slice", "contiguous", "clone"},
+                            "slice"},
                            name))
       return of(x, depth + 1);
     if (llvm::is_contained({"isnan", "isinf", "isfinite", "logical_not",
@@ -317,11 +317,9 @@ private:
           r.element = e;
         return r;
       }
-      // Views and ops that keep their tensor's rank and dtype (inputs
-      // are often views: `x.slice(-1, 1, n + 1)`, `w.transpose(0, 1)`).
-      if (name == "contiguous" || name == "clone" || name == "slice" ||
-          name == "narrow" || name == "flip" || name == "roll" ||
-          name == "tril" || name == "triu" || name == "masked_fill" ||
+      // Views the tracer composes (slice, narrow, flip, ...) fall through
+      // to ofComposite at the end.
+      if (name == "contiguous" || name == "clone" ||
           code == OpCode::Transpose || code == OpCode::Permute ||
           code == OpCode::Softmax || code == OpCode::LogSoftmax ||
           (code && opGroup(*code) == OpGroup::Unary))
