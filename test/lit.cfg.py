@@ -2,6 +2,7 @@
 # `lit -sv build/test`).
 import os
 import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -84,6 +85,11 @@ ptxas = next((p for p in (os.path.join(r, "bin", "ptxas") for r in cuda_roots)
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+    # CUDA 13's ptxas no longer assembles for Volta (sm_70, sm_72).
+    help_text = subprocess.run([ptxas, "--help"], capture_output=True,
+                               text=True).stdout
+    if "'sm_70'" not in help_text:
+        config.available_features.add("ptxas-without-sm_70")
 
 
 def cuda_gpu_present():

@@ -20,6 +20,7 @@
 #include "kiln/Target/Host.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -218,17 +219,61 @@ llvm::Error writeStage(bool write, const std::string &path,
   return llvm::Error::success();
 }
 
+/// MLIR's error diagnostics during one compileRoots, held rather than
+/// printed: a failed root is reported once, as one located line that ends
+/// with the first of them (`... the cuda pipeline failed: ptxas ...`).
+class HeldDiagnostics {
+public:
+  explicit HeldDiagnostics(mlir::MLIRContext &context)
+      : handler(&context, [this](mlir::Diagnostic &diag) {
+          if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+            return mlir::failure(); // warnings and remarks print as before
+          if (first.empty())
+            first = oneLine(diag);
+          return mlir::success();
+        }) {}
+
+  /// `error`, with the first held diagnostic appended.
+  llvm::Error annotate(llvm::Error error) const {
+    if (!error || first.empty())
+      return error;
+    return llvm::createStringError(llvm::toString(std::move(error)) + ": " +
+                                   first);
+  }
+
+private:
+  /// The diagnostic and its notes on one line, whitespace squeezed.
+  static std::string oneLine(mlir::Diagnostic &diag) {
+    std::string text = diag.str();
+    for (mlir::Diagnostic &note : diag.getNotes())
+      text += "; " + note.str();
+    std::string out;
+    for (char c : text) {
+      bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+      if (space && (out.empty() || out.back() == ' '))
+        continue;
+      out += space ? ' ' : c;
+    }
+    while (!out.empty() && (out.back() == ' ' || out.back() == '.'))
+      out.pop_back();
+    return out;
+  }
+
+  std::string first;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
 /// Builds the graphs of roots into a module per backend (cpu, cuda),
 /// lowers each (lowerModule) and writes one object (when `write`) or, for
 /// --emit=kiln|linalg|llvm|ptx, that stage to the output; an error saying
 /// why if any step fails. The GPU kernels' images are appended to
 /// `images`.
-llvm::Error compileRoots(const std::vector<Root *> &roots,
-                         mlir::MLIRContext &context,
-                         const std::string &objectPath,
-                         const CompileRequest &request, const std::string &file,
-                         Timer &timer, bool write,
-                         std::vector<stitch::EmbeddedImage> &images) {
+llvm::Error compileRootsHeld(const std::vector<Root *> &roots,
+                             mlir::MLIRContext &context,
+                             const std::string &objectPath,
+                             const CompileRequest &request,
+                             const std::string &file, Timer &timer, bool write,
+                             std::vector<stitch::EmbeddedImage> &images) {
   using mlir::kiln::Backend;
   using mlir::kiln::Stage;
   bool debug = write && !request.debugDir.empty();
@@ -358,6 +403,19 @@ llvm::Error compileRoots(const std::vector<Root *> &roots,
   for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
   return llvm::Error::success();
+}
+
+/// compileRootsHeld, with MLIR's diagnostics held and folded into the
+/// error it returns.
+llvm::Error compileRoots(const std::vector<Root *> &roots,
+                         mlir::MLIRContext &context,
+                         const std::string &objectPath,
+                         const CompileRequest &request, const std::string &file,
+                         Timer &timer, bool write,
+                         std::vector<stitch::EmbeddedImage> &images) {
+  HeldDiagnostics held(context);
+  return held.annotate(compileRootsHeld(roots, context, objectPath, request,
+                                        file, timer, write, images));
 }
 
 /// Make's escaping of a path in a rule.

@@ -486,6 +486,8 @@ int runFrontend(const FrontendOptions &options,
   DiagnosticOptions diagOptions;
   TextDiagnosticPrinter printer(llvm::errs(), diagOptions);
   tool.setDiagnosticConsumer(&printer);
+  // Clang's located errors say it all: no "Error while processing FILE."
+  tool.setPrintErrorMessage(false);
   int status = tool.run(&factory);
   return status != 0 || failed || printer.getNumErrors() > 0 ? 1 : 0;
 }
