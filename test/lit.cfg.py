@@ -67,6 +67,11 @@ config.substitutions.append(
      f"--link '-L{config.kiln_runtime_dir} -lkiln_runtime -Wl,-rpath,{config.kiln_runtime_dir} "
      f"{sanitize_flags} -L{omp_dir} -lomp -Wl,-rpath,{omp_dir}'"))
 
+# The frontend's libFuzzer target, built in sanitizer builds
+# (KILN_FRONTEND_FUZZER).
+if os.access(os.path.join(config.kiln_tools_dir, "kiln-fuzz-frontend"), os.X_OK):
+    config.available_features.add("frontend-fuzzer")
+
 # The compilers a user might build model code with; each available one is a
 # lit feature so tests can REQUIRES: it.
 # (Not in a sanitizer build: g++'s sanitizer runtime is not clang's.)

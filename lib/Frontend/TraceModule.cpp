@@ -423,20 +423,6 @@ private:
   bool &failed_;
 };
 
-/// Kiln's public headers: beside the installed tool, or the source tree's.
-std::vector<std::string> kilnIncludeDirs() {
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&kilnIncludeDirs));
-  llvm::SmallString<256> installed(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(installed, "include");
-  llvm::SmallString<256> header(installed);
-  llvm::sys::path::append(header, "kiln", "kiln.h");
-  if (llvm::sys::fs::exists(header))
-    return {std::string(installed)};
-  return {KILN_SOURCE_INCLUDE_DIR, KILN_BINARY_INCLUDE_DIR};
-}
-
 } // namespace
 
 std::vector<const FunctionDecl *>
@@ -451,6 +437,19 @@ recursivelyDisabled(ASTContext &context, const FrontendOptions &options) {
       out.push_back(fn);
   }
   return out;
+}
+
+std::vector<std::string> kilnIncludeDirs() {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&kilnIncludeDirs));
+  llvm::SmallString<256> installed(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(installed, "include");
+  llvm::SmallString<256> header(installed);
+  llvm::sys::path::append(header, "kiln", "kiln.h");
+  if (llvm::sys::fs::exists(header))
+    return {std::string(installed)};
+  return {KILN_SOURCE_INCLUDE_DIR, KILN_BINARY_INCLUDE_DIR};
 }
 
 int runFrontend(const FrontendOptions &options,

@@ -147,6 +147,11 @@ int runFrontend(const FrontendOptions &options,
 std::vector<const clang::FunctionDecl *>
 recursivelyDisabled(clang::ASTContext &context, const FrontendOptions &options);
 
+/// The include directories of Kiln's public headers that the frontend
+/// adds to every file's flags: beside the installed tool, else the source
+/// and build trees'.
+std::vector<std::string> kilnIncludeDirs();
+
 /// Checks one --annotate NAME=ANNOTATION: an error saying why if malformed.
 llvm::Error checkAnnotateOption(const std::string &spec);
 
