@@ -313,9 +313,35 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
       first = std::move(e);
   };
   variants.assign(graphs.size(), {});
+  // The one type earlier graphs left in a variable, if one.
+  GraphInput::LeftTypes leftIn = [&](const std::string &variable)
+      -> std::optional<std::pair<int64_t, ElementType>> {
+    auto it = left.find(variable);
+    if (it == left.end() || it->second.ranks.size() != 1 ||
+        it->second.elements.size() != 1)
+      return std::nullopt;
+    return std::make_pair(*it->second.ranks.begin(),
+                          *it->second.elements.begin());
+  };
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
     Graph &g = *graphs[gi];
     for (GraphInput &in : g.inputs) {
+      // A local host code computes from earlier graphs' values.
+      if (in.typeFromEarlierGraphs && !left.count(in.expr) &&
+          (in.sourceRank < 0 || !in.sourceElement)) {
+        auto [rank, element] = in.typeFromEarlierGraphs(leftIn);
+        if (in.sourceRank < 0 && rank >= in.minRank) {
+          in.sourceRank = rank;
+          in.sourceRanks.clear();
+          in.fromEarlierGraph = true;
+        }
+        if (!in.sourceElement && element) {
+          in.sourceElement = element;
+          in.sourceElements.clear();
+          in.fromEarlierGraph = true;
+        }
+      }
+      in.typeFromEarlierGraphs = nullptr; // it reads the AST: not kept
       auto it = left.find(in.expr);
       if (it == left.end() || g.values[in.value].kind != ValueKind::Tensor)
         continue;

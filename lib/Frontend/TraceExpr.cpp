@@ -124,6 +124,22 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
       in.sourceElements.assign(evidence->second.elements.begin(),
                                evidence->second.elements.end());
   }
+  // A local host code sets from values that earlier graphs compute, with
+  // no one type in the source: typed again when those graphs are
+  // (typeGraphs), from its initializer.
+  if (const auto *var = dyn_cast_or_null<VarDecl>(decl);
+      var && kind == ValueKind::Tensor && var->hasLocalStorage() &&
+      !isa<ParmVarDecl>(var) && var->getInit() &&
+      (in.sourceRank < 0 || !in.sourceElement) && onlyInitialized(var)) {
+    ASTContext *context = &context_;
+    const TypeEvidence *evidence = &evidence_;
+    in.typeFromEarlierGraphs = [context, evidence,
+                                var](const GraphInput::LeftTypes &leftIn) {
+      return typeInitializerWith(
+          *context, *evidence, var,
+          [&](const VarDecl *read) { return leftIn(read->getNameAsString()); });
+    };
+  }
   graph().inputs.push_back(in);
   segment_->inputsByExpr[expr] = v;
   return v;

@@ -24,6 +24,7 @@
 #include "clang/AST/Stmt.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -123,6 +124,17 @@ struct SourceTypes {
 };
 using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
 TypeEvidence collectTypeEvidence(clang::ASTContext &context);
+/// Whether `var`, a local, is set by its initializer alone: never assigned,
+/// passed by non-const reference or have its address taken in its function.
+bool onlyInitialized(const clang::VarDecl *var);
+/// The rank (or -1) and element type the source shows for `var`'s
+/// initializer when the locals it reads have the types `given` returns
+/// (nullopt: what `evidence` says).
+std::pair<int64_t, std::optional<ElementType>> typeInitializerWith(
+    clang::ASTContext &context, const TypeEvidence &evidence,
+    const clang::VarDecl *var,
+    const std::function<std::optional<std::pair<int64_t, ElementType>>(
+        const clang::VarDecl *)> &given);
 
 /// The value of a `Tensor h;` local before its first assignment.
 constexpr int kUndefinedTensor = -3;

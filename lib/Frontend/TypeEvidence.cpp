@@ -128,19 +128,48 @@ private:
 
   /// The length of a braced list, if e is one.
   static std::optional<int64_t> listLength(const Expr *e) {
+    if (std::optional<llvm::ArrayRef<const Expr *>> items = listItems(e))
+      return static_cast<int64_t>(items->size());
+    return std::nullopt;
+  }
+
+  /// The items of a braced list, if e is one (`{}` has none).
+  static std::optional<llvm::ArrayRef<const Expr *>>
+  listItems(const Expr *e) {
     e = stripTemporaries(e);
     if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
       // `{}`: a shape of no dims (a rank-0 tensor).
       if (c->getNumArgs() == 0 && c->isListInitialization())
-        return 0;
+        return llvm::ArrayRef<const Expr *>();
       if (c->getNumArgs() >= 1)
         e = stripTemporaries(c->getArg(0));
     }
     if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
       e = stripTemporaries(il->getSubExpr());
     if (const auto *list = dyn_cast<InitListExpr>(e))
-      return static_cast<int64_t>(list->getNumInits());
+      return llvm::ArrayRef<const Expr *>(list->getInits(),
+                                          list->getNumInits());
     return std::nullopt;
+  }
+
+  /// cat and stack of a braced list: its first tensor's rank (torch
+  /// requires the ranks to agree), one more for stack, and the element
+  /// type all of them have (cat promotes mixed ones).
+  std::optional<ExprTypes> ofJoin(llvm::StringRef name, const CallExpr *call,
+                                  int depth) {
+    if ((name != "cat" && name != "stack") || call->getNumArgs() < 1)
+      return std::nullopt;
+    std::optional<llvm::ArrayRef<const Expr *>> items =
+        listItems(call->getArg(0));
+    if (!items || items->empty())
+      return ExprTypes{};
+    ExprTypes r = of(items->front(), depth + 1);
+    if (r.rank && name == "stack")
+      ++*r.rank;
+    for (const Expr *item : items->drop_front())
+      if (r.element && of(item, depth + 1).element != r.element)
+        r.element.reset();
+    return r;
   }
 
   /// What the earlier pass found for `decl`, where it is unambiguous.
@@ -285,7 +314,11 @@ private:
       return std::nullopt;
     bool isFloat = *tensor == ElementType::F32 || *tensor == ElementType::F64 ||
                    *tensor == ElementType::F16 || *tensor == ElementType::BF16;
-    if (floatNumber && !isFloat)
+    // A float number, or a true division, makes integers float32.
+    bool division = false;
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call))
+      division = op->getOperator() == OO_Slash;
+    if ((floatNumber || division) && !isFloat)
       return ElementType::F32;
     return tensor;
   }
@@ -384,6 +417,8 @@ private:
           r.element = elementOfCppType(vec->getTemplateArgs()[0].getAsType());
       return r;
     }
+    if (std::optional<ExprTypes> joined = ofJoin(name, call, depth))
+      return *joined;
     if (!code)
       return n >= 1 ? ofComposite(name, call->getArg(0), depth) : ExprTypes{};
     switch (opGroup(*code)) {
@@ -661,6 +696,110 @@ private:
 };
 
 } // namespace
+
+namespace {
+/// Finds writes to one local other than its initializer.
+class WriteFinder : public RecursiveASTVisitor<WriteFinder> {
+public:
+  explicit WriteFinder(const VarDecl *var) : var_(var) {}
+  bool found = false;
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *op) {
+    if (op->isAssignmentOp() && op->getNumArgs() >= 1 && names(op->getArg(0)))
+      found = true;
+    return !found;
+  }
+  bool VisitBinaryOperator(BinaryOperator *op) {
+    if (op->isAssignmentOp() && names(op->getLHS()))
+      found = true;
+    return !found;
+  }
+  bool VisitUnaryOperator(UnaryOperator *op) {
+    if (op->getOpcode() == UO_AddrOf && names(op->getSubExpr()))
+      found = true;
+    return !found;
+  }
+  bool VisitCallExpr(CallExpr *call) {
+    const FunctionDecl *fn = call->getDirectCallee();
+    unsigned offset =
+        fn && isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
+    for (unsigned i = 0; i + offset < call->getNumArgs(); ++i) {
+      if (!names(call->getArg(i + offset)))
+        continue;
+      // Unknown callees and non-const references may write it.
+      if (!fn || i >= fn->getNumParams()) {
+        found = !fn || !fn->isVariadic();
+      } else {
+        QualType t = fn->getParamDecl(i)->getType();
+        found =
+            t->isReferenceType() && !t.getNonReferenceType().isConstQualified();
+      }
+      if (found)
+        return false;
+    }
+    // A non-const method called on it.
+    if (const auto *m = dyn_cast<CXXMemberCallExpr>(call))
+      if (names(m->getImplicitObjectArgument()))
+        if (const CXXMethodDecl *method = m->getMethodDecl();
+            !method || !method->isConst())
+          found = true;
+    return !found;
+  }
+  bool VisitLambdaExpr(LambdaExpr *lambda) {
+    for (const LambdaCapture &c : lambda->captures())
+      if (c.capturesVariable() && c.getCaptureKind() == LCK_ByRef &&
+          c.getCapturedVar() == var_)
+        found = true;
+    return !found;
+  }
+
+private:
+  bool names(const Expr *e) const {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var_;
+  }
+  const VarDecl *var_;
+};
+
+/// The locals an expression reads by name.
+class LocalReads : public RecursiveASTVisitor<LocalReads> {
+public:
+  std::set<const VarDecl *> vars;
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+      if (var->hasLocalStorage())
+        vars.insert(var);
+    return true;
+  }
+};
+} // namespace
+
+bool onlyInitialized(const VarDecl *var) {
+  const auto *fn =
+      dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+  if (!fn || !fn->getBody() || !var->getInit())
+    return false;
+  WriteFinder finder(var);
+  finder.TraverseStmt(fn->getBody());
+  return !finder.found;
+}
+
+std::pair<int64_t, std::optional<ElementType>> typeInitializerWith(
+    ASTContext &context, const TypeEvidence &evidence, const VarDecl *var,
+    const std::function<std::optional<std::pair<int64_t, ElementType>>(
+        const VarDecl *)> &given) {
+  TypeEvidence known = evidence;
+  LocalReads reads;
+  reads.TraverseStmt(const_cast<Expr *>(var->getInit()));
+  for (const VarDecl *read : reads.vars)
+    if (std::optional<std::pair<int64_t, ElementType>> t = given(read)) {
+      SourceTypes &types = known[read];
+      types.ranks = {t->first};
+      types.elements = {t->second};
+    }
+  ExprTypes t = ExprTyper(context, known).of(var->getInit());
+  return {t.rank ? *t.rank : -1, t.element};
+}
 
 TypeEvidence collectTypeEvidence(ASTContext &context) {
   // Each pass reads what the one before found for parameters and members

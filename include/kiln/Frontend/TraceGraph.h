@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -142,6 +143,18 @@ struct GraphInput {
   /// Whether sourceRank/sourceElement are what an earlier graph left in
   /// the variable (typeGraphs).
   bool fromEarlierGraph = false;
+  /// For a local that host code initializes from what earlier graphs
+  /// computed (`Tensor h = host_step(t);` after a break), whose type the
+  /// source alone leaves open: its initializer typed again with the types
+  /// those graphs leave in variables (`leftIn(name)`: a rank and element
+  /// type, or nullopt). Returns a rank (or -1) and an element type. Set by
+  /// the tracer; typeGraphs calls it while the AST lives.
+  using LeftTypes =
+      std::function<std::optional<std::pair<int64_t, ElementType>>(
+          const std::string &variable)>;
+  std::function<std::pair<int64_t, std::optional<ElementType>>(
+      const LeftTypes &leftIn)>
+      typeFromEarlierGraphs;
   /// Where inferSignature took its rank and element type from.
   TypeOrigin origin = TypeOrigin::Open;
 };
