@@ -346,6 +346,17 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
       if (it == left.end() || g.values[in.value].kind != ValueKind::Tensor)
         continue;
       const Typed &t = it->second;
+      // The one value of a local only its declaration sets: the graph's
+      // type is exact, the source's a reading of the initializer.
+      if (in.onlyInitialized && t.ranks.size() == 1 && t.elements.size() == 1 &&
+          *t.ranks.begin() >= in.minRank) {
+        in.sourceRank = *t.ranks.begin();
+        in.sourceElement = *t.elements.begin();
+        in.sourceRanks.clear();
+        in.sourceElements.clear();
+        in.fromEarlierGraph = true;
+        continue;
+      }
       if (in.sourceRank < 0) {
         if (t.ranks.size() == 1 && *t.ranks.begin() >= in.minRank) {
           in.sourceRank = *t.ranks.begin();

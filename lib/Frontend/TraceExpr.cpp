@@ -127,10 +127,12 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
   // A local host code sets from values that earlier graphs compute, with
   // no one type in the source: typed again when those graphs are
   // (typeGraphs), from its initializer.
-  if (const auto *var = dyn_cast_or_null<VarDecl>(decl);
-      var && kind == ValueKind::Tensor && var->hasLocalStorage() &&
-      !isa<ParmVarDecl>(var) && var->getInit() &&
-      (in.sourceRank < 0 || !in.sourceElement) && onlyInitialized(var)) {
+  const auto *local = dyn_cast_or_null<VarDecl>(decl);
+  in.onlyInitialized = local && kind == ValueKind::Tensor &&
+                       local->hasLocalStorage() && !isa<ParmVarDecl>(local) &&
+                       local->getInit() && onlyInitialized(local);
+  if (const VarDecl *var = local;
+      in.onlyInitialized && (in.sourceRank < 0 || !in.sourceElement)) {
     ASTContext *context = &context_;
     const TypeEvidence *evidence = &evidence_;
     in.typeFromEarlierGraphs = [context, evidence,

@@ -134,8 +134,7 @@ private:
   }
 
   /// The items of a braced list, if e is one (`{}` has none).
-  static std::optional<llvm::ArrayRef<const Expr *>>
-  listItems(const Expr *e) {
+  static std::optional<llvm::ArrayRef<const Expr *>> listItems(const Expr *e) {
     e = stripTemporaries(e);
     if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
       // `{}`: a shape of no dims (a rank-0 tensor).
@@ -253,11 +252,28 @@ private:
   /// traceComposite), from their first tensor x: the ones that keep x's
   /// shape keep its rank, the reductions its element type alone (their
   /// rank depends on dims and keepdim), the predicates give bools.
-  ExprTypes ofComposite(llvm::StringRef name, const Expr *x, int depth) {
+  ExprTypes ofComposite(llvm::StringRef name, const Expr *x,
+                        const CallExpr *call, int depth) {
     if (!isTensorType(x->getType()))
       return {};
-    if (llvm::is_contained({"leaky_relu", "elu", "clamp", "masked_fill", "flip",
-                            "roll", "tril", "triu", "sign", "dropout", "narrow",
+    if (name == "clamp") { // a float bound makes integers float32
+      ExprTypes r = of(x, depth + 1);
+      for (const Expr *arg : call->arguments()) {
+        // std::optional<Scalar>(Scalar(1.5)): the number inside.
+        const Expr *e = stripTemporaries(arg);
+        while (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+          if (c->getNumArgs() != 1)
+            break;
+          e = stripTemporaries(c->getArg(0));
+        }
+        if (arg != x &&
+            e->IgnoreParenImpCasts()->getType()->isRealFloatingType())
+          r.element = floatResult(r.element);
+      }
+      return r;
+    }
+    if (llvm::is_contained({"leaky_relu", "elu", "masked_fill", "flip", "roll",
+                            "tril", "triu", "sign", "dropout", "narrow",
                             "slice"},
                            name))
       return of(x, depth + 1);
@@ -377,7 +393,7 @@ private:
           r.rank.reset();
         return r;
       }
-      return ofComposite(name, self, depth);
+      return ofComposite(name, self, call, depth);
     }
     if (!isInKilnNamespace(fn))
       return ofUserFunction(fn, call, depth);
@@ -420,7 +436,8 @@ private:
     if (std::optional<ExprTypes> joined = ofJoin(name, call, depth))
       return *joined;
     if (!code)
-      return n >= 1 ? ofComposite(name, call->getArg(0), depth) : ExprTypes{};
+      return n >= 1 ? ofComposite(name, call->getArg(0), call, depth)
+                    : ExprTypes{};
     switch (opGroup(*code)) {
     case OpGroup::UnaryFloat: {
       if (n < 1)

@@ -143,6 +143,10 @@ struct GraphInput {
   /// Whether sourceRank/sourceElement are what an earlier graph left in
   /// the variable (typeGraphs).
   bool fromEarlierGraph = false;
+  /// A local that only its declaration sets (never assigned, passed by
+  /// non-const reference or taken by address): what an earlier graph left
+  /// in it is exact, and wins over the source's types (typeGraphs).
+  bool onlyInitialized = false;
   /// For a local that host code initializes from what earlier graphs
   /// computed (`Tensor h = host_step(t);` after a break), whose type the
   /// source alone leaves open: its initializer typed again with the types

@@ -3,8 +3,11 @@
 // with host_step a KILN_DISABLE() helper every root shares (so the source
 // alone shows many types for its result), is typed from the earlier
 // graph's traced types; and that the true division of integer tensors is
-// float32 in the source's types as in torch. Each input had been open or
-// wrongly typed, so every call of the second graph missed its guard.
+// float32 in the source's types as in torch, as is clamp of integers with a
+// float bound; and that what an earlier graph leaves in a local only its
+// declaration sets wins over the source's reading of the initializer (seed
+// 2000: t0 below, read by the host loop's graphs). Each input had been open
+// or wrongly typed, so every call of the later graph missed its guard.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: %matches_eager %s %t 3
@@ -12,7 +15,7 @@
 // CHECK-LABEL: Graph kiln_quotient_1
 // CHECK: inputs: h (f32 tensor of rank 2) q (f32 tensor of rank 1)
 // CHECK-NEXT: outputs: return
-// CHECK-NEXT: types: h earlier graph q source
+// CHECK-NEXT: types: h earlier graph q earlier graph
 // CHECK-LABEL: Graph kiln_stacked_3
 // CHECK: inputs: b (f32 tensor of rank 1) h (f32 tensor of rank 4)
 // CHECK-NEXT: outputs: return
@@ -25,6 +28,10 @@
 // CHECK: inputs: h (f16 tensor of rank 3) s (f16 tensor of rank 3)
 // CHECK-NEXT: outputs: return
 // CHECK-NEXT: types: h earlier graph s earlier graph
+// CHECK-LABEL: Graph kiln_clamped_9
+// CHECK: inputs: t1 (f32 tensor of rank 3) t0 (f32 tensor of rank 3)
+// CHECK-NEXT: outputs: t1
+// CHECK-NEXT: types: t1 source t0 earlier graph
 // CHECK-NOT: variant
 #include <kiln/kiln.h>
 
@@ -63,6 +70,15 @@ KILN_COMPILE() Tensor halves(const Tensor &a, const Tensor &b) {
   return h.tanh().prod({-3}, false) + s.sum({0});
 }
 
+KILN_COMPILE() Tensor clamped(const Tensor &a, int64_t steps) {
+  Tensor t0 = a.clamp(std::nullopt, 1.5);
+  Tensor t1 = t0;
+  for (int64_t i = 0; i < steps; ++i) {
+    t1 = t1 * 0.5f + t0.tanh();
+  }
+  return t1.squeeze(0) - -0.25f;
+}
+
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 3;
   Tensor a = kiln::randn({n}, 1), c = kiln::randint(-4, 5, {n}, 2);
@@ -76,5 +92,7 @@ int main(int argc, char **argv) {
   Tensor u = kiln::randn({n, n + 2}, 8);
   Tensor v = kiln::randn({n + 2, 1}, 9).to(kiln::kFloat16);
   std::cout << halves(u, v) << "\n";
+  Tensor k = kiln::randint(-8, 9, {1, n + 1, n}, 10, kiln::kInt32);
+  std::cout << clamped(k, n) << "\n";
   return 0;
 }
