@@ -348,10 +348,11 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
       const Typed &t = it->second;
       // The one value of a local only its declaration sets: the graph's
       // type is exact, the source's a reading of the initializer.
-      if (in.onlyInitialized && t.ranks.size() == 1 && t.elements.size() == 1 &&
-          *t.ranks.begin() >= in.minRank) {
-        in.sourceRank = *t.ranks.begin();
-        in.sourceElement = *t.elements.begin();
+      if (std::optional<std::pair<int64_t, ElementType>> exact =
+              in.onlyInitialized ? leftIn(in.expr) : std::nullopt;
+          exact && exact->first >= in.minRank) {
+        in.sourceRank = exact->first;
+        in.sourceElement = exact->second;
         in.sourceRanks.clear();
         in.sourceElements.clear();
         in.fromEarlierGraph = true;

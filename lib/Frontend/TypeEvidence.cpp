@@ -258,18 +258,9 @@ private:
       return {};
     if (name == "clamp") { // a float bound makes integers float32
       ExprTypes r = of(x, depth + 1);
-      for (const Expr *arg : call->arguments()) {
-        // std::optional<Scalar>(Scalar(1.5)): the number inside.
-        const Expr *e = stripTemporaries(arg);
-        while (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
-          if (c->getNumArgs() != 1)
-            break;
-          e = stripTemporaries(c->getArg(0));
-        }
-        if (arg != x &&
-            e->IgnoreParenImpCasts()->getType()->isRealFloatingType())
+      for (const Expr *arg : call->arguments())
+        if (arg != x && isFloatNumber(arg))
           r.element = floatResult(r.element);
-      }
       return r;
     }
     if (llvm::is_contained({"leaky_relu", "elu", "masked_fill", "flip", "roll",
@@ -305,10 +296,13 @@ private:
   /// A float or double, passed as is or converted to a kiln::Scalar (the
   /// operators' `Tensor - Scalar` and `Scalar - Tensor`).
   static bool isFloatNumber(const Expr *arg) {
+    // Through its wrappers: Scalar(1.5), std::optional<Scalar>(Scalar(1.5)).
     const Expr *e = stripTemporaries(arg);
-    if (const auto *c = dyn_cast<CXXConstructExpr>(e))
-      if (c->getNumArgs() == 1)
-        e = stripTemporaries(c->getArg(0));
+    while (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+      if (c->getNumArgs() != 1)
+        break;
+      e = stripTemporaries(c->getArg(0));
+    }
     return e->IgnoreParenImpCasts()->getType()->isRealFloatingType();
   }
 
