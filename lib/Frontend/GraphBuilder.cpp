@@ -492,8 +492,9 @@ private:
           b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
           op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value());
     } else if (c == OpCode::Embedding) {
-      out = mlir::kiln::EmbeddingOp::create(
-          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
+      // Inferred: static dims of the ids' (an unsqueeze's 1) stay static.
+      out = mlir::kiln::EmbeddingOp::create(b_, loc_, get(op.operands[0]),
+                                            get(op.operands[1]));
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
       Value x = tensorAs(op.operands[0], e);
       auto dim = b_.getI64IntegerAttr(
@@ -509,9 +510,9 @@ private:
               normalize(op.ints[0], std::max<int64_t>(r.rank, 1))),
           op.ints[1] ? b_.getUnitAttr() : UnitAttr());
     } else if (c == OpCode::ScatterAdd) {
+      Value x = get(op.operands[0]);
       out = mlir::kiln::ScatterAddOp::create(
-          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]),
-          get(op.operands[2]),
+          b_, loc_, x.getType(), x, get(op.operands[1]), get(op.operands[2]),
           b_.getI64IntegerAttr(
               normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
     } else if (c == OpCode::Gather) {
@@ -520,8 +521,8 @@ private:
           b_.getI64IntegerAttr(
               normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
     } else if (c == OpCode::CrossEntropy) {
-      out = mlir::kiln::CrossEntropyOp::create(
-          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]));
+      out = mlir::kiln::CrossEntropyOp::create(b_, loc_, get(op.operands[0]),
+                                               get(op.operands[1]));
     } else if (c == OpCode::Conv2d) {
       // ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next scalar
       // operand), bias.
@@ -534,13 +535,22 @@ private:
         if (runtime)
           params.push_back(get(op.operands[tensors + params.size()]));
       }
+      // A [C, H, W] input is convolved as one image.
+      Value x = tensorAs(op.operands[0], e);
+      bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
+      if (unbatched)
+        x = mlir::kiln::UnsqueezeOp::create(b_, loc_, x,
+                                            b_.getI64IntegerAttr(0));
       out = mlir::kiln::Conv2dOp::create(
-          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
+          b_, loc_, x, tensorAs(op.operands[1], e),
           tensors > 2 ? tensorAs(op.operands[2], e) : Value(), params,
           b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
           b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
           b_.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
           b_.getI64IntegerAttr(attrs[6]));
+      if (unbatched)
+        out = mlir::kiln::SqueezeOp::create(b_, loc_, out,
+                                            b_.getI64IntegerAttr(0));
     } else if (c == OpCode::AdaptiveAvgPool2d || c == OpCode::Pool2d) {
       // Pool2d ints: kind, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode,
       // count_include_pad, divisor (0: none); AdaptiveAvgPool2d ints: h, w.

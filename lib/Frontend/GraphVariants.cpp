@@ -169,6 +169,11 @@ std::vector<GraphVariant> specializeOnHostBools(const Graph &g) {
 
 namespace {
 
+bool isFloatElement(ElementType e) {
+  return e == ElementType::F32 || e == ElementType::F64 ||
+         e == ElementType::F16 || e == ElementType::BF16;
+}
+
 /// Whether the input's rank, or its element type, is what nothing shows.
 bool rankOpen(const GraphInput &in) {
   return in.statedRank < 0 && in.exactRank < 0 &&
@@ -264,6 +269,47 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
       at.element = pin.element;
     tries.push_back(std::move(p));
   };
+  // First, every input of open element type in one of the element types
+  // the source shows for them (a module used with float32 and float64
+  // activations and weights); then each such input in the element type of
+  // the inputs whose types are known (a module's weight in its
+  // activations' dtype, a float type the source shows for it, if any),
+  // with each rank the source shows for it.
+  std::set<ElementType> shared;
+  size_t openElements = 0;
+  for (size_t i : open)
+    if (elementOpen(g.inputs[i])) {
+      ++openElements;
+      shared.insert(g.inputs[i].sourceElements.begin(),
+                    g.inputs[i].sourceElements.end());
+    }
+  if (openElements > 1)
+    for (ElementType e : shared) {
+      Pins p = base;
+      for (size_t i : open)
+        if (elementOpen(g.inputs[i]))
+          p[i].element = e;
+      tries.push_back(std::move(p));
+    }
+  std::vector<ElementType> peers;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TraceValue &v = first->values[g.inputs[i].value];
+    if (v.kind == ValueKind::Tensor && !llvm::is_contained(open, i) &&
+        isFloatElement(v.element) && !llvm::is_contained(peers, v.element))
+      peers.push_back(v.element);
+  }
+  for (size_t i : open) {
+    const GraphInput &in = g.inputs[i];
+    if (!elementOpen(in))
+      continue;
+    std::vector<int64_t> ranks = {-1};
+    if (rankOpen(in) && !in.sourceRanks.empty())
+      ranks = in.sourceRanks;
+    for (ElementType e : peers)
+      if (in.sourceElements.empty() || llvm::is_contained(in.sourceElements, e))
+        for (int64_t r : ranks)
+          vary(i, Pin{r, e});
+  }
   for (size_t i : open) {
     const GraphInput &in = g.inputs[i];
     if (rankOpen(in))

@@ -544,9 +544,10 @@ llvm::Error inferSignature(Graph &g) {
       r.element = in(0).element;
       break;
     case OpCode::Conv2d:
-      if (in(0).rank != 4 || in(1).rank != 4)
-        return fail("conv2d needs an input and weight of rank 4");
-      r.rank = 4;
+      if ((in(0).rank != 3 && in(0).rank != 4) || in(1).rank != 4)
+        return fail("conv2d needs an input of rank 3 or 4 and a weight of "
+                    "rank 4");
+      r.rank = in(0).rank;
       r.element = resultType(g, tensors);
       break;
     case OpCode::Cat:

@@ -317,9 +317,15 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     std::vector<int> ops;
     if (!tensorArgs(std::min(n, 3u), 2, ops))
       return std::nullopt;
-    for (size_t i = 0; i < ops.size(); ++i)
+    // The input may be unbatched ([C, H, W]; conv1d: [C, L]), as in eager.
+    if (GraphInput *in = inputOf(ops[0])) {
+      in->minRank = std::max<int64_t>(in->minRank, oneD ? 2 : 3);
+      if (in->preferredRank < 0)
+        in->preferredRank = oneD ? 3 : 4;
+    }
+    for (size_t i = 1; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
-        in->exactRank = i < 2 ? (oneD ? 3 : 4) : 1;
+        in->exactRank = i == 1 ? (oneD ? 3 : 4) : 1;
     if (oneD)
       for (size_t i = 0; i < 2; ++i)
         ops[i] =

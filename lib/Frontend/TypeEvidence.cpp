@@ -57,6 +57,16 @@ std::optional<ElementType> elementOfCppType(QualType t) {
   return std::nullopt;
 }
 
+/// The variable, parameter or member `e` names, if it names one.
+const ValueDecl *declOf(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    return ref->getDecl();
+  if (const auto *member = dyn_cast<MemberExpr>(e))
+    return member->getMemberDecl();
+  return nullptr;
+}
+
 /// What the source says of one tensor expression.
 struct ExprTypes {
   std::optional<int64_t> rank;
@@ -107,6 +117,24 @@ public:
     return {};
   }
 
+  /// The items of a braced list, if e is one (`{}` has none).
+  static std::optional<llvm::ArrayRef<const Expr *>> listItems(const Expr *e) {
+    e = stripTemporaries(e);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
+      // `{}`: a shape of no dims (a rank-0 tensor).
+      if (c->getNumArgs() == 0 && c->isListInitialization())
+        return llvm::ArrayRef<const Expr *>();
+      if (c->getNumArgs() >= 1)
+        e = stripTemporaries(c->getArg(0));
+    }
+    if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
+      e = stripTemporaries(il->getSubExpr());
+    if (const auto *list = dyn_cast<InitListExpr>(e))
+      return llvm::ArrayRef<const Expr *>(list->getInits(),
+                                          list->getNumInits());
+    return std::nullopt;
+  }
+
 private:
   /// The length of a braced shape list, if e is one or names a parameter
   /// bound to one at the call being typed (a helper `w(kiln::Shape shape)`
@@ -130,24 +158,6 @@ private:
   static std::optional<int64_t> listLength(const Expr *e) {
     if (std::optional<llvm::ArrayRef<const Expr *>> items = listItems(e))
       return static_cast<int64_t>(items->size());
-    return std::nullopt;
-  }
-
-  /// The items of a braced list, if e is one (`{}` has none).
-  static std::optional<llvm::ArrayRef<const Expr *>> listItems(const Expr *e) {
-    e = stripTemporaries(e);
-    if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
-      // `{}`: a shape of no dims (a rank-0 tensor).
-      if (c->getNumArgs() == 0 && c->isListInitialization())
-        return llvm::ArrayRef<const Expr *>();
-      if (c->getNumArgs() >= 1)
-        e = stripTemporaries(c->getArg(0));
-    }
-    if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
-      e = stripTemporaries(il->getSubExpr());
-    if (const auto *list = dyn_cast<InitListExpr>(e))
-      return llvm::ArrayRef<const Expr *>(list->getInits(),
-                                          list->getNumInits());
     return std::nullopt;
   }
 
@@ -198,6 +208,11 @@ private:
     }
     case OO_Call: // a functor or lambda: what its body returns
       return ofCall(op, depth);
+    case OO_Subscript: // ws[i] of a std::vector<Tensor>: its elements'
+      if (const ValueDecl *v = declOf(op->getArg(0));
+          v && isTensorVectorType(v->getType()))
+        return known(v);
+      return {};
     case OO_Plus:
     case OO_Minus:
     case OO_Star:
@@ -599,12 +614,49 @@ bool isUndefinedTensor(const Expr *e) {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &ctx, const TypeEvidence &known, TypeEvidence &out)
-      : typer_(ctx, known), out_(out) {}
+      : typer_(ctx, known), known_(known), out_(out) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  /// What storing `e` in `decl` shows of decl's type: a tensor's own, a
+  /// std::vector<Tensor>'s elements'.
   void note(const ValueDecl *decl, const Expr *e) {
-    if (!decl || !e || !isTensorType(decl->getType()))
+    if (!decl || !e)
       return;
+    if (isTensorVectorType(decl->getType()))
+      noteElements(decl, e);
+    else if (isTensorType(decl->getType()))
+      noteElement(decl, e);
+  }
+
+  /// The elements of a std::vector<Tensor> are typed under the vector's
+  /// declaration: its braced items, or the vector it is copied from.
+  void noteElements(const ValueDecl *decl, const Expr *e) {
+    if (std::optional<llvm::ArrayRef<const Expr *>> items =
+            ExprTyper::listItems(e)) {
+      for (const Expr *item : *items)
+        noteElement(decl, item);
+      return;
+    }
+    e = stripTemporaries(e);
+    if (const auto *c = dyn_cast<CXXConstructExpr>(e);
+        c && c->getNumArgs() == 1)
+      e = stripTemporaries(c->getArg(0));
+    if (const ValueDecl *from = declOf(e); from && from != decl)
+      merge(decl, from);
+  }
+
+  /// decl's evidence gains what the earlier pass found for `from`.
+  void merge(const ValueDecl *decl, const ValueDecl *from) {
+    auto it = known_.find(from);
+    if (it == known_.end())
+      return;
+    SourceTypes &out = out_[decl];
+    out.ranks.insert(it->second.ranks.begin(), it->second.ranks.end());
+    out.elements.insert(it->second.elements.begin(), it->second.elements.end());
+    out.undefined |= it->second.undefined;
+  }
+
+  void noteElement(const ValueDecl *decl, const Expr *e) {
     if (isUndefinedTensor(e)) {
       out_[decl].undefined = true;
       return;
@@ -665,10 +717,38 @@ public:
       }
     return true;
   }
-  // Locals: Tensor h = ...;
+  // Locals: Tensor h = ...; std::vector<Tensor> ws{a, b};
   bool VisitVarDecl(VarDecl *var) {
     if (!isa<ParmVarDecl>(var) && var->getInit())
       note(var, var->getInit());
+    return true;
+  }
+  // for (const Tensor &w : ws): w is what ws's elements are; over a braced
+  // list, what its items are.
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *loop) {
+    const VarDecl *var = loop->getLoopVariable();
+    const Expr *range = loop->getRangeInit();
+    if (!var || !range || !isTensorType(var->getType()))
+      return true;
+    if (std::optional<llvm::ArrayRef<const Expr *>> items =
+            ExprTyper::listItems(range)) {
+      for (const Expr *item : *items)
+        noteElement(var, item);
+    } else if (const ValueDecl *vector = declOf(range);
+               vector && isTensorVectorType(vector->getType())) {
+      merge(var, vector);
+    }
+    return true;
+  }
+  // ws.push_back(x), ws.emplace_back(x): one more element.
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *call) {
+    const CXXMethodDecl *method = call->getMethodDecl();
+    const ValueDecl *vector = declOf(call->getImplicitObjectArgument());
+    if (method && vector && method->getIdentifier() &&
+        (method->getName() == "push_back" ||
+         method->getName() == "emplace_back") &&
+        call->getNumArgs() == 1 && isTensorVectorType(vector->getType()))
+      noteElement(vector, call->getArg(0));
     return true;
   }
   // obj.field = ...; and x = ...; on tensors.
@@ -703,6 +783,7 @@ public:
 
 private:
   ExprTyper typer_;
+  const TypeEvidence &known_;
   TypeEvidence &out_;
 };
 

@@ -31,6 +31,7 @@
 // BAD: kiln: error: --signatures {{.*}}bad.json: not a KILN_RECORD file
 #include <kiln/kiln.h>
 #include <cstdio>
+#include <map>
 #include <vector>
 using kiln::Tensor;
 
@@ -50,17 +51,20 @@ Tensor ids(int64_t k) {
 }
 
 int main() {
-  std::vector<Tensor> batches, keys;
+  // Kept by key: the source's types do not reach into a map's values.
+  std::map<int64_t, Tensor> batches, keys;
   for (int64_t n : {2, 5, 7})
-    batches.push_back(load(n));
+    batches[n] = load(n);
   for (int64_t k : {1, 4})
-    keys.push_back(ids(k));
-  for (size_t i = 0; i < batches.size(); ++i) {
-    Tensor r = normalize(batches[i], nullptr, 0);
-    std::printf("n=%zu %.9f\n", i, kiln::sum(r).item<double>());
+    keys[k] = ids(k);
+  size_t i = 0;
+  for (const auto &[n, rows] : batches) {
+    Tensor r = normalize(rows, nullptr, 0);
+    std::printf("n=%zu %.9f\n", i++, kiln::sum(r).item<double>());
   }
-  for (size_t i = 0; i < keys.size(); ++i) {
-    Tensor s = scale(keys[i], 2.0f);
-    std::printf("k=%zu %lld\n", i, (long long)kiln::sum(s).item<int64_t>());
+  i = 0;
+  for (const auto &[k, v] : keys) {
+    Tensor s = scale(v, 2.0f);
+    std::printf("k=%zu %lld\n", i++, (long long)kiln::sum(s).item<int64_t>());
   }
 }

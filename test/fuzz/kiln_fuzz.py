@@ -78,6 +78,8 @@ class Val:
     def __init__(self, name, dtype, shape, exact):
         self.name, self.dtype, self.shape, self.exact = name, dtype, tuple(shape), exact
         self.lowp = LOWP.get(dtype, 0)
+        self.nonfinite = False  # may hold inf or NaN (never converted to an integer)
+        self.member = False     # a member of the root's module, not a parameter
 
     @property
     def rank(self):
@@ -92,51 +94,105 @@ def exact_ok(dtype, exact):
 
 
 class Root:
-    """One generated compile root: parameters, statements, outputs."""
+    """One generated compile root: parameters, statements, outputs. A root
+    is a free function, a method of a module struct whose members hold
+    some of its tensors, or the struct's operator(); a second output is an
+    out-parameter, a struct's field or a tuple's element."""
 
     def __init__(self, index):
         self.index = index
         self.name = "fuzz_%d" % index
-        self.params = []      # Val (tensor inputs)
+        self.params = []      # Val (tensor inputs; members where p.member)
         self.flags = []       # names of bool host parameters
+        self.lists = []       # (name, kind, dtype, shape, count): std::vector parameters
         self.steps = False    # whether it takes `int64_t steps` (a loop count)
         self.stmts = []       # (text, defined Val or None, used names)
         self.result = None    # Val returned
-        self.out = None       # Val written to the out-parameter
+        self.out = None       # the second output's Val
+        self.form = "fn"      # fn, method or functor
+        self.ret = "out"      # how the second output leaves: out, struct or tuple
+
+    @property
+    def module(self):
+        return "Mod%d" % self.index
+
+    def graphs(self):
+        """A regex for the names of the root's graphs in the stitched source."""
+        if self.form == "fn":
+            return r"kiln_%s_\d+" % self.name
+        return r"kiln_%s__%s_\d+" % (self.module, "operator__" if self.form == "functor" else self.name)
 
     def signature(self):
-        parts = ["const Tensor &%s" % p.name for p in self.params]
+        parts = ["const Tensor &%s" % p.name for p in self.params if not p.member]
         parts += ["bool %s" % f for f in self.flags]
+        parts += ["const std::vector<%s> &%s" % ("Layer" if k == "layers" else "Tensor", n)
+                  for n, k, _, _, _ in self.lists]
         if self.steps:
             parts.append("int64_t steps")
-        if self.out is not None:
+        if self.out is not None and self.ret == "out":
             parts.append("Tensor &out")
         return ", ".join(parts)
 
+    def return_type(self):
+        if self.out is None or self.ret == "out":
+            return "Tensor"
+        return "Res%d" % self.index if self.ret == "struct" else "std::tuple<Tensor, Tensor>"
+
     def source(self):
-        lines = ["KILN_COMPILE()", "Tensor %s(%s) {" % (self.name, self.signature())]
-        lines += ["  " + s[0] for s in self.stmts]
-        if self.out is not None:
-            lines.append("  out = %s;" % self.out.name)
-        lines.append("  return %s;" % self.result.name)
-        lines.append("}")
-        return "\n".join(lines)
+        fn = "operator()" if self.form == "functor" else self.name
+        body = ["  " + s[0] for s in self.stmts]
+        if self.out is not None and self.ret == "out":
+            body.append("  out = %s;" % self.out.name)
+        if self.out is not None and self.ret != "out":
+            body.append("  return {%s, %s};" % (self.result.name, self.out.name))
+        else:
+            body.append("  return %s;" % self.result.name)
+        const = " const" if self.form != "fn" else ""
+        lines = []
+        if self.out is not None and self.ret == "struct":
+            lines.append("struct Res%d {\n  Tensor y;\n  Tensor aux;\n};" % self.index)
+        head = ["KILN_COMPILE()", "%s %s(%s)%s {" % (self.return_type(), fn, self.signature(), const)]
+        if self.form == "fn":
+            return "\n".join(lines + head + body + ["}"])
+        members = ["  Tensor %s;" % p.name for p in self.params if p.member]
+        ind = lambda xs: ["  " + x for x in xs]
+        return "\n".join(lines + ["struct %s {" % self.module] + members + ind(head) + ind(body) +
+                         ["  }", "};"])
 
     def call(self, seed):
         """main's call of the root: inputs built where the call's types show."""
         lines = ["  try {"]
-        args = []
+        args, members = [], []
         for i, p in enumerate(self.params):
             name = "%s_%s" % (self.name, p.name)
             lines.append("    Tensor %s = %s;" % (name, fill_expr(p, seed * 16 + i)))
-            args.append(name)
+            (members if p.member else args).append(name)
         args += ["%s" % ("true" if (seed + i) % 2 else "false") for i, _ in enumerate(self.flags)]
+        for j, (n, kind, dtype, shape, count) in enumerate(self.lists):
+            v = Val(n, dtype, shape, None)
+            elems = [fill_expr(v, seed * 16 + 8 + 3 * j + k) for k in range(count)]
+            if kind == "layers":
+                elems = ["Layer{%s}" % e for e in elems]
+            lines.append("    std::vector<%s> %s_%s{%s};" % ("Layer" if kind == "layers" else "Tensor",
+                                                           self.name, n, ", ".join(elems)))
+            args.append("%s_%s" % (self.name, n))
         if self.steps:
             args.append("N0")
-        if self.out is not None:
+        if self.out is not None and self.ret == "out":
             lines.append("    Tensor out;")
             args.append("out")
-        lines.append("    Tensor r = %s(%s);" % (self.name, ", ".join(args)))
+        callee = self.name
+        if self.form != "fn":
+            lines.append("    const %s m{%s};" % (self.module, ", ".join(members)))
+            callee = "m" if self.form == "functor" else "m.%s" % self.name
+        call = "%s(%s)" % (callee, ", ".join(args))
+        if self.out is not None and self.ret == "struct":
+            lines.append("    %s res = %s;" % (self.return_type(), call))
+            lines.append("    Tensor r = res.y, out = res.aux;")
+        elif self.out is not None and self.ret == "tuple":
+            lines.append("    auto [r, out] = %s;" % call)
+        else:
+            lines.append("    Tensor r = %s;" % call)
         lines.append('    dump("%s", r);' % self.name)
         if self.out is not None:
             lines.append('    dump("%s.out", out);' % self.name)
@@ -201,7 +257,9 @@ class Generator:
         v = Val(name, dtype, shape, exact_ok(dtype, exact) if dtype != "bool" else (1, 0))
         # Rounded to float32 (1) or a half type (2) somewhere on the way:
         # compared with that type's tolerance.
-        v.lowp = max([LOWP.get(dtype, 0)] + [u.lowp for u in self.values(root) if u.name in uses])
+        used = [u for u in self.values(root) if u.name in uses]
+        v.lowp = max([LOWP.get(dtype, 0)] + [u.lowp for u in used])
+        v.nonfinite = dtype in FLOAT and any(u.nonfinite for u in used)
         root.stmts.append(("Tensor %s = %s;" % (name, expr), v, uses))
         return v
 
@@ -245,7 +303,8 @@ class Generator:
         choices = [(self.unary, 6), (self.binary, 6), (self.scalar_op, 4), (self.compare, 2),
                    (self.reduce, 3), (self.view, 4), (self.norm, 2), (self.matmul, 2),
                    (self.cat, 1), (self.convert, 2), (self.where, 2), (self.scan, 1),
-                   (self.host_flag, 1), (self.loop, 1), (self.index_op, 1), (self.host_code, 1)]
+                   (self.host_flag, 1), (self.loop, 1), (self.index_op, 2), (self.host_code, 1),
+                   (self.nn_op, 2), (self.topk, 1), (self.nonfinite, 1), (self.layers, 1)]
         total = sum(w for _, w in choices)
         x = self.r.random() * total
         for fn, w in choices:
@@ -556,7 +615,7 @@ class Generator:
 
     def convert(self, root, v):
         to = self.pick([d for d in FLOAT + INT + ("bool",) if d != v.dtype])
-        if (to in INT or to == "bool") and not v.exact:
+        if (to in INT or to == "bool") and not v.exact or to in INT and v.nonfinite:
             return None
         e = v.exact
         if to in INT and v.dtype in FLOAT:
@@ -612,7 +671,19 @@ class Generator:
 
     def gather_op(self, root, v):
         d = self.r.randrange(v.rank)
-        k = self.pick(["gather", "index_select", "embedding"])
+        k = self.pick(["gather", "index_select", "embedding", "scatter_add"])
+        if k == "scatter_add" and v.exact and v.dtype != "bool":
+            # Adds the slice at 0 along d of a same-shaped value where
+            # argmax points: each element gets at most one addition.
+            srcs = [w for w in self.values(root) if w.dtype == v.dtype and w.shape == v.shape
+                    and w.exact]
+            src = self.pick(srcs) if srcs else v
+            ix = self.pick(srcs) if srcs else v
+            idx = "%s.argmax(%d, true)" % (ix.name, d)
+            e = (max(v.exact[0], src.exact[0]) + 1, max(v.exact[1], src.exact[1]))
+            text = self.pick(["%s.scatter_add(%d, %s, %s)" % (v.name, d, idx, src.name),
+                              "kiln::scatter_add(%s, %d, %s, %s)" % (v.name, d, idx, src.name)])
+            return self.define(root, v.dtype, v.shape, text, [v.name, src.name, ix.name], e)
         if k == "gather" and v.exact and v.dtype != "bool":
             s = list(v.shape)
             s[d] = "1"
@@ -633,6 +704,115 @@ class Generator:
                            "kiln::embedding(%s, %s)" % (ids, table.name), [v.name, table.name],
                            table.exact)
 
+    def topk(self, root, v):
+        """topk's values or indices: ties come in index order in Kiln, so
+        the indices of exact values are compared too."""
+        if v.rank == 0 or v.dtype == "bool":
+            return None
+        d = self.r.randrange(v.rank)
+        k = 2 if v.shape[d] in ("2", "3") and self.r.random() < 0.5 else 1
+        largest = self.pick(["", ", %d, true" % d, ", %d, false" % d])
+        dn = "" if largest == "" and d == v.rank - 1 else ", %d" % d
+        call = "%s.topk(%d%s)" % (v.name, k, largest or dn) if self.r.random() < 0.6 else \
+            "kiln::topk(%s, %d%s)" % (v.name, k, largest or dn)
+        s = list(v.shape)
+        s[d] = str(k)
+        if v.exact and self.r.random() < 0.4:
+            return self.define(root, "i64", s, "std::get<1>(%s)" % call, [v.name], (4, 0))
+        return self.define(root, v.dtype, s, "std::get<0>(%s)" % call, [v.name], v.exact)
+
+    def nn_op(self, root, v):
+        """Convolutions, pooling and normalisations of a [N, C, H, W] or
+        [C, H, W] (conv1d: [N, C, L]) value, with padding that keeps a
+        spatial dim of 1 valid."""
+        if v.dtype not in FLOAT or v.rank < 3 or any(x.startswith("D") for x in v.shape[-3:]):
+            return None
+        c = v.shape[-3]
+        k = self.pick(["conv2d", "conv1d", "depthwise", "max_pool2d", "avg_pool2d", "adaptive",
+                       "batch_norm", "group_norm"])
+        free = 4 - len(root.params)
+        if k == "conv1d" and v.rank == 3 and free >= 1:
+            o, ks = self.pick(SYMS + ["2"]), self.pick([1, 3])
+            w = self.new_param(root, v.dtype, [o, v.shape[1], str(ks)])
+            return self.define(root, v.dtype, [v.shape[0], o, v.shape[2]],
+                               "kiln::conv1d(%s, %s, Tensor(), 1, %d)" % (v.name, w.name, ks // 2),
+                               [v.name, w.name])
+        if k == "conv2d" and free >= 1:
+            o, ks = self.pick(SYMS + ["2"]), self.pick([1, 3])
+            w = self.new_param(root, v.dtype, [o, c, str(ks), str(ks)])
+            b = self.new_param(root, v.dtype, [o]) if free >= 2 and self.r.random() < 0.5 else None
+            s = list(v.shape)
+            s[-3] = o
+            return self.define(root, v.dtype, s, "kiln::conv2d(%s, %s, %s, 1, %d)" %
+                               (v.name, w.name, b.name if b else "Tensor()", ks // 2),
+                               [v.name, w.name] + ([b.name] if b else []))
+        if k == "depthwise" and c in ("2", "3") and free >= 1:
+            w = self.new_param(root, v.dtype, [c, "1", "3", "3"])
+            return self.define(root, v.dtype, v.shape, "kiln::conv2d(%s, %s, Tensor(), {1}, {1}, {1}, %s)"
+                               % (v.name, w.name, c), [v.name, w.name])
+        if k == "max_pool2d":
+            text = self.pick(["kiln::max_pool2d(%s, 3, 1, 1)", "kiln::max_pool2d(%s, {3, 1}, {1, 1}, {1, 0})"])
+            return self.define(root, v.dtype, v.shape, text % v.name, [v.name], v.exact)
+        if k == "avg_pool2d":
+            inc = self.pick(["true", "false"])
+            return self.define(root, v.dtype, v.shape, "kiln::avg_pool2d(%s, 3, 1, 1, false, %s)" %
+                               (v.name, inc), [v.name])
+        if k == "adaptive":
+            o = self.pick([1, 2])
+            s = list(v.shape[:-2]) + [str(o), str(o)]
+            return self.define(root, v.dtype, s, "kiln::adaptive_avg_pool2d(%s, %d)" % (v.name, o),
+                               [v.name])
+        c = v.shape[1]  # the normalisations' channels: dim 1
+        if c.startswith("D"):
+            return None
+        if k == "batch_norm" and free >= 2:
+            mean = self.new_param(root, v.dtype, [c])
+            var = self.new_param(root, v.dtype, [c])
+            return self.define(root, v.dtype, v.shape, "kiln::batch_norm(%s, %s, %s.abs() + 0.5f)" %
+                               (v.name, mean.name, var.name), [v.name, mean.name, var.name])
+        if k == "group_norm":
+            w = self.new_param(root, v.dtype, [c]) if free >= 1 and self.r.random() < 0.5 else None
+            return self.define(root, v.dtype, v.shape, "kiln::group_norm(%s, 1%s)" %
+                               (v.name, ", " + w.name if w else ""), [v.name] + ([w.name] if w else []))
+        return None
+
+    def nonfinite(self, root, v):
+        """inf, -inf or NaN where an exact value passes a bound: what
+        follows must agree on IEEE semantics (NaN the max, inf - inf)."""
+        if v.dtype not in FLOAT or not v.exact:
+            return None
+        fill = self.pick(["std::numeric_limits<double>::infinity()", "-INFINITY", "NAN",
+                          "std::numeric_limits<float>::quiet_NaN()"])
+        t = self.define(root, v.dtype, v.shape, "%s.masked_fill(%s %s %s, %s)" %
+                        (v.name, v.name, self.pick([">", "<", "=="]), self.pick(["1", "-1.5", "0"]),
+                         fill), [v.name], v.exact)
+        if t is not None:
+            t.nonfinite = True
+        return t
+
+    def layers(self, root, v):
+        """A std::vector of tensors, or of a module struct, run by range-for
+        (its length known only at run time), as ported model code does."""
+        if v.dtype not in FLOAT or v.rank == 0 or v.shape[-1].startswith("D") or root.lists:
+            return None
+        kind = self.pick(["tensors", "layers"])
+        name = "ws" if kind == "tensors" else "layers"
+        shape = [v.shape[-1]] if self.r.random() < 0.7 else list(v.shape)
+        if any(x.startswith("D") for x in shape):
+            return None
+        root.lists.append((name, kind, v.dtype, shape, self.pick([0, 1, 2, 3])))
+        t = "t%d" % len(root.stmts)
+        if kind == "tensors":
+            text = ("Tensor %s = %s;\n  for (const Tensor &w : ws) {\n    %s = %s * 0.5f + w;\n  }"
+                    % (t, v.name, t, t))
+        else:
+            text = ("Tensor %s = %s;\n  for (const Layer &layer : layers)\n    %s = layer(%s);"
+                    % (t, v.name, t, t))
+        nv = Val(t, v.dtype, v.shape, None)
+        nv.lowp, nv.nonfinite = v.lowp, v.nonfinite
+        root.stmts.append((text, nv, [v.name]))
+        return nv
+
     def host_flag(self, root, v):
         """An if on a host bool parameter: a different op on each side."""
         if len(root.flags) >= 2 or v.dtype not in FLOAT:
@@ -643,7 +823,7 @@ class Generator:
         text = "Tensor %s = %s * 2.0f;\n  if (%s) {\n    %s = %s.tanh() + %s;\n  }" % (
             name, v.name, flag, name, v.name, name)
         nv = Val(name, v.dtype, v.shape, None)
-        nv.lowp = v.lowp
+        nv.lowp, nv.nonfinite = v.lowp, v.nonfinite
         root.stmts.append((text, nv, [v.name]))
         return nv
 
@@ -659,7 +839,7 @@ class Generator:
         text = ("Tensor %s = %s;\n  for (int64_t i = 0; i < %s; ++i) {\n    %s = %s * 0.5f + %s.tanh();\n  }"
                 % (name, v.name, n, name, name, v.name))
         nv = Val(name, v.dtype, v.shape, None)
-        nv.lowp = v.lowp
+        nv.lowp, nv.nonfinite = v.lowp, v.nonfinite
         root.stmts.append((text, nv, [v.name]))
         return nv
 
@@ -695,6 +875,11 @@ class Generator:
         root.result = vals[-1] if vals else first
         if len(vals) > 2 and self.r.random() < 0.3:
             root.out = self.pick(vals[:-1])
+            root.ret = self.r.choices(["out", "struct", "tuple"], [2, 1, 1])[0]
+        root.form = self.r.choices(["fn", "method", "functor"], [6, 1, 1])[0]
+        if root.form != "fn":
+            for p in root.params[1:]:
+                p.member = self.r.random() < 0.6
         # Unread inputs always go; unread statements mostly (dead code stays
         # in some roots, as it does in model code).
         if self.r.random() < 0.7:
@@ -726,13 +911,22 @@ PRELUDE = r"""#include <kiln/kiln.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 using kiln::Tensor;
 
 // Host code inside compiled functions: a graph break where it is called.
 KILN_DISABLE() static Tensor host_step(const Tensor &x) { return x * 2 + 1; }
+
+// A module of the kind ported model code keeps in a std::vector.
+struct Layer {
+  Tensor w;
+  Tensor operator()(const Tensor &x) const { return (x * w).tanh() + x; }
+};
 
 static void dump(const char *name, const Tensor &t) {
   Tensor c = t.to(kiln::kFloat64).contiguous();
@@ -876,7 +1070,7 @@ class Batch:
         # alone, which need no kernel) have nothing to run compiled.
         with open(os.path.join(w, "cpu.cpp")) as f:
             stitched = f.read()
-        graphless = {n for n in names if not re.search(r"\bkiln_%s_\d+" % n, stitched)}
+        graphless = {r.name for r in self.roots if not re.search(r"\b" + r.graphs(), stitched)}
         result = {}
         env = dict(os.environ, KILN_LOGS="graph_calls,guards")
         for sizes in SIZE_SETS:
@@ -908,11 +1102,11 @@ class Batch:
                 if diff:
                     result[n] = ("miscompile", "%s %s" % (diff, where))
                     continue
-                fell = re.search(r"graph kiln_%s_\d+\S*:? (.*); running it eagerly" % n, clog)
+                fell = re.search(r"graph %s\S*:? (.*); running it eagerly" % root.graphs(), clog)
                 if fell:
                     result[n] = ("fallback", "%s %s" % (fell.group(1), where))
                 elif n not in graphless and \
-                        not re.search(r"graph kiln_%s_\d+\S*: ran compiled" % n, clog):
+                        not re.search(r"graph %s\S*: ran compiled" % root.graphs(), clog):
                     result[n] = ("fallback", "no graph of it ran compiled %s" % where)
         for n in names:
             result.setdefault(n, ("match", ""))
@@ -1012,6 +1206,7 @@ def prune(root):
     root.params = [p for p in root.params if p.name in live]
     used = "\n".join(s[0] for s in root.stmts)
     root.flags = [f for f in root.flags if re.search(r"\b%s\b" % f, used)]
+    root.lists = [l for l in root.lists if re.search(r"\b%s\b" % l[0], used)]
     root.steps = "steps" in used
     return root
 

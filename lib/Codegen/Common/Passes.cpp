@@ -30,6 +30,7 @@ void mlir::kiln::addFusionPasses(OpPassManager &pm) {
 void mlir::kiln::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createKilnEmptySlices());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

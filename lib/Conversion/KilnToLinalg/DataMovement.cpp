@@ -152,7 +152,15 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-    offsets[dim] = s;
+    // An empty slice may start at n, but a static offset must lie inside
+    // a static dim (verifyInBoundsSlice): start it at n - 1 instead, the
+    // same empty slice, so that folding never makes an invalid subview.
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    offsets[dim] = arith::MinSIOp::create(
+                       b, loc, s,
+                       arith::MaxSIOp::create(
+                           b, loc, arith::SubIOp::create(b, loc, n, one), zero))
+                       .getResult();
     sizes[dim] = len;
     strides[dim] = b.getIndexAttr(stepValue);
     Value slice =

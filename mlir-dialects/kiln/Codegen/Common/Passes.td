@@ -58,4 +58,17 @@ def KilnLowerReductions : Pass<"kiln-lower-reductions"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def KilnEmptySlices : Pass<"kiln-empty-slices"> {
+  let summary = "Replace slices of a static size 0 by tensor.empty";
+  let description = [{
+    A slice with a size of 0 in some dim has no elements: it is
+    `tensor.empty` of its sizes, whatever its source. Folding can make the
+    source dim of such a slice a static 0 (the slice of an empty slice),
+    where no static offset is in bounds, and the subview that
+    bufferization makes of it would not verify. This pass, run before
+    bufferization, leaves no such slice.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_CODEGEN_COMMON_PASSES_TD
