@@ -1225,6 +1225,7 @@ def main():
     p.add_argument("--jobs", type=int, default=1, help="translation units built at once")
     p.add_argument("--no-reduce", action="store_true", help="keep failures as generated")
     p.add_argument("--print", action="store_true", help="print the generated program and stop")
+    p.add_argument("--progress", action="store_true", help="print the counts after each unit")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
 
@@ -1249,9 +1250,9 @@ def main():
         result = Batch(tc, bw, rs, ss).classify()
         return rs, ss, bw, attribute(tc, bw, rs, ss, result)
 
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        batches = list(pool.map(run_batch, range(0, args.count, args.batch)))
-    for rs, ss, bw, result in batches:
+    pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
+    starts = range(0, args.count, args.batch)
+    for done, (rs, ss, bw, result) in enumerate(pool.map(run_batch, starts), 1):
         for r, s in zip(rs, ss):
             kind, detail = result[r.name]
             counts[kind] += 1
@@ -1261,6 +1262,10 @@ def main():
                 failures.append((r, s, kind, detail))
         if all(result[r.name][0] == "match" for r in rs):
             shutil.rmtree(bw, ignore_errors=True)
+        if args.progress:
+            log("[%d/%d units] %s" % (done, len(starts),
+                                      ", ".join("%d %s" % (counts[k], k) for k in KINDS)))
+    pool.shutdown()
 
     for r, s, kind, detail in failures:
         os.makedirs(fails_dir, exist_ok=True)

@@ -377,14 +377,15 @@ Value scalarOf(GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
     auto c = [&](double v) { return constantLike(b, loc, x, v); };
     Value inner;
     if (tanhForm) {
-      // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      // 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715
+      // x^3), as the runtime computes it: no cancellation in 1 + tanh.
       Value x3 =
           arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
       Value arg = arith::MulFOp::create(
-          b, loc, c(0.7978845608028654),
+          b, loc, c(2 * 0.7978845608028654),
           arith::AddFOp::create(
               b, loc, x, arith::MulFOp::create(b, loc, c(0.044715), x3)));
-      inner = math::TanhOp::create(b, loc, arg);
+      return arith::MulFOp::create(b, loc, x, sigmoidOf(b, loc, arg));
     } else {
       // 0.5 x (1 + erf(x / sqrt(2)))
       inner = math::ErfOp::create(

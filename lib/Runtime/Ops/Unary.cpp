@@ -120,9 +120,12 @@ Tensor gelu(const Tensor &x, const std::string &approximate) {
   detail::CountedOp counted;
   if (approximate == "tanh")
     return unaryKernel("gelu", x, Domain::FloatOnly, [](auto v) {
+      // 0.5 v (1 + tanh(u)) = v sigmoid(2u), u = sqrt(2/pi) (v + 0.044715
+      // v^3): the same function without 1 + tanh's cancellation (at v = -4,
+      // tanh's last bit is a thousandth of the result).
       using T = decltype(v);
-      const T k = T(0.7978845608028654); // sqrt(2 / pi)
-      return T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
+      const T k = T(2 * 0.7978845608028654); // 2 sqrt(2 / pi)
+      return v * sigmoidOf(k * (v + T(0.044715) * v * v * v));
     });
   if (approximate != "none")
     throw Error("gelu: approximate must be \"none\" or \"tanh\", got \"" +
