@@ -161,6 +161,23 @@ private:
     return std::nullopt;
   }
 
+  /// The element type a kiln::DType expression names: a constant, or a
+  /// parameter of a function being typed for a call, bound to one there
+  /// (a helper `grid(shape, seed, kiln::DType dtype)`).
+  std::optional<ElementType> dtypeOf(const Expr *e) const {
+    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame) {
+      if (std::optional<ElementType> d = dtypeArgument(e, ctx_))
+        return d;
+      const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+      const auto *parm = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+      auto it = parm ? frame->find(parm) : frame->end();
+      if (it == frame->end())
+        return std::nullopt;
+      e = it->second; // the caller's argument, in the caller's frame
+    }
+    return dtypeArgument(e, ctx_);
+  }
+
   /// cat and stack of a braced list: its first tensor's rank (torch
   /// requires the ranks to agree), one more for stack, and the element
   /// type all of them have (cat promotes mixed ones).
@@ -370,9 +387,10 @@ private:
                                   of(self, depth + 1).element}
                       : ExprTypes{};
       if (name == "to" && n == 1) {
+        // The dtype a constant or a parameter bound to one names; else
+        // unknown (not the input's).
         ExprTypes r = of(self, depth + 1);
-        if (std::optional<ElementType> e = dtypeArgument(m->getArg(0), ctx_))
-          r.element = e;
+        r.element = dtypeOf(m->getArg(0));
         return r;
       }
       // Views the tracer composes (slice, narrow, flip, ...) fall through

@@ -51,6 +51,14 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
 
 bool isBlasElement(Type e) { return e.isF32() || e.isF64(); }
 
+/// Whether every operand has one element type (half types' products
+/// accumulate into float32 outputs: not BLAS).
+bool oneElementType(linalg::LinalgOp op) {
+  Type e = getElementTypeOrSelf(op->getOperand(0).getType());
+  return llvm::all_of(op->getOperandTypes(),
+                      [&](Type t) { return getElementTypeOrSelf(t) == e; });
+}
+
 /// The body is acc + a * b on the two inputs and the output (as the
 /// conversion builds contractions); unlike isaContractionOpInterface, this
 /// also accepts maps with constant (broadcast) results.
@@ -154,6 +162,7 @@ bool isBatchedMatmul(linalg::GenericOp op) {
 bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
   Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
   return op.hasPureBufferSemantics() && isBlasElement(e) &&
+         oneElementType(op) &&
          llvm::all_of(op.getDilations().getValues<int64_t>(),
                       [](int64_t d) { return d == 1; });
 }
@@ -162,6 +171,7 @@ bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
 bool isBlasGemm(linalg::MatmulOp op) {
   Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
   return op.hasPureBufferSemantics() && isBlasElement(e) &&
+         oneElementType(op) &&
          op.getIndexingMapsArray() ==
              op.getDefaultIndexingMaps(op.getContext());
 }

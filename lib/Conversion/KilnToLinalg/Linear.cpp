@@ -42,21 +42,53 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
                                arith::MulIOp::create(b, loc, x, y));
 }
 
-/// A generic that accumulates inputs[0] * inputs[1] into init over `maps`,
-/// its last loop the reduction.
+/// The float32 sums `wide` rounded to the half type of `init` (its shape).
+Value roundedInto(OpBuilder &b, Location loc, Value wide, Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
+  int64_t rank = type.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{wide}, ValueRange{init},
+             SmallVector<AffineMap>{identity, identity},
+             parallelIterators(rank),
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   bb, l,
+                   arith::TruncFOp::create(bb, l, type.getElementType(),
+                                           args[0])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// A generic that accumulates inputs[0] * inputs[1] into init (zeros) over
+/// `maps`, its last loop the reduction. Half types accumulate in float32,
+/// rounded once at the end, as eager (and ATen) do.
 Value contractionGeneric(OpBuilder &b, Location loc, ValueRange inputs,
                          Value init, ArrayRef<AffineMap> maps) {
   SmallVector<utils::IteratorType> iterators =
       parallelIterators(maps.front().getNumDims());
   iterators.back() = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             iterators,
-             [](OpBuilder &bb, Location l, ValueRange args) {
-               linalg::YieldOp::create(
-                   bb, l, multiplyAdd(bb, l, args[0], args[1], args[2]));
-             })
-      .getResult(0);
+  auto type = cast<RankedTensorType>(init.getType());
+  bool half = isa<Float16Type, BFloat16Type>(type.getElementType());
+  Type f32 = b.getF32Type();
+  Value acc = half
+                  ? zeroFilled(b, loc, tensor::getMixedSizes(b, loc, init), f32)
+                  : init;
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{acc.getType()}, inputs, ValueRange{acc}, maps,
+          iterators,
+          [&](OpBuilder &bb, Location l, ValueRange args) {
+            Value x = args[0], y = args[1];
+            if (half) {
+              x = arith::ExtFOp::create(bb, l, f32, x);
+              y = arith::ExtFOp::create(bb, l, f32, y);
+            }
+            linalg::YieldOp::create(bb, l, multiplyAdd(bb, l, x, y, args[2]));
+          })
+          .getResult(0);
+  return half ? roundedInto(b, loc, sum, init) : sum;
 }
 
 /// A 2-d product C[n, m] = A[n, k] * B[k, m], B read transposed when
@@ -66,15 +98,18 @@ Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
   OpFoldResult n = tensor::getMixedSize(b, loc, a, 0);
   OpFoldResult m = tensor::getMixedSize(b, loc, bm, transposeB ? 0 : 1);
   Value init = zeroFilled(b, loc, {n, m}, element);
-  if (!transposeB)
+  if (!transposeB && !isa<Float16Type, BFloat16Type>(element))
     return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                     ValueRange{a, bm}, ValueRange{init})
         .getResult(0);
   MLIRContext *ctx = b.getContext();
   AffineExpr i = b.getAffineDimExpr(0), j = b.getAffineDimExpr(1),
              k = b.getAffineDimExpr(2);
+  SmallVector<AffineExpr> bExprs = {j, k};
+  if (!transposeB) // half types: their product accumulates in float32
+    bExprs = {k, j};
   SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {i, k}, ctx),
-                                 AffineMap::get(3, 0, {j, k}, ctx),
+                                 AffineMap::get(3, 0, bExprs, ctx),
                                  AffineMap::get(3, 0, {i, j}, ctx)};
   return contractionGeneric(b, loc, {a, bm}, init, maps);
 }
@@ -406,13 +441,18 @@ private:
                           ArrayRef<OpFoldResult> sizes) {
     Type element = cast<RankedTensorType>(x.getType()).getElementType();
     Value init = zeroFilled(b, loc, sizes, element);
+    // Half types accumulate in float32 (the named op extends its inputs to
+    // its output's type), rounded once.
+    bool half = isa<Float16Type, BFloat16Type>(element);
+    Value acc = half ? zeroFilled(b, loc, sizes, b.getF32Type()) : init;
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("strides", b.getI64TensorAttr(strides)),
         b.getNamedAttr("dilations", b.getI64TensorAttr(dilations))};
-    return linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{init.getType()},
-                                            ValueRange{x, w}, ValueRange{init},
-                                            attrs)
-        .getResult(0);
+    Value y = linalg::Conv2DNchwFchwOp::create(b, loc, TypeRange{acc.getType()},
+                                               ValueRange{x, w},
+                                               ValueRange{acc}, attrs)
+                  .getResult(0);
+    return half ? roundedInto(b, loc, y, init) : y;
   }
 
   /// cols[n, g, c, i, j, oh, ow] = x[n, g * C/g + c, oh * sh + i * dh,
