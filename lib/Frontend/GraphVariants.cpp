@@ -369,7 +369,9 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
     return std::make_pair(*it->second.ranks.begin(),
                           *it->second.elements.begin());
   };
-  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+  // Types graph gi from what the graphs before it left, and records what
+  // it leaves.
+  auto typeOne = [&](size_t gi) {
     Graph &g = *graphs[gi];
     for (GraphInput &in : g.inputs) {
       // A local host code computes from earlier graphs' values.
@@ -436,7 +438,7 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
     if (!typed) {
       fail(typed.takeError());
       llvm::consumeError(inferSignature(g)); // typed as guessed, for explain
-      continue;
+      return;
     }
     g = typed->front();
     std::vector<GraphVariant> out;
@@ -460,7 +462,7 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
       }
     }
     if (failed)
-      continue;
+      return;
     bool versioned = out.size() > units.size();
     if (whole && !versioned)
       out.clear(); // the typed graph alone serves
@@ -482,6 +484,48 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
         left[o.variable].elements.insert(v.element);
       }
     variants[gi] = std::move(out);
+  };
+  auto unite = [](std::map<std::string, Typed> &into,
+                  const std::map<std::string, Typed> &from) {
+    for (const auto &[variable, t] : from) {
+      into[variable].ranks.insert(t.ranks.begin(), t.ranks.end());
+      into[variable].elements.insert(t.elements.begin(), t.elements.end());
+    }
+  };
+  for (size_t gi = 0; gi < graphs.size();) {
+    if (graphs[gi]->hostLoops.empty()) {
+      typeOne(gi++);
+      continue;
+    }
+    // The graphs of one loop left on the host (its body, nested loops
+    // included): a variable the body assigns reaches the next iteration's
+    // graphs, and after the loop may still hold what it held before (no
+    // iteration). The body is typed, then typed again from what it left
+    // united with what it found; what follows sees both.
+    size_t end = gi;
+    while (end < graphs.size() && !graphs[end]->hostLoops.empty() &&
+           graphs[end]->hostLoops.front() == graphs[gi]->hostLoops.front())
+      ++end;
+    std::vector<Graph> untyped;
+    for (size_t k = gi; k < end; ++k)
+      untyped.push_back(*graphs[k]);
+    std::map<std::string, Typed> before = left;
+    bool failedBefore = static_cast<bool>(first);
+    for (size_t k = gi; k < end; ++k)
+      typeOne(k);
+    if (!failedBefore && first) { // the second typing decides
+      llvm::consumeError(std::move(first));
+      first = llvm::Error::success();
+    }
+    unite(left, before);
+    for (size_t k = gi; k < end; ++k) {
+      *graphs[k] = untyped[k - gi];
+      variants[k].clear();
+    }
+    for (size_t k = gi; k < end; ++k)
+      typeOne(k);
+    unite(left, before);
+    gi = end;
   }
   return first;
 }

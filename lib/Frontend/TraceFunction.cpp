@@ -325,6 +325,8 @@ void Tracer::finishSegment() {
   }
   for (const std::string &member : state.memberOrder)
     seg.graph.outputs.push_back({state.members.at(member), member});
+  for (const Stmt *loop : hostLoops_)
+    seg.graph.hostLoops.push_back(loop->getBeginLoc().getRawEncoding());
   root_->segments.push_back(std::move(seg));
 }
 

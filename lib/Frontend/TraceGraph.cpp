@@ -216,6 +216,10 @@ ElementType defaultOf(int cat) {
 
 } // namespace
 
+ElementType promoteTypes(ElementType a, ElementType b) {
+  return promotePair(a, b);
+}
+
 ElementType resultType(const Graph &g, const std::vector<int> &operands) {
   std::optional<ElementType> dims, zero, wrapped;
   for (int v : operands) {

@@ -341,13 +341,22 @@ private:
   std::optional<ElementType> arithmeticElement(const CallExpr *call,
                                                int depth) {
     std::optional<ElementType> tensor;
+    std::optional<int64_t> tensorRank;
     bool floatNumber = false;
     for (const Expr *arg : call->arguments()) {
       if (isTensorType(arg->getType())) {
-        std::optional<ElementType> e = of(arg, depth + 1).element;
-        if (!e || (tensor && *tensor != *e))
+        ExprTypes t = of(arg, depth + 1);
+        if (!t.element)
           return std::nullopt;
-        tensor = e;
+        if (tensor && *tensor != *t.element) {
+          // Mixed types promote as torch's do when both tensors have dims
+          // (a 0-d tensor counts for less: not read here).
+          if (!t.rank || *t.rank == 0 || !tensorRank || *tensorRank == 0)
+            return std::nullopt;
+          t.element = promoteTypes(*tensor, *t.element);
+        }
+        tensor = t.element;
+        tensorRank = t.rank;
       } else if (isFloatNumber(arg)) {
         floatNumber = true;
       }

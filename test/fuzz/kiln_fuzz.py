@@ -53,8 +53,22 @@ LOWP = {"f32": 1, "f16": 2, "bf16": 2}
 EXACT_BITS = {"f32": 22, "f64": 50, "f16": 9, "bf16": 6, "i32": 30, "i64": 60, "bool": 1}
 
 
+def category(d):
+    return 2 if d in FLOAT else (1 if d in INT else 0)
+
+
+def promote_vals(v, w):
+    """torch's result type of a binary op on tensors v and w: a 0-d tensor
+    counts only when its category is higher than the dimensioned one's."""
+    if (v.rank == 0) != (w.rank == 0):
+        dims, zero = (w, v) if v.rank == 0 else (v, w)
+        if category(zero.dtype) <= category(dims.dtype):
+            return dims.dtype
+    return promote(v.dtype, w.dtype)
+
+
 def promote(a, b):
-    """torch's result type of a binary op on two tensors."""
+    """torch's result type of a binary op on two tensors with dims."""
     if a == b:
         return a
     order = ["bool", "i32", "i64", "f16", "bf16", "f32", "f64"]
@@ -116,6 +130,11 @@ class Root:
     def module(self):
         return "Mod%d" % self.index
 
+    @property
+    def layer(self):
+        """The root's own layer module (each model file has its own)."""
+        return "Layer%d" % self.index
+
     def graphs(self):
         """A regex for the names of the root's graphs in the stitched source."""
         if self.form == "fn":
@@ -125,7 +144,7 @@ class Root:
     def signature(self):
         parts = ["const Tensor &%s" % p.name for p in self.params if not p.member]
         parts += ["bool %s" % f for f in self.flags]
-        parts += ["const std::vector<%s> &%s" % ("Layer" if k == "layers" else "Tensor", n)
+        parts += ["const std::vector<%s> &%s" % (self.layer if k == "layers" else "Tensor", n)
                   for n, k, _, _, _ in self.lists]
         if self.steps:
             parts.append("int64_t steps")
@@ -149,6 +168,9 @@ class Root:
             body.append("  return %s;" % self.result.name)
         const = " const" if self.form != "fn" else ""
         lines = []
+        if any(k == "layers" for _, k, _, _, _ in self.lists):
+            lines.append("struct %s {\n  Tensor w;\n  Tensor operator()(const Tensor &x) const "
+                         "{ return (x * w).tanh() + x; }\n};" % self.layer)
         if self.out is not None and self.ret == "struct":
             lines.append("struct Res%d {\n  Tensor y;\n  Tensor aux;\n};" % self.index)
         head = ["KILN_COMPILE()", "%s %s(%s)%s {" % (self.return_type(), fn, self.signature(), const)]
@@ -172,8 +194,8 @@ class Root:
             v = Val(n, dtype, shape, None)
             elems = [fill_expr(v, seed * 16 + 8 + 3 * j + k) for k in range(count)]
             if kind == "layers":
-                elems = ["Layer{%s}" % e for e in elems]
-            lines.append("    std::vector<%s> %s_%s{%s};" % ("Layer" if kind == "layers" else "Tensor",
+                elems = ["%s{%s}" % (self.layer, e) for e in elems]
+            lines.append("    std::vector<%s> %s_%s{%s};" % (self.layer if kind == "layers" else "Tensor",
                                                            self.name, n, ", ".join(elems)))
             args.append("%s_%s" % (self.name, n))
         if self.steps:
@@ -369,7 +391,7 @@ class Generator:
         w = self.broadcast_partner(root, v, dtype)
         if w is None:
             return None
-        out = promote(v.dtype, w.dtype)
+        out = promote_vals(v, w)
         shape = bshape(v.shape, w.shape)
         a, b = (v, w) if self.r.random() < 0.7 else (w, v)
         op = self.pick(["+", "-", "*", "/", "maximum", "minimum", "pow", "lerp"])
@@ -395,7 +417,7 @@ class Generator:
         if op == "pow":
             if a.dtype not in FLOAT or b.dtype not in FLOAT:
                 return None
-            return self.define(root, promote(a.dtype, b.dtype), shape,
+            return self.define(root, promote_vals(a, b), shape,
                                "kiln::pow(%s.abs() + 0.5f, %s.tanh())" % (a.name, b.name),
                                [a.name, b.name])
         if a.dtype != b.dtype or a.dtype not in FLOAT:
@@ -641,7 +663,7 @@ class Generator:
             return None
         shape = bshape(bshape(v.shape, w.shape), c.shape)
         e = v.exact and w.exact and (max(v.exact[0], w.exact[0]), max(v.exact[1], w.exact[1]))
-        return self.define(root, promote(v.dtype, w.dtype), shape,
+        return self.define(root, promote_vals(v, w), shape,
                            "kiln::where(%s, %s, %s)" % (c.name, v.name, w.name), [c.name, v.name, w.name], e)
 
     def scan(self, root, v):
@@ -806,8 +828,8 @@ class Generator:
             text = ("Tensor %s = %s;\n  for (const Tensor &w : ws) {\n    %s = %s * 0.5f + w;\n  }"
                     % (t, v.name, t, t))
         else:
-            text = ("Tensor %s = %s;\n  for (const Layer &layer : layers)\n    %s = layer(%s);"
-                    % (t, v.name, t, t))
+            text = ("Tensor %s = %s;\n  for (const %s &layer : layers)\n    %s = layer(%s);"
+                    % (t, v.name, root.layer, t, t))
         nv = Val(t, v.dtype, v.shape, None)
         nv.lowp, nv.nonfinite = v.lowp, v.nonfinite
         root.stmts.append((text, nv, [v.name]))
@@ -921,12 +943,6 @@ using kiln::Tensor;
 
 // Host code inside compiled functions: a graph break where it is called.
 KILN_DISABLE() static Tensor host_step(const Tensor &x) { return x * 2 + 1; }
-
-// A module of the kind ported model code keeps in a std::vector.
-struct Layer {
-  Tensor w;
-  Tensor operator()(const Tensor &x) const { return (x * w).tanh() + x; }
-};
 
 static void dump(const char *name, const Tensor &t) {
   Tensor c = t.to(kiln::kFloat64).contiguous();

@@ -181,6 +181,9 @@ struct Graph {
   /// result, which producer() relies on. Variants drop ops, never reorder.
   std::vector<TraceOp> ops;
   std::vector<GraphOutput> outputs;
+  /// The loops left on the host that run this graph once per iteration,
+  /// outermost first (an id per loop: its location's encoding).
+  std::vector<uint64_t> hostLoops;
 
   int addValue(ValueKind kind) {
     values.push_back({kind, -1, ElementType::F32, false});
@@ -247,6 +250,10 @@ constexpr size_t kMaxTypeVersions = 4;
 /// and the first error returned (GraphVariants.cpp).
 llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
                        std::vector<std::vector<GraphVariant>> &variants);
+
+/// torch.promote_types: the element type of an elementwise op on two
+/// tensors of these types that both have dims.
+ElementType promoteTypes(ElementType a, ElementType b);
 
 /// torch's result_type over typed values: dimensioned tensors, then 0-d
 /// tensors, then wrapped C++ numbers, each only where its category (bool,
