@@ -169,11 +169,6 @@ std::vector<GraphVariant> specializeOnHostBools(const Graph &g) {
 
 namespace {
 
-bool isFloatElement(ElementType e) {
-  return e == ElementType::F32 || e == ElementType::F64 ||
-         e == ElementType::F16 || e == ElementType::BF16;
-}
-
 /// Whether the input's rank, or its element type, is what nothing shows.
 bool rankOpen(const GraphInput &in) {
   return in.statedRank < 0 && in.exactRank < 0 &&
@@ -295,7 +290,7 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TraceValue &v = first->values[g.inputs[i].value];
     if (v.kind == ValueKind::Tensor && !llvm::is_contained(open, i) &&
-        isFloatElement(v.element) && !llvm::is_contained(peers, v.element))
+        isFloat(v.element) && !llvm::is_contained(peers, v.element))
       peers.push_back(v.element);
   }
   for (size_t i : open) {

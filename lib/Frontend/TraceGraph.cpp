@@ -216,6 +216,8 @@ ElementType defaultOf(int cat) {
 
 } // namespace
 
+bool isFloat(ElementType t) { return category(t) == 2; }
+
 ElementType promoteTypes(ElementType a, ElementType b) {
   return promotePair(a, b);
 }
@@ -237,7 +239,6 @@ ElementType resultType(const Graph &g, const std::vector<int> &operands) {
 
 namespace {
 
-bool isFloat(ElementType t) { return category(t) == 2; }
 /// What the dialect takes as ids and class targets (Kiln_IntTensor).
 bool isIndex(ElementType t) {
   return t == ElementType::I32 || t == ElementType::I64;

@@ -251,6 +251,9 @@ constexpr size_t kMaxTypeVersions = 4;
 llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
                        std::vector<std::vector<GraphVariant>> &variants);
 
+/// Whether t is a floating-point type (float32, float64 or a half type).
+bool isFloat(ElementType t);
+
 /// torch.promote_types: the element type of an elementwise op on two
 /// tensors of these types that both have dims.
 ElementType promoteTypes(ElementType a, ElementType b);
