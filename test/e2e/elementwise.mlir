@@ -3,7 +3,7 @@
 // does not name, and that a broadcast mismatch fails in both.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 18 passed, 0 failed
+// CHECK: 24 passed, 0 failed
 
 // E2E: @chain f32[1]
 // E2E: @chain f32[777]
@@ -37,6 +37,20 @@ func.func @broadcast(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32
   %0 = kiln.add %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %1 = kiln.maximum %0, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %1 : tensor<?x?xf32>
+}
+
+// Rank 3: one operand's copy covers every dim of it that is 1 (one scf.if
+// per operand), whichever dims those are.
+// E2E: @broadcast3 f32[2,1,3] f32[1,4,1]
+// E2E: @broadcast3 f32[1,1,1] f32[2,3,4]
+// E2E: @broadcast3 f32[2,3,4] f32[2,1,4]
+// E2E: @broadcast3 f32[5,1,7] f32[5,6,1]
+// E2E: @broadcast3 f32[2,0,4] f32[1,1,4]
+// E2E: @broadcast3 f32[2,3,4] f32[2,2,4] expect-error
+func.func @broadcast3(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %0 = kiln.sub %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.mul %0, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %1 : tensor<?x?x?xf32>
 }
 
 // E2E: @unary f32[3,17]

@@ -152,21 +152,34 @@ Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
   return arith::MinUIOp::create(b, loc, a, bSize);
 }
 
-// When the size c is 0 there is no element to broadcast: zeros stand in.
-Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
-                            Value r) {
+// One scf.if for all of v's dims: the copy is made only when one of them is
+// smaller at run time. When one of them is 0 there is no element to
+// broadcast: zeros stand in.
+Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
+                             ArrayRef<int64_t> dims, ArrayRef<Value> rs) {
+  assert(dims.size() == rs.size() && !dims.empty());
   auto type = cast<RankedTensorType>(v.getType());
-  Value c = tensor::DimOp::create(b, loc, v, dim);
-  Value smaller =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, r);
+  int64_t rank = type.getRank();
+  SmallVector<Value> cs;
+  Value smaller;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  sizes[dim] = r;
+  for (auto [dim, r] : llvm::zip(dims, rs)) {
+    Value c = tensor::DimOp::create(b, loc, v, dim);
+    cs.push_back(c);
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, r);
+    smaller = smaller ? arith::OrIOp::create(b, loc, smaller, lt) : lt;
+    sizes[dim] = r;
+  }
   auto ifOp = scf::IfOp::create(
       b, loc, smaller,
       [&](OpBuilder &then, Location l) {
         Value zero = arith::ConstantIndexOp::create(then, l, 0);
-        Value isEmpty =
-            arith::CmpIOp::create(then, l, arith::CmpIPredicate::eq, c, zero);
+        Value isEmpty;
+        for (Value c : cs) {
+          Value eq =
+              arith::CmpIOp::create(then, l, arith::CmpIPredicate::eq, c, zero);
+          isEmpty = isEmpty ? arith::OrIOp::create(then, l, isEmpty, eq) : eq;
+        }
         auto inner = scf::IfOp::create(
             then, l, isEmpty,
             [&](OpBuilder &e, Location l2) {
@@ -177,31 +190,28 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
               scf::YieldOp::create(e, l2, castTo(e, l2, filled, type));
             },
             [&](OpBuilder &e, Location l2) {
-              // Slice index 0 of dim, then read it for every index of r.
-              SmallVector<OpFoldResult> offsets(type.getRank(),
-                                                e.getIndexAttr(0));
-              SmallVector<OpFoldResult> sliceSizes =
-                  tensor::getMixedSizes(e, l2, v);
-              sliceSizes[dim] = e.getIndexAttr(1);
-              SmallVector<OpFoldResult> strides(type.getRank(),
-                                                e.getIndexAttr(1));
-              Value slice = tensor::ExtractSliceOp::create(e, l2, v, offsets,
-                                                           sliceSizes, strides);
+              // Every element of the result reads v at its own index, or at
+              // min(index, c - 1) along the dims: 0 where c is 1 (the
+              // broadcast), the index itself where c is r.
+              Value one = arith::ConstantIndexOp::create(e, l2, 1);
+              SmallVector<Value> lasts;
+              for (Value c : cs)
+                lasts.push_back(arith::SubIOp::create(e, l2, c, one));
               Value empty = emptyTensor(e, l2, sizes, type.getElementType());
-              int64_t rank = type.getRank();
-              SmallVector<AffineExpr> in;
-              for (int64_t i = 0; i < rank; ++i)
-                in.push_back(i == dim ? e.getAffineConstantExpr(0)
-                                      : e.getAffineDimExpr(i));
-              SmallVector<AffineMap> maps = {
-                  AffineMap::get(rank, 0, in, e.getContext()),
-                  e.getMultiDimIdentityMap(rank)};
               Value bcast =
                   linalg::GenericOp::create(
-                      e, l2, TypeRange{empty.getType()}, ValueRange{slice},
-                      ValueRange{empty}, maps, parallelIterators(rank),
-                      [](OpBuilder &bb, Location l3, ValueRange args) {
-                        linalg::YieldOp::create(bb, l3, args[0]);
+                      e, l2, TypeRange{empty.getType()}, ValueRange{},
+                      ValueRange{empty}, e.getMultiDimIdentityMap(rank),
+                      parallelIterators(rank),
+                      [&](OpBuilder &bb, Location l3, ValueRange) {
+                        SmallVector<Value> index;
+                        for (int64_t d = 0; d < rank; ++d)
+                          index.push_back(linalg::IndexOp::create(bb, l3, d));
+                        for (auto [dim, last] : llvm::zip(dims, lasts))
+                          index[dim] =
+                              arith::MinUIOp::create(bb, l3, index[dim], last);
+                        Value x = tensor::ExtractOp::create(bb, l3, v, index);
+                        linalg::YieldOp::create(bb, l3, x);
                       })
                       .getResult(0);
               scf::YieldOp::create(e, l2, castTo(e, l2, bcast, type));
@@ -209,23 +219,36 @@ Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
         scf::YieldOp::create(then, l, inner.getResult(0));
       },
       [&](OpBuilder &other, Location l) { scf::YieldOp::create(other, l, v); });
-  // Exactly r, also when the operand is larger (a failed check): linalg
-  // takes loop bounds from its operands, so none may be longer than r.
-  return sliceDim(b, loc, ifOp.getResult(0), dim, r);
+  // Exactly r along each dim, also when the operand is larger (a failed
+  // check): linalg takes loop bounds from its operands, so none may be
+  // longer than r.
+  Value result = ifOp.getResult(0);
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sliceSizes = tensor::getMixedSizes(b, loc, result);
+  for (auto [dim, r] : llvm::zip(dims, rs))
+    sliceSizes[dim] = r;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, result, offsets, sliceSizes,
+                                        strides);
 }
 
-Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
-                          Value r, StringRef message) {
-  Value c = tensor::DimOp::create(b, loc, v, dim);
+Value broadcastDimsChecked(OpBuilder &b, Location loc, Value v,
+                           ArrayRef<int64_t> dims, ArrayRef<Value> rs,
+                           StringRef message) {
+  if (dims.empty())
+    return v;
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  emitShapeCheck(
-      b, loc,
-      arith::OrIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
-      message);
-  return broadcastDimIfSmaller(b, loc, v, dim, r);
+  for (auto [dim, r] : llvm::zip(dims, rs)) {
+    Value c = tensor::DimOp::create(b, loc, v, dim);
+    emitShapeCheck(
+        b, loc,
+        arith::OrIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, one),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, r)),
+        message);
+  }
+  return broadcastDimsIfSmaller(b, loc, v, dims, rs);
 }
 
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
@@ -295,7 +318,8 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
     auto type = cast<RankedTensorType>(operand.getType());
     int64_t lead = rank - type.getRank();
     SmallVector<AffineExpr> exprs;
-    Value v = operand;
+    SmallVector<int64_t> smallerDims;
+    SmallVector<Value> smallerSizes;
     for (int64_t od = 0; od < type.getRank(); ++od) {
       int64_t d = od + lead;
       int64_t size = type.getDimSize(od);
@@ -303,11 +327,16 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
         exprs.push_back(b.getAffineConstantExpr(0));
         continue;
       }
-      if (ShapedType::isDynamic(size) && !uniform[d])
-        v = broadcastDimIfSmaller(b, loc, v, od, indexValue(b, loc, sizes[d]));
+      if (ShapedType::isDynamic(size) && !uniform[d]) {
+        smallerDims.push_back(od);
+        smallerSizes.push_back(indexValue(b, loc, sizes[d]));
+      }
       exprs.push_back(b.getAffineDimExpr(d));
     }
-    inputs.push_back(v);
+    inputs.push_back(smallerDims.empty()
+                         ? operand
+                         : broadcastDimsIfSmaller(b, loc, operand, smallerDims,
+                                                  smallerSizes));
     maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
   }
   maps.push_back(b.getMultiDimIdentityMap(rank));

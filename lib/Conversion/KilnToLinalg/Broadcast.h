@@ -21,14 +21,6 @@ std::pair<Value, int64_t> dimSource(Value v, int64_t dim);
 /// enforces. kiln-lower-shape-asserts makes it the entry point's status.
 void emitShapeCheck(OpBuilder &b, Location loc, Value cond, StringRef message);
 
-/// v with dim `dim` of size exactly r: broadcast when its run-time size is
-/// smaller (1, legitimately; otherwise after a failed shape check, where any
-/// in-bounds value will do; an scf.if makes the copy only then), sliced
-/// when it is larger (a failed check: linalg takes loop bounds from its
-/// operands, so no operand may be longer than the result).
-Value broadcastDimIfSmaller(OpBuilder &b, Location loc, Value v, int64_t dim,
-                            Value r);
-
 /// Slices dim of v to size (the other dims whole).
 Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size);
 
@@ -54,10 +46,21 @@ Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes);
 Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
                        StringRef message);
 
-/// v with dim `dim` broadcast to size r (broadcastDimIfSmaller), after a
-/// shape check that its size is 1 or r.
-Value broadcastDimChecked(OpBuilder &b, Location loc, Value v, int64_t dim,
-                          Value r, StringRef message);
+/// v with each dim dims[i] of size exactly rs[i]: broadcast when its
+/// run-time size is smaller (1, legitimately; otherwise after a failed shape
+/// check, where any in-bounds value will do), sliced when it is larger (a
+/// failed check: linalg takes loop bounds from its operands, so no operand
+/// may be longer than the result). One scf.if for all the dims makes the
+/// copy only when one of them is smaller; it reads v at min(index, size - 1)
+/// along them, so that any of them may be the one that is 1.
+Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
+                             ArrayRef<int64_t> dims, ArrayRef<Value> rs);
+
+/// v with dims broadcast to sizes rs (broadcastDimsIfSmaller), after shape
+/// checks that each of them is 1 or its r.
+Value broadcastDimsChecked(OpBuilder &b, Location loc, Value v,
+                           ArrayRef<int64_t> dims, ArrayRef<Value> rs,
+                           StringRef message);
 
 /// An elementwise linalg.generic computing fn(scalars of operands) over the
 /// numpy broadcast of operands into a tensor of resultType. A dynamic result

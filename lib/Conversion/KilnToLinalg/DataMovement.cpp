@@ -254,18 +254,23 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
     SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
     int64_t rank = type.getRank(), lead = rank - inType.getRank();
     SmallVector<AffineExpr> exprs;
+    SmallVector<int64_t> dims;
+    SmallVector<Value> rs;
     for (int64_t od = 0; od < inType.getRank(); ++od) {
       int64_t d = od + lead;
       if (inType.getDimSize(od) == 1 && type.getDimSize(d) != 1) {
         exprs.push_back(b.getAffineConstantExpr(0));
         continue;
       }
-      if (inType.isDynamicDim(od))
-        input = broadcastDimChecked(
-            b, loc, input, od, indexValue(b, loc, sizes[d]),
-            "expand: a dim that is not 1 cannot change its size");
+      if (inType.isDynamicDim(od)) {
+        dims.push_back(od);
+        rs.push_back(indexValue(b, loc, sizes[d]));
+      }
       exprs.push_back(b.getAffineDimExpr(d));
     }
+    input = broadcastDimsChecked(
+        b, loc, input, dims, rs,
+        "expand: a dim that is not 1 cannot change its size");
     Value init = emptyTensor(b, loc, sizes, type.getElementType());
     SmallVector<AffineMap> maps = {
         AffineMap::get(rank, 0, exprs, b.getContext()),

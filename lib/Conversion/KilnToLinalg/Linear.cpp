@@ -175,17 +175,22 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     }
     auto batchMap = [&](Value &v, int64_t vb, SmallVector<AffineExpr> &exprs) {
       auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> dims;
+      SmallVector<Value> rs;
       for (int64_t od = 0; od < vb; ++od) {
         int64_t d = od + (batch - vb);
         if (t.getDimSize(od) == 1 && resultType.getDimSize(d) != 1) {
           exprs.push_back(b.getAffineConstantExpr(0));
           continue;
         }
-        if (t.isDynamicDim(od))
-          v = broadcastDimChecked(b, loc, v, od, indexValue(b, loc, sizes[d]),
-                                  "matmul: batch shapes cannot be broadcast");
+        if (t.isDynamicDim(od)) {
+          dims.push_back(od);
+          rs.push_back(indexValue(b, loc, sizes[d]));
+        }
         exprs.push_back(b.getAffineDimExpr(d));
       }
+      v = broadcastDimsChecked(b, loc, v, dims, rs,
+                               "matmul: batch shapes cannot be broadcast");
     };
     SmallVector<AffineExpr> ea, eb, ec;
     batchMap(a, batchA, ea);

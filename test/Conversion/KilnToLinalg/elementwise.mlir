@@ -16,12 +16,32 @@ func.func @bias_add(%x: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// Both dims dynamic in both operands: checks and run-time broadcasting.
+// Both dims dynamic in both operands: checks and run-time broadcasting, one
+// scf.if per operand for both of its dims, whose copy reads the operand at
+// min(index, size - 1) along them (zeros when one of them is 0).
 // CHECK-LABEL: func.func @dynamic_broadcast
 // CHECK: cf.assert {{.*}}, "operand shapes cannot be broadcast"
+// CHECK: %[[A0SMALL:.*]] = arith.cmpi ult, %[[A0:[a-z0-9_]+]],
+// CHECK: %[[A1SMALL:.*]] = arith.cmpi ult, %[[A1:[a-z0-9_]+]],
+// CHECK: %[[ASMALL:.*]] = arith.ori %[[A0SMALL]], %[[A1SMALL]]
+// CHECK: scf.if %[[ASMALL]]
 // CHECK: scf.if
-// CHECK: tensor.extract_slice
+// CHECK: linalg.fill
+// CHECK: } else {
+// CHECK: %[[LAST0:.*]] = arith.subi %[[A0]],
+// CHECK: %[[LAST1:.*]] = arith.subi %[[A1]],
 // CHECK: linalg.generic
+// CHECK: %[[I0:.*]] = linalg.index 0
+// CHECK: %[[I1:.*]] = linalg.index 1
+// CHECK: %[[J0:.*]] = arith.minui %[[I0]], %[[LAST0]]
+// CHECK: %[[J1:.*]] = arith.minui %[[I1]], %[[LAST1]]
+// CHECK: tensor.extract %arg0[%[[J0]], %[[J1]]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %arg0
+// CHECK: scf.if
+// CHECK: tensor.extract %arg1
+// CHECK: scf.yield %arg1
+// CHECK-NOT: scf.if
 // CHECK: linalg.generic
 // CHECK: arith.mulf
 func.func @dynamic_broadcast(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
