@@ -22,9 +22,15 @@ for var in ["HOME", "TMPDIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# kiln compile's cache (docs/building.md) in the build tree, not the user's
+# home: tests that compile the same roots share it (a hit writes the object
+# a miss would); test/Driver/compile-cache.test uses caches of its own.
+config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root, "test", "kiln-cache")
+
 include = os.path.join(config.kiln_src_root, "include")
 gen_include = os.path.join(config.kiln_obj_root, "include")
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+config.substitutions.append(("%kiln_tools", config.kiln_tools_dir))
 config.substitutions.append(("%kiln_includes", f"-I{include} -I{gen_include}"))
 sanitize_flags = f"-fsanitize={config.sanitize}" if config.sanitize else ""
 config.substitutions.append(

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Compile.h"
 
+#include "CompileCache.h"
+
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -24,8 +26,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -263,20 +268,31 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// One root compiled into an object of its own (a part of its file's
+/// object), through the cache when there is one.
+struct Unit {
+  const CompileCache *cache = nullptr;
+  /// The names of its GPU images start with this.
+  std::string imagePrefix;
+  /// Out: the object, whether it came from the cache, and its key.
+  std::string object;
+  bool hit = false;
+  std::string key;
+};
+
 /// Builds the graphs of roots into a module per backend (cpu, cuda),
-/// lowers each (lowerModule) and writes one object (when `write`) or, for
-/// --emit=kiln|linalg|llvm|ptx, that stage to the output; an error saying
-/// why if any step fails. The GPU kernels' images are appended to
-/// `images`.
-llvm::Error compileRootsHeld(const std::vector<Root *> &roots,
-                             mlir::MLIRContext &context,
-                             const std::string &objectPath,
-                             const CompileRequest &request,
-                             const std::string &file, Timer &timer, bool write,
-                             std::vector<stitch::EmbeddedImage> &images) {
+/// lowers each (lowerModule) and writes one object (when `write`; into
+/// unit->object when a unit is given) or, for --emit=kiln|linalg|llvm|ptx,
+/// that stage to the output; an error saying why if any step fails. The
+/// GPU kernels' images are appended to `images`.
+llvm::Error
+compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
+                 const std::string &objectPath, const CompileRequest &request,
+                 const std::string &file, Timer &timer, bool write,
+                 std::vector<stitch::EmbeddedImage> &images, Unit *unit) {
   using mlir::kiln::Backend;
   using mlir::kiln::Stage;
-  bool debug = write && !request.debugDir.empty();
+  bool debug = write && !unit && !request.debugDir.empty();
   std::vector<mlir::ModuleOp> modules;
   std::vector<mlir::kiln::CompileOptions> compileOptions;
   auto cleanup = [&] {
@@ -362,9 +378,38 @@ llvm::Error compileRootsHeld(const std::vector<Root *> &roots,
     modules.push_back(mlir::ModuleOp::create(mlir::UnknownLoc::get(&context)));
     compileOptions.emplace_back();
   }
+  std::string prefix = unit ? unit->imagePrefix : imagePrefix(file);
+  if (unit && unit->cache) {
+    // Everything the object depends on besides the compiler and target
+    // (the cache's identity): each module as traced, and its backend's
+    // options. Locations are left out: they reach no object.
+    std::string content;
+    llvm::raw_string_ostream os(content);
+    mlir::OpPrintingFlags flags;
+    flags.enableDebugInfo(false);
+    for (auto [module, options] : llvm::zip(modules, compileOptions)) {
+      os << "backend " << mlir::kiln::backendName(options.backend) << "\n";
+      if (options.backend == Backend::Cuda)
+        os << "cuda " << options.gpu.chip << " " << options.gpu.format << " "
+           << mlir::kiln::findCudaToolkit() << " " << prefix << "\n";
+      module.print(os, flags);
+    }
+    unit->key = unit->cache->key(content);
+    timer.start("compile cache");
+    if (std::optional<CompileCache::Entry> entry =
+            unit->cache->lookup(unit->key)) {
+      cleanup();
+      unit->hit = true;
+      unit->object = std::move(entry->object);
+      for (CompileCache::Image &image : entry->images)
+        images.push_back({std::move(image.symbol), std::move(image.bytes),
+                          std::move(image.description)});
+      return llvm::Error::success();
+    }
+  }
   mlir::kiln::ObjectOptions object;
   object.llvmIR = request.emit == "llvm";
-  object.imagePrefix = imagePrefix(file);
+  object.imagePrefix = prefix;
   object.beforeStep = [&](llvm::StringRef step) { timer.start(step.str()); };
   // In memory, then written to a temporary file renamed into place: a
   // failure leaves no half-written object.
@@ -398,8 +443,21 @@ llvm::Error compileRootsHeld(const std::vector<Root *> &roots,
           "--emit=ptx: no root of this file uses the cuda backend");
     return writeStage(write, request.output, text);
   }
-  if (write && !writeAtomically(objectPath, compiled->bytes))
+  if (unit) {
+    if (unit->cache) {
+      timer.start("compile cache");
+      CompileCache::Entry entry{compiled->bytes, {}};
+      for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
+        entry.images.push_back({image.symbol, image.bytes, image.description});
+      std::string error = unit->cache->store(unit->key, entry);
+      if (!error.empty())
+        llvm::errs() << "kiln compile: warning: the compile cache: " << error
+                     << "\n";
+    }
+    unit->object = std::move(compiled->bytes);
+  } else if (write && !writeAtomically(objectPath, compiled->bytes)) {
     return llvm::createStringError("cannot write " + objectPath);
+  }
   for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
   return llvm::Error::success();
@@ -407,15 +465,80 @@ llvm::Error compileRootsHeld(const std::vector<Root *> &roots,
 
 /// compileRootsHeld, with MLIR's diagnostics held and folded into the
 /// error it returns.
-llvm::Error compileRoots(const std::vector<Root *> &roots,
-                         mlir::MLIRContext &context,
-                         const std::string &objectPath,
-                         const CompileRequest &request, const std::string &file,
-                         Timer &timer, bool write,
-                         std::vector<stitch::EmbeddedImage> &images) {
+llvm::Error
+compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
+             const std::string &objectPath, const CompileRequest &request,
+             const std::string &file, Timer &timer, bool write,
+             std::vector<stitch::EmbeddedImage> &images, Unit *unit = nullptr) {
   HeldDiagnostics held(context);
   return held.annotate(compileRootsHeld(roots, context, objectPath, request,
-                                        file, timer, write, images));
+                                        file, timer, write, images, unit));
+}
+
+/// The path of ld.lld: beside the LLVM tools Kiln was built with, else on
+/// PATH.
+std::string findLinker() {
+  std::string beside = std::string(KILN_LLVM_TOOLS_DIR) + "/ld.lld";
+  if (llvm::sys::fs::can_execute(beside))
+    return beside;
+  for (const char *name : {"ld.lld", "ld.lld-" KILN_LLVM_MAJOR})
+    if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(name))
+      return *found;
+  return "";
+}
+
+/// One relocatable object holding all of `objects` (`ld.lld -r`), or the
+/// one object itself.
+llvm::Expected<std::string> joinObjects(std::vector<std::string> &objects) {
+  if (objects.size() == 1)
+    return std::move(objects.front());
+  std::string linker = findLinker();
+  if (linker.empty())
+    return llvm::createStringError(
+        "ld.lld, which joins the roots' objects, is not installed (Debian: "
+        "lld-" KILN_LLVM_MAJOR ")");
+  llvm::SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("kiln-objects", dir))
+    return llvm::createStringError("cannot create a temporary directory: " +
+                                   ec.message());
+  auto removeDir = llvm::make_scope_exit(
+      [&] { (void)llvm::sys::fs::remove_directories(dir); });
+  std::vector<std::string> args = {linker, "-r", "-o"};
+  llvm::SmallString<128> out(dir);
+  llvm::sys::path::append(out, "joined.o");
+  args.push_back(std::string(out));
+  for (size_t i = 0; i < objects.size(); ++i) {
+    llvm::SmallString<128> part(dir);
+    llvm::sys::path::append(part, std::to_string(i) + ".o");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(part, ec);
+    if (ec)
+      return llvm::createStringError("cannot write " + part.str().str() + ": " +
+                                     ec.message());
+    os << objects[i];
+    os.close();
+    if (os.has_error())
+      return llvm::createStringError("cannot write " + part.str().str());
+    args.push_back(std::string(part));
+  }
+  llvm::SmallString<128> log(dir);
+  llvm::sys::path::append(log, "ld.log");
+  std::vector<llvm::StringRef> argv(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                log.str()};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(linker, argv, std::nullopt, redirects,
+                                         0, 0, &message);
+  auto joined = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  if (status != 0 || !joined) {
+    auto text = llvm::MemoryBuffer::getFile(log);
+    return llvm::createStringError(
+        "ld.lld -r could not join the roots' objects: " +
+        (message.empty() && text ? (*text)->getBuffer().trim().str()
+                                 : message));
+  }
+  return (*joined)->getBuffer().str();
 }
 
 /// Make's escaping of a path in a rule.
@@ -497,6 +620,12 @@ int runCompile(const CompileRequest &request) {
     return 2;
   }
   Timer timer;
+  std::optional<CompileCache> cache = CompileCache::open(request.noCache);
+  unsigned cacheHits = 0, cacheMisses = 0;
+  bool logCache = std::find(request.logs.begin(), request.logs.end(),
+                            "cache") != request.logs.end() ||
+                  std::find(request.logs.begin(), request.logs.end(), "all") !=
+                      request.logs.end();
   timer.start("parse and trace (Clang)");
   FrontendOptions options = detail::frontendOptions(request);
   options.backend = request.backend;
@@ -560,9 +689,73 @@ int runCompile(const CompileRequest &request) {
                       "KILN_COMPILE(backend=cuda))\n";
       return false;
     }
+    // Only the roots in `good` of those to be compiled stay in `ok` (the
+    // others stay host code).
+    auto keepCompiled = [&](const std::vector<Root *> &good) {
+      ok.erase(std::remove_if(ok.begin(), ok.end(),
+                              [&](Root *r) {
+                                return r->backend !=
+                                           mlir::kiln::Backend::Eager &&
+                                       !llvm::is_contained(good, r);
+                              }),
+               ok.end());
+    };
     std::vector<stitch::EmbeddedImage> images;
-    if (llvm::Error all = compileRoots(compiled, context, objectPath, request,
-                                       file, timer, true, images)) {
+    if (request.emit == "cpp" && request.debugDir.empty()) {
+      // Each root on its own, through the cache; the file's object joins
+      // their objects.
+      std::vector<std::string> objects;
+      std::vector<Root *> good;
+      for (size_t i = 0; i < compiled.size(); ++i) {
+        Root *r = compiled[i];
+        Unit unit;
+        unit.cache = cache ? &*cache : nullptr;
+        unit.imagePrefix = imagePrefix(file) + "r" + std::to_string(i) + "_";
+        std::vector<stitch::EmbeddedImage> mine;
+        if (llvm::Error error = compileRoots({r}, context, objectPath, request,
+                                             file, timer, false, mine, &unit)) {
+          internalFailure(*r, llvm::toString(std::move(error)),
+                          suppressed(request), failed);
+          continue;
+        }
+        good.push_back(r);
+        objects.push_back(std::move(unit.object));
+        images.insert(images.end(), std::make_move_iterator(mine.begin()),
+                      std::make_move_iterator(mine.end()));
+        (unit.hit ? cacheHits : cacheMisses) += unit.cache ? 1 : 0;
+        if (logCache && unit.cache)
+          llvm::errs() << "kiln: compile cache " << (unit.hit ? "hit" : "miss")
+                       << ": " << r->name << " (" << unit.key.substr(0, 16)
+                       << ")\n";
+      }
+      if (failed)
+        return false;
+      keepCompiled(good);
+      if (objects.empty()) {
+        // No graph: an empty object, which build systems expect beside the
+        // stitched source.
+        Unit unit;
+        std::vector<stitch::EmbeddedImage> none;
+        if (llvm::Error error = compileRoots({}, context, objectPath, request,
+                                             file, timer, false, none, &unit)) {
+          llvm::errs() << "kiln compile: error: " << file << ": "
+                       << llvm::toString(std::move(error)) << "\n";
+          return false;
+        }
+        objects.push_back(std::move(unit.object));
+      }
+      timer.start("join the roots' objects (ld.lld -r)");
+      llvm::Expected<std::string> joined = joinObjects(objects);
+      if (!joined) {
+        llvm::errs() << "kiln compile: error: " << file << ": "
+                     << llvm::toString(joined.takeError()) << "\n";
+        return false;
+      }
+      if (!writeAtomically(objectPath, *joined))
+        return false;
+    } else if (llvm::Error all =
+                   compileRoots(compiled, context, objectPath, request, file,
+                                timer, true, images)) {
       llvm::consumeError(std::move(all));
       // Find the roots at fault, one at a time, and compile the others.
       std::vector<Root *> good;
@@ -577,14 +770,7 @@ int runCompile(const CompileRequest &request) {
       }
       if (failed)
         return false;
-      ok.erase(std::remove_if(ok.begin(), ok.end(),
-                              [&](Root *r) {
-                                return r->backend !=
-                                           mlir::kiln::Backend::Eager &&
-                                       std::find(good.begin(), good.end(), r) ==
-                                           good.end();
-                              }),
-               ok.end());
+      keepCompiled(good);
       images.clear();
       if (llvm::Error rest = compileRoots(good, context, objectPath, request,
                                           file, timer, true, images)) {
@@ -624,8 +810,14 @@ int runCompile(const CompileRequest &request) {
       return false;
     return request.depfile.empty() || writeDepfile(ast, request);
   });
-  if (request.timeReport)
+  if (request.timeReport) {
     timer.print(llvm::errs());
+    if (cache)
+      llvm::errs() << "kiln: compile cache " << cache->directory() << ": "
+                   << cacheHits << " hit(s), " << cacheMisses << " miss(es)\n";
+    else
+      llvm::errs() << "kiln: compile cache off\n";
+  }
   if (usageError)
     return 2;
   return status != 0 || failed ? 1 : 0;

@@ -49,7 +49,8 @@ void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
                   "program with KILN_RECORD=FILE");
   cmd->add_option("--log", logs,
                   "Comma-separated logs to stderr: graph_breaks, graph_code, "
-                  "all (also the KILN_LOGS environment variable, which at run "
+                  "cache (compile's cache hits and misses), all (also the "
+                  "KILN_LOGS environment variable, which at run "
                   "time also takes guards and graph_calls)");
 }
 
@@ -87,7 +88,7 @@ const std::vector<std::string> kCudaArchs = {"sm_70", "sm_72", "sm_75",
 
 /// The logs --log takes (KILN_LOGS also takes the run-time ones).
 const std::vector<std::string> kCompileLogs = {"graph_breaks", "graph_code",
-                                               "all"};
+                                               "cache", "all"};
 
 /// A usage error about the command's inputs: files that are not C++
 /// sources Kiln can read, and --log values it does not know. Empty if none.
@@ -114,7 +115,8 @@ std::string checkSources(const SourceRequest &r, const std::string &logs) {
     if (!item.empty() && std::find(kCompileLogs.begin(), kCompileLogs.end(),
                                    item) == kCompileLogs.end())
       return "--log: unknown log '" + item +
-             "' (graph_breaks, graph_code or all; guards and graph_calls are "
+             "' (graph_breaks, graph_code, cache or all; guards and "
+             "graph_calls are "
              "run-time logs: set KILN_LOGS when running the program)";
   return "";
 }
@@ -241,6 +243,10 @@ int run(int argc, char **argv) {
       "shown by the source) instead of compiling for a guess");
   compileCmd->add_flag("--time-report", compile.timeReport,
                        "Print where compile time went");
+  compileCmd->add_flag(
+      "--no-cache", compile.noCache,
+      "Compile every root, without the compile cache (by default "
+      "$KILN_CACHE_DIR, else ~/.cache/kiln; KILN_CACHE=0 also turns it off)");
   compileCmd->add_option(
       "--depfile", compile.depfile,
       "Write a Make-style dependency file of the output (the "

@@ -1072,8 +1072,9 @@ class Batch:
         status, out = tc.build([src], os.path.join(w, "ref"))
         if status != "ok":
             return {n: ("invalid", "the eager build failed: " + first_error(out)) for n in names}
-        status, out = tc.run([tc.kiln, "compile", src, "-o", os.path.join(w, "cpu.cpp")],
-                             tc.args.timeout * 4)
+        # Every program is new: the compile cache would only fill up.
+        status, out = tc.run([tc.kiln, "compile", src, "-o", os.path.join(w, "cpu.cpp"),
+                              "--no-cache"], tc.args.timeout * 4)
         if status != "ok":
             kind = "compile" if status == "fail" else status
             return {n: (kind, first_error(out)) for n in names}

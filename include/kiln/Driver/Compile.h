@@ -36,6 +36,8 @@ struct CompileRequest : SourceRequest {
   /// IR), ptx (the cuda roots' kernels).
   std::string emit = "cpp";
   bool timeReport = false;
+  /// Compile every root, without the compile cache (KILN_CACHE_DIR).
+  bool noCache = false;
   /// An input whose rank or dtype nothing states or shows is an error.
   bool requireKnownTypes = false;
   /// Where to write each stage's IR and the capture report, if anywhere.
