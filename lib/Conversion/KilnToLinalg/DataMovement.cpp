@@ -111,9 +111,8 @@ struct PermuteToLinalg : OpConversionPattern<PermuteOp> {
   }
 };
 
-/// Python slicing as the runtime does it: negative start/end count from
-/// the end, end is clamped into [0, n], a start outside [-n, n] is a shape
-/// error (then clamped, to stay in bounds).
+/// Python slicing as the runtime (and ATen) does it: negative start/end
+/// count from the end, and both are clamped into [0, n].
 struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -135,12 +134,6 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
           .getResult();
     };
     Value start = adaptor.getStart(), end = adaptor.getEnd();
-    Value negN = arith::SubIOp::create(b, loc, zero, n);
-    Value startOk = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start, negN),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, start, n));
-    emitShapeCheck(b, loc, startOk, "slice: start is out of range");
     Value s = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, wrap(start), zero), n);
     Value e = arith::MinSIOp::create(

@@ -457,16 +457,16 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
   if (step <= 0)
     throw Error("slice: step must be positive, got " + std::to_string(step));
   int64_t n = shape_[pos];
-  if (start < -n || start > n)
-    throw Error("slice: start " + std::to_string(start) +
-                " is out of range for dim " + std::to_string(d) + " of size " +
-                std::to_string(n) + " (shape " + shapeStr(shape_) + ")");
-  if (start < 0)
-    start += n;
-  // Like Python slicing, an end past the size is clamped.
-  if (end < 0)
-    end = std::max<int64_t>(end + n, 0);
-  end = std::min(end, n);
+  // Like Python slicing and ATen's slice: a negative start or end counts
+  // from the end, and both are clamped into [0, n] (x.slice(0, 11, 12) of
+  // 10 elements is empty).
+  auto clamp = [n](int64_t v) {
+    if (v < 0)
+      v = std::max<int64_t>(v + n, 0);
+    return std::min(v, n);
+  };
+  start = clamp(start);
+  end = clamp(end);
   int64_t len = end > start ? (end - start + step - 1) / step : 0;
   Shape shape = shape_, strides = strides_;
   shape[pos] = len;
