@@ -310,6 +310,10 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
     if (rankOpen(in))
       for (int64_t r : in.sourceRanks)
         vary(i, Pin{r, std::nullopt});
+    // An unbatched conv or pool input (a host function's result, whose
+    // rank nothing shows).
+    if (rankOpen(in) && in.otherRank >= 0)
+      vary(i, Pin{in.otherRank, std::nullopt});
     if (elementOpen(in))
       for (ElementType e : in.sourceElements)
         vary(i, Pin{-1, e});

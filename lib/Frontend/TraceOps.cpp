@@ -320,8 +320,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     // The input may be unbatched ([C, H, W]; conv1d: [C, L]), as in eager.
     if (GraphInput *in = inputOf(ops[0])) {
       in->minRank = std::max<int64_t>(in->minRank, oneD ? 2 : 3);
-      if (in->preferredRank < 0)
+      if (in->preferredRank < 0) {
         in->preferredRank = oneD ? 3 : 4;
+        in->otherRank = oneD ? 2 : 3;
+      }
     }
     for (size_t i = 1; i < ops.size(); ++i)
       if (GraphInput *in = inputOf(ops[i]))
@@ -411,8 +413,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     if (!x)
       return x;
     needsDim(*x, 2);
-    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0)
+    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
       in->preferredRank = 4;
+      in->otherRank = 3; // [C, H, W]
+    }
     std::vector<int> ops = {*x}, values;
     if (n < 2 || !traceIntList(arg(1), values))
       return std::nullopt;
@@ -447,8 +451,10 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
     if (!x)
       return x;
     needsDim(*x, 2); // [C, H, W] or, preferably, [N, C, H, W]
-    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0)
+    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
       in->preferredRank = 4;
+      in->otherRank = 3;
+    }
     std::vector<int> ops = {*x};
     std::vector<int64_t> ints = {isMax ? 0 : 1};
     static const char *const what[] = {"kernel_size", "stride", "padding",

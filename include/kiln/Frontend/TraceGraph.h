@@ -114,6 +114,10 @@ struct GraphInput {
   /// tracer records them and inferSignature resolves them.
   int64_t minRank = 0, exactRank = -1;
   int64_t preferredRank = -1;
+  /// A second rank the op that chose preferredRank takes as readily (an
+  /// unbatched input of conv2d, conv1d or a 2-d pool), or -1: a type
+  /// version tries it when the rank is open.
+  int64_t otherRank = -1;
   /// The rank the source shows for it (kiln::randn({C}, 1) initializing a
   /// member, a caller passing kiln::zeros({B, T, C})), or -1.
   int64_t sourceRank = -1;
