@@ -489,6 +489,8 @@ class Generator:
                                [v.name])
         fn = self.pick(["sum", "mean", "amax", "amin", "argmax", "max", "var", "logsumexp",
                         "norm", "prod", "std"])
+        if fn in ("amax", "amin", "argmax", "max") and v.shape[d].startswith("D"):
+            fn = "sum"  # a slice's dim may be empty: these raise on it, sum does not
         if fn in ("sum", "amax", "amin"):
             e = v.exact and ((v.exact[0] + 3) if fn == "sum" else v.exact[0], v.exact[1])
             out = "i64" if (fn == "sum" and v.dtype in INT) else v.dtype
@@ -550,12 +552,15 @@ class Generator:
             return self.define(root, v.dtype, s, "%s.slice(%d, %d, %s, %d)" %
                                (v.name, d, start, self.pick(["100", "%s.size(%d)" % (v.name, d)]), step),
                                [v.name], v.exact)
-        if k == "narrow" and r >= 1:
-            d = self.r.randrange(r)
+        # narrow(d, 0, 1), select and argmax need an element along d: not a
+        # slice's dim, which may be empty.
+        whole = [i for i in range(r) if not s[i].startswith("D")]
+        if k == "narrow" and whole:
+            d = self.pick(whole)
             s[d] = "1"
             return self.define(root, v.dtype, s, "%s.narrow(%d, 0, 1)" % (v.name, d), [v.name], v.exact)
-        if k == "select" and r >= 1:
-            d = self.r.randrange(r)
+        if k == "select" and whole:
+            d = self.pick(whole)
             del s[d]
             idx = self.pick(["0", "-1"])
             return self.define(root, v.dtype, s, "%s.select(%d, %s)" % (v.name, d, idx), [v.name], v.exact)
@@ -694,7 +699,8 @@ class Generator:
     def gather_op(self, root, v):
         d = self.r.randrange(v.rank)
         k = self.pick(["gather", "index_select", "embedding", "scatter_add"])
-        if k == "scatter_add" and v.exact and v.dtype != "bool":
+        if k == "scatter_add" and v.exact and v.dtype != "bool" and \
+                not v.shape[d].startswith("D"):
             # Adds the slice at 0 along d of a same-shaped value where
             # argmax points: each element gets at most one addition.
             srcs = [w for w in self.values(root) if w.dtype == v.dtype and w.shape == v.shape
@@ -732,6 +738,8 @@ class Generator:
         if v.rank == 0 or v.dtype == "bool":
             return None
         d = self.r.randrange(v.rank)
+        if v.shape[d].startswith("D"):
+            return None  # a slice's dim may be empty: k = 1 is then out of range
         k = 2 if v.shape[d] in ("2", "3") and self.r.random() < 0.5 else 1
         largest = self.pick(["", ", %d, true" % d, ", %d, false" % d])
         dn = "" if largest == "" and d == v.rank - 1 else ", %d" % d
@@ -1117,17 +1125,76 @@ class Batch:
                 lowp = [root.result.lowp] + ([root.out.lowp] if root.out is not None else [])
                 diff = agree(ref[n], got[n], lowp)
                 if diff:
-                    result[n] = ("miscompile", "%s %s" % (diff, where))
+                    closer = self.closer_to_float64(n, argv, ref[n], got[n])
+                    if closer:
+                        result[n] = ("match", "%s %s; %s" % (diff, where, closer))
+                    else:
+                        result[n] = ("miscompile", "%s %s" % (diff, where))
                     continue
                 fell = re.search(r"graph %s\S*:? (.*); running it eagerly" % root.graphs(), clog)
                 if fell:
                     result[n] = ("fallback", "%s %s" % (fell.group(1), where))
                 elif n not in graphless and \
                         not re.search(r"graph %s\S*: ran compiled" % root.graphs(), clog):
-                    result[n] = ("fallback", "no graph of it ran compiled %s" % where)
+                    # A root whose graphs are all inside loops over a vector
+                    # that is empty here calls none (the log names none).
+                    empty = [l for l in root.lists if l[4] == 0]
+                    if not (empty and not re.search(r"graph %s\S*" % root.graphs(), clog)):
+                        result[n] = ("fallback", "no graph of it ran compiled %s" % where)
         for n in names:
             result.setdefault(n, ("match", ""))
         return result
+
+
+    def closer_to_float64(self, name, argv, ref, got):
+        """torch._dynamo's accuracy rule (utils.same with an fp64 reference):
+        a compiled result that differs from eager is accepted when its error
+        against the same program computed in float64 (every float tensor
+        made float64: the source with kFloat32, kFloat16 and kBFloat16
+        replaced) is at most twice eager's, plus a little. Ill-conditioned
+        results (a layer_norm of nearly equal values, where a few ulp of the
+        inputs move the output by tens of percent) differ between any two
+        correct float32 computations. A description when accepted, else
+        None."""
+        w = self.work
+        exe = os.path.join(w, "ref64")
+        if not hasattr(self, "_ref64"):
+            self._ref64 = {}
+            with open(os.path.join(w, "prog.cpp")) as f:
+                text = f.read()
+            text64 = re.sub(r"\bkiln::k(Float32|Float16|BFloat16)\b", "kiln::kFloat64", text)
+            src = os.path.join(w, "prog64.cpp")
+            with open(src, "w") as f:
+                f.write(text64)
+            status, _ = self.tc.build([src], exe)
+            self._built64 = status == "ok"
+        if not self._built64:
+            return None
+        key = " ".join(argv)
+        if key not in self._ref64:
+            status, out, _ = self.tc.run([exe] + argv, self.tc.args.timeout, split=True)
+            self._ref64[key] = parse_output(out) if status == "ok" else {}
+        exact = self._ref64[key].get(name)
+        if not exact or len(exact) != len(ref):
+            return None
+        worst = 0.0
+        for e, a, x in zip(ref, got, exact):
+            if "error" in (e[0], a[0], x[0]) or e[1] != a[1] or e[1] != x[1]:
+                return None
+            pairs = [(r, y, z) for r, y, z in zip(x[2], e[2], a[2])
+                     if math.isfinite(r) and math.isfinite(y) and math.isfinite(z)]
+            if len(pairs) != len(x[2]):
+                return None
+            if not pairs:
+                continue
+            rmse = lambda k: math.sqrt(sum((p[k] - p[0]) ** 2 for p in pairs) / len(pairs))
+            eager_err, compiled_err = rmse(1), rmse(2)
+            scale = max([abs(p[0]) for p in pairs] + [1.0])
+            if compiled_err > 2.0 * eager_err + 1e-6 * scale:
+                return None
+            worst = max(worst, compiled_err / eager_err if eager_err else 0.0)
+        return ("ill-conditioned: against the float64 program, compiled's error is "
+                "%.2fx eager's" % worst)
 
 
 def first_error(out):
@@ -1273,7 +1340,7 @@ def main():
         for r, s in zip(rs, ss):
             kind, detail = result[r.name]
             counts[kind] += 1
-            if args.verbose or kind != "match":
+            if args.verbose or kind != "match" or detail:
                 log("%s (seed %d): %s%s" % (r.name, args.seed, kind, ": " + detail if detail else ""))
             if kind != "match":
                 failures.append((r, s, kind, detail))
