@@ -268,6 +268,12 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// Whether --log (or KILN_LOGS) asks for `log`, or for all.
+bool logging(const CompileRequest &request, llvm::StringRef log) {
+  return llvm::is_contained(request.logs, log) ||
+         llvm::is_contained(request.logs, "all");
+}
+
 /// One root compiled into an object of its own (a part of its file's
 /// object), through the cache when there is one.
 struct Unit {
@@ -299,10 +305,7 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     for (mlir::ModuleOp m : modules)
       m->erase();
   };
-  bool logCode = std::find(request.logs.begin(), request.logs.end(),
-                           "graph_code") != request.logs.end() ||
-                 std::find(request.logs.begin(), request.logs.end(), "all") !=
-                     request.logs.end();
+  bool logCode = logging(request, "graph_code");
   std::error_code ec;
   std::unique_ptr<llvm::raw_fd_ostream> kilnIR, passes, llvmDialect;
   if (debug) {
@@ -401,9 +404,9 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
       cleanup();
       unit->hit = true;
       unit->object = std::move(entry->object);
-      for (CompileCache::Image &image : entry->images)
-        images.push_back({std::move(image.symbol), std::move(image.bytes),
-                          std::move(image.description)});
+      images.insert(images.end(),
+                    std::make_move_iterator(entry->images.begin()),
+                    std::make_move_iterator(entry->images.end()));
       return llvm::Error::success();
     }
   }
@@ -443,23 +446,22 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
           "--emit=ptx: no root of this file uses the cuda backend");
     return writeStage(write, request.output, text);
   }
-  if (unit) {
-    if (unit->cache) {
-      timer.start("compile cache");
-      CompileCache::Entry entry{compiled->bytes, {}};
-      for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
-        entry.images.push_back({image.symbol, image.bytes, image.description});
-      std::string error = unit->cache->store(unit->key, entry);
-      if (!error.empty())
-        llvm::errs() << "kiln compile: warning: the compile cache: " << error
-                     << "\n";
-    }
-    unit->object = std::move(compiled->bytes);
-  } else if (write && !writeAtomically(objectPath, compiled->bytes)) {
+  if (!unit && write && !writeAtomically(objectPath, compiled->bytes))
     return llvm::createStringError("cannot write " + objectPath);
-  }
+  size_t firstImage = images.size();
   for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
     images.push_back({image.symbol, std::move(image.bytes), image.description});
+  if (unit && unit->cache) {
+    timer.start("compile cache");
+    CompileCache::Entry entry{compiled->bytes,
+                              {images.begin() + firstImage, images.end()}};
+    std::string error = unit->cache->store(unit->key, entry);
+    if (!error.empty())
+      llvm::errs() << "kiln compile: warning: the compile cache: " << error
+                   << "\n";
+  }
+  if (unit)
+    unit->object = std::move(compiled->bytes);
   return llvm::Error::success();
 }
 
@@ -622,10 +624,7 @@ int runCompile(const CompileRequest &request) {
   Timer timer;
   std::optional<CompileCache> cache = CompileCache::open(request.noCache);
   unsigned cacheHits = 0, cacheMisses = 0;
-  bool logCache = std::find(request.logs.begin(), request.logs.end(),
-                            "cache") != request.logs.end() ||
-                  std::find(request.logs.begin(), request.logs.end(), "all") !=
-                      request.logs.end();
+  bool logCache = logging(request, "cache");
   timer.start("parse and trace (Clang)");
   FrontendOptions options = detail::frontendOptions(request);
   options.backend = request.backend;

@@ -119,7 +119,7 @@ CompileCache::lookup(const std::string &key) const {
       llvm::StringRef(count).getAsInteger(10, images))
     return std::nullopt;
   for (unsigned i = 0; i < images; ++i) {
-    Image image;
+    stitch::EmbeddedImage image;
     if (!getField(data, pos, image.symbol) ||
         !getField(data, pos, image.bytes) ||
         !getField(data, pos, image.description))
@@ -140,7 +140,7 @@ std::string CompileCache::store(const std::string &key,
            ec.message();
   std::string data(kMagic);
   putField(data, std::to_string(entry.images.size()));
-  for (const Image &image : entry.images) {
+  for (const stitch::EmbeddedImage &image : entry.images) {
     putField(data, image.symbol);
     putField(data, image.bytes);
     putField(data, image.description);

@@ -14,6 +14,8 @@
 #ifndef KILN_LIB_DRIVER_COMPILECACHE_H
 #define KILN_LIB_DRIVER_COMPILECACHE_H
 
+#include "kiln/Stitch/Stitch.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -24,14 +26,11 @@ namespace kiln::driver {
 
 class CompileCache {
 public:
-  /// A GPU image that compiled code reads from an external symbol.
-  struct Image {
-    std::string symbol, bytes, description;
-  };
-  /// What one root compiles to.
+  /// What one root compiles to: its object, and the GPU images its code
+  /// reads from external symbols (embedded in the stitched source).
   struct Entry {
     std::string object;
-    std::vector<Image> images;
+    std::vector<stitch::EmbeddedImage> images;
   };
 
   /// The cache the environment selects: $KILN_CACHE_DIR, else kiln/ in the
