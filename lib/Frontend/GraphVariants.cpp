@@ -169,6 +169,17 @@ std::vector<GraphVariant> specializeOnHostBools(const Graph &g) {
 
 namespace {
 
+/// `x` appended to `list` unless there.
+template <typename T> void addOnce(std::vector<T> &list, T x) {
+  if (!llvm::is_contained(list, x))
+    list.push_back(x);
+}
+/// `x` moved or put at the front of `list`.
+template <typename T> void putFirst(std::vector<T> &list, T x) {
+  llvm::erase(list, x);
+  list.insert(list.begin(), x);
+}
+
 /// Whether the input's rank, or its element type, is what nothing shows.
 bool rankOpen(const GraphInput &in) {
   return in.statedRank < 0 && in.exactRank < 0 &&
@@ -264,7 +275,48 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
       at.element = pin.element;
     tries.push_back(std::move(p));
   };
-  // First, every input of open element type in one of the element types
+  // First, the likely types: every open input at the first rank and
+  // element type the source shows for it (what a variable held on entry
+  // to a loop that assigns it: the first iteration's, and what follows
+  // the loop when it does not run). Then every rank-open input at each
+  // rank the source shows for them (variables the same loop carried).
+  {
+    Pins likely = base;
+    for (size_t i : open) {
+      const GraphInput &in = g.inputs[i];
+      if (rankOpen(in) && !in.sourceRanks.empty() &&
+          in.sourceRanks.front() >= in.minRank)
+        likely[i].rank = in.sourceRanks.front();
+      if (elementOpen(in) && !in.sourceElements.empty())
+        likely[i].element = in.sourceElements.front();
+    }
+    if (likely.size() > base.size() ||
+        llvm::any_of(likely, [&](const auto &pin) {
+          auto b = base.find(pin.first);
+          return b == base.end() || b->second.rank != pin.second.rank ||
+                 b->second.element != pin.second.element;
+        }))
+      tries.push_back(std::move(likely));
+  }
+  std::vector<int64_t> jointRanks;
+  size_t openRanks = 0;
+  for (size_t i : open)
+    if (rankOpen(g.inputs[i]) && !g.inputs[i].sourceRanks.empty()) {
+      ++openRanks;
+      for (int64_t r : g.inputs[i].sourceRanks)
+        addOnce(jointRanks, r);
+    }
+  if (openRanks > 1)
+    for (int64_t r : jointRanks) {
+      Pins p = base;
+      for (size_t i : open)
+        if (rankOpen(g.inputs[i]) &&
+            llvm::is_contained(g.inputs[i].sourceRanks, r) &&
+            r >= g.inputs[i].minRank)
+          p[i].rank = r;
+      tries.push_back(std::move(p));
+    }
+  // Then every input of open element type in one of the element types
   // the source shows for them (a module used with float32 and float64
   // activations and weights); then each such input in the element type of
   // the inputs whose types are known (a module's weight in its
@@ -344,10 +396,11 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
 
 llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
                        std::vector<std::vector<GraphVariant>> &variants) {
-  // Variable -> the types a graph left there (several: its versions').
+  // Variable -> the types a graph left there (several: its versions'), in
+  // the order they are likely: what held before a loop first.
   struct Typed {
-    std::set<int64_t> ranks;
-    std::set<ElementType> elements;
+    std::vector<int64_t> ranks;
+    std::vector<ElementType> elements;
   };
   std::map<std::string, Typed> left;
   llvm::Error first = llvm::Error::success();
@@ -368,58 +421,93 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
     return std::make_pair(*it->second.ranks.begin(),
                           *it->second.elements.begin());
   };
+  // An input of graph gi takes the types earlier graphs left in its
+  // variable.
+  auto takeLeft = [&](GraphInput &in, const Typed &t) {
+    // The one value of a local only its declaration sets: the graph's
+    // type is exact, the source's a reading of the initializer.
+    if (std::optional<std::pair<int64_t, ElementType>> exact =
+            in.onlyInitialized ? leftIn(in.expr) : std::nullopt;
+        exact && exact->first >= in.minRank) {
+      in.sourceRank = exact->first;
+      in.sourceElement = exact->second;
+      in.sourceRanks.clear();
+      in.sourceElements.clear();
+      in.fromEarlierGraph = true;
+      return;
+    }
+    if (in.sourceRank < 0) {
+      if (t.ranks.size() == 1 && t.ranks.front() >= in.minRank) {
+        in.sourceRank = t.ranks.front();
+        in.fromEarlierGraph = true;
+      } else if (t.ranks.size() > 1) {
+        in.sourceRanks = t.ranks;
+      }
+    }
+    if (!in.sourceElement) {
+      if (t.elements.size() == 1) {
+        in.sourceElement = t.elements.front();
+        in.fromEarlierGraph = true;
+      } else {
+        in.sourceElements = t.elements;
+      }
+    }
+  };
+  // The likely type earlier graphs left in a variable (the first).
+  GraphInput::LeftTypes leftLikely = [&](const std::string &variable)
+      -> std::optional<std::pair<int64_t, ElementType>> {
+    auto it = left.find(variable);
+    if (it == left.end() || it->second.ranks.empty() ||
+        it->second.elements.empty())
+      return std::nullopt;
+    return std::make_pair(it->second.ranks.front(),
+                          it->second.elements.front());
+  };
   // Types graph gi from what the graphs before it left, and records what
   // it leaves.
   auto typeOne = [&](size_t gi) {
     Graph &g = *graphs[gi];
     for (GraphInput &in : g.inputs) {
-      // A local host code computes from earlier graphs' values.
-      if (in.typeFromEarlierGraphs && !left.count(in.expr) &&
-          (in.sourceRank < 0 || !in.sourceElement)) {
-        auto [rank, element] = in.typeFromEarlierGraphs(leftIn);
-        if (in.sourceRank < 0 && rank >= in.minRank) {
-          in.sourceRank = rank;
+      // A local host code initializes from earlier graphs' values: its
+      // initializer typed with what they left.
+      // Exact when it is the one value of a local only its declaration
+      // sets and earlier graphs left one type in what it reads; else
+      // likely (typed with the likely types they left).
+      std::pair<int64_t, std::optional<ElementType>> initial{-1, std::nullopt};
+      bool exact = false;
+      if (in.typeFromEarlierGraphs &&
+          (in.sourceRank < 0 || !in.sourceElement) &&
+          !(in.onlyInitialized && left.count(in.expr))) {
+        if (in.onlyInitialized)
+          initial = in.typeFromEarlierGraphs(leftIn);
+        exact = initial.first >= 0 || initial.second;
+        if (!exact)
+          initial = in.typeFromEarlierGraphs(leftLikely);
+      }
+      in.typeFromEarlierGraphs = nullptr; // it reads the AST: not kept
+      if (exact) {
+        if (in.sourceRank < 0 && initial.first >= in.minRank) {
+          in.sourceRank = initial.first;
           in.sourceRanks.clear();
           in.fromEarlierGraph = true;
         }
-        if (!in.sourceElement && element) {
-          in.sourceElement = element;
+        if (!in.sourceElement && initial.second) {
+          in.sourceElement = initial.second;
           in.sourceElements.clear();
           in.fromEarlierGraph = true;
         }
       }
-      in.typeFromEarlierGraphs = nullptr; // it reads the AST: not kept
       auto it = left.find(in.expr);
-      if (it == left.end() || g.values[in.value].kind != ValueKind::Tensor)
-        continue;
-      const Typed &t = it->second;
-      // The one value of a local only its declaration sets: the graph's
-      // type is exact, the source's a reading of the initializer.
-      if (std::optional<std::pair<int64_t, ElementType>> exact =
-              in.onlyInitialized ? leftIn(in.expr) : std::nullopt;
-          exact && exact->first >= in.minRank) {
-        in.sourceRank = exact->first;
-        in.sourceElement = exact->second;
-        in.sourceRanks.clear();
-        in.sourceElements.clear();
-        in.fromEarlierGraph = true;
-        continue;
-      }
-      if (in.sourceRank < 0) {
-        if (t.ranks.size() == 1 && *t.ranks.begin() >= in.minRank) {
-          in.sourceRank = *t.ranks.begin();
-          in.fromEarlierGraph = true;
-        } else if (t.ranks.size() > 1) {
-          in.sourceRanks.assign(t.ranks.begin(), t.ranks.end());
-        }
-      }
-      if (!in.sourceElement) {
-        if (t.elements.size() == 1) {
-          in.sourceElement = *t.elements.begin();
-          in.fromEarlierGraph = true;
-        } else {
-          in.sourceElements.assign(t.elements.begin(), t.elements.end());
-        }
+      if (it != left.end() && g.values[in.value].kind == ValueKind::Tensor)
+        takeLeft(in, it->second);
+      // One that a loop assigns as well: what its initializer holds is
+      // what the first iteration finds (and what follows the loop, when
+      // it does not run), tried before the rest.
+      if (!exact) {
+        if (in.sourceRank < 0 && initial.first >= in.minRank)
+          putFirst(in.sourceRanks, initial.first);
+        if (!in.sourceElement && initial.second)
+          putFirst(in.sourceElements, *initial.second);
       }
     }
     // Host-bool variants first (they may drop the open inputs), then the
@@ -479,16 +567,20 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
         const TraceValue &v = t->values[o.value];
         if (o.variable.empty() || v.kind != ValueKind::Tensor)
           continue;
-        left[o.variable].ranks.insert(v.rank);
-        left[o.variable].elements.insert(v.element);
+        addOnce(left[o.variable].ranks, v.rank);
+        addOnce(left[o.variable].elements, v.element);
       }
     variants[gi] = std::move(out);
   };
+  // `into` with what `before` held first (the types on entry to a loop).
   auto unite = [](std::map<std::string, Typed> &into,
-                  const std::map<std::string, Typed> &from) {
-    for (const auto &[variable, t] : from) {
-      into[variable].ranks.insert(t.ranks.begin(), t.ranks.end());
-      into[variable].elements.insert(t.elements.begin(), t.elements.end());
+                  const std::map<std::string, Typed> &before) {
+    for (const auto &[variable, t] : before) {
+      Typed &to = into[variable];
+      for (auto r = t.ranks.rbegin(); r != t.ranks.rend(); ++r)
+        putFirst(to.ranks, *r);
+      for (auto e = t.elements.rbegin(); e != t.elements.rend(); ++e)
+        putFirst(to.elements, *e);
     }
   };
   for (size_t gi = 0; gi < graphs.size();) {

@@ -124,15 +124,17 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
       in.sourceElements.assign(evidence->second.elements.begin(),
                                evidence->second.elements.end());
   }
-  // A local host code sets from values that earlier graphs compute, with
-  // no one type in the source: typed again when those graphs are
-  // (typeGraphs), from its initializer.
+  // A local host code initializes from values that earlier graphs
+  // compute, with no one type in the source: typed again when those graphs
+  // are (typeGraphs), from its initializer (exactly, when nothing else
+  // sets it; as the likely type on entry to a loop that assigns it).
   const auto *local = dyn_cast_or_null<VarDecl>(decl);
-  in.onlyInitialized = local && kind == ValueKind::Tensor &&
-                       local->hasLocalStorage() && !isa<ParmVarDecl>(local) &&
-                       local->getInit() && onlyInitialized(local);
+  bool initialized = local && kind == ValueKind::Tensor &&
+                     local->hasLocalStorage() && !isa<ParmVarDecl>(local) &&
+                     local->getInit();
+  in.onlyInitialized = initialized && onlyInitialized(local);
   if (const VarDecl *var = local;
-      in.onlyInitialized && (in.sourceRank < 0 || !in.sourceElement)) {
+      initialized && (in.sourceRank < 0 || !in.sourceElement)) {
     ASTContext *context = &context_;
     const TypeEvidence *evidence = &evidence_;
     in.typeFromEarlierGraphs = [context, evidence,

@@ -152,8 +152,9 @@ struct GraphInput {
   /// in it is exact, and wins over the source's types (typeGraphs).
   bool onlyInitialized = false;
   /// For a local that host code initializes from what earlier graphs
-  /// computed (`Tensor h = host_step(t);` after a break), whose type the
-  /// source alone leaves open: its initializer typed again with the types
+  /// computed (`Tensor h = host_step(t);` after a break, `Tensor h = t;`
+  /// before a loop that assigns it), whose type the source alone leaves
+  /// open: its initializer typed again with the types
   /// those graphs leave in variables (`leftIn(name)`: a rank and element
   /// type, or nullopt). Returns a rank (or -1) and an element type. Set by
   /// the tracer; typeGraphs calls it while the AST lives.
