@@ -3,7 +3,7 @@
 // does not name, and that a broadcast mismatch fails in both.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 24 passed, 0 failed
+// CHECK: 30 passed, 0 failed
 
 // E2E: @chain f32[1]
 // E2E: @chain f32[777]
@@ -51,6 +51,25 @@ func.func @broadcast3(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x
   %0 = kiln.sub %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   %1 = kiln.mul %0, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   return %1 : tensor<?x?x?xf32>
+}
+
+// A chain re-broadcasting against operands whose dims an earlier op already
+// broadcast (x = x * 0.5f + b, again and again): those results need no
+// copy or check, the other operands still broadcast either way.
+// E2E: @broadcast_chain f32[3,1] f32[1,4] f32[3,4]
+// E2E: @broadcast_chain f32[1,1] f32[1,1] f32[2,3]
+// E2E: @broadcast_chain f32[3,4] f32[3,1] f32[1,4]
+// E2E: @broadcast_chain f32[1,5] f32[2,1] f32[1,1]
+// E2E: @broadcast_chain f32[0,4] f32[1,4] f32[1,1]
+// E2E: @broadcast_chain f32[3,4] f32[3,4] f32[2,4] expect-error
+func.func @broadcast_chain(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.sub %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.mul %0, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %2 = kiln.add %1, %c : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.mul %2, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %4 = kiln.sub %3, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %5 = kiln.div %1, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %4, %5 : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // E2E: @unary f32[3,17]

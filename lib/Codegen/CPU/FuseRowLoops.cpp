@@ -128,6 +128,19 @@ bool canHoist(ArrayRef<Operation *> ops, scf::ForOp first) {
   });
 }
 
+/// The most ops a fused loop's body holds: fusion stops there, as
+/// kiln-fuse-elementwise does, so that a long chain makes loops of bounded
+/// size (LLVM's loop vectorizer takes time quadratic in a loop's size, and
+/// checking a growing loop's accesses again at each fusion would too).
+constexpr size_t kMaxFusedLoopOps = 1024;
+
+/// The ops in `loop`'s body, nested ones included.
+size_t opsIn(scf::ForOp loop) {
+  size_t n = 0;
+  loop.getBody()->walk([&](Operation *) { ++n; });
+  return n;
+}
+
 /// Fuses the row loops of `block` (a row tile's body) whose bound is `rows`.
 void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
   rewriter.setInsertionPointToStart(&block);
@@ -140,6 +153,7 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
       copyAsRowLoop(copy, rows, zero, one, rewriter);
 
   scf::ForOp current;
+  size_t currentOps = 0;
   for (Operation *op = &block.front(); op;) {
     Operation *next = op->getNextNode();
     if (!isRowLoop(op, rows)) {
@@ -147,8 +161,10 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
       continue;
     }
     auto loop = cast<scf::ForOp>(op);
-    if (!current) {
+    size_t loopOps = opsIn(loop);
+    if (!current || currentOps + loopOps > kMaxFusedLoopOps) {
       current = loop;
+      currentOps = loopOps;
       op = next;
       continue;
     }
@@ -159,9 +175,11 @@ void fuseRowLoops(Block &block, Value rows, RewriterBase &rewriter) {
     bool movable = canHoist(between, current);
     if (!movable || !rowLocal(current, loop)) {
       current = loop;
+      currentOps = loopOps;
       op = next;
       continue;
     }
+    currentOps += loopOps;
     for (Operation *o : between)
       o->moveBefore(current);
     // loop's body runs after current's, at the same row.
@@ -247,6 +265,7 @@ bool canSinkPast(scf::ForOp a, ArrayRef<Operation *> between) {
 /// Fuses consecutive loops of `block` (a row's body) over the same columns.
 void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
   scf::ForOp current;
+  size_t currentOps = 0;
   for (Operation *op = &block.front(); op;) {
     Operation *next = op->getNextNode();
     auto loop = dyn_cast<scf::ForOp>(op);
@@ -254,7 +273,9 @@ void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
       op = next;
       continue;
     }
-    if (current && current.getLowerBound() == loop.getLowerBound() &&
+    size_t loopOps = opsIn(loop);
+    if (current && currentOps + loopOps <= kMaxFusedLoopOps &&
+        current.getLowerBound() == loop.getLowerBound() &&
         current.getUpperBound() == loop.getUpperBound() &&
         current.getStep() == loop.getStep()) {
       SmallVector<Operation *> between;
@@ -269,11 +290,13 @@ void fuseColumnLoops(Block &block, RewriterBase &rewriter) {
         // The fused loop stands where `loop` was: current's body, then
         // loop's, for each column.
         current = fuseIndependentSiblingForLoops(current, loop, rewriter);
+        currentOps += loopOps;
         op = current->getNextNode();
         continue;
       }
     }
     current = loop;
+    currentOps = loopOps;
     op = next;
   }
 }

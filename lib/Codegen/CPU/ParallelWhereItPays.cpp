@@ -16,9 +16,13 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNPARALLELWHEREITPAYS
@@ -148,6 +152,19 @@ struct KilnParallelWhereItPaysPass
         outermost.push_back(loop);
     });
     IRRewriter rewriter(&getContext());
+    // Per function, its nests: a function with many has its serial copies
+    // outlined, each into a function of its own that LLVM may not inline
+    // back (one function of hundreds of loop nests took LLVM's register
+    // allocator time quadratic in its size; the threaded copies are
+    // outlined by OpenMP anyway).
+    llvm::DenseMap<Operation *, int64_t> nests;
+    for (scf::ParallelOp loop : outermost)
+      ++nests[loop->getParentOfType<func::FuncOp>()];
+    auto module = dyn_cast<ModuleOp>(getOperation());
+    std::optional<SymbolTable> symbols;
+    llvm::DenseMap<Operation *, int64_t> serialNames;
+    if (module)
+      symbols.emplace(module);
     for (scf::ParallelOp loop : outermost) {
       rewriter.setInsertionPoint(loop);
       WorkEstimate estimate(rewriter, loop);
@@ -178,6 +195,41 @@ struct KilnParallelWhereItPaysPass
           return signalPassFailure();
         }
       }
+      auto parent = branch->getParentOfType<func::FuncOp>();
+      if (!module || !parent || nests.lookup(parent) <= outlineAbove)
+        continue;
+      // Constants stay constants in the outlined copy (a step of 1 that
+      // the vectorizer must see, a scalar it folds), not arguments.
+      Region &serialRegion = branch.getElseRegion();
+      SetVector<Value> above;
+      getUsedValuesDefinedAbove(serialRegion, above);
+      rewriter.setInsertionPointToStart(&serialRegion.front());
+      for (Value v : above)
+        if (Operation *def = v.getDefiningOp();
+            def && def->hasTrait<OpTrait::ConstantLike>()) {
+          Value local = rewriter.clone(*def)->getResult(0);
+          rewriter.replaceUsesWithIf(v, local, [&](OpOperand &use) {
+            return serialRegion.isAncestor(use.getOwner()->getParentRegion());
+          });
+        }
+      func::FuncOp serialFn;
+      std::string name;
+      do
+        name = (parent.getSymName() + "_serial" +
+                std::to_string(serialNames[parent]++))
+                   .str();
+      while (symbols->lookup(name));
+      rewriter.setInsertionPoint(branch);
+      if (failed(outlineIfOp(rewriter, branch, nullptr, "", &serialFn, name))) {
+        loop.emitError("kiln-parallel-where-it-pays: serial copy not outlined");
+        return signalPassFailure();
+      }
+      serialFn.setPrivate();
+      symbols->insert(serialFn);
+      // llvm.func's passthrough: what func-to-llvm carries over.
+      serialFn->setAttr(
+          "passthrough",
+          rewriter.getArrayAttr({rewriter.getStringAttr("noinline")}));
     }
   }
 };

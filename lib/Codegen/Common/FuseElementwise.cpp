@@ -16,6 +16,9 @@ namespace mlir::kiln {
 using namespace mlir;
 
 namespace {
+/// The most ops a fused elementwise body holds.
+constexpr size_t kMaxFusedBodyOps = 256;
+
 struct KilnFuseElementwisePass
     : mlir::kiln::impl::KilnFuseElementwiseBase<KilnFuseElementwisePass> {
   void runOnOperation() override {
@@ -24,11 +27,23 @@ struct KilnFuseElementwisePass
     MLIRContext *context = &getContext();
     // Upstream's rule (a producer with one use), and never into a
     // contraction, where the producer would be recomputed at every step.
+    // A fused body stays under kMaxFusedBodyOps: each fusion clones both
+    // bodies, so fusing a chain of n ops into one costs n^2 (a 4,000-op
+    // chain took minutes), while a kernel of that many ops per element
+    // is bound by its arithmetic, not by the loads a split adds.
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-      return producer && producer->hasOneUse() &&
-             !(consumer && linalg::isaContractionOpInterface(consumer));
+      if (!producer || !producer->hasOneUse() ||
+          (consumer && linalg::isaContractionOpInterface(consumer)))
+        return false;
+      auto bodyOps = [](Operation *op) -> size_t {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        return linalgOp && linalgOp.getBlock()
+                   ? linalgOp.getBlock()->getOperations().size()
+                   : 0;
+      };
+      return bodyOps(producer) + bodyOps(fused->getOwner()) <= kMaxFusedBodyOps;
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

@@ -144,6 +144,60 @@ Value broadcastSize(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
   return r;
 }
 
+namespace {
+using DimRef = std::pair<Value, int64_t>;
+
+/// The sizes broadcastSize combined into r (its select chain, read back),
+/// or none when r is not one of its results.
+SmallVector<Value> broadcastLeaves(Value r) {
+  SmallVector<Value> leaves;
+  while (true) {
+    if (std::optional<int64_t> c = getConstantIntValue(r); c && *c == 1)
+      return leaves;
+    // r = select(r' == 1, size, select(size == 1, r', minui(r', size)))
+    auto outer = r.getDefiningOp<arith::SelectOp>();
+    if (!outer)
+      return {};
+    auto inner = outer.getFalseValue().getDefiningOp<arith::SelectOp>();
+    if (!inner)
+      return {};
+    auto smaller = inner.getFalseValue().getDefiningOp<arith::MinUIOp>();
+    Value size = outer.getTrueValue(), prev = inner.getTrueValue();
+    if (!smaller || smaller.getLhs() != prev || smaller.getRhs() != size)
+      return {};
+    leaves.push_back(size);
+    r = prev;
+  }
+}
+
+/// The operand dims a dim source stands for: a broadcast size's leaves'
+/// (each one's own, recursively), or itself.
+void expandSource(DimRef source, SmallVectorImpl<DimRef> &into) {
+  if (source.second == -1)
+    if (SmallVector<Value> leaves = broadcastLeaves(source.first);
+        !leaves.empty()) {
+      for (Value leaf : leaves) {
+        DimRef s = {leaf, -1};
+        if (auto dimOp = leaf.getDefiningOp<tensor::DimOp>())
+          if (std::optional<int64_t> index = dimOp.getConstantIndex())
+            s = dimSource(dimOp.getSource(), *index);
+        expandSource(s, into);
+      }
+      return;
+    }
+  if (!llvm::is_contained(into, source))
+    into.push_back(source);
+}
+/// The run-time size of a dim source (a tensor's dim, or a size value):
+/// the source itself, so that a chain of results sized from one source
+/// does not lead dimSource through every link.
+Value sourceSize(OpBuilder &b, Location loc, DimRef source) {
+  if (source.second < 0)
+    return source.first;
+  return tensor::DimOp::create(b, loc, source.first, source.second);
+}
+} // namespace
+
 Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
                        StringRef message) {
   emitShapeCheck(
@@ -256,6 +310,9 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
   int64_t rank = resultType.getRank();
   SmallVector<OpFoldResult> sizes(rank);
   SmallVector<bool> uniform(rank, false);
+  // Per result dim, the dim source that has the result's size exactly when
+  // the size is an earlier broadcast's (operands with it need no copy).
+  SmallVector<std::optional<DimRef>> exact(rank);
 
   for (int64_t d = 0; d < rank; ++d) {
     SmallVector<Contributor> contributors;
@@ -278,12 +335,39 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
     if (same) {
       uniform[d] = true;
       sizes[d] = ShapedType::isDynamic(staticSize)
-                     ? OpFoldResult(tensor::DimOp::create(
-                                        b, loc, contributors[0].operand,
-                                        contributors[0].dim)
-                                        .getResult())
+                     ? OpFoldResult(sourceSize(b, loc, source))
                      : OpFoldResult(b.getIndexAttr(staticSize));
       continue;
+    }
+    // A size an earlier broadcast computed from the dims of every other
+    // contributor (x = x * 0.5f + b, again and again): the broadcast again,
+    // with no checks (each dim was checked to be 1 or it then); only the
+    // operands smaller at run time need a copy.
+    if (ShapedType::isDynamic(staticSize)) {
+      std::optional<DimRef> covering;
+      for (const Contributor &c : contributors) {
+        DimRef cs = dimSource(c.operand, c.dim);
+        if (cs.second != -1 || broadcastLeaves(cs.first).empty())
+          continue;
+        SmallVector<DimRef> covered;
+        expandSource(cs, covered);
+        bool all = llvm::all_of(contributors, [&](const Contributor &o) {
+          SmallVector<DimRef> others;
+          expandSource(dimSource(o.operand, o.dim), others);
+          return llvm::all_of(others, [&](const DimRef &x) {
+            return llvm::is_contained(covered, x);
+          });
+        });
+        if (all) {
+          covering = cs;
+          break;
+        }
+      }
+      if (covering) {
+        exact[d] = covering;
+        sizes[d] = covering->first;
+        continue;
+      }
     }
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value r;
@@ -327,7 +411,8 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange operands,
         exprs.push_back(b.getAffineConstantExpr(0));
         continue;
       }
-      if (ShapedType::isDynamic(size) && !uniform[d]) {
+      if (ShapedType::isDynamic(size) && !uniform[d] &&
+          !(exact[d] && dimSource(operand, od) == *exact[d])) {
         smallerDims.push_back(od);
         smallerSizes.push_back(indexValue(b, loc, sizes[d]));
       }

@@ -64,6 +64,29 @@ func.func @same_source(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
+// A result re-broadcast against an operand its size was broadcast from
+// (x * b, then + b): the size is the first broadcast's, with no new check,
+// and only b, which may still be 1, is copied (the same copy: CSE'd
+// later).
+// CHECK-LABEL: func.func @rebroadcast
+// CHECK-COUNT-2: cf.assert {{.*}}, "operand shapes cannot be broadcast"
+// CHECK: %[[PROD:.*]] = linalg.generic {{.*}} ins(
+// CHECK: arith.mulf
+// CHECK-NOT: cf.assert
+// CHECK-NOT: scf.if %{{.*}} -> (tensor<?x?xf32>)
+// CHECK: scf.if %{{.*}} -> (tensor<?xf32>)
+// CHECK: tensor.extract %arg1
+// CHECK-NOT: scf.if %{{.*}} -> (tensor<?x?xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[PROD]], %{{.*}} : tensor<?x?xf32>, tensor<?xf32>)
+// CHECK: arith.addf
+func.func @rebroadcast(%a: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %0 = kiln.mul %a, %b : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.add %0, %b : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+// -----
+
 // gelu's tanh form as x sigmoid(2u): no math.tanh, no 1 + tanh(u).
 // CHECK-LABEL: func.func @functions
 // CHECK: math.exp

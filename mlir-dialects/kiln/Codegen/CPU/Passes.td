@@ -136,8 +136,12 @@ def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"1048576",
            "Estimated operations below which a loop nest runs serially">,
+    Option<"outlineAbove", "outline-above", "int64_t", /*default=*/"8",
+           "In a function with more loop nests than this, each serial copy "
+           "becomes a function of its own, never inlined">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect"];
 }
 
