@@ -245,10 +245,13 @@ constexpr size_t kMaxTypeVersions = 4;
 /// value crossing a graph break) and that the source shows nothing of
 /// takes that output's rank and element type. Where an input's rank or
 /// element type stays open, the graph is typed in versions (at most
-/// kMaxTypeVersions): the guess first, then the others the source shows,
-/// then the open input's rank changed to 1..4, then its element type to
-/// f32, f64, i64 or bool, one input at a time, keeping each that types
-/// and differs from those kept. `graphs[i]` is left typed as its first
+/// kMaxTypeVersions): the guess first, then every open input at its likely
+/// type (the first the source shows: what a variable held on entry to a
+/// loop), the open inputs together at each rank and element type shown for
+/// them, then the others the source shows, then the open input's rank
+/// changed to 1..4, then its element type to f32, f64, i64 or bool, one
+/// input at a time, keeping each that types and differs from those kept
+/// (docs/frontend.md, "Open types"). `graphs[i]` is left typed as its first
 /// version; `variants[i]` gets its host-bool variants and type versions
 /// (named `_v<bits>` and `_t<k>`; empty when the graph alone serves). A
 /// graph none of whose versions types is an error; every graph is typed
