@@ -13,6 +13,9 @@
 
 #include <cblas.h>
 
+#include <cstring>
+#include <vector>
+
 namespace kiln {
 using namespace detail;
 
@@ -47,6 +50,187 @@ bool blasCanRead(int64_t rows, int64_t cols, int64_t rowStride,
   return blasLayout(rows, cols, rowStride, colStride).ok;
 }
 
+/// Products with at most this many rows of C (decoding, batch-1 and
+/// small-batch inference) are skinny: they split B's columns over the
+/// threads instead of C's rows, so that each thread streams its own share
+/// of B once (split by rows, every thread would read all of B, and one row
+/// would leave all of it to one thread), and run Kiln's kernels below,
+/// which read B once with no packing. On the 2-core development machine
+/// (AVX-512) they beat OpenBLAS 0.3.21's sgemm up to 64 rows of
+/// [.., 1024] x [1024, 4096] and [.., 4096] x [4096, 1024] (1.3-5x; at
+/// 128 rows the two are even): docs/benchmarks.md.
+constexpr int64_t kSkinnyRows = 64;
+/// Columns of C per share: a whole number of every kernel's tile.
+constexpr int64_t kSkinnyColumnBlock = 64;
+
+/// 64 bytes of T (one AVX-512 register, two AVX ones).
+template <typename T> struct Simd;
+template <> struct Simd<float> {
+  typedef float V __attribute__((vector_size(64)));
+  static constexpr int kLanes = 16;
+};
+template <> struct Simd<double> {
+  typedef double V __attribute__((vector_size(64)));
+  static constexpr int kLanes = 8;
+};
+
+template <typename T> typename Simd<T>::V loadVec(const T *p) {
+  typename Simd<T>::V v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+/// c = s when beta is 0 (c may hold anything, NaN included), else
+/// beta * c + s.
+template <typename T> void storeScaled(T &c, T s, T beta) {
+  c = beta == T(0) ? s : beta * c + s;
+}
+
+/// C[NI, NJ] (+)= A[NI, k] * W[NJ, k]^T, rows of A and W contiguous: NJ
+/// rows of W (the weight of a linear layer) read once, each dotted with NI
+/// rows of A in vector accumulators, summed across lanes at the end.
+template <typename T, int NI, int NJ>
+void dotTile(int64_t k, const T *a, int64_t lda, const T *w, int64_t ldw, T *c,
+             int64_t ldc, T beta) {
+  using V = typename Simd<T>::V;
+  constexpr int L = Simd<T>::kLanes;
+  V acc[NI][NJ] = {};
+  int64_t p = 0;
+  for (; p + L <= k; p += L) {
+    V wv[NJ];
+    for (int j = 0; j < NJ; ++j)
+      wv[j] = loadVec(w + j * ldw + p);
+    for (int i = 0; i < NI; ++i) {
+      V av = loadVec(a + i * lda + p);
+      for (int j = 0; j < NJ; ++j)
+        acc[i][j] += av * wv[j];
+    }
+  }
+  for (int i = 0; i < NI; ++i)
+    for (int j = 0; j < NJ; ++j) {
+      T s = 0;
+      for (int l = 0; l < L; ++l)
+        s += acc[i][j][l];
+      for (int64_t q = p; q < k; ++q)
+        s += a[i * lda + q] * w[j * ldw + q];
+      storeScaled(c[i * ldc + j], s, beta);
+    }
+}
+
+/// C[n, NJ], four rows of A at a time.
+template <typename T, int NJ>
+void dotRows(int64_t n, int64_t k, const T *a, int64_t lda, const T *w,
+             int64_t ldw, T *c, int64_t ldc, T beta) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    dotTile<T, 4, NJ>(k, a + i * lda, lda, w, ldw, c + i * ldc, ldc, beta);
+  const T *ai = a + i * lda;
+  T *ci = c + i * ldc;
+  switch (n - i) {
+  case 3:
+    return dotTile<T, 3, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
+  case 2:
+    return dotTile<T, 2, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
+  case 1:
+    return dotTile<T, 1, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
+  default:
+    return;
+  }
+}
+
+/// C[NI, NV * L] (+)= A[NI, k] * B[k, NV * L], B's rows contiguous: each
+/// row segment of B read once and multiplied by NI broadcast elements of A.
+template <typename T, int NI, int NV>
+void axpyTile(int64_t k, const T *a, int64_t sar, int64_t sac, const T *b,
+              int64_t ldb, T *c, int64_t ldc, T beta) {
+  using V = typename Simd<T>::V;
+  constexpr int L = Simd<T>::kLanes;
+  V acc[NI][NV] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    V bv[NV];
+    for (int v = 0; v < NV; ++v)
+      bv[v] = loadVec(b + p * ldb + v * L);
+    for (int i = 0; i < NI; ++i) {
+      V av = V{} + a[i * sar + p * sac];
+      for (int v = 0; v < NV; ++v)
+        acc[i][v] += av * bv[v];
+    }
+  }
+  for (int i = 0; i < NI; ++i)
+    for (int v = 0; v < NV; ++v)
+      for (int l = 0; l < L; ++l)
+        storeScaled(c[i * ldc + v * L + l], acc[i][v][l], beta);
+}
+
+/// C[n, NV * L], four rows of A at a time.
+template <typename T, int NV>
+void axpyRows(int64_t n, int64_t k, const T *a, int64_t sar, int64_t sac,
+              const T *b, int64_t ldb, T *c, int64_t ldc, T beta) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    axpyTile<T, 4, NV>(k, a + i * sar, sar, sac, b, ldb, c + i * ldc, ldc,
+                       beta);
+  const T *ai = a + i * sar;
+  T *ci = c + i * ldc;
+  switch (n - i) {
+  case 3:
+    return axpyTile<T, 3, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+  case 2:
+    return axpyTile<T, 2, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+  case 1:
+    return axpyTile<T, 1, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+  default:
+    return;
+  }
+}
+
+/// C[n, m] (contiguous; += when beta is 1) = A[n, k] * B[k, m] with few
+/// rows: B's columns in blocks over the threads. B stored transposed (a
+/// linear layer's weight [m, k]) takes dot products of its rows with A's
+/// (A's rows made contiguous first when they are not); B stored [k, m]
+/// takes broadcasts of A's elements against B's row segments.
+template <typename T>
+static void skinnyGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
+                       int64_t sac, const T *b, const BlasMatrix &lb, T beta,
+                       T *c) {
+  constexpr int L = Simd<T>::kLanes;
+  std::vector<T> aRows;
+  if (lb.transposed && sac != 1) {
+    aRows.resize(static_cast<size_t>(n * k));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        aRows[i * k + p] = a[i * sar + p * sac];
+    a = aRows.data();
+    sar = k;
+    sac = 1;
+  }
+  int64_t ldb = lb.ld;
+  int64_t blocks = (m + kSkinnyColumnBlock - 1) / kSkinnyColumnBlock;
+  parallelFor(blocks, n * m * k, [&](int64_t b0, int64_t b1) {
+    int64_t j = b0 * kSkinnyColumnBlock;
+    int64_t end = std::min(m, b1 * kSkinnyColumnBlock);
+    if (lb.transposed) {
+      for (; j + 4 <= end; j += 4)
+        dotRows<T, 4>(n, k, a, sar, b + j * ldb, ldb, c + j, m, beta);
+      for (; j < end; ++j)
+        dotRows<T, 1>(n, k, a, sar, b + j * ldb, ldb, c + j, m, beta);
+      return;
+    }
+    for (; j + 4 * L <= end; j += 4 * L)
+      axpyRows<T, 4>(n, k, a, sar, sac, b + j, ldb, c + j, m, beta);
+    for (; j + L <= end; j += L)
+      axpyRows<T, 1>(n, k, a, sar, sac, b + j, ldb, c + j, m, beta);
+    // The last columns, fewer than a vector, one by one.
+    for (; j < end; ++j)
+      for (int64_t i = 0; i < n; ++i) {
+        T s = 0;
+        for (int64_t p = 0; p < k; ++p)
+          s += a[i * sar + p * sac] * b[p * ldb + j];
+        storeScaled(c[i * m + j], s, beta);
+      }
+  });
+}
+
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.
 template <typename T>
 void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
@@ -72,6 +256,11 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
       return true;
     }();
     (void)singleThreadedBlas;
+    T beta = accumulate ? T(1) : T(0);
+    if (n <= kSkinnyRows && m >= kSkinnyColumnBlock) {
+      skinnyGemm(n, m, k, a, sar, sac, b, lb, beta, c);
+      return;
+    }
     // A's rows r0.. start at a + r0 * (row stride), transposed or not.
     int64_t rowStep = la.transposed ? 1 : la.ld;
     parallelFor(n, n * m * k / 8, [&](int64_t r0, int64_t r1) {

@@ -1,6 +1,12 @@
 //===- LinearAlgebraTest.cpp - matmul and linear --------------------------===//
 #include "TestUtil.h"
 
+#include "Ops/Gemm.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
 using namespace kiln;
 using namespace kiln::test;
 
@@ -67,4 +73,84 @@ TEST_CASE("matmul and linear misuse is reported", "[matmul][errors]") {
   CHECK_KILN_ERROR(linear(ones({2, 3}), ones({4, 3}), ones({5})), "linear",
                    "bias", "[4]");
   CHECK_KILN_ERROR(linear(ones({2, 3}), ones({3})), "linear", "2-d");
+}
+
+namespace {
+/// detail::gemm (C[n, m] (+)= A[n, k] B[k, m]) at one layout against a plain
+/// loop in double: A row- or column-major, B stored [k, m] or transposed
+/// ([m, k], a linear layer's weight), leading dimensions with padding, C
+/// holding NaN where it is overwritten and values where it accumulates.
+template <typename T>
+void checkGemmLayout(int64_t n, int64_t m, int64_t k, bool aColumns,
+                     bool bTransposed, bool accumulate, double tolerance) {
+  int64_t lda = (aColumns ? n : k) + 1, ldb = (bTransposed ? k : m) + 3;
+  std::vector<T> a(static_cast<size_t>((aColumns ? k : n) * lda)),
+      b(static_cast<size_t>((bTransposed ? m : k) * ldb)),
+      c(static_cast<size_t>(n * m));
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<T>(static_cast<int64_t>(state >> 40) % 2001 - 1000) /
+           T(500);
+  };
+  for (T &v : a)
+    v = next();
+  for (T &v : b)
+    v = next();
+  for (T &v : c)
+    v = accumulate ? next() : std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> before = c;
+  int64_t sar = aColumns ? 1 : lda, sac = aColumns ? lda : 1;
+  int64_t sbr = bTransposed ? 1 : ldb, sbc = bTransposed ? ldb : 1;
+  detail::gemm<T>(n, m, k, a.data(), sar, sac, b.data(), sbr, sbc, c.data(),
+                  accumulate);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      double want = accumulate ? double(before[i * m + j]) : 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        want += double(a[i * sar + p * sac]) * double(b[p * sbr + j * sbc]);
+      worst = std::max(worst, std::abs(double(c[i * m + j]) - want) /
+                                  (1.0 + std::abs(want)));
+    }
+  INFO("n=" << n << " m=" << m << " k=" << k << " aColumns=" << aColumns
+            << " bTransposed=" << bTransposed << " accumulate=" << accumulate);
+  CHECK(worst < tolerance); // NaN fails too
+}
+} // namespace
+
+TEST_CASE("products with few rows (skinny: B's columns split over threads) "
+          "match a plain loop",
+          "[matmul][skinny]") {
+  // Rows up to the skinny limit (64) and one past it; columns that fill
+  // whole tiles and ones that leave every kind of tail; k below, at and
+  // above a vector's lanes.
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 16, 64, 65})
+    for (int64_t m : {64, 67, 131, 200})
+      for (int64_t k : {1, 5, 16, 37})
+        for (bool aColumns : {false, true})
+          for (bool bTransposed : {false, true})
+            for (bool accumulate : {false, true}) {
+              checkGemmLayout<float>(n, m, k, aColumns, bTransposed, accumulate,
+                                     1e-5);
+              checkGemmLayout<double>(n, m, k, aColumns, bTransposed,
+                                      accumulate, 1e-12);
+            }
+}
+
+TEST_CASE("linear and matmul with few rows, as decoding calls them",
+          "[matmul][skinny]") {
+  // A weight far larger than a tile, x of one and of a few rows, against
+  // the same product through a row-major copy of the weight's transpose
+  // and a 1-row-at-a-time loop (each a different kernel path).
+  Tensor w = randn({300, 1000}, 7), b = randn({300}, 8);
+  for (int64_t rows : {1, 3, 16, 64}) {
+    Tensor x = randn({rows, 1000}, 9);
+    Tensor y = linear(x, w, b);
+    Tensor viaCopy = matmul(x, w.transpose(0, 1).contiguous()) + b;
+    CHECK(allclose(y, viaCopy, 1e-4, 1e-4));
+    for (int64_t r = 0; r < rows; ++r)
+      CHECK(allclose(y.slice(0, r, r + 1), linear(x.slice(0, r, r + 1), w, b),
+                     1e-4, 1e-4));
+  }
 }
