@@ -1,0 +1,249 @@
+// The size sweep of docs/benchmarks.md, Kiln's side: each workload written
+// as a user writes it, one KILN_COMPILE() function or method per workload,
+// run eagerly (through a KILN_DISABLE() function, below which nothing is
+// compiled) and compiled, in turns. benchmarks/sweep.py builds this file
+// both ways through `kiln compile` and drives it over a pipe, alternating
+// with PyTorch's eager and torch.compile runs of the same workloads.
+//
+// Commands, one per line on stdin; one line of answer on stdout each:
+//   setup ROW ARGS...   builds the row's inputs and weights, checks that
+//                       compiled and eager agree: "ok CALLS MAXDIFF"
+//                       (CALLS: calls per timed batch, about 5 ms of eager)
+//   time                times one batch of eager calls, then one of compiled
+//                       calls: "EAGER_US COMPILED_US" per call
+//   bandwidth           the machine's read bandwidth on all threads, GB/s
+//                       (the best of 5 sums over 512 MiB)
+// Rows: chain N | ln_softmax R C | mlp BATCH | mlp_cold BATCH |
+//       gru BATCH IN HIDDEN | gpt2 B T.
+#include <kiln/kiln.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using kiln::Tensor;
+
+// (a) An elementwise chain (eight ops).
+KILN_COMPILE() Tensor chain(const Tensor &x) {
+  return kiln::gelu(x * 1.5f + 0.5f) * kiln::sigmoid(x) - x / (kiln::abs(x) + 1.0f);
+}
+
+// (b) softmax, a residual and layer_norm over rows.
+KILN_COMPILE() Tensor ln_softmax(const Tensor &x, const Tensor &w, const Tensor &b) {
+  return kiln::layer_norm(kiln::softmax(x, -1) + x, w, b, 1e-5);
+}
+
+// (c) A transformer's MLP, 1024 -> 4096 -> 1024, weights as nn.Linear holds them.
+struct Mlp {
+  Tensor w1, b1, w2, b2; // [4096, 1024], [4096], [1024, 4096], [1024]
+
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    return kiln::linear(kiln::gelu(kiln::linear(x, w1, b1)), w2, b2);
+  }
+};
+
+// (d) One step of a GRU cell, torch.nn.GRUCell's equations.
+struct GruCell {
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh; // [3H, in], [3H, H], [3H]
+
+  KILN_COMPILE() Tensor forward(const Tensor &x, const Tensor &h) const {
+    int64_t H = h.size(-1);
+    Tensor gi = kiln::linear(x, weight_ih, bias_ih);
+    Tensor gh = kiln::linear(h, weight_hh, bias_hh);
+    Tensor r = kiln::sigmoid(gi.slice(-1, 0, H) + gh.slice(-1, 0, H));
+    Tensor z = kiln::sigmoid(gi.slice(-1, H, 2 * H) + gh.slice(-1, H, 2 * H));
+    Tensor n = kiln::tanh(gi.slice(-1, 2 * H, 3 * H) + r * gh.slice(-1, 2 * H, 3 * H));
+    return (1.0f - z) * n + z * h;
+  }
+};
+
+// (e) A GPT-2 block (width 768, 12 heads), attention written out as
+// GPT-2's reference code writes it.
+struct Gpt2Block {
+  Tensor ln1_w, ln1_b, w_attn, b_attn, w_proj, b_proj; // nn.Linear layouts
+  Tensor ln2_w, ln2_b, w_fc, b_fc, w_out, b_out;
+  int64_t n_head;
+
+  Tensor attention(const Tensor &h) const {
+    int64_t B = h.size(0), T = h.size(1), C = h.size(2);
+    int64_t hd = C / n_head;
+    Tensor qkv = kiln::linear(h, w_attn, b_attn);
+    Tensor q = qkv.slice(2, 0, C).reshape({B, T, n_head, hd}).transpose(1, 2);
+    Tensor k = qkv.slice(2, C, 2 * C).reshape({B, T, n_head, hd}).transpose(1, 2);
+    Tensor v = qkv.slice(2, 2 * C, 3 * C).reshape({B, T, n_head, hd}).transpose(1, 2);
+    Tensor att = kiln::matmul(q, k.transpose(-2, -1)) * (1.0f / std::sqrt(float(hd)));
+    Tensor causal = kiln::arange(T).unsqueeze(1) >= kiln::arange(T).unsqueeze(0);
+    att = kiln::softmax(kiln::where(causal, att, -INFINITY), -1);
+    Tensor y = kiln::matmul(att, v).transpose(1, 2).reshape({B, T, C});
+    return kiln::linear(y, w_proj, b_proj);
+  }
+
+  KILN_COMPILE(fullgraph = true) Tensor forward(const Tensor &x) const {
+    Tensor x1 = x + attention(kiln::layer_norm(x, ln1_w, ln1_b, 1e-5));
+    Tensor h = kiln::gelu(kiln::linear(kiln::layer_norm(x1, ln2_w, ln2_b, 1e-5), w_fc, b_fc));
+    return x1 + kiln::linear(h, w_out, b_out);
+  }
+};
+
+// The same calls, eagerly.
+KILN_DISABLE() Tensor eager_chain(const Tensor &x) { return chain(x); }
+KILN_DISABLE() Tensor eager_ln_softmax(const Tensor &x, const Tensor &w, const Tensor &b) {
+  return ln_softmax(x, w, b);
+}
+KILN_DISABLE() Tensor eager_mlp(const Mlp &m, const Tensor &x) { return m.forward(x); }
+KILN_DISABLE() Tensor eager_gru(const GruCell &c, const Tensor &x, const Tensor &h) {
+  return c.forward(x, h);
+}
+KILN_DISABLE() Tensor eager_gpt2(const Gpt2Block &b, const Tensor &x) { return b.forward(x); }
+
+namespace {
+
+using Call = std::function<Tensor()>;
+
+/// One row of the sweep: its eager and compiled calls on the same inputs.
+struct Row {
+  Call eager, compiled;
+};
+
+uint64_t seed = 1;
+Tensor normal(kiln::Shape shape, double std) { return kiln::randn(shape, seed++) * std; }
+
+Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
+  auto need = [&](size_t n) {
+    if (a.size() != n)
+      throw kiln::Error("sweep: " + name + " takes " + std::to_string(n) + " sizes");
+  };
+  if (name == "chain") {
+    need(1);
+    Tensor x = normal({a[0]}, 1.0);
+    return {[x] { return eager_chain(x); }, [x] { return chain(x); }};
+  }
+  if (name == "ln_softmax") {
+    need(2);
+    Tensor x = normal({a[0], a[1]}, 1.0), w = normal({a[1]}, 1.0), b = normal({a[1]}, 1.0);
+    return {[=] { return eager_ln_softmax(x, w, b); }, [=] { return ln_softmax(x, w, b); }};
+  }
+  if (name == "mlp" || name == "mlp_cold") {
+    // mlp_cold turns over four copies of the model (128 MiB of weights,
+    // more than the last-level cache), so that each call reads its weights
+    // from memory, as a model larger than the cache does.
+    need(1);
+    auto models = std::make_shared<std::vector<Mlp>>();
+    for (int i = 0; i < (name == "mlp" ? 1 : 4); ++i)
+      models->push_back(Mlp{normal({4096, 1024}, 0.03), normal({4096}, 0.02),
+                            normal({1024, 4096}, 0.015), normal({1024}, 0.02)});
+    // Each side turns over the copies on its own, so that the first calls
+    // of the two (setup's check) use the same copy.
+    auto eagerTurn = std::make_shared<size_t>(0), compiledTurn = std::make_shared<size_t>(0);
+    Tensor x = normal({a[0], 1024}, 1.0);
+    return {[=] { return eager_mlp((*models)[(*eagerTurn)++ % models->size()], x); },
+            [=] { return (*models)[(*compiledTurn)++ % models->size()].forward(x); }};
+  }
+  if (name == "gru") {
+    need(3); // batch, input, hidden
+    int64_t H = a[2];
+    auto c = std::make_shared<GruCell>(GruCell{normal({3 * H, a[1]}, 0.1),
+                                               normal({3 * H, H}, 0.1), normal({3 * H}, 0.1),
+                                               normal({3 * H}, 0.1)});
+    Tensor x = normal({a[0], a[1]}, 1.0), h = normal({a[0], H}, 0.5);
+    return {[=] { return eager_gru(*c, x, h); }, [=] { return c->forward(x, h); }};
+  }
+  if (name == "gpt2") {
+    need(2);
+    const int64_t C = 768;
+    auto blk = std::make_shared<Gpt2Block>(Gpt2Block{
+        kiln::ones({C}), kiln::zeros({C}), normal({3 * C, C}, 0.02), normal({3 * C}, 0.02),
+        normal({C, C}, 0.02), normal({C}, 0.02), kiln::ones({C}), kiln::zeros({C}),
+        normal({4 * C, C}, 0.02), normal({4 * C}, 0.02), normal({C, 4 * C}, 0.02),
+        normal({C}, 0.02), 12});
+    Tensor x = normal({a[0], a[1], C}, 1.0);
+    return {[=] { return eager_gpt2(*blk, x); }, [=] { return blk->forward(x); }};
+  }
+  throw kiln::Error("sweep: unknown row " + name);
+}
+
+double seconds(const Call &f, int64_t calls) {
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < calls; ++i)
+    f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Read bandwidth in GB/s: the best of 5 sums over 512 MiB on all threads,
+/// each thread summing its share into 64 independent partial sums (so that
+/// the adds' latency never bounds it).
+double readBandwidth() {
+  const int64_t n = int64_t(1) << 27;
+  std::unique_ptr<float[]> data(new float[n]);
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = float(i & 7);
+  double best = 0, sink = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto start = std::chrono::steady_clock::now();
+    double total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+      float part[64] = {};
+#pragma omp for
+      for (int64_t i = 0; i < n; i += 64)
+        for (int l = 0; l < 64; ++l)
+          part[l] += data[i + l];
+      for (float p : part)
+        total += p;
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sink += total;
+    best = std::max(best, n * sizeof(float) / s / 1e9);
+  }
+  return sink < 0 ? 0 : best;
+}
+
+} // namespace
+
+int main() {
+  Row row;
+  int64_t calls = 1;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string command;
+    in >> command;
+    try {
+      if (command == "setup") {
+        std::string name;
+        in >> name;
+        std::vector<int64_t> sizes;
+        for (int64_t v; in >> v;)
+          sizes.push_back(v);
+        row = makeRow(name, sizes);
+        Tensor e = row.eager(), c = row.compiled();
+        double diff = kiln::amax(kiln::abs(c - e)).item<float>();
+        // About 5 ms of eager calls per timed batch, at least one call.
+        double one = seconds(row.eager, 1);
+        calls = std::max<int64_t>(1, int64_t(0.005 / std::max(one, 1e-7)));
+        seconds(row.compiled, calls); // warm the compiled path's caches too
+        std::printf("ok %lld %.3g\n", static_cast<long long>(calls), diff);
+      } else if (command == "time") {
+        double e = seconds(row.eager, calls), c = seconds(row.compiled, calls);
+        std::printf("%.4f %.4f\n", e / calls * 1e6, c / calls * 1e6);
+      } else if (command == "bandwidth") {
+        std::printf("%.2f\n", readBandwidth());
+      } else {
+        std::printf("error unknown command %s\n", command.c_str());
+      }
+    } catch (const std::exception &err) {
+      std::printf("error %s\n", err.what());
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
