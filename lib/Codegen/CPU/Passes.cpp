@@ -77,9 +77,7 @@ void mlir::kiln::addCpuLoweringToLLVM(OpPassManager &pm) {
   emulate.sourceTypeStrs = {"bf16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createKilnExpandBf16Conversions());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

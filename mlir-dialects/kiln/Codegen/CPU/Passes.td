@@ -186,6 +186,22 @@ def KilnApproximateMath : Pass<"kiln-approximate-math"> {
                            "::mlir::x86vector::X86VectorDialect"];
 }
 
+def KilnExpandBf16Conversions : Pass<"kiln-expand-bf16-conversions"> {
+  let summary = "Expand bfloat16 extf/truncf into integer arithmetic, and nothing else";
+  let description = [{
+    Rewrites `arith.extf` from bf16 and `arith.truncf` to bf16 as integer
+    arithmetic on their bits (upstream's bf16 expansion patterns), so that
+    LLVM never legalizes them into calls of `__truncsfbf2`, which Debian
+    12's libgcc (GCC 12) lacks. Upstream's `arith-expand` pass does this
+    too, but it also expands every float maximum and minimum into compares
+    and selects, which LLVM's vectorizer no longer recognises as a
+    reduction: a softmax's row maximum then ran one element at a time.
+    Runs after `arith-emulate-unsupported-floats` has moved bf16 arithmetic
+    to f32, before the arith-to-LLVM conversion.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
   let summary = "Call the runtime's BLAS entry points for float products";
   let description = [{
