@@ -14,6 +14,7 @@
 #include <cblas.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -51,17 +52,17 @@ bool blasCanRead(int64_t rows, int64_t cols, int64_t rowStride,
 }
 
 /// Products with at most this many rows of C (decoding, batch-1 and
-/// small-batch inference) are skinny: they split B's columns over the
-/// threads instead of C's rows, so that each thread streams its own share
-/// of B once (split by rows, every thread would read all of B, and one row
-/// would leave all of it to one thread), and run Kiln's kernels below,
-/// which read B once with no packing. On the 2-core development machine
-/// (AVX-512) they beat OpenBLAS 0.3.21's sgemm up to 64 rows of
-/// [.., 1024] x [1024, 4096] and [.., 4096] x [4096, 1024] (1.3-5x; at
-/// 128 rows the two are even): docs/benchmarks.md.
+/// small-batch inference) are skinny: they run Kiln's tiles below (see
+/// tiledGemm), whose split of B's columns over the threads has each
+/// thread stream its own share of B once, with no packing: split by rows
+/// as BLAS is called, every thread would read all of B, and one row would
+/// leave all of it to one thread. On the 2-core development machine they
+/// beat OpenBLAS 0.3.21's sgemm at every size up to 64 rows of
+/// [.., 1024] x [1024, 4096] and [.., 4096] x [4096, 1024] (1.3-5x):
+/// docs/benchmarks.md. Larger products take them too where tilesBeatBlas.
 constexpr int64_t kSkinnyRows = 64;
 /// Columns of C per share: a whole number of every kernel's tile.
-constexpr int64_t kSkinnyColumnBlock = 64;
+constexpr int64_t kColumnBlock = 64;
 
 /// 64 bytes of T (one AVX-512 register, two AVX ones).
 template <typename T> struct Simd;
@@ -184,16 +185,53 @@ void axpyRows(int64_t n, int64_t k, const T *a, int64_t sar, int64_t sac,
   }
 }
 
-/// C[n, m] (contiguous; += when beta is 1) = A[n, k] * B[k, m] with few
-/// rows: B's columns in blocks over the threads. B stored transposed (a
-/// linear layer's weight [m, k]) takes dot products of its rows with A's
-/// (A's rows made contiguous first when they are not); B stored [k, m]
-/// takes broadcasts of A's elements against B's row segments.
+/// C[n, 0..width) (+)= A[n, k] * B[k, 0..width) for one tile of C (b at
+/// B's element (0, 0), c at C's, leading dimensions ldb and ldc). B stored
+/// transposed (a linear layer's weight [m, k], element (p, j) at
+/// b[j * ldb + p]; A's rows contiguous) takes dot products of its rows
+/// with A's; B stored [k, m] takes broadcasts of A's elements against B's
+/// row segments, 4 vectors wide, then 1, then the last columns one by one.
 template <typename T>
-static void skinnyGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
-                       int64_t sac, const T *b, const BlasMatrix &lb, T beta,
-                       T *c) {
+static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
+                        int64_t sar, int64_t sac, const T *b, int64_t ldb,
+                        bool bTransposed, T *c, int64_t ldc, T beta) {
   constexpr int L = Simd<T>::kLanes;
+  int64_t j = 0;
+  if (bTransposed) {
+    for (; j + 4 <= width; j += 4)
+      dotRows<T, 4>(n, k, a, sar, b + j * ldb, ldb, c + j, ldc, beta);
+    for (; j < width; ++j)
+      dotRows<T, 1>(n, k, a, sar, b + j * ldb, ldb, c + j, ldc, beta);
+    return;
+  }
+  for (; j + 4 * L <= width; j += 4 * L)
+    axpyRows<T, 4>(n, k, a, sar, sac, b + j, ldb, c + j, ldc, beta);
+  for (; j + L <= width; j += L)
+    axpyRows<T, 1>(n, k, a, sar, sac, b + j, ldb, c + j, ldc, beta);
+  for (; j < width; ++j)
+    for (int64_t i = 0; i < n; ++i) {
+      T s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += a[i * sar + p * sac] * b[p * ldb + j];
+      storeScaled(c[i * ldc + j], s, beta);
+    }
+}
+
+/// C[n, m] (contiguous; += when beta is 1) = A[n, k] * B[k, m] in tiles of
+/// kRowBlock x kColumnBlock over the threads, column blocks outermost (a
+/// thread reads its share of B once, the column block's panel staying in
+/// L2 while the row blocks pass), k in chunks of kDepthBlock (a
+/// micro-tile's rows of A and B stay in L1; measured: 512 for broadcasts,
+/// 1024 for dot products, whose lane sums cost per chunk). A's rows are made
+/// contiguous first when B is stored transposed and they are not.
+constexpr int64_t kRowBlock = 64;
+constexpr int64_t kAxpyDepthBlock = 512;
+constexpr int64_t kDotDepthBlock = 1024;
+
+template <typename T>
+static void tiledGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
+                      int64_t sac, const T *b, const BlasMatrix &lb, T beta,
+                      T *c) {
   std::vector<T> aRows;
   if (lb.transposed && sac != 1) {
     aRows.resize(static_cast<size_t>(n * k));
@@ -205,30 +243,45 @@ static void skinnyGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
     sac = 1;
   }
   int64_t ldb = lb.ld;
-  int64_t blocks = (m + kSkinnyColumnBlock - 1) / kSkinnyColumnBlock;
-  parallelFor(blocks, n * m * k, [&](int64_t b0, int64_t b1) {
-    int64_t j = b0 * kSkinnyColumnBlock;
-    int64_t end = std::min(m, b1 * kSkinnyColumnBlock);
-    if (lb.transposed) {
-      for (; j + 4 <= end; j += 4)
-        dotRows<T, 4>(n, k, a, sar, b + j * ldb, ldb, c + j, m, beta);
-      for (; j < end; ++j)
-        dotRows<T, 1>(n, k, a, sar, b + j * ldb, ldb, c + j, m, beta);
-      return;
+  int64_t rowBlocks = (n + kRowBlock - 1) / kRowBlock;
+  int64_t columnBlocks = (m + kColumnBlock - 1) / kColumnBlock;
+  parallelFor(rowBlocks * columnBlocks, n * m * k, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t i0 = (t % rowBlocks) * kRowBlock;
+      int64_t j0 = (t / rowBlocks) * kColumnBlock;
+      // B's element (p0, j0): b[j0 * ld + p0] stored transposed, else
+      // b[p0 * ld + j0].
+      const T *bj = b + (lb.transposed ? j0 * ldb : j0);
+      int64_t depth = lb.transposed ? kDotDepthBlock : kAxpyDepthBlock;
+      for (int64_t p0 = 0; p0 < k; p0 += depth)
+        tileProduct(std::min(kRowBlock, n - i0), std::min(kColumnBlock, m - j0),
+                    std::min(depth, k - p0), a + i0 * sar + p0 * sac, sar, sac,
+                    bj + (lb.transposed ? p0 : p0 * ldb), ldb, lb.transposed,
+                    c + i0 * m + j0, m, p0 == 0 ? beta : T(1));
     }
-    for (; j + 4 * L <= end; j += 4 * L)
-      axpyRows<T, 4>(n, k, a, sar, sac, b + j, ldb, c + j, m, beta);
-    for (; j + L <= end; j += L)
-      axpyRows<T, 1>(n, k, a, sar, sac, b + j, ldb, c + j, m, beta);
-    // The last columns, fewer than a vector, one by one.
-    for (; j < end; ++j)
-      for (int64_t i = 0; i < n; ++i) {
-        T s = 0;
-        for (int64_t p = 0; p < k; ++p)
-          s += a[i * sar + p * sac] * b[p * ldb + j];
-        storeScaled(c[i * m + j], s, beta);
-      }
   });
+}
+
+/// Whether Kiln's tiles run every product rather than only the skinny
+/// ones: when they are compiled for AVX-512 and OpenBLAS's gemm is not. A
+/// DYNAMIC_ARCH OpenBLAS runs the kernels of the newest core it knows, so
+/// Debian 12's 0.3.21 on an AMD Zen 4 or 5 runs its Haswell (AVX2) ones;
+/// on the 2-core development machine (Zen 5) the tiles reach 360-480
+/// GFLOP/s where those reach 210-250, and OpenBLAS's own AVX-512 kernels
+/// (OPENBLAS_CORETYPE=SkylakeX) 320-480 (docs/benchmarks.md).
+static bool tilesBeatBlas() {
+#if defined(__AVX512F__)
+  static const bool beat = [] {
+    std::string core = openblas_get_corename();
+    for (const char *wide : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+      if (core == wide)
+        return false;
+    return true;
+  }();
+  return beat;
+#else
+  return false;
+#endif
 }
 
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.
@@ -257,8 +310,8 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
     }();
     (void)singleThreadedBlas;
     T beta = accumulate ? T(1) : T(0);
-    if (n <= kSkinnyRows && m >= kSkinnyColumnBlock) {
-      skinnyGemm(n, m, k, a, sar, sac, b, lb, beta, c);
+    if ((n <= kSkinnyRows || tilesBeatBlas()) && m >= kColumnBlock) {
+      tiledGemm(n, m, k, a, sar, sac, b, lb, beta, c);
       return;
     }
     // A's rows r0.. start at a + r0 * (row stride), transposed or not.

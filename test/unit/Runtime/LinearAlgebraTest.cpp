@@ -154,3 +154,20 @@ TEST_CASE("linear and matmul with few rows, as decoding calls them",
                      1e-4, 1e-4));
   }
 }
+
+TEST_CASE("products of many rows and a deep k (row blocks, k in chunks) "
+          "match a plain loop",
+          "[matmul][skinny]") {
+  // More rows than one row block (64), k past one and two chunks (512 for
+  // B stored [k, m], 1024 transposed), in both layouts, accumulating or not.
+  for (int64_t n : {3, 130})
+    for (int64_t m : {64, 200})
+      for (int64_t k : {1100, 2100})
+        for (bool bTransposed : {false, true})
+          for (bool accumulate : {false, true}) {
+            checkGemmLayout<float>(n, m, k, false, bTransposed, accumulate,
+                                   1e-4);
+            checkGemmLayout<double>(n, m, k, true, bTransposed, accumulate,
+                                    1e-11);
+          }
+}
