@@ -20,12 +20,15 @@ using namespace mlir;
 namespace {
 
 /// The end of a chain: a linalg op on tensors whose outermost loop is
-/// parallel, that is not a contraction, and whose results no other linalg op
-/// reads.
+/// parallel, that is not a product (a contraction or a convolution, which
+/// the runtime runs whole: tiled, a convolution whose result is read only
+/// through a slice became one runtime call, im2col included, per 16
+/// outputs), and whose results no other linalg op reads.
 bool isRoot(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
       op.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
-      linalg::isaContractionOpInterface(op))
+      linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op))
     return false;
   for (Value result : op->getResults())
     for (Operation *user : result.getUsers())

@@ -75,3 +75,26 @@ func.func @epilogue(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x?x
   } -> tensor<?x?x8xf32>
   return %o : tensor<?x?x8xf32>
 }
+
+// A convolution whose result is read only through a slice (no linalg op
+// reads it) is a product, not the end of a chain: it stays whole, one
+// runtime call for the batch, instead of one per tile of 4 outputs.
+// CHECK-LABEL: func.func @conv_through_slice
+// CHECK-NOT: scf.forall
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<?x?x?x?xf32>
+// CHECK-NOT: scf.forall
+// CHECK: tensor.extract_slice
+func.func @conv_through_slice(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>, %init: tensor<?x?x?x?xf32>, %n: index) -> tensor<?x?x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %filled = linalg.fill ins(%zero : f32) outs(%init : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) outs(%filled : tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %d1 = tensor.dim %y, %c1 : tensor<?x?x?x?xf32>
+  %d2 = tensor.dim %y, %c2 : tensor<?x?x?x?xf32>
+  %d3 = tensor.dim %y, %c3 : tensor<?x?x?x?xf32>
+  %s = tensor.extract_slice %y[0, 0, 0, 0] [%n, %d1, %d2, %d3] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
+  return %s : tensor<?x?x?x?xf32>
+}
