@@ -223,9 +223,16 @@ bool Tracer::traceOverList(const CXXForRangeStmt *r, std::vector<int> values) {
   return true;
 }
 
+bool kiln::frontend::declaresNamesOnly(const Decl *decl) {
+  return isa<UsingDecl, UsingDirectiveDecl, UsingEnumDecl, TypedefNameDecl,
+             NamespaceAliasDecl, StaticAssertDecl>(decl);
+}
+
 bool Tracer::traceStmt(const Stmt *s) {
   if (const auto *decl = dyn_cast<DeclStmt>(s)) {
     for (const Decl *d : decl->decls()) {
+      if (declaresNamesOnly(d))
+        continue; // Clang has resolved the names it introduces
       const auto *var = dyn_cast<VarDecl>(d);
       if (!var) {
         breakAt(d->getLocation(), "a declaration the tracer does not model");

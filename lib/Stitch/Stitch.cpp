@@ -161,18 +161,25 @@ stitchFile(ASTContext &context, const std::string &file,
           continue;
         std::string assignments;
         bool keep = false;
-        // A lambda's declaration moves before the call, verbatim.
+        // A lambda's declaration moves before the call, verbatim, and so
+        // does one that only names things (using, typedef...), so that
+        // what follows the segment and its fallback still see the names.
+        bool verbatim = llvm::all_of(decl->decls(), [](const Decl *d) {
+          return frontend::declaresNamesOnly(d);
+        });
         if (decl->isSingleDecl())
           if (const auto *var = dyn_cast<VarDecl>(decl->getSingleDecl()))
             if (const auto *record = var->getType()->getAsCXXRecordDecl();
-                record && record->isLambda()) {
-              SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
-              SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
-              hoisted += textOf(SourceRange(from, to), context) + "\n";
-              edits.push_back({sm.getFileOffset(from) - beginOffset,
-                               sm.getFileOffset(to) - beginOffset + 1, ""});
-              continue;
-            }
+                record && record->isLambda())
+              verbatim = true;
+        if (verbatim) {
+          SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
+          SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
+          hoisted += textOf(SourceRange(from, to), context) + "\n";
+          edits.push_back({sm.getFileOffset(from) - beginOffset,
+                           sm.getFileOffset(to) - beginOffset + 1, ""});
+          continue;
+        }
         for (const Decl *d : decl->decls()) {
           const auto *var = cast<VarDecl>(d);
           QualType type = var->getType();

@@ -22,6 +22,7 @@
 
 namespace clang {
 class ASTContext;
+class Decl;
 class Rewriter;
 class Stmt;
 class Expr;
@@ -175,6 +176,12 @@ struct TemplateSpelling {
 };
 std::optional<TemplateSpelling>
 templateSpelling(const clang::FunctionDecl *instantiation);
+
+/// Whether a declaration in a function body only names things (a using
+/// declaration or directive, a typedef or alias, a namespace alias,
+/// static_assert): nothing runs, so the tracer passes over it, and the
+/// stitched code keeps it in scope before a graph's call.
+bool declaresNamesOnly(const clang::Decl *decl);
 
 } // namespace kiln::frontend
 
