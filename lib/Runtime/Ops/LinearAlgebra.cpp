@@ -245,21 +245,26 @@ static void tiledGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
   int64_t ldb = lb.ld;
   int64_t rowBlocks = (n + kRowBlock - 1) / kRowBlock;
   int64_t columnBlocks = (m + kColumnBlock - 1) / kColumnBlock;
-  parallelFor(rowBlocks * columnBlocks, n * m * k, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      int64_t i0 = (t % rowBlocks) * kRowBlock;
-      int64_t j0 = (t / rowBlocks) * kColumnBlock;
-      // B's element (p0, j0): b[j0 * ld + p0] stored transposed, else
-      // b[p0 * ld + j0].
-      const T *bj = b + (lb.transposed ? j0 * ldb : j0);
-      int64_t depth = lb.transposed ? kDotDepthBlock : kAxpyDepthBlock;
-      for (int64_t p0 = 0; p0 < k; p0 += depth)
-        tileProduct(std::min(kRowBlock, n - i0), std::min(kColumnBlock, m - j0),
-                    std::min(depth, k - p0), a + i0 * sar + p0 * sac, sar, sac,
-                    bj + (lb.transposed ? p0 : p0 * ldb), ldb, lb.transposed,
-                    c + i0 * m + j0, m, p0 == 0 ? beta : T(1));
-    }
-  });
+  // Threads from about 2M multiply-adds on (kParallelThreshold x 64, some
+  // 20 us on one core): below that, waking the team costs more than the
+  // product (a GRU step's [8, 64] x [64, 384] takes 2 us).
+  parallelFor(
+      rowBlocks * columnBlocks, n * m * k / 64, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          int64_t i0 = (t % rowBlocks) * kRowBlock;
+          int64_t j0 = (t / rowBlocks) * kColumnBlock;
+          // B's element (p0, j0): b[j0 * ld + p0] stored transposed, else
+          // b[p0 * ld + j0].
+          const T *bj = b + (lb.transposed ? j0 * ldb : j0);
+          int64_t depth = lb.transposed ? kDotDepthBlock : kAxpyDepthBlock;
+          for (int64_t p0 = 0; p0 < k; p0 += depth)
+            tileProduct(
+                std::min(kRowBlock, n - i0), std::min(kColumnBlock, m - j0),
+                std::min(depth, k - p0), a + i0 * sar + p0 * sac, sar, sac,
+                bj + (lb.transposed ? p0 : p0 * ldb), ldb, lb.transposed,
+                c + i0 * m + j0, m, p0 == 0 ? beta : T(1));
+        }
+      });
 }
 
 /// Whether Kiln's tiles run every product rather than only the skinny
