@@ -17,6 +17,8 @@
 //       gru BATCH IN HIDDEN | gpt2 B T.
 #include <kiln/kiln.h>
 
+#include "../../examples/common/gru_cell.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,20 +52,11 @@ struct Mlp {
   }
 };
 
-// (d) One step of a GRU cell, torch.nn.GRUCell's equations.
-struct GruCell {
-  Tensor weight_ih, weight_hh, bias_ih, bias_hh; // [3H, in], [3H, H], [3H]
-
-  KILN_COMPILE() Tensor forward(const Tensor &x, const Tensor &h) const {
-    int64_t H = h.size(-1);
-    Tensor gi = kiln::linear(x, weight_ih, bias_ih);
-    Tensor gh = kiln::linear(h, weight_hh, bias_hh);
-    Tensor r = kiln::sigmoid(gi.slice(-1, 0, H) + gh.slice(-1, 0, H));
-    Tensor z = kiln::sigmoid(gi.slice(-1, H, 2 * H) + gh.slice(-1, H, 2 * H));
-    Tensor n = kiln::tanh(gi.slice(-1, 2 * H, 3 * H) + r * gh.slice(-1, 2 * H, 3 * H));
-    return (1.0f - z) * n + z * h;
-  }
-};
+// (d) One step of a GRU cell (torch.nn.GRUCell's equations), the cell of
+// examples/gru.
+KILN_COMPILE() Tensor gru_step(const examples::GRUCell &cell, const Tensor &x, const Tensor &h) {
+  return cell(x, h);
+}
 
 // (e) A GPT-2 block (width 768, 12 heads), attention written out as
 // GPT-2's reference code writes it.
@@ -99,8 +92,8 @@ KILN_DISABLE() Tensor eager_ln_softmax(const Tensor &x, const Tensor &w, const T
   return ln_softmax(x, w, b);
 }
 KILN_DISABLE() Tensor eager_mlp(const Mlp &m, const Tensor &x) { return m.forward(x); }
-KILN_DISABLE() Tensor eager_gru(const GruCell &c, const Tensor &x, const Tensor &h) {
-  return c.forward(x, h);
+KILN_DISABLE() Tensor eager_gru(const examples::GRUCell &c, const Tensor &x, const Tensor &h) {
+  return gru_step(c, x, h);
 }
 KILN_DISABLE() Tensor eager_gpt2(const Gpt2Block &b, const Tensor &x) { return b.forward(x); }
 
@@ -150,11 +143,11 @@ Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
   if (name == "gru") {
     need(3); // batch, input, hidden
     int64_t H = a[2];
-    auto c = std::make_shared<GruCell>(GruCell{normal({3 * H, a[1]}, 0.1),
-                                               normal({3 * H, H}, 0.1), normal({3 * H}, 0.1),
-                                               normal({3 * H}, 0.1)});
+    auto c = std::make_shared<examples::GRUCell>(
+        examples::GRUCell{normal({3 * H, a[1]}, 0.1), normal({3 * H, H}, 0.1),
+                          normal({3 * H}, 0.1), normal({3 * H}, 0.1)});
     Tensor x = normal({a[0], a[1]}, 1.0), h = normal({a[0], H}, 0.5);
-    return {[=] { return eager_gru(*c, x, h); }, [=] { return c->forward(x, h); }};
+    return {[=] { return eager_gru(*c, x, h); }, [=] { return gru_step(*c, x, h); }};
   }
   if (name == "gpt2") {
     need(2);
