@@ -11,6 +11,8 @@
 //                       (CALLS: calls per timed batch, about 5 ms of eager)
 //   time                times one batch of eager calls, then one of compiled
 //                       calls: "EAGER_US COMPILED_US" per call
+//   run SIDE SECONDS    calls one side (eager or compiled) alone for that
+//                       long, for a profiler: "CALLS US_PER_CALL"
 //   bandwidth           the machine's read bandwidth on all threads, GB/s
 //                       (the best of 5 sums over 512 MiB)
 // Rows: chain N | ln_softmax R C | mlp BATCH | mlp_cold BATCH |
@@ -228,6 +230,18 @@ int main() {
       } else if (command == "time") {
         double e = seconds(row.eager, calls), c = seconds(row.compiled, calls);
         std::printf("%.4f %.4f\n", e / calls * 1e6, c / calls * 1e6);
+      } else if (command == "run") {
+        std::string side;
+        double limit = 1;
+        in >> side >> limit;
+        const Call &f = side == "eager" ? row.eager : row.compiled;
+        int64_t n = 0;
+        double spent = 0;
+        while (spent < limit) {
+          spent += seconds(f, calls);
+          n += calls;
+        }
+        std::printf("%lld %.4f\n", static_cast<long long>(n), spent / n * 1e6);
       } else if (command == "bandwidth") {
         std::printf("%.2f\n", readBandwidth());
       } else {
