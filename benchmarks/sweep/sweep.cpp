@@ -26,6 +26,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <omp.h>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -173,10 +175,12 @@ double seconds(const Call &f, int64_t calls) {
 }
 
 /// Read bandwidth in GB/s: the best of 5 sums over 512 MiB on all threads,
-/// each thread summing its share into 64 independent partial sums (so that
-/// the adds' latency never bounds it).
+/// each thread summing its share as 8 streams at once, in 64-byte vectors,
+/// into 8 accumulators (one stream at a time, with one accumulator, this
+/// machine reads 30-40% slower than its products stream weights).
 double readBandwidth() {
-  const int64_t n = int64_t(1) << 27;
+  typedef float V __attribute__((vector_size(64)));
+  const int64_t n = int64_t(1) << 27, vectors = n / 16;
   std::unique_ptr<float[]> data(new float[n]);
 #pragma omp parallel for
   for (int64_t i = 0; i < n; ++i)
@@ -187,13 +191,20 @@ double readBandwidth() {
     double total = 0;
 #pragma omp parallel reduction(+ : total)
     {
-      float part[64] = {};
-#pragma omp for
-      for (int64_t i = 0; i < n; i += 64)
-        for (int l = 0; l < 64; ++l)
-          part[l] += data[i + l];
-      for (float p : part)
-        total += p;
+      // This thread's share, read as 8 streams at once (as the products
+      // read 4 or more rows of a weight at once), one vector from each.
+      int64_t threads = omp_get_num_threads(), share = vectors / threads;
+      int64_t begin = omp_get_thread_num() * share, stream = share / 8;
+      V acc[8] = {};
+      for (int64_t v = 0; v < stream; ++v)
+        for (int u = 0; u < 8; ++u) {
+          V x;
+          std::memcpy(&x, data.get() + (begin + u * stream + v) * 16, sizeof x);
+          acc[u] += x;
+        }
+      for (const V &a : acc)
+        for (int l = 0; l < 16; ++l)
+          total += a[l];
     }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     sink += total;
