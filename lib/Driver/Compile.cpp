@@ -504,7 +504,7 @@ llvm::Expected<std::string> joinObjects(std::vector<std::string> &objects) {
           llvm::sys::fs::createUniqueDirectory("kiln-objects", dir))
     return llvm::createStringError("cannot create a temporary directory: " +
                                    ec.message());
-  auto removeDir = llvm::make_scope_exit(
+  llvm::scope_exit removeDir(
       [&] { (void)llvm::sys::fs::remove_directories(dir); });
   std::vector<std::string> args = {linker, "-r", "-o"};
   llvm::SmallString<128> out(dir);

@@ -16,7 +16,7 @@ std::optional<ElementType> parseElement(llvm::StringRef name) {
       .Case("bf16", ElementType::BF16)
       .Case("i32", ElementType::I32)
       .Case("i64", ElementType::I64)
-      .Cases("bool", "i1", ElementType::Bool)
+      .Cases({"bool", "i1"}, ElementType::Bool)
       .Default(std::nullopt);
 }
 
