@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kiln {
@@ -157,27 +158,6 @@ void dotTile(int64_t k, const T *a, int64_t lda, const T *w, int64_t ldw, T *c,
   }
 }
 
-/// C[n, NJ], four rows of A at a time.
-template <typename T, int NJ>
-void dotRows(int64_t n, int64_t k, const T *a, int64_t lda, const T *w,
-             int64_t ldw, T *c, int64_t ldc, T beta) {
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    dotTile<T, 4, NJ>(k, a + i * lda, lda, w, ldw, c + i * ldc, ldc, beta);
-  const T *ai = a + i * lda;
-  T *ci = c + i * ldc;
-  switch (n - i) {
-  case 3:
-    return dotTile<T, 3, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
-  case 2:
-    return dotTile<T, 2, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
-  case 1:
-    return dotTile<T, 1, NJ>(k, ai, lda, w, ldw, ci, ldc, beta);
-  default:
-    return;
-  }
-}
-
 /// C[NI, NV * L] (+)= A[NI, k] * B[k, NV * L], B's rows contiguous: each
 /// row segment of B read once and multiplied by NI broadcast elements of A.
 template <typename T, int NI, int NV>
@@ -202,23 +182,21 @@ void axpyTile(int64_t k, const T *a, int64_t sar, int64_t sac, const T *b,
         storeScaled(c[i * ldc + v * L + l], acc[i][v][l], beta);
 }
 
-/// C[n, NV * L], four rows of A at a time.
-template <typename T, int NV>
-void axpyRows(int64_t n, int64_t k, const T *a, int64_t sar, int64_t sac,
-              const T *b, int64_t ldb, T *c, int64_t ldc, T beta) {
+/// Calls tile(rows, i) over n rows of A and C, tile(std::integral_constant<
+/// int, 4>, i) four rows at a time, then once with the 1-3 rows left, so
+/// that a tile's rows are a compile-time count (its accumulators live in
+/// registers).
+template <typename Tile> void inRowsOfFour(int64_t n, const Tile &tile) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
-    axpyTile<T, 4, NV>(k, a + i * sar, sar, sac, b, ldb, c + i * ldc, ldc,
-                       beta);
-  const T *ai = a + i * sar;
-  T *ci = c + i * ldc;
+    tile(std::integral_constant<int, 4>{}, i);
   switch (n - i) {
   case 3:
-    return axpyTile<T, 3, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+    return tile(std::integral_constant<int, 3>{}, i);
   case 2:
-    return axpyTile<T, 2, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+    return tile(std::integral_constant<int, 2>{}, i);
   case 1:
-    return axpyTile<T, 1, NV>(k, ai, sar, sac, b, ldb, ci, ldc, beta);
+    return tile(std::integral_constant<int, 1>{}, i);
   default:
     return;
   }
@@ -236,17 +214,31 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
                         bool bTransposed, T *c, int64_t ldc, T beta) {
   constexpr int L = Simd<T>::kLanes;
   int64_t j = 0;
+  // NJ columns of C (rows of the stored B) by dot products.
+  auto dots = [&](auto columns) {
+    inRowsOfFour(n, [&](auto rows, int64_t i) {
+      dotTile<T, decltype(rows)::value, decltype(columns)::value>(
+          k, a + i * sar, sar, b + j * ldb, ldb, c + i * ldc + j, ldc, beta);
+    });
+  };
+  // NV vectors of columns of C by broadcasts.
+  auto axpys = [&](auto vectors) {
+    inRowsOfFour(n, [&](auto rows, int64_t i) {
+      axpyTile<T, decltype(rows)::value, decltype(vectors)::value>(
+          k, a + i * sar, sar, sac, b + j, ldb, c + i * ldc + j, ldc, beta);
+    });
+  };
   if (bTransposed) {
     for (; j + 4 <= width; j += 4)
-      dotRows<T, 4>(n, k, a, sar, b + j * ldb, ldb, c + j, ldc, beta);
+      dots(std::integral_constant<int, 4>{});
     for (; j < width; ++j)
-      dotRows<T, 1>(n, k, a, sar, b + j * ldb, ldb, c + j, ldc, beta);
+      dots(std::integral_constant<int, 1>{});
     return;
   }
   for (; j + 4 * L <= width; j += 4 * L)
-    axpyRows<T, 4>(n, k, a, sar, sac, b + j, ldb, c + j, ldc, beta);
+    axpys(std::integral_constant<int, 4>{});
   for (; j + L <= width; j += L)
-    axpyRows<T, 1>(n, k, a, sar, sac, b + j, ldb, c + j, ldc, beta);
+    axpys(std::integral_constant<int, 1>{});
   for (; j < width; ++j)
     for (int64_t i = 0; i < n; ++i) {
       T s = 0;
