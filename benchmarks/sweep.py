@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 
+from kiln_flags import kiln_flags
+
 # Row name, its sizes (sweep.cpp's setup arguments), a label for the table.
 ROWS = [
     ("chain", [64], "elementwise chain [64]"),
@@ -145,18 +147,16 @@ class Kiln:
 
 def build(root, build_dir, cxx, work):
     kiln = os.path.join(build_dir, "bin", "kiln")
-    runtime = os.path.join(build_dir, "lib", "Runtime")
-    omp = "/usr/lib/llvm-22/lib"
+    includes, link, kernel_link = kiln_flags(root, build_dir)
     src = os.path.join(root, "benchmarks", "sweep", "sweep.cpp")
     out = os.path.join(work, "sweep.cpu.cpp")
     exe = os.path.join(work, "sweep")
     start = time.perf_counter()
     subprocess.run([kiln, "compile", src, "-o", out], check=True)
     compile_s = time.perf_counter() - start
-    subprocess.run([cxx, "-std=c++17", "-O2", "-march=native", "-fopenmp", "-I" + os.path.join(root, "include"),
-                    "-I" + os.path.join(build_dir, "include"), out, out[:-len(".cpp")] + ".o",
-                    "-o", exe, "-L" + runtime, "-lkiln_runtime", "-Wl,-rpath," + runtime,
-                    "-L" + omp, "-lomp", "-Wl,-rpath," + omp], check=True)
+    # -fopenmp: the read probe's own parallel loops.
+    subprocess.run([cxx, "-std=c++17", "-O2", "-march=native", "-fopenmp", *includes, out,
+                    out[:-len(".cpp")] + ".o", "-o", exe, *link, *kernel_link], check=True)
     return exe, compile_s
 
 

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+from kiln_flags import kiln_flags
+
 # Model, arguments of the timed runs (batch and size flags of each program).
 MODELS = [
     ("gpt2", ["16", "64"]),
@@ -49,11 +51,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.path.abspath(args.build)
     kiln = os.path.join(build, "bin", "kiln")
-    runtime = os.path.join(build, "lib", "Runtime")
-    includes = ["-I" + os.path.join(root, "include"), "-I" + os.path.join(build, "include")]
-    link = ["-L" + runtime, "-lkiln_runtime", "-Wl,-rpath," + runtime]
-    omp = "/usr/lib/llvm-22/lib"
-    kernel_link = ["-L" + omp, "-lomp", "-Wl,-rpath," + omp]
+    includes, link, kernel_link = kiln_flags(root, build)
     only = set(filter(None, args.only.split(",")))
 
     rows = []
