@@ -1,12 +1,12 @@
 // A character-level GRU language model, written as a C++ programmer porting
 // from PyTorch writes it: an embedding, a GRU cell (torch.nn.GRUCell's
-// equations, a functor module holding its weights: ../common/gru_cell.h) run over a sequence
-// whose length is known only at run time, and a linear head. `kiln compile`
-// leaves the loop over time steps on the host and runs each step's gates
-// as one compiled graph: a dozen small ops per step that eager runs one
-// by one. The program runs the same sequences both ways (eagerly through a
-// KILN_DISABLE() function, below which nothing is compiled) and prints the
-// results and timings side by side.
+// equations, a functor module holding its weights: ../common/gru_cell.h)
+// run over a sequence whose length is known only at run time, and a linear
+// head. `kiln compile` leaves the loop over time steps on the host and
+// runs each step's gates as one compiled graph: a dozen small ops per step
+// that eager runs one by one. The program runs the same sequences both ways
+// (eagerly through a KILN_DISABLE() function, below which nothing is
+// compiled) and prints the results and timings side by side.
 //
 //   gru [BATCH] [STEPS]      (default 8 sequences of 32 characters;
 //                             embedding 64, hidden 128, 96 characters)
