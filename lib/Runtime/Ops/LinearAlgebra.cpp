@@ -358,10 +358,10 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
       int rows = static_cast<int>(r1 - r0);
       if constexpr (std::is_same<T, float>::value)
         cblas_sgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0f, ar, la.ld, b,
-                    lb.ld, accumulate ? 1.0f : 0.0f, cr, ldc);
+                    lb.ld, beta, cr, ldc);
       else
         cblas_dgemm(CblasRowMajor, ta, tb, rows, m, k, 1.0, ar, la.ld, b, lb.ld,
-                    accumulate ? 1.0 : 0.0, cr, ldc);
+                    beta, cr, ldc);
     });
   } else {
     using U = std::make_unsigned_t<T>;
