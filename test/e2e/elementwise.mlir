@@ -3,7 +3,7 @@
 // does not name, and that a broadcast mismatch fails in both.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 30 passed, 0 failed
+// CHECK: 34 passed, 0 failed
 
 // E2E: @chain f32[1]
 // E2E: @chain f32[777]
@@ -70,6 +70,20 @@ func.func @broadcast_chain(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<
   %4 = kiln.sub %3, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %5 = kiln.div %1, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %4, %5 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Run-time broadcasts of other element types (1, 2 and 8 bytes): each
+// copy is one strided copy of its own element size (kiln-broadcast-copies).
+// E2E: @broadcast_types i1[4,1] f32[1,5] i64[4,1]{-9,9} i64[1,5]{-9,9} bf16[1,5] bf16[4,1]
+// E2E: @broadcast_types i1[1,5] f32[4,1] i64[1,1]{-9,9} i64[4,5]{-9,9} bf16[4,5] bf16[1,1]
+// E2E: @broadcast_types i1[3,5] f32[3,5] i64[3,5]{-9,9} i64[3,5]{-9,9} bf16[3,5] bf16[3,5]
+// E2E: @broadcast_types i1[4,1] f32[3,5] i64[4,1]{-9,9} i64[1,5]{-9,9} bf16[1,5] bf16[4,1] expect-error
+func.func @broadcast_types(%m: tensor<?x?xi1>, %x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %j: tensor<?x?xi64>, %h: tensor<?x?xbf16>, %k: tensor<?x?xbf16>) -> (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xbf16>) {
+  %z = kiln.constant dense<-1.0> : tensor<f32>
+  %w = kiln.where %m, %x, %z : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %s = kiln.sub %i, %j : (tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  %p = kiln.mul %h, %k : (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+  return %w, %s, %p : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xbf16>
 }
 
 // E2E: @unary f32[3,17]

@@ -10,7 +10,7 @@
 // RUN: kiln-e2e %S/long-rows.mlir --work %t/long --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=LONG
 // RUN: kiln-e2e %S/transformer.mlir --work %t/tf --cxx %clangxx %e2e_flags --min-parallel-work=0 | FileCheck %s --check-prefix=TF
 // EW-NOT: FAIL
-// EW: 30 passed, 0 failed
+// EW: 34 passed, 0 failed
 // RED-NOT: FAIL
 // RED: {{[1-9][0-9]*}} passed, 0 failed
 // SCANS-NOT: FAIL

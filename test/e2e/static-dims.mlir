@@ -24,6 +24,6 @@
 // SCANS-NOT: FAIL
 // SCANS: {{[1-9][0-9]*}} passed, 0 failed
 // EW-NOT: FAIL
-// EW: 30 passed, 0 failed
+// EW: 34 passed, 0 failed
 // TF-NOT: FAIL
 // TF: 3 passed, 0 failed

@@ -2,6 +2,8 @@
 #ifndef KILN_CONVERSION_KILNTOLINALG_H
 #define KILN_CONVERSION_KILNTOLINALG_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class MLIRContext;
 class RewritePatternSet;
@@ -21,6 +23,13 @@ void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateConstantsToLinalgPatterns(RewritePatternSet &patterns);
 void populateCallsToFuncPatterns(RewritePatternSet &patterns);
+
+/// Marks the linalg.generic that broadcasts an operand to its op's size
+/// when the operand turns out smaller at run time (Broadcast.cpp): the CPU
+/// pipeline runs it as one strided copy (kiln-broadcast-copies) instead of
+/// a loop nest of its own; other pipelines lower it as any generic.
+inline constexpr llvm::StringLiteral kBroadcastCopyAttrName =
+    "kiln.broadcast_copy";
 
 } // namespace mlir::kiln
 

@@ -39,6 +39,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   addFusionPasses(pm);
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
   addBufferizationPasses(pm);
+  pm.addPass(createKilnBroadcastCopies());
   pm.addPass(createKilnMatmulToBlas());
   pm.addPass(createKilnLowerReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

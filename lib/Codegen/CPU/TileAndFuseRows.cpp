@@ -1,5 +1,6 @@
 //===- TileAndFuseRows.cpp - Row-block tiling with producer fusion --------===//
 #include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Conversion/KilnToLinalg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,9 +24,11 @@ namespace {
 /// parallel, that is not a product (a contraction or a convolution, which
 /// the runtime runs whole: tiled, a convolution whose result is read only
 /// through a slice became one runtime call, im2col included, per 16
-/// outputs), and whose results no other linalg op reads.
+/// outputs), and whose results no other linalg op reads. A broadcast copy
+/// is no root either: kiln-broadcast-copies makes it one strided copy.
 bool isRoot(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
+      op->hasAttr(kiln::kBroadcastCopyAttrName) ||
       op.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
       linalg::isaContractionOpInterface(op) ||
       linalg::isaConvolutionOpInterface(op))

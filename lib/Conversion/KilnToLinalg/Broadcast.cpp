@@ -2,6 +2,7 @@
 #include "Broadcast.h"
 #include "Builders.h"
 
+#include "kiln/Conversion/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -208,7 +209,9 @@ Value checkedEqualSize(OpBuilder &b, Location loc, Value a, Value bSize,
 
 // One scf.if for all of v's dims: the copy is made only when one of them is
 // smaller at run time. When one of them is 0 there is no element to
-// broadcast: zeros stand in.
+// broadcast, and nothing to copy: the result has no element either (a 0
+// broadcasts only to 0), or a shape check failed and its values are never
+// read, so it stays uninitialized rather than costing a fill's loop nest.
 Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
                              ArrayRef<int64_t> dims, ArrayRef<Value> rs) {
   assert(dims.size() == rs.size() && !dims.empty());
@@ -238,10 +241,7 @@ Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
             then, l, isEmpty,
             [&](OpBuilder &e, Location l2) {
               Value empty = emptyTensor(e, l2, sizes, type.getElementType());
-              Value zeroElem = scalarConstant(e, l2, type.getElementType(), 0);
-              Value filled =
-                  linalg::FillOp::create(e, l2, zeroElem, empty).getResult(0);
-              scf::YieldOp::create(e, l2, castTo(e, l2, filled, type));
+              scf::YieldOp::create(e, l2, castTo(e, l2, empty, type));
             },
             [&](OpBuilder &e, Location l2) {
               // Every element of the result reads v at its own index, or at
@@ -252,7 +252,7 @@ Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
               for (Value c : cs)
                 lasts.push_back(arith::SubIOp::create(e, l2, c, one));
               Value empty = emptyTensor(e, l2, sizes, type.getElementType());
-              Value bcast =
+              auto copy =
                   linalg::GenericOp::create(
                       e, l2, TypeRange{empty.getType()}, ValueRange{},
                       ValueRange{empty}, e.getMultiDimIdentityMap(rank),
@@ -266,8 +266,9 @@ Value broadcastDimsIfSmaller(OpBuilder &b, Location loc, Value v,
                               arith::MinUIOp::create(bb, l3, index[dim], last);
                         Value x = tensor::ExtractOp::create(bb, l3, v, index);
                         linalg::YieldOp::create(bb, l3, x);
-                      })
-                      .getResult(0);
+                      });
+              copy->setAttr(kBroadcastCopyAttrName, e.getUnitAttr());
+              Value bcast = copy.getResult(0);
               scf::YieldOp::create(e, l2, castTo(e, l2, bcast, type));
             });
         scf::YieldOp::create(then, l, inner.getResult(0));

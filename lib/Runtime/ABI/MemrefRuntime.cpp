@@ -10,6 +10,7 @@
 
 #include "Core/Parallel.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace {
@@ -64,6 +65,11 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
   int64_t cols = rank ? sizes[rank - 1] : 1;
   bool rowsContiguous = rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
                                       (dStrides[rank - 1] == 1 || cols == 1));
+  // A source row of one element read cols times (a run-time broadcast
+  // along the last dim, stride 0) into a contiguous row: the element, then
+  // the row doubled from itself.
+  bool splatRows = rank > 0 && cols > 1 && sStrides[rank - 1] == 0 &&
+                   dStrides[rank - 1] == 1;
   int64_t rows = total / cols;
   size_t rowBytes = static_cast<size_t>((rowsContiguous ? cols : 1) * elemSize);
   kiln::detail::parallelFor(rows, total, [&](int64_t begin, int64_t end) {
@@ -75,6 +81,15 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
         rest /= sizes[i];
         so += at * sStrides[i];
         dO += at * dStrides[i];
+      }
+      if (splatRows) {
+        char *row = dBase + dO * elemSize;
+        size_t bytes = static_cast<size_t>(cols * elemSize);
+        size_t done = static_cast<size_t>(elemSize);
+        std::memcpy(row, sBase + so * elemSize, done);
+        for (; done < bytes; done *= 2)
+          std::memcpy(row + done, row, std::min(done, bytes - done));
+        continue;
       }
       if (rowsContiguous) {
         std::memcpy(dBase + dO * elemSize, sBase + so * elemSize, rowBytes);

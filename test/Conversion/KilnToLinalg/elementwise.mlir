@@ -18,7 +18,9 @@ func.func @bias_add(%x: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
 
 // Both dims dynamic in both operands: checks and run-time broadcasting, one
 // scf.if per operand for both of its dims, whose copy reads the operand at
-// min(index, size - 1) along them (zeros when one of them is 0).
+// min(index, size - 1) along them (marked kiln.broadcast_copy; nothing is
+// copied, nor filled, when one of them is 0: the result has no element, or
+// a check failed).
 // CHECK-LABEL: func.func @dynamic_broadcast
 // CHECK: cf.assert {{.*}}, "operand shapes cannot be broadcast"
 // CHECK: %[[A0SMALL:.*]] = arith.cmpi ult, %[[A0:[a-z0-9_]+]],
@@ -26,11 +28,13 @@ func.func @bias_add(%x: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<?x4xf32> {
 // CHECK: %[[ASMALL:.*]] = arith.ori %[[A0SMALL]], %[[A1SMALL]]
 // CHECK: scf.if %[[ASMALL]]
 // CHECK: scf.if
-// CHECK: linalg.fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[EMPTY:.*]] = tensor.empty
+// CHECK-NEXT: scf.yield %[[EMPTY]]
 // CHECK: } else {
 // CHECK: %[[LAST0:.*]] = arith.subi %[[A0]],
 // CHECK: %[[LAST1:.*]] = arith.subi %[[A1]],
-// CHECK: linalg.generic
+// CHECK: linalg.generic {{.*}} attrs = {kiln.broadcast_copy}
 // CHECK: %[[I0:.*]] = linalg.index 0
 // CHECK: %[[I1:.*]] = linalg.index 1
 // CHECK: %[[J0:.*]] = arith.minui %[[I0]], %[[LAST0]]

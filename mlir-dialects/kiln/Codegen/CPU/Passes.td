@@ -202,6 +202,24 @@ def KilnExpandBf16Conversions : Pass<"kiln-expand-bf16-conversions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def KilnBroadcastCopies : Pass<"kiln-broadcast-copies"> {
+  let summary = "Run each run-time broadcast copy as one strided memref.copy";
+  let description = [{
+    On bufferized IR, replaces each `linalg.generic` marked
+    `kiln.broadcast_copy` (the copy that broadcasts an operand whose
+    dynamic sizes turn out 1 at run time, made only then: see
+    docs/pipelines.md) with a `memref.copy` from a view of the operand
+    whose strides are 0 along the dims where its size differs from the
+    copy's, which lowers to the runtime's `memrefCopy`. The copy runs only
+    when a size is 1 at run time, yet as a generic it was a loop nest of
+    its own, compiled threaded and serial: most of the loop nests of a
+    graph whose elementwise ops mix dims of different values (a GRU step's
+    input and hidden state), and most of its compile time.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
   let summary = "Call the runtime's BLAS entry points for float products";
   let description = [{
