@@ -20,8 +20,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::kiln {
@@ -139,6 +141,11 @@ private:
   Value iterations_;
 };
 
+/// The chunks a threaded loop over elements is cut into: a few per thread,
+/// for the schedule to balance; the work of each is at least min-work / 64
+/// operations, against one call.
+constexpr int64_t kChunks = 64;
+
 struct KilnParallelWhereItPaysPass
     : mlir::kiln::impl::KilnParallelWhereItPaysBase<
           KilnParallelWhereItPaysPass> {
@@ -152,17 +159,15 @@ struct KilnParallelWhereItPaysPass
         outermost.push_back(loop);
     });
     IRRewriter rewriter(&getContext());
-    // Per function, its nests: a function with many has its serial copies
-    // outlined, each into a function of its own that LLVM may not inline
-    // back (one function of hundreds of loop nests took LLVM's register
-    // allocator time quadratic in its size; the threaded copies are
-    // outlined by OpenMP anyway).
+    // Per function, its nests: a function with many has each nest
+    // outlined into one body that its serial branch and its threaded loop
+    // both call (shareOneBody).
     llvm::DenseMap<Operation *, int64_t> nests;
     for (scf::ParallelOp loop : outermost)
       ++nests[loop->getParentOfType<func::FuncOp>()];
     auto module = dyn_cast<ModuleOp>(getOperation());
     std::optional<SymbolTable> symbols;
-    llvm::DenseMap<Operation *, int64_t> serialNames;
+    llvm::DenseMap<Operation *, int64_t> bodyNames;
     if (module)
       symbols.emplace(module);
     for (scf::ParallelOp loop : outermost) {
@@ -182,55 +187,162 @@ struct KilnParallelWhereItPaysPass
       auto branch = scf::IfOp::create(rewriter, loop.getLoc(), pays,
                                       /*withElseRegion=*/true);
       rewriter.moveOpBefore(loop, branch.thenBlock()->getTerminator());
+      auto parent = branch->getParentOfType<func::FuncOp>();
+      if (module && parent && nests.lookup(parent) > outlineAbove) {
+        if (failed(shareOneBody(rewriter, loop, branch, parent, bodyNames,
+                                *symbols)))
+          return signalPassFailure();
+        continue;
+      }
       rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
       // The serial copy: every parallel loop of the nest, innermost first
       // (post-order), made nested scf.for loops.
       Operation *serial = rewriter.clone(*loop);
-      SmallVector<scf::ParallelOp> copies;
-      serial->walk([&](scf::ParallelOp p) { copies.push_back(p); });
-      for (scf::ParallelOp copy : copies) {
-        rewriter.setInsertionPoint(copy);
-        if (failed(scf::parallelForToNestedFors(rewriter, copy))) {
-          loop.emitError("kiln-parallel-where-it-pays: no serial copy");
-          return signalPassFailure();
-        }
-      }
-      auto parent = branch->getParentOfType<func::FuncOp>();
-      if (!module || !parent || nests.lookup(parent) <= outlineAbove)
-        continue;
-      // Constants stay constants in the outlined copy (a step of 1 that
-      // the vectorizer must see, a scalar it folds), not arguments.
-      Region &serialRegion = branch.getElseRegion();
-      SetVector<Value> above;
-      getUsedValuesDefinedAbove(serialRegion, above);
-      rewriter.setInsertionPointToStart(&serialRegion.front());
-      for (Value v : above)
-        if (Operation *def = v.getDefiningOp();
-            def && def->hasTrait<OpTrait::ConstantLike>()) {
-          Value local = rewriter.clone(*def)->getResult(0);
-          rewriter.replaceUsesWithIf(v, local, [&](OpOperand &use) {
-            return serialRegion.isAncestor(use.getOwner()->getParentRegion());
-          });
-        }
-      func::FuncOp serialFn;
-      std::string name;
-      do
-        name = (parent.getSymName() + "_serial" +
-                std::to_string(serialNames[parent]++))
-                   .str();
-      while (symbols->lookup(name));
-      rewriter.setInsertionPoint(branch);
-      if (failed(outlineIfOp(rewriter, branch, nullptr, "", &serialFn, name))) {
-        loop.emitError("kiln-parallel-where-it-pays: serial copy not outlined");
+      if (failed(toNestedFors(rewriter, serial, loop)))
         return signalPassFailure();
-      }
-      serialFn.setPrivate();
-      symbols->insert(serialFn);
-      // llvm.func's passthrough: what func-to-llvm carries over.
-      serialFn->setAttr(
-          "passthrough",
-          rewriter.getArrayAttr({rewriter.getStringAttr("noinline")}));
     }
+  }
+
+  /// Every parallel loop in `root`, innermost first (post-order), made
+  /// nested scf.for loops.
+  static LogicalResult toNestedFors(IRRewriter &rewriter, Operation *root,
+                                    scf::ParallelOp original) {
+    SmallVector<scf::ParallelOp> loops;
+    root->walk([&](scf::ParallelOp p) { loops.push_back(p); });
+    for (scf::ParallelOp p : loops) {
+      rewriter.setInsertionPoint(p);
+      if (failed(scf::parallelForToNestedFors(rewriter, p)))
+        return original.emitError(
+            "kiln-parallel-where-it-pays: no serial copy");
+    }
+    return success();
+  }
+
+  /// In a function of many nests: the nest becomes one private function
+  /// of its outer loop's bounds, `NAME_nestN(lbs, ubs, values it uses)`,
+  /// its loops scf.for, never inlined. The serial branch calls it over the
+  /// whole range; the threaded loop calls it on each of its iterations.
+  /// One body, compiled once, where a serial copy and the threaded loop had
+  /// each been a copy of the nest for LLVM to optimize (a graph of hundreds
+  /// of nests spent most of its compile time on them), and LLVM's register
+  /// allocator no longer sees hundreds of nests in one function.
+  static LogicalResult
+  shareOneBody(IRRewriter &rewriter, scf::ParallelOp loop, scf::IfOp branch,
+               func::FuncOp parent,
+               llvm::DenseMap<Operation *, int64_t> &names,
+               SymbolTable &symbols) {
+    Location loc = loop.getLoc();
+    MLIRContext *ctx = loop.getContext();
+    size_t rank = loop.getNumLoops();
+    // What the nest reads from above, steps included; constants stay
+    // constants in the body (a step of 1 that the vectorizer must see, a
+    // scalar it folds), not arguments.
+    SetVector<Value> above;
+    getUsedValuesDefinedAbove(loop.getRegion(), above);
+    for (Value step : loop.getStep())
+      above.insert(step);
+    SmallVector<Value> captured, constants;
+    for (Value v : above) {
+      Operation *def = v.getDefiningOp();
+      (def && def->hasTrait<OpTrait::ConstantLike>() ? constants : captured)
+          .push_back(v);
+    }
+    SmallVector<Type> types(2 * rank, rewriter.getIndexType());
+    for (Value v : captured)
+      types.push_back(v.getType());
+    std::string name;
+    do
+      name = (parent.getSymName() + "_nest" + std::to_string(names[parent]++))
+                 .str();
+    while (symbols.lookup(name));
+    rewriter.setInsertionPoint(parent);
+    auto fn = func::FuncOp::create(rewriter, loc, name,
+                                   FunctionType::get(ctx, types, {}));
+    fn.setPrivate();
+    symbols.insert(fn);
+    // llvm.func's passthrough: what func-to-llvm carries over.
+    fn->setAttr("passthrough",
+                rewriter.getArrayAttr({rewriter.getStringAttr("noinline")}));
+    Block *entry = fn.addEntryBlock();
+    rewriter.setInsertionPointToStart(entry);
+    IRMapping map;
+    for (Value v : constants)
+      map.map(v, rewriter.clone(*v.getDefiningOp())->getResult(0));
+    for (auto [v, arg] :
+         llvm::zip(captured, entry->getArguments().drop_front(2 * rank)))
+      map.map(v, arg);
+    auto nest = cast<scf::ParallelOp>(rewriter.clone(*loop, map));
+    nest.getLowerBoundMutable().assign(entry->getArguments().take_front(rank));
+    nest.getUpperBoundMutable().assign(
+        entry->getArguments().slice(rank, rank));
+    func::ReturnOp::create(rewriter, loc);
+    if (failed(toNestedFors(rewriter, nest, loop)))
+      return failure();
+
+    auto call = [&](ValueRange lbs, ValueRange ubs) {
+      SmallVector<Value> operands(lbs);
+      llvm::append_range(operands, ubs);
+      llvm::append_range(operands, captured);
+      func::CallOp::create(rewriter, loc, fn, operands);
+    };
+    // Serial: the whole range.
+    rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
+    call(loop.getLowerBound(), loop.getUpperBound());
+    // Threaded, a loop over elements (no loop in its body, one dim): in
+    // kChunks chunks of iterations, each a call, so that the body's loop
+    // stays a loop that LLVM vectorizes.
+    bool light = rank == 1 && !loop.getBody()
+                                   ->walk([](LoopLikeOpInterface) {
+                                     return WalkResult::interrupt();
+                                   })
+                                   .wasInterrupted();
+    if (light) {
+      rewriter.setInsertionPoint(loop);
+      Value lb = loop.getLowerBound()[0], ub = loop.getUpperBound()[0],
+            step = loop.getStep()[0];
+      auto index = [&](int64_t v) {
+        return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+      };
+      Value zero = index(0), one = index(1);
+      Value iterations = arith::CeilDivSIOp::create(
+          rewriter, loc,
+          arith::MaxSIOp::create(
+              rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, lb),
+              zero),
+          step);
+      Value chunks =
+          arith::MinSIOp::create(rewriter, loc, iterations, index(kChunks));
+      Value span = arith::MulIOp::create(
+          rewriter, loc,
+          arith::CeilDivSIOp::create(rewriter, loc, iterations, chunks), step);
+      auto chunked = scf::ParallelOp::create(
+          rewriter, loc, ValueRange{zero}, ValueRange{chunks}, ValueRange{one},
+          [&](OpBuilder &b, Location l, ValueRange ivs) {
+            Value begin = arith::AddIOp::create(
+                b, l, lb, arith::MulIOp::create(b, l, ivs[0], span));
+            Value end = arith::MinSIOp::create(
+                b, l, arith::AddIOp::create(b, l, begin, span), ub);
+            SmallVector<Value> operands{begin, end};
+            llvm::append_range(operands, captured);
+            func::CallOp::create(b, l, fn, operands);
+          });
+      (void)chunked;
+      rewriter.eraseOp(loop);
+      return success();
+    }
+    // Threaded, a loop over rows or row tiles: one iteration per call,
+    // [iv, min(iv + step, ub)).
+    Block *body = loop.getBody();
+    while (Operation *last = body->getTerminator()->getPrevNode())
+      rewriter.eraseOp(last); // last first: no use outlives its value
+    rewriter.setInsertionPointToStart(body);
+    SmallVector<Value> ends;
+    for (auto [iv, step, ub] : llvm::zip(loop.getInductionVars(),
+                                         loop.getStep(), loop.getUpperBound()))
+      ends.push_back(arith::MinSIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, iv, step), ub));
+    call(loop.getInductionVars(), ends);
+    return success();
   }
 };
 

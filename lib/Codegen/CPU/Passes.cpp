@@ -49,7 +49,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnPrefetchNextRow());
   if (options.openmp) {
     pm.addPass(createKilnParallelWhereItPays(
-        KilnParallelWhereItPaysOptions{options.minParallelWork}));
+        KilnParallelWhereItPaysOptions{options.minParallelWork,
+                                       options.outlineAbove}));
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createKilnOpenMpSchedule());
   }

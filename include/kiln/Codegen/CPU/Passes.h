@@ -18,6 +18,9 @@ struct CpuPipelineOptions {
   /// Estimated operations below which a loop nest runs without forking a
   /// team (kiln-parallel-where-it-pays; docs/benchmarks.md measures it).
   int64_t minParallelWork = 1048576;
+  /// Loop nests in a function above which each becomes one body that its
+  /// serial and threaded paths share (kiln-parallel-where-it-pays).
+  int64_t outlineAbove = 8;
 };
 
 /// kiln -> LLVM dialect for the host CPU: fusion, bufferization with

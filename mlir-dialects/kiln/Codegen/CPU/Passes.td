@@ -132,13 +132,19 @@ def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
     thread); otherwise a serial copy of the nest
     (`scf.for` loops) runs, with no call into the OpenMP runtime. The
     threshold is measured (docs/benchmarks.md), as ATen's grain size is.
+    In a function of more than `outline-above` nests (a graph of hundreds
+    of ops), each nest is one private function of its outer loop's bounds
+    instead: the serial branch calls it over the whole range, the threaded
+    loop per iteration (rows, row tiles) or per chunk of elements, so
+    that LLVM optimizes one body per nest, in functions of their own.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"1048576",
            "Estimated operations below which a loop nest runs serially">,
     Option<"outlineAbove", "outline-above", "int64_t", /*default=*/"8",
-           "In a function with more loop nests than this, each serial copy "
-           "becomes a function of its own, never inlined">,
+           "In a function with more loop nests than this, each nest becomes "
+           "one function of its outer loop's bounds, never inlined, that "
+           "the serial branch and the threaded loop both call">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
