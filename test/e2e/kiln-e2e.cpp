@@ -3,12 +3,14 @@
 //   kiln-e2e FILE.mlir --work DIR --cxx COMPILER [--sanitize-address]
 //            [--backend=cuda [--cuda-arch=sm_90] | --backend=cuda-emulated]
 //            [--static-dims=SEED] [--min-parallel-work=N] [--outline-above=N]
+//            [--split-ops=N]
 //
 // (--min-parallel-work=N sets the CPU pipeline's threshold for threads,
 // kiln-parallel-where-it-pays: 0 runs every loop nest threaded, at sizes
 // where the default would run it serially; --outline-above=N its count of
 // nests above which a function's nests become one shared body each: 0
-// outlines every nest.)
+// outlines every nest; --split-ops=N the operations per function that
+// kiln-split-large-functions cuts larger graph functions into.)
 // (--static-dims=SEED runs, for each run line, a copy of its function whose
 // tensor arguments have random dynamic dims made static at the run's sizes:
 // ops that infer their types re-infer them, others get casts back, so the
@@ -371,7 +373,7 @@ int main(int argc, char **argv) {
   std::string file, work = ".", cxx = "c++", arch = "sm_90";
   bool cuda = false, emulated = false;
   std::optional<uint64_t> staticDims; // --static-dims=SEED
-  std::optional<int64_t> minParallelWork, outlineAbove;
+  std::optional<int64_t> minParallelWork, outlineAbove, splitOps;
   mlir::kiln::CodegenOptions codegen;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -387,6 +389,8 @@ int main(int argc, char **argv) {
       minParallelWork = std::stoll(a.substr(20));
     else if (a.rfind("--outline-above=", 0) == 0)
       outlineAbove = std::stoll(a.substr(16));
+    else if (a.rfind("--split-ops=", 0) == 0)
+      splitOps = std::stoll(a.substr(12));
     else if (a.rfind("--cuda-arch=", 0) == 0)
       arch = a.substr(12);
     else if (a == "--work" && i + 1 < argc)
@@ -457,6 +461,8 @@ int main(int argc, char **argv) {
     options.cpu.minParallelWork = *minParallelWork;
   if (outlineAbove)
     options.cpu.outlineAbove = *outlineAbove;
+  if (splitOps)
+    options.cpu.splitOps = *splitOps;
   options.gpu.format =
       "isa"; // PTX: checked here by ptxas, compiled by the driver
   if (emulated)

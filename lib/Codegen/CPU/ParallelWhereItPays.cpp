@@ -188,7 +188,9 @@ struct KilnParallelWhereItPaysPass
                                       /*withElseRegion=*/true);
       rewriter.moveOpBefore(loop, branch.thenBlock()->getTerminator());
       auto parent = branch->getParentOfType<func::FuncOp>();
-      if (module && parent && nests.lookup(parent) > outlineAbove) {
+      if (module && parent &&
+          (nests.lookup(parent) > outlineAbove ||
+           parent->hasAttr(kiln::kSplitFunctionAttrName))) {
         if (failed(shareOneBody(rewriter, loop, branch, parent, bodyNames,
                                 *symbols)))
           return signalPassFailure();

@@ -38,6 +38,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
+  pm.addPass(createKilnSplitLargeFunctions(
+      KilnSplitLargeFunctionsOptions{options.splitOps}));
   addBufferizationPasses(pm);
   pm.addPass(createKilnBroadcastCopies());
   pm.addPass(createKilnMatmulToBlas());

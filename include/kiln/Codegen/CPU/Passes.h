@@ -12,6 +12,11 @@ namespace mlir::kiln {
 #define GEN_PASS_REGISTRATION
 #include "kiln/Codegen/CPU/Passes.h.inc"
 
+/// Marks the functions that kiln-split-large-functions cut one graph
+/// function into (the parts and what is left of it): their loop nests are
+/// outlined whatever their number (kiln-parallel-where-it-pays).
+inline constexpr llvm::StringLiteral kSplitFunctionAttrName = "kiln.split";
+
 struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;
@@ -21,6 +26,9 @@ struct CpuPipelineOptions {
   /// Loop nests in a function above which each becomes one body that its
   /// serial and threaded paths share (kiln-parallel-where-it-pays).
   int64_t outlineAbove = 8;
+  /// Operations per function, about, that a graph function of more than
+  /// twice as many is cut into (kiln-split-large-functions).
+  int64_t splitOps = 1500;
 };
 
 /// kiln -> LLVM dialect for the host CPU: fusion, bufferization with

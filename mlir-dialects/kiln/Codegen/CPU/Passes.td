@@ -151,6 +151,35 @@ def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def KilnSplitLargeFunctions : Pass<"kiln-split-large-functions", "ModuleOp"> {
+  let summary = "Cut a function of many ops into a chain of calls to functions of fewer";
+  let description = [{
+    On tensors, after tiling, before bufferization. A graph of thousands
+    of ops (a recurrence unrolled over its steps) is one function of tens
+    of thousands of LLVM instructions: its glue (buffers, shapes, the
+    dispatch of each loop nest) after the nests themselves are outlined. LLVM's optimizations and register allocation
+    take time superlinear in a function's size (the GRU of
+    benchmarks/compile_time.py: its graph function took 1.0 s of LLVM over
+    4 steps, 2.2 s over 8, 6.0 s over 16). This pass cuts the top-level ops
+    of each function of more than twice `ops` operations (nested ones
+    counted), in order, into runs of about `ops`; each run but the last
+    becomes a private function, never inlined, of the values it reads
+    from before it (constants are cloned in), returning the values read
+    after it, and a call takes its place; each cut is where the fewest
+    values live across it. The arguments' dims and empty tensors of such
+    sizes are recomputed in each part rather than passed (an empty tensor
+    returned by a part may share its buffer with another of its results).
+    Bufferized, each part frees its own buffers at its end. A function
+    holding a `memref.alloca` is left whole (a stack buffer must not
+    outlive the function that makes it).
+  }];
+  let options = [
+    Option<"ops", "ops", "int64_t", /*default=*/"1500",
+           "Operations per function, about">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def KilnPrefetchNextRow : Pass<"kiln-prefetch-next-row"> {
   let summary = "Prefetch the next row of big arrays while a row tile's row runs";
   let description = [{
