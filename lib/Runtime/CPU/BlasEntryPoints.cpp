@@ -30,9 +30,11 @@ const T *readable(const Matrix<T> &m, std::vector<T> &copy) {
   return copy.data();
 }
 
-/// C += A * B for the kiln-matmul-to-blas pass.
+/// C += A * B for the kiln-matmul-to-blas pass; C = A * B (whatever C
+/// held) when not `accumulate`.
 template <typename T>
-void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
+void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c,
+                    bool accumulate) {
   int64_t n = c->sizes[0], m = c->sizes[1], k = a->sizes[1];
   std::vector<T> ca, cb;
   const T *pa = readable(*a, ca), *pb = readable(*b, cb);
@@ -46,14 +48,17 @@ void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c) {
   bool contiguous =
       (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
   if (contiguous) {
-    kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(), true);
+    kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(),
+                          accumulate);
     return;
   }
   std::vector<T> tmp(static_cast<size_t>(n * m));
   kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, tmp.data(), false);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j)
-      c->data()[i * c->strides[0] + j * c->strides[1]] += tmp[i * m + j];
+    for (int64_t j = 0; j < m; ++j) {
+      T &out = c->data()[i * c->strides[0] + j * c->strides[1]];
+      out = accumulate ? out + tmp[i * m + j] : tmp[i * m + j];
+    }
 }
 using kiln::detail::UnrankedView;
 
@@ -111,9 +116,11 @@ Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
       nullptr, copy.data(), 0, {cols ? total / cols : 0, cols}, {cols, 1}};
 }
 
-/// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear).
+/// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear); =
+/// when not `accumulate`.
 template <typename T>
-void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
+void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
+                      bool accumulate) {
   Matrix<T> xm, ym;
   std::vector<T> xCopy;
   if (!asMatrix(*x, xm))
@@ -125,14 +132,14 @@ void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y) {
                {w->sizes[1], w->sizes[0]},
                {w->strides[1], w->strides[0]}};
   if (asMatrix(*y, ym)) {
-    gemmAccumulate(&xm, &wt, &ym);
+    gemmAccumulate(&xm, &wt, &ym, accumulate);
     return;
   }
   // y does not fold into rows (the pipeline never makes such a y): go
   // through a contiguous copy and write it back element by element.
   std::vector<T> yCopy;
   Matrix<T> yc = gathered(*y, yCopy);
-  gemmAccumulate(&xm, &wt, &yc);
+  gemmAccumulate(&xm, &wt, &yc, accumulate);
   const int64_t *d = static_cast<const int64_t *>(y->descriptor);
   int64_t r = y->rank;
   T *base;
@@ -170,7 +177,8 @@ template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
 /// batch dims align with C's from the right; a size-1 one is broadcast. One
 /// gemm per matrix of C, the matrices split over the threads.
 template <typename T>
-void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
+void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c,
+                       bool accumulate) {
   ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<T>(*c);
   int64_t batch = fc.rank - 2;
   int64_t n = fc.sizes[batch], m = fc.sizes[batch + 1];
@@ -207,30 +215,57 @@ void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c) {
           Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
           Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
           Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
-          gemmAccumulate(&ma, &mb, &mc);
+          gemmAccumulate(&ma, &mb, &mc, accumulate);
         }
       });
 }
 } // namespace
 
+// kiln_KIND_T accumulates into its output (C += A * B); kiln_assign_KIND_T
+// overwrites it (C = A * B), for products whose output was only zero-filled
+// (kiln-matmul-to-blas drops the fill).
 extern "C" void _mlir_ciface_kiln_bmm_f32(UnrankedView *a, UnrankedView *b,
                                           UnrankedView *c) {
-  batchedAccumulate<float>(a, b, c);
+  batchedAccumulate<float>(a, b, c, true);
 }
 
 extern "C" void _mlir_ciface_kiln_bmm_f64(UnrankedView *a, UnrankedView *b,
                                           UnrankedView *c) {
-  batchedAccumulate<double>(a, b, c);
+  batchedAccumulate<double>(a, b, c, true);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_bmm_f32(UnrankedView *a,
+                                                 UnrankedView *b,
+                                                 UnrankedView *c) {
+  batchedAccumulate<float>(a, b, c, false);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_bmm_f64(UnrankedView *a,
+                                                 UnrankedView *b,
+                                                 UnrankedView *c) {
+  batchedAccumulate<double>(a, b, c, false);
 }
 
 extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
                                              UnrankedView *y) {
-  linearAccumulate(x, w, y);
+  linearAccumulate(x, w, y, true);
 }
 
 extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x, Matrix<double> *w,
                                              UnrankedView *y) {
-  linearAccumulate(x, w, y);
+  linearAccumulate(x, w, y, true);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_linear_f32(UnrankedView *x,
+                                                    Matrix<float> *w,
+                                                    UnrankedView *y) {
+  linearAccumulate(x, w, y, false);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_linear_f64(UnrankedView *x,
+                                                    Matrix<double> *w,
+                                                    UnrankedView *y) {
+  linearAccumulate(x, w, y, false);
 }
 
 namespace {
@@ -252,12 +287,20 @@ template <typename T> struct Tensor4 {
 /// conv2d's method, im2col and one gemm per image.
 template <typename T>
 void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
-                      int64_t sw) {
+                      int64_t sw, bool accumulate) {
   int64_t N = y->sizes[0], O = y->sizes[1], Ho = y->sizes[2], Wo = y->sizes[3];
   int64_t C = w->sizes[1], kH = w->sizes[2], kW = w->sizes[3];
   int64_t K = C * kH * kW, P = Ho * Wo;
-  if (N == 0 || O == 0 || P == 0 || K == 0)
+  if (N == 0 || O == 0 || P == 0)
     return;
+  if (K == 0) { // no term: y keeps what it held, or becomes 0
+    if (!accumulate)
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t o = 0; o < O; ++o)
+          for (int64_t p = 0; p < P; ++p)
+            y->at(n, o, p / Wo, p % Wo) = T(0);
+    return;
+  }
   // The weight as an [O, K] matrix: in place when it is row-major.
   const int64_t *ws = w->strides;
   std::vector<T> gathered;
@@ -296,12 +339,15 @@ void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
     });
     T *image = &y->at(n, 0, 0, 0);
     kiln::detail::gemm<T>(O, P, K, weights, K, 1, cols.data(), P, 1,
-                          direct ? image : product.data(), direct);
+                          direct ? image : product.data(),
+                          direct && accumulate);
     if (!direct)
       kiln::detail::parallelFor(O, O * P, [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; ++o)
-          for (int64_t p = 0; p < P; ++p)
-            y->at(n, o, p / Wo, p % Wo) += product[o * P + p];
+          for (int64_t p = 0; p < P; ++p) {
+            T &out = y->at(n, o, p / Wo, p % Wo);
+            out = accumulate ? out + product[o * P + p] : product[o * P + p];
+          }
       });
   }
 }
@@ -311,22 +357,48 @@ extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x,
                                              Tensor4<float> *w,
                                              Tensor4<float> *y, int64_t sh,
                                              int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw);
+  conv2dAccumulate(x, w, y, sh, sw, true);
 }
 
 extern "C" void _mlir_ciface_kiln_conv2d_f64(Tensor4<double> *x,
                                              Tensor4<double> *w,
                                              Tensor4<double> *y, int64_t sh,
                                              int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw);
+  conv2dAccumulate(x, w, y, sh, sw, true);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_conv2d_f32(Tensor4<float> *x,
+                                                    Tensor4<float> *w,
+                                                    Tensor4<float> *y,
+                                                    int64_t sh, int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw, false);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_conv2d_f64(Tensor4<double> *x,
+                                                    Tensor4<double> *w,
+                                                    Tensor4<double> *y,
+                                                    int64_t sh, int64_t sw) {
+  conv2dAccumulate(x, w, y, sh, sw, false);
 }
 
 extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
                                            Matrix<float> *c) {
-  gemmAccumulate(a, b, c);
+  gemmAccumulate(a, b, c, true);
 }
 
 extern "C" void _mlir_ciface_kiln_gemm_f64(Matrix<double> *a, Matrix<double> *b,
                                            Matrix<double> *c) {
-  gemmAccumulate(a, b, c);
+  gemmAccumulate(a, b, c, true);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_gemm_f32(Matrix<float> *a,
+                                                  Matrix<float> *b,
+                                                  Matrix<float> *c) {
+  gemmAccumulate(a, b, c, false);
+}
+
+extern "C" void _mlir_ciface_kiln_assign_gemm_f64(Matrix<double> *a,
+                                                  Matrix<double> *b,
+                                                  Matrix<double> *c) {
+  gemmAccumulate(a, b, c, false);
 }

@@ -74,3 +74,47 @@ func.func @dilated(%x: memref<?x?x?x?xf32>, %w: memref<?x?x?x?xf32>, %y: memref<
     ins(%x, %w : memref<?x?x?x?xf32>, memref<?x?x?x?xf32>) outs(%y : memref<?x?x?x?xf32>)
   return
 }
+
+// A product whose output was only zero-filled right before overwrites it
+// (kiln_assign_*, C = A * B): the fill is dropped. A fill of another value,
+// or a write between the fill and the product, keeps both (C += A * B).
+// CHECK-LABEL: func.func @assign
+// CHECK-NOT: linalg.fill
+// CHECK: %[[M:.*]] = memref.dim
+// CHECK: call @kiln_assign_gemm_f32(
+// CHECK-NOT: linalg.fill
+// CHECK: call @kiln_assign_linear_f32(
+// CHECK: return
+func.func @assign(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %x: memref<?x16xf32>, %w: memref<8x16xf32>, %y: memref<?x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x?xf32>)
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %c, %c0 : memref<?x?xf32>
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<?x16xf32>, memref<8x16xf32>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @accumulate
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: call @kiln_gemm_f32(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3
+// CHECK: memref.store
+// CHECK: call @kiln_gemm_f32(
+func.func @accumulate(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %d: memref<?x?xf32>) {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%one : f32) outs(%c : memref<?x?xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<?x?xf32>)
+  memref.store %one, %d[%c0, %c0] : memref<?x?xf32>
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%d : memref<?x?xf32>)
+  return
+}

@@ -1,8 +1,10 @@
 //===- LinearAlgebraTest.cpp - matmul and linear --------------------------===//
 #include "TestUtil.h"
 
+#include "ABI/Descriptors.h"
 #include "Ops/Gemm.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -170,4 +172,50 @@ TEST_CASE("products of many rows and a deep k (row blocks, k in chunks) "
             checkGemmLayout<double>(n, m, k, true, bTransposed, accumulate,
                                     1e-11);
           }
+}
+
+extern "C" void _mlir_ciface_kiln_gemm_f32(detail::Matrix<float> *a,
+                                           detail::Matrix<float> *b,
+                                           detail::Matrix<float> *c);
+extern "C" void _mlir_ciface_kiln_assign_gemm_f32(detail::Matrix<float> *a,
+                                                  detail::Matrix<float> *b,
+                                                  detail::Matrix<float> *c);
+
+TEST_CASE("compiled products add to their output or overwrite it",
+          "[matmul][abi]") {
+  // C = A * B for kiln_assign_gemm_f32 (whatever C held, NaN included),
+  // C += A * B for kiln_gemm_f32; C contiguous, then every other column of
+  // a wider buffer (written through a copy).
+  const int64_t n = 5, m = 7, k = 9;
+  std::vector<float> a(n * k), b(k * m);
+  for (int64_t i = 0; i < n * k; ++i)
+    a[i] = static_cast<float>(i % 5) - 2.0f;
+  for (int64_t i = 0; i < k * m; ++i)
+    b[i] = static_cast<float>(i % 7) * 0.5f - 1.0f;
+  auto want = [&](int64_t i, int64_t j) {
+    float s = 0;
+    for (int64_t p = 0; p < k; ++p)
+      s += a[i * k + p] * b[p * m + j];
+    return s;
+  };
+  detail::Matrix<float> ma{nullptr, a.data(), 0, {n, k}, {k, 1}};
+  detail::Matrix<float> mb{nullptr, b.data(), 0, {k, m}, {m, 1}};
+  for (int64_t colStride : {int64_t(1), int64_t(2)}) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> c(n * m * colStride, nan);
+    detail::Matrix<float> mc{
+        nullptr, c.data(), 0, {n, m}, {m * colStride, colStride}};
+    _mlir_ciface_kiln_assign_gemm_f32(&ma, &mb, &mc);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        CHECK(c[i * m * colStride + j * colStride] ==
+              Approx(want(i, j)).margin(1e-5));
+    _mlir_ciface_kiln_gemm_f32(&ma, &mb, &mc);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        CHECK(c[i * m * colStride + j * colStride] ==
+              Approx(2 * want(i, j)).margin(1e-5));
+    if (colStride == 2) // the columns between are not C's: left alone
+      CHECK(std::isnan(c[1]));
+  }
 }

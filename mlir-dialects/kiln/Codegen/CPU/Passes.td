@@ -269,7 +269,10 @@ def KilnMatmulToBlas : Pass<"kiln-matmul-to-blas", "ModuleOp"> {
     `kiln_conv2d_f64` (input already padded, strides as arguments: the
     runtime lays the input out as columns and runs one gemm per image, as
     the eager conv2d does). The runtime calls OpenBLAS,
-    which reads transposed operands in place. The ops around it,
+    which reads transposed operands in place. A product whose output a
+    zero fill set right before (nothing with a memory effect between)
+    calls `kiln_assign_*` instead (C = A * B) and the fill is dropped. The
+    ops around it,
     a bias and activation epilogue included, stay generated code and fuse
     among themselves. Chosen by measurement over the scalar loops of
     `convert-linalg-to-parallel-loops` (docs/pipelines.md). The matcher is
