@@ -127,7 +127,7 @@ TEST_CASE("products with few rows (skinny: B's columns split over threads) "
   // Rows up to the skinny limit (64) and one past it; columns that fill
   // whole tiles and ones that leave every kind of tail; k below, at and
   // above a vector's lanes.
-  for (int64_t n : {1, 2, 3, 4, 5, 7, 16, 64, 65})
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 64, 65})
     for (int64_t m : {64, 67, 131, 200})
       for (int64_t k : {1, 5, 16, 37})
         for (bool aColumns : {false, true})
