@@ -34,6 +34,7 @@ using namespace mlir;
 
 void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  pm.addPass(createKilnRecognizeAttention());
   pm.addPass(createKilnAttentionToRuntime());
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);

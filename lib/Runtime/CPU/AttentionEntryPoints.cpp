@@ -11,6 +11,7 @@
 #include "kiln/abi.h"
 
 #include "Core/Stats.h"
+#include "Ops/Attention.h"
 #include "kiln/Ops.h"
 
 #include <cstdint>
@@ -19,7 +20,8 @@ namespace {
 using namespace kiln;
 
 /// flags: bit 0 is_causal, bit 1 a mask is given, bit 2 scale is given
-/// (otherwise 1 / sqrt(E)).
+/// (otherwise 1 / sqrt(E)), bit 3 a query that attends to no key gives NaN
+/// (attention that was written out: kiln-recognize-attention).
 struct AttentionCall {
   void *q, *k, *v, *mask;
   int64_t flags;
@@ -40,9 +42,10 @@ void attentionEntry(void *result, void *q, void *k, void *v, void *mask,
         std::optional<double> s;
         if (c.flags & 4)
           s = c.scale;
-        return scaled_dot_product_attention(
+        return detail::scaledDotProductAttention(
             abi::borrow(c.q, 4, c.dtype), abi::borrow(c.k, 4, c.dtype),
-            abi::borrow(c.v, 4, c.dtype), m, 0.0, (c.flags & 1) != 0, s);
+            abi::borrow(c.v, 4, c.dtype), m, 0.0, (c.flags & 1) != 0, s,
+            (c.flags & 8) != 0);
       },
       &call);
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "Core/Parallel.h"
 #include "Core/Stats.h"
+#include "Ops/Attention.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
 #include "Ops/VecMath.h"
@@ -68,11 +69,12 @@ const T *readable(const T *p, int64_t rows, int64_t cols, int64_t &rs,
 }
 
 /// out [B, H, L, Ev] (contiguous) = attention of q, k, v (and mask, whose
-/// elements are added when M is T, attend flags when M is bool).
+/// elements are added when M is T, attend flags when M is bool). A query
+/// that attends to no key gives zeros, or NaN with nanWhenUnattended.
 template <typename T, typename M>
 void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
             const View4<M> *mask, bool causal, T scale, T *out, int64_t B,
-            int64_t H) {
+            int64_t H, bool nanWhenUnattended) {
   const int64_t L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
   const T inf = std::numeric_limits<T>::infinity();
   const int64_t kb = std::clamp<int64_t>(S, 1, 128);
@@ -153,7 +155,15 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
       }
       T *op = out + ((b * H + h) * L + i0) * Ev;
       for (int64_t r = 0; r < rows; ++r) {
-        // A query that attended to nothing gives zeros (torch >= 2.5).
+        // A query that attended to nothing gives zeros (torch >= 2.5), or
+        // 0 / 0 as a softmax over nothing but -inf does; a NaN score made l
+        // NaN, which gives NaN (a softmax's whole row) only then.
+        if (nanWhenUnattended) {
+          const T inv = T(1) / l[r];
+          for (int64_t e = 0; e < Ev; ++e)
+            op[r * Ev + e] = o[r * Ev + e] * inv;
+          continue;
+        }
         const T inv = l[r] > T(0) ? T(1) / l[r] : T(0);
         for (int64_t e = 0; e < Ev; ++e)
           op[r * Ev + e] = l[r] > T(0) ? o[r * Ev + e] * inv : T(0);
@@ -165,7 +175,7 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
 template <typename T>
 Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
                  const Tensor &mask, bool causal, double scale,
-                 const Shape &outShape) {
+                 const Shape &outShape, bool nanWhenUnattended) {
   View4<T> vq = view4<T>(q), vk = view4<T>(k), vv = view4<T>(v);
   // The batch dims, broadcast (checked by the caller), as [B, H].
   const int64_t rank = static_cast<int64_t>(outShape.size());
@@ -188,12 +198,15 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
   T *o = out.data<T>();
   if (mask.defined() && mask.dtype() == kBool) {
     View4<bool> vm = view4<bool>(mask);
-    attend<T, bool>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H);
+    attend<T, bool>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H,
+                    nanWhenUnattended);
   } else if (mask.defined()) {
     View4<T> vm = view4<T>(mask);
-    attend<T, T>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H);
+    attend<T, T>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H,
+                 nanWhenUnattended);
   } else {
-    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B, H);
+    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B,
+                 H, nanWhenUnattended);
   }
   return out;
 }
@@ -205,6 +218,16 @@ Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
                                     const Tensor &attn_mask, double dropout_p,
                                     bool is_causal,
                                     std::optional<double> scale) {
+  return detail::scaledDotProductAttention(query, key, value, attn_mask,
+                                           dropout_p, is_causal, scale, false);
+}
+
+Tensor detail::scaledDotProductAttention(const Tensor &query, const Tensor &key,
+                                         const Tensor &value,
+                                         const Tensor &attn_mask,
+                                         double dropout_p, bool is_causal,
+                                         std::optional<double> scale,
+                                         bool nanWhenUnattended) {
   detail::CountedOp counted;
   for (const Tensor *t : {&query, &key, &value})
     detail::checkCpu(*t, kOp);
@@ -275,13 +298,15 @@ Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
                       ? attn_mask.to(kFloat32)
                       : attn_mask;
     return attention<float>(query.to(kFloat32), key.to(kFloat32),
-                            value.to(kFloat32), mask, is_causal, s, outShape)
+                            value.to(kFloat32), mask, is_causal, s, outShape,
+                            nanWhenUnattended)
         .to(dt);
   }
   if (dt == kFloat64)
     return attention<double>(query, key, value, attn_mask, is_causal, s,
-                             outShape);
-  return attention<float>(query, key, value, attn_mask, is_causal, s, outShape);
+                             outShape, nanWhenUnattended);
+  return attention<float>(query, key, value, attn_mask, is_causal, s, outShape,
+                          nanWhenUnattended);
 }
 
 } // namespace kiln

@@ -1,6 +1,11 @@
 //===- NNTest.cpp - embedding, conv2d, cat, cross_entropy, attention ------===//
 #include "TestUtil.h"
 
+#include "Ops/Attention.h"
+
+#include <cmath>
+#include <limits>
+
 using namespace kiln;
 using namespace kiln::test;
 
@@ -324,4 +329,38 @@ TEST_CASE("pooling and grouped convolutions report misuse", "[nn][errors]") {
   Tensor y = conv2d(x, dw, Tensor(), 1, 1, 1, 4);
   Tensor one = conv2d(x.narrow(1, 2, 1), dw.narrow(0, 2, 1), Tensor(), 1, 1);
   CHECK(allclose(y.narrow(1, 2, 1), one, 1e-5, 1e-6));
+}
+
+TEST_CASE("attention written out: a query that attends to no key gives NaN",
+          "[nn]") {
+  // The fused kernel gives zeros for such a query, as torch's
+  // scaled_dot_product_attention does; attention written out as softmax
+  // gives NaN (a softmax over nothing but -inf), and compiled code that
+  // runs it as the kernel (kiln-recognize-attention) must too. NaN scores
+  // give NaN rows both ways.
+  Tensor q = randn({1, 1, 3, 4}, 1), k = randn({1, 1, 5, 4}, 2),
+         v = randn({1, 1, 5, 2}, 3);
+  Tensor mask = from_vector<int64_t>({1, 1, 1, 1, 1, 0, 0, 0, 0, 0, // row 1:
+                                      1, 0, 1, 0, 1},                // no key
+                                     {1, 1, 3, 5})
+                    .to(kBool);
+  Tensor zeros = scaled_dot_product_attention(q, k, v, mask);
+  Tensor nans = detail::scaledDotProductAttention(q, k, v, mask, 0.0, false,
+                                                  std::nullopt, true);
+  CHECK(allclose(zeros.slice(2, 1, 2), full({1, 1, 1, 2}, 0.0)));
+  CHECK(all(isnan(nans.slice(2, 1, 2))).item<bool>());
+  for (int64_t row : {0, 2})
+    CHECK(allclose(nans.slice(2, row, row + 1), zeros.slice(2, row, row + 1)));
+  // The softmax written out gives the same rows.
+  Tensor s = where(mask, matmul(q, k.transpose(-2, -1)) * 0.5,
+                   full({}, -std::numeric_limits<double>::infinity()));
+  Tensor written = matmul(softmax(s, -1), v);
+  CHECK(all(isnan(written.slice(2, 1, 2))).item<bool>());
+  CHECK(allclose(nans.slice(2, 0, 1), written.slice(2, 0, 1), 1e-5, 1e-6));
+  // A NaN score: its row is NaN both ways.
+  Tensor lastRow = from_vector<int64_t>({0, 0, 1}, {1, 1, 3, 1}).to(kBool);
+  Tensor qn = where(lastRow, full({}, std::nan("")), q);
+  Tensor nanRow = detail::scaledDotProductAttention(qn, k, v, Tensor(), 0.0,
+                                                    false, std::nullopt, true);
+  CHECK(all(isnan(nanRow.slice(2, 2, 3))).item<bool>());
 }

@@ -17,6 +17,12 @@ namespace mlir::kiln {
 /// outlined whatever their number (kiln-parallel-where-it-pays).
 inline constexpr llvm::StringLiteral kSplitFunctionAttrName = "kiln.split";
 
+/// Marks a kiln.scaled_dot_product_attention that kiln-recognize-attention
+/// made of attention written out: a query that attends to no key gives NaN,
+/// as the softmax it replaced does, not zeros (kiln-attention-to-runtime).
+inline constexpr llvm::StringLiteral kNanWhenUnattendedAttrName =
+    "kiln.nan_when_unattended";
+
 struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;

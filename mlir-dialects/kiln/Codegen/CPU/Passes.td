@@ -237,6 +237,28 @@ def KilnExpandBf16Conversions : Pass<"kiln-expand-bf16-conversions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def KilnRecognizeAttention : Pass<"kiln-recognize-attention"> {
+  let summary = "Attention written out as matmul, softmax, matmul -> the fused op";
+  let description = [{
+    On kiln ops: `matmul(softmax(s, -1), v)` where `s` is `matmul(q,
+    transpose(k, -2, -1))`, optionally times or divided by a scalar, and
+    optionally `where(causal, s, -inf)` with `causal` the triangle
+    `arange(T)[:, None] >= arange(S)[None, :]` (as GPT-2's and most
+    reference code spell it), each intermediate read by the next alone,
+    f32 or f64, ranks 2 to 4, becomes one
+    `kiln.scaled_dot_product_attention` (the triangle as its bool mask, so
+    that sizes it does not fit fail as `where` would), marked
+    `kiln.nan_when_unattended`: the fused kernel then gives NaN for a query
+    that attends to no key, as the softmax did, where the op gives zeros.
+    Other masks stay written out (only a row they mask whole tells the two
+    apart; no row of the triangle is one). The CPU pipeline then runs the
+    runtime's fused kernel (kiln-attention-to-runtime): the [..., L, S]
+    scores are never in memory.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def KilnBroadcastCopies : Pass<"kiln-broadcast-copies"> {
   let summary = "Run each run-time broadcast copy as one strided memref.copy";
   let description = [{

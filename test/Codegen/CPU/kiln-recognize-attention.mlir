@@ -1,0 +1,90 @@
+// Attention written out (matmul with the key transposed, a scalar scale,
+// the causal triangle from arange, softmax over the keys, matmul with the
+// values) becomes one kiln.scaled_dot_product_attention, marked to give NaN
+// where a query attends to no key, as the softmax did; the triangle is its
+// mask. Any other mask, or an intermediate something else reads, leaves the
+// ops as they are.
+// RUN: kiln-opt %s --kiln-recognize-attention | FileCheck %s
+
+// CHECK-LABEL: func.func @gpt2
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x?x?x?xf32>, %[[K:.*]]: tensor<?x?x?x?xf32>, %[[V:.*]]: tensor<?x?x?x?xf32>, %[[S:.*]]: f32)
+// CHECK: %[[MASK:.*]] = kiln.cmp ge
+// CHECK: %[[SCALE:.*]] = arith.extf %[[S]] : f32 to f64
+// CHECK: %[[O:.*]] = kiln.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale %[[SCALE]] {is_causal = false, kiln.nan_when_unattended}
+// CHECK-NOT: kiln.softmax
+// CHECK-NOT: kiln.matmul
+// CHECK: return %[[O]]
+func.func @gpt2(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>, %s: f32) -> tensor<?x?x?x?xf32> {
+  %kt = kiln.transpose %k dims 2, 3 : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %st = kiln.from_scalar %s : f32 -> tensor<f32>
+  %scaled = kiln.mul %att, %st : (tensor<?x?x?x?xf32>, tensor<f32>) -> tensor<?x?x?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = kiln.dim %q, 2 : tensor<?x?x?x?xf32>
+  %ar = kiln.arange %c0, %t, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %ar dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.unsqueeze %ar dim 0 : tensor<?xi64> -> tensor<1x?xi64>
+  %causal = kiln.cmp ge, %rows, %cols : (tensor<?x1xi64>, tensor<1x?xi64>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %masked = kiln.where %causal, %scaled, %ninft : (tensor<?x?xi1>, tensor<?x?x?x?xf32>, tensor<f32>) -> tensor<?x?x?x?xf32>
+  %p = kiln.softmax %masked dim 3 : tensor<?x?x?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %y : tensor<?x?x?x?xf32>
+}
+
+// No mask, divided by a constant: the scale is its reciprocal.
+// CHECK-LABEL: func.func @divided
+// CHECK: %[[D:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK: %[[DD:.*]] = arith.extf %[[D]] : f32 to f64
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[DD]] : f64
+// CHECK: kiln.scaled_dot_product_attention %arg0, %arg1, %arg2 scale %[[R]] {is_causal = false, kiln.nan_when_unattended}
+// CHECK-NOT: kiln.softmax
+func.func @divided(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %kt = kiln.transpose %k dims 1, 0 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %d = kiln.constant dense<8.0> : tensor<f32>
+  %scaled = kiln.div %att, %d : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %scaled dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// A mask of the caller's: a row it masks whole would give zeros fused and
+// NaN written out, so it stays written out.
+// CHECK-LABEL: func.func @caller_mask
+// CHECK-NOT: scaled_dot_product_attention
+// CHECK: kiln.softmax
+func.func @caller_mask(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, %m: tensor<?x?xi1>) -> tensor<?x?xf32> {
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %masked = kiln.where %m, %att, %ninf : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %masked dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// The probabilities are a result too: they must exist, so nothing changes.
+// CHECK-LABEL: func.func @probabilities_read
+// CHECK-NOT: scaled_dot_product_attention
+// CHECK: kiln.softmax
+func.func @probabilities_read(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %att dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y, %p : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// A softmax over the queries is no attention.
+// CHECK-LABEL: func.func @wrong_dim
+// CHECK-NOT: scaled_dot_product_attention
+func.func @wrong_dim(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %att dim 0 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
