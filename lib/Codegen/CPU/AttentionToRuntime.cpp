@@ -109,7 +109,8 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
   mask = mask ? asRank4(b, loc, mask, boolMask ? b.getI1Type() : compute) : q;
   int64_t flags = (op.getIsCausal() ? 1 : 0) | (op.getMask() ? 2 : 0) |
                   (op.getScale() ? 4 : 0) |
-                  (op->hasAttr(kNanWhenUnattendedAttrName) ? 8 : 0);
+                  (op->hasAttr(kNanWhenUnattendedAttrName) ? 8 : 0) |
+                  (op->hasAttr(kCausalMaskAttrName) ? 16 : 0);
   Value scale = op.getScale()
                     ? op.getScale()
                     : arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0))

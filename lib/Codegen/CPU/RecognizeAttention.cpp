@@ -190,6 +190,8 @@ bool recognize(MatmulOp out) {
   auto attention =
       ScaledDotProductAttentionOp::create(b, loc, q, k, v, mask, scale, false);
   attention->setAttr(kNanWhenUnattendedAttrName, b.getUnitAttr());
+  if (mask)
+    attention->setAttr(kCausalMaskAttrName, b.getUnitAttr());
   Value result = attention.getResult();
   if (result.getType() != out.getType())
     result = tensor::CastOp::create(b, loc, out.getType(), result);

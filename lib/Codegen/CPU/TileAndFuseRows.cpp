@@ -84,6 +84,12 @@ struct KilnTileAndFuseRowsPass
       options.setFusionControlFn(
           [](tensor::ExtractSliceOp, OpResult producer,
              bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            // Only what can be tiled: a call (the runtime's attention) was
+            // cloned into every tile, dead there but not erasable (a call
+            // may have effects), and ran once per tile: the GPT-2 block's
+            // attention 256 times a call.
+            if (!isa<TilingInterface>(producer.getOwner()))
+              return std::nullopt;
             auto op = dyn_cast<linalg::LinalgOp>(producer.getOwner());
             if (op && (linalg::isaContractionOpInterface(op) ||
                        linalg::isaConvolutionOpInterface(op)))

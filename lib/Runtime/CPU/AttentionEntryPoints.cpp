@@ -21,7 +21,11 @@ using namespace kiln;
 
 /// flags: bit 0 is_causal, bit 1 a mask is given, bit 2 scale is given
 /// (otherwise 1 / sqrt(E)), bit 3 a query that attends to no key gives NaN
-/// (attention that was written out: kiln-recognize-attention).
+/// (attention that was written out: kiln-recognize-attention), bit 4 the
+/// mask is the causal triangle: when it is [L, S] exactly, the kernel runs
+/// causal (skipping the keys past each query) instead of reading it;
+/// otherwise the call fails and the graph's statements run eagerly, where
+/// the written-out `where` broadcasts it or raises.
 struct AttentionCall {
   void *q, *k, *v, *mask;
   int64_t flags;
@@ -42,9 +46,17 @@ void attentionEntry(void *result, void *q, void *k, void *v, void *mask,
         std::optional<double> s;
         if (c.flags & 4)
           s = c.scale;
+        Tensor q = abi::borrow(c.q, 4, c.dtype), k = abi::borrow(c.k, 4, c.dtype);
+        bool causal = (c.flags & 1) != 0;
+        if (c.flags & 16) {
+          if (m.size(2) != q.size(2) || m.size(3) != k.size(2))
+            throw Error("scaled_dot_product_attention: the causal mask does "
+                        "not fit the scores exactly");
+          m = Tensor();
+          causal = true;
+        }
         return detail::scaledDotProductAttention(
-            abi::borrow(c.q, 4, c.dtype), abi::borrow(c.k, 4, c.dtype),
-            abi::borrow(c.v, 4, c.dtype), m, 0.0, (c.flags & 1) != 0, s,
+            q, k, abi::borrow(c.v, 4, c.dtype), m, 0.0, causal, s,
             (c.flags & 8) != 0);
       },
       &call);

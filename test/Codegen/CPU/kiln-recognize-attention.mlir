@@ -2,7 +2,7 @@
 // the causal triangle from arange, softmax over the keys, matmul with the
 // values) becomes one kiln.scaled_dot_product_attention, marked to give NaN
 // where a query attends to no key, as the softmax did; the triangle is its
-// mask. Any other mask, or an intermediate something else reads, leaves the
+// mask, marked as the triangle (the kernel runs causal where it fits). Any other mask, or an intermediate something else reads, leaves the
 // ops as they are.
 // RUN: kiln-opt %s --kiln-recognize-attention | FileCheck %s
 
@@ -10,7 +10,7 @@
 // CHECK-SAME: (%[[Q:.*]]: tensor<?x?x?x?xf32>, %[[K:.*]]: tensor<?x?x?x?xf32>, %[[V:.*]]: tensor<?x?x?x?xf32>, %[[S:.*]]: f32)
 // CHECK: %[[MASK:.*]] = kiln.cmp ge
 // CHECK: %[[SCALE:.*]] = arith.extf %[[S]] : f32 to f64
-// CHECK: %[[O:.*]] = kiln.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale %[[SCALE]] {is_causal = false, kiln.nan_when_unattended}
+// CHECK: %[[O:.*]] = kiln.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale %[[SCALE]] {is_causal = false, kiln.causal_mask, kiln.nan_when_unattended}
 // CHECK-NOT: kiln.softmax
 // CHECK-NOT: kiln.matmul
 // CHECK: return %[[O]]

@@ -23,6 +23,12 @@ inline constexpr llvm::StringLiteral kSplitFunctionAttrName = "kiln.split";
 inline constexpr llvm::StringLiteral kNanWhenUnattendedAttrName =
     "kiln.nan_when_unattended";
 
+/// Marks a kiln.scaled_dot_product_attention whose mask kiln-recognize-
+/// attention proved the causal triangle: the kernel skips the keys past
+/// each query (kiln-attention-to-runtime), after checking that the mask is
+/// [L, S] exactly (else the graph falls back, and eager's where decides).
+inline constexpr llvm::StringLiteral kCausalMaskAttrName = "kiln.causal_mask";
+
 struct CpuPipelineOptions {
   /// Map parallel loops to OpenMP threads.
   bool openmp = true;
