@@ -208,15 +208,18 @@ struct KilnRecognizeAttentionPass
     for (MatmulOp op : products)
       if (recognize(op))
         dead.push_back(op);
-    // The written-out ops, now read by nothing, from the last back.
+    // The written-out ops, now read by nothing, from the last back (each
+    // once: one op may read a value twice).
     while (!dead.empty()) {
       Operation *op = dead.pop_back_val();
-      SmallVector<Value> operands(op->getOperands());
-      op->erase();
-      for (Value operand : operands)
+      llvm::SmallPtrSet<Operation *, 4> defs;
+      for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())
-          if (def->use_empty() && isPure(def))
-            dead.push_back(def);
+          defs.insert(def);
+      op->erase();
+      for (Operation *def : defs)
+        if (def->use_empty() && isPure(def))
+          dead.push_back(def);
     }
   }
 };

@@ -88,3 +88,19 @@ func.func @wrong_dim(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf3
   %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// Self-attention of one tensor: q, k and v are one value, which the
+// written-out ops read three times; it stays, they go.
+// CHECK-LABEL: func.func @self
+// CHECK: kiln.scaled_dot_product_attention %arg0, %arg0, %arg0 scale
+// CHECK-NOT: kiln.matmul
+// CHECK-NOT: kiln.mul
+func.func @self(%x: tensor<?x?xf32>, %c: f32) -> tensor<?x?xf32> {
+  %xt = kiln.transpose %x dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %x, %xt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ct = kiln.from_scalar %c : f32 -> tensor<f32>
+  %scaled = kiln.mul %att, %ct : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %scaled dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %x : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
