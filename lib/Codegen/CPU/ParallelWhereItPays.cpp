@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
 
+#include "Outlining.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -191,8 +193,8 @@ struct KilnParallelWhereItPaysPass
       if (module && parent &&
           (nests.lookup(parent) > outlineAbove ||
            parent->hasAttr(kiln::kSplitFunctionAttrName))) {
-        if (failed(shareOneBody(rewriter, loop, branch, parent, bodyNames,
-                                *symbols)))
+        if (failed(shareOneBody(rewriter, loop, branch, parent,
+                                estimate.iterations(), bodyNames, *symbols)))
           return signalPassFailure();
         continue;
       }
@@ -228,11 +230,11 @@ struct KilnParallelWhereItPaysPass
   /// each been a copy of the nest for LLVM to optimize (a graph of hundreds
   /// of nests spent most of its compile time on them), and LLVM's register
   /// allocator no longer sees hundreds of nests in one function.
-  static LogicalResult
-  shareOneBody(IRRewriter &rewriter, scf::ParallelOp loop, scf::IfOp branch,
-               func::FuncOp parent,
-               llvm::DenseMap<Operation *, int64_t> &names,
-               SymbolTable &symbols) {
+  static LogicalResult shareOneBody(IRRewriter &rewriter, scf::ParallelOp loop,
+                                    scf::IfOp branch, func::FuncOp parent,
+                                    Value iterations,
+                                    llvm::DenseMap<Operation *, int64_t> &names,
+                                    SymbolTable &symbols) {
     Location loc = loop.getLoc();
     MLIRContext *ctx = loop.getContext();
     size_t rank = loop.getNumLoops();
@@ -252,20 +254,10 @@ struct KilnParallelWhereItPaysPass
     SmallVector<Type> types(2 * rank, rewriter.getIndexType());
     for (Value v : captured)
       types.push_back(v.getType());
-    std::string name;
-    do
-      name = (parent.getSymName() + "_nest" + std::to_string(names[parent]++))
-                 .str();
-    while (symbols.lookup(name));
-    rewriter.setInsertionPoint(parent);
-    auto fn = func::FuncOp::create(rewriter, loc, name,
-                                   FunctionType::get(ctx, types, {}));
-    fn.setPrivate();
-    symbols.insert(fn);
-    // llvm.func's passthrough: what func-to-llvm carries over.
-    fn->setAttr("passthrough",
-                rewriter.getArrayAttr({rewriter.getStringAttr("noinline")}));
-    Block *entry = fn.addEntryBlock();
+    func::FuncOp fn = kiln::createOutlinedFunction(
+        rewriter, symbols, parent, "_nest", names[parent],
+        FunctionType::get(ctx, types, {}));
+    Block *entry = &fn.getBody().front();
     rewriter.setInsertionPointToStart(entry);
     IRMapping map;
     for (Value v : constants)
@@ -275,8 +267,7 @@ struct KilnParallelWhereItPaysPass
       map.map(v, arg);
     auto nest = cast<scf::ParallelOp>(rewriter.clone(*loop, map));
     nest.getLowerBoundMutable().assign(entry->getArguments().take_front(rank));
-    nest.getUpperBoundMutable().assign(
-        entry->getArguments().slice(rank, rank));
+    nest.getUpperBoundMutable().assign(entry->getArguments().slice(rank, rank));
     func::ReturnOp::create(rewriter, loc);
     if (failed(toNestedFors(rewriter, nest, loop)))
       return failure();
@@ -300,24 +291,20 @@ struct KilnParallelWhereItPaysPass
                                    .wasInterrupted();
     if (light) {
       rewriter.setInsertionPoint(loop);
+      // `iterations` is the work estimate's count of the loop's (at least
+      // 2 here: the threaded branch is taken only then).
       Value lb = loop.getLowerBound()[0], ub = loop.getUpperBound()[0],
             step = loop.getStep()[0];
       auto index = [&](int64_t v) {
         return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
       };
       Value zero = index(0), one = index(1);
-      Value iterations = arith::CeilDivSIOp::create(
-          rewriter, loc,
-          arith::MaxSIOp::create(
-              rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, lb),
-              zero),
-          step);
       Value chunks =
           arith::MinSIOp::create(rewriter, loc, iterations, index(kChunks));
       Value span = arith::MulIOp::create(
           rewriter, loc,
           arith::CeilDivSIOp::create(rewriter, loc, iterations, chunks), step);
-      auto chunked = scf::ParallelOp::create(
+      scf::ParallelOp::create(
           rewriter, loc, ValueRange{zero}, ValueRange{chunks}, ValueRange{one},
           [&](OpBuilder &b, Location l, ValueRange ivs) {
             Value begin = arith::AddIOp::create(
@@ -328,7 +315,6 @@ struct KilnParallelWhereItPaysPass
             llvm::append_range(operands, captured);
             func::CallOp::create(b, l, fn, operands);
           });
-      (void)chunked;
       rewriter.eraseOp(loop);
       return success();
     }

@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
 
+#include "Outlining.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -127,8 +129,7 @@ public:
   /// Moves the ops [first, last] of the body (but the recomputed ones,
   /// which stay for the code after them) into a new private function
   /// called in their place.
-  void outline(Operation *first, Operation *last,
-               llvm::function_ref<std::string()> nextName) {
+  void outline(Operation *first, Operation *last, int64_t &parts) {
     llvm::SmallPtrSet<Operation *, 32> run;
     SmallVector<Operation *> ops;
     for (Operation *op = first;; op = op->getNextNode()) {
@@ -190,16 +191,12 @@ public:
       inputTypes.push_back(v.getType());
     for (Value v : outputs)
       outputTypes.push_back(v.getType());
-    auto part = func::FuncOp::create(
-        b, loc, nextName(), b.getFunctionType(inputTypes, outputTypes));
-    part.setPrivate();
+    func::FuncOp part = kiln::createOutlinedFunction(
+        b, symbols_, fn_, "_part", parts,
+        b.getFunctionType(inputTypes, outputTypes));
     part->setAttr(kiln::kSplitFunctionAttrName, b.getUnitAttr());
     fn_->setAttr(kiln::kSplitFunctionAttrName, b.getUnitAttr());
-    // llvm.func's passthrough: what func-to-llvm carries over.
-    part->setAttr("passthrough",
-                  b.getArrayAttr({b.getStringAttr("noinline")}));
-    symbols_.insert(part);
-    Block *entry = part.addEntryBlock();
+    Block *entry = &part.getBody().front();
 
     b.setInsertionPoint(first);
     auto call = func::CallOp::create(b, loc, part, inputs.getArrayRef());
@@ -246,21 +243,15 @@ struct KilnSplitLargeFunctionsPass
       if (!fn.isExternal() && fn.getBody().hasOneBlock() &&
           countOps(fn) > 2 * ops &&
           // A stack allocation must not outlive the function making it.
-          !fn.walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
-               .wasInterrupted())
+          !fn.walk([](memref::AllocaOp) {
+               return WalkResult::interrupt();
+             }).wasInterrupted())
         large.push_back(fn);
     for (func::FuncOp fn : large) {
       Splitter splitter(fn, symbols);
-      int64_t index = 0;
-      auto nextName = [&] {
-        std::string name;
-        do
-          name = (fn.getSymName() + "_part" + std::to_string(index++)).str();
-        while (symbols.lookup(name));
-        return name;
-      };
+      int64_t parts = 0;
       for (auto [from, to] : splitter.runs(ops))
-        splitter.outline(from, to, nextName);
+        splitter.outline(from, to, parts);
     }
   }
 };

@@ -237,8 +237,8 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
     inRowsOfFour(n, [&](auto rows, int64_t i) {
       constexpr int NI = decltype(rows)::value;
       if (NI == 4 && i == 0)
-        dotTile<T, NI, NJ, true>(k, a, sar, b + j * ldb, ldb, c + j, ldc,
-                                 beta);
+        dotTile<T, NI, NJ, true>(k, a + i * sar, sar, b + j * ldb, ldb,
+                                 c + i * ldc + j, ldc, beta);
       else
         dotTile<T, NI, NJ, false>(k, a + i * sar, sar, b + j * ldb, ldb,
                                   c + i * ldc + j, ldc, beta);
