@@ -1,15 +1,20 @@
 // Tests kiln.scaled_dot_product_attention compiled against the eager runtime:
 // without a mask, causal (more queries than keys too), with bool and float
-// masks that broadcast, an explicit scale, rank-2 and rank-3 operands whose
-// batch dims broadcast, f64 and f16, keys in several of the kernel's blocks,
-// and sizes eager rejects.
+// masks that broadcast (rows that attend to nothing), an explicit scale,
+// rank-2 and rank-3 operands whose batch dims broadcast (size 1 at run
+// time too), f64, f16 and bf16, keys in several of the kernel's blocks, and
+// sizes eager rejects. test/e2e/cuda/emulated.test runs it through the GPU
+// pipeline's lowering (one loop nest, convert-kiln-to-linalg).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 12 passed, 0 failed
+// CHECK: 19 passed, 0 failed
 
 // E2E: @plain f32[2,3,5,8] f32[2,3,7,8] f32[2,3,7,6]
 // E2E: @plain f32[1,1,1,4] f32[1,1,300,4] f32[1,1,300,2]
 // E2E: @plain f32[2,3,5,8] f32[2,3,7,9] f32[2,3,7,6] expect-error
+// E2E: @plain f32[2,3,5,8] f32[1,3,7,8] f32[2,1,7,6]
+// E2E: @plain f32[2,3,5,8] f32[3,3,7,8] f32[3,3,7,6] expect-error
+// E2E: @plain f32[2,3,5,8] f32[2,3,7,8] f32[2,3,6,6] expect-error
 func.func @plain(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   return %o : tensor<?x?x?x?xf32>
@@ -37,6 +42,16 @@ func.func @bias(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x3xf32>, %
   return %o : tensor<?x3xf32>
 }
 
+// Rows of the mask all false or all true (a size-1 dim at run time):
+// queries that attend to no key give zeros.
+// E2E: @rows f32[6,8] f32[9,8] f32[9,4] i1[6,1]
+// E2E: @rows f32[6,8] f32[9,8] f32[9,4] i1[1,9]
+// E2E: @rows f32[6,8] f32[9,8] f32[9,4] i1[6,0] expect-error
+func.func @rows(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x4xf32>, %m: tensor<?x?xi1>) -> tensor<?x4xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = false} : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x?xi1>) -> tensor<?x4xf32>
+  return %o : tensor<?x4xf32>
+}
+
 // E2E: @wide f64[2,6,5] f64[2,6,5] f64[2,6,5]
 func.func @wide(%q: tensor<?x?x?xf64>, %k: tensor<?x?x?xf64>, %v: tensor<?x?x?xf64>) -> tensor<?x?x?xf64> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x?x?xf64>, tensor<?x?x?xf64>, tensor<?x?x?xf64>) -> tensor<?x?x?xf64>
@@ -47,4 +62,10 @@ func.func @wide(%q: tensor<?x?x?xf64>, %k: tensor<?x?x?xf64>, %v: tensor<?x?x?xf
 func.func @half(%q: tensor<?x?x8xf16>, %k: tensor<?x?x8xf16>, %v: tensor<?x?x8xf16>) -> tensor<?x?x8xf16> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?x8xf16>, tensor<?x?x8xf16>, tensor<?x?x8xf16>) -> tensor<?x?x8xf16>
   return %o : tensor<?x?x8xf16>
+}
+
+// E2E: @brain bf16[3,4,8] bf16[3,6,8] bf16[3,6,8]
+func.func @brain(%q: tensor<?x?x8xbf16>, %k: tensor<?x?x8xbf16>, %v: tensor<?x?x8xbf16>) -> tensor<?x?x8xbf16> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x?x8xbf16>, tensor<?x?x8xbf16>, tensor<?x?x8xbf16>) -> tensor<?x?x8xbf16>
+  return %o : tensor<?x?x8xbf16>
 }

@@ -23,6 +23,7 @@ void populateDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 void populatePoolingToLinalgPatterns(RewritePatternSet &patterns);
 void populateConstantsToLinalgPatterns(RewritePatternSet &patterns);
 void populateCallsToFuncPatterns(RewritePatternSet &patterns);
+void populateAttentionToLoopsPatterns(RewritePatternSet &patterns);
 
 /// Marks the linalg.generic that broadcasts an operand to its op's size
 /// when the operand turns out smaller at run time (Broadcast.cpp): the CPU
@@ -30,6 +31,13 @@ void populateCallsToFuncPatterns(RewritePatternSet &patterns);
 /// a loop nest of its own; other pipelines lower it as any generic.
 inline constexpr llvm::StringLiteral kBroadcastCopyAttrName =
     "kiln.broadcast_copy";
+
+/// Marks a kiln.scaled_dot_product_attention that kiln-recognize-attention
+/// made of attention written out: a query that attends to no key gives NaN,
+/// as the softmax it replaced does, not zeros (kiln-attention-to-runtime on
+/// the CPU, the loops of Attention.cpp elsewhere).
+inline constexpr llvm::StringLiteral kNanWhenUnattendedAttrName =
+    "kiln.nan_when_unattended";
 
 } // namespace mlir::kiln
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
+#include "kiln/Conversion/KilnToLinalg.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 

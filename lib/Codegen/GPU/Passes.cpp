@@ -30,7 +30,6 @@ using namespace mlir;
 
 void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
-  pm.addPass(createKilnDecomposeAttention());
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   // Function arguments and results are device buffers; so is every

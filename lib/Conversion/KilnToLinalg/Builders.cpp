@@ -9,10 +9,30 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
+
+namespace {
+/// The offsets, sizes and strides of a row of a rank-`rank` tensor: along
+/// `dim` from 0, `length` long, at `coords` (the other dims' positions, in
+/// order).
+struct RowSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RowSlice(OpBuilder &b, int64_t rank, int64_t dim, ValueRange coords,
+           OpFoldResult length)
+      : strides(rank, b.getIndexAttr(1)) {
+    for (int64_t k = 0, c = 0; k < rank; ++k) {
+      offsets.push_back(k == dim ? OpFoldResult(b.getIndexAttr(0))
+                                 : OpFoldResult(coords[c++]));
+      sizes.push_back(k == dim ? length : OpFoldResult(b.getIndexAttr(1)));
+    }
+  }
+};
+
+} // namespace
 
 namespace mlir::kiln::detail {
 
@@ -252,6 +272,63 @@ Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
                scf::YieldOp::create(bb, l, table);
              })
       .getResult(0);
+}
+
+Value rowOf(OpBuilder &b, Location loc, Value source, int64_t dim,
+            ValueRange coords, OpFoldResult length) {
+  if (auto v = dyn_cast<Value>(length)) // a constant as an attribute
+    length = getAsOpFoldResult(v);
+  auto type = cast<RankedTensorType>(source.getType());
+  RowSlice slice(b, type.getRank(), dim, coords, length);
+  std::optional<int64_t> n = getConstantIntValue(length);
+  auto rowType = RankedTensorType::get({n ? *n : ShapedType::kDynamic},
+                                       type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, rowType, source, slice.offsets,
+                                        slice.sizes, slice.strides);
+}
+
+SmallVector<Value> forEachRow(OpBuilder &b, Location loc,
+                              ArrayRef<OpFoldResult> extents, int64_t dim,
+                              ValueRange outs, RowFn fn) {
+  SmallVector<OpFoldResult> bounds(extents);
+  bool none = bounds.empty();
+  if (none)
+    bounds.push_back(b.getIndexAttr(1));
+  auto forall = scf::ForallOp::create(b, loc, bounds, outs, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getTerminator());
+  SmallVector<Value> coords;
+  if (!none)
+    coords = forall.getInductionVars();
+  SmallVector<Value> rows;
+  SmallVector<OpFoldResult> lengths;
+  for (auto [out, shared] : llvm::zip(outs, forall.getRegionIterArgs())) {
+    OpFoldResult length = tensor::getMixedSize(b, loc, out, dim);
+    if (auto v = dyn_cast<Value>(length))
+      length = getAsOpFoldResult(v);
+    lengths.push_back(length);
+    rows.push_back(rowOf(b, loc, shared, dim, coords, lengths.back()));
+  }
+  SmallVector<Value> written = fn(b, loc, coords, rows);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [row, shared, length] :
+       llvm::zip(written, forall.getRegionIterArgs(), lengths)) {
+    RowSlice slice(b, cast<RankedTensorType>(shared.getType()).getRank(), dim,
+                   coords, length);
+    tensor::ParallelInsertSliceOp::create(b, loc, row, shared, slice.offsets,
+                                          slice.sizes, slice.strides);
+  }
+  return SmallVector<Value>(forall.getResults());
+}
+
+SmallVector<OpFoldResult> otherExtents(OpBuilder &b, Location loc, Value v,
+                                       int64_t dim) {
+  SmallVector<OpFoldResult> extents;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t k = 0; k < type.getRank(); ++k)
+    if (k != dim)
+      extents.push_back(tensor::getMixedSize(b, loc, v, k));
+  return extents;
 }
 
 } // namespace mlir::kiln::detail

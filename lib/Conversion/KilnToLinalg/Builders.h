@@ -86,6 +86,29 @@ Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows);
 /// row to read.
 Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim);
 
+/// A row: the 1-d slice of `source` along `dim` at `coords` (the other
+/// dims' positions, in order), `length` long.
+Value rowOf(OpBuilder &b, Location loc, Value source, int64_t dim,
+            ValueRange coords, OpFoldResult length);
+
+/// Computes the rows a forEachRow iteration writes, from its position and
+/// the outs' rows there.
+using RowFn = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange coords, ValueRange rows)>;
+
+/// One scf.forall over `extents` (the sizes of the dims other than `dim`,
+/// one iteration when there are none) with `outs` shared: the body gets
+/// each out's row along `dim` at the position and returns the rows to
+/// write back. For ops that walk a row in order (scans, topk) or fill one
+/// from a loop (attention): one thread each on the CPU and on the GPU.
+SmallVector<Value> forEachRow(OpBuilder &b, Location loc,
+                              ArrayRef<OpFoldResult> extents, int64_t dim,
+                              ValueRange outs, RowFn fn);
+
+/// The sizes of `v`'s dims other than `dim`.
+SmallVector<OpFoldResult> otherExtents(OpBuilder &b, Location loc, Value v,
+                                       int64_t dim);
+
 } // namespace mlir::kiln::detail
 
 #endif

@@ -22,6 +22,7 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns) {
+  populateAttentionToLoopsPatterns(patterns);
   populateCallsToFuncPatterns(patterns);
   populateConstantsToLinalgPatterns(patterns);
   populateDataMovementToLinalgPatterns(patterns);

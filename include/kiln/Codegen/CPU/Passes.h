@@ -17,12 +17,6 @@ namespace mlir::kiln {
 /// outlined whatever their number (kiln-parallel-where-it-pays).
 inline constexpr llvm::StringLiteral kSplitFunctionAttrName = "kiln.split";
 
-/// Marks a kiln.scaled_dot_product_attention that kiln-recognize-attention
-/// made of attention written out: a query that attends to no key gives NaN,
-/// as the softmax it replaced does, not zeros (kiln-attention-to-runtime).
-inline constexpr llvm::StringLiteral kNanWhenUnattendedAttrName =
-    "kiln.nan_when_unattended";
-
 /// Marks a kiln.scaled_dot_product_attention whose mask kiln-recognize-
 /// attention proved the causal triangle: the kernel skips the keys past
 /// each query (kiln-attention-to-runtime), after checking that the mask is

@@ -1,30 +1,14 @@
 //===- Passes.td - Kiln's GPU codegen passes ---------------*- tablegen -*-===//
 //
 // The codegen passes the GPU's: device buffers, the grid mapping and row kernels, one binary per file.
-// All but kiln-decompose-attention work on linalg, SCF and memrefs after
-// the conversion from the kiln dialect.
+// They work on linalg, SCF and memrefs after the conversion from the kiln
+// dialect.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_GPU_PASSES_TD
 #define KILN_CODEGEN_GPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
-
-def KilnDecomposeAttention : Pass<"kiln-decompose-attention"> {
-  let summary = "Write attention as matmul, softmax and matmul";
-  let description = [{
-    Before the conversion to linalg: each
-    `kiln.scaled_dot_product_attention` becomes the kiln ops of its
-    definition, `matmul(where(amax(s) == -inf, 0, softmax(s)), v)` with
-    `s = matmul(q, transpose(k)) * scale` plus the mask (added, or `-inf`
-    where a bool mask is false, or the causal triangle). The GPU pipeline
-    has no fused attention kernel yet; the CPU's runs the runtime's
-    (kiln-attention-to-runtime).
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect",
-                           "::mlir::tensor::TensorDialect"];
-}
 
 def KilnGpuDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
   let summary = "Keep every buffer of a GPU graph in device memory";

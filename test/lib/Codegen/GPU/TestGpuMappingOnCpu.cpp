@@ -68,7 +68,6 @@ struct TestGpuMappingOnCpuPass
 void mlir::kiln::test::buildGpuMappingOnCpuPipeline(OpPassManager &pm) {
   // The GPU pipeline up to the mapping (its buffers in host memory, its
   // products through the CPU's BLAS), then the CPU's lowering.
-  pm.addPass(createKilnDecomposeAttention());
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   addBufferizationPasses(pm);

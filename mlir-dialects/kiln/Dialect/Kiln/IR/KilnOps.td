@@ -498,8 +498,11 @@ def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
     from query `i` when `j <= i` and excludes `mask`. `scale`, when absent,
     is `1 / sqrt(E)`. A query that attends to no key gives zeros.
 
-    On the CPU the op is one fused kernel (kiln-attention-to-runtime); the
-    GPU pipeline decomposes it (kiln-decompose-attention).
+    On the CPU the op is one fused kernel of the runtime
+    (kiln-attention-to-runtime); elsewhere (the GPU) it converts to one
+    loop nest, a query row per iteration walking the keys with an online
+    softmax (convert-kiln-to-linalg). Neither makes the `[..., L, S]`
+    scores.
 
     ```mlir
     %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = true}
