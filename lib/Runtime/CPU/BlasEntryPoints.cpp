@@ -33,7 +33,7 @@ const T *readable(const Matrix<T> &m, std::vector<T> &copy) {
 /// C += A * B for the kiln-matmul-to-blas pass; C = A * B (whatever C
 /// held) when not `accumulate`.
 template <typename T>
-void gemmAccumulate(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c,
+void gemmInto(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c,
                     bool accumulate) {
   int64_t n = c->sizes[0], m = c->sizes[1], k = a->sizes[1];
   std::vector<T> ca, cb;
@@ -119,7 +119,7 @@ Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
 /// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear); =
 /// when not `accumulate`.
 template <typename T>
-void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
+void linearInto(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
                       bool accumulate) {
   Matrix<T> xm, ym;
   std::vector<T> xCopy;
@@ -132,14 +132,14 @@ void linearAccumulate(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
                {w->sizes[1], w->sizes[0]},
                {w->strides[1], w->strides[0]}};
   if (asMatrix(*y, ym)) {
-    gemmAccumulate(&xm, &wt, &ym, accumulate);
+    gemmInto(&xm, &wt, &ym, accumulate);
     return;
   }
   // y does not fold into rows (the pipeline never makes such a y): go
   // through a contiguous copy and write it back element by element.
   std::vector<T> yCopy;
   Matrix<T> yc = gathered(*y, yCopy);
-  gemmAccumulate(&xm, &wt, &yc, accumulate);
+  gemmInto(&xm, &wt, &yc, accumulate);
   const int64_t *d = static_cast<const int64_t *>(y->descriptor);
   int64_t r = y->rank;
   T *base;
@@ -177,7 +177,7 @@ template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
 /// batch dims align with C's from the right; a size-1 one is broadcast. One
 /// gemm per matrix of C, the matrices split over the threads.
 template <typename T>
-void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c,
+void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
                        bool accumulate) {
   ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<T>(*c);
   int64_t batch = fc.rank - 2;
@@ -215,58 +215,11 @@ void batchedAccumulate(UnrankedView *a, UnrankedView *b, UnrankedView *c,
           Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
           Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
           Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
-          gemmAccumulate(&ma, &mb, &mc, accumulate);
+          gemmInto(&ma, &mb, &mc, accumulate);
         }
       });
 }
 } // namespace
-
-// kiln_KIND_T accumulates into its output (C += A * B); kiln_assign_KIND_T
-// overwrites it (C = A * B), for products whose output was only zero-filled
-// (kiln-matmul-to-blas drops the fill).
-extern "C" void _mlir_ciface_kiln_bmm_f32(UnrankedView *a, UnrankedView *b,
-                                          UnrankedView *c) {
-  batchedAccumulate<float>(a, b, c, true);
-}
-
-extern "C" void _mlir_ciface_kiln_bmm_f64(UnrankedView *a, UnrankedView *b,
-                                          UnrankedView *c) {
-  batchedAccumulate<double>(a, b, c, true);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_bmm_f32(UnrankedView *a,
-                                                 UnrankedView *b,
-                                                 UnrankedView *c) {
-  batchedAccumulate<float>(a, b, c, false);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_bmm_f64(UnrankedView *a,
-                                                 UnrankedView *b,
-                                                 UnrankedView *c) {
-  batchedAccumulate<double>(a, b, c, false);
-}
-
-extern "C" void _mlir_ciface_kiln_linear_f32(UnrankedView *x, Matrix<float> *w,
-                                             UnrankedView *y) {
-  linearAccumulate(x, w, y, true);
-}
-
-extern "C" void _mlir_ciface_kiln_linear_f64(UnrankedView *x, Matrix<double> *w,
-                                             UnrankedView *y) {
-  linearAccumulate(x, w, y, true);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_linear_f32(UnrankedView *x,
-                                                    Matrix<float> *w,
-                                                    UnrankedView *y) {
-  linearAccumulate(x, w, y, false);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_linear_f64(UnrankedView *x,
-                                                    Matrix<double> *w,
-                                                    UnrankedView *y) {
-  linearAccumulate(x, w, y, false);
-}
 
 namespace {
 /// A rank-4 strided memref descriptor.
@@ -286,7 +239,7 @@ template <typename T> struct Tensor4 {
 /// w[o, c, i, j] for kiln-matmul-to-blas (x already padded): the eager
 /// conv2d's method, im2col and one gemm per image.
 template <typename T>
-void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
+void conv2dInto(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
                       int64_t sw, bool accumulate) {
   int64_t N = y->sizes[0], O = y->sizes[1], Ho = y->sizes[2], Wo = y->sizes[3];
   int64_t C = w->sizes[1], kH = w->sizes[2], kW = w->sizes[3];
@@ -353,52 +306,39 @@ void conv2dAccumulate(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
 }
 } // namespace
 
-extern "C" void _mlir_ciface_kiln_conv2d_f32(Tensor4<float> *x,
-                                             Tensor4<float> *w,
-                                             Tensor4<float> *y, int64_t sh,
-                                             int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw, true);
-}
-
-extern "C" void _mlir_ciface_kiln_conv2d_f64(Tensor4<double> *x,
-                                             Tensor4<double> *w,
-                                             Tensor4<double> *y, int64_t sh,
-                                             int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw, true);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_conv2d_f32(Tensor4<float> *x,
-                                                    Tensor4<float> *w,
-                                                    Tensor4<float> *y,
-                                                    int64_t sh, int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw, false);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_conv2d_f64(Tensor4<double> *x,
-                                                    Tensor4<double> *w,
-                                                    Tensor4<double> *y,
-                                                    int64_t sh, int64_t sw) {
-  conv2dAccumulate(x, w, y, sh, sw, false);
-}
-
-extern "C" void _mlir_ciface_kiln_gemm_f32(Matrix<float> *a, Matrix<float> *b,
-                                           Matrix<float> *c) {
-  gemmAccumulate(a, b, c, true);
-}
-
-extern "C" void _mlir_ciface_kiln_gemm_f64(Matrix<double> *a, Matrix<double> *b,
-                                           Matrix<double> *c) {
-  gemmAccumulate(a, b, c, true);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_gemm_f32(Matrix<float> *a,
-                                                  Matrix<float> *b,
-                                                  Matrix<float> *c) {
-  gemmAccumulate(a, b, c, false);
-}
-
-extern "C" void _mlir_ciface_kiln_assign_gemm_f64(Matrix<double> *a,
-                                                  Matrix<double> *b,
-                                                  Matrix<double> *c) {
-  gemmAccumulate(a, b, c, false);
-}
+// kiln_KIND_T accumulates into its output (C += A * B); kiln_assign_KIND_T
+// overwrites it (C = A * B), for products whose output was only zero-filled
+// (kiln-matmul-to-blas drops the fill).
+#define KILN_PRODUCT_ENTRIES(KIND, FN, PARAMS, ...)                            \
+  extern "C" void _mlir_ciface_kiln_##KIND PARAMS { FN(__VA_ARGS__, true); }   \
+  extern "C" void _mlir_ciface_kiln_assign_##KIND PARAMS {                     \
+    FN(__VA_ARGS__, false);                                                    \
+  }
+KILN_PRODUCT_ENTRIES(gemm_f32, gemmInto<float>,
+                     (Matrix<float> *a, Matrix<float> *b, Matrix<float> *c),
+                     a, b, c)
+KILN_PRODUCT_ENTRIES(gemm_f64, gemmInto<double>,
+                     (Matrix<double> *a, Matrix<double> *b,
+                      Matrix<double> *c),
+                     a, b, c)
+KILN_PRODUCT_ENTRIES(linear_f32, linearInto<float>,
+                     (UnrankedView *x, Matrix<float> *w, UnrankedView *y), x,
+                     w, y)
+KILN_PRODUCT_ENTRIES(linear_f64, linearInto<double>,
+                     (UnrankedView *x, Matrix<double> *w, UnrankedView *y), x,
+                     w, y)
+KILN_PRODUCT_ENTRIES(bmm_f32, bmmInto<float>,
+                     (UnrankedView *a, UnrankedView *b, UnrankedView *c), a, b,
+                     c)
+KILN_PRODUCT_ENTRIES(bmm_f64, bmmInto<double>,
+                     (UnrankedView *a, UnrankedView *b, UnrankedView *c), a, b,
+                     c)
+KILN_PRODUCT_ENTRIES(conv2d_f32, conv2dInto<float>,
+                     (Tensor4<float> *x, Tensor4<float> *w, Tensor4<float> *y,
+                      int64_t sh, int64_t sw),
+                     x, w, y, sh, sw)
+KILN_PRODUCT_ENTRIES(conv2d_f64, conv2dInto<double>,
+                     (Tensor4<double> *x, Tensor4<double> *w,
+                      Tensor4<double> *y, int64_t sh, int64_t sw),
+                     x, w, y, sh, sw)
+#undef KILN_PRODUCT_ENTRIES
