@@ -4,6 +4,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -137,6 +138,33 @@ private:
         .Case([&](arith::SubIOp o) { set(o, i(o.getLhs()) - i(o.getRhs())); })
         .Case([&](arith::MulIOp o) { set(o, i(o.getLhs()) * i(o.getRhs())); })
         .Case([&](arith::DivSIOp o) { set(o, i(o.getLhs()) / i(o.getRhs())); })
+        .Case([&](arith::CmpIOp o) {
+          int64_t a = i(o.getLhs()), b = i(o.getRhs());
+          using P = arith::CmpIPredicate;
+          switch (o.getPredicate()) {
+          case P::eq:
+            return set(o, int64_t{a == b});
+          case P::ne:
+            return set(o, int64_t{a != b});
+          case P::slt:
+            return set(o, int64_t{a < b});
+          case P::sle:
+            return set(o, int64_t{a <= b});
+          case P::sgt:
+            return set(o, int64_t{a > b});
+          case P::sge:
+            return set(o, int64_t{a >= b});
+          default:
+            throw Error("e2e: the interpreter has no rule for unsigned "
+                        "arith.cmpi");
+          }
+        })
+        .Case([&](arith::AndIOp o) { set(o, i(o.getLhs()) & i(o.getRhs())); })
+        // A traced shape check: eager raised it where the op ran.
+        .Case([&](cf::AssertOp o) {
+          if (!i(o.getArg()))
+            throw Error(o.getMsg().str());
+        })
         .Case([&](k::ConstantOp o) { set(o, fromAttr(o.getValue())); })
         .Case([&](k::AddOp o) { set(o, t(o.getLhs()) + t(o.getRhs())); })
         .Case([&](k::SubOp o) { set(o, t(o.getLhs()) - t(o.getRhs())); })

@@ -4,10 +4,14 @@
 // of it: GPT-2's spelling with its scale as a multiplier, one dividing by
 // a scalar with no mask, f64, a triangle sized by another tensor that
 // does not fit the scores (where's error, in both), and rows of the
-// triangle past the keys (queries later than every key: all attended).
+// triangle past the keys (queries later than every key: all attended);
+// Llama's spelling as traced (masked_fill of `tril(ones(T, T)) == 0` with
+// its shape check, the scale a double made float, casts of each result to
+// its own type), and its mask not fitting keys of another length
+// (masked_fill's error, in both).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 8 passed, 0 failed
+// CHECK: 11 passed, 0 failed
 
 // E2E: @gpt2 f32[2,3,40,16] f32[2,3,40,16] f32[2,3,40,16]
 // E2E: @gpt2 f32[1,2,130,8] f32[1,2,130,8] f32[1,2,130,8]
@@ -68,4 +72,55 @@ func.func @sized(%q: tensor<?x?x8xf64>, %k: tensor<?x?x8xf64>, %v: tensor<?x?x4x
   %p = kiln.softmax %masked dim 2 : tensor<?x?x?xf64>
   %y = kiln.matmul %p, %v : (tensor<?x?x?xf64>, tensor<?x?x4xf64>) -> tensor<?x?x4xf64>
   return %y : tensor<?x?x4xf64>
+}
+
+// E2E: @llama f32[2,4,24,16] f32[2,4,24,16] f32[2,4,24,16] f64=4.0
+// E2E: @llama f32[1,2,1,16] f32[1,2,1,16] f32[1,2,1,16] f64=3.3
+// E2E: @llama f32[1,2,6,16] f32[1,2,9,16] f32[1,2,9,16] f64=4.0 expect-error
+func.func @llama(%q: tensor<?x?x?x16xf32>, %k: tensor<?x?x?x16xf32>, %v: tensor<?x?x?x16xf32>, %sq: f64) -> tensor<?x?x?x16xf32> {
+  %T = kiln.dim %q, 2 : tensor<?x?x?x16xf32>
+  %kt = kiln.transpose %k dims 2, 3 : tensor<?x?x?x16xf32> -> tensor<?x?x16x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x?x16xf32>, tensor<?x?x16x?xf32>) -> tensor<?x?x?x?xf32>
+  %sqt = kiln.from_scalar %sq : f64 -> tensor<f64>
+  %sqf = kiln.cast %sqt : tensor<f64> to tensor<f32>
+  %scores = kiln.div %att, %sqf : (tensor<?x?x?x?xf32>, tensor<f32>) -> tensor<?x?x?x?xf32>
+  %ones = kiln.full [%T, %T] {value = 1.000000e+00 : f32} : tensor<?x?xf32>
+  %n0 = kiln.dim %ones, 0 : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = kiln.arange %c0, %n0, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %r dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %n1 = kiln.dim %ones, 1 : tensor<?x?xf32>
+  %cols = kiln.arange %c0, %n1, %c1 : tensor<?xi64>
+  %off = kiln.sub %cols, %rows : (tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %keep = kiln.cmp le, %off, %z : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %zf = kiln.cast %z : tensor<i64> to tensor<f32>
+  %tril = kiln.where %keep, %ones, %zf : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %trilc = kiln.cast %tril : tensor<?x?xf32> to tensor<?x?xf32>
+  %gone = kiln.cmp eq, %trilc, %zf : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %filled = kiln.where %gone, %ninft, %scores : (tensor<?x?xi1>, tensor<f32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %masked = kiln.cast %filled : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
+  // masked_fill's check: the mask broadcast did not grow the scores.
+  %m0 = kiln.dim %masked, 0 : tensor<?x?x?x?xf32>
+  %m1 = kiln.dim %masked, 1 : tensor<?x?x?x?xf32>
+  %m2 = kiln.dim %masked, 2 : tensor<?x?x?x?xf32>
+  %m3 = kiln.dim %masked, 3 : tensor<?x?x?x?xf32>
+  %s0 = kiln.dim %scores, 0 : tensor<?x?x?x?xf32>
+  %s1 = kiln.dim %scores, 1 : tensor<?x?x?x?xf32>
+  %s2 = kiln.dim %scores, 2 : tensor<?x?x?x?xf32>
+  %s3 = kiln.dim %scores, 3 : tensor<?x?x?x?xf32>
+  %ma = arith.muli %m0, %m1 : index
+  %mb = arith.muli %ma, %m2 : index
+  %mn = arith.muli %mb, %m3 : index
+  %sa = arith.muli %s0, %s1 : index
+  %sb = arith.muli %sa, %s2 : index
+  %sn = arith.muli %sb, %s3 : index
+  %fits = arith.cmpi eq, %mn, %sn : index
+  cf.assert %fits, "masked_fill: the mask does not broadcast to the tensor's shape"
+  %p = kiln.softmax %masked dim 3 : tensor<?x?x?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?x?xf32>, tensor<?x?x?x16xf32>) -> tensor<?x?x?x16xf32>
+  return %y : tensor<?x?x?x16xf32>
 }

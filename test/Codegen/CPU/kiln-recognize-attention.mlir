@@ -2,8 +2,10 @@
 // the causal triangle from arange, softmax over the keys, matmul with the
 // values) becomes one kiln.scaled_dot_product_attention, marked to give NaN
 // where a query attends to no key, as the softmax did; the triangle is its
-// mask, marked as the triangle (the kernel runs causal where it fits). Any other mask, or an intermediate something else reads, leaves the
-// ops as they are.
+// mask, marked as the triangle (the kernel runs causal where it fits),
+// spelled as GPT-2 (where of arange) or Llama (masked_fill of tril(ones)
+// == 0) writes it. Any other mask, or an intermediate something else
+// reads (but for shape queries), leaves the ops as they are.
 // RUN: kiln-opt %s --kiln-recognize-attention | FileCheck %s
 
 // CHECK-LABEL: func.func @gpt2
@@ -102,5 +104,83 @@ func.func @self(%x: tensor<?x?xf32>, %c: f32) -> tensor<?x?xf32> {
   %scaled = kiln.mul %att, %ct : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
   %p = kiln.softmax %scaled dim 1 : tensor<?x?xf32>
   %y = kiln.matmul %p, %x : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// Llama's spelling as traced: masked_fill(tril(ones(T, T)) == 0, -inf)
+// (tril: arange(S) - arange(T)[:, None] <= 0, then where(_, ones, 0)),
+// a double scale made float, each result cast to its own type, and
+// masked_fill's check reading the scores' and the masked scores' sizes.
+// The triangle tril made is the mask; the sizes are read from q and k.
+// CHECK-LABEL: func.func @llama
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x?xf32>, %[[K:.*]]: tensor<?x?xf32>, %[[V:.*]]: tensor<?x?xf32>, %[[D:.*]]: f64)
+// CHECK: %[[KEEP:.*]] = kiln.cmp le
+// CHECK: %[[L:.*]] = kiln.dim %[[Q]], 0
+// CHECK: %[[S:.*]] = kiln.dim %[[K]], 0
+// CHECK: cf.assert
+// CHECK: %[[F:.*]] = arith.truncf %[[D]] : f64 to f32
+// CHECK: %[[W:.*]] = arith.extf %[[F]] : f32 to f64
+// CHECK: %[[SCALE:.*]] = arith.divf %{{.*}}, %[[W]] : f64
+// CHECK: kiln.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[KEEP]] scale %[[SCALE]] {is_causal = false, kiln.causal_mask, kiln.nan_when_unattended}
+// CHECK-NOT: kiln.softmax
+// CHECK-NOT: kiln.where
+func.func @llama(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, %d: f64) -> tensor<?x?xf32> {
+  %T = kiln.dim %q, 0 : tensor<?x?xf32>
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %dt = kiln.from_scalar %d : f64 -> tensor<f64>
+  %df = kiln.cast %dt : tensor<f64> to tensor<f32>
+  %scores = kiln.div %att, %df : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %ones = kiln.full [%T, %T] {value = 1.000000e+00 : f32} : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %r dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %off = kiln.sub %cols, %rows : (tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %keep = kiln.cmp le, %off, %z : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %zf = kiln.cast %z : tensor<i64> to tensor<f32>
+  %tril = kiln.where %keep, %ones, %zf : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %gone = kiln.cmp eq, %tril, %zf : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %filled = kiln.where %gone, %ninft, %scores : (tensor<?x?xi1>, tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %masked = kiln.cast %filled : tensor<?x?xf32> to tensor<?x?xf32>
+  %m0 = kiln.dim %masked, 0 : tensor<?x?xf32>
+  %s1 = kiln.dim %scores, 1 : tensor<?x?xf32>
+  %fits = arith.cmpi eq, %m0, %s1 : index
+  cf.assert %fits, "masked_fill: the mask does not broadcast to the tensor's shape"
+  %p = kiln.softmax %masked dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// masked_fill(tril(ones) == 1, -inf) removes the triangle itself, not
+// its complement: left written out.
+// CHECK-LABEL: func.func @tril_is_one
+// CHECK-NOT: scaled_dot_product_attention
+func.func @tril_is_one(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %T = kiln.dim %q, 0 : tensor<?x?xf32>
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ones = kiln.full [%T, %T] {value = 1.000000e+00 : f32} : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %r dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %off = kiln.sub %cols, %rows : (tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %keep = kiln.cmp le, %off, %z : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %zf = kiln.cast %z : tensor<i64> to tensor<f32>
+  %tril = kiln.where %keep, %ones, %zf : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %gone = kiln.cmp eq, %tril, %one : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %filled = kiln.where %gone, %ninft, %att : (tensor<?x?xi1>, tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %filled dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
