@@ -224,8 +224,9 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
   int64_t j = 0;
   // NJ columns of C (rows of the stored B) by dot products.
   auto dots = [&](auto columns) {
-    // The first group of four rows reads W from memory and prefetches the
-    // next NJ rows of it as it goes; the groups after it find W in cache.
+    // (Fewer than 4 rows or more than 8.) The first group of four rows
+    // reads W from memory and prefetches the next NJ rows of it as it
+    // goes; the groups after it find W in cache.
     // Without the prefetches a tile waited on each row's start: 8 rows of
     // a linear streamed their weights at 31-33 GB/s where 1 row streams at
     // 52-58, now at 37-41 in the same runs. Fewer than four rows are bound
@@ -252,6 +253,38 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
     });
   };
   if (bTransposed) {
+    if (n >= 4 && n <= 8) {
+      // Every row in one tile, two rows of W at a time, the next two
+      // prefetched: W streams from memory once, never waited on, while
+      // the tile's 2 * n accumulators (16 at 8 rows) take its arithmetic.
+      // Weights from memory, [n, 1024] x [4096, 1024]^T then [n, 4096] x
+      // [1024, 4096]^T, alternating runs: 8 rows 0.76-0.83 -> 0.62-0.71
+      // ms, 4 rows 0.61-0.64 -> 0.51-0.54 against the 4-row groups below;
+      // with W in cache 3-5% slower (a tile of 8 x 2 loads more per
+      // multiply-add). Without the prefetch, 8 x 2 tiles lost to the
+      // groups everywhere; with 2-3 rows or more than 8 the groups win.
+      auto tile = [&](auto rows) {
+        constexpr int NI = decltype(rows)::value;
+        for (; j + 2 <= width; j += 2)
+          dotTile<T, NI, 2, true>(k, a, sar, b + j * ldb, ldb, c + j, ldc,
+                                  beta);
+        if (j < width)
+          dotTile<T, NI, 1, false>(k, a, sar, b + j * ldb, ldb, c + j, ldc,
+                                   beta);
+      };
+      switch (n) {
+      case 4:
+        return tile(std::integral_constant<int, 4>{});
+      case 5:
+        return tile(std::integral_constant<int, 5>{});
+      case 6:
+        return tile(std::integral_constant<int, 6>{});
+      case 7:
+        return tile(std::integral_constant<int, 7>{});
+      default:
+        return tile(std::integral_constant<int, 8>{});
+      }
+    }
     for (; j + 4 <= width; j += 4)
       dots(std::integral_constant<int, 4>{});
     for (; j < width; ++j)

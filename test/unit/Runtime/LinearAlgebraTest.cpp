@@ -127,7 +127,7 @@ TEST_CASE("products with few rows (skinny: B's columns split over threads) "
   // Rows up to the skinny limit (64) and one past it; columns that fill
   // whole tiles and ones that leave every kind of tail; k below, at and
   // above a vector's lanes.
-  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 64, 65})
+  for (int64_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 64, 65})
     for (int64_t m : {64, 67, 131, 200})
       for (int64_t k : {1, 5, 16, 37})
         for (bool aColumns : {false, true})
@@ -146,7 +146,7 @@ TEST_CASE("linear and matmul with few rows, as decoding calls them",
   // the same product through a row-major copy of the weight's transpose
   // and a 1-row-at-a-time loop (each a different kernel path).
   Tensor w = randn({300, 1000}, 7), b = randn({300}, 8);
-  for (int64_t rows : {1, 3, 16, 64}) {
+  for (int64_t rows : {1, 3, 5, 8, 16, 64}) {
     Tensor x = randn({rows, 1000}, 9);
     Tensor y = linear(x, w, b);
     Tensor viaCopy = matmul(x, w.transpose(0, 1).contiguous()) + b;
@@ -160,10 +160,11 @@ TEST_CASE("linear and matmul with few rows, as decoding calls them",
 TEST_CASE("products of many rows and a deep k (row blocks, k in chunks) "
           "match a plain loop",
           "[matmul][skinny]") {
-  // More rows than one row block (64), k past one and two chunks (512 for
-  // B stored [k, m], 1024 transposed), in both layouts, accumulating or not.
-  for (int64_t n : {3, 130})
-    for (int64_t m : {64, 200})
+  // Rows of one tile (8) and more than one row block (64), k past one
+  // and two chunks (512 for B stored [k, m], 1024 transposed), in both
+  // layouts, accumulating or not.
+  for (int64_t n : {3, 8, 130})
+    for (int64_t m : {64, 201})
       for (int64_t k : {1100, 2100})
         for (bool bTransposed : {false, true})
           for (bool accumulate : {false, true}) {
