@@ -8,10 +8,11 @@
 // Llama's spelling as traced (masked_fill of `tril(ones(T, T)) == 0` with
 // its shape check, the scale a double made float, casts of each result to
 // its own type), and its mask not fitting keys of another length
-// (masked_fill's error, in both).
+// (masked_fill's error, in both); scores that are not scaled at all
+// (the kernel's scale 1, not its default 1/sqrt(E)).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 11 passed, 0 failed
+// CHECK: 13 passed, 0 failed
 
 // E2E: @gpt2 f32[2,3,40,16] f32[2,3,40,16] f32[2,3,40,16]
 // E2E: @gpt2 f32[1,2,130,8] f32[1,2,130,8] f32[1,2,130,8]
@@ -123,4 +124,14 @@ func.func @llama(%q: tensor<?x?x?x16xf32>, %k: tensor<?x?x?x16xf32>, %v: tensor<
   %p = kiln.softmax %masked dim 3 : tensor<?x?x?x?xf32>
   %y = kiln.matmul %p, %v : (tensor<?x?x?x?xf32>, tensor<?x?x?x16xf32>) -> tensor<?x?x?x16xf32>
   return %y : tensor<?x?x?x16xf32>
+}
+
+// E2E: @unscaled f32[2,7,16] f32[2,9,16] f32[2,9,5]
+// E2E: @unscaled f32[1,1,16] f32[1,1,16] f32[1,1,5]
+func.func @unscaled(%q: tensor<?x?x16xf32>, %k: tensor<?x?x16xf32>, %v: tensor<?x?x5xf32>) -> tensor<?x?x5xf32> {
+  %kt = kiln.transpose %k dims 1, 2 : tensor<?x?x16xf32> -> tensor<?x16x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x16xf32>, tensor<?x16x?xf32>) -> tensor<?x?x?xf32>
+  %p = kiln.softmax %att dim 2 : tensor<?x?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x5xf32>
+  return %y : tensor<?x?x5xf32>
 }

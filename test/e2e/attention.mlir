@@ -2,12 +2,14 @@
 // without a mask, causal (more queries than keys too), with bool and float
 // masks that broadcast (rows that attend to nothing), an explicit scale,
 // rank-2 and rank-3 operands whose batch dims broadcast (size 1 at run
-// time too), f64, f16 and bf16, keys in several of the kernel's blocks, and
-// sizes eager rejects. test/e2e/cuda/emulated.test runs it through the GPU
-// pipeline's lowering (one loop nest, convert-kiln-to-linalg).
+// time too), f64, f16 and bf16, keys in several of the kernel's blocks, a
+// head dim of 0 (the scores are 0: v's mean), a query row of inf, -inf and
+// NaN (zeros), a 0-d mask, and sizes eager rejects.
+// test/e2e/cuda/emulated.test runs it through the GPU pipeline's lowering
+// (one loop nest, convert-kiln-to-linalg).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 19 passed, 0 failed
+// CHECK: 24 passed, 0 failed
 
 // E2E: @plain f32[2,3,5,8] f32[2,3,7,8] f32[2,3,7,6]
 // E2E: @plain f32[1,1,1,4] f32[1,1,300,4] f32[1,1,300,2]
@@ -15,6 +17,8 @@
 // E2E: @plain f32[2,3,5,8] f32[1,3,7,8] f32[2,1,7,6]
 // E2E: @plain f32[2,3,5,8] f32[3,3,7,8] f32[3,3,7,6] expect-error
 // E2E: @plain f32[2,3,5,8] f32[2,3,7,8] f32[2,3,6,6] expect-error
+// E2E: @plain f32[1,1,3,0] f32[1,1,4,0] f32[1,1,4,2]
+// E2E: @plain f32[2,3,5,8]! f32[2,3,7,8] f32[2,3,7,6]
 func.func @plain(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   return %o : tensor<?x?x?x?xf32>
@@ -50,6 +54,22 @@ func.func @bias(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x3xf32>, %
 func.func @rows(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x4xf32>, %m: tensor<?x?xi1>) -> tensor<?x4xf32> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = false} : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x?xi1>) -> tensor<?x4xf32>
   return %o : tensor<?x4xf32>
+}
+
+// A batch dim fixed at 2 against keys of none: both raise, and the
+// compiled graph reads nothing past the empty keys.
+// E2E: @fixed f32[2,5,8] f32[0,6,8] f32[0,6,8] expect-error
+// E2E: @fixed f32[2,5,8] f32[1,6,8] f32[2,6,8]
+func.func @fixed(%q: tensor<2x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<2x?x8xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<2x?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<2x?x8xf32>
+  return %o : tensor<2x?x8xf32>
+}
+
+// A 0-d float mask, added to every score.
+// E2E: @scalar f32[2,5,8] f32[2,6,8] f32[2,6,3] f32[]
+func.func @scalar(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor<?x?x3xf32>, %m: tensor<f32>) -> tensor<?x?x3xf32> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = false} : (tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x3xf32>, tensor<f32>) -> tensor<?x?x3xf32>
+  return %o : tensor<?x?x3xf32>
 }
 
 // E2E: @wide f64[2,6,5] f64[2,6,5] f64[2,6,5]

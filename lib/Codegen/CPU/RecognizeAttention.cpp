@@ -175,6 +175,8 @@ Value causalComplement(Value masked) {
   if (!lower || !isZero(lower.getRhs()) || !isCausalMask(lower.getCond()))
     return {};
   auto fill = lower.getLhs().getDefiningOp<FullOp>();
+  if (fill && cast<RankedTensorType>(fill.getType()).getRank() != 2)
+    return {}; // a bigger fill would make the scores bigger
   auto value = fill ? dyn_cast<FloatAttr>(fill.getValue()) : FloatAttr();
   if (!value || value.getValue().isZero() || value.getValue().isNaN())
     return {};
@@ -304,7 +306,8 @@ bool recognize(MatmulOp out) {
     s = div.getLhs();
     reader = div;
   }
-  if (reader != softmax && !(s = through(s, reader, dims)))
+  // Below the scale (the where and the casts above it were walked).
+  if ((factor || divisor) && !(s = through(s, reader, dims)))
     return false;
   auto scores = s.getDefiningOp<MatmulOp>();
   if (!scores)
@@ -326,7 +329,8 @@ bool recognize(MatmulOp out) {
   }
   OpBuilder b(out);
   Location loc = out.getLoc();
-  Value scale;
+  // Unscaled scores are scaled by 1 (the op's own default is 1/sqrt(E)).
+  Value scale = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0));
   if (factor)
     scale = scalarOf(b, loc, factor);
   if (divisor)

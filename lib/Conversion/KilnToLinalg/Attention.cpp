@@ -11,13 +11,14 @@
 // at its diagonal. Batch dims broadcast by reading a size-1 dim at 0, and
 // the mask's dims likewise, so nothing is copied.
 //
-// The semantics are the runtime's (lib/Runtime/Ops/Attention.cpp): scores
-// scaled, then the mask added (float) or -inf where it is false (bool); a
-// query that attends to no key gives zeros, or NaN where the op is marked
-// kiln.nan_when_unattended (a softmax written out, which gives 0 / 0); a
-// NaN score makes the row's sum NaN, which then gives zeros, or NaN so
-// marked. Every size eager checks is a shape check, and every read stays in
-// bounds when one fails.
+// The semantics are the runtime's (lib/Runtime/Ops/Attention.cpp): the
+// query scaled before its products with the keys, then the mask added
+// (float) or -inf where it is false (bool); a query that attends to no key
+// gives zeros, or NaN where the op is marked kiln.nan_when_unattended (a
+// softmax written out, which gives 0 / 0); a NaN score makes the row's sum
+// NaN, which then gives zeros, or NaN so marked. Every size eager checks is
+// a shape check, and every read stays in bounds when one fails (an operand
+// with an empty batch dim then leaves every row uncomputed).
 //
 //===----------------------------------------------------------------------===//
 #include "Broadcast.h"
@@ -31,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
@@ -146,10 +148,15 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
             candidates.push_back(tensor::DimOp::create(b, loc, x, od));
       sizes.push_back(broadcastSize(b, loc, candidates));
     }
+    // Whether an operand's batch dim is empty where the result's is not (a
+    // failed check): then no row is computed, nothing read.
+    Value emptyOperand = arith::ConstantIntOp::create(b, loc, 0, 1);
     for (Value x : {q, k, v})
-      checkBroadcast(b, loc, x, batchDims(x), sizes, staticSizes,
-                     "scaled_dot_product_attention: the batch dims of query, "
-                     "key and value do not broadcast");
+      emptyOperand = arith::OrIOp::create(
+          b, loc, emptyOperand,
+          checkBroadcast(b, loc, x, batchDims(x), sizes, staticSizes,
+                         "scaled_dot_product_attention: the batch dims of "
+                         "query, key and value do not broadcast"));
     // The keys a row walks: none when the mask has an empty dim (its check
     // failed, or the scores are empty anyway).
     Value keys = S;
@@ -201,6 +208,11 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
     }
     Value out = emptyTensor(b, loc, outSizes, acc);
     SmallVector<OpFoldResult> rowsOf(ArrayRef(outSizes).drop_back());
+    if (!matchPattern(emptyOperand, m_Zero()))
+      rowsOf.back() = arith::SelectOp::create(
+                          b, loc, emptyOperand, constantIndex(b, loc, 0),
+                          indexValue(b, loc, rowsOf.back()))
+                          .getResult();
     const double inf = std::numeric_limits<double>::infinity();
 
     // Rows of static size up to kRegisterRow live in registers: the query
@@ -284,7 +296,8 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           SmallVector<Value> qRow;
           if (qInRegisters)
             for (int64_t d = 0; d < nE; ++d)
-              qRow.push_back(read(b, l, q, qAt, constantIndex(b, l, d)));
+              qRow.push_back(arith::MulFOp::create(
+                  b, l, read(b, l, q, qAt, constantIndex(b, l, d)), scale));
           // Causal: key j attends query i when j <= i (top-left).
           Value n = keys;
           if (causal)
@@ -315,7 +328,9 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
                             [&](OpBuilder &bb, Location ll, Value d,
                                 ValueRange partial) {
                               Value p = arith::MulFOp::create(
-                                  bb, ll, read(bb, ll, q, qAt, d),
+                                  bb, ll,
+                                  arith::MulFOp::create(
+                                      bb, ll, read(bb, ll, q, qAt, d), scale),
                                   read(bb, ll, k, kj, d));
                               scf::YieldOp::create(
                                   bb, ll,
@@ -324,11 +339,12 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
                             })
                             .getResult(0);
                 }
-                Value s = arith::MulFOp::create(b, l, dot, scale);
+                Value s = dot;
                 if (mask) {
                   SmallVector<Value> at(mAt);
-                  at.push_back(broadcastCoord(b, l, mask, rankOf(mask) - 1,
-                                              scoreSizes[rank - 1], j));
+                  if (rankOf(mask) > 0) // a 0-d mask holds one value for all
+                    at.push_back(broadcastCoord(b, l, mask, rankOf(mask) - 1,
+                                                scoreSizes[rank - 1], j));
                   Value m = tensor::ExtractOp::create(b, l, mask, at);
                   if (flags)
                     s = arith::SelectOp::create(b, l, m, s, minusInf);
@@ -373,17 +389,16 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           // zeros, or what o / l gives where the softmax was written out.
           Value inv =
               arith::DivFOp::create(b, l, scalarConstant(b, l, acc, 1), sum);
-          if (!nanWhenUnattended)
-            inv = arith::SelectOp::create(
-                b, l,
-                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, sum,
-                                      zero),
-                inv, zero);
-          SmallVector<Value> done =
-              overRow(b, l, walk.getResults().take_front(width),
-                      [&](OpBuilder &b, Location l, Value, Value o) {
-                        return arith::MulFOp::create(b, l, o, inv);
-                      });
+          Value attended = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OGT, sum, zero);
+          SmallVector<Value> done = overRow(
+              b, l, walk.getResults().take_front(width),
+              [&](OpBuilder &b, Location l, Value, Value o) -> Value {
+                Value x = arith::MulFOp::create(b, l, o, inv);
+                if (nanWhenUnattended)
+                  return x;
+                return arith::SelectOp::create(b, l, attended, x, zero);
+              });
           if (!oInRegisters)
             return done;
           Value row = rows[0];

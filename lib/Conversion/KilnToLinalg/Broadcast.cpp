@@ -88,6 +88,11 @@ struct Contributor {
 
 Value sliceDim(OpBuilder &b, Location loc, Value v, int64_t dim, Value size) {
   auto type = cast<RankedTensorType>(v.getType());
+  // A tensor with a static empty dim has no element to read past: it stays
+  // as it is (a slice of it would not verify, offset 0 being past the
+  // empty dim's end).
+  if (llvm::is_contained(type.getShape(), 0))
+    return v;
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
   sizes[dim] = size;

@@ -184,3 +184,42 @@ func.func @tril_is_one(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?x
   %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// The same spelling with the query scaled beforehand (no scale on the
+// scores: the kernel's scale is 1, not the op's default 1/sqrt(E)) and
+// masked_fill's check reading the raw scores: each shape query is
+// answered once.
+// CHECK-LABEL: func.func @llama_unscaled
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: kiln.scaled_dot_product_attention %arg0, %arg1, %arg2 mask %{{.*}} scale %[[ONE]]
+// CHECK-NOT: kiln.softmax
+func.func @llama_unscaled(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %T = kiln.dim %q, 0 : tensor<?x?xf32>
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %att = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %scores = kiln.cast %att : tensor<?x?xf32> to tensor<?x?xf32>
+  %ones = kiln.full [%T, %T] {value = 1.000000e+00 : f32} : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %r dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %off = kiln.sub %cols, %rows : (tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %keep = kiln.cmp le, %off, %z : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %zf = kiln.cast %z : tensor<i64> to tensor<f32>
+  %tril = kiln.where %keep, %ones, %zf : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %gone = kiln.cmp eq, %tril, %zf : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %filled = kiln.where %gone, %ninft, %scores : (tensor<?x?xi1>, tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %m0 = kiln.dim %filled, 0 : tensor<?x?xf32>
+  %s0 = kiln.dim %scores, 0 : tensor<?x?xf32>
+  %s1 = kiln.dim %att, 1 : tensor<?x?xf32>
+  %n = arith.muli %s0, %s1 : index
+  %fits = arith.cmpi eq, %m0, %n : index
+  cf.assert %fits, "masked_fill: the mask does not broadcast to the tensor's shape"
+  %p = kiln.softmax %filled dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
