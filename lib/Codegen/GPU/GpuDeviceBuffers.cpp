@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Debug.h"
 
@@ -336,15 +338,20 @@ void moveBuffersToDevice(func::FuncOp fn, IRRewriter &rewriter) {
   }
 }
 
-/// Moves `op` into a parallel loop of one iteration, which becomes its
-/// kernel (of one thread).
-void runAsOneThread(Operation *op, IRRewriter &rewriter) {
-  rewriter.setInsertionPoint(op);
-  Location loc = op->getLoc();
+/// Moves the ops from `first` to `last` (one block's) into a parallel loop
+/// of one iteration, which becomes their kernel (of one thread).
+void runAsOneThread(Operation *first, Operation *last, IRRewriter &rewriter) {
+  rewriter.setInsertionPoint(first);
+  Location loc = first->getLoc();
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   auto unit = scf::ParallelOp::create(rewriter, loc, zero, one, one);
-  op->moveBefore(unit.getBody()->getTerminator());
+  Operation *end = last->getNextNode();
+  for (Operation *op = first; op != end;) {
+    Operation *next = op->getNextNode();
+    op->moveBefore(unit.getBody()->getTerminator());
+    op = next;
+  }
 }
 
 /// A linalg op with no parallel loop (a reduction of every dim, a fill of a
@@ -357,7 +364,7 @@ void wrapSerialOps(func::FuncOp fn, IRRewriter &rewriter) {
       serial.push_back(op);
   });
   for (linalg::LinalgOp op : serial)
-    runAsOneThread(op, rewriter);
+    runAsOneThread(op, op, rewriter);
 }
 
 /// A constant (memref.get_global: host memory) that kernels read or copy
@@ -405,31 +412,130 @@ void copyConstantsToDevice(func::FuncOp fn, IRRewriter &rewriter) {
   }
 }
 
-/// A host scf.for that reads or writes device memory element by element
-/// (a scan over a 1-d tensor, whose one-row scf.forall became inline
-/// code) is serial code: it runs as a kernel of one thread. Loops holding
-/// linalg ops or calls stay on the host (their ops become kernels).
-void wrapSerialLoops(func::FuncOp fn, IRRewriter &rewriter) {
-  SmallVector<scf::ForOp> serial;
-  fn.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-    if (inKernel(loop))
-      return WalkResult::skip();
-    bool device = false, host = false;
-    loop.walk([&](Operation *op) {
-      if (isa<linalg::LinalgOp, func::CallOp>(op))
-        host = true;
-      else if (Value buffer = mlir::kiln::accessedMemRef(op))
-        device = device || isDeviceBuffer(buffer);
-    });
-    if (host)
-      return WalkResult::advance(); // look inside
-    // (A loop whose results host code uses stays, and is reported below.)
-    if (device && loop->use_empty())
-      serial.push_back(loop);
-    return WalkResult::skip();
+/// Whether a host load or store of `buffer` reads or writes memory that is,
+/// or becomes, device memory: a device buffer, or an allocation that is
+/// neither a shape for memref.reshape nor a list the deallocation helper
+/// takes (a call's operand), through its views (a tensor's buffer that
+/// element-wise code fills, returned or read by kernels later).
+bool elementsOnDevice(Value buffer) {
+  Value base = viewedBuffer(buffer);
+  auto alloc = base.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return isDeviceBuffer(buffer);
+  if (alloc->hasAttr(kHostAttr))
+    return false;
+  std::function<bool(Value)> elements = [&](Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<func::CallOp>(user))
+        return false;
+      if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+        if (reshape.getShape() == v)
+          return false;
+      if (isa<ViewLikeOpInterface, memref::CastOp>(user) &&
+          !llvm::all_of(user->getResults(), elements))
+        return false;
+    }
+    return true;
+  };
+  return elements(base);
+}
+
+/// Whether `op` can run inside a kernel of one thread: arithmetic, views,
+/// loads and stores of elementsOnDevice buffers, and loops and branches of
+/// such ops (not linalg ops, calls, allocations or frees, which stay host
+/// code). Sets `device` when it touches a tensor's elements in device
+/// memory.
+bool serialKernelCode(Operation *op, bool &device) {
+  if (isa<memref::LoadOp, memref::StoreOp>(op)) {
+    Value buffer = mlir::kiln::accessedMemRef(op);
+    if (!elementsOnDevice(buffer))
+      return false;
+    // (A single value alone goes through a copy: stageHostAccess.)
+    device = device || cast<MemRefType>(buffer.getType()).getRank() > 0;
+    return true;
+  }
+  if (isa<linalg::LinalgOp, func::CallOp, func::ReturnOp,
+          memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+          memref::CopyOp>(op) ||
+      isa<gpu::GPUDialect, cf::ControlFlowDialect>(op->getDialect()))
+    return false;
+  if (op->getNumRegions() == 0)
+    return isPure(op) || isa<ViewLikeOpInterface>(op);
+  if (!isa<scf::ForOp, scf::IfOp>(op))
+    return false;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (inner == op || isa<scf::YieldOp>(inner))
+      return WalkResult::advance();
+    if (inner->getNumRegions() == 0 && !serialKernelCode(inner, device))
+      return WalkResult::interrupt();
+    if (inner->getNumRegions() != 0 && !isa<scf::ForOp, scf::IfOp>(inner))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
   });
-  for (scf::ForOp loop : serial)
-    runAsOneThread(loop, rewriter);
+  return !walk.wasInterrupted();
+}
+
+/// Host code that reads or writes device memory element by element is
+/// serial code: it runs as a kernel of one thread. That is a loop (a scan
+/// over a 1-d tensor, whose one-row scf.forall became inline code) or a
+/// run of ops (attention's one query row: its loads, its loop over the
+/// keys, its stores), taken whole from the first op touching device
+/// memory to the last, when nothing after the run uses a value made in
+/// it. Loops holding linalg ops or calls stay on the host (their ops
+/// become kernels).
+void wrapSerialCode(func::FuncOp fn, IRRewriter &rewriter) {
+  SmallVector<std::pair<Operation *, Operation *>> runs; // first, last
+  std::function<void(Block &)> visit = [&](Block &block) {
+    Operation *first = nullptr, *last = nullptr;
+    auto close = [&]() {
+      if (!first)
+        return;
+      // Nothing after the run may use what it makes; if something does,
+      // its loops that make nothing still run as kernels of their own.
+      bool escapes = false;
+      SmallVector<Operation *> loops;
+      for (Operation *op = first;; op = op->getNextNode()) {
+        for (Operation *user : op->getUsers()) {
+          Operation *at = block.findAncestorOpInBlock(*user);
+          escapes = escapes || !at || last->isBeforeInBlock(at);
+        }
+        bool device = false;
+        if (isa<scf::ForOp>(op) && op->use_empty() &&
+            serialKernelCode(op, device) && device)
+          loops.push_back(op);
+        if (op == last)
+          break;
+      }
+      if (!escapes)
+        runs.push_back({first, last});
+      else
+        for (Operation *loop : loops)
+          runs.push_back({loop, loop});
+      first = last = nullptr;
+    };
+    for (Operation &op : block) {
+      bool device = false;
+      if (!inKernel(&op) && serialKernelCode(&op, device)) {
+        if (device) {
+          first = first ? first : &op;
+          last = &op;
+        }
+        continue;
+      }
+      close();
+      // Look inside host loops and branches that hold kernels.
+      if (!inKernel(&op) && !isa<linalg::LinalgOp>(op))
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            visit(inner);
+    }
+    close();
+  };
+  for (Block &block : fn.getBody())
+    visit(block);
+  for (auto [first, last] : runs)
+    runAsOneThread(first, last, rewriter);
 }
 
 struct KilnGpuDeviceBuffersPass
@@ -442,7 +548,7 @@ struct KilnGpuDeviceBuffersPass
     for (func::FuncOp fn : functions) {
       if (fn.isExternal())
         continue;
-      wrapSerialLoops(fn, rewriter);
+      wrapSerialCode(fn, rewriter);
       if (failed(stageHostCalls(fn, rewriter)) ||
           failed(stageHostAccesses(fn, rewriter)))
         return signalPassFailure();

@@ -188,6 +188,39 @@ func.func @serial_loop(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
 
 // -----
 
+// A run of such code (attention's one query row, its scf.forall inlined:
+// loads of the row, a loop whose results the code after it uses, stores
+// into a new tensor's buffer) runs whole as one one-thread kernel, from
+// its first access to its last; the buffer it fills becomes device memory.
+// CHECK-LABEL: func.func @serial_run
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<2xf32>
+// CHECK: scf.parallel
+// CHECK: memref.load %arg0
+// CHECK: scf.for
+// CHECK: memref.store {{.*}}, %[[OUT]]
+// CHECK: memref.store {{.*}}, %[[OUT]]
+// CHECK-NEXT: scf.reduce
+// CHECK: return %[[OUT]]
+func.func @serial_run(%x: memref<2xf32>, %k: memref<?xf32>, %n: index) -> memref<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = memref.alloc() : memref<2xf32>
+  %a = memref.load %x[%c0] : memref<2xf32>
+  %b = memref.load %x[%c1] : memref<2xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %a, %q = %b) -> (f32, f32) {
+    %v = memref.load %k[%i] : memref<?xf32>
+    %p2 = arith.addf %p, %v : f32
+    %q2 = arith.mulf %q, %v : f32
+    scf.yield %p2, %q2 : f32, f32
+  }
+  %s = arith.addf %r#0, %r#1 : f32
+  memref.store %s, %out[%c0] : memref<2xf32>
+  memref.store %r#1, %out[%c1] : memref<2xf32>
+  return %out : memref<2xf32>
+}
+
+// -----
+
 // Through a view too: the view is taken of the device copy.
 memref.global "private" constant @rows : memref<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]>
 // CHECK-LABEL: func.func @constant_view
