@@ -326,7 +326,8 @@ class Generator:
                    (self.reduce, 3), (self.view, 4), (self.norm, 2), (self.matmul, 2),
                    (self.cat, 1), (self.convert, 2), (self.where, 2), (self.scan, 1),
                    (self.host_flag, 1), (self.loop, 1), (self.index_op, 2), (self.host_code, 1),
-                   (self.nn_op, 2), (self.topk, 1), (self.nonfinite, 1), (self.layers, 1)]
+                   (self.nn_op, 2), (self.topk, 1), (self.nonfinite, 1), (self.layers, 1),
+                   (self.attention, 1)]
         total = sum(w for _, w in choices)
         x = self.r.random() * total
         for fn, w in choices:
@@ -805,6 +806,28 @@ class Generator:
             return self.define(root, v.dtype, v.shape, "kiln::group_norm(%s, 1%s)" %
                                (v.name, ", " + w.name if w else ""), [v.name] + ([w.name] if w else []))
         return None
+
+    def attention(self, root, v):
+        """Self-attention of v (its last two dims as queries/keys by
+        features): scaled_dot_product_attention, or written out as model
+        code writes it (which the CPU pipeline runs as the fused kernel):
+        unscaled, scaled or divided, causal by masked_fill of a tril."""
+        if v.dtype not in ("f32", "f64") or v.rank < 2 or v.nonfinite:
+            return None
+        n = v.name
+        if self.r.random() < 0.5:
+            causal = self.pick(["true", "false"])
+            scale = self.pick(["", ", 0.5", ", 2.0"])
+            text = "kiln::scaled_dot_product_attention(%s, %s, %s, Tensor(), 0.0, %s%s)" % (
+                n, n, n, causal, scale)
+        else:
+            s = "kiln::matmul(%s, %s.transpose(-2, -1))" % (n, n)
+            s = self.pick([s, "(%s * 0.25f)" % s, "(%s / 3.0f)" % s])
+            if self.r.random() < 0.5:
+                s = "%s.masked_fill(kiln::ones({%s.size(-2), %s.size(-2)}).tril() == 0, -INFINITY)" % (
+                    s, n, n)
+            text = "kiln::matmul(kiln::softmax(%s, -1), %s)" % (s, n)
+        return self.define(root, v.dtype, v.shape, text, [n])
 
     def nonfinite(self, root, v):
         """inf, -inf or NaN where an exact value passes a bound: what
