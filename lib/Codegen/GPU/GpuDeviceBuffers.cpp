@@ -455,9 +455,8 @@ bool serialKernelCode(Operation *op, bool &device) {
     device = device || cast<MemRefType>(buffer.getType()).getRank() > 0;
     return true;
   }
-  if (isa<linalg::LinalgOp, func::CallOp, func::ReturnOp,
-          memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          memref::CopyOp>(op) ||
+  if (isa<linalg::LinalgOp, func::CallOp, func::ReturnOp, memref::AllocOp,
+          memref::AllocaOp, memref::DeallocOp, memref::CopyOp>(op) ||
       isa<gpu::GPUDialect, cf::ControlFlowDialect>(op->getDialect()))
     return false;
   if (op->getNumRegions() == 0)

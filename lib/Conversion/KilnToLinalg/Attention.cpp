@@ -209,9 +209,9 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
     Value out = emptyTensor(b, loc, outSizes, acc);
     SmallVector<OpFoldResult> rowsOf(ArrayRef(outSizes).drop_back());
     if (!matchPattern(emptyOperand, m_Zero()))
-      rowsOf.back() = arith::SelectOp::create(
-                          b, loc, emptyOperand, constantIndex(b, loc, 0),
-                          indexValue(b, loc, rowsOf.back()))
+      rowsOf.back() = arith::SelectOp::create(b, loc, emptyOperand,
+                                              constantIndex(b, loc, 0),
+                                              indexValue(b, loc, rowsOf.back()))
                           .getResult();
     const double inf = std::numeric_limits<double>::infinity();
 
@@ -389,16 +389,16 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           // zeros, or what o / l gives where the softmax was written out.
           Value inv =
               arith::DivFOp::create(b, l, scalarConstant(b, l, acc, 1), sum);
-          Value attended = arith::CmpFOp::create(
-              b, l, arith::CmpFPredicate::OGT, sum, zero);
-          SmallVector<Value> done = overRow(
-              b, l, walk.getResults().take_front(width),
-              [&](OpBuilder &b, Location l, Value, Value o) -> Value {
-                Value x = arith::MulFOp::create(b, l, o, inv);
-                if (nanWhenUnattended)
-                  return x;
-                return arith::SelectOp::create(b, l, attended, x, zero);
-              });
+          Value attended =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, sum, zero);
+          SmallVector<Value> done =
+              overRow(b, l, walk.getResults().take_front(width),
+                      [&](OpBuilder &b, Location l, Value, Value o) -> Value {
+                        Value x = arith::MulFOp::create(b, l, o, inv);
+                        if (nanWhenUnattended)
+                          return x;
+                        return arith::SelectOp::create(b, l, attended, x, zero);
+                      });
           if (!oInRegisters)
             return done;
           Value row = rows[0];
