@@ -216,6 +216,11 @@ template <typename Tile> void inRowsOfFour(int64_t n, const Tile &tile) {
 /// b[j * ldb + p]; A's rows contiguous) takes dot products of its rows
 /// with A's; B stored [k, m] takes broadcasts of A's elements against B's
 /// row segments, 4 vectors wide, then 1, then the last columns one by one.
+/// Depth from which 4 to 8 rows take one tile of every row (tileProduct):
+/// below it the tile's lane sums cost more than its single pass over W
+/// saves (a GRU step's [8, 64] x [384, 64]^T: 1.6x slower).
+constexpr int64_t kLongRows = 512;
+
 template <typename T>
 static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
                         int64_t sar, int64_t sac, const T *b, int64_t ldb,
@@ -253,16 +258,17 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
     });
   };
   if (bTransposed) {
-    if (n >= 4 && n <= 8) {
+    if (n >= 4 && n <= 8 && k >= kLongRows) {
       // Every row in one tile, two rows of W at a time, the next two
       // prefetched: W streams from memory once, never waited on, while
       // the tile's 2 * n accumulators (16 at 8 rows) take its arithmetic.
       // Weights from memory, [n, 1024] x [4096, 1024]^T then [n, 4096] x
       // [1024, 4096]^T, alternating runs: 8 rows 0.76-0.83 -> 0.62-0.71
       // ms, 4 rows 0.61-0.64 -> 0.51-0.54 against the 4-row groups below;
-      // with W in cache 3-5% slower (a tile of 8 x 2 loads more per
-      // multiply-add). Without the prefetch, 8 x 2 tiles lost to the
-      // groups everywhere; with 2-3 rows or more than 8 the groups win.
+      // with W in cache 3-5% slower or 6% faster by the run (a tile of
+      // 8 x 2 loads more per multiply-add). Without the prefetch, 8 x 2
+      // tiles lost to the groups everywhere; with 2-3 rows, more than 8,
+      // or short rows (kLongRows) the groups win.
       auto tile = [&](auto rows) {
         constexpr int NI = decltype(rows)::value;
         for (; j + 2 <= width; j += 2)
