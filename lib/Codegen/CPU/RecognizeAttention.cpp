@@ -183,8 +183,6 @@ Value causalComplement(Value masked) {
   return lower.getCond();
 }
 
-bool hasOneUse(Value v) { return v.hasOneUse(); }
-
 /// Whether `v`'s one use besides kiln.dim ops (shape queries: masked_fill's
 /// check that the mask broadcasts) is by `reader`; collects the dims.
 bool readOnlyBy(Value v, Operation *reader, SmallVectorImpl<DimOp> &dims) {
@@ -255,7 +253,7 @@ bool recognize(MatmulOp out) {
   auto type = cast<RankedTensorType>(out.getType());
   int64_t rank = type.getRank();
   Type element = type.getElementType();
-  if (!softmax || !hasOneUse(softmax) || rank < 2 || rank > 4 ||
+  if (!softmax || !softmax->hasOneUse() || rank < 2 || rank > 4 ||
       !(element.isF32() || element.isF64()) ||
       static_cast<int64_t>(softmax.getDim()) !=
           cast<RankedTensorType>(softmax.getType()).getRank() - 1)

@@ -487,22 +487,18 @@ void wrapSerialCode(func::FuncOp fn, IRRewriter &rewriter) {
   SmallVector<std::pair<Operation *, Operation *>> runs; // first, last
   std::function<void(Block &)> visit = [&](Block &block) {
     Operation *first = nullptr, *last = nullptr;
+    SmallVector<Operation *> loops; // the run's loops that make nothing
     auto close = [&]() {
       if (!first)
         return;
       // Nothing after the run may use what it makes; if something does,
       // its loops that make nothing still run as kernels of their own.
       bool escapes = false;
-      SmallVector<Operation *> loops;
       for (Operation *op = first;; op = op->getNextNode()) {
         for (Operation *user : op->getUsers()) {
           Operation *at = block.findAncestorOpInBlock(*user);
           escapes = escapes || !at || last->isBeforeInBlock(at);
         }
-        bool device = false;
-        if (isa<scf::ForOp>(op) && op->use_empty() &&
-            serialKernelCode(op, device) && device)
-          loops.push_back(op);
         if (op == last)
           break;
       }
@@ -512,6 +508,7 @@ void wrapSerialCode(func::FuncOp fn, IRRewriter &rewriter) {
         for (Operation *loop : loops)
           runs.push_back({loop, loop});
       first = last = nullptr;
+      loops.clear();
     };
     for (Operation &op : block) {
       bool device = false;
@@ -519,6 +516,8 @@ void wrapSerialCode(func::FuncOp fn, IRRewriter &rewriter) {
         if (device) {
           first = first ? first : &op;
           last = &op;
+          if (isa<scf::ForOp>(op) && op.use_empty())
+            loops.push_back(&op);
         }
         continue;
       }

@@ -51,10 +51,6 @@ int64_t rankOf(Value v) {
 /// 128; GPU threads then hold both rows, 2 * 128 registers of float32).
 constexpr int64_t kRegisterRow = 128;
 
-Value constantIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// The position along dim `dim` of `x` that reads position `coord` of a
 /// dim of size `target` (static, or kDynamic) that it broadcasts to: the
 /// coordinate itself when the sizes are the same statically, 0 when x's is
@@ -64,11 +60,11 @@ Value broadcastCoord(OpBuilder &b, Location loc, Value x, int64_t dim,
                      int64_t target, Value coord) {
   int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(dim);
   if (size == 1)
-    return constantIndex(b, loc, 0);
+    return indexConstant(b, loc, 0);
   if (!ShapedType::isDynamic(size) && size == target)
     return coord;
   Value last = arith::SubIOp::create(
-      b, loc, tensor::DimOp::create(b, loc, x, dim), constantIndex(b, loc, 1));
+      b, loc, tensor::DimOp::create(b, loc, x, dim), indexConstant(b, loc, 1));
   return arith::MinUIOp::create(b, loc, coord, last);
 }
 
@@ -89,12 +85,12 @@ Value checkBroadcast(OpBuilder &b, Location loc, Value x,
     Value s = tensor::DimOp::create(b, loc, x, od);
     Value ok = arith::OrIOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, P::eq, s, constantIndex(b, loc, 1)),
+        arith::CmpIOp::create(b, loc, P::eq, s, indexConstant(b, loc, 1)),
         arith::CmpIOp::create(b, loc, P::eq, s, sizes[d]));
     emitShapeCheck(b, loc, ok, message);
     empty = arith::OrIOp::create(
         b, loc, empty,
-        arith::CmpIOp::create(b, loc, P::eq, s, constantIndex(b, loc, 0)));
+        arith::CmpIOp::create(b, loc, P::eq, s, indexConstant(b, loc, 0)));
   }
   return empty;
 }
@@ -137,7 +133,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
     };
     for (int64_t d = 0; d < batch; ++d) {
       if (!type.isDynamicDim(d)) {
-        sizes.push_back(constantIndex(b, loc, type.getDimSize(d)));
+        sizes.push_back(indexConstant(b, loc, type.getDimSize(d)));
         continue;
       }
       SmallVector<Value> candidates;
@@ -175,7 +171,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           "scaled_dot_product_attention: attn_mask does not broadcast to the "
           "scores' shape");
       keys =
-          arith::SelectOp::create(b, loc, empty, constantIndex(b, loc, 0), S);
+          arith::SelectOp::create(b, loc, empty, indexConstant(b, loc, 0), S);
     }
 
     // The scale: given, or 1 / sqrt(E).
@@ -210,7 +206,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
     SmallVector<OpFoldResult> rowsOf(ArrayRef(outSizes).drop_back());
     if (!matchPattern(emptyOperand, m_Zero()))
       rowsOf.back() = arith::SelectOp::create(b, loc, emptyOperand,
-                                              constantIndex(b, loc, 0),
+                                              indexConstant(b, loc, 0),
                                               indexValue(b, loc, rowsOf.back()))
                           .getResult();
     const double inf = std::numeric_limits<double>::infinity();
@@ -233,7 +229,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
         b, loc, rowsOf, rank - 1, {out},
         [&](OpBuilder &b, Location l, ValueRange coords, ValueRange rows) {
           Value i = coords[batch];
-          Value c0 = constantIndex(b, l, 0), c1 = constantIndex(b, l, 1);
+          Value c0 = indexConstant(b, l, 0), c1 = indexConstant(b, l, 1);
           // Each operand's position in its batch dims (and the mask's row).
           auto prefix = [&](Value x, int64_t lead) {
             SmallVector<Value> at;
@@ -268,7 +264,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
               SmallVector<Value> next;
               for (auto [e, x] : llvm::enumerate(row))
                 next.push_back(
-                    fn(b, l, constantIndex(b, l, static_cast<int64_t>(e)), x));
+                    fn(b, l, indexConstant(b, l, static_cast<int64_t>(e)), x));
               return next;
             }
             return {
@@ -297,7 +293,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           if (qInRegisters)
             for (int64_t d = 0; d < nE; ++d)
               qRow.push_back(arith::MulFOp::create(
-                  b, l, read(b, l, q, qAt, constantIndex(b, l, d)), scale));
+                  b, l, read(b, l, q, qAt, indexConstant(b, l, d)), scale));
           // Causal: key j attends query i when j <= i (top-left).
           Value n = keys;
           if (causal)
@@ -321,7 +317,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
                         b, l, dot,
                         arith::MulFOp::create(
                             b, l, qRow[d],
-                            read(b, l, k, kj, constantIndex(b, l, d))));
+                            read(b, l, k, kj, indexConstant(b, l, d))));
                 } else {
                   dot = scf::ForOp::create(
                             b, l, c0, E, c1, ValueRange{zero},
@@ -404,7 +400,7 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
           Value row = rows[0];
           for (auto [e, x] : llvm::enumerate(done))
             row = tensor::InsertOp::create(
-                b, l, x, row, constantIndex(b, l, static_cast<int64_t>(e)));
+                b, l, x, row, indexConstant(b, l, static_cast<int64_t>(e)));
           return SmallVector<Value>{row};
         });
     Value o = result[0];

@@ -67,6 +67,10 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
 Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
   if (auto value = dyn_cast<Value>(ofr))
     return value;

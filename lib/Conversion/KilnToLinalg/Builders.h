@@ -69,6 +69,9 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// identity maps and iterator kinds.
 SmallVector<utils::IteratorType> parallelIterators(int64_t rank);
 
+/// An index constant.
+Value indexConstant(OpBuilder &b, Location loc, int64_t v);
+
 /// Value of an OpFoldResult as an index SSA value.
 Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr);
 

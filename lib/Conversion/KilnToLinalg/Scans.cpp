@@ -35,10 +35,6 @@ bool isZero(OpFoldResult size) {
   return n && *n == 0;
 }
 
-Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// A floating element widened to f64, or an integer as it is.
 Value widen(OpBuilder &b, Location loc, Value v, Type to) {
   if (v.getType() == to)
