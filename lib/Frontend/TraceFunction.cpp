@@ -25,6 +25,14 @@ public:
   std::multimap<const ValueDecl *, SourceLocation> refs;
   bool VisitDeclRefExpr(DeclRefExpr *e) {
     refs.emplace(e->getDecl(), e->getLocation());
+    // Calling a lambda reads the variables it captured (declared before
+    // the graph call by reference to them: Stitch), there and then.
+    if (const auto *var = dyn_cast<VarDecl>(e->getDecl()))
+      if (const auto *record = var->getType()->getAsCXXRecordDecl();
+          record && record->isLambda())
+        for (const LambdaCapture &c : record->captures())
+          if (c.capturesVariable())
+            refs.emplace(c.getCapturedVar(), e->getLocation());
     return true;
   }
 };
@@ -206,6 +214,23 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
     else
       frame.locals[param] = args[i];
   }
+  // A lambda's body reads its by-copy captures as the lambda copied them;
+  // what one made by host code copied is the variables' value only while
+  // they never change.
+  if (const auto *method = dyn_cast<CXXMethodDecl>(def);
+      method && method->getParent()->isLambda()) {
+    if (const auto *copies = lambdaCopiesOf(method->getParent())) {
+      for (const auto &[captured, value] : *copies)
+        frame.locals[captured] = value;
+    } else if (const VarDecl *v = changedCopy(method->getParent())) {
+      return breakAt(
+          callSite,
+          "a call of a lambda made outside the graph "
+          "that copies '" +
+              v->getNameAsString() +
+              "', a variable that changes (the copy may differ from it)");
+    }
+  }
   frames_.push_back(std::move(frame));
   inlining_.insert(def);
   bool ok = true;
@@ -229,6 +254,19 @@ std::optional<int> Tracer::inlineCall(const FunctionDecl *fn,
   // A void callee yields no value: -2 stands for "nothing" (an expression
   // statement).
   return result ? *result : -2;
+}
+
+const std::map<const ValueDecl *, int> *
+Tracer::lambdaCopiesOf(const CXXRecordDecl *lambda) const {
+  for (size_t f = frames_.size(); f-- > 0;)
+    if (auto it = frames_[f].lambdaCopies.find(lambda);
+        it != frames_[f].lambdaCopies.end())
+      return &it->second;
+  if (segment_)
+    if (auto it = segment_->lambdaCopies.find(lambda);
+        it != segment_->lambdaCopies.end())
+      return &it->second;
+  return nullptr; // made by host code: its copies are the graph's inputs
 }
 
 void Tracer::noteDerivedRoot(const FunctionDecl *fn) {

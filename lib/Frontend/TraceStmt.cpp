@@ -3,6 +3,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 
 using namespace clang;
 
@@ -223,7 +224,7 @@ bool Tracer::traceOverList(const CXXForRangeStmt *r, std::vector<int> values) {
   return true;
 }
 
-bool kiln::frontend::declaresNamesOnly(const Decl *decl) {
+bool declaresNamesOnly(const Decl *decl) {
   return isa<UsingDecl, UsingDirectiveDecl, UsingEnumDecl, TypedefNameDecl,
              NamespaceAliasDecl, StaticAssertDecl>(decl);
 }
@@ -627,9 +628,8 @@ bool Tracer::traceDecl(const VarDecl *var) {
   }
   if (const auto *record = var->getType()->getAsCXXRecordDecl();
       record && record->isLambda()) {
-    // A lambda is traced where it is called. The stitched code declares it
-    // before the graph call; a copy it captures must then not be a value
-    // the segment computes.
+    // A lambda is traced where it is called, its body reading what it
+    // captured by copy as it was when the lambda was made.
     const auto *lambda =
         var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit()))
                        : nullptr;
@@ -638,15 +638,7 @@ bool Tracer::traceDecl(const VarDecl *var) {
               "a lambda bound in a way the tracer does not model");
       return false;
     }
-    for (const LambdaCapture &c : lambda->captures())
-      if (c.capturesVariable() && c.getCaptureKind() == LCK_ByCopy)
-        if (const auto *captured = dyn_cast<VarDecl>(c.getCapturedVar()))
-          if (segment_->env.count(captured) || frames_.size() > 1) {
-            breakAt(c.getLocation(), "a lambda capturing by copy a value the "
-                                     "graph computes");
-            return false;
-          }
-    return true;
+    return traceLambdaDecl(var, lambda);
   }
   if (isTensorVectorType(var->getType()) &&
       !var->getType()->isReferenceType()) {
@@ -755,6 +747,63 @@ bool Tracer::traceDecl(const VarDecl *var) {
   if (*kind != ValueKind::Tensor && kindOf(*v) != *kind)
     v = addOp(OpCode::ScalarCast, {*v}, *kind, var->getLocation());
   bindLocal(var, *v);
+  return true;
+}
+
+const VarDecl *Tracer::changedCopy(const CXXRecordDecl *lambda) {
+  std::optional<ExprMutationAnalyzer> mutations;
+  for (const LambdaCapture &c : lambda->captures()) {
+    const auto *v =
+        c.capturesVariable() ? dyn_cast<VarDecl>(c.getCapturedVar()) : nullptr;
+    if (!v || c.getCaptureKind() != LCK_ByCopy || v->isInitCapture() ||
+        !v->isLocalVarDeclOrParm() || v->getType().isConstQualified())
+      continue;
+    if (!mutations)
+      mutations.emplace(*root_->function->getBody(), context_);
+    if (mutations->isMutated(v))
+      return v;
+  }
+  return nullptr;
+}
+
+bool Tracer::traceLambdaDecl(const VarDecl *var, const LambdaExpr *lambda) {
+  // At the root's level the stitched code makes the lambda before the
+  // graph call, its copies of what the segment computes made references
+  // to the variables the call (or its fallback) then sets (Stitch): the
+  // same values as long as no variable it copies changes.
+  if (frames_.size() == 1)
+    if (const VarDecl *v = changedCopy(lambda->getLambdaClass())) {
+      breakAt(lambda->getBeginLoc(),
+              "a lambda capturing by copy '" + v->getNameAsString() +
+                  "', a variable that changes (the copy may differ from it)");
+      return false;
+    }
+  std::map<const ValueDecl *, int> copies;
+  for (const LambdaCapture &c : lambda->captures()) {
+    if (!c.capturesVariable() || c.getCaptureKind() != LCK_ByCopy)
+      continue;
+    const auto *captured = dyn_cast<VarDecl>(c.getCapturedVar());
+    if (!captured)
+      continue;
+    if (captured->isInitCapture()) {
+      // [n = x.size(0)]: made before the graph call, where what the
+      // initializer reads is not computed yet.
+      if (frames_.size() == 1) {
+        breakAt(c.getLocation(), "a lambda's init-capture '" +
+                                     captured->getNameAsString() + "'");
+        return false;
+      }
+      continue;
+    }
+    // The body reads the copy as it is now (one the graph does not bind
+    // is an input, which the function does not change).
+    if (int *v = boundIn(&FrameState::locals, &SegmentState::env, captured,
+                         frames_.size() - 1))
+      copies[captured] = *v;
+  }
+  (frames_.size() > 1 ? frames_.back().lambdaCopies
+                      : segment_->lambdaCopies)[lambda->getLambdaClass()] =
+      std::move(copies);
   return true;
 }
 

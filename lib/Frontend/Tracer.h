@@ -197,6 +197,12 @@ private:
         aliases;
     /// std::vector<Tensor> locals, as the values pushed into them.
     std::map<const clang::ValueDecl *, std::vector<int>> lists;
+    /// What each lambda made here copied when it was made (its by-copy
+    /// captures' values, by the lambda's class): its body reads these, not
+    /// the variables' later values.
+    std::map<const clang::CXXRecordDecl *,
+             std::map<const clang::ValueDecl *, int>>
+        lambdaCopies;
     std::optional<int> returnValue;
   };
   /// The segment being built at the root's level.
@@ -213,6 +219,12 @@ private:
     std::map<const clang::ValueDecl *, std::vector<int>> lists;
     /// Record values' fields (kRecordBase).
     std::vector<std::vector<int>> records;
+    /// What each lambda the root makes copied when it was made (its by-copy
+    /// captures' values, by the lambda's class): its body reads these, not
+    /// the variables' later values.
+    std::map<const clang::CXXRecordDecl *,
+             std::map<const clang::ValueDecl *, int>>
+        lambdaCopies;
   };
   /// The segment as it was before a statement, to go back to when the
   /// statement breaks. The graph's ops and values and the segment's
@@ -298,6 +310,17 @@ private:
   bool traceStmt(const clang::Stmt *s);
   bool traceDecl(const clang::VarDecl *var);
   /// A local (or binding) declared with value v, in the current frame.
+  /// What the lambda of this class copied when it was made, or null when
+  /// host code made it.
+  const std::map<const clang::ValueDecl *, int> *
+  lambdaCopiesOf(const clang::CXXRecordDecl *lambda) const;
+  /// A variable of the root that `lambda` copies and the root changes
+  /// somewhere, or null: then the copy may differ from the variable.
+  const clang::VarDecl *changedCopy(const clang::CXXRecordDecl *lambda);
+  /// `auto f = [..](..) {..};`: records what the lambda copies; false
+  /// (the break recorded) when the stitched code could not make it.
+  bool traceLambdaDecl(const clang::VarDecl *var,
+                       const clang::LambdaExpr *lambda);
   void bindLocal(const clang::ValueDecl *var, int v);
   /// An if on a host value: both arms traced and each variable they assign
   /// chosen by the condition. With `rest`, the statements after an if whose

@@ -34,7 +34,7 @@
 // CHECK: inputs: x (f32 tensor of rank 2){{$}}
 // CHECK: outputs: return neg_out
 // CHECK-LABEL: mutable_copy (
-// CHECK: an assignment to a lambda's copy of 'h'
+// CHECK: a lambda capturing by copy 'h', a variable that changes (the copy may differ from it)
 // CHECK-LABEL: Swapper::swap (
 // CHECK: outputs: this->a this->b this->c
 
