@@ -233,38 +233,17 @@ std::string inputTypes(const Graph &g) {
   return key;
 }
 
-/// The typed versions of `g` (docs in TraceGraph.h), or the guess's error
-/// when none types.
-llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
-  std::vector<size_t> open;
-  for (size_t i = 0; i < g.inputs.size(); ++i)
-    if (g.values[g.inputs[i].value].kind == ValueKind::Tensor &&
-        (rankOpen(g.inputs[i]) || elementOpen(g.inputs[i])))
-      open.push_back(i);
-  const ElementType elements[] = {ElementType::F32, ElementType::F64,
-                                  ElementType::I64, ElementType::Bool};
-  // The base: the guess, or, when it does not type (float32 targets of a
-  // cross_entropy), the first open input's element type changed that
-  // does.
-  llvm::Error error = llvm::Error::success();
-  Pins base;
-  std::optional<Graph> first = typedWith(g, base, &error);
-  for (size_t i : open) {
-    if (first || !elementOpen(g.inputs[i]))
-      continue;
-    for (ElementType e : elements)
-      if ((first = typedWith(g, {{i, Pin{-1, e}}}))) {
-        base[i] = Pin{-1, e};
-        break;
-      }
-  }
-  if (!first)
-    return std::move(error);
-  llvm::consumeError(std::move(error));
-  // Then one open input changed at a time, on top of the base: to the
-  // other types the source shows, to other ranks (for inputs no op gives
-  // a usual rank: a matmul's weight is rank 2, a norm's weight rank 1),
-  // and, when the guess did not type, to the other element types.
+constexpr ElementType kElements[] = {ElementType::F32, ElementType::F64,
+                                     ElementType::I64, ElementType::Bool};
+
+/// The versions to try on top of `base`, likeliest first (docs/frontend.md,
+/// steps 2 to 6): the types the source shows for the open inputs, all
+/// together and one at a time, `peers` (the element types of the inputs
+/// whose types are known), other ranks and, when `base` pins something
+/// (the guess did not type), other element types.
+std::vector<Pins> versionTries(const Graph &g, const std::vector<size_t> &open,
+                               const Pins &base,
+                               const std::vector<ElementType> &peers) {
   std::vector<Pins> tries;
   auto vary = [&](size_t i, Pin pin) {
     Pins p = base;
@@ -338,13 +317,6 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
           p[i].element = e;
       tries.push_back(std::move(p));
     }
-  std::vector<ElementType> peers;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const TraceValue &v = first->values[g.inputs[i].value];
-    if (v.kind == ValueKind::Tensor && !llvm::is_contained(open, i) &&
-        isFloat(v.element) && !llvm::is_contained(peers, v.element))
-      peers.push_back(v.element);
-  }
   for (size_t i : open) {
     const GraphInput &in = g.inputs[i];
     if (!elementOpen(in))
@@ -377,8 +349,62 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   if (!base.empty())
     for (size_t i : open)
       if (elementOpen(g.inputs[i]))
-        for (ElementType e : elements)
+        for (ElementType e : kElements)
           vary(i, Pin{-1, e});
+  return tries;
+}
+
+/// What becomes the base when the guess does not type, in order: the first
+/// open input's element type changed (float32 targets of a cross_entropy),
+/// then what a version of the guess would try (the types the source shows,
+/// other ranks), so that a guess failing for any reason (a rank guessed
+/// where the source shows another) still leads to them.
+std::vector<Pins> baseCandidates(const Graph &g,
+                                 const std::vector<size_t> &open) {
+  std::vector<Pins> candidates;
+  for (size_t i : open)
+    if (elementOpen(g.inputs[i]))
+      for (ElementType e : kElements)
+        candidates.push_back({{i, Pin{-1, e}}});
+  for (Pins &p : versionTries(g, open, {}, {}))
+    candidates.push_back(std::move(p));
+  return candidates;
+}
+
+/// The typed versions of `g` (docs in TraceGraph.h), or the guess's error
+/// when none types.
+llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
+  std::vector<size_t> open;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.values[g.inputs[i].value].kind == ValueKind::Tensor &&
+        (rankOpen(g.inputs[i]) || elementOpen(g.inputs[i])))
+      open.push_back(i);
+  // The base: the guess, or, when it does not type, the first of
+  // baseCandidates that does.
+  llvm::Error error = llvm::Error::success();
+  Pins base;
+  std::optional<Graph> first = typedWith(g, base, &error);
+  if (!first)
+    for (const Pins &pins : baseCandidates(g, open))
+      if ((first = typedWith(g, pins))) {
+        base = pins;
+        break;
+      }
+  if (!first)
+    return std::move(error);
+  llvm::consumeError(std::move(error));
+  // Then the versions on top of the base: the types the source shows, the
+  // known inputs' element type, other ranks (for inputs no op gives a
+  // usual rank: a matmul's weight is rank 2, a norm's weight rank 1), and,
+  // when the guess did not type, the other element types.
+  std::vector<ElementType> peers;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TraceValue &v = first->values[g.inputs[i].value];
+    if (v.kind == ValueKind::Tensor && !llvm::is_contained(open, i) &&
+        isFloat(v.element) && !llvm::is_contained(peers, v.element))
+      peers.push_back(v.element);
+  }
+  std::vector<Pins> tries = versionTries(g, open, base, peers);
 
   std::vector<Graph> versions = {std::move(*first)};
   std::set<std::string> kept = {inputTypes(versions.front())};

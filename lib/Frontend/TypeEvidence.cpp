@@ -2,13 +2,15 @@
 //
 // A graph needs the rank and element type of each tensor it reads. Where
 // the translation unit shows them, the source decides: a member
-// initialized or assigned with kiln::randn({C}, 1), a parameter whose
+// initialized (by its struct's aggregate initialization or a constructor's
+// arguments) or assigned with kiln::randn({C}, 1), a parameter whose
 // callers pass kiln::zeros({B, T, C}), kiln::from_vector<int64_t>(v, {B, T})
-// or a comparison, a local made that way, or a function returning such a
-// tensor. Ranks come from shapes written as braced lists; element types
-// from the factories' dtype arguments (and their float32 default),
-// from_vector's element type, comparisons (bool), Tensor::to(dtype), and
-// the ops that keep their operand's type. Anything else says nothing.
+// or a comparison, a local made that way, or a function (another compile
+// root included) returning such a tensor. Ranks come from shapes written as
+// braced lists; element types from the factories' dtype arguments (and their
+// float32 default), from_vector's element type, comparisons (bool),
+// Tensor::to(dtype), and the ops that keep their operand's type. Anything else
+// says nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
@@ -25,6 +27,14 @@ namespace kiln::frontend {
 
 namespace {
 
+/// How many steps out of the expression at hand the evidence is followed:
+/// into a called function's returns, from a parameter to the argument of
+/// the call being typed, from a local to its initializer. An expression's
+/// own operands take no step (each is typed once, so an expression costs
+/// its size): a member stored from a helper that returns another root's
+/// result (`alphas_bar(schedule(T))`, `schedule` returning
+/// `cumulative(kiln::arange(T).to(kiln::kFloat64) * 0.01)`) is three steps
+/// from the factory that shows its type, however deep the ops between.
 constexpr int kMaxDepth = 6;
 
 /// The element type a kiln::DType argument names, if it is a constant.
@@ -84,7 +94,7 @@ public:
       return {};
     e = stripTemporaries(e);
     if (const auto *c = dyn_cast<CXXConstructExpr>(e))
-      return c->getNumArgs() == 1 ? of(c->getArg(0), depth + 1) : ExprTypes{};
+      return c->getNumArgs() == 1 ? of(c->getArg(0), depth) : ExprTypes{};
     if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
       // A parameter of the function whose call is being typed: the
       // argument of this call, typed where the call is (a helper called
@@ -105,8 +115,8 @@ public:
       return known(member->getMemberDecl());
     if (const auto *cond = dyn_cast<ConditionalOperator>(e)) {
       // What both arms agree on.
-      ExprTypes a = of(cond->getTrueExpr(), depth + 1),
-                b = of(cond->getFalseExpr(), depth + 1);
+      ExprTypes a = of(cond->getTrueExpr(), depth),
+                b = of(cond->getFalseExpr(), depth);
       return {a.rank == b.rank ? a.rank : std::nullopt,
               a.element == b.element ? a.element : std::nullopt};
     }
@@ -189,11 +199,11 @@ private:
         listItems(call->getArg(0));
     if (!items || items->empty())
       return ExprTypes{};
-    ExprTypes r = of(items->front(), depth + 1);
+    ExprTypes r = of(items->front(), depth);
     if (r.rank && name == "stack")
       ++*r.rank;
     for (const Expr *item : items->drop_front())
-      if (r.element && of(item, depth + 1).element != r.element)
+      if (r.element && of(item, depth).element != r.element)
         r.element.reset();
     return r;
   }
@@ -220,8 +230,7 @@ private:
     case OO_EqualEqual:
     case OO_ExclaimEqual: {
       // A comparison: bool, of the broadcast rank of its tensors.
-      ExprTypes r{broadcastRank(op, depth), ElementType::Bool};
-      return r;
+      return {broadcastRank(operandsOf(op, depth)), ElementType::Bool};
     }
     case OO_Call: // a functor or lambda: what its body returns
       return ofCall(op, depth);
@@ -235,34 +244,48 @@ private:
     case OO_Star:
     case OO_Slash: {
       if (op->getNumArgs() != 2)
-        return op->getNumArgs() == 1 ? of(op->getArg(0), depth + 1)
-                                     : ExprTypes{};
-      ExprTypes r;
-      r.rank = broadcastRank(op, depth);
-      r.element = arithmeticElement(op, depth);
-      return r;
+        return op->getNumArgs() == 1 ? of(op->getArg(0), depth) : ExprTypes{};
+      Operands operands = operandsOf(op, depth);
+      return {broadcastRank(operands),
+              arithmeticElement(operands, op->getOperator() == OO_Slash)};
     }
     default:
       return {};
     }
   }
 
+  /// The operands of an elementwise op: its tensors' types, in order, and
+  /// whether a float number is among the rest.
+  struct Operands {
+    std::vector<ExprTypes> tensors;
+    bool floatNumber = false;
+  };
+
+  /// Each operand typed once: typing it again for the element type would
+  /// make a chain of n ops cost 2^n.
+  Operands operandsOf(const CallExpr *call, int depth) {
+    Operands r;
+    for (const Expr *arg : call->arguments()) {
+      if (isTensorType(arg->getType()))
+        r.tensors.push_back(of(arg, depth));
+      else if (isFloatNumber(arg))
+        r.floatNumber = true;
+    }
+    return r;
+  }
+
   /// The rank of an elementwise result: the largest of its tensor
   /// operands', when all of them are known.
-  std::optional<int64_t> broadcastRank(const CallExpr *call, int depth) {
+  static std::optional<int64_t> broadcastRank(const Operands &operands) {
     std::optional<int64_t> rank;
-    for (const Expr *arg : call->arguments()) {
-      if (!isTensorType(arg->getType()))
-        continue;
-      std::optional<int64_t> r = of(arg, depth + 1).rank;
-      if (!r)
+    for (const ExprTypes &t : operands.tensors) {
+      if (!t.rank)
         return std::nullopt;
-      rank = std::max(rank.value_or(0), *r);
+      rank = std::max(rank.value_or(0), *t.rank);
     }
     return rank;
   }
 
-  /// torch's result type of tensor (op) tensor-or-number, when known.
   /// The types of the argument bound to parm at the call being typed (the
   /// innermost frame), in the caller's frame; nullopt when parm is not
   /// bound there.
@@ -289,7 +312,7 @@ private:
     if (!isTensorType(x->getType()))
       return {};
     if (name == "clamp") { // a float bound makes integers float32
-      ExprTypes r = of(x, depth + 1);
+      ExprTypes r = of(x, depth);
       for (const Expr *arg : call->arguments())
         if (arg != x && isFloatNumber(arg))
           r.element = floatResult(r.element);
@@ -299,19 +322,19 @@ private:
                             "tril", "triu", "sign", "dropout", "narrow",
                             "slice"},
                            name))
-      return of(x, depth + 1);
+      return of(x, depth);
     if (llvm::is_contained({"isnan", "isinf", "isfinite", "logical_not",
                             "logical_and", "logical_or"},
                            name))
-      return {of(x, depth + 1).rank, ElementType::Bool};
+      return {of(x, depth).rank, ElementType::Bool};
     if (name == "any" || name == "all")
       return {std::nullopt, ElementType::Bool};
     if (llvm::is_contained({"var", "std", "logsumexp", "norm"}, name))
-      return {std::nullopt, floatResult(of(x, depth + 1).element)};
+      return {std::nullopt, floatResult(of(x, depth).element)};
     if (llvm::is_contained(
             {"gather", "index_select", "repeat", "tile", "pad", "unflatten"},
             name))
-      return {std::nullopt, of(x, depth + 1).element};
+      return {std::nullopt, of(x, depth).element};
     return {};
   }
 
@@ -338,38 +361,30 @@ private:
     return e->IgnoreParenImpCasts()->getType()->isRealFloatingType();
   }
 
-  std::optional<ElementType> arithmeticElement(const CallExpr *call,
-                                               int depth) {
+  /// torch's result type of tensor (op) tensor-or-number, when known.
+  static std::optional<ElementType> arithmeticElement(const Operands &operands,
+                                                      bool division) {
     std::optional<ElementType> tensor;
     std::optional<int64_t> tensorRank;
-    bool floatNumber = false;
-    for (const Expr *arg : call->arguments()) {
-      if (isTensorType(arg->getType())) {
-        ExprTypes t = of(arg, depth + 1);
-        if (!t.element)
+    for (ExprTypes t : operands.tensors) {
+      if (!t.element)
+        return std::nullopt;
+      if (tensor && *tensor != *t.element) {
+        // Mixed types promote as torch's do when both tensors have dims
+        // (a 0-d tensor counts for less: not read here).
+        if (!t.rank || *t.rank == 0 || !tensorRank || *tensorRank == 0)
           return std::nullopt;
-        if (tensor && *tensor != *t.element) {
-          // Mixed types promote as torch's do when both tensors have dims
-          // (a 0-d tensor counts for less: not read here).
-          if (!t.rank || *t.rank == 0 || !tensorRank || *tensorRank == 0)
-            return std::nullopt;
-          t.element = promoteTypes(*tensor, *t.element);
-        }
-        tensor = t.element;
-        tensorRank = t.rank;
-      } else if (isFloatNumber(arg)) {
-        floatNumber = true;
+        t.element = promoteTypes(*tensor, *t.element);
       }
+      tensor = t.element;
+      tensorRank = t.rank;
     }
     if (!tensor)
       return std::nullopt;
     bool isFloat = *tensor == ElementType::F32 || *tensor == ElementType::F64 ||
                    *tensor == ElementType::F16 || *tensor == ElementType::BF16;
     // A float number, or a true division, makes integers float32.
-    bool division = false;
-    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call))
-      division = op->getOperator() == OO_Slash;
-    if ((floatNumber || division) && !isFloat)
+    if ((operands.floatNumber || division) && !isFloat)
       return ElementType::F32;
     return tensor;
   }
@@ -383,6 +398,11 @@ private:
       return {};
     llvm::StringRef name = fn->getName();
     unsigned n = call->getNumArgs();
+    // std::move(w), std::forward<T>(w): w itself (a constructor's
+    // `weight(std::move(w))`).
+    if (fn->isInStdNamespace() && (name == "move" || name == "forward") &&
+        n == 1)
+      return of(call->getArg(0), depth);
     // Ops are known by their entry in the op table (TracedOps.def), not by
     // a second list of their names.
     std::optional<OpCode> code = opNamed(name.str());
@@ -393,12 +413,12 @@ private:
       if (name == "view" ||
           ((code == OpCode::Reshape || code == OpCode::Expand) && n == 1))
         return n == 1 ? ExprTypes{shapeLength(m->getArg(0)),
-                                  of(self, depth + 1).element}
+                                  of(self, depth).element}
                       : ExprTypes{};
       if (name == "to" && n == 1) {
         // The dtype a constant or a parameter bound to one names; else
         // unknown (not the input's).
-        ExprTypes r = of(self, depth + 1);
+        ExprTypes r = of(self, depth);
         r.element = dtypeOf(m->getArg(0));
         return r;
       }
@@ -408,21 +428,21 @@ private:
           code == OpCode::Transpose || code == OpCode::Permute ||
           code == OpCode::Softmax || code == OpCode::LogSoftmax ||
           (code && opGroup(*code) == OpGroup::Unary))
-        return of(self, depth + 1);
+        return of(self, depth);
       if (code == OpCode::Gelu ||
           (code && opGroup(*code) == OpGroup::UnaryFloat)) {
-        ExprTypes r = of(self, depth + 1); // x.exp(), x.gelu()
+        ExprTypes r = of(self, depth); // x.exp(), x.gelu()
         r.element = floatResult(r.element);
         return r;
       }
       if (name == "select") {
-        ExprTypes r = of(self, depth + 1);
+        ExprTypes r = of(self, depth);
         r.rank =
             r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;
         return r;
       }
       if (code == OpCode::Unsqueeze || code == OpCode::Squeeze) {
-        ExprTypes r = of(self, depth + 1);
+        ExprTypes r = of(self, depth);
         if (r.rank)
           *r.rank += code == OpCode::Unsqueeze ? 1 : -1;
         if (r.rank && *r.rank < 0)
@@ -478,12 +498,12 @@ private:
     case OpGroup::UnaryFloat: {
       if (n < 1)
         return {};
-      ExprTypes r = of(call->getArg(0), depth + 1);
+      ExprTypes r = of(call->getArg(0), depth);
       r.element = floatResult(r.element);
       return r;
     }
     case OpGroup::Unary:
-      return n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
+      return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
     default:
       break;
     }
@@ -500,7 +520,7 @@ private:
       return {1, integers ? ElementType::I64 : ElementType::F32};
     }
     case OpCode::Gelu: {
-      ExprTypes r = n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
+      ExprTypes r = n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
       r.element = floatResult(r.element);
       return r;
     }
@@ -510,13 +530,13 @@ private:
     case OpCode::RmsNorm:
     case OpCode::Linear:
     case OpCode::Attention:
-      return n >= 1 ? of(call->getArg(0), depth + 1) : ExprTypes{};
+      return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
     case OpCode::Embedding: {
       if (n != 2)
         return {};
       // The table's rows, one per index: rank of the indices + 1.
-      ExprTypes ids = of(call->getArg(0), depth + 1);
-      ExprTypes r{std::nullopt, of(call->getArg(1), depth + 1).element};
+      ExprTypes ids = of(call->getArg(0), depth);
+      ExprTypes r{std::nullopt, of(call->getArg(1), depth).element};
       if (ids.rank)
         r.rank = *ids.rank + 1;
       return r;
@@ -695,21 +715,59 @@ public:
       out_[decl].elements.insert(*t.element);
   }
 
-  // Aggregate initialisation: Block b{randn({C}, 1), ...}.
-  bool VisitInitListExpr(InitListExpr *list) {
-    const auto *record = list->getType()->getAsCXXRecordDecl();
-    if (!record || isTensorType(list->getType()))
-      return true;
-    unsigned i = 0;
+  /// What an aggregate initialization stores in `record`'s fields, from
+  /// its inits in the semantic order (the bases', then one per named
+  /// field, as CodeGen reads them).
+  void noteFields(const CXXRecordDecl *record,
+                  llvm::ArrayRef<const Expr *> inits) {
+    if (!record || record->isUnion() || isTensorRecord(record))
+      return;
+    size_t i = std::min<size_t>(record->getNumBases(), inits.size());
     for (const FieldDecl *field : record->fields()) {
-      if (i >= list->getNumInits()) {
+      if (field->isUnnamedBitField())
+        continue;
+      const Expr *init = i < inits.size() ? inits[i++] : nullptr;
+      if (!init) {
         // Left out: value-initialized, an undefined tensor.
         if (isTensorType(field->getType()))
           out_[field].undefined = true;
         continue;
       }
-      note(field, list->getInit(i++));
+      // Left out for its default member initializer: noted at the field.
+      if (!isa<CXXDefaultInitExpr>(init))
+        note(field, init);
     }
+  }
+
+  // Aggregate initialisation: Block b{randn({C}, 1), ...}, Sampler
+  // s{w, schedule(10)}. The visitor sees the list as written; its semantic
+  // form has one init per field (designators and brace elision resolved,
+  // left-out fields value- or default-initialized).
+  bool VisitInitListExpr(InitListExpr *list) {
+    const InitListExpr *semantic =
+        list->isSemanticForm() ? list : list->getSemanticForm();
+    if (!semantic)
+      return true;
+    noteFields(semantic->getType()->getAsCXXRecordDecl(),
+               llvm::ArrayRef<const Expr *>(semantic->getInits(),
+                                            semantic->getNumInits()));
+    return true;
+  }
+  // C++20's aggregate initialization with parentheses: Block b(w, bias).
+  bool VisitCXXParenListInitExpr(CXXParenListInitExpr *list) {
+    noteFields(list->getType()->getAsCXXRecordDecl(),
+               llvm::ArrayRef<const Expr *>(list->getInitExprs().data(),
+                                            list->getInitExprs().size()));
+    return true;
+  }
+  // Arguments of constructors of the user's: `Sampler s(w, schedule(10))`
+  // shows the parameters that its member initializers store.
+  bool VisitCXXConstructExpr(CXXConstructExpr *construct) {
+    const CXXConstructorDecl *ctor = construct->getConstructor();
+    if (ctor && !ctor->isCopyOrMoveConstructor() &&
+        !isTensorRecord(ctor->getParent()))
+      noteArguments(ctor, llvm::ArrayRef<const Expr *>(
+                              construct->getArgs(), construct->getNumArgs()));
     return true;
   }
   // Constructors' member initializers.
@@ -796,16 +854,21 @@ public:
       return true;
     unsigned offset =
         isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(fn) ? 1 : 0;
-    for (unsigned i = 0;
-         i + offset < call->getNumArgs() && i < fn->getNumParams(); ++i) {
-      const ParmVarDecl *p = fn->getParamDecl(i);
-      note(p, call->getArg(i + offset));
+    noteArguments(
+        fn, llvm::ArrayRef<const Expr *>(call->getArgs(), call->getNumArgs())
+                .drop_front(offset));
+    return true;
+  }
+  /// fn's parameters, each shown what `args` passes for it.
+  void noteArguments(const FunctionDecl *fn,
+                     llvm::ArrayRef<const Expr *> args) {
+    for (unsigned i = 0; i < args.size() && i < fn->getNumParams(); ++i) {
+      note(fn->getParamDecl(i), args[i]);
       // Every redeclaration's parameter is the same parameter.
       if (const FunctionDecl *def = fn->getDefinition())
         if (def != fn && i < def->getNumParams())
-          note(def->getParamDecl(i), call->getArg(i + offset));
+          note(def->getParamDecl(i), args[i]);
     }
-    return true;
   }
 
 private:
