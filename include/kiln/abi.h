@@ -131,11 +131,12 @@ int chooseVersion(const GraphSite &site,
                   std::initializer_list<GraphVersion> versions,
                   Device device = Device::cpu());
 
-/// The graph call of a template's statements for an instantiation that
-/// kiln compile did not trace (the translation unit it compiled never
-/// instantiated it): false, counted as a graph call and a guard miss, with
-/// the warning a miss gives. The statements then run eagerly.
-bool uncompiledInstantiation(const GraphSite &site);
+/// The graph call of code kiln compile left uncompiled, `why`: an
+/// instantiation of a template's statements that the translation unit it
+/// compiled never instantiated, or a root whose graphs it could not type
+/// or compile. Returns false, counted as a graph call and a guard miss,
+/// with the warning a miss gives (once per site). The code runs eagerly.
+bool uncompiledCall(const GraphSite &site, const char *why);
 
 /// Packs the arguments of a compiled graph's entry point, calls it and
 /// hands its results to Tensors (see the ABI above). For a graph compiled

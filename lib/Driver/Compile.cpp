@@ -113,23 +113,25 @@ std::string openInputs(const Root &root) {
 
 /// Reports a root that cannot be compiled: an error, or with `hostBecause`
 /// a warning that it stays host code (and why that is not an error).
-void internalFailure(const Root &root, const std::string &why,
-                     const char *hostBecause, bool &failed) {
-  llvm::errs() << formatPos(root.pos) << ": "
-               << (hostBecause ? "warning" : "error")
-               << ": kiln could not compile '" << root.name << "': " << why;
+/// Returns the message.
+std::string internalFailure(const Root &root, const std::string &why,
+                            const char *hostBecause, bool &failed) {
+  std::string message = "kiln could not compile '" + root.name + "': " + why;
   if (hostBecause)
-    llvm::errs() << " (left as host code: " << hostBecause << ")";
-  llvm::errs() << "\n";
+    message += " (left as host code: " + std::string(hostBecause) + ")";
+  llvm::errs() << formatPos(root.pos) << ": "
+               << (hostBecause ? "warning" : "error") << ": " << message
+               << "\n";
   if (!hostBecause)
     failed = true;
+  return message;
 }
 
 } // namespace
 
-void detail::reportTypingFailure(const Root &root, llvm::Error error,
-                                 bool requireKnownTypes,
-                                 const char *hostBecause, bool &failed) {
+std::string detail::reportTypingFailure(const Root &root, llvm::Error error,
+                                        bool requireKnownTypes,
+                                        const char *hostBecause, bool &failed) {
   // A graph typed on a guess that does not fit is not the user's error: it
   // runs eagerly, with a way to state the types.
   std::string open = openInputs(root);
@@ -138,12 +140,12 @@ void detail::reportTypingFailure(const Root &root, llvm::Error error,
   std::string why = llvm::toString(std::move(error));
   bool guessed = !open.empty() && !requireKnownTypes &&
                  llvm::StringRef(why).starts_with("kiln::");
-  internalFailure(root,
-                  why + (guessed ? "; the types of " + open +
-                                       " are open: state them with "
-                                       "--signature or --signatures"
-                                 : ""),
-                  guessed ? "a guess" : hostBecause, failed);
+  return internalFailure(root,
+                         why + (guessed ? "; the types of " + open +
+                                              " are open: state them with "
+                                              "--signature or --signatures"
+                                        : ""),
+                         guessed ? "a guess" : hostBecause, failed);
 }
 
 namespace {
@@ -163,9 +165,9 @@ void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
       graphs.push_back(&seg.graph);
     std::vector<std::vector<GraphVariant>> variants;
     if (llvm::Error error = typeGraphs(graphs, variants)) {
-      detail::reportTypingFailure(root, std::move(error),
-                                  request.requireKnownTypes,
-                                  suppressed(request), failed);
+      root.leftOnHost = detail::reportTypingFailure(
+          root, std::move(error), request.requireKnownTypes,
+          suppressed(request), failed);
       continue;
     }
     if (request.requireKnownTypes) {
@@ -713,8 +715,8 @@ int runCompile(const CompileRequest &request) {
         std::vector<stitch::EmbeddedImage> mine;
         if (llvm::Error error = compileRoots({r}, context, objectPath, request,
                                              file, timer, false, mine, &unit)) {
-          internalFailure(*r, llvm::toString(std::move(error)),
-                          suppressed(request), failed);
+          r->leftOnHost = internalFailure(*r, llvm::toString(std::move(error)),
+                                          suppressed(request), failed);
           continue;
         }
         good.push_back(r);
@@ -762,8 +764,8 @@ int runCompile(const CompileRequest &request) {
         std::vector<stitch::EmbeddedImage> unused;
         if (llvm::Error one = compileRoots({r}, context, objectPath, request,
                                            file, timer, false, unused))
-          internalFailure(*r, llvm::toString(std::move(one)),
-                          suppressed(request), failed);
+          r->leftOnHost = internalFailure(*r, llvm::toString(std::move(one)),
+                                          suppressed(request), failed);
         else
           good.push_back(r);
       }

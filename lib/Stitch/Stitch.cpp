@@ -85,6 +85,52 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
   return textOf(init->getSourceRange(), context);
 }
 
+/// A lambda's declaration as it is made before a graph call: each copy it
+/// captures of a variable declared in [begin, end] (which the call or its
+/// fallback sets after it) becomes a reference to that variable. The
+/// frontend has checked that no such variable changes after the lambda is
+/// made, so the values read are the copies'.
+std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
+                             SourceLocation end, const ASTContext &context) {
+  const SourceManager &sm = context.getSourceManager();
+  SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
+  std::string text =
+      textOf(SourceRange(from, sm.getExpansionLoc(decl->getEndLoc())), context);
+  const auto *var = cast<VarDecl>(decl->getSingleDecl());
+  const auto *lambda =
+      var->getInit() ? dyn_cast<LambdaExpr>(var->getInit()->IgnoreImplicit())
+                     : nullptr;
+  if (!lambda)
+    return text;
+  std::vector<std::pair<unsigned, std::string>> inserts;
+  std::string implicitRefs;
+  for (const LambdaCapture &c : lambda->captures()) {
+    if (!c.capturesVariable() || c.getCaptureKind() != LCK_ByCopy)
+      continue;
+    const ValueDecl *captured = c.getCapturedVar();
+    SourceLocation declared = sm.getExpansionLoc(captured->getLocation());
+    if (sm.isBeforeInTranslationUnit(declared, begin) ||
+        sm.isBeforeInTranslationUnit(end, declared))
+      continue;
+    if (c.isExplicit())
+      inserts.push_back(
+          {sm.getFileOffset(sm.getExpansionLoc(c.getLocation())), "&"});
+    else
+      implicitRefs += ", &" + captured->getNameAsString();
+  }
+  if (!implicitRefs.empty()) // [=] becomes [=, &n]
+    inserts.push_back(
+        {sm.getFileOffset(sm.getExpansionLoc(lambda->getCaptureDefaultLoc())) +
+             1,
+         implicitRefs});
+  std::sort(inserts.begin(), inserts.end(),
+            [](const auto &a, const auto &b) { return a.first > b.first; });
+  unsigned base = sm.getFileOffset(from);
+  for (const auto &[offset, insert] : inserts)
+    text.insert(offset - base, insert);
+  return text;
+}
+
 std::string lineDirective(unsigned line, const std::string &file) {
   std::string escaped;
   for (char c : file)
@@ -167,15 +213,18 @@ stitchFile(ASTContext &context, const std::string &file,
         bool verbatim = llvm::all_of(decl->decls(), [](const Decl *d) {
           return frontend::declaresNamesOnly(d);
         });
+        bool lambda = false;
         if (decl->isSingleDecl())
           if (const auto *var = dyn_cast<VarDecl>(decl->getSingleDecl()))
             if (const auto *record = var->getType()->getAsCXXRecordDecl();
                 record && record->isLambda())
-              verbatim = true;
-        if (verbatim) {
+              lambda = true;
+        if (verbatim || lambda) {
           SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
           SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
-          hoisted += textOf(SourceRange(from, to), context) + "\n";
+          hoisted += (lambda ? lambdaBeforeCall(decl, begin, last, context)
+                             : textOf(SourceRange(from, to), context)) +
+                     "\n";
           edits.push_back({sm.getFileOffset(from) - beginOffset,
                            sm.getFileOffset(to) - beginOffset + 1, ""});
           continue;
@@ -255,11 +304,12 @@ stitchFile(ASTContext &context, const std::string &file,
           templatePrimaries +=
               "template <" + tpl->params + "> struct " + dispatch +
               " {\n  template <class... A> static bool call(A &&...) {\n"
-              "    return kiln::abi::uncompiledInstantiation(kiln::abi::"
+              "    return kiln::abi::uncompiledCall(kiln::abi::"
               "GraphSite(\"" +
               dispatch + "\", \"" + llvm::sys::path::filename(file).str() +
               ":" + std::to_string(sm.getSpellingLineNumber(begin)) +
-              "\"));\n  }\n};\n";
+              "\"), \"no graph was compiled for this instantiation of the "
+              "template (kiln compile saw none of its uses)\");\n  }\n};\n";
         (tpl->userTypes ? lateSpecializations : templateSpecializations) +=
             "template <> struct " + dispatch + "<" + tpl->values +
             "> {\n  template <class... A> static bool call(A &&...a) "
@@ -371,6 +421,17 @@ stitchFile(ASTContext &context, const std::string &file,
                          "\"" + std::string(path) + "\"");
   }
 
+  // A root whose graphs kiln compile left as host code says so when it is
+  // called (once) and counts each call: never silently eager.
+  std::map<const FunctionDecl *, std::string> leftOnHost;
+  for (const Root &root : roots)
+    if (!root.leftOnHost.empty())
+      leftOnHost[root.function] =
+          " kiln::abi::uncompiledCall(kiln::abi::GraphSite(" +
+          cString(root.name) + ", " +
+          cString(llvm::sys::path::filename(file).str() + ":" +
+                  std::to_string(root.pos.line)) +
+          "), " + cString(root.leftOnHost) + ");";
   std::set<unsigned> scoped; // one text may serve several instantiations
   for (const auto &[fn, compiled] : scopes) {
     const auto *body = dyn_cast_or_null<CompoundStmt>(fn->getBody());
@@ -399,6 +460,8 @@ stitchFile(ASTContext &context, const std::string &file,
                                         : std::string("nullptr"));
       }
       entry += "});";
+      if (auto left = leftOnHost.find(fn); left != leftOnHost.end())
+        entry += left->second;
     }
     rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
                                   entry);

@@ -20,17 +20,21 @@ namespace kiln::stitch {
 
 using namespace frontend;
 
-namespace {
-/// `text` as a C string literal.
 std::string cString(const std::string &text) {
   std::string out = "\"";
   for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\')
       out += '\\';
     out += c;
   }
   return out + "\"";
 }
+
+namespace {
 
 /// `static bool NAME(outputs&..., inputs...)`, a template over the types
 /// of its host scalar outputs.

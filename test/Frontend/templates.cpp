@@ -28,7 +28,7 @@ using kiln::Tensor;
 // (an instantiation kiln compile never saw) counted as a guard miss, one
 // specialization per instantiation, and the call in the template's text.
 // STITCHED: {{^}}template <int Power> struct kiln_template0_0 {
-// STITCHED: kiln::abi::uncompiledInstantiation
+// STITCHED: kiln::abi::uncompiledCall
 // STITCHED: {{^}}template <int Width> struct kiln_template{{[0-9]+}}_0 {
 // STITCHED: {{^}}template <> struct kiln_template0_0<2> {
 // STITCHED: {{^}}template <> struct kiln_template0_0<3> {

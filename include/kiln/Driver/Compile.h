@@ -67,10 +67,10 @@ frontend::FrontendOptions frontendOptions(const SourceRequest &request);
 /// Reports that `root`'s graphs could not be typed (`error`, from
 /// typeGraphs): a warning when the types were a guess (the root stays host
 /// code, with a way to state them) or `hostBecause` is given, an error
-/// otherwise (then `failed` is set).
-void reportTypingFailure(const frontend::Root &root, llvm::Error error,
-                         bool requireKnownTypes, const char *hostBecause,
-                         bool &failed);
+/// otherwise (then `failed` is set). Returns what it reported.
+std::string reportTypingFailure(const frontend::Root &root, llvm::Error error,
+                                bool requireKnownTypes, const char *hostBecause,
+                                bool &failed);
 /// explain's text report of traced roots.
 void printExplainText(llvm::raw_ostream &os,
                       const std::vector<frontend::Root> &roots);

@@ -125,6 +125,10 @@ struct Root {
   std::vector<GraphBreak> hostLoops;
   /// An error-mode break or an internal failure: not compiled.
   bool failed = false;
+  /// Why its graphs are left as host code (a guessed type that did not
+  /// fit, --suppress-errors), or empty: the stitched code says so when the
+  /// root is called, once, and counts each call (KILN_STATS).
+  std::string leftOnHost;
   /// Not annotated: a callee that breaks, or a callee of a
   /// KILN_DISABLE(recursive=false) function, compiled as a root of its own.
   bool derived = false;

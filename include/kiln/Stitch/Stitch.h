@@ -76,6 +76,9 @@ std::string stitchFile(
     const std::string &backendNote,
     const std::vector<EmbeddedImage> &images = {});
 
+/// `text` as a C string literal.
+std::string cString(const std::string &text);
+
 } // namespace kiln::stitch
 
 #endif

@@ -223,12 +223,10 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   return true;
 }
 
-bool uncompiledInstantiation(const GraphSite &site) {
+bool uncompiledCall(const GraphSite &site, const char *why) {
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
-  const char *why = "no graph was compiled for this instantiation of the "
-                    "template (kiln compile saw none of its uses)";
   if (logEnabled("guards"))
     std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
                  why);
