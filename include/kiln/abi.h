@@ -131,6 +131,15 @@ int chooseVersion(const GraphSite &site,
                   std::initializer_list<GraphVersion> versions,
                   Device device = Device::cpu());
 
+/// What a graph call passes for a linear or convolution bias that the
+/// source may leave undefined (a module built with bias=False): the bias
+/// when it is defined, else a bias of -0.0s (x + -0.0 is x, signed zeros
+/// included) of the weight's length and dtype; an undefined weight (a
+/// layer that is off, which the version that runs does not read) leaves
+/// the bias as it is. Part of the call, not of the model: not counted as
+/// an eager op.
+Tensor absentBias(const Tensor &bias, const Tensor &weight);
+
 /// The graph call of code kiln compile left uncompiled, `why`: an
 /// instantiation of a template's statements that the translation unit it
 /// compiled never instantiated, or a root whose graphs it could not type

@@ -81,20 +81,17 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
       if (!v)
         return false;
       // A bias input the source may leave undefined (a module's absent
-      // bias) when the weight is an input too: an undefined one is passed
-      // as a bias of -0.0s (x + -0.0 is x, signed zeros included), the
-      // weight's length and dtype. An undefined weight is a layer that is
-      // off (an optional projection): the version that runs never reads
-      // either, so neither is touched (undefined.size(0) throws).
+      // bias) when the weight is an input too: the call passes what
+      // kiln::abi::absentBias makes of it (a bias of -0.0s when it is
+      // undefined, nothing read when the weight is undefined too: a layer
+      // that is off).
       GraphInput *in = inputOf(*v);
       GraphInput *weight = ops.size() > 1 ? inputOf(ops[1]) : nullptr;
       bool weightedBias =
           name == "linear" || name == "conv2d" || name == "conv1d";
       if (isOptional && weightedBias && in && weight && in->sourceUndefined)
-        in->standIn = "(" + in->expr + ".defined() || !" + weight->expr +
-                      ".defined() ? " + in->expr + " : ::kiln::full({" +
-                      weight->expr + ".size(0)}, -0.0, " + weight->expr +
-                      ".dtype()))";
+        in->standIn =
+            "::kiln::abi::absentBias(" + in->expr + ", " + weight->expr + ")";
       ops.push_back(*v);
     }
     return true;

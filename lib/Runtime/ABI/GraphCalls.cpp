@@ -223,6 +223,13 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   return true;
 }
 
+Tensor absentBias(const Tensor &bias, const Tensor &weight) {
+  if (bias.defined() || !weight.defined())
+    return bias;
+  detail::UncountedOps plumbing;
+  return kiln::full({weight.size(0)}, -0.0, weight.dtype());
+}
+
 bool uncompiledCall(const GraphSite &site, const char *why) {
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);

@@ -2,12 +2,12 @@
 // (off) must not be read by the graph call. The stitched call passed the
 // projection's absent bias as a bias of -0.0s made from weight.size(0),
 // which throws "size: undefined tensor" when the whole projection is off;
-// the stand-in is now made only when the weight is there.
+// kiln::abi::absentBias now makes the stand-in only when the weight is there.
 //
 // RUN: %matches_eager %s %t
 // RUN: kiln compile %s -o %t.cpp
 // RUN: FileCheck %s < %t.cpp
-// CHECK: this->projection.bias.defined() || !this->projection.weight.defined() ? this->projection.bias : ::kiln::full({this->projection.weight.size(0)}
+// CHECK: ::kiln::abi::absentBias(this->projection.bias, this->projection.weight)
 #include <kiln/kiln.h>
 #include <cstdio>
 using kiln::Tensor;
