@@ -524,6 +524,22 @@ private:
       r.element = floatResult(r.element);
       return r;
     }
+    case OpCode::Cumsum:
+    case OpCode::Cumprod: {
+      // The input's rank; integers and bools accumulate in int64, as
+      // torch's do, unless a dtype is given.
+      if (n < 2)
+        return {};
+      ExprTypes r = of(call->getArg(0), depth);
+      if (n > 2 && !isa<CXXDefaultArgExpr>(call->getArg(2)))
+        r.element = dtypeArgument(call->getArg(2), ctx_);
+      else if (r.element && *r.element != ElementType::F64 &&
+               *r.element != ElementType::F32 &&
+               *r.element != ElementType::F16 &&
+               *r.element != ElementType::BF16)
+        r.element = ElementType::I64;
+      return r;
+    }
     case OpCode::Softmax:
     case OpCode::LogSoftmax:
     case OpCode::LayerNorm:
@@ -983,7 +999,80 @@ std::pair<int64_t, std::optional<ElementType>> typeInitializerWith(
   return {t.rank ? *t.rank : -1, t.element};
 }
 
-TypeEvidence collectTypeEvidence(ASTContext &context) {
+std::string callSiteKey(const FunctionDecl *fn) {
+  PrintingPolicy policy(fn->getASTContext().getLangOpts());
+  policy.FullyQualifiedName = true;
+  std::string key = fn->getQualifiedNameAsString() + "(";
+  for (unsigned i = 0; i < fn->getNumParams(); ++i)
+    key +=
+        (i ? ", " : "") +
+        fn->getParamDecl(i)->getType().getCanonicalType().getAsString(policy);
+  key += ")";
+  if (const auto *method = dyn_cast<CXXMethodDecl>(fn);
+      method && method->isConst())
+    key += " const";
+  return key;
+}
+
+namespace {
+/// The functions of a translation unit, declared or defined.
+class Functions : public RecursiveASTVisitor<Functions> {
+public:
+  std::vector<const FunctionDecl *> all;
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitFunctionDecl(FunctionDecl *fn) {
+    all.push_back(fn);
+    return true;
+  }
+};
+
+void unite(SourceTypes &into, const SourceTypes &from) {
+  into.ranks.insert(from.ranks.begin(), from.ranks.end());
+  into.elements.insert(from.elements.begin(), from.elements.end());
+  into.undefined |= from.undefined;
+}
+} // namespace
+
+void exportCallSites(ASTContext &context, const TypeEvidence &evidence,
+                     CallSites &out) {
+  Functions functions;
+  functions.TraverseDecl(context.getTranslationUnitDecl());
+  for (const FunctionDecl *fn : functions.all) {
+    if (fn->getDefinition() || fn->getNumParams() == 0)
+      continue; // defined here: its call sites are this file's own
+    std::vector<SourceTypes> params(fn->getNumParams());
+    bool any = false;
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (auto it = evidence.find(fn->getParamDecl(i)); it != evidence.end()) {
+        params[i] = it->second;
+        any = true;
+      }
+    if (!any)
+      continue;
+    std::vector<SourceTypes> &entry = out[callSiteKey(fn)];
+    entry.resize(params.size());
+    for (size_t i = 0; i < params.size(); ++i)
+      unite(entry[i], params[i]);
+  }
+}
+
+TypeEvidence collectTypeEvidence(ASTContext &context,
+                                 const CallSites *elsewhere) {
+  // The parameters of the functions defined here that other sources call.
+  std::vector<std::pair<const ParmVarDecl *, const SourceTypes *>> called;
+  if (elsewhere && !elsewhere->empty()) {
+    Functions functions;
+    functions.TraverseDecl(context.getTranslationUnitDecl());
+    for (const FunctionDecl *fn : functions.all) {
+      if (!fn->doesThisDeclarationHaveABody())
+        continue;
+      auto it = elsewhere->find(callSiteKey(fn));
+      if (it == elsewhere->end() || it->second.size() != fn->getNumParams())
+        continue;
+      for (unsigned i = 0; i < fn->getNumParams(); ++i)
+        called.push_back({fn->getParamDecl(i), &it->second[i]});
+    }
+  }
   // Each pass reads what the one before found for parameters and members
   // (a local initialized from a parameter, a parameter passed on through a
   // chain of calls), until nothing changes.
@@ -993,6 +1082,9 @@ TypeEvidence collectTypeEvidence(ASTContext &context) {
     TypeEvidence next;
     Collector(context, known, next)
         .TraverseDecl(context.getTranslationUnitDecl());
+    for (const auto &[param, types] : called)
+      if (!types->ranks.empty() || !types->elements.empty() || types->undefined)
+        unite(next[param], *types);
     bool same = next == known;
     known = std::move(next);
     if (same)
