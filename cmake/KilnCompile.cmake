@@ -14,7 +14,9 @@
 # built from them (an eager build beside this one) keep them. SIGNATURES
 # names a file that a run of a stitched build wrote with KILN_RECORD=file:
 # the roots are compiled for the signatures it holds (`kiln compile
-# --signatures`), and recompiled when it changes.
+# --signatures`), and recompiled when it changes. The target's other C++
+# sources are each file's call sites too (`--call-sites`): a root declared
+# in a header and called from another file is typed by those calls.
 function(kiln_compile target)
   cmake_parse_arguments(ARG "" "BACKEND;SIGNATURES" "SOURCES;OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
@@ -86,9 +88,27 @@ function(kiln_compile target)
     "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
     "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
     "$<IF:$<BOOL:${standard}>,-std=c++${standard},-std=c++17>")
+  # Each file's calls of functions another file defines (a root declared
+  # in a header, defined in model.cpp, called from main.cpp) are call sites
+  # of that function: kiln reads the types they pass (--call-sites).
+  set(all_abs)
+  get_target_property(target_sources ${target} SOURCES)
+  foreach(src IN LISTS target_sources ARG_SOURCES)
+    if(src MATCHES "\\.(cpp|cc|cxx|C)$" AND NOT src MATCHES "^\\$<")
+      get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${source_dir})
+      list(APPEND all_abs ${abs})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES all_abs)
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${source_dir})
     get_filename_component(name ${src} NAME_WE)
+    set(others ${all_abs})
+    list(REMOVE_ITEM others ${abs})
+    set(call_sites)
+    foreach(other IN LISTS others)
+      list(APPEND call_sites --call-sites ${other})
+    endforeach()
     set(stitched ${out_dir}/${name}.kiln.cpp)
     set(outputs ${stitched})
     if(NOT ARG_BACKEND STREQUAL "eager")
@@ -97,9 +117,9 @@ function(kiln_compile target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND Kiln::kiln compile ${abs} -o ${stitched} --backend=${ARG_BACKEND}
-              --depfile ${stitched}.d ${signatures_option} ${ARG_OPTIONS}
-              -- ${clang_args}
-      DEPENDS ${abs} Kiln::kiln ${signatures_file}
+              --depfile ${stitched}.d ${signatures_option} ${call_sites}
+              ${ARG_OPTIONS} -- ${clang_args}
+      DEPENDS ${abs} ${others} Kiln::kiln ${signatures_file}
       DEPFILE ${stitched}.d
       COMMENT "kiln compile ${src} (${ARG_BACKEND})"
       COMMAND_EXPAND_LISTS

@@ -92,6 +92,7 @@ FrontendOptions detail::frontendOptions(const SourceRequest &r) {
   o.disallowInGraph = r.disallowInGraph;
   o.signatures = r.signatures;
   o.recordedSignatures = r.recordedSignatures;
+  o.callSiteFiles = r.callSiteFiles;
   o.logs = r.logs;
   o.suppressErrors = r.suppressErrors;
   return o;

@@ -47,6 +47,11 @@ void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
   cmd->add_option("--signatures", r.signaturesFile,
                   "A file of signatures recorded by running a stitched "
                   "program with KILN_RECORD=FILE");
+  cmd->add_option("--call-sites", r.callSiteFiles,
+                  "Another source of the program whose calls of these files' "
+                  "functions count as their call sites (the types it passes; "
+                  "repeatable; kiln_compile gives each file the target's "
+                  "other sources)");
   cmd->add_option("--log", logs,
                   "Comma-separated logs to stderr: graph_breaks, graph_code, "
                   "cache (compile's cache hits and misses), all (also the "
@@ -93,7 +98,9 @@ const std::vector<std::string> kCompileLogs = {"graph_breaks", "graph_code",
 /// A usage error about the command's inputs: files that are not C++
 /// sources Kiln can read, and --log values it does not know. Empty if none.
 std::string checkSources(const SourceRequest &r, const std::string &logs) {
-  for (const std::string &file : r.files) {
+  std::vector<std::string> files = r.files;
+  files.insert(files.end(), r.callSiteFiles.begin(), r.callSiteFiles.end());
+  for (const std::string &file : files) {
     llvm::sys::fs::file_status st;
     if (llvm::sys::fs::status(file, st) || !llvm::sys::fs::exists(st))
       return file + ": no such file";

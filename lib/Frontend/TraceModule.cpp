@@ -203,9 +203,9 @@ class TraceConsumer : public ASTConsumer {
 public:
   TraceConsumer(const FrontendOptions &options,
                 const TranslationUnitHandler &handler, std::string file,
-                bool &failed)
+                const CallSites &elsewhere, bool &failed)
       : options_(options), handler_(handler), file_(std::move(file)),
-        failed_(failed) {}
+        elsewhere_(elsewhere), failed_(failed) {}
 
   /// An --annotate NAME that names no function of the translation unit
   /// is most likely a typo: a warning (torch's annotations are attached to
@@ -245,7 +245,7 @@ public:
     AnnotationIndex index(options_);
     RootFinder finder;
     finder.TraverseDecl(context.getTranslationUnitDecl());
-    TypeEvidence evidence = collectTypeEvidence(context);
+    TypeEvidence evidence = collectTypeEvidence(context, &elsewhere_);
     Tracer tracer(context, index, options_, evidence);
     std::vector<Root> roots;
     std::set<const FunctionDecl *> traced;
@@ -388,39 +388,81 @@ private:
   const FrontendOptions &options_;
   const TranslationUnitHandler &handler_;
   std::string file_;
+  const CallSites &elsewhere_;
   bool &failed_;
 };
 
 class TraceAction : public ASTFrontendAction {
 public:
   TraceAction(const FrontendOptions &options,
-              const TranslationUnitHandler &handler, bool &failed)
-      : options_(options), handler_(handler), failed_(failed) {}
+              const TranslationUnitHandler &handler, const CallSites &elsewhere,
+              bool &failed)
+      : options_(options), handler_(handler), elsewhere_(elsewhere),
+        failed_(failed) {}
   std::unique_ptr<ASTConsumer>
   CreateASTConsumer(CompilerInstance &, llvm::StringRef file) override {
     return std::make_unique<TraceConsumer>(options_, handler_, file.str(),
-                                           failed_);
+                                           elsewhere_, failed_);
   }
 
 private:
   const FrontendOptions &options_;
   const TranslationUnitHandler &handler_;
+  const CallSites &elsewhere_;
   bool &failed_;
 };
 
 class TraceActionFactory : public tooling::FrontendActionFactory {
 public:
   TraceActionFactory(const FrontendOptions &options,
-                     const TranslationUnitHandler &handler, bool &failed)
-      : options_(options), handler_(handler), failed_(failed) {}
+                     const TranslationUnitHandler &handler,
+                     const CallSites &elsewhere, bool &failed)
+      : options_(options), handler_(handler), elsewhere_(elsewhere),
+        failed_(failed) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<TraceAction>(options_, handler_, failed_);
+    return std::make_unique<TraceAction>(options_, handler_, elsewhere_,
+                                         failed_);
   }
 
 private:
   const FrontendOptions &options_;
   const TranslationUnitHandler &handler_;
+  const CallSites &elsewhere_;
   bool &failed_;
+};
+
+/// Gathers the call sites of another source of the program (--call-sites):
+/// what it passes to the functions it declares and this file defines.
+class CallSitesConsumer : public ASTConsumer {
+public:
+  explicit CallSitesConsumer(CallSites &out) : out_(out) {}
+  void HandleTranslationUnit(ASTContext &context) override {
+    if (context.getDiagnostics().hasErrorOccurred())
+      return;
+    exportCallSites(context, collectTypeEvidence(context), out_);
+  }
+
+private:
+  CallSites &out_;
+};
+
+class CallSitesActionFactory : public tooling::FrontendActionFactory {
+public:
+  explicit CallSitesActionFactory(CallSites &out) : out_(out) {}
+  std::unique_ptr<FrontendAction> create() override {
+    struct Action : ASTFrontendAction {
+      explicit Action(CallSites &out) : out(out) {}
+      std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                     llvm::StringRef) override {
+        return std::make_unique<CallSitesConsumer>(out);
+      }
+      CallSites &out;
+    };
+    return std::make_unique<Action>(out_);
+  }
+
+private:
+  CallSites &out_;
 };
 
 } // namespace
@@ -467,26 +509,44 @@ int runFrontend(const FrontendOptions &options,
     std::vector<std::string> args = {"-std=c++17"};
     database = std::make_unique<tooling::FixedCompilationDatabase>(".", args);
   }
-  tooling::ClangTool tool(*database, options.files);
   std::vector<std::string> extra = {"-resource-dir=" KILN_CLANG_RESOURCE_DIR,
                                     "-fsyntax-only",
                                     "-Wno-unused-command-line-argument"};
   for (const std::string &dir : kilnIncludeDirs())
     extra.push_back("-I" + dir);
   extra.insert(extra.end(), options.clangArgs.begin(), options.clangArgs.end());
-  tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-      extra, tooling::ArgumentInsertPosition::END));
-  tool.appendArgumentsAdjuster(tooling::getClangStripOutputAdjuster());
-  tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
-  bool failed = false;
-  TraceActionFactory factory(options, handler, failed);
+  auto adjust = [&](tooling::ClangTool &tool) {
+    tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        extra, tooling::ArgumentInsertPosition::END));
+    tool.appendArgumentsAdjuster(tooling::getClangStripOutputAdjuster());
+    tool.appendArgumentsAdjuster(
+        tooling::getClangStripDependencyFileAdjuster());
+  };
   // Clang's own diagnostics, the driver's included (an unknown argument
   // after --): any error fails the command.
   DiagnosticOptions diagOptions;
   TextDiagnosticPrinter printer(llvm::errs(), diagOptions);
-  tool.setDiagnosticConsumer(&printer);
   // Clang's located errors say it all: no "Error while processing FILE."
-  tool.setPrintErrorMessage(false);
+  auto report = [&](tooling::ClangTool &tool) {
+    tool.setDiagnosticConsumer(&printer);
+    tool.setPrintErrorMessage(false);
+  };
+  // The program's other sources first: their calls of this file's
+  // functions are call sites too.
+  CallSites elsewhere;
+  if (!options.callSiteFiles.empty()) {
+    tooling::ClangTool others(*database, options.callSiteFiles);
+    adjust(others);
+    report(others);
+    CallSitesActionFactory callSites(elsewhere);
+    if (others.run(&callSites) != 0 || printer.getNumErrors() > 0)
+      return 1;
+  }
+  tooling::ClangTool tool(*database, options.files);
+  adjust(tool);
+  report(tool);
+  bool failed = false;
+  TraceActionFactory factory(options, handler, elsewhere, failed);
   int status = tool.run(&factory);
   return status != 0 || failed || printer.getNumErrors() > 0 ? 1 : 0;
 }

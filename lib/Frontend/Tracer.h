@@ -123,7 +123,22 @@ struct SourceTypes {
   }
 };
 using TypeEvidence = std::map<const clang::ValueDecl *, SourceTypes>;
-TypeEvidence collectTypeEvidence(clang::ASTContext &context);
+/// What the call sites in other sources of the program pass for the
+/// parameters of functions they declare but do not define, by the
+/// function's key (callSiteKey), one entry per parameter.
+using CallSites = std::map<std::string, std::vector<SourceTypes>>;
+/// A function's qualified name and parameter types (and const), the same
+/// in every translation unit that declares it.
+std::string callSiteKey(const clang::FunctionDecl *fn);
+/// The evidence of a translation unit; `elsewhere`'s entries count as call
+/// sites of the functions this one defines.
+TypeEvidence collectTypeEvidence(clang::ASTContext &context,
+                                 const CallSites *elsewhere = nullptr);
+/// Adds what `evidence` says of the parameters of the functions `context`
+/// declares without defining them (their callers are here, their bodies
+/// elsewhere) to `out`.
+void exportCallSites(clang::ASTContext &context, const TypeEvidence &evidence,
+                     CallSites &out);
 /// Whether `var`, a local, is set by its initializer alone: never assigned,
 /// passed by non-const reference or have its address taken in its function.
 bool onlyInitialized(const clang::VarDecl *var);

@@ -24,6 +24,7 @@ struct SourceRequest {
   std::vector<std::string> signatures; // --signature 'NAME(f32[?,?], _)'
   std::string signaturesFile;          // --signatures FILE (KILN_RECORD's)
   std::vector<std::string> recordedSignatures; // read from signaturesFile
+  std::vector<std::string> callSiteFiles;      // --call-sites FILE
   std::vector<std::string> logs;               // --log and KILN_LOGS
   bool suppressErrors = false;
 };

@@ -43,6 +43,10 @@ struct FrontendOptions {
   /// those of a --signatures file (a KILN_RECORD run), which --signature
   /// overrides.
   std::vector<std::string> signatures, recordedSignatures;
+  /// --call-sites: other sources of the program, whose calls of the
+  /// functions `files` define count as their call sites (kiln_compile
+  /// passes a target's other sources).
+  std::vector<std::string> callSiteFiles;
   mlir::kiln::Backend backend =
       mlir::kiln::Backend::Cpu; // the default per root
   bool suppressErrors = false;
