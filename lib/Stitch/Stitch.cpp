@@ -87,7 +87,8 @@ std::string initText(const VarDecl *var, const ASTContext &context) {
 
 /// A lambda's declaration as it is made before a graph call: each copy it
 /// captures of a variable declared in [begin, end] (which the call or its
-/// fallback sets after it) becomes a reference to that variable. The
+/// fallback sets after it) becomes a reference to that variable ([n] is
+/// [&n], [=] is [=, &n], [&, n] is [&]). The
 /// frontend has checked that no such variable changes after the lambda is
 /// made, so the values read are the copies'.
 std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
@@ -102,7 +103,12 @@ std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
                      : nullptr;
   if (!lambda)
     return text;
-  std::vector<std::pair<unsigned, std::string>> inserts;
+  struct Edit {
+    unsigned offset, erase;
+    std::string insert;
+  };
+  std::vector<Edit> edits;
+  unsigned base = sm.getFileOffset(from);
   std::string implicitRefs;
   for (const LambdaCapture &c : lambda->captures()) {
     if (!c.capturesVariable() || c.getCaptureKind() != LCK_ByCopy)
@@ -112,22 +118,30 @@ std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
     if (sm.isBeforeInTranslationUnit(declared, begin) ||
         sm.isBeforeInTranslationUnit(end, declared))
       continue;
-    if (c.isExplicit())
-      inserts.push_back(
-          {sm.getFileOffset(sm.getExpansionLoc(c.getLocation())), "&"});
-    else
+    if (!c.isExplicit()) {
       implicitRefs += ", &" + captured->getNameAsString();
+      continue;
+    }
+    unsigned at = sm.getFileOffset(sm.getExpansionLoc(c.getLocation())) - base;
+    if (lambda->getCaptureDefault() == LCD_ByRef) {
+      // [&, n] becomes [&] ([&, &n] is ill-formed).
+      size_t comma = text.rfind(',', at);
+      unsigned stop = at + captured->getName().size();
+      edits.push_back({static_cast<unsigned>(comma),
+                       stop - static_cast<unsigned>(comma), ""});
+    } else {
+      edits.push_back({at, 0, "&"});
+    }
   }
   if (!implicitRefs.empty()) // [=] becomes [=, &n]
-    inserts.push_back(
-        {sm.getFileOffset(sm.getExpansionLoc(lambda->getCaptureDefaultLoc())) +
-             1,
-         implicitRefs});
-  std::sort(inserts.begin(), inserts.end(),
-            [](const auto &a, const auto &b) { return a.first > b.first; });
-  unsigned base = sm.getFileOffset(from);
-  for (const auto &[offset, insert] : inserts)
-    text.insert(offset - base, insert);
+    edits.push_back(
+        {sm.getFileOffset(sm.getExpansionLoc(lambda->getCaptureDefaultLoc())) -
+             base + 1,
+         0, implicitRefs});
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit &a, const Edit &b) { return a.offset > b.offset; });
+  for (const Edit &e : edits)
+    text.replace(e.offset, e.erase, e.insert);
   return text;
 }
 

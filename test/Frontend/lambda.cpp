@@ -47,12 +47,14 @@ struct Net {
 // CHECK: Graph kiln_copies_1 (
 // CPU: auto add_y = [&y, &n](const Tensor &t)
 // CPU: auto scaled = [=, &y, &n](const Tensor &t)
+// CPU: auto shifted = [&](const Tensor &t)
 KILN_COMPILE() Tensor copies(const Tensor &x) {
   Tensor y = kiln::exp(x);
   const int64_t n = x.size(-1);
   auto add_y = [y, n](const Tensor &t) { return t + y * n; };
   auto scaled = [=](const Tensor &t) { return t * kiln::sum(y) / n; };
-  return add_y(x) + scaled(x);
+  auto shifted = [&, n](const Tensor &t) { return (t - 1) * n; };
+  return add_y(x) + scaled(x) + shifted(y);
 }
 
 // A copy the function changes afterwards keeps the old value: the lambda
