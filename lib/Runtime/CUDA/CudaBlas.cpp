@@ -20,10 +20,13 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -41,6 +44,18 @@ struct Blas {
   cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
                           int, int, int, const double *, const double *, int,
                           const double *, int, const double *, double *, int);
+  // Many products of one shape whose operands are `stride` elements apart
+  // (0: the same matrix for every product), in one launch; optional.
+  cublasStatus_t (*sgemmStrided)(cublasHandle_t, cublasOperation_t,
+                                 cublasOperation_t, int, int, int,
+                                 const float *, const float *, int, long long,
+                                 const float *, int, long long, const float *,
+                                 float *, int, long long, int);
+  cublasStatus_t (*dgemmStrided)(cublasHandle_t, cublasOperation_t,
+                                 cublasOperation_t, int, int, int,
+                                 const double *, const double *, int, long long,
+                                 const double *, int, long long, const double *,
+                                 double *, int, long long, int);
   bool ok = false;
 };
 
@@ -60,6 +75,10 @@ Blas loadBlas() {
       reinterpret_cast<decltype(b.create)>(dlsym(lib, "cublasCreate_v2"));
   b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(lib, "cublasSgemm_v2"));
   b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(lib, "cublasDgemm_v2"));
+  b.sgemmStrided = reinterpret_cast<decltype(b.sgemmStrided)>(
+      dlsym(lib, "cublasSgemmStridedBatched"));
+  b.dgemmStrided = reinterpret_cast<decltype(b.dgemmStrided)>(
+      dlsym(lib, "cublasDgemmStridedBatched"));
   b.ok = b.create && b.sgemm && b.dgemm;
   return b;
 }
@@ -108,16 +127,19 @@ bool asOperand(int64_t rows, int64_t cols, int64_t s0, int64_t s1,
   return false;
 }
 
-/// C[n, m] += A[n, k] * B[k, m], strides in elements; false if cuBLAS cannot
-/// take these operands (nothing was done then).
+/// C[n, m] += A[n, k] * B[k, m], strides in elements, for `count` products
+/// whose operands lie `batchA`, `batchB` and `batchC` elements apart (0:
+/// one matrix serves all): one cuBLAS launch (gemm, or strided-batched
+/// gemm). False if cuBLAS cannot take these operands (nothing was done).
 template <typename T>
 bool gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sa0, int64_t sa1,
-          const T *b, int64_t sb0, int64_t sb1, T *c, int64_t sc0,
-          int64_t sc1) {
-  for (int64_t v : {n, m, k})
+          const T *b, int64_t sb0, int64_t sb1, T *c, int64_t sc0, int64_t sc1,
+          int64_t count = 1, int64_t batchA = 0, int64_t batchB = 0,
+          int64_t batchC = 0) {
+  for (int64_t v : {n, m, k, count})
     if (v > INT_MAX)
       return false;
-  if (n == 0 || m == 0 || k == 0)
+  if (n == 0 || m == 0 || k == 0 || count == 0)
     return true; // C += 0
   Operand oa, ob, oc;
   if (!asOperand(n, k, sa0, sa1, oa) || !asOperand(k, m, sb0, sb1, ob) ||
@@ -128,13 +150,33 @@ bool gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sa0, int64_t sa1,
     return false;
   const T one = 1;
   cublasStatus_t status;
-  if constexpr (sizeof(T) == 4)
-    status = blas().sgemm(h, ob.op, oa.op, int(m), int(n), int(k), &one, b,
-                          int(ob.ld), a, int(oa.ld), &one, c, int(oc.ld));
-  else
-    status = blas().dgemm(h, ob.op, oa.op, int(m), int(n), int(k), &one, b,
-                          int(ob.ld), a, int(oa.ld), &one, c, int(oc.ld));
-  return status == 0;
+  if (count == 1) {
+    if constexpr (sizeof(T) == 4)
+      status = blas().sgemm(h, ob.op, oa.op, int(m), int(n), int(k), &one, b,
+                            int(ob.ld), a, int(oa.ld), &one, c, int(oc.ld));
+    else
+      status = blas().dgemm(h, ob.op, oa.op, int(m), int(n), int(k), &one, b,
+                            int(ob.ld), a, int(oa.ld), &one, c, int(oc.ld));
+    return status == 0;
+  }
+  auto strided = [&](auto fn) {
+    return fn(h, ob.op, oa.op, int(m), int(n), int(k), &one, b, int(ob.ld),
+              static_cast<long long>(batchB), a, int(oa.ld),
+              static_cast<long long>(batchA), &one, c, int(oc.ld),
+              static_cast<long long>(batchC), int(count));
+  };
+  if constexpr (sizeof(T) == 4) {
+    if (blas().sgemmStrided)
+      return strided(blas().sgemmStrided) == 0;
+  } else {
+    if (blas().dgemmStrided)
+      return strided(blas().dgemmStrided) == 0;
+  }
+  for (int64_t i = 0; i < count; ++i) // a cuBLAS without the batched entry
+    if (!gemm<T>(n, m, k, a + i * batchA, sa0, sa1, b + i * batchB, sb0, sb1,
+                 c + i * batchC, sc0, sc1))
+      return false;
+  return true;
 }
 
 using kiln::detail::Matrix;
@@ -162,35 +204,62 @@ template <typename T> struct View {
   }
 };
 
-/// Runs `fn(offsetA, offsetB, offsetC)` for every matrix of C's batch dims
-/// (all but its last two), A's and B's batch dims aligned from the right
-/// with C's, size-1 ones broadcast; stops at the first false.
-template <typename T, typename F>
-bool forEachMatrix(const View<T> &a, const View<T> &b, const View<T> &c, F fn) {
-  int64_t batch = c.rank - 2, count = 1;
-  for (int64_t i = 0; i < batch; ++i)
-    count *= c.sizes[i];
-  for (int64_t index = 0; index < count; ++index) {
-    int64_t rest = index, oa = 0, ob = 0, oc = 0;
-    for (int64_t d = batch - 1; d >= 0; --d) {
-      int64_t i = rest % c.sizes[d];
-      rest /= c.sizes[d];
-      int64_t fromEnd = batch - 1 - d + 2;
-      oc += i * c.strides[d];
-      if (a.size(fromEnd) != 1)
-        oa += i * a.stride(fromEnd);
-      if (b.size(fromEnd) != 1)
-        ob += i * b.stride(fromEnd);
+/// The batch dims of a product, innermost first: C's size and each
+/// operand's stride, 0 where the operand broadcasts.
+struct BatchDims {
+  std::vector<int64_t> sizes;
+  std::vector<std::array<int64_t, 3>> strides; // A, B, C
+  /// The next dim outwards; one of size 1 moves no operand and is left out.
+  void add(int64_t size, std::array<int64_t, 3> stride) {
+    if (size != 1) {
+      sizes.push_back(size);
+      strides.push_back(stride);
     }
-    if (!fn(oa, ob, oc))
+  }
+  /// How many of the innermost dims index every operand linearly (offset
+  /// = flat index * the innermost dim's stride): one strided launch.
+  size_t linearPrefix() const {
+    size_t d = 1;
+    for (int64_t count = sizes.empty() ? 1 : sizes[0]; d < sizes.size(); ++d) {
+      for (size_t x = 0; x < 3; ++x)
+        if (strides[d][x] != strides[0][x] * count)
+          return d;
+      count *= sizes[d];
+    }
+    return std::min(d, sizes.size());
+  }
+};
+
+/// Runs fn(offsetA, offsetB, offsetC, count, strideA, strideB, strideC) once
+/// per matrix of the dims past the linear prefix, each call covering the
+/// prefix's `count` products; stops at the first false.
+template <typename F> bool forEachLaunch(const BatchDims &dims, F fn) {
+  size_t inner = dims.linearPrefix();
+  int64_t count = 1, outer = 1;
+  for (size_t d = 0; d < dims.sizes.size(); ++d)
+    (d < inner ? count : outer) *= dims.sizes[d];
+  std::array<int64_t, 3> step =
+      inner > 0 ? dims.strides[0] : std::array<int64_t, 3>{0, 0, 0};
+  for (int64_t index = 0; index < outer; ++index) {
+    int64_t rest = index;
+    std::array<int64_t, 3> at{0, 0, 0};
+    for (size_t d = inner; d < dims.sizes.size(); ++d) {
+      int64_t i = rest % dims.sizes[d];
+      rest /= dims.sizes[d];
+      for (size_t x = 0; x < 3; ++x)
+        at[x] += i * dims.strides[d][x];
+    }
+    if (!fn(at[0], at[1], at[2], count, step[0], step[1], step[2]))
       return false;
   }
   return true;
 }
 
-/// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m]: one cuBLAS
-/// gemm per matrix of C. (A matrix already done when a later one fails is
-/// not redone: layouts are checked for all matrices first.)
+/// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m], A's and B's
+/// batch dims aligned from the right with C's, size-1 ones broadcast: one
+/// strided-batched cuBLAS launch for the innermost batch dims that every
+/// operand indexes linearly, repeated over the rest. (Layouts are checked
+/// before the first launch, so nothing is done twice when one fails.)
 template <typename T>
 bool batched(UnrankedView *av, UnrankedView *bv, UnrankedView *cv) {
   View<T> a(*av), b(*bv), c(*cv);
@@ -201,15 +270,23 @@ bool batched(UnrankedView *av, UnrankedView *bv, UnrankedView *cv) {
       !asOperand(n, m, c.stride(1), c.stride(0), o) || o.op != CUBLAS_OP_N ||
       !handle())
     return false;
-  return forEachMatrix(a, b, c, [&](int64_t oa, int64_t ob, int64_t oc) {
+  BatchDims dims;
+  for (int64_t fromEnd = 2; fromEnd < c.rank; ++fromEnd)
+    dims.add(c.size(fromEnd),
+             {a.size(fromEnd) == 1 ? 0 : a.stride(fromEnd),
+              b.size(fromEnd) == 1 ? 0 : b.stride(fromEnd), c.stride(fromEnd)});
+  return forEachLaunch(dims, [&](int64_t oa, int64_t ob, int64_t oc,
+                                 int64_t count, int64_t sa, int64_t sb,
+                                 int64_t sc) {
     return gemm<T>(n, m, k, a.data + oa, a.stride(1), a.stride(0), b.data + ob,
                    b.stride(1), b.stride(0), c.data + oc, c.stride(1),
-                   c.stride(0));
+                   c.stride(0), count, sa, sb, sc);
   });
 }
 
-/// y[..., o] += x[..., k] * w[o, k]: w read transposed in place; one gemm
-/// per matrix of x's and y's leading dims.
+/// y[..., o] += x[..., k] * w[o, k], w read transposed in place. Leading
+/// dims that continue x's and y's rows (a contiguous [B, T, C]) are rows of
+/// one gemm; others are a strided batch over w, read once per product.
 template <typename T>
 bool linear(UnrankedView *xv, Matrix<T> *w, UnrankedView *yv) {
   View<T> x(*xv), y(*yv);
@@ -220,23 +297,29 @@ bool linear(UnrankedView *xv, Matrix<T> *w, UnrankedView *yv) {
       !asOperand(rows, o, y.stride(1), y.stride(0), op) ||
       op.op != CUBLAS_OP_N || !handle())
     return false;
-  int64_t leading = 1;
-  for (int64_t i = 2; i < y.rank; ++i)
-    leading *= y.size(i);
-  for (int64_t index = 0; index < leading; ++index) {
-    int64_t rest = index, ox = 0, oy = 0;
-    for (int64_t i = 2; i < y.rank; ++i) {
-      int64_t at = rest % y.size(i);
-      rest /= y.size(i);
-      ox += at * x.stride(i);
-      oy += at * y.stride(i);
-    }
-    if (!gemm<T>(rows, o, k, x.data + ox, x.stride(1), x.stride(0), w->data(),
-                 w->strides[1], w->strides[0], y.data + oy, y.stride(1),
-                 y.stride(0)))
-      return false;
+  // Leading dims that continue the rows of both x and y (and leave them
+  // readable by cuBLAS) merge into them.
+  int64_t merged = 2, allRows = rows;
+  for (; merged < y.rank; ++merged) {
+    int64_t more = allRows * y.size(merged);
+    Operand unused;
+    if (x.stride(merged) != x.stride(1) * allRows ||
+        y.stride(merged) != y.stride(1) * allRows ||
+        !asOperand(more, k, x.stride(1), x.stride(0), unused) ||
+        !asOperand(more, o, y.stride(1), y.stride(0), unused))
+      break;
+    allRows = more;
   }
-  return true;
+  BatchDims dims;
+  for (int64_t i = merged; i < y.rank; ++i)
+    dims.add(y.size(i), {x.stride(i), 0, y.stride(i)});
+  int64_t rowStrideX = x.stride(1), rowStrideY = y.stride(1);
+  return forEachLaunch(dims, [&](int64_t ox, int64_t, int64_t oy, int64_t count,
+                                 int64_t sx, int64_t, int64_t sy) {
+    return gemm<T>(allRows, o, k, x.data + ox, rowStrideX, x.stride(0),
+                   w->data(), w->strides[1], w->strides[0], y.data + oy,
+                   rowStrideY, y.stride(0), count, sx, 0, sy);
+  });
 }
 
 } // namespace

@@ -353,9 +353,13 @@ TEST_CASE("gemm through cuBLAS declines operands without a unit stride",
   CHECK(cublasCalls() == before);
 }
 
-TEST_CASE("linear through cuBLAS", "[cuda]") {
+TEST_CASE("linear through cuBLAS: leading dims as rows of one gemm, or "
+          "one strided batch",
+          "[cuda]") {
   Device gpu = Device::cuda();
-  // y[..., o] += x[..., k] * w[o, k], x of rank 3 and x transposed.
+  // y[..., o] += x[..., k] * w[o, k], x of rank 3: contiguous, its leading
+  // dims continue its rows (one gemm of 6 rows); transposed, they do not
+  // (one strided batch of 2 products, w shared).
   Tensor x = randn({2, 3, 7}, 21), w = randn({4, 7}, 22),
          y0 = randn({2, 3, 4}, 23);
   Tensor want = y0 + matmul(x, w.transpose(0, 1));
@@ -364,9 +368,37 @@ TEST_CASE("linear through cuBLAS", "[cuda]") {
     Tensor y = y0.to(gpu), wg = w.to(gpu);
     Descriptor dx(xg), dw(wg), dy(y);
     Unranked ux{3, dx.ranked()}, uy{3, dy.ranked()};
+    int before = cublasCalls();
     CHECK(_mlir_ciface_kiln_cuda_linear_f32(&ux, dw.ranked(), &uy));
+    CHECK(cublasCalls() == before + 1);
     checkClose(y.to(Device::cpu()), want);
   }
+  // Rank 4 with a row pitch: [2, 2, 3, 7] sliced from [2, 2, 5, 7] rows.
+  Tensor big = randn({2, 2, 5, 7}, 27);
+  Tensor x4 = big.slice(2, 1, 4), y4 = randn({2, 2, 3, 4}, 28);
+  Tensor want4 = y4 + matmul(x4, w.transpose(0, 1));
+  Tensor bigg = big.to(gpu), y4g = y4.to(gpu), wg = w.to(gpu);
+  Tensor x4g = bigg.slice(2, 1, 4);
+  Descriptor dx(x4g), dw(wg), dy(y4g);
+  Unranked ux{4, dx.ranked()}, uy{4, dy.ranked()};
+  int before = cublasCalls();
+  CHECK(_mlir_ciface_kiln_cuda_linear_f32(&ux, dw.ranked(), &uy));
+  CHECK(cublasCalls() == before + 1); // the 4 matrices 35 elements apart
+  checkClose(y4g.to(Device::cpu()), want4);
+}
+
+TEST_CASE("batched matmul through cuBLAS: one strided batch", "[cuda]") {
+  Device gpu = Device::cuda();
+  // C[2, 3, 5, 4] += A[2, 3, 5, 7] @ B[2, 3, 7, 4]: 6 products, one launch.
+  Tensor a = randn({2, 3, 5, 7}, 29), b = randn({2, 3, 7, 4}, 30),
+         c0 = randn({2, 3, 5, 4}, 31);
+  Tensor ag = a.to(gpu), bg = b.to(gpu), c = c0.to(gpu);
+  Descriptor da(ag), db(bg), dc(c);
+  Unranked ua{4, da.ranked()}, ub{4, db.ranked()}, uc{4, dc.ranked()};
+  int before = cublasCalls();
+  CHECK(_mlir_ciface_kiln_cuda_bmm_f32(&ua, &ub, &uc));
+  CHECK(cublasCalls() == before + 1);
+  checkClose(c.to(Device::cpu()), c0 + matmul(a, b));
 }
 
 TEST_CASE("batched matmul through cuBLAS, batch dims broadcast", "[cuda]") {
@@ -379,6 +411,10 @@ TEST_CASE("batched matmul through cuBLAS, batch dims broadcast", "[cuda]") {
   Tensor ag = a.to(gpu), bg = b.to(gpu), c = c0.to(gpu);
   Descriptor da(ag), db(bg), dc(c);
   Unranked ua{4, da.ranked()}, ub{3, db.ranked()}, uc{4, dc.ranked()};
+  // The inner batch dim (3: A broadcast, stride 0) is one strided launch,
+  // the outer one (2: B broadcast) repeats it.
+  int before = cublasCalls();
   CHECK(_mlir_ciface_kiln_cuda_bmm_f32(&ua, &ub, &uc));
+  CHECK(cublasCalls() == before + 2);
   checkClose(c.to(Device::cpu()), c0 + matmul(a, b));
 }

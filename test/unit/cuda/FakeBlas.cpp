@@ -1,10 +1,10 @@
 //===- FakeBlas.cpp - A stand-in libcublas for testing the runtime --------===//
 //
 // Loaded through KILN_LIBCUBLAS by kiln-cuda-runtime-tests, beside the
-// stand-in driver (whose device memory is host memory): cuBLAS's gemm as
-// its documentation defines it, column-major with op(A) and leading
-// dimensions, so that the runtime's mapping of row-major strided tensors
-// onto it is checked without a GPU.
+// stand-in driver (whose device memory is host memory): cuBLAS's gemm and
+// strided-batched gemm as its documentation defines them, column-major with
+// op(A) and leading dimensions, so that the runtime's mapping of row-major
+// strided tensors onto it is checked without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
@@ -36,6 +36,19 @@ int gemm(int opA, int opB, int m, int n, int k, const T *alpha, const T *a,
     }
   return 0;
 }
+/// `count` gemms whose operands lie stride elements apart: one launch.
+template <typename T>
+int stridedBatched(int opA, int opB, int m, int n, int k, const T *alpha,
+                   const T *a, int lda, long long strideA, const T *b, int ldb,
+                   long long strideB, const T *beta, T *c, int ldc,
+                   long long strideC, int count) {
+  for (int i = 0; i < count; ++i)
+    if (int status = gemm(opA, opB, m, n, k, alpha, a + i * strideA, lda,
+                          b + i * strideB, ldb, beta, c + i * strideC, ldc))
+      return status;
+  calls -= count - 1;
+  return 0;
+}
 } // namespace
 
 extern "C" {
@@ -56,7 +69,24 @@ int cublasDgemm_v2(void *, int opA, int opB, int m, int n, int k,
   return gemm(opA, opB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-/// For the tests: how many gemms ran.
+int cublasSgemmStridedBatched(void *, int opA, int opB, int m, int n, int k,
+                              const float *alpha, const float *a, int lda,
+                              long long strideA, const float *b, int ldb,
+                              long long strideB, const float *beta, float *c,
+                              int ldc, long long strideC, int count) {
+  return stridedBatched(opA, opB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                        strideB, beta, c, ldc, strideC, count);
+}
+int cublasDgemmStridedBatched(void *, int opA, int opB, int m, int n, int k,
+                              const double *alpha, const double *a, int lda,
+                              long long strideA, const double *b, int ldb,
+                              long long strideB, const double *beta, double *c,
+                              int ldc, long long strideC, int count) {
+  return stridedBatched(opA, opB, m, n, k, alpha, a, lda, strideA, b, ldb,
+                        strideB, beta, c, ldc, strideC, count);
+}
+
+/// For the tests: how many cuBLAS launches ran (a strided batch is one).
 int kiln_fake_cublas_calls() { return calls; }
 
 } // extern "C"
