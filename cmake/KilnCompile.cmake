@@ -1,5 +1,5 @@
 # kiln_compile(<target> [BACKEND eager|cpu|cuda] [SIGNATURES file]
-#              [SOURCES src...] [OPTIONS opt...])
+#              [TARGET_CPU cpu] [SOURCES src...] [OPTIONS opt...])
 #
 # Routes the target's C++ sources (all of them, or those named) through
 # `kiln compile` at build time: each source's stitched copy (and, for the cpu
@@ -17,8 +17,11 @@
 # --signatures`), and recompiled when it changes. The target's other C++
 # sources are each file's call sites too (`--call-sites`): a root declared
 # in a header and called from another file is typed by those calls.
+# TARGET_CPU compiles the graphs for that CPU (`--target-cpu`, e.g.
+# x86-64-v3) instead of the build machine's.
 function(kiln_compile target)
-  cmake_parse_arguments(ARG "" "BACKEND;SIGNATURES" "SOURCES;OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "BACKEND;SIGNATURES;TARGET_CPU"
+    "SOURCES;OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kiln_compile(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -71,6 +74,10 @@ function(kiln_compile target)
     endforeach()
   endif()
 
+  set(target_option)
+  if(ARG_TARGET_CPU)
+    set(target_option --target-cpu=${ARG_TARGET_CPU})
+  endif()
   set(signatures_option)
   set(signatures_file)
   if(ARG_SIGNATURES)
@@ -117,7 +124,8 @@ function(kiln_compile target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND Kiln::kiln compile ${abs} -o ${stitched} --backend=${ARG_BACKEND}
-              --depfile ${stitched}.d ${signatures_option} ${call_sites}
+              --depfile ${stitched}.d ${signatures_option} ${target_option}
+              ${call_sites}
               ${ARG_OPTIONS} -- ${clang_args}
       DEPENDS ${abs} ${others} Kiln::kiln ${signatures_file}
       DEPFILE ${stitched}.d

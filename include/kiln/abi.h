@@ -77,16 +77,28 @@ using EntryPoint = void (*)(void **args);
 
 /// A graph of the stitched source: its name, where its statements begin
 /// ("model.cpp:12"), how many kiln ops it runs (what `kiln explain`
-/// counts) and its inputs' C++ spellings, comma-separated.
+/// counts), its inputs' C++ spellings, comma-separated, and the CPU
+/// features its compiled code was built for ("avx2,fma,..."; LLVM's names),
+/// which the guard checks against the running CPU.
 struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
-                      int64_t ops = 0, const char *inputs = "")
-      : graph(graph), location(location), ops(ops), inputs(inputs) {}
+                      int64_t ops = 0, const char *inputs = "",
+                      const char *cpuFeatures = "")
+      : graph(graph), location(location), ops(ops), inputs(inputs),
+        cpuFeatures(cpuFeatures) {}
   const char *graph;
   const char *location;
   int64_t ops;
   const char *inputs;
+  const char *cpuFeatures;
 };
+
+/// The features of `features` (comma-separated, LLVM's names) that the
+/// running CPU lacks, comma-separated, or "". KILN_CPU_CAPABILITY=
+/// x86-64-v2|avx2|avx512 caps what counts as present at that level (so a
+/// program built for a larger CPU is tested on any machine); features the
+/// runtime cannot query are taken as present.
+std::string missingCpuFeatures(const char *features);
 
 /// A graph is compiled for fixed ranks and dtypes of its tensor inputs (any
 /// sizes): its guard. A call whose inputs differ runs the original C++
@@ -106,6 +118,11 @@ struct TensorGuard {
   DType dtype;
 };
 
+/// A graph whose compiled code needs CPU features this CPU lacks
+/// (GraphSite::cpuFeatures) is rejected by the guard as a graph compiled
+/// for cuda is where there is no GPU: counted as a miss, with a one-time
+/// warning naming the features, and its statements run eagerly (never an
+/// illegal instruction).
 /// True when every tensor is defined and of the guarded rank and dtype, and
 /// can be read by a graph compiled for `device`: a CPU graph takes CPU
 /// tensors; a CUDA graph takes CPU and cuda:0 tensors, and needs a GPU

@@ -393,6 +393,8 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
     llvm::raw_string_ostream os(content);
     mlir::OpPrintingFlags flags;
     flags.enableDebugInfo(false);
+    os << "target-cpu " << request.targetCpu << " " << request.targetFeatures
+       << "\n";
     for (auto [module, options] : llvm::zip(modules, compileOptions)) {
       os << "backend " << mlir::kiln::backendName(options.backend) << "\n";
       if (options.backend == Backend::Cuda)
@@ -415,6 +417,8 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   }
   mlir::kiln::ObjectOptions object;
   object.llvmIR = request.emit == "llvm";
+  object.codegen.cpu = request.targetCpu;
+  object.codegen.features = request.targetFeatures;
   object.imagePrefix = prefix;
   object.beforeStep = [&](llvm::StringRef step) { timer.start(step.str()); };
   // In memory, then written to a temporary file renamed into place: a
@@ -803,11 +807,14 @@ int runCompile(const CompileRequest &request) {
     for (const clang::FunctionDecl *fn :
          frontend::recursivelyDisabled(ast, options))
       scopes.push_back({fn, false});
+    mlir::kiln::CodegenOptions target;
+    target.cpu = request.targetCpu;
+    target.features = request.targetFeatures;
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file),
         roots, stitched, scopes,
         std::string("backend ") + mlir::kiln::backendName(request.backend),
-        images);
+        mlir::kiln::cpuFeaturesFor(target), images);
     if (!writeAtomically(request.output, text))
       return false;
     return request.depfile.empty() || writeDepfile(ast, request);

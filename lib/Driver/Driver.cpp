@@ -7,6 +7,7 @@
 #include "kiln/Driver/Codegen.h"
 #include "kiln/Driver/Compile.h"
 #include "kiln/Frontend/Signature.h"
+#include "kiln/Target/Host.h"
 #include "kiln/version.h"
 
 #include <CLI/CLI.hpp>
@@ -241,6 +242,14 @@ int run(int argc, char **argv) {
                    "The cuda kernels' binary: ptx, cubin or fatbin "
                    "(default: fatbin when ptxas is installed, else ptx)")
       ->check(CLI::IsMember({"ptx", "cubin", "fatbin"}));
+  compileCmd->add_option(
+      "--target-cpu", compile.targetCpu,
+      "The CPU the graphs are compiled for, e.g. x86-64-v3, skylake-avx512, "
+      "znver4 (default: the host CPU and its features); on a CPU without "
+      "its features they run eagerly, with a warning");
+  compileCmd->add_option("--target-features", compile.targetFeatures,
+                         "Target features on top of the CPU's, e.g. "
+                         "+avx512f,-avx512fp16");
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
@@ -351,6 +360,13 @@ int run(int argc, char **argv) {
       !llvm::sys::fs::is_directory(compile.debugDir)) {
     std::cerr << "kiln: error: --debug-dir " << compile.debugDir
               << ": exists and is not a directory\n";
+    return 2;
+  }
+  if (compileCmd->parsed() && !compile.targetCpu.empty() &&
+      !mlir::kiln::isKnownCpu(compile.targetCpu)) {
+    std::cerr << "kiln: error: --target-cpu=" << compile.targetCpu
+              << ": not a CPU LLVM knows (x86: the -march names, e.g. "
+                 "x86-64-v3, skylake-avx512, sapphirerapids, znver4)\n";
     return 2;
   }
   if (compileCmd->parsed()) {

@@ -160,7 +160,7 @@ stitchFile(ASTContext &context, const std::string &file,
            const std::vector<Root> &roots,
            const std::vector<const Segment *> &stitched,
            const std::vector<std::pair<const FunctionDecl *, bool>> &scopes,
-           const std::string &backendNote,
+           const std::string &backendNote, const std::string &cpuFeatures,
            const std::vector<EmbeddedImage> &images) {
   SourceManager &sm = context.getSourceManager();
   Rewriter rewriter(sm, context.getLangOpts());
@@ -386,10 +386,12 @@ stitchFile(ASTContext &context, const std::string &file,
       std::string location = llvm::sys::path::filename(file).str() + ":" +
                              std::to_string(beginLine);
       bool cuda = root.backend == mlir::kiln::Backend::Cuda;
+      bool compiled = root.backend != mlir::kiln::Backend::Eager;
+      std::string cpu =
+          compiled && !cpuFeatures.empty() ? "kiln_cpu_features_" : "";
       auto wrap = [&](const Graph &graph, bool dispatched) {
-        WrapperCode code =
-            emitWrapper(graph, root.backend != mlir::kiln::Backend::Eager,
-                        root.derived, cuda, location, dispatched);
+        WrapperCode code = emitWrapper(graph, compiled, root.derived, cuda,
+                                       location, dispatched, cpu);
         declarations += code.declaration;
         definitions += code.definition;
       };
@@ -399,7 +401,7 @@ stitchFile(ASTContext &context, const std::string &file,
         for (const GraphVariant &v : seg.variants)
           wrap(v.graph, true);
         WrapperCode code =
-            emitDispatcher(g, seg.variants, root.derived, cuda, location);
+            emitDispatcher(g, seg.variants, root.derived, cuda, location, cpu);
         declarations += code.declaration;
         definitions += code.definition;
       }
@@ -488,8 +490,11 @@ stitchFile(ASTContext &context, const std::string &file,
      << "#define KILN_STITCHED 1\n"
      << "#include <kiln/kiln.h>\n#include <kiln/abi.h>\n#include <cmath>\n"
      << "#include <cstdint>\n#include <algorithm>\n#include <limits>\n"
-     << "namespace kiln_stitched {\n"
-     << declarations << "} // namespace kiln_stitched\n"
+     << "namespace kiln_stitched {\n";
+  if (!cpuFeatures.empty()) // what the compiled graphs need of the CPU
+    os << "[[maybe_unused]] static constexpr char kiln_cpu_features_[] = "
+       << cString(cpuFeatures) << ";\n";
+  os << declarations << "} // namespace kiln_stitched\n"
      << lineDirective(1, file);
   const llvm::RewriteBuffer *buffer = rewriter.getRewriteBufferFor(main);
   if (buffer)

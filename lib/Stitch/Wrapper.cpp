@@ -77,7 +77,7 @@ namespace {
 /// compiled code, then where the graph is (for the guard's warning and
 /// KILN_STATS).
 void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
-                  const std::string &location) {
+                  const std::string &location, const std::string &cpuFeatures) {
   if (onlyFromCompiled)
     os << "  // A callee compiled as a root of its own: eager callers keep "
           "the\n"
@@ -91,13 +91,14 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
       tensorInputs += (tensorInputs.empty() ? "" : ",") + in.expr;
   os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
      << cString(location) << ", " << g.tensorOpCount() << ", "
-     << cString(tensorInputs) << ");\n";
+     << cString(tensorInputs) << (cpuFeatures.empty() ? "" : ", " + cpuFeatures)
+     << ");\n";
 }
 } // namespace
 
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
-                        bool cuda, const std::string &location,
-                        bool dispatched) {
+                        bool cuda, const std::string &location, bool dispatched,
+                        const std::string &cpuFeatures) {
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
@@ -109,7 +110,8 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name
          << "\", " << cString(location) << ", " << g.tensorOpCount() << ");\n";
   } else {
-    emitPrologue(os, g, onlyFromCompiled, location);
+    emitPrologue(os, g, onlyFromCompiled, location,
+                 compiled ? cpuFeatures : "");
     os << "  if (!kiln::abi::guard(site, {";
     bool first = true;
     for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -205,11 +207,12 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
 WrapperCode emitDispatcher(const Graph &g,
                            const std::vector<GraphVariant> &variants,
                            bool onlyFromCompiled, bool cuda,
-                           const std::string &location) {
+                           const std::string &location,
+                           const std::string &cpuFeatures) {
   std::string signature = signatureOf(g);
   std::ostringstream os;
   os << signature << " {\n";
-  emitPrologue(os, g, onlyFromCompiled, location);
+  emitPrologue(os, g, onlyFromCompiled, location, cpuFeatures);
   os << "  switch (kiln::abi::chooseVersion(site, {";
   for (size_t k = 0; k < variants.size(); ++k) {
     const GraphVariant &v = variants[k];

@@ -82,7 +82,7 @@ KILN_COMPILE() Tensor f(Tensor a, Tensor b) {
 // CPP: {{^\[\[maybe_unused\]\] static bool kiln_f_0\(kiln::Tensor &o0, const kiln::Tensor &i0\) \{$}}
 // CPP-NEXT: {{^  if \(kiln::abi::inDisabledCode\(\)\)$}}
 // CPP-NEXT: {{^    return false;$}}
-// CPP-NEXT: {{^  static constexpr kiln::abi::GraphSite site\("kiln_f_0", "classic.cpp:58", 3, "a"\);$}}
+// CPP-NEXT: {{^  static constexpr kiln::abi::GraphSite site\("kiln_f_0", "classic.cpp:58", 3, "a", kiln_cpu_features_\);$}}
 // CPP-NEXT: {{^  if \(!kiln::abi::guard\(site, \{\{i0, 2, kiln::kFloat32\}\}\)\)$}}
 
 // The first call's b sums to a negative value, the second's to a positive

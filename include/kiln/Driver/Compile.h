@@ -51,6 +51,10 @@ struct CompileRequest : SourceRequest {
   /// is found, else ptx).
   std::string cudaArch = "sm_90";
   std::string cudaFormat;
+  /// The CPU the compiled graphs are for (x86: an -march name) and extra
+  /// features ("+avx2,-avx512f"); empty: the host CPU. The stitched guard
+  /// runs a graph eagerly on a CPU without the features it was built for.
+  std::string targetCpu, targetFeatures;
 };
 
 /// The gpu-module-to-binary format for a --cuda-format value (ptx, cubin,

@@ -39,10 +39,13 @@ struct WrapperCode {
 /// location: where its statements begin ("model.cpp:12"), for the guard's
 /// warning. dispatched: a variant that emitDispatcher's code has already
 /// checked (no mode check, no guard).
+/// cpuFeatures: the name of the stitched file's array of the CPU features
+/// the compiled code needs, or empty (GraphSite::cpuFeatures).
 WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
                         bool onlyFromCompiled, bool cuda = false,
                         const std::string &location = "",
-                        bool dispatched = false);
+                        bool dispatched = false,
+                        const std::string &cpuFeatures = "");
 
 /// The wrapper of a graph compiled as variants (host-bool variants, type
 /// versions; typeGraphs): the original's signature, which calls the first
@@ -51,7 +54,8 @@ WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
 WrapperCode emitDispatcher(const frontend::Graph &graph,
                            const std::vector<frontend::GraphVariant> &variants,
                            bool onlyFromCompiled, bool cuda,
-                           const std::string &location);
+                           const std::string &location,
+                           const std::string &cpuFeatures = "");
 
 /// A device binary that compiled code refers to by `symbol` and the
 /// stitched file defines (8-byte aligned, with external C linkage).
@@ -68,12 +72,14 @@ std::string emitImage(const EmbeddedImage &image);
 /// `stitched` (left host code) are emitted unchanged.
 /// scopes: functions whose bodies open a kiln::abi::CompiledScope (true for
 /// annotated compile roots, false for KILN_DISABLE() functions).
+/// cpuFeatures: what the compiled graphs' code needs of the CPU
+/// (mlir::kiln::cpuFeaturesFor), which their guards check.
 std::string stitchFile(
     clang::ASTContext &context, const std::string &file,
     const std::vector<frontend::Root> &roots,
     const std::vector<const frontend::Segment *> &stitched,
     const std::vector<std::pair<const clang::FunctionDecl *, bool>> &scopes,
-    const std::string &backendNote,
+    const std::string &backendNote, const std::string &cpuFeatures = "",
     const std::vector<EmbeddedImage> &images = {});
 
 /// `text` as a C string literal.

@@ -36,6 +36,16 @@ struct CodegenOptions {
   std::function<void(ModuleOp, llvm::Module &)> afterTranslation;
 };
 
+/// The CPU features code compiled with `options` may use: the host CPU's,
+/// or the named CPU's (x86: what -march=CPU implies), with
+/// options.features applied; the enabled ones, LLVM's names, sorted and
+/// comma-separated. Empty for targets other than x86. What the stitched
+/// guard checks against the CPU a program runs on.
+std::string cpuFeaturesFor(const CodegenOptions &options);
+/// Whether LLVM knows `cpu` as a CPU of the host's architecture (x86:
+/// x86-64-v3, skylake-avx512, znver4, ...).
+bool isKnownCpu(llvm::StringRef cpu);
+
 /// Translates a module in the LLVM dialect (after buildCpuPipeline or
 /// buildGpuPipeline, whose gpu.binary becomes a global and the launches
 /// calls of the mgpu* functions the runtime provides) to LLVM

@@ -143,6 +143,91 @@ const char *mismatch(const Tensor &t, const TensorGuard &g, bool cuda) {
 }
 
 /// A graph compiled for cuda cannot run without a GPU: counts the miss.
+/// The x86 features the guard can query, with the lowest
+/// KILN_CPU_CAPABILITY level that includes each (x86-64-v2 = 1, avx2 = 2,
+/// avx512 = 3; 4: above every level).
+struct CpuFeature {
+  const char *name;
+  int level;
+  bool (*present)();
+};
+#if defined(__x86_64__) || defined(__i386__)
+#define KILN_CPU_FEATURE(NAME, LEVEL)                                          \
+  CpuFeature {                                                                 \
+    NAME, LEVEL, [] { return bool(__builtin_cpu_supports(NAME)); }             \
+  }
+const CpuFeature kCpuFeatures[] = {
+    KILN_CPU_FEATURE("sse3", 1),         KILN_CPU_FEATURE("ssse3", 1),
+    KILN_CPU_FEATURE("sse4.1", 1),       KILN_CPU_FEATURE("sse4.2", 1),
+    KILN_CPU_FEATURE("popcnt", 1),       KILN_CPU_FEATURE("avx", 2),
+    KILN_CPU_FEATURE("avx2", 2),         KILN_CPU_FEATURE("fma", 2),
+    KILN_CPU_FEATURE("f16c", 2),         KILN_CPU_FEATURE("bmi", 2),
+    KILN_CPU_FEATURE("bmi2", 2),         KILN_CPU_FEATURE("lzcnt", 2),
+    KILN_CPU_FEATURE("movbe", 2),        KILN_CPU_FEATURE("avx512f", 3),
+    KILN_CPU_FEATURE("avx512vl", 3),     KILN_CPU_FEATURE("avx512bw", 3),
+    KILN_CPU_FEATURE("avx512dq", 3),     KILN_CPU_FEATURE("avx512cd", 3),
+    KILN_CPU_FEATURE("avx512vnni", 4),   KILN_CPU_FEATURE("avx512bf16", 4),
+    KILN_CPU_FEATURE("avx512fp16", 4),   KILN_CPU_FEATURE("avx512vbmi", 4),
+    KILN_CPU_FEATURE("avx512vbmi2", 4),  KILN_CPU_FEATURE("avx512ifma", 4),
+    KILN_CPU_FEATURE("avx512bitalg", 4), KILN_CPU_FEATURE("avx512vpopcntdq", 4),
+    KILN_CPU_FEATURE("vpclmulqdq", 4),   KILN_CPU_FEATURE("gfni", 4),
+    KILN_CPU_FEATURE("vaes", 4),         KILN_CPU_FEATURE("avxvnni", 4),
+    KILN_CPU_FEATURE("amx-tile", 4),     KILN_CPU_FEATURE("amx-bf16", 4),
+    KILN_CPU_FEATURE("amx-int8", 4),     KILN_CPU_FEATURE("sha", 4),
+    KILN_CPU_FEATURE("adx", 4)};
+#undef KILN_CPU_FEATURE
+#else
+const CpuFeature kCpuFeatures[] = {{"", 0, [] { return true; }}};
+#endif
+
+/// KILN_CPU_CAPABILITY's level (4: none set).
+int capabilityCap() {
+  static const int cap = [] {
+    const char *env = std::getenv("KILN_CPU_CAPABILITY");
+    if (!env || !*env)
+      return 4;
+    std::string level(env);
+    if (level == "x86-64-v2" || level == "baseline")
+      return 1;
+    if (level == "avx2" || level == "x86-64-v3")
+      return 2;
+    if (level == "avx512" || level == "x86-64-v4")
+      return 3;
+    std::fprintf(stderr,
+                 "kiln: warning: KILN_CPU_CAPABILITY=%s is none of "
+                 "x86-64-v2, avx2, avx512: ignored\n",
+                 env);
+    return 4;
+  }();
+  return cap;
+}
+
+bool cpuMissing(const GraphSite &site) {
+  if (!*site.cpuFeatures)
+    return false;
+  // One stitched file's graphs share one feature list: remember the last.
+  thread_local const char *checked = nullptr;
+  thread_local std::string missing;
+  if (checked != site.cpuFeatures) {
+    missing = missingCpuFeatures(site.cpuFeatures);
+    checked = site.cpuFeatures;
+  }
+  if (missing.empty())
+    return false;
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  std::string why =
+      "its compiled code needs CPU features this CPU lacks (" + missing + ")";
+  if (capabilityCap() < 4)
+    why += " at KILN_CPU_CAPABILITY=" +
+           std::string(std::getenv("KILN_CPU_CAPABILITY"));
+  if (logEnabled("guards"))
+    std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
+                 why.c_str());
+  else
+    warnOnce(site, why);
+  return true;
+}
+
 bool cudaMissing(const GraphSite &site, bool cuda) {
   if (!cuda || kiln::cuda::detail::ready())
     return false;
@@ -210,7 +295,7 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda))
+  if (cudaMissing(site, cuda) || cpuMissing(site))
     return false;
   const char *why = nullptr;
   int index = firstMismatch(tensors, cuda, &why);
@@ -221,6 +306,20 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   if (logEnabled("graph_calls"))
     std::fprintf(stderr, "kiln: graph %s: guard passed\n", site.graph);
   return true;
+}
+
+std::string missingCpuFeatures(const char *features) {
+  std::string missing;
+  const char *at = features;
+  while (*at) {
+    const char *end = std::strchr(at, ',');
+    std::string name = end ? std::string(at, end) : std::string(at);
+    at = end ? end + 1 : at + name.size();
+    for (const CpuFeature &f : kCpuFeatures)
+      if (name == f.name && (f.level > capabilityCap() || !f.present()))
+        missing += (missing.empty() ? "" : ",") + name;
+  }
+  return missing;
 }
 
 Tensor absentBias(const Tensor &bias, const Tensor &weight) {
@@ -247,7 +346,7 @@ int chooseVersion(const GraphSite &site,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda))
+  if (cudaMissing(site, cuda) || cpuMissing(site))
     return -1;
   const GraphVersion *only = nullptr;
   size_t allowed = 0;

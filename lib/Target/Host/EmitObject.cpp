@@ -5,6 +5,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/X86TargetParser.h"
 #include "llvm/Transforms/Instrumentation/AddressSanitizer.h"
 
 using namespace mlir;
@@ -59,7 +61,64 @@ void addPackedEntryPoints(llvm::Module &module) {
   }
 }
 
+/// The CPU name and the feature string a target machine for `options` is
+/// created with: the host's CPU and features, or the named CPU (its
+/// features implied), then options.features on top.
+std::pair<std::string, std::string>
+targetCpu(const mlir::kiln::CodegenOptions &options) {
+  std::string cpu = options.cpu;
+  std::string features;
+  if (cpu.empty()) {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (features.empty() ? "" : ",") +
+                  std::string(feature.second ? "+" : "-") +
+                  feature.first().str();
+  }
+  if (!options.features.empty())
+    features += (features.empty() ? "" : ",") + options.features;
+  return {cpu, features};
+}
+
 } // namespace
+
+bool mlir::kiln::isKnownCpu(llvm::StringRef cpu) {
+  if (!llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86())
+    return true; // left to LLVM's own warning
+  return llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) != llvm::X86::CK_None;
+}
+
+std::string mlir::kiln::cpuFeaturesFor(const CodegenOptions &options) {
+  if (!llvm::Triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                           : options.triple)
+           .isX86())
+    return "";
+  llvm::StringMap<bool> enabled;
+  if (options.cpu.empty()) {
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      enabled[feature.first()] = feature.second;
+  } else {
+    llvm::SmallVector<llvm::StringRef> implied;
+    llvm::X86::getFeaturesForCPU(options.cpu, implied);
+    for (llvm::StringRef f : implied) { // sse4.2 implies sse4.1, ...
+      enabled[f] = true;
+      llvm::X86::updateImpliedFeatures(f, true, enabled);
+    }
+  }
+  llvm::SmallVector<llvm::StringRef> extra;
+  llvm::StringRef(options.features).split(extra, ',', -1, false);
+  for (llvm::StringRef f : extra)
+    if (f.size() > 1 && (f[0] == '+' || f[0] == '-')) {
+      enabled[f.drop_front()] = f[0] == '+';
+      llvm::X86::updateImpliedFeatures(f.drop_front(), f[0] == '+', enabled);
+    }
+  std::vector<std::string> names;
+  for (const auto &entry : enabled)
+    if (entry.second)
+      names.push_back(entry.first().str());
+  std::sort(names.begin(), names.end());
+  return llvm::join(names, ",");
+}
 
 LogicalResult mlir::kiln::emitObject(ModuleOp module,
                                      const CodegenOptions &options,
@@ -114,17 +173,7 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   if (!target)
     return module.emitError("kiln: no target for ")
            << triple.str() << ": " << error;
-  std::string cpu = options.cpu;
-  std::string features;
-  if (cpu.empty()) {
-    cpu = llvm::sys::getHostCPUName().str();
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features += (features.empty() ? "" : ",") +
-                  std::string(feature.second ? "+" : "-") +
-                  feature.first().str();
-  }
-  if (!options.features.empty())
-    features += (features.empty() ? "" : ",") + options.features;
+  auto [cpu, features] = targetCpu(options);
   // Multiplications and additions fuse into FMAs, as in the runtime (built
   // with clang's default -ffp-contract=on); fused results are closer to the
   // exact value, not further.
