@@ -13,6 +13,7 @@
 #include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace clang;
 
@@ -26,14 +27,25 @@ public:
   bool VisitDeclRefExpr(DeclRefExpr *e) {
     refs.emplace(e->getDecl(), e->getLocation());
     // Calling a lambda reads the variables it captured (declared before
-    // the graph call by reference to them: Stitch), there and then.
-    if (const auto *var = dyn_cast<VarDecl>(e->getDecl()))
-      if (const auto *record = var->getType()->getAsCXXRecordDecl();
-          record && record->isLambda())
-        for (const LambdaCapture &c : record->captures())
-          if (c.capturesVariable())
-            refs.emplace(c.getCapturedVar(), e->getLocation());
+    // the graph call by reference to them: Stitch), there and then, and
+    // those of the lambdas it captured in turn.
+    std::set<const ValueDecl *> seen;
+    captured(e->getDecl(), e->getLocation(), seen);
     return true;
+  }
+
+private:
+  void captured(const ValueDecl *decl, SourceLocation at,
+                std::set<const ValueDecl *> &seen) {
+    const auto *var = dyn_cast<VarDecl>(decl);
+    const auto *record = var ? var->getType()->getAsCXXRecordDecl() : nullptr;
+    if (!record || !record->isLambda() || !seen.insert(var).second)
+      return;
+    for (const LambdaCapture &c : record->captures())
+      if (c.capturesVariable()) {
+        refs.emplace(c.getCapturedVar(), at);
+        captured(c.getCapturedVar(), at, seen);
+      }
   }
 };
 
@@ -344,6 +356,10 @@ void Tracer::finishSegment() {
     if (!state.env.count(var) || state.env.at(var) == kUndefinedTensor)
       continue; // declared in a branch's arm (out of scope), or undefined
     if (!isLiveOut(var, begin, end))
+      continue;
+    // A constant the stitched code keeps as it is (Stitch).
+    if (const auto *v = dyn_cast<VarDecl>(var);
+        v && v->isUsableInConstantExpressions(context_))
       continue;
     const auto *v = dyn_cast<VarDecl>(var);
     std::string name = !v || v->isLocalVarDeclOrParm()

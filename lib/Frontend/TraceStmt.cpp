@@ -796,10 +796,18 @@ bool Tracer::traceLambdaDecl(const VarDecl *var, const LambdaExpr *lambda) {
       continue;
     }
     // The body reads the copy as it is now (one the graph does not bind
-    // is an input, which the function does not change).
+    // is an input, which the function does not change). In an inlined
+    // callee, a copy of what is not a bound value (a std::vector<Tensor>
+    // list, a reference parameter) could change after it is made.
     if (int *v = boundIn(&FrameState::locals, &SegmentState::env, captured,
-                         frames_.size() - 1))
+                         frames_.size() - 1)) {
       copies[captured] = *v;
+    } else if (frames_.size() > 1 && captured->isLocalVarDeclOrParm()) {
+      breakAt(c.getLocation(), "a lambda capturing by copy '" +
+                                   captured->getNameAsString() +
+                                   "', which the tracer cannot copy");
+      return false;
+    }
   }
   (frames_.size() > 1 ? frames_.back().lambdaCopies
                       : segment_->lambdaCopies)[lambda->getLambdaClass()] =

@@ -98,9 +98,13 @@ std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
   std::string text =
       textOf(SourceRange(from, sm.getExpansionLoc(decl->getEndLoc())), context);
   const auto *var = cast<VarDecl>(decl->getSingleDecl());
-  const auto *lambda =
-      var->getInit() ? dyn_cast<LambdaExpr>(var->getInit()->IgnoreImplicit())
-                     : nullptr;
+  // As the frontend finds it: without implicit nodes and parentheses.
+  const Expr *init = var->getInit();
+  for (const Expr *last = nullptr; init && init != last;) {
+    last = init;
+    init = init->IgnoreImplicit()->IgnoreParens();
+  }
+  const auto *lambda = dyn_cast_or_null<LambdaExpr>(init);
   if (!lambda)
     return text;
   struct Edit {
@@ -229,10 +233,16 @@ stitchFile(ASTContext &context, const std::string &file,
         });
         bool lambda = false;
         if (decl->isSingleDecl())
-          if (const auto *var = dyn_cast<VarDecl>(decl->getSingleDecl()))
+          if (const auto *var = dyn_cast<VarDecl>(decl->getSingleDecl())) {
             if (const auto *record = var->getType()->getAsCXXRecordDecl();
                 record && record->isLambda())
               lambda = true;
+            // `const int64_t k = 4;`: the same value on every path, and
+            // lambdas read it without capturing it (no odr-use), so it
+            // stays a constant.
+            if (var->isUsableInConstantExpressions(context))
+              verbatim = true;
+          }
         if (verbatim || lambda) {
           SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
           SourceLocation to = sm.getExpansionLoc(decl->getEndLoc());
@@ -441,7 +451,8 @@ stitchFile(ASTContext &context, const std::string &file,
   // called (once) and counts each call: never silently eager.
   std::map<const FunctionDecl *, std::string> leftOnHost;
   for (const Root &root : roots)
-    if (!root.leftOnHost.empty())
+    if (!root.leftOnHost.empty() &&
+        !root.function->getTemplateInstantiationPattern())
       leftOnHost[root.function] =
           " kiln::abi::uncompiledCall(kiln::abi::GraphSite(" +
           cString(root.name) + ", " +
@@ -481,6 +492,18 @@ stitchFile(ASTContext &context, const std::string &file,
     }
     rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
                                   entry);
+  }
+  // A derived root (a callee compiled as a root of its own) runs its graphs
+  // only when compiled code reaches it: so does its notice.
+  for (const Root &root : roots) {
+    auto left = leftOnHost.find(root.function);
+    const auto *body = dyn_cast_or_null<CompoundStmt>(root.function->getBody());
+    if (!root.derived || left == leftOnHost.end() || !body ||
+        sm.getFileID(sm.getExpansionLoc(body->getLBracLoc())) != main)
+      continue;
+    rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
+                                  " if (kiln::abi::inCompiledCode())" +
+                                      left->second);
   }
 
   std::string out;
