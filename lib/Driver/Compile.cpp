@@ -83,6 +83,13 @@ private:
 
 } // namespace
 
+mlir::kiln::CodegenOptions detail::targetOf(const CompileRequest &r) {
+  mlir::kiln::CodegenOptions target;
+  target.cpu = r.targetCpu;
+  target.features = r.targetFeatures;
+  return target;
+}
+
 FrontendOptions detail::frontendOptions(const SourceRequest &r) {
   FrontendOptions o;
   o.files = r.files;
@@ -417,8 +424,7 @@ compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
   }
   mlir::kiln::ObjectOptions object;
   object.llvmIR = request.emit == "llvm";
-  object.codegen.cpu = request.targetCpu;
-  object.codegen.features = request.targetFeatures;
+  object.codegen = detail::targetOf(request);
   object.imagePrefix = prefix;
   object.beforeStep = [&](llvm::StringRef step) { timer.start(step.str()); };
   // In memory, then written to a temporary file renamed into place: a
@@ -807,14 +813,11 @@ int runCompile(const CompileRequest &request) {
     for (const clang::FunctionDecl *fn :
          frontend::recursivelyDisabled(ast, options))
       scopes.push_back({fn, false});
-    mlir::kiln::CodegenOptions target;
-    target.cpu = request.targetCpu;
-    target.features = request.targetFeatures;
     std::string text = stitch::stitchFile(
         ast, llvm::sys::path::is_absolute(file) ? file : std::string(file),
         roots, stitched, scopes,
         std::string("backend ") + mlir::kiln::backendName(request.backend),
-        mlir::kiln::cpuFeaturesFor(target), images);
+        mlir::kiln::cpuFeaturesFor(detail::targetOf(request)), images);
     if (!writeAtomically(request.output, text))
       return false;
     return request.depfile.empty() || writeDepfile(ast, request);

@@ -357,11 +357,9 @@ void Tracer::finishSegment() {
       continue; // declared in a branch's arm (out of scope), or undefined
     if (!isLiveOut(var, begin, end))
       continue;
-    // A constant the stitched code keeps as it is (Stitch).
-    if (const auto *v = dyn_cast<VarDecl>(var);
-        v && v->isUsableInConstantExpressions(context_))
-      continue;
     const auto *v = dyn_cast<VarDecl>(var);
+    if (v && v->isUsableInConstantExpressions(context_))
+      continue; // a constant the stitched code keeps as it is (Stitch)
     std::string name = !v || v->isLocalVarDeclOrParm()
                            ? var->getNameAsString()
                            : v->getQualifiedNameAsString();

@@ -229,6 +229,11 @@ bool declaresNamesOnly(const Decl *decl) {
              NamespaceAliasDecl, StaticAssertDecl>(decl);
 }
 
+const LambdaExpr *lambdaOf(const VarDecl *var) {
+  return var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit()))
+                        : nullptr;
+}
+
 bool Tracer::traceStmt(const Stmt *s) {
   if (const auto *decl = dyn_cast<DeclStmt>(s)) {
     for (const Decl *d : decl->decls()) {
@@ -630,9 +635,7 @@ bool Tracer::traceDecl(const VarDecl *var) {
       record && record->isLambda()) {
     // A lambda is traced where it is called, its body reading what it
     // captured by copy as it was when the lambda was made.
-    const auto *lambda =
-        var->getInit() ? dyn_cast<LambdaExpr>(stripTemporaries(var->getInit()))
-                       : nullptr;
+    const LambdaExpr *lambda = lambdaOf(var);
     if (!lambda) {
       breakAt(var->getLocation(),
               "a lambda bound in a way the tracer does not model");

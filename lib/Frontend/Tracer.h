@@ -194,6 +194,11 @@ public:
 
   // ---- TraceFunction.cpp ------------------------------------------------
 private:
+  /// The values lambdas copied when they were made (their by-copy
+  /// captures), by the lambda's class: their bodies read these, not the
+  /// variables' later values.
+  using LambdaCopies = std::map<const clang::CXXRecordDecl *,
+                                std::map<const clang::ValueDecl *, int>>;
   struct FrameState {
     const clang::FunctionDecl *function;
     clang::SourceLocation callSite;
@@ -212,12 +217,8 @@ private:
         aliases;
     /// std::vector<Tensor> locals, as the values pushed into them.
     std::map<const clang::ValueDecl *, std::vector<int>> lists;
-    /// What each lambda made here copied when it was made (its by-copy
-    /// captures' values, by the lambda's class): its body reads these, not
-    /// the variables' later values.
-    std::map<const clang::CXXRecordDecl *,
-             std::map<const clang::ValueDecl *, int>>
-        lambdaCopies;
+    /// What each lambda made here copied when it was made.
+    LambdaCopies lambdaCopies;
     std::optional<int> returnValue;
   };
   /// The segment being built at the root's level.
@@ -234,12 +235,8 @@ private:
     std::map<const clang::ValueDecl *, std::vector<int>> lists;
     /// Record values' fields (kRecordBase).
     std::vector<std::vector<int>> records;
-    /// What each lambda the root makes copied when it was made (its by-copy
-    /// captures' values, by the lambda's class): its body reads these, not
-    /// the variables' later values.
-    std::map<const clang::CXXRecordDecl *,
-             std::map<const clang::ValueDecl *, int>>
-        lambdaCopies;
+    /// What each lambda the root makes copied when it was made.
+    LambdaCopies lambdaCopies;
   };
   /// The segment as it was before a statement, to go back to when the
   /// statement breaks. The graph's ops and values and the segment's
@@ -324,7 +321,6 @@ private:
   /// One statement into the current segment; false on a break.
   bool traceStmt(const clang::Stmt *s);
   bool traceDecl(const clang::VarDecl *var);
-  /// A local (or binding) declared with value v, in the current frame.
   /// What the lambda of this class copied when it was made, or null when
   /// host code made it.
   const std::map<const clang::ValueDecl *, int> *
@@ -336,6 +332,7 @@ private:
   /// (the break recorded) when the stitched code could not make it.
   bool traceLambdaDecl(const clang::VarDecl *var,
                        const clang::LambdaExpr *lambda);
+  /// A local (or binding) declared with value v, in the current frame.
   void bindLocal(const clang::ValueDecl *var, int v);
   /// An if on a host value: both arms traced and each variable they assign
   /// chosen by the condition. With `rest`, the statements after an if whose

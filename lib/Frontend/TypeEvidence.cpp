@@ -20,6 +20,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtVisitor.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 
@@ -381,10 +382,8 @@ private:
     }
     if (!tensor)
       return std::nullopt;
-    bool isFloat = *tensor == ElementType::F32 || *tensor == ElementType::F64 ||
-                   *tensor == ElementType::F16 || *tensor == ElementType::BF16;
     // A float number, or a true division, makes integers float32.
-    if ((operands.floatNumber || division) && !isFloat)
+    if ((operands.floatNumber || division) && !isFloat(*tensor))
       return ElementType::F32;
     return tensor;
   }
@@ -533,10 +532,7 @@ private:
       ExprTypes r = of(call->getArg(0), depth);
       if (n > 2 && !isa<CXXDefaultArgExpr>(call->getArg(2)))
         r.element = dtypeArgument(call->getArg(2), ctx_);
-      else if (r.element && *r.element != ElementType::F64 &&
-               *r.element != ElementType::F32 &&
-               *r.element != ElementType::F16 &&
-               *r.element != ElementType::BF16)
+      else if (r.element && !isFloat(*r.element))
         r.element = ElementType::I64;
       return r;
     }
@@ -1015,15 +1011,22 @@ std::string callSiteKey(const FunctionDecl *fn) {
 }
 
 namespace {
-/// The functions of a translation unit, declared or defined.
+/// The functions of a translation unit, declared or defined, outside
+/// system headers (the program's own: a library's callers are no evidence
+/// of the program's types, and keying each of its functions would cost).
 class Functions : public RecursiveASTVisitor<Functions> {
 public:
+  explicit Functions(const SourceManager &sm) : sm_(sm) {}
   std::vector<const FunctionDecl *> all;
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitFunctionDecl(FunctionDecl *fn) {
-    all.push_back(fn);
+    if (!sm_.isInSystemHeader(sm_.getExpansionLoc(fn->getLocation())))
+      all.push_back(fn);
     return true;
   }
+
+private:
+  const SourceManager &sm_;
 };
 
 void unite(SourceTypes &into, const SourceTypes &from) {
@@ -1035,7 +1038,7 @@ void unite(SourceTypes &into, const SourceTypes &from) {
 
 void exportCallSites(ASTContext &context, const TypeEvidence &evidence,
                      CallSites &out) {
-  Functions functions;
+  Functions functions(context.getSourceManager());
   functions.TraverseDecl(context.getTranslationUnitDecl());
   for (const FunctionDecl *fn : functions.all) {
     if (fn->getDefinition() || fn->getNumParams() == 0)
@@ -1061,7 +1064,7 @@ TypeEvidence collectTypeEvidence(ASTContext &context,
   // The parameters of the functions defined here that other sources call.
   std::vector<std::pair<const ParmVarDecl *, const SourceTypes *>> called;
   if (elsewhere && !elsewhere->empty()) {
-    Functions functions;
+    Functions functions(context.getSourceManager());
     functions.TraverseDecl(context.getTranslationUnitDecl());
     for (const FunctionDecl *fn : functions.all) {
       if (!fn->doesThisDeclarationHaveABody())

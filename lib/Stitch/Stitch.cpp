@@ -97,14 +97,8 @@ std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
   SourceLocation from = sm.getExpansionLoc(decl->getBeginLoc());
   std::string text =
       textOf(SourceRange(from, sm.getExpansionLoc(decl->getEndLoc())), context);
-  const auto *var = cast<VarDecl>(decl->getSingleDecl());
-  // As the frontend finds it: without implicit nodes and parentheses.
-  const Expr *init = var->getInit();
-  for (const Expr *last = nullptr; init && init != last;) {
-    last = init;
-    init = init->IgnoreImplicit()->IgnoreParens();
-  }
-  const auto *lambda = dyn_cast_or_null<LambdaExpr>(init);
+  const LambdaExpr *lambda =
+      frontend::lambdaOf(cast<VarDecl>(decl->getSingleDecl()));
   if (!lambda)
     return text;
   struct Edit {
@@ -148,6 +142,9 @@ std::string lambdaBeforeCall(const DeclStmt *decl, SourceLocation begin,
     text.replace(e.offset, e.erase, e.insert);
   return text;
 }
+
+/// The stitched file's array of the CPU features its compiled graphs need.
+constexpr const char *kCpuFeaturesArray = "kiln_cpu_features_";
 
 std::string lineDirective(unsigned line, const std::string &file) {
   std::string escaped;
@@ -398,7 +395,7 @@ stitchFile(ASTContext &context, const std::string &file,
       bool cuda = root.backend == mlir::kiln::Backend::Cuda;
       bool compiled = root.backend != mlir::kiln::Backend::Eager;
       std::string cpu =
-          compiled && !cpuFeatures.empty() ? "kiln_cpu_features_" : "";
+          compiled && !cpuFeatures.empty() ? kCpuFeaturesArray : "";
       auto wrap = [&](const Graph &graph, bool dispatched) {
         WrapperCode code = emitWrapper(graph, compiled, root.derived, cuda,
                                        location, dispatched, cpu);
@@ -515,8 +512,8 @@ stitchFile(ASTContext &context, const std::string &file,
      << "#include <cstdint>\n#include <algorithm>\n#include <limits>\n"
      << "namespace kiln_stitched {\n";
   if (!cpuFeatures.empty()) // what the compiled graphs need of the CPU
-    os << "[[maybe_unused]] static constexpr char kiln_cpu_features_[] = "
-       << cString(cpuFeatures) << ";\n";
+    os << "[[maybe_unused]] static constexpr char " << kCpuFeaturesArray
+       << "[] = " << cString(cpuFeatures) << ";\n";
   os << declarations << "} // namespace kiln_stitched\n"
      << lineDirective(1, file);
   const llvm::RewriteBuffer *buffer = rewriter.getRewriteBufferFor(main);

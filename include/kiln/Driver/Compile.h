@@ -4,6 +4,7 @@
 #define KILN_DRIVER_COMPILE_H
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Target/Host.h"
 
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ struct ExplainRequest : SourceRequest {
 };
 
 namespace detail {
+/// The CPU a request compiles for (--target-cpu, --target-features).
+mlir::kiln::CodegenOptions targetOf(const CompileRequest &request);
 /// The frontend's options for a request (both subcommands).
 frontend::FrontendOptions frontendOptions(const SourceRequest &request);
 /// Reports that `root`'s graphs could not be typed (`error`, from

@@ -28,6 +28,7 @@ class Stmt;
 class Expr;
 class FunctionDecl;
 class VarDecl;
+class LambdaExpr;
 } // namespace clang
 
 namespace kiln::frontend {
@@ -190,6 +191,12 @@ templateSpelling(const clang::FunctionDecl *instantiation);
 /// static_assert): nothing runs, so the tracer passes over it, and the
 /// stitched code keeps it in scope before a graph's call.
 bool declaresNamesOnly(const clang::Decl *decl);
+
+/// The lambda a local is initialized with (`auto f = [n](...) {...};`,
+/// parentheses and temporaries aside), or null: the tracer inlines its
+/// body where it is called, and the stitched code makes it before the graph
+/// call (the two must agree on which declarations make lambdas).
+const clang::LambdaExpr *lambdaOf(const clang::VarDecl *var);
 
 } // namespace kiln::frontend
 

@@ -142,7 +142,6 @@ const char *mismatch(const Tensor &t, const TensorGuard &g, bool cuda) {
   return nullptr;
 }
 
-/// A graph compiled for cuda cannot run without a GPU: counts the miss.
 /// The x86 features the guard can query, with the lowest
 /// KILN_CPU_CAPABILITY level that includes each (x86-64-v2 = 1, avx2 = 2,
 /// avx512 = 3; 4: above every level).
@@ -202,6 +201,19 @@ int capabilityCap() {
   return cap;
 }
 
+/// Counts a guard miss of `site` that runs it eagerly because of `why`,
+/// and says so: every time with KILN_LOGS=guards, else once per graph.
+void countEagerRun(const GraphSite &site, const std::string &why) {
+  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
+  if (logEnabled("guards"))
+    std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
+                 why.c_str());
+  else
+    warnOnce(site, why);
+}
+
+/// A graph whose compiled code needs CPU features this CPU lacks: counts
+/// the miss.
 bool cpuMissing(const GraphSite &site) {
   if (!*site.cpuFeatures)
     return false;
@@ -214,20 +226,16 @@ bool cpuMissing(const GraphSite &site) {
   }
   if (missing.empty())
     return false;
-  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
   std::string why =
       "its compiled code needs CPU features this CPU lacks (" + missing + ")";
   if (capabilityCap() < 4)
     why += " at KILN_CPU_CAPABILITY=" +
            std::string(std::getenv("KILN_CPU_CAPABILITY"));
-  if (logEnabled("guards"))
-    std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
-                 why.c_str());
-  else
-    warnOnce(site, why);
+  countEagerRun(site, why);
   return true;
 }
 
+/// A graph compiled for cuda cannot run without a GPU: counts the miss.
 bool cudaMissing(const GraphSite &site, bool cuda) {
   if (!cuda || kiln::cuda::detail::ready())
     return false;
@@ -332,12 +340,7 @@ Tensor absentBias(const Tensor &bias, const Tensor &weight) {
 bool uncompiledCall(const GraphSite &site, const char *why) {
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
-  detail::stats().guardMisses.fetch_add(1, std::memory_order_relaxed);
-  if (logEnabled("guards"))
-    std::fprintf(stderr, "kiln: graph %s: %s; running it eagerly\n", site.graph,
-                 why);
-  else
-    warnOnce(site, why);
+  countEagerRun(site, why);
   return false;
 }
 
