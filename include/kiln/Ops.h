@@ -384,9 +384,11 @@ Tensor one_hot(const Tensor &ids, int64_t num_classes = -1);
 /// Identity: kiln computes at inference, so dropout drops nothing;
 /// training = true with p > 0 is an error. p must lie in [0, 1].
 Tensor dropout(const Tensor &x, double p = 0.5, bool training = false);
-/// Inference batch norm over dim 1 with running statistics [C]:
-/// (x - mean) / sqrt(var + eps) * weight + bias (weight, bias may be
-/// undefined); training = true is an error (no batch statistics).
+/// Batch norm over dim 1: (x - mean) / sqrt(var + eps) * weight + bias
+/// (weight, bias may be undefined), with the running statistics [C]; in
+/// training, with the batch's (the biased variance), and running_mean,
+/// running_var (when defined) updated in place: (1 - momentum) * running +
+/// momentum * batch, the batch variance unbiased.
 Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
                   const Tensor &running_var, const Tensor &weight = Tensor(),
                   const Tensor &bias = Tensor(), bool training = false,

@@ -4,7 +4,9 @@
 // elements), an offset, a dtype and a device. Views (transpose, permute,
 // slice, view, reshape of compatible data, unsqueeze, squeeze, expand) share
 // the storage; contiguous() copies only when the layout is not row-major.
-// Copying a Tensor copies the handle, not the data (like at::Tensor).
+// Copying a Tensor copies the handle, not the data (like at::Tensor), and
+// shares its autograd state: requires_grad, grad and grad_fn belong to the
+// tensor, not to one handle (docs/training.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TENSOR_H
@@ -25,6 +27,10 @@
 namespace kiln {
 
 using Shape = std::vector<int64_t>;
+
+namespace autograd {
+struct AutogradMeta;
+} // namespace autograd
 
 /// "[2, 3]": shapes in error messages and printing.
 std::string shapeStr(const Shape &shape);
@@ -63,6 +69,11 @@ public:
   void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  /// Bumped by every in-place op on a tensor of this storage: autograd
+  /// compares it with the version a saved tensor had (torch's version
+  /// counter, shared by a tensor and its views).
+  uint32_t version() const { return version_; }
+  void bumpVersion() { ++version_; }
 
 private:
   void *data_;
@@ -70,6 +81,7 @@ private:
   Device device_;
   void *owner_ = nullptr;
   Deleter deleter_ = nullptr;
+  uint32_t version_ = 0;
 };
 
 class Tensor {
@@ -145,6 +157,60 @@ public:
   /// reshape (view) to other's shape.
   Tensor reshape_as(const Tensor &other) const;
   Tensor view_as(const Tensor &other) const;
+
+  // Autograd (LibTorch's API; lib/Runtime/Core/Autograd.cpp).
+  /// Makes this leaf record the ops on it (floating dtypes only); false
+  /// stops it (leaves only).
+  const Tensor &requires_grad_(bool requiresGrad = true) const;
+  /// True for a leaf made to require grad and for every result computed
+  /// from one while grad mode is on.
+  bool requires_grad() const;
+  /// The gradient backward() accumulated into this leaf; undefined before
+  /// (and for a tensor that is not a leaf).
+  Tensor grad() const;
+  /// The gradient itself, to assign or reset (optimizers, zero_grad).
+  Tensor &mutable_grad() const;
+  /// Computes the gradients of this tensor with respect to the leaves it
+  /// was computed from and accumulates them into their grad(). `gradient`
+  /// (this tensor's shape) may be left out for a one-element tensor. The
+  /// graph is freed afterwards unless retain_graph.
+  void backward(const Tensor &gradient, bool retain_graph = false) const;
+  void backward() const;
+  /// The same data, cut off from the graph: never requires grad.
+  Tensor detach() const;
+  /// True unless computed by a recorded op (a tensor that does not require
+  /// grad is a leaf).
+  bool is_leaf() const;
+  /// The name of the node that computes this tensor's gradient
+  /// ("MulBackward0"), empty for a leaf.
+  std::string grad_fn_name() const;
+  /// The autograd state shared by every handle of this tensor (internal).
+  autograd::AutogradMeta &autogradMeta() const;
+  const std::shared_ptr<autograd::AutogradMeta> &autogradMetaPtr() const {
+    return autograd_;
+  }
+
+  // In-place ops (torch's: the result is cast to this tensor's dtype, and
+  // must be castable; `other` broadcasts to this tensor's shape).
+  const Tensor &add_(const Tensor &other, Scalar alpha = 1) const;
+  const Tensor &add_(Scalar other) const;
+  const Tensor &sub_(const Tensor &other, Scalar alpha = 1) const;
+  const Tensor &sub_(Scalar other) const;
+  const Tensor &mul_(const Tensor &other) const;
+  const Tensor &mul_(Scalar other) const;
+  const Tensor &div_(const Tensor &other) const;
+  const Tensor &div_(Scalar other) const;
+  /// this += value * t1 * t2 (value / t1 / t2 for addcdiv_).
+  const Tensor &addcmul_(const Tensor &t1, const Tensor &t2,
+                         Scalar value = 1) const;
+  const Tensor &addcdiv_(const Tensor &t1, const Tensor &t2,
+                         Scalar value = 1) const;
+  const Tensor &zero_() const;
+  const Tensor &fill_(Scalar value) const;
+  /// Copies src (broadcast, converted) into this tensor's elements.
+  const Tensor &copy_(const Tensor &src) const;
+  const Tensor &clamp_(std::optional<Scalar> min,
+                       std::optional<Scalar> max = std::nullopt) const;
 
   // ATen-style methods: the same as kiln's free functions of the same name
   // (`x.sum({-1}, true)` is `kiln::sum(x, {-1}, true)`), for code ported
@@ -242,6 +308,8 @@ public:
 private:
   void checkDType(DType expected, const char *op) const;
   void checkSingleElement() const;
+  Tensor cloneData() const;
+  Tensor toDevice(Device target) const;
   double itemAsDouble() const;
   int64_t itemAsInt() const;
 
@@ -250,6 +318,8 @@ private:
   Shape strides_;
   int64_t offset_ = 0;
   DType dtype_ = DType::F32;
+  /// Made with the tensor, shared by its handles; null when undefined.
+  std::shared_ptr<autograd::AutogradMeta> autograd_;
 };
 
 template <typename T> T Tensor::item() const {

@@ -2051,8 +2051,9 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       return std::nullopt;
     if (n > 5 && constantInt(args[5]).value_or(1) != 0)
       return breakAt(args[5]->getExprLoc(),
-                     "kiln::batch_norm in training mode (an error in eager) "
-                     "or with a training flag known only at run time");
+                     "kiln::batch_norm in training mode (batch statistics, "
+                     "running statistics updated in place) or with a "
+                     "training flag known only at run time");
     double eps = 1e-5;
     int epsValue = -1;
     if (n > 7) {

@@ -4,6 +4,7 @@
 // mode of each thread, KILN_LOGS, guards, GraphCall and opaque calls.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Autograd.h"
 #include "kiln/abi.h"
 
 #include "CUDA/CudaDriver.h"
@@ -250,6 +251,28 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
   return true;
 }
 
+/// A graph called on a tensor that requires grad while grad mode is on:
+/// compiled graphs record no autograd yet, so it runs eagerly, where every
+/// op records, and says so once (counted as a guard miss).
+bool recordsGrad(const GraphSite &site,
+                 std::initializer_list<TensorGuard> tensors) {
+  if (!GradMode::is_enabled())
+    return false;
+  size_t index = 0;
+  for (const TensorGuard &g : tensors) {
+    if (g.tensor.requires_grad()) {
+      std::string name = inputName(site, index);
+      countEagerRun(site, "input " + std::to_string(index) +
+                              (name.empty() ? "" : " (" + name + ")") +
+                              " requires grad and compiled graphs do not "
+                              "record autograd yet");
+      return true;
+    }
+    ++index;
+  }
+  return false;
+}
+
 /// The first input of `tensors` that `g`'s guard rejects, or -1.
 int firstMismatch(std::initializer_list<TensorGuard> tensors, bool cuda,
                   const char **why) {
@@ -303,7 +326,7 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site))
+  if (cudaMissing(site, cuda) || cpuMissing(site) || recordsGrad(site, tensors))
     return false;
   const char *why = nullptr;
   int index = firstMismatch(tensors, cuda, &why);
@@ -349,7 +372,8 @@ int chooseVersion(const GraphSite &site,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site))
+  if (cudaMissing(site, cuda) || cpuMissing(site) ||
+      (versions.size() && recordsGrad(site, versions.begin()->tensors)))
     return -1;
   const GraphVersion *only = nullptr;
   size_t allowed = 0;

@@ -1,8 +1,10 @@
 //===- Tensor.cpp - Storage, metadata, views and copies -------------------===//
 #include "kiln/Tensor.h"
+#include "kiln/Ops.h"
 #include "kiln/abi.h"
 
 #include "Core/Allocator.h"
+#include "Core/Autograd.h"
 #include "Core/Device.h"
 #include "Core/Dispatch.h"
 #include "Core/Loops.h"
@@ -101,12 +103,16 @@ Tensor::Tensor(const Shape &shape, DType dtype, Device device)
   checkShape(shape, "tensor");
   storage_ = std::make_shared<Storage>(
       static_cast<size_t>(shapeNumel(shape)) * elementSize(dtype), device);
+  autograd_ = std::make_shared<autograd::AutogradMeta>();
 }
 
 Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides,
                int64_t offset, DType dtype)
     : storage_(std::move(storage)), shape_(std::move(shape)),
-      strides_(std::move(strides)), offset_(offset), dtype_(dtype) {}
+      strides_(std::move(strides)), offset_(offset), dtype_(dtype) {
+  if (storage_)
+    autograd_ = std::make_shared<autograd::AutogradMeta>();
+}
 
 //===----------------------------------------------------------------------===//
 // Metadata
@@ -216,9 +222,27 @@ void copyConvert(const Tensor &dst, const Tensor &src) {
 }
 } // namespace detail
 
+namespace {
+/// Records out = a copy of in (clone, to): the gradient passes through,
+/// converted back to in's dtype and device.
+void recordCopy(autograd::Recorder &grad, const Tensor &out, Device from) {
+  if (grad)
+    grad.record(out, [from](const autograd::Grads &g, const autograd::Needs &) {
+      return autograd::Grads{g[0].to(from)};
+    });
+}
+} // namespace
+
 Tensor Tensor::clone() const {
   detail::CountedOp counted;
   checkDefined("clone");
+  autograd::Recorder grad("CloneBackward0", {*this});
+  Tensor out = cloneData();
+  recordCopy(grad, out, device());
+  return out;
+}
+
+Tensor Tensor::cloneData() const {
   if (device().type != DeviceType::CPU) {
     if (!is_contiguous())
       return to(Device::cpu()).to(device());
@@ -244,6 +268,13 @@ Tensor Tensor::to(Device target) const {
   checkDevice(target, "to");
   if (target == device())
     return *this;
+  autograd::Recorder grad("ToCopyBackward0", {*this});
+  Tensor out = toDevice(target);
+  recordCopy(grad, out, device());
+  return out;
+}
+
+Tensor Tensor::toDevice(Device target) const {
   if (device().type == DeviceType::CPU) {
     const detail::DeviceBackend &backend =
         detail::deviceBackend(target.type, "to");
@@ -282,16 +313,51 @@ Tensor Tensor::to(DType target) const {
   checkDefined("to");
   if (target == dtype_)
     return *this;
-  if (device().type != DeviceType::CPU)
-    return to(Device::cpu()).to(target).to(device());
-  Tensor out(shape_, target, device());
-  detail::copyConvert(out, *this);
+  autograd::Recorder grad("ToCopyBackward0", {*this});
+  Tensor out;
+  if (device().type != DeviceType::CPU) {
+    out = to(Device::cpu()).to(target).to(device());
+  } else {
+    out = Tensor(shape_, target, device());
+    detail::copyConvert(out, *this);
+  }
+  recordCopy(grad, out, device());
   return out;
 }
 
 //===----------------------------------------------------------------------===//
 // Views
 //===----------------------------------------------------------------------===//
+
+namespace {
+using autograd::Grads;
+using autograd::Needs;
+
+/// A view of self's storage, recorded for autograd as `node` with backward
+/// fn. The node checks that the storage was not modified in place since
+/// (the view's history would no longer describe its elements).
+Tensor makeView(const Tensor &self, Shape shape, Shape strides, int64_t offset,
+                const char *node, autograd::BackwardFn fn) {
+  autograd::Recorder grad(node, {self});
+  Tensor out(self.storage(), std::move(shape), std::move(strides), offset,
+             self.dtype());
+  if (grad)
+    grad.record(out, [check = grad.save(out, true),
+                      fn = std::move(fn)](const Grads &g, const Needs &n) {
+      check.get();
+      return fn(g, n);
+    });
+  autograd::markView(out);
+  return out;
+}
+
+/// The backward of a view that only rearranges: the gradient reshaped back.
+autograd::BackwardFn reshapeBack(const Shape &inputShape) {
+  return [inputShape](const Grads &g, const Needs &) {
+    return Grads{g[0].reshape(inputShape)};
+  };
+}
+} // namespace
 
 /// Resolves a -1 in a requested shape against numel.
 static Shape inferShape(const Shape &requested, int64_t numel, const char *op) {
@@ -365,7 +431,8 @@ Tensor Tensor::view(const Shape &requested) const {
                 " is not compatible with the strides of a tensor of shape " +
                 shapeStr(shape_) + " and strides " + shapeStr(strides_) +
                 "; use reshape() instead");
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "ViewBackward0",
+                  reshapeBack(shape_));
 }
 
 Tensor Tensor::reshape(const Shape &requested) const {
@@ -374,7 +441,8 @@ Tensor Tensor::reshape(const Shape &requested) const {
   Shape shape = inferShape(requested, numel(), "reshape");
   Shape strides;
   if (viewStrides(shape_, strides_, shape, strides))
-    return Tensor(storage_, shape, strides, offset_, dtype_);
+    return makeView(*this, shape, strides, offset_, "ViewBackward0",
+                    reshapeBack(shape_));
   return clone().view(shape);
 }
 
@@ -388,7 +456,10 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   Shape shape = shape_, strides = strides_;
   std::swap(shape[d0], shape[d1]);
   std::swap(strides[d0], strides[d1]);
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "TransposeBackward0",
+                  [d0, d1](const Grads &g, const Needs &) {
+                    return Grads{g[0].transpose(d0, d1)};
+                  });
 }
 
 Tensor Tensor::permute(const Shape &dims) const {
@@ -409,7 +480,13 @@ Tensor Tensor::permute(const Shape &dims) const {
     shape[i] = shape_[d];
     strides[i] = strides_[d];
   }
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  Shape inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    inverse[wrapDim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
+  return makeView(*this, shape, strides, offset_, "PermuteBackward0",
+                  [inverse](const Grads &g, const Needs &) {
+                    return Grads{g[0].permute(inverse)};
+                  });
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -420,7 +497,8 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   int64_t stride = pos < dim() ? shape_[pos] * strides_[pos] : 1;
   shape.insert(shape.begin() + pos, 1);
   strides.insert(strides.begin() + pos, stride);
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "UnsqueezeBackward0",
+                  reshapeBack(shape_));
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
@@ -432,7 +510,8 @@ Tensor Tensor::squeeze(int64_t d) const {
   Shape shape = shape_, strides = strides_;
   shape.erase(shape.begin() + pos);
   strides.erase(strides.begin() + pos);
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "SqueezeBackward1",
+                  reshapeBack(shape_));
 }
 
 Tensor Tensor::squeeze() const {
@@ -444,7 +523,8 @@ Tensor Tensor::squeeze() const {
       shape.push_back(shape_[i]);
       strides.push_back(strides_[i]);
     }
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "SqueezeBackward0",
+                  reshapeBack(shape_));
 }
 
 Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
@@ -471,8 +551,16 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
   Shape shape = shape_, strides = strides_;
   shape[pos] = len;
   strides[pos] = strides_[pos] * step;
-  return Tensor(storage_, shape, strides, offset_ + start * strides_[pos],
-                dtype_);
+  return makeView(*this, shape, strides, offset_ + start * strides_[pos],
+                  "SliceBackward0",
+                  [inputShape = shape_, pos, start, end, step](const Grads &g,
+                                                               const Needs &) {
+                    // The gradient scattered into zeros (torch's
+                    // slice_backward).
+                    Tensor out = zeros(inputShape, g[0].dtype());
+                    out.slice(pos, start, end, step).copy_(g[0]);
+                    return Grads{out};
+                  });
 }
 
 Tensor Tensor::expand(const Shape &target) const {
@@ -507,7 +595,10 @@ Tensor Tensor::expand(const Shape &target) const {
                   " (target " + shapeStr(target) + ")");
     }
   }
-  return Tensor(storage_, shape, strides, offset_, dtype_);
+  return makeView(*this, shape, strides, offset_, "ExpandBackward0",
+                  [inputShape = shape_](const Grads &g, const Needs &) {
+                    return Grads{autograd::sumTo(g[0], inputShape)};
+                  });
 }
 
 Tensor Tensor::flatten(int64_t startDim, int64_t endDim) const {

@@ -1,4 +1,5 @@
 //===- Arithmetic.cpp - Binary arithmetic, comparisons and where ----------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
@@ -186,12 +187,71 @@ Tensor minimumWith(const Tensor &a, const Tensor &b, DType common) {
 
 } // namespace
 
-#define KILN_BINARY_OP(NAME, IMPL, OPERATOR)                                   \
+namespace {
+using autograd::Grads;
+using autograd::Needs;
+using autograd::SavedTensor;
+/// The gradients of a and b from g and the saved operands (b is a constant
+/// tensor when the op was given a scalar).
+using BinaryGrad = Tensor (*)(const Tensor &g, const SavedTensor &a,
+                              const SavedTensor &b, const Needs &needs);
+
+/// out = impl(a, b), recorded as `node` with the gradients ga and gb.
+template <typename Impl>
+Tensor binary(const char *node, const Tensor &a, const Tensor &b, DType common,
+              Impl impl, BinaryGrad ga, BinaryGrad gb) {
+  autograd::Recorder grad(node, {a, b});
+  Tensor out = impl(a, b, common);
+  if (grad)
+    grad.record(out, [sa = grad.save(a), sb = grad.save(b), ga,
+                      gb](const Grads &g, const Needs &n) {
+      return Grads{n[0] ? ga(g[0], sa, sb, n) : Tensor(),
+                   n[1] ? gb(g[0], sa, sb, n) : Tensor()};
+    });
+  return out;
+}
+
+Tensor scalarOperand(Scalar value, DType common) {
+  return scalarTensor(value, computeType(common));
+}
+
+#define KILN_GRAD(EXPR)                                                        \
+  [](const Tensor &g, const SavedTensor &a, const SavedTensor &b,              \
+     const Needs &) -> Tensor {                                                \
+    (void)a;                                                                   \
+    (void)b;                                                                   \
+    return EXPR;                                                               \
+  }
+// derivatives.yaml's formulas.
+const BinaryGrad kAddA = KILN_GRAD(g), kAddB = KILN_GRAD(g);
+const BinaryGrad kSubA = KILN_GRAD(g), kSubB = KILN_GRAD(-g);
+const BinaryGrad kMulA = KILN_GRAD(g * b.get()), kMulB = KILN_GRAD(g * a.get());
+const BinaryGrad kDivA = KILN_GRAD(g / b.get()),
+                 kDivB = KILN_GRAD(-g * a.get() / (b.get() * b.get()));
+const BinaryGrad kPowA = KILN_GRAD(
+    where(b.get() == 0, zeros_like(g), g *b.get() * pow(a.get(), b.get() - 1)));
+const BinaryGrad kPowB =
+    KILN_GRAD(where(logical_and(a.get() == 0, b.get() >= 0), zeros_like(g),
+                    g *pow(a.get(), b.get()) * log(a.get())));
+// Where the operands tie, each gets half (torch's max/min backward).
+const BinaryGrad kMaxA = KILN_GRAD(where(
+    a.get() > b.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
+const BinaryGrad kMaxB = KILN_GRAD(where(
+    b.get() > a.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
+const BinaryGrad kMinA = KILN_GRAD(where(
+    a.get() < b.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
+const BinaryGrad kMinB = KILN_GRAD(where(
+    b.get() < a.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
+#undef KILN_GRAD
+} // namespace
+
+#define KILN_BINARY_OP(NAME, IMPL, OPERATOR, NODE, GA, GB)                     \
   Tensor NAME(const Tensor &a, const Tensor &b) {                              \
     detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     checkCpu(b, #NAME);                                                        \
-    return IMPL(a, b, resultType({promotionOf(a), promotionOf(b)}));           \
+    return binary(NODE, a, b, resultType({promotionOf(a), promotionOf(b)}),    \
+                  IMPL, GA, GB);                                               \
   }                                                                            \
   Tensor operator OPERATOR(const Tensor &a, const Tensor &b) {                 \
     return NAME(a, b);                                                         \
@@ -200,64 +260,71 @@ Tensor minimumWith(const Tensor &a, const Tensor &b, DType common) {
     detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return IMPL(a, scalarTensor(b, computeType(common)), common);              \
+    return binary(NODE, a, scalarOperand(b, common), common, IMPL, GA, GB);    \
   }                                                                            \
   Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
     detail::CountedOp counted;                                                 \
     checkCpu(b, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return IMPL(scalarTensor(a, computeType(common)), b, common);              \
+    return binary(NODE, scalarOperand(a, common), b, common, IMPL, GA, GB);    \
   }
 
-KILN_BINARY_OP(add, addWith, +)
-KILN_BINARY_OP(sub, subWith, -)
-KILN_BINARY_OP(mul, mulWith, *)
-KILN_BINARY_OP(div, divWith, /)
+KILN_BINARY_OP(add, addWith, +, "AddBackward0", kAddA, kAddB)
+KILN_BINARY_OP(sub, subWith, -, "SubBackward0", kSubA, kSubB)
+KILN_BINARY_OP(mul, mulWith, *, "MulBackward0", kMulA, kMulB)
+KILN_BINARY_OP(div, divWith, /, "DivBackward0", kDivA, kDivB)
 #undef KILN_BINARY_OP
 
 Tensor pow(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(a, "pow");
   checkCpu(b, "pow");
-  return powWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+  return binary("PowBackward1", a, b,
+                resultType({promotionOf(a), promotionOf(b)}), powWith, kPowA,
+                kPowB);
 }
 
 Tensor pow(const Tensor &a, Scalar exponent) {
   detail::CountedOp counted;
   checkCpu(a, "pow");
   DType common = resultType({promotionOf(a), promotionOf(exponent)});
-  return powWith(a, scalarTensor(exponent, computeType(common)), common);
+  return binary("PowBackward0", a, scalarOperand(exponent, common), common,
+                powWith, kPowA, kPowB);
 }
 
 Tensor maximum(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(a, "maximum");
   checkCpu(b, "maximum");
-  return maximumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+  return binary("MaximumBackward0", a, b,
+                resultType({promotionOf(a), promotionOf(b)}), maximumWith,
+                kMaxA, kMaxB);
 }
 
-#define KILN_SCALAR_OPERAND(NAME, IMPL)                                        \
+#define KILN_SCALAR_OPERAND(NAME, IMPL, NODE, GA, GB)                          \
   Tensor NAME(const Tensor &a, Scalar b) {                                     \
     detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return IMPL(a, scalarTensor(b, computeType(common)), common);              \
+    return binary(NODE, a, scalarOperand(b, common), common, IMPL, GA, GB);    \
   }                                                                            \
   Tensor NAME(Scalar a, const Tensor &b) {                                     \
     detail::CountedOp counted;                                                 \
     checkCpu(b, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return IMPL(scalarTensor(a, computeType(common)), b, common);              \
+    return binary(NODE, scalarOperand(a, common), b, common, IMPL, GA, GB);    \
   }
-KILN_SCALAR_OPERAND(maximum, maximumWith)
-KILN_SCALAR_OPERAND(minimum, minimumWith)
+KILN_SCALAR_OPERAND(maximum, maximumWith, "MaximumBackward0", kMaxA, kMaxB)
+KILN_SCALAR_OPERAND(minimum, minimumWith, "MinimumBackward0", kMinA, kMinB)
 #undef KILN_SCALAR_OPERAND
 
 Tensor minimum(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(a, "minimum");
   checkCpu(b, "minimum");
-  return minimumWith(a, b, resultType({promotionOf(a), promotionOf(b)}));
+  return binary("MinimumBackward0", a, b,
+                resultType({promotionOf(a), promotionOf(b)}), minimumWith,
+                kMinA, kMinB);
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,25 +399,42 @@ Tensor whereWith(const Tensor &cond, const Tensor &a, const Tensor &b,
 }
 } // namespace
 
+namespace {
+/// where, recorded: each branch's gradient is g where it was chosen.
+Tensor recordedWhere(const Tensor &cond, const Tensor &a, const Tensor &b,
+                     DType common) {
+  autograd::Recorder grad("WhereBackward0", {cond, a, b});
+  Tensor out = whereWith(cond, a, b, common);
+  if (grad)
+    grad.record(out, [sc = grad.save(cond)](const Grads &g, const Needs &n) {
+      Tensor c = sc.get(), zero = zeros_like(g[0]);
+      return Grads{Tensor(), n[1] ? where(c, g[0], zero) : Tensor(),
+                   n[2] ? where(c, zero, g[0]) : Tensor()};
+    });
+  return out;
+}
+} // namespace
+
 Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(a, "where");
   checkCpu(b, "where");
-  return whereWith(cond, a, b, resultType({promotionOf(a), promotionOf(b)}));
+  return recordedWhere(cond, a, b,
+                       resultType({promotionOf(a), promotionOf(b)}));
 }
 
 Tensor where(const Tensor &cond, const Tensor &a, Scalar b) {
   detail::CountedOp counted;
   checkCpu(a, "where");
   DType common = resultType({promotionOf(a), promotionOf(b)});
-  return whereWith(cond, a, scalarTensor(b, computeType(common)), common);
+  return recordedWhere(cond, a, scalarOperand(b, common), common);
 }
 
 Tensor where(const Tensor &cond, Scalar a, const Tensor &b) {
   detail::CountedOp counted;
   checkCpu(b, "where");
   DType common = resultType({promotionOf(a), promotionOf(b)});
-  return whereWith(cond, scalarTensor(a, computeType(common)), b, common);
+  return recordedWhere(cond, scalarOperand(a, common), b, common);
 }
 
 bool allclose(const Tensor &a, const Tensor &b, double rtol, double atol) {

@@ -13,9 +13,10 @@
 // AttentionEntryPoints.cpp), so compiled and eager agree exactly.
 //
 //===----------------------------------------------------------------------===//
+#include "Ops/Attention.h"
+#include "Core/Autograd.h"
 #include "Core/Parallel.h"
 #include "Core/Stats.h"
-#include "Ops/Attention.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
 #include "Ops/VecMath.h"
@@ -205,12 +206,35 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
     attend<T, T>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H,
                  nanWhenUnattended);
   } else {
-    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B,
-                 H, nanWhenUnattended);
+    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B, H,
+                 nanWhenUnattended);
   }
   return out;
 }
 
+} // namespace
+
+namespace {
+/// softmax(q k^T * scale + mask) v written out with the public ops: what
+/// the backward differentiates (the fused forward keeps no probabilities;
+/// they are recomputed, as FlashAttention's backward does). A query that
+/// attends to no key gets zero probabilities.
+Tensor attentionMath(const Tensor &q, const Tensor &k, const Tensor &v,
+                     const Tensor &mask, bool causal, double scale) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor scores = matmul(q, k.transpose(-2, -1)) * scale;
+  int64_t L = q.size(-2), S = k.size(-2);
+  if (causal)
+    scores = masked_fill(scores,
+                         arange(S).unsqueeze(0) > arange(L).unsqueeze(1), -inf);
+  else if (mask.defined() && mask.dtype() == kBool)
+    scores = masked_fill(scores, logical_not(mask), -inf);
+  else if (mask.defined())
+    scores = scores + mask;
+  Tensor p = softmax(scores, -1);
+  p = where(isnan(p), 0, p).to(p.dtype());
+  return matmul(p, v);
+}
 } // namespace
 
 Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
@@ -218,8 +242,41 @@ Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
                                     const Tensor &attn_mask, double dropout_p,
                                     bool is_causal,
                                     std::optional<double> scale) {
-  return detail::scaledDotProductAttention(query, key, value, attn_mask,
-                                           dropout_p, is_causal, scale, false);
+  autograd::Recorder grad("ScaledDotProductAttentionBackward0",
+                          {query, key, value, attn_mask});
+  Tensor out = detail::scaledDotProductAttention(
+      query, key, value, attn_mask, dropout_p, is_causal, scale, false);
+  if (!grad)
+    return out;
+  double s =
+      scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  grad.record(out, [sq = grad.save(query), sk = grad.save(key),
+                    sv = grad.save(value), sm = grad.save(attn_mask), is_causal,
+                    s](const autograd::Grads &g, const autograd::Needs &n) {
+    // Recompute the forward with the public ops under grad mode and take
+    // its gradients with respect to the inputs that need them.
+    AutoGradMode enable(true);
+    std::vector<Tensor> inputs{sq.get(), sk.get(), sv.get(), sm.get()};
+    std::vector<Tensor> wanted;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].defined())
+        continue;
+      inputs[i] = inputs[i].detach();
+      if (n[i]) {
+        inputs[i].requires_grad_();
+        wanted.push_back(inputs[i]);
+      }
+    }
+    Tensor recomputed =
+        attentionMath(inputs[0], inputs[1], inputs[2], inputs[3], is_causal, s);
+    std::vector<Tensor> grads = autograd::grad({recomputed}, wanted, {g[0]});
+    autograd::Grads out(4);
+    for (size_t i = 0, w = 0; i < 4; ++i)
+      if (n[i])
+        out[i] = grads[w++];
+    return out;
+  });
+  return out;
 }
 
 Tensor detail::scaledDotProductAttention(const Tensor &query, const Tensor &key,

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
+#include "kiln/Autograd.h"
 #include "kiln/EinsumPlan.h"
 #include "kiln/Ops.h"
 
@@ -364,10 +365,6 @@ Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
                   const Tensor &bias, bool training, double momentum,
                   double eps) {
   detail::CountedOp counted;
-  (void)momentum; // only updates statistics in training
-  if (training)
-    throw Error("batch_norm: training mode is not supported (kiln computes "
-                "at inference with the running statistics)");
   if (x.dim() < 2)
     throw Error("batch_norm: expected an input of 2 or more dims, got shape " +
                 shapeStr(x.shape()));
@@ -379,7 +376,35 @@ Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
                   shapeStr(channels) + " (the input's dim 1), got " +
                   shapeStr(t->shape()));
   // Channels last, where [C] broadcasts, and back.
-  Tensor y = (x.transpose(1, -1) - running_mean) * rsqrt(running_var + eps);
+  Tensor xt = x.transpose(1, -1);
+  Tensor y;
+  if (training) {
+    // The batch's statistics over every dim but the channels (the biased
+    // variance normalises; the running variance takes the unbiased one).
+    Shape dims;
+    for (int64_t d = 0; d + 1 < x.dim(); ++d)
+      dims.push_back(d);
+    int64_t count = x.numel() / std::max<int64_t>(x.size(1), 1);
+    if (count <= 1)
+      throw Error("batch_norm: expected more than 1 value per channel when "
+                  "training, got input of shape " +
+                  shapeStr(x.shape()));
+    Tensor batchMean = mean(xt, dims);
+    Tensor centred = xt - batchMean;
+    Tensor variance = mean(centred * centred, dims);
+    y = centred * rsqrt(variance + eps);
+    NoGradGuard noGrad;
+    if (running_mean.defined())
+      running_mean.mul_(1 - momentum)
+          .add_(batchMean.detach().to(running_mean.dtype()), momentum);
+    if (running_var.defined())
+      running_var.mul_(1 - momentum)
+          .add_(variance.detach().to(running_var.dtype()),
+                momentum * static_cast<double>(count) /
+                    static_cast<double>(count - 1));
+  } else {
+    y = (xt - running_mean) * rsqrt(running_var + eps);
+  }
   if (weight.defined())
     y = y * weight;
   if (bias.defined())

@@ -1,4 +1,5 @@
 //===- Factories.cpp - empty, zeros, ones, full, arange, randn, cat -------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
@@ -164,8 +165,35 @@ Tensor randint(int64_t high, const Shape &shape, uint64_t seed, DType dtype) {
   return randint(0, high, shape, seed, dtype);
 }
 
+static Tensor catForward(const std::vector<Tensor> &tensors, int64_t dim);
+
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim) {
   detail::CountedOp counted;
+  autograd::Recorder grad("CatBackward0", tensors);
+  Tensor out = catForward(tensors, dim);
+  if (grad) {
+    Shape sizes;
+    for (const Tensor &t : tensors)
+      sizes.push_back(t.dim() == 1 && t.numel() == 0 ? -1 : t.size(dim));
+    grad.record(
+        out, [sizes, dim](const autograd::Grads &g, const autograd::Needs &n) {
+          // Each input's slice of the gradient (none for a skipped empty one).
+          autograd::Grads out(sizes.size());
+          int64_t offset = 0;
+          for (size_t i = 0; i < sizes.size(); ++i) {
+            if (sizes[i] < 0)
+              continue;
+            if (n[i])
+              out[i] = g[0].slice(dim, offset, offset + sizes[i]);
+            offset += sizes[i];
+          }
+          return out;
+        });
+  }
+  return out;
+}
+
+static Tensor catForward(const std::vector<Tensor> &tensors, int64_t dim) {
   if (tensors.empty())
     throw Error("cat: expected a non-empty list of tensors");
   // Like torch, 1-d empty tensors are skipped (legacy behaviour).

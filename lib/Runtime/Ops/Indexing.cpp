@@ -7,6 +7,7 @@
 // by construction.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "kiln/Ops.h"
@@ -58,8 +59,23 @@ std::vector<Tensor> slices(const Tensor &x, int64_t d, const Shape &sizes) {
 }
 } // namespace
 
+static Tensor gatherForward(const Tensor &x, int64_t dim, const Tensor &index);
+
 Tensor gather(const Tensor &x, int64_t dim, const Tensor &index) {
   CountedOp counted;
+  autograd::Recorder grad("GatherBackward0", {x, index});
+  Tensor out = gatherForward(x, dim, index);
+  if (grad)
+    grad.record(out, [dim, shape = x.shape(), si = grad.save(index)](
+                         const autograd::Grads &g, const autograd::Needs &) {
+      // The gradient added back at the gathered positions.
+      return autograd::Grads{
+          scatter_add(zeros(shape, g[0].dtype()), dim, si.get(), g[0])};
+    });
+  return out;
+}
+
+static Tensor gatherForward(const Tensor &x, int64_t dim, const Tensor &index) {
   checkCpu(x, "gather");
   checkCpu(index, "gather");
   requireIntegral(index, "gather");
@@ -427,9 +443,37 @@ std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
 Tensor Tensor::max() const { return kiln::max(*this); }
 Tensor Tensor::min() const { return kiln::min(*this); }
 
+static Tensor scatterAddForward(const Tensor &x, int64_t dim,
+                                const Tensor &index, const Tensor &src);
+
 Tensor scatter_add(const Tensor &x, int64_t dim, const Tensor &index,
                    const Tensor &src) {
   CountedOp counted;
+  autograd::Recorder grad("ScatterAddBackward0", {x, index, src});
+  Tensor out = scatterAddForward(x, dim, index, src);
+  if (grad)
+    grad.record(out, [dim, srcShape = src.shape(), si = grad.save(index)](
+                         const autograd::Grads &g, const autograd::Needs &n) {
+      Tensor gsrc;
+      if (n[2]) {
+        Tensor index = si.get();
+        gsrc = gather(g[0], dim, index);
+        if (gsrc.shape() != srcShape) {
+          // src elements no index reaches add nothing.
+          Tensor full = zeros(srcShape, g[0].dtype()), region = full;
+          for (int64_t k = 0; k < index.dim(); ++k)
+            region = region.slice(k, 0, index.size(k));
+          region.copy_(gsrc);
+          gsrc = full;
+        }
+      }
+      return autograd::Grads{g[0], Tensor(), gsrc};
+    });
+  return out;
+}
+
+static Tensor scatterAddForward(const Tensor &x, int64_t dim,
+                                const Tensor &index, const Tensor &src) {
   checkCpu(x, "scatter_add");
   checkCpu(index, "scatter_add");
   checkCpu(src, "scatter_add");

@@ -7,6 +7,7 @@
 // wraps on overflow like torch.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
@@ -514,8 +515,52 @@ Tensor batchedMatmul(const Tensor &a, const Tensor &b, DType ct) {
 
 } // namespace
 
+static Tensor matmulForward(const Tensor &a, const Tensor &b);
+
+namespace {
+/// matmul's gradients: g @ b^T and a^T @ g on the operands made at least
+/// 2-d, summed over broadcast batch dims (a batch of rows against one
+/// matrix contracts all the rows in one product).
+autograd::Grads matmulBackward(const Tensor &g, const Tensor &a,
+                               const Tensor &b, const autograd::Needs &needs) {
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+  Tensor g2 = g;
+  if (a.dim() == 1)
+    g2 = g2.unsqueeze(b.dim() == 1 ? 0 : -2);
+  if (b.dim() == 1)
+    g2 = g2.unsqueeze(-1);
+  Tensor ga, gb;
+  if (needs[0]) {
+    ga = matmul(g2, b2.transpose(-1, -2));
+    ga = autograd::sumTo(ga, a2.shape()).reshape(a.shape());
+  }
+  if (needs[1]) {
+    if (b2.dim() == 2 && a2.dim() > 2) {
+      int64_t k = a2.size(-1), m = g2.size(-1);
+      gb = matmul(a2.reshape({-1, k}).transpose(0, 1), g2.reshape({-1, m}));
+    } else {
+      gb = matmul(a2.transpose(-1, -2), g2);
+    }
+    gb = autograd::sumTo(gb, b2.shape()).reshape(b.shape());
+  }
+  return {ga, gb};
+}
+} // namespace
+
 Tensor matmul(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
+  autograd::Recorder grad("MmBackward0", {a, b});
+  Tensor out = matmulForward(a, b);
+  if (grad)
+    grad.record(out, [sa = grad.save(a), sb = grad.save(b)](
+                         const autograd::Grads &g, const autograd::Needs &n) {
+      return matmulBackward(g[0], sa.get(), sb.get(), n);
+    });
+  return out;
+}
+
+static Tensor matmulForward(const Tensor &a, const Tensor &b) {
   checkCpu(a, "matmul");
   checkCpu(b, "matmul");
   if (a.dim() == 0 || b.dim() == 0)

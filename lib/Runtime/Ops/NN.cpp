@@ -1,4 +1,5 @@
 //===- NN.cpp - embedding, conv1d, conv2d, conv_transpose2d, cross_entropy ===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
@@ -42,8 +43,29 @@ Shape detail::pairParam(const Shape &value, const char *op, const char *name,
   return pair;
 }
 
+static Tensor embeddingForward(const Tensor &ids, const Tensor &table);
+
 Tensor embedding(const Tensor &ids, const Tensor &table) {
   detail::CountedOp counted;
+  autograd::Recorder grad("EmbeddingBackward0", {ids, table});
+  Tensor out = embeddingForward(ids, table);
+  if (grad)
+    grad.record(out, [shape = table.shape(), si = grad.save(ids)](
+                         const autograd::Grads &g, const autograd::Needs &) {
+      // Each row's gradients added into the row its id picked.
+      int64_t width = shape[1];
+      Tensor rows = g[0].reshape({-1, width});
+      Tensor index = si.get()
+                         .to(DType::I64)
+                         .reshape({-1, 1})
+                         .expand({rows.size(0), width});
+      return autograd::Grads{
+          Tensor(), scatter_add(zeros(shape, g[0].dtype()), 0, index, rows)};
+    });
+  return out;
+}
+
+static Tensor embeddingForward(const Tensor &ids, const Tensor &table) {
   checkCpu(ids, "embedding");
   checkCpu(table, "embedding");
   if (table.dim() != 2)
@@ -96,10 +118,94 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b, int64_t stride,
                 groups);
 }
 
+namespace {
+/// A convolution's sizes: input [C, H, W], kernel taps [kH, kW], output
+/// [Ho, Wo], and the stride, padding and dilation pairs.
+struct ConvGeometry {
+  int64_t C, H, W, kH, kW, Ho, Wo;
+  Shape stride, pad, dil;
+};
+
+/// im2col: row (c, i, j) of cols [C * kH * kW, Ho * Wo] holds the input
+/// pixel that kernel tap (i, j) of channel c sees at each output position
+/// (0 in padding).
+template <typename T>
+void im2col(const T *img, T *cols, const ConvGeometry &q) {
+  int64_t K = q.C * q.kH * q.kW, P = q.Ho * q.Wo;
+  parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t c = r / (q.kH * q.kW), i = (r / q.kW) % q.kH, j = r % q.kW;
+      T *dst = cols + r * P;
+      for (int64_t oy = 0; oy < q.Ho; ++oy) {
+        int64_t iy = oy * q.stride[0] - q.pad[0] + i * q.dil[0];
+        for (int64_t ox = 0; ox < q.Wo; ++ox) {
+          int64_t ix = ox * q.stride[1] - q.pad[1] + j * q.dil[1];
+          dst[oy * q.Wo + ox] = (iy >= 0 && iy < q.H && ix >= 0 && ix < q.W)
+                                    ? img[(c * q.H + iy) * q.W + ix]
+                                    : T(0);
+        }
+      }
+    }
+  });
+}
+
+/// conv2d's gradients (ATen's convolution_backward): the input's is the
+/// transposed convolution of g with the same weight (output_padding making
+/// up what the stride's floor dropped); the weight's, per group, g [Og, P]
+/// times the input's columns [P, Kg] summed over the batch; the bias's, g
+/// summed over all but the channels.
+autograd::Grads conv2dBackward(const Tensor &g, const Tensor &x,
+                               const Tensor &w, const ConvGeometry &q,
+                               int64_t groups, const autograd::Needs &needs) {
+  Tensor gin, gw, gb;
+  if (needs[0]) {
+    Shape extra;
+    for (int i = 0; i < 2; ++i) {
+      int64_t in = i == 0 ? q.H : q.W, out = i == 0 ? q.Ho : q.Wo;
+      int64_t k = i == 0 ? q.kH : q.kW;
+      extra.push_back(in - ((out - 1) * q.stride[i] - 2 * q.pad[i] +
+                            q.dil[i] * (k - 1) + 1));
+    }
+    gin =
+        conv_transpose2d(g, w, Tensor(), q.stride, q.pad, extra, groups, q.dil);
+  }
+  if (needs[1]) {
+    DType ct = computeType(x.dtype());
+    Tensor xin = (x.dim() == 3 ? x.unsqueeze(0) : x).to(ct).contiguous();
+    Tensor go = (g.dim() == 3 ? g.unsqueeze(0) : g).to(ct).contiguous();
+    int64_t N = xin.size(0), O = w.size(0), Og = O / groups;
+    int64_t Kg = w.size(1) * q.kH * q.kW, P = q.Ho * q.Wo;
+    Tensor acc = zeros({O, Kg}, ct);
+    dispatchCompute(ct, "conv2d", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point<T>::value) {
+        std::vector<T> cols(static_cast<size_t>(q.C * q.kH * q.kW * P));
+        for (int64_t n = 0; n < N; ++n) {
+          im2col(xin.data<T>() + n * q.C * q.H * q.W, cols.data(), q);
+          for (int64_t gi = 0; gi < groups; ++gi)
+            gemm<T>(Og, Kg, P, go.data<T>() + (n * O + gi * Og) * P, P, 1,
+                    cols.data() + gi * Kg * P, 1, P,
+                    acc.data<T>() + gi * Og * Kg, /*accumulate=*/true);
+        }
+      }
+    });
+    gw = acc.view(w.shape()).to(w.dtype());
+  }
+  if (needs.size() > 2 && needs[2]) {
+    Shape dims{g.dim() - 2, g.dim() - 1};
+    if (g.dim() == 4)
+      dims.insert(dims.begin(), 0);
+    gb = sum(g, dims);
+  }
+  return {gin, gw, gb};
+}
+} // namespace
+
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
               const Shape &strideParam, const Shape &paddingParam,
               const Shape &dilationParam, int64_t groups) {
   detail::CountedOp counted;
+  autograd::Recorder grad("ConvolutionBackward0", {x, w, b});
   checkCpu(x, "conv2d");
   checkCpu(w, "conv2d");
   if (x.dim() != 3 && x.dim() != 4)
@@ -146,6 +252,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
     throw Error("conv2d: the bias must have shape [" + std::to_string(O) +
                 "], got " + shapeStr(b.shape()));
 
+  ConvGeometry geometry{C, H, W, kH, kW, Ho, Wo, stride, pad, dil};
   DType ct = computeType(x.dtype());
   Tensor xin = in.to(ct).contiguous();
   // Group g's outputs are rows [g*Og, (g+1)*Og) of the weight, against
@@ -159,24 +266,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
     if constexpr (std::is_floating_point<T>::value) {
       std::vector<T> cols(static_cast<size_t>(K * P));
       for (int64_t n = 0; n < N; ++n) {
-        const T *img = xin.data<T>() + n * C * H * W;
-        // im2col: row (c, i, j) of cols holds the input pixel that kernel tap
-        // (i, j) of channel c sees at each output position (0 in padding).
-        parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
-          for (int64_t r = begin; r < end; ++r) {
-            int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
-            T *dst = cols.data() + r * P;
-            for (int64_t oy = 0; oy < Ho; ++oy) {
-              int64_t iy = oy * stride[0] - pad[0] + i * dil[0];
-              for (int64_t ox = 0; ox < Wo; ++ox) {
-                int64_t ix = ox * stride[1] - pad[1] + j * dil[1];
-                dst[oy * Wo + ox] = (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                                        ? img[(c * H + iy) * W + ix]
-                                        : T(0);
-              }
-            }
-          }
-        });
+        im2col(xin.data<T>() + n * C * H * W, cols.data(), geometry);
         for (int64_t g = 0; g < groups; ++g)
           gemm<T>(Og, P, Kg, wmat.data<T>() + g * Og * Kg, Kg, 1,
                   cols.data() + g * Kg * P, P, 1,
@@ -188,7 +278,13 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
     out = out + b.to(ct).view({1, O, 1, 1});
   if (x.dim() == 3)
     out = out.squeeze(0);
-  return out.to(x.dtype());
+  out = out.to(x.dtype());
+  if (grad)
+    grad.record(out, [sx = grad.save(x), sw = grad.save(w), geometry, groups](
+                         const autograd::Grads &g, const autograd::Needs &n) {
+      return conv2dBackward(g[0], sx.get(), sw.get(), geometry, groups, n);
+    });
+  return out;
 }
 
 Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,

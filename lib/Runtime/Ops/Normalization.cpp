@@ -7,6 +7,7 @@
 // row that sits in cache), not E[x^2] - E[x]^2.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/VecMath.h"
@@ -175,8 +176,8 @@ Tensor normalizeRows(const Tensor &x, const Tensor &weight, const Tensor &bias,
 
 } // namespace
 
-Tensor softmax(const Tensor &x, int64_t dim) {
-  detail::CountedOp counted;
+namespace {
+Tensor softmaxRows(const Tensor &x, int64_t dim) {
   return mapRows(x, dim, "softmax", [](const auto *in, auto *out, int64_t n) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
     T max = rowMax(in, n);
@@ -187,8 +188,7 @@ Tensor softmax(const Tensor &x, int64_t dim) {
   });
 }
 
-Tensor log_softmax(const Tensor &x, int64_t dim) {
-  detail::CountedOp counted;
+Tensor logSoftmaxRows(const Tensor &x, int64_t dim) {
   return mapRows(
       x, dim, "log_softmax", [](const auto *in, auto *out, int64_t n) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
@@ -201,15 +201,88 @@ Tensor log_softmax(const Tensor &x, int64_t dim) {
       });
 }
 
+} // namespace
+
+namespace {
+using autograd::Grads;
+using autograd::Needs;
+
+/// The gradients of the row normalisation (layer_norm's, or rms_norm's
+/// without centring) from the saved input, recomputing the statistics.
+Grads normalizeRowsBackward(const Tensor &g, const Tensor &x,
+                            const Tensor &weight, double eps, bool center,
+                            const Needs &needs) {
+  Shape rowDims, leadDims;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    (d < x.dim() - weight.dim() ? leadDims : rowDims).push_back(d);
+  Tensor centred = center ? x - mean(x, rowDims, true) : x;
+  Tensor rstd = rsqrt(mean(centred * centred, rowDims, true) + eps);
+  Tensor xhat = centred * rstd;
+  Tensor gxhat = g * weight;
+  Tensor gx;
+  if (needs[0]) {
+    Tensor inner = gxhat - xhat * mean(gxhat * xhat, rowDims, true);
+    if (center)
+      inner = inner - mean(gxhat, rowDims, true);
+    gx = rstd * inner;
+  }
+  Grads out{gx, needs[1] ? sum(g * xhat, leadDims) : Tensor()};
+  if (needs.size() > 2)
+    out.push_back(needs[2] ? sum(g, leadDims) : Tensor());
+  return out;
+}
+} // namespace
+
+Tensor softmax(const Tensor &x, int64_t dim) {
+  detail::CountedOp counted;
+  autograd::Recorder grad("SoftmaxBackward0", {x});
+  Tensor out = softmaxRows(x, dim);
+  if (grad)
+    grad.record(
+        out, [dim, sy = grad.save(out, true)](const Grads &g, const Needs &) {
+          Tensor y = sy.get();
+          return Grads{y * (g[0] - sum(g[0] * y, dim, true))};
+        });
+  return out;
+}
+
+Tensor log_softmax(const Tensor &x, int64_t dim) {
+  detail::CountedOp counted;
+  autograd::Recorder grad("LogSoftmaxBackward0", {x});
+  Tensor out = logSoftmaxRows(x, dim);
+  if (grad)
+    grad.record(
+        out, [dim, sy = grad.save(out, true)](const Grads &g, const Needs &) {
+          return Grads{g[0] - exp(sy.get()) * sum(g[0], dim, true)};
+        });
+  return out;
+}
+
 Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
                   double eps) {
   detail::CountedOp counted;
-  return normalizeRows(x, weight, bias, eps, /*center=*/true, "layer_norm");
+  autograd::Recorder grad("NativeLayerNormBackward0", {x, weight, bias});
+  Tensor out =
+      normalizeRows(x, weight, bias, eps, /*center=*/true, "layer_norm");
+  if (grad)
+    grad.record(out, [eps, sx = grad.save(x),
+                      sw = grad.save(weight)](const Grads &g, const Needs &n) {
+      return normalizeRowsBackward(g[0], sx.get(), sw.get(), eps, true, n);
+    });
+  return out;
 }
 
 Tensor rms_norm(const Tensor &x, const Tensor &weight, double eps) {
   detail::CountedOp counted;
-  return normalizeRows(x, weight, Tensor(), eps, /*center=*/false, "rms_norm");
+  autograd::Recorder grad("RmsNormBackward0", {x, weight});
+  Tensor out =
+      normalizeRows(x, weight, Tensor(), eps, /*center=*/false, "rms_norm");
+  if (grad)
+    grad.record(out, [eps, sx = grad.save(x),
+                      sw = grad.save(weight)](const Grads &g, const Needs &n) {
+      return normalizeRowsBackward(g[0], sx.get(), sw.get(), eps, false, n);
+    });
+  return out;
 }
 
 } // namespace kiln

@@ -7,6 +7,7 @@
 // plane, the planes in parallel.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "kiln/Ops.h"
@@ -101,39 +102,159 @@ Tensor overPlanes(const Tensor &x, const char *op, int64_t Ho, int64_t Wo,
   return out.to(x.dtype());
 }
 
+/// The gradient of a pooling op: body(src, g, gin) adds each [Ho, Wo]
+/// plane of g into the [H, W] plane gin of x's gradient (zeros first).
+template <typename Body>
+Tensor overPlanesBackward(const Tensor &x, const Tensor &g, const char *op,
+                          const Body &body) {
+  DType ct = computeType(x.dtype());
+  Tensor in = x.to(ct).contiguous(), go = g.to(ct).contiguous();
+  Tensor gin = zeros(in.shape(), ct);
+  int64_t H = x.size(-2), W = x.size(-1), Ho = g.size(-2), Wo = g.size(-1);
+  int64_t planes = in.numel() / (H * W);
+  dispatchCompute(ct, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point<T>::value) {
+      const T *src = in.data<T>(), *pg = go.data<T>();
+      T *dst = gin.data<T>();
+      parallelFor(planes, planes * (H * W + Ho * Wo),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t p = begin; p < end; ++p)
+                      body(src + p * H * W, pg + p * Ho * Wo, dst + p * H * W);
+                  });
+    }
+  });
+  return gin.to(x.dtype());
+}
+
+/// The input position (iy * W + ix) of the maximum of max pooling's window
+/// at (oy, ox): the first maximum, or the first NaN.
+template <typename T>
+int64_t maxAt(const T *src, const Windows &w, int64_t H, int64_t W, int64_t oy,
+              int64_t ox) {
+  T best = -std::numeric_limits<T>::infinity();
+  int64_t at = -1;
+  for (int64_t i = 0; i < w.kernel[0]; ++i) {
+    int64_t iy = oy * w.stride[0] - w.pad[0] + i * w.dilation[0];
+    if (iy < 0 || iy >= H)
+      continue;
+    for (int64_t j = 0; j < w.kernel[1]; ++j) {
+      int64_t ix = ox * w.stride[1] - w.pad[1] + j * w.dilation[1];
+      if (ix < 0 || ix >= W)
+        continue;
+      T v = src[iy * W + ix];
+      if (v > best || std::isnan(v) || at < 0) {
+        best = v;
+        at = iy * W + ix;
+      }
+      if (std::isnan(best))
+        return at;
+    }
+  }
+  return at;
+}
+
+/// An averaging window clipped to the input, and what its sum is divided
+/// by.
+struct Box {
+  int64_t y0, y1, x0, x1, divisor;
+};
+
+/// avg_pool2d's window at (oy, ox). ATen's: the window clipped to the
+/// padded input gives the divisor with padding, clipped to the input the
+/// one without.
+Box avgBox(const Windows &w, int64_t H, int64_t W, int64_t oy, int64_t ox,
+           bool countIncludePad, std::optional<int64_t> divisorOverride) {
+  int64_t y0 = oy * w.stride[0] - w.pad[0];
+  int64_t x0 = ox * w.stride[1] - w.pad[1];
+  int64_t y1 = std::min(y0 + w.kernel[0], H + w.pad[0]);
+  int64_t x1 = std::min(x0 + w.kernel[1], W + w.pad[1]);
+  int64_t padded = (y1 - y0) * (x1 - x0);
+  y0 = std::max<int64_t>(y0, 0);
+  x0 = std::max<int64_t>(x0, 0);
+  y1 = std::min(y1, H);
+  x1 = std::min(x1, W);
+  int64_t divisor = divisorOverride   ? *divisorOverride
+                    : countIncludePad ? padded
+                                      : (y1 - y0) * (x1 - x0);
+  return {y0, y1, x0, x1, divisor};
+}
+
+/// adaptive_avg_pool2d's window: output o averages input rows
+/// [floor(o * in / out), ceil((o + 1) * in / out)), and so for columns.
+Box adaptiveBox(const Shape &out, int64_t H, int64_t W, int64_t oy,
+                int64_t ox) {
+  auto start = [](int64_t o, int64_t in, int64_t n) { return o * in / n; };
+  auto end = [](int64_t o, int64_t in, int64_t n) {
+    return ((o + 1) * in + n - 1) / n;
+  };
+  int64_t y0 = start(oy, H, out[0]), y1 = end(oy, H, out[0]);
+  int64_t x0 = start(ox, W, out[1]), x1 = end(ox, W, out[1]);
+  return {y0, y1, x0, x1, (y1 - y0) * (x1 - x0)};
+}
+
+/// Sums each box's elements, divided by its divisor.
+template <typename T, typename BoxAt>
+void averageBoxes(const T *src, T *dst, int64_t W, int64_t Ho, int64_t Wo,
+                  const BoxAt &boxAt) {
+  for (int64_t oy = 0; oy < Ho; ++oy)
+    for (int64_t ox = 0; ox < Wo; ++ox) {
+      Box b = boxAt(oy, ox);
+      T sum = 0;
+      for (int64_t iy = b.y0; iy < b.y1; ++iy)
+        for (int64_t ix = b.x0; ix < b.x1; ++ix)
+          sum += src[iy * W + ix];
+      dst[oy * Wo + ox] = sum / static_cast<T>(b.divisor);
+    }
+}
+
+/// averageBoxes' gradient: each box's elements get g / divisor.
+template <typename T, typename BoxAt>
+void averageBoxesBackward(const T *g, T *gin, int64_t W, int64_t Ho, int64_t Wo,
+                          const BoxAt &boxAt) {
+  for (int64_t oy = 0; oy < Ho; ++oy)
+    for (int64_t ox = 0; ox < Wo; ++ox) {
+      Box b = boxAt(oy, ox);
+      T share = g[oy * Wo + ox] / static_cast<T>(b.divisor);
+      for (int64_t iy = b.y0; iy < b.y1; ++iy)
+        for (int64_t ix = b.x0; ix < b.x1; ++ix)
+          gin[iy * W + ix] += share;
+    }
+}
+
+using autograd::Grads;
+using autograd::Needs;
+
 } // namespace
 
 Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
                   const Shape &stride, const Shape &padding,
                   const Shape &dilation, bool ceil_mode) {
   detail::CountedOp counted;
+  autograd::Recorder grad("MaxPool2DBackward0", {x});
   Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
                         ceil_mode);
-  int64_t H = x.size(-2), W = x.size(-1);
-  return overPlanes(
-      x, "max_pool2d", w.out[0], w.out[1], [&](const auto *src, auto *dst) {
-        using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
-        for (int64_t oy = 0; oy < w.out[0]; ++oy)
-          for (int64_t ox = 0; ox < w.out[1]; ++ox) {
-            T best = -std::numeric_limits<T>::infinity();
-            for (int64_t i = 0; i < w.kernel[0]; ++i) {
-              int64_t iy = oy * w.stride[0] - w.pad[0] + i * w.dilation[0];
-              if (iy < 0 || iy >= H)
-                continue;
-              for (int64_t j = 0; j < w.kernel[1]; ++j) {
-                int64_t ix = ox * w.stride[1] - w.pad[1] + j * w.dilation[1];
-                if (ix < 0 || ix >= W)
-                  continue;
-                T v = src[iy * W + ix];
-                if (v > best || std::isnan(v))
-                  best = v;
-                if (std::isnan(best))
-                  break;
-              }
-            }
-            dst[oy * w.out[1] + ox] = best;
-          }
+  int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
+  Tensor out =
+      overPlanes(x, "max_pool2d", Ho, Wo, [&](const auto *src, auto *dst) {
+        for (int64_t oy = 0; oy < Ho; ++oy)
+          for (int64_t ox = 0; ox < Wo; ++ox)
+            dst[oy * Wo + ox] = src[maxAt(src, w, H, W, oy, ox)];
       });
+  if (grad)
+    grad.record(out, [w, sx = grad.save(x)](const Grads &g, const Needs &) {
+      Tensor x = sx.get();
+      int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
+      // The gradient goes to each window's maximum.
+      return Grads{overPlanesBackward(
+          x, g[0], "max_pool2d",
+          [&](const auto *src, const auto *g, auto *gin) {
+            for (int64_t oy = 0; oy < Ho; ++oy)
+              for (int64_t ox = 0; ox < Wo; ++ox)
+                gin[maxAt(src, w, H, W, oy, ox)] += g[oy * Wo + ox];
+          })};
+    });
+  return out;
 }
 
 Tensor max_pool2d(const Tensor &x, int64_t kernel_size,
@@ -149,37 +270,30 @@ Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
                   bool count_include_pad,
                   std::optional<int64_t> divisor_override) {
   detail::CountedOp counted;
+  autograd::Recorder grad("AvgPool2DBackward0", {x});
   Windows w = windowsOf(x, "avg_pool2d", kernel_size, stride, padding, Shape{1},
                         ceil_mode);
   if (divisor_override && *divisor_override == 0)
     throw Error("avg_pool2d: divisor_override must be non-zero");
-  int64_t H = x.size(-2), W = x.size(-1);
-  return overPlanes(
-      x, "avg_pool2d", w.out[0], w.out[1], [&](const auto *src, auto *dst) {
-        using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
-        for (int64_t oy = 0; oy < w.out[0]; ++oy)
-          for (int64_t ox = 0; ox < w.out[1]; ++ox) {
-            // ATen's: the window clipped to the padded input gives the
-            // divisor with padding, clipped to the input the one without.
-            int64_t y0 = oy * w.stride[0] - w.pad[0];
-            int64_t x0 = ox * w.stride[1] - w.pad[1];
-            int64_t y1 = std::min(y0 + w.kernel[0], H + w.pad[0]);
-            int64_t x1 = std::min(x0 + w.kernel[1], W + w.pad[1]);
-            int64_t padded = (y1 - y0) * (x1 - x0);
-            y0 = std::max<int64_t>(y0, 0);
-            x0 = std::max<int64_t>(x0, 0);
-            y1 = std::min(y1, H);
-            x1 = std::min(x1, W);
-            T sum = 0;
-            for (int64_t iy = y0; iy < y1; ++iy)
-              for (int64_t ix = x0; ix < x1; ++ix)
-                sum += src[iy * W + ix];
-            int64_t divisor = divisor_override    ? *divisor_override
-                              : count_include_pad ? padded
-                                                  : (y1 - y0) * (x1 - x0);
-            dst[oy * w.out[1] + ox] = sum / static_cast<T>(divisor);
-          }
+  int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
+  auto boxAt = [w, H, W, count_include_pad, divisor_override](int64_t oy,
+                                                              int64_t ox) {
+    return avgBox(w, H, W, oy, ox, count_include_pad, divisor_override);
+  };
+  Tensor out =
+      overPlanes(x, "avg_pool2d", Ho, Wo, [&](const auto *src, auto *dst) {
+        averageBoxes(src, dst, W, Ho, Wo, boxAt);
       });
+  if (grad)
+    grad.record(out, [sx = grad.save(x), W, Ho, Wo, boxAt](const Grads &g,
+                                                           const Needs &) {
+      return Grads{
+          overPlanesBackward(sx.get(), g[0], "avg_pool2d",
+                             [&](const auto *, const auto *g, auto *gin) {
+                               averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+                             })};
+    });
+  return out;
 }
 
 Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
@@ -194,28 +308,27 @@ Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
 
 Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size) {
   detail::CountedOp counted;
+  autograd::Recorder grad("AdaptiveAvgPool2DBackward0", {x});
   const char *op = "adaptive_avg_pool2d";
   checkPooled(x, op);
   Shape out = pairParam(output_size, op, "output_size", 1);
-  int64_t H = x.size(-2), W = x.size(-1);
-  // Output o averages [floor(o * in / out), ceil((o + 1) * in / out)).
-  auto start = [](int64_t o, int64_t in, int64_t n) { return o * in / n; };
-  auto end = [](int64_t o, int64_t in, int64_t n) {
-    return ((o + 1) * in + n - 1) / n;
+  int64_t H = x.size(-2), W = x.size(-1), Ho = out[0], Wo = out[1];
+  auto boxAt = [out, H, W](int64_t oy, int64_t ox) {
+    return adaptiveBox(out, H, W, oy, ox);
   };
-  return overPlanes(x, op, out[0], out[1], [&](const auto *src, auto *dst) {
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
-    for (int64_t oy = 0; oy < out[0]; ++oy)
-      for (int64_t ox = 0; ox < out[1]; ++ox) {
-        int64_t y0 = start(oy, H, out[0]), y1 = end(oy, H, out[0]);
-        int64_t x0 = start(ox, W, out[1]), x1 = end(ox, W, out[1]);
-        T sum = 0;
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix)
-            sum += src[iy * W + ix];
-        dst[oy * out[1] + ox] = sum / static_cast<T>((y1 - y0) * (x1 - x0));
-      }
+  Tensor y = overPlanes(x, op, Ho, Wo, [&](const auto *src, auto *dst) {
+    averageBoxes(src, dst, W, Ho, Wo, boxAt);
   });
+  if (grad)
+    grad.record(y, [sx = grad.save(x), W, Ho, Wo, boxAt](const Grads &g,
+                                                         const Needs &) {
+      return Grads{
+          overPlanesBackward(sx.get(), g[0], "adaptive_avg_pool2d",
+                             [&](const auto *, const auto *g, auto *gin) {
+                               averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+                             })};
+    });
+  return y;
 }
 
 Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size) {

@@ -6,6 +6,7 @@
 // row itself when there are too few rows to go round.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 
@@ -221,25 +222,89 @@ Tensor argmin(const Tensor &x, std::optional<int64_t> dim, bool keepdim) {
   return argExtremum(x, dim, keepdim, false);
 }
 
+namespace {
+using autograd::Grads;
+using autograd::Needs;
+using autograd::SavedTensor;
+
+/// A reduction's gradient g (or its output) with the reduced dims put back
+/// as size 1, broadcastable to the input's shape.
+Tensor unreduce(const Tensor &g, const Shape &inputShape, const Shape &dims,
+                bool keepdim) {
+  if (keepdim)
+    return g;
+  int64_t rank = static_cast<int64_t>(inputShape.size());
+  std::vector<bool> reduced(rank, dims.empty());
+  for (int64_t d : dims)
+    reduced[wrapDim(d, rank, "backward")] = true;
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(reduced[d] ? 1 : inputShape[d]);
+  return g.reshape(shape);
+}
+
+/// sum, mean, prod, amax and amin, recorded with their formulas.
+Tensor reduction(const char *op, const char *node, const Tensor &x,
+                 const Shape &dims, bool keepdim) {
+  autograd::Recorder grad(node, {x});
+  bool isMax = std::strcmp(op, "amax") == 0,
+       isMin = std::strcmp(op, "amin") == 0;
+  Tensor out = isMax || isMin ? extremum(x, dims, keepdim, isMax)
+                              : accumulate(x, dims, keepdim, op);
+  if (!grad)
+    return out;
+  std::string kind = op;
+  grad.record(out, [kind, dims, keepdim, shape = x.shape(), sx = grad.save(x),
+                    so = grad.save(out, true)](const Grads &g, const Needs &) {
+    Tensor gi = unreduce(g[0], shape, dims, keepdim).expand(shape);
+    if (kind == "sum")
+      return Grads{gi};
+    if (kind == "mean")
+      return Grads{
+          gi * (static_cast<double>(g[0].numel()) /
+                static_cast<double>(std::max<int64_t>(shapeNumel(shape), 1)))};
+    Tensor x = sx.get(), o = unreduce(so.get(), shape, dims, keepdim);
+    if (kind == "prod") {
+      // Exact with zeros: an element's gradient is the product of the
+      // others, which is zero when another element is zero.
+      Tensor zero = x == 0;
+      Tensor zerosIn =
+          unreduce(kiln::sum(zero, dims, keepdim), shape, dims, keepdim);
+      Tensor others =
+          unreduce(kiln::prod(where(zero, 1, x).to(x.dtype()), dims, keepdim),
+                   shape, dims, keepdim);
+      Tensor each = where(zerosIn == 0, o / where(zero, 1, x).to(x.dtype()),
+                          where(logical_and(zerosIn == 1, zero), others, 0));
+      return Grads{gi * each};
+    }
+    // amax, amin: shared evenly between the elements that tie.
+    Tensor hit = (x == o).to(g[0].dtype());
+    Tensor ties = unreduce(kiln::sum(hit, dims, keepdim), shape, dims, keepdim);
+    return Grads{gi * hit / ties};
+  });
+  return out;
+}
+} // namespace
+
 Tensor sum(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return accumulate(x, dims.vec(), keepdim, "sum");
+  return reduction("sum", "SumBackward1", x, dims.vec(), keepdim);
 }
 Tensor mean(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return accumulate(x, dims.vec(), keepdim, "mean");
+  return reduction("mean", "MeanBackward1", x, dims.vec(), keepdim);
 }
 Tensor amax(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return extremum(x, dims.vec(), keepdim, true);
+  return reduction("amax", "AmaxBackward0", x, dims.vec(), keepdim);
 }
 Tensor prod(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return accumulate(x, dims.vec(), keepdim, "prod");
+  return reduction("prod", "ProdBackward1", x, dims.vec(), keepdim);
 }
 Tensor amin(const Tensor &x, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
-  return extremum(x, dims.vec(), keepdim, false);
+  return reduction("amin", "AminBackward0", x, dims.vec(), keepdim);
 }
 
 namespace {
@@ -300,11 +365,30 @@ Tensor cumulative(const Tensor &x, int64_t dim, std::optional<DType> dtype,
 
 Tensor cumsum(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
   detail::CountedOp counted;
-  return cumulative(x, dim, dtype, false, "cumsum");
+  autograd::Recorder grad("CumsumBackward0", {x});
+  Tensor out = cumulative(x, dim, dtype, false, "cumsum");
+  if (grad)
+    grad.record(out, [dim](const Grads &g, const Needs &) {
+      // The sums of the gradients from each element to the end.
+      return Grads{flip(kiln::cumsum(flip(g[0], {dim}), dim), {dim})};
+    });
+  return out;
 }
 Tensor cumprod(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
   detail::CountedOp counted;
-  return cumulative(x, dim, dtype, true, "cumprod");
+  autograd::Recorder grad("CumprodBackward0", {x});
+  Tensor out = cumulative(x, dim, dtype, true, "cumprod");
+  if (grad)
+    grad.record(out, [dim, sx = grad.save(x), so = grad.save(out, true)](
+                         const Grads &g, const Needs &) {
+      Tensor x = sx.get();
+      if (x.numel() && any(x == 0).item<bool>())
+        throw Error("cumprod: the gradient of an input holding zeros is not "
+                    "implemented");
+      Tensor weighted = g[0] * so.get();
+      return Grads{flip(kiln::cumsum(flip(weighted, {dim}), dim), {dim}) / x};
+    });
+  return out;
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
   return kiln::cumsum(*this, dim, dtype);

@@ -149,9 +149,9 @@ TEST_CASE("composed layers and views report misuse", "[nn][errors]") {
   CHECK_KILN_ERROR(dropout(x, 1.5), "dropout", "between 0 and 1");
   CHECK_KILN_ERROR(batch_norm(x, ones({3}), ones({3})), "batch_norm",
                    "shape [4]");
-  CHECK_KILN_ERROR(
-      batch_norm(x, ones({4}), ones({4}), Tensor(), Tensor(), true),
-      "batch_norm", "training");
+  CHECK_KILN_ERROR(batch_norm(ones({1, 4}), ones({4}), ones({4}), Tensor(),
+                              Tensor(), true),
+                   "batch_norm", "more than 1 value per channel");
   CHECK_KILN_ERROR(eye(-1), "eye", "non-negative");
   // What does not throw: dropout is the identity, p 0 in training too.
   CHECK(dropout(x, 0.0, true).data<float>() == x.data<float>());
