@@ -5,7 +5,9 @@ the eager runtime's ops, the reference values of test/unit/Runtime/FixtureTest.
 numpy (from PyPI) is needed only to regenerate the file, never to build or
 test: `pip install numpy && python3 scripts/gen_fixtures.py`. Expected values
 are computed in float64 from the float32 inputs, so the tests measure the
-runtime's float32 error against exact results.
+runtime's float32 error against exact results. torch's gradients are added
+to the same file afterwards by scripts/gen_grad_fixtures.py (run it after
+this script, which writes the cases without them).
 """
 import json
 import math

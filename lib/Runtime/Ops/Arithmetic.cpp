@@ -233,15 +233,16 @@ const BinaryGrad kPowA = KILN_GRAD(
 const BinaryGrad kPowB =
     KILN_GRAD(where(logical_and(a.get() == 0, b.get() >= 0), zeros_like(g),
                     g *pow(a.get(), b.get()) * log(a.get())));
-// Where the operands tie, each gets half (torch's max/min backward).
-const BinaryGrad kMaxA = KILN_GRAD(where(
-    a.get() > b.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
-const BinaryGrad kMaxB = KILN_GRAD(where(
-    b.get() > a.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
-const BinaryGrad kMinA = KILN_GRAD(where(
-    a.get() < b.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
-const BinaryGrad kMinB = KILN_GRAD(where(
-    b.get() < a.get(), g, where(a.get() == b.get(), g / 2, zeros_like(g))));
+// torch's max/min backward: where the operands tie each gets half, the
+// smaller (larger) one nothing; a NaN operand passes the whole gradient.
+const BinaryGrad kMaxA = KILN_GRAD(where(a.get() < b.get(), zeros_like(g),
+                                         where(a.get() == b.get(), g / 2, g)));
+const BinaryGrad kMaxB = KILN_GRAD(where(a.get() > b.get(), zeros_like(g),
+                                         where(a.get() == b.get(), g / 2, g)));
+const BinaryGrad kMinA = KILN_GRAD(where(a.get() > b.get(), zeros_like(g),
+                                         where(a.get() == b.get(), g / 2, g)));
+const BinaryGrad kMinB = KILN_GRAD(where(a.get() < b.get(), zeros_like(g),
+                                         where(a.get() == b.get(), g / 2, g)));
 #undef KILN_GRAD
 } // namespace
 

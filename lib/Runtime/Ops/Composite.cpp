@@ -11,6 +11,7 @@
 // counts as one op.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "kiln/Autograd.h"
@@ -29,16 +30,40 @@ void requireFloating(const Tensor &x, const char *op) {
 }
 } // namespace
 
+// leaky_relu, elu and clamp have formulas of their own (torch's): their
+// compositions' gradients would take NaN from the branch where() drops
+// (elu's expm1 at +inf) or split ties in half (clamp at a bound).
+namespace {
+using autograd::Grads;
+using autograd::Needs;
+} // namespace
+
 Tensor leaky_relu(const Tensor &x, Scalar negativeSlope) {
   detail::CountedOp counted;
   requireFloating(x, "leaky_relu");
-  return where(x > 0, x, x * negativeSlope).to(x.dtype());
+  autograd::Recorder grad("LeakyReluBackward0", {x});
+  Tensor out = where(x > 0, x, x * negativeSlope).to(x.dtype());
+  if (grad)
+    grad.record(
+        out, [sx = grad.save(x), negativeSlope](const Grads &g, const Needs &) {
+          return Grads{where(sx.get() > 0, g[0], g[0] * negativeSlope)};
+        });
+  return out;
 }
 
 Tensor elu(const Tensor &x, Scalar alpha) {
   detail::CountedOp counted;
   requireFloating(x, "elu");
-  return where(x > 0, x, expm1(x) * alpha).to(x.dtype());
+  autograd::Recorder grad("EluBackward0", {x});
+  Tensor out = where(x > 0, x, expm1(x) * alpha).to(x.dtype());
+  if (grad)
+    grad.record(
+        out, [so = grad.save(out, true), alpha](const Grads &g, const Needs &) {
+          // torch's elu_backward from the result: alpha * exp(x) = out + alpha.
+          Tensor o = so.get();
+          return Grads{where(o > 0, g[0], g[0] * (o + alpha))};
+        });
+  return out;
 }
 
 Tensor clamp(const Tensor &x, std::optional<Scalar> min,
@@ -46,11 +71,24 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
   detail::CountedOp counted;
   if (!min && !max)
     throw Error("clamp: at least one of min and max must be given");
+  autograd::Recorder grad("ClampBackward1", {x});
   Tensor y = x;
   if (min)
     y = maximum(y, *min);
   if (max)
     y = minimum(y, *max);
+  if (grad)
+    grad.record(y,
+                [sx = grad.save(x), min, max](const Grads &g, const Needs &) {
+                  // The gradient passes where min <= x <= max (bounds
+                  // included).
+                  Tensor x = sx.get(), inside = x == x;
+                  if (min)
+                    inside = logical_and(inside, x > *min);
+                  if (max)
+                    inside = logical_and(inside, x < *max);
+                  return Grads{where(inside, g[0], zeros_like(g[0]))};
+                });
   return y;
 }
 
@@ -403,7 +441,9 @@ Tensor batch_norm(const Tensor &x, const Tensor &running_mean,
                 momentum * static_cast<double>(count) /
                     static_cast<double>(count - 1));
   } else {
-    y = (xt - running_mean) * rsqrt(running_var + eps);
+    // The running statistics are buffers: no gradient reaches them (as in
+    // torch).
+    y = (xt - running_mean.detach()) * rsqrt(running_var.detach() + eps);
   }
   if (weight.defined())
     y = y * weight;

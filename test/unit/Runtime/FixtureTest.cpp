@@ -514,3 +514,44 @@ TEST_CASE("every op matches numpy on the fixture inputs", "[fixture]") {
     CHECK(seen[entry.first] > 0);
   }
 }
+
+TEST_CASE("every differentiable op's gradient matches torch's autograd",
+          "[fixture][autograd]") {
+  // grad_out and torch's gradients (float64) were added to the fixtures by
+  // scripts/gen_grad_fixtures.py; kiln computes on the same inputs in
+  // float64 too.
+  std::ifstream in(std::string(KILN_FIXTURE_DIR) + "/ops.json");
+  REQUIRE(in.good());
+  json fixtures = json::parse(in);
+  int checked = 0;
+  for (const json &c : fixtures.at("cases")) {
+    if (!c.contains("grads"))
+      continue;
+    std::string op = c.at("op");
+    std::vector<Tensor> inputs;
+    const json &grads = c.at("grads");
+    for (size_t i = 0; i < c.at("inputs").size(); ++i) {
+      Tensor t = parseTensor(c.at("inputs")[i]);
+      if (!grads[i].is_null())
+        t = t.to(kFloat64).requires_grad_();
+      inputs.push_back(t);
+    }
+    INFO("op " << op << " args " << c.at("args").dump());
+    Tensor out = ops().at(op)(inputs, c.at("args"));
+    Tensor gradOut = parseTensor(c.at("grad_out"));
+    if (out.requires_grad())
+      out.backward(gradOut.to(out.dtype()));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (grads[i].is_null())
+        continue;
+      INFO("input " << i);
+      Tensor want = parseTensor(grads[i]);
+      Tensor got = inputs[i].grad();
+      if (!got.defined())
+        got = zeros(want.shape(), kFloat64);
+      checkTensor(got, want.shape(), kFloat64, values(want), 1e-6, 1e-9);
+    }
+    ++checked;
+  }
+  CHECK(checked > 300);
+}
