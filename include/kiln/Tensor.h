@@ -15,6 +15,7 @@
 #include "kiln/DType.h"
 #include "kiln/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -72,8 +73,8 @@ public:
   /// Bumped by every in-place op on a tensor of this storage: autograd
   /// compares it with the version a saved tensor had (torch's version
   /// counter, shared by a tensor and its views).
-  uint32_t version() const { return version_; }
-  void bumpVersion() { ++version_; }
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bumpVersion() { version_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
   void *data_;
@@ -81,7 +82,7 @@ private:
   Device device_;
   void *owner_ = nullptr;
   Deleter deleter_ = nullptr;
-  uint32_t version_ = 0;
+  std::atomic<uint32_t> version_{0};
 };
 
 class Tensor {

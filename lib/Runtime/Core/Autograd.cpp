@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <deque>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -32,8 +33,8 @@ namespace {
 
 /// The node of an op: its formula and what it saved.
 struct FunctionNode : Node {
-  FunctionNode(std::string name, BackwardFn fn)
-      : Node(std::move(name)), fn(std::move(fn)) {}
+  FunctionNode(std::string name, BackwardFn fn, bool saves)
+      : Node(std::move(name)), fn(std::move(fn)), saves(saves) {}
 
   Grads apply(Grads &&grads) override {
     if (!fn)
@@ -53,9 +54,15 @@ struct FunctionNode : Node {
       needs[i] = next[i].fn != nullptr;
     return fn(grads, needs);
   }
-  void release() override { fn = nullptr; }
+  /// Frees the saved tensors; a node that saved none stays usable (as
+  /// torch's: a view reused across steps backpropagates every time).
+  void release() override {
+    if (saves)
+      fn = nullptr;
+  }
 
   BackwardFn fn;
+  bool saves;
 };
 
 /// Adds the gradient that reaches a leaf into its grad().
@@ -69,6 +76,8 @@ struct AccumulateGrad : Node {
     Tensor &g = grads[0];
     if (!g.defined())
       return {};
+    // Backwards on several threads may reach one parameter.
+    std::lock_guard<std::mutex> lock(mutex);
     Tensor &grad = leaf->grad;
     if (!grad.defined()) {
       // Take the gradient over when nothing else can see it (torch steals
@@ -88,6 +97,7 @@ struct AccumulateGrad : Node {
   }
 
   std::shared_ptr<AutogradMeta> leaf;
+  std::mutex mutex;
 };
 
 std::shared_ptr<Node> accumulatorOf(const Tensor &leaf) {
@@ -191,6 +201,7 @@ Recorder::~Recorder() {
 }
 
 SavedTensor Recorder::save(const Tensor &t, bool isOutput) const {
+  saves_ |= t.defined();
   return SavedTensor(t, name_, 0, isOutput);
 }
 
@@ -201,7 +212,7 @@ void Recorder::record(const Tensor &out, BackwardFn fn) {
 void Recorder::record(const std::vector<Tensor> &outs, BackwardFn fn) {
   if (!active_)
     return;
-  auto node = std::make_shared<FunctionNode>(name_, std::move(fn));
+  auto node = std::make_shared<FunctionNode>(name_, std::move(fn), saves_);
   node->next = edges_;
   for (const Tensor &out : outs)
     node->slots.push_back(out.defined() ? GradSlot{out.shape(), out.dtype()}
@@ -255,6 +266,22 @@ Tensor sumTo(const Tensor &grad, const Shape &shape) {
   }
   Tensor out = dims.empty() ? grad : kiln::sum(grad, dims, true);
   return out.reshape(shape);
+}
+
+Tensor restoreReducedDims(const Tensor &g, const Shape &inputShape,
+                          const Shape &dims, bool keepdim) {
+  if (inputShape.empty())
+    return g.reshape(inputShape);
+  if (keepdim)
+    return g;
+  int64_t rank = static_cast<int64_t>(inputShape.size());
+  std::vector<bool> reduced(rank, dims.empty());
+  for (int64_t d : dims)
+    reduced[wrapDim(d, rank, "backward")] = true;
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(reduced[d] ? 1 : inputShape[d]);
+  return g.reshape(shape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -317,6 +344,28 @@ Grads execute(const std::vector<Edge> &roots, const Grads &rootGrads,
     if (roots[i].fn)
       accumulate(roots[i], rootGrads[i]);
 
+  // For autograd::grad, only the nodes that lead to a requested input run
+  // (and a node that does not count as a dependency of the ones that do).
+  std::unordered_map<Node *, bool> leads;
+  if (captures) {
+    std::function<bool(Node *)> reaches = [&](Node *n) -> bool {
+      auto it = leads.find(n);
+      if (it != leads.end())
+        return it->second;
+      leads[n] = false; // graphs are acyclic; this only stops revisits
+      bool found = false;
+      for (const Edge &c : *captures)
+        found |= c.fn.get() == n;
+      for (const Edge &e : n->next)
+        if (e.fn && reaches(e.fn.get()))
+          found = true;
+      return leads[n] = found;
+    };
+    for (auto &[node, owner] : nodes)
+      reaches(node);
+  }
+  auto runs = [&](Node *n) { return !captures || leads[n]; };
+
   Grads captured(captures ? captures->size() : 0);
   std::deque<Node *> ready;
   for (auto &[node, owner] : nodes)
@@ -338,7 +387,7 @@ Grads execute(const std::vector<Edge> &roots, const Grads &rootGrads,
       }
     }
     Grads out;
-    if (!(captures && isLeaf)) {
+    if (!(captures && isLeaf) && runs(n)) {
       out = n->apply(std::move(in));
       ran.push_back(n);
     }
@@ -432,7 +481,7 @@ bool canCast(DType from, DType to) {
 } // namespace
 
 const Tensor &applyInPlace(const Tensor &self, const char *op,
-                           const std::function<Tensor()> &compute,
+                           const std::function<Tensor(const Tensor &)> &compute,
                            std::initializer_list<Tensor> others) {
   self.checkDefined(op);
   if (self.device().type != DeviceType::CPU)
@@ -459,7 +508,9 @@ const Tensor &applyInPlace(const Tensor &self, const char *op,
                   ": unsupported operation: more than one element of the "
                   "written-to tensor refers to a single memory location; "
                   "clone() it first");
-  Tensor result = compute();
+  // While recording, the op computes from a copy of self (torch's
+  // original_self): what its node saves must not be overwritten below.
+  Tensor result = compute(recording ? self.clone() : self);
   if (!canCast(result.dtype(), self.dtype()))
     throw Error(std::string(op) + ": result type " + dtypeName(result.dtype()) +
                 " can't be cast to the desired output type " +
@@ -611,33 +662,36 @@ std::string Tensor::grad_fn_name() const {
   return defined() && autograd_->gradFn ? autograd_->gradFn->name : "";
 }
 
+// EXPR computes the new value from `self` (the tensor, or a copy of it
+// while autograd records: the op's node may save it).
 #define KILN_IN_PLACE(NAME, SIG, EXPR, ...)                                    \
   const Tensor &Tensor::NAME SIG const {                                       \
     detail::CountedOp counted;                                                 \
-    return autograd::applyInPlace(*this, #NAME, [&] { return EXPR; },          \
+    return autograd::applyInPlace(*this, #NAME,                                \
+                                  [&](const Tensor &self) { return EXPR; },    \
                                   {__VA_ARGS__});                              \
   }
 KILN_IN_PLACE(add_, (const Tensor &other, Scalar alpha),
-              alpha.toDouble() == 1 ? *this + other : *this + other * alpha,
+              alpha.toDouble() == 1 ? self + other : self + other * alpha,
               other)
-KILN_IN_PLACE(add_, (Scalar other), *this + other)
+KILN_IN_PLACE(add_, (Scalar other), self + other)
 KILN_IN_PLACE(sub_, (const Tensor &other, Scalar alpha),
-              alpha.toDouble() == 1 ? *this - other : *this - other * alpha,
+              alpha.toDouble() == 1 ? self - other : self - other * alpha,
               other)
-KILN_IN_PLACE(sub_, (Scalar other), *this - other)
-KILN_IN_PLACE(mul_, (const Tensor &other), *this *other, other)
-KILN_IN_PLACE(mul_, (Scalar other), *this *other)
-KILN_IN_PLACE(div_, (const Tensor &other), *this / other, other)
-KILN_IN_PLACE(div_, (Scalar other), *this / other)
+KILN_IN_PLACE(sub_, (Scalar other), self - other)
+KILN_IN_PLACE(mul_, (const Tensor &other), self *other, other)
+KILN_IN_PLACE(mul_, (Scalar other), self *other)
+KILN_IN_PLACE(div_, (const Tensor &other), self / other, other)
+KILN_IN_PLACE(div_, (Scalar other), self / other)
 KILN_IN_PLACE(addcmul_, (const Tensor &t1, const Tensor &t2, Scalar value),
-              *this + t1 * t2 * value, t1, t2)
+              self + t1 * t2 * value, t1, t2)
 KILN_IN_PLACE(addcdiv_, (const Tensor &t1, const Tensor &t2, Scalar value),
-              *this + t1 / t2 * value, t1, t2)
-KILN_IN_PLACE(fill_, (Scalar value), full_like(*this, value))
+              self + t1 / t2 * value, t1, t2)
+KILN_IN_PLACE(fill_, (Scalar value), full_like(self, value))
 KILN_IN_PLACE(copy_, (const Tensor &src),
               src.to(dtype_).expand(shape_).contiguous(), src)
 KILN_IN_PLACE(clamp_, (std::optional<Scalar> min, std::optional<Scalar> max),
-              kiln::clamp(*this, min, max))
+              kiln::clamp(self, min, max))
 #undef KILN_IN_PLACE
 
 const Tensor &Tensor::zero_() const { return fill_(0); }

@@ -101,9 +101,11 @@ public:
   SavedTensor() = default;
   SavedTensor(const Tensor &t, const std::string &node, uint32_t outputNr,
               bool isOutput);
-  /// The tensor; throws if an in-place op modified it since it was saved,
-  /// or if the graph was freed.
+  /// The tensor; throws if an in-place op modified it since it was saved.
   Tensor get() const;
+  /// The tensor without the check, for its shape and dtype only (which no
+  /// in-place op changes).
+  const Tensor &metadata() const { return data_; }
 
 private:
   Tensor data_;
@@ -145,6 +147,8 @@ private:
   bool previousMode_ = true;
   std::vector<Edge> edges_;
   std::vector<AutogradMeta *> inputMetas_;
+  /// Whether the formula keeps saved tensors (release() frees them).
+  mutable bool saves_ = false;
 };
 
 /// For an op with no gradient formula: throws torch's "not implemented"
@@ -155,13 +159,22 @@ void notDifferentiable(const char *op, std::initializer_list<Tensor> inputs);
 /// gradient of expand).
 Tensor sumTo(const Tensor &grad, const Shape &shape);
 
+/// A reduction's gradient g (or its output) over dims (all when empty) of
+/// an input of inputShape, with the reduced dims put back as size 1 unless
+/// keepdim kept them: broadcastable to the input (torch's
+/// restore_reduced_dims).
+Tensor restoreReducedDims(const Tensor &g, const Shape &inputShape,
+                          const Shape &dims, bool keepdim);
+
 /// Runs an in-place op on self the way autograd sees it: out-of-place
-/// `compute` gives the new value (recording its node when it must), which
-/// is written into self's elements; self takes over its history. Raises
+/// `compute` gives the new value from self (a copy of it while recording,
+/// so that what the node saves survives), recording its node when it must;
+/// the value is written into self's elements and self takes over its
+/// history. Raises
 /// torch's errors for a leaf that requires grad and for a view that would
 /// need its base's history rewritten.
 const Tensor &applyInPlace(const Tensor &self, const char *op,
-                           const std::function<Tensor()> &compute,
+                           const std::function<Tensor(const Tensor &)> &compute,
                            std::initializer_list<Tensor> others);
 
 } // namespace kiln::autograd

@@ -334,19 +334,26 @@ using autograd::Grads;
 using autograd::Needs;
 
 /// A view of self's storage, recorded for autograd as `node` with backward
-/// fn. The node checks that the storage was not modified in place since
-/// (the view's history would no longer describe its elements).
+/// fn. A view of a computed tensor checks at backward that the storage was
+/// not modified in place since (an in-place op on the base changes the
+/// base's history, not the view's: torch regenerates the view's, Kiln
+/// raises). A view of a leaf saves nothing: a parameter updated under
+/// no_grad keeps its views valid, as in torch.
 Tensor makeView(const Tensor &self, Shape shape, Shape strides, int64_t offset,
                 const char *node, autograd::BackwardFn fn) {
   autograd::Recorder grad(node, {self});
   Tensor out(self.storage(), std::move(shape), std::move(strides), offset,
              self.dtype());
-  if (grad)
-    grad.record(out, [check = grad.save(out, true),
-                      fn = std::move(fn)](const Grads &g, const Needs &n) {
-      check.get();
-      return fn(g, n);
-    });
+  if (grad) {
+    autograd::SavedTensor check;
+    if (!self.is_leaf())
+      check = grad.save(out, true);
+    grad.record(out,
+                [check, fn = std::move(fn)](const Grads &g, const Needs &n) {
+                  check.get();
+                  return fn(g, n);
+                });
+  }
   autograd::markView(out);
   return out;
 }

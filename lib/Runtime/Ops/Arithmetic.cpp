@@ -196,14 +196,16 @@ using autograd::SavedTensor;
 using BinaryGrad = Tensor (*)(const Tensor &g, const SavedTensor &a,
                               const SavedTensor &b, const Needs &needs);
 
-/// out = impl(a, b), recorded as `node` with the gradients ga and gb.
+/// out = impl(a, b), recorded as `node` with the gradients ga and gb
+/// (from the operands, saved unless the formulas do without: add, sub).
 template <typename Impl>
 Tensor binary(const char *node, const Tensor &a, const Tensor &b, DType common,
-              Impl impl, BinaryGrad ga, BinaryGrad gb) {
+              Impl impl, BinaryGrad ga, BinaryGrad gb, bool saves = true) {
   autograd::Recorder grad(node, {a, b});
   Tensor out = impl(a, b, common);
   if (grad)
-    grad.record(out, [sa = grad.save(a), sb = grad.save(b), ga,
+    grad.record(out, [sa = saves ? grad.save(a) : SavedTensor(),
+                      sb = saves ? grad.save(b) : SavedTensor(), ga,
                       gb](const Grads &g, const Needs &n) {
       return Grads{n[0] ? ga(g[0], sa, sb, n) : Tensor(),
                    n[1] ? gb(g[0], sa, sb, n) : Tensor()};
@@ -246,13 +248,13 @@ const BinaryGrad kMinB = KILN_GRAD(where(a.get() < b.get(), zeros_like(g),
 #undef KILN_GRAD
 } // namespace
 
-#define KILN_BINARY_OP(NAME, IMPL, OPERATOR, NODE, GA, GB)                     \
+#define KILN_BINARY_OP(NAME, IMPL, OPERATOR, NODE, GA, GB, SAVES)              \
   Tensor NAME(const Tensor &a, const Tensor &b) {                              \
     detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     checkCpu(b, #NAME);                                                        \
     return binary(NODE, a, b, resultType({promotionOf(a), promotionOf(b)}),    \
-                  IMPL, GA, GB);                                               \
+                  IMPL, GA, GB, SAVES);                                        \
   }                                                                            \
   Tensor operator OPERATOR(const Tensor &a, const Tensor &b) {                 \
     return NAME(a, b);                                                         \
@@ -261,19 +263,21 @@ const BinaryGrad kMinB = KILN_GRAD(where(a.get() < b.get(), zeros_like(g),
     detail::CountedOp counted;                                                 \
     checkCpu(a, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return binary(NODE, a, scalarOperand(b, common), common, IMPL, GA, GB);    \
+    return binary(NODE, a, scalarOperand(b, common), common, IMPL, GA, GB,     \
+                  SAVES);                                                      \
   }                                                                            \
   Tensor operator OPERATOR(Scalar a, const Tensor &b) {                        \
     detail::CountedOp counted;                                                 \
     checkCpu(b, #NAME);                                                        \
     DType common = resultType({promotionOf(a), promotionOf(b)});               \
-    return binary(NODE, scalarOperand(a, common), b, common, IMPL, GA, GB);    \
+    return binary(NODE, scalarOperand(a, common), b, common, IMPL, GA, GB,     \
+                  SAVES);                                                      \
   }
 
-KILN_BINARY_OP(add, addWith, +, "AddBackward0", kAddA, kAddB)
-KILN_BINARY_OP(sub, subWith, -, "SubBackward0", kSubA, kSubB)
-KILN_BINARY_OP(mul, mulWith, *, "MulBackward0", kMulA, kMulB)
-KILN_BINARY_OP(div, divWith, /, "DivBackward0", kDivA, kDivB)
+KILN_BINARY_OP(add, addWith, +, "AddBackward0", kAddA, kAddB, false)
+KILN_BINARY_OP(sub, subWith, -, "SubBackward0", kSubA, kSubB, false)
+KILN_BINARY_OP(mul, mulWith, *, "MulBackward0", kMulA, kMulB, true)
+KILN_BINARY_OP(div, divWith, /, "DivBackward0", kDivA, kDivB, true)
 #undef KILN_BINARY_OP
 
 Tensor pow(const Tensor &a, const Tensor &b) {

@@ -231,8 +231,11 @@ Tensor attentionMath(const Tensor &q, const Tensor &k, const Tensor &v,
     scores = masked_fill(scores, logical_not(mask), -inf);
   else if (mask.defined())
     scores = scores + mask;
-  Tensor p = softmax(scores, -1);
-  p = where(isnan(p), 0, p).to(p.dtype());
+  // torch's _safe_softmax: a row with no key left (all -inf) gets zero
+  // probabilities, and no NaN reaches the gradients through it.
+  Tensor unattended = amax(scores, {-1}, true) == -inf;
+  Tensor p = softmax(where(unattended, 0, scores).to(scores.dtype()), -1);
+  p = where(unattended, 0, p).to(p.dtype());
   return matmul(p, v);
 }
 } // namespace

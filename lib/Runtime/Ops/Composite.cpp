@@ -57,12 +57,11 @@ Tensor elu(const Tensor &x, Scalar alpha) {
   autograd::Recorder grad("EluBackward0", {x});
   Tensor out = where(x > 0, x, expm1(x) * alpha).to(x.dtype());
   if (grad)
-    grad.record(
-        out, [so = grad.save(out, true), alpha](const Grads &g, const Needs &) {
-          // torch's elu_backward from the result: alpha * exp(x) = out + alpha.
-          Tensor o = so.get();
-          return Grads{where(o > 0, g[0], g[0] * (o + alpha))};
-        });
+    grad.record(out, [sx = grad.save(x), alpha](const Grads &g, const Needs &) {
+      // torch's elu_backward from the input (alpha may be negative).
+      Tensor x = sx.get();
+      return Grads{where(x > 0, g[0], g[0] * alpha * exp(x))};
+    });
   return out;
 }
 
@@ -80,8 +79,8 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
   if (grad)
     grad.record(y,
                 [sx = grad.save(x), min, max](const Grads &g, const Needs &) {
-                  // The gradient passes where min <= x <= max (bounds
-                  // included).
+                  // The gradient passes where min < x < max: torch's
+                  // (2.15, the fixtures) gives nothing at a bound.
                   Tensor x = sx.get(), inside = x == x;
                   if (min)
                     inside = logical_and(inside, x > *min);
@@ -206,7 +205,23 @@ Tensor std(const Tensor &x, const Dims &dims, int64_t correction,
            bool keepdim) {
   detail::CountedOp counted;
   requireFloating(x, "std");
-  return sqrt(var(x, dims, correction, keepdim));
+  autograd::Recorder grad("StdBackward0", {x});
+  Tensor out = sqrt(var(x, dims, correction, keepdim));
+  if (grad)
+    grad.record(out, [sx = grad.save(x), so = grad.save(out, true),
+                      dims = dims.vec(), correction,
+                      keepdim](const Grads &g, const Needs &) {
+      // torch's std_backward: var's gradient g / (2 std), none where std
+      // is 0 (sqrt's own would be NaN there), then var's.
+      Tensor x = sx.get(), s = so.get();
+      Tensor gv = where(s == 0, zeros_like(g[0]), g[0] / (2 * s));
+      double count = static_cast<double>(x.numel()) /
+                     static_cast<double>(std::max<int64_t>(s.numel(), 1));
+      Tensor centred = x - mean(x, dims, true);
+      return Grads{autograd::restoreReducedDims(gv, x.shape(), dims, keepdim) *
+                   centred * (2.0 / (count - static_cast<double>(correction)))};
+    });
+  return out;
 }
 
 Tensor logsumexp(const Tensor &x, const Dims &dims, bool keepdim) {
@@ -220,10 +235,8 @@ Tensor logsumexp(const Tensor &x, const Dims &dims, bool keepdim) {
   return log(sum(exp(x - finiteMax(true)), dims, keepdim)) + finiteMax(keepdim);
 }
 
-Tensor norm(const Tensor &x, Scalar p, const Dims &dims, bool keepdim) {
-  detail::CountedOp counted;
-  requireFloating(x, "norm");
-  double q = p.toDouble();
+namespace {
+Tensor normValue(const Tensor &x, double q, const Dims &dims, bool keepdim) {
   if (q == 2)
     return sqrt(sum(x * x, dims, keepdim));
   if (q == 1)
@@ -233,6 +246,45 @@ Tensor norm(const Tensor &x, Scalar p, const Dims &dims, bool keepdim) {
   if (q == 0)
     return sum((x != 0).to(x.dtype()), dims, keepdim);
   return pow(sum(pow(abs(x), q), dims, keepdim), 1.0 / q);
+}
+
+/// torch's norm_backward: zero where the norm is zero (the compositions'
+/// would be NaN there); +-infinity shared between the elements that tie.
+Tensor normBackward(const Tensor &g, const Tensor &x, const Tensor &norm,
+                    double q, const Shape &dims, bool keepdim) {
+  Tensor gu = autograd::restoreReducedDims(g, x.shape(), dims, keepdim);
+  Tensor nu = autograd::restoreReducedDims(norm, x.shape(), dims, keepdim);
+  Tensor zero = zeros_like(x);
+  if (q == 0)
+    return zero;
+  if (q == 1)
+    return gu * sign(x);
+  if (std::isinf(q)) {
+    Tensor hit = (abs(x) == nu).to(x.dtype());
+    Tensor ties = autograd::restoreReducedDims(sum(hit, dims, keepdim),
+                                               x.shape(), dims, keepdim);
+    return gu * sign(x) * hit / ties;
+  }
+  Tensor scaled = q == 2  ? x
+                  : q < 1 ? where(x == 0, zero, sign(x) * pow(abs(x), q - 1))
+                          : x * pow(abs(x), q - 2);
+  return where(nu == 0, zero, gu * scaled / pow(nu, q - 1));
+}
+} // namespace
+
+Tensor norm(const Tensor &x, Scalar p, const Dims &dims, bool keepdim) {
+  detail::CountedOp counted;
+  requireFloating(x, "norm");
+  double q = p.toDouble();
+  autograd::Recorder grad("NormBackward1", {x});
+  Tensor out = normValue(x, q, dims, keepdim);
+  if (grad)
+    grad.record(out, [sx = grad.save(x), so = grad.save(out, true), q,
+                      dims = dims.vec(),
+                      keepdim](const Grads &g, const Needs &) {
+      return Grads{normBackward(g[0], sx.get(), so.get(), q, dims, keepdim)};
+    });
+  return out;
 }
 
 Tensor any(const Tensor &x, const Dims &dims, bool keepdim) {

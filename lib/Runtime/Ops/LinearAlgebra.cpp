@@ -555,7 +555,9 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   if (grad)
     grad.record(out, [sa = grad.save(a), sb = grad.save(b)](
                          const autograd::Grads &g, const autograd::Needs &n) {
-      return matmulBackward(g[0], sa.get(), sb.get(), n);
+      // g @ b^T needs b's values, a^T @ g a's; the other only its shape.
+      return matmulBackward(g[0], n[1] ? sa.get() : sa.metadata(),
+                            n[0] ? sb.get() : sb.metadata(), n);
     });
   return out;
 }

@@ -282,7 +282,11 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
   if (grad)
     grad.record(out, [sx = grad.save(x), sw = grad.save(w), geometry, groups](
                          const autograd::Grads &g, const autograd::Needs &n) {
-      return conv2dBackward(g[0], sx.get(), sw.get(), geometry, groups, n);
+      // The input's gradient needs the weight's values, the weight's the
+      // input's.
+      return conv2dBackward(g[0], n[1] ? sx.get() : sx.metadata(),
+                            n[0] ? sw.get() : sw.metadata(), geometry, groups,
+                            n);
     });
   return out;
 }

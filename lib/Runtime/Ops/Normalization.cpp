@@ -226,9 +226,13 @@ Grads normalizeRowsBackward(const Tensor &g, const Tensor &x,
       inner = inner - mean(gxhat, rowDims, true);
     gx = rstd * inner;
   }
-  Grads out{gx, needs[1] ? sum(g * xhat, leadDims) : Tensor()};
+  // (No leading dims: the weight's gradient is the product itself.)
+  auto overLead = [&](const Tensor &t) {
+    return leadDims.empty() ? t : sum(t, leadDims);
+  };
+  Grads out{gx, needs[1] ? overLead(g * xhat) : Tensor()};
   if (needs.size() > 2)
-    out.push_back(needs[2] ? sum(g, leadDims) : Tensor());
+    out.push_back(needs[2] ? overLead(g) : Tensor());
   return out;
 }
 } // namespace

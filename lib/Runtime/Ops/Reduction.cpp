@@ -227,22 +227,6 @@ using autograd::Grads;
 using autograd::Needs;
 using autograd::SavedTensor;
 
-/// A reduction's gradient g (or its output) with the reduced dims put back
-/// as size 1, broadcastable to the input's shape.
-Tensor unreduce(const Tensor &g, const Shape &inputShape, const Shape &dims,
-                bool keepdim) {
-  if (keepdim)
-    return g;
-  int64_t rank = static_cast<int64_t>(inputShape.size());
-  std::vector<bool> reduced(rank, dims.empty());
-  for (int64_t d : dims)
-    reduced[wrapDim(d, rank, "backward")] = true;
-  Shape shape;
-  for (int64_t d = 0; d < rank; ++d)
-    shape.push_back(reduced[d] ? 1 : inputShape[d]);
-  return g.reshape(shape);
-}
-
 /// sum, mean, prod, amax and amin, recorded with their formulas.
 Tensor reduction(const char *op, const char *node, const Tensor &x,
                  const Shape &dims, bool keepdim) {
@@ -256,30 +240,33 @@ Tensor reduction(const char *op, const char *node, const Tensor &x,
   std::string kind = op;
   grad.record(out, [kind, dims, keepdim, shape = x.shape(), sx = grad.save(x),
                     so = grad.save(out, true)](const Grads &g, const Needs &) {
-    Tensor gi = unreduce(g[0], shape, dims, keepdim).expand(shape);
+    Tensor gi =
+        autograd::restoreReducedDims(g[0], shape, dims, keepdim).expand(shape);
     if (kind == "sum")
       return Grads{gi};
     if (kind == "mean")
       return Grads{
           gi * (static_cast<double>(g[0].numel()) /
                 static_cast<double>(std::max<int64_t>(shapeNumel(shape), 1)))};
-    Tensor x = sx.get(), o = unreduce(so.get(), shape, dims, keepdim);
+    Tensor x = sx.get(),
+           o = autograd::restoreReducedDims(so.get(), shape, dims, keepdim);
     if (kind == "prod") {
       // Exact with zeros: an element's gradient is the product of the
       // others, which is zero when another element is zero.
       Tensor zero = x == 0;
-      Tensor zerosIn =
-          unreduce(kiln::sum(zero, dims, keepdim), shape, dims, keepdim);
-      Tensor others =
-          unreduce(kiln::prod(where(zero, 1, x).to(x.dtype()), dims, keepdim),
-                   shape, dims, keepdim);
+      Tensor zerosIn = autograd::restoreReducedDims(
+          kiln::sum(zero, dims, keepdim), shape, dims, keepdim);
+      Tensor others = autograd::restoreReducedDims(
+          kiln::prod(where(zero, 1, x).to(x.dtype()), dims, keepdim), shape,
+          dims, keepdim);
       Tensor each = where(zerosIn == 0, o / where(zero, 1, x).to(x.dtype()),
                           where(logical_and(zerosIn == 1, zero), others, 0));
       return Grads{gi * each};
     }
     // amax, amin: shared evenly between the elements that tie.
     Tensor hit = (x == o).to(g[0].dtype());
-    Tensor ties = unreduce(kiln::sum(hit, dims, keepdim), shape, dims, keepdim);
+    Tensor ties = autograd::restoreReducedDims(kiln::sum(hit, dims, keepdim),
+                                               shape, dims, keepdim);
     return Grads{gi * hit / ties};
   });
   return out;

@@ -180,7 +180,7 @@ void Adam::step() {
       T second = v;
       if (amsgrad) {
         T &vmax = s[2][i];
-        vmax = std::max(vmax, v);
+        vmax = v > vmax || v != v ? v : vmax; // NaN propagates, as torch's
         second = vmax;
       }
       T denom =

@@ -388,6 +388,74 @@ TEST_CASE("in-place ops: values, history, torch's errors", "[autograd]") {
   CHECK_THROWS_WITH(s.backward(), Catch::Contains("modified by an inplace"));
 }
 
+TEST_CASE("edge cases torch handles: zero norms, 0-d reductions, masked "
+          "rows, in-place on saved inputs, reused views",
+          "[autograd]") {
+  // A zero norm and a constant row's std have zero gradients, not NaN.
+  Tensor z = zeros({3}, kFloat64).requires_grad_();
+  (norm(z) + kiln::std(z)).backward();
+  checkTensor(z.grad(), {3}, kFloat64, {0, 0, 0});
+  // A 0-d tensor reduced over dim 0.
+  Tensor s = full({}, 2.0, kFloat64).requires_grad_();
+  (sum(s, 0) + mean(s, 0, true) + amax(s, {0})).backward();
+  checkTensor(s.grad(), {}, kFloat64, {3});
+  // layer_norm over every dim of its input.
+  Tensor row = leaf({6}, 50), w = leaf({6}, 51), b = leaf({6}, 52);
+  requireGradcheck(
+      [](const std::vector<Tensor> &v) {
+        return std::vector<Tensor>{layer_norm(v[0], v[1], v[2]),
+                                   rms_norm(v[0], v[1])};
+      },
+      {row, w, b});
+  // A float mask that leaves a query no key: zero output, finite gradients.
+  Tensor q = leaf({2, 3, 4}, 53), k = leaf({2, 5, 4}, 54), v = leaf({2, 5, 3}, 55);
+  Tensor mask = zeros({3, 5}, kFloat64);
+  mask.select(0, 1).fill_(-std::numeric_limits<double>::infinity());
+  requireGradcheck(
+      [&](const std::vector<Tensor> &x) {
+        return std::vector<Tensor>{
+            scaled_dot_product_attention(x[0], x[1], x[2], mask)};
+      },
+      {q, k, v});
+  // elu with a negative alpha.
+  requireGradcheck(
+      [](const std::vector<Tensor> &x) {
+        return std::vector<Tensor>{elu(x[0], -0.7)};
+      },
+      {leaf({5}, 56)});
+  // In-place ops whose nodes save their input: torch's original_self.
+  Tensor x = F({1, 5, 9}, {3}).requires_grad_();
+  Tensor h = x * 2;
+  h.clamp_(0, 6).mul_(x);
+  h.sum().backward(); // h = clamp(2x, 0, 6) * x: (4x, 6, 9) at (1, 5, 9)
+  checkTensor(x.grad(), {3}, kFloat32, {4, 6, 6});
+  Tensor w2 = F({2, 3}, {2}).requires_grad_();
+  Tensor buf = ones({2});
+  buf.mul_(w2).mul_(w2);
+  buf.sum().backward();
+  checkTensor(w2.grad(), {2}, kFloat32, {4, 6});
+  // A view of a parameter made once and used every step, the parameter
+  // updated in place between steps (as an optimizer does).
+  Tensor p = F({1, 2, 3, 4}, {2, 2}).requires_grad_();
+  Tensor pt = p.transpose(0, 1);
+  for (int step = 0; step < 2; ++step) {
+    p.mutable_grad() = Tensor();
+    (pt * pt).sum().backward();
+    checkTensor(p.grad(), {2, 2}, kFloat32,
+                values(p.detach() * 2), 1e-6, 1e-6);
+    NoGradGuard noGrad;
+    p.sub_(p.grad(), 0.1);
+  }
+  // autograd::grad runs only what leads to the inputs asked for: another
+  // branch's saved tensor modified in place does not matter.
+  Tensor a = F({1, 2}, {2}).requires_grad_(), c = F({3, 4}, {2}).requires_grad_();
+  Tensor e = exp(c * 1);
+  Tensor total = (a * a).sum() + e.sum();
+  e.add_(1);
+  std::vector<Tensor> ga = autograd::grad({total}, {a});
+  checkTensor(ga[0], {2}, kFloat32, {2, 4});
+}
+
 namespace {
 /// One parameter updated by torch's formulas, written out with ops.
 struct AdamReference {
