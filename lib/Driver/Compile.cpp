@@ -168,6 +168,15 @@ void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
   for (Root &root : roots) {
     if (root.failed)
       continue;
+    if (!root.inPlace.empty()) {
+      root.leftOnHost = internalFailure(
+          root,
+          "it modifies a tensor in place (" + root.inPlace +
+              "), and compiled graphs do not keep views aliased to their "
+              "base yet",
+          "in-place ops run eagerly", failed);
+      continue;
+    }
     std::vector<Graph *> graphs;
     for (Segment &seg : root.segments)
       graphs.push_back(&seg.graph);

@@ -11,6 +11,7 @@
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <set>
@@ -408,6 +409,66 @@ bool Tracer::isLiveOut(const ValueDecl *var, SourceLocation begin,
   return false;
 }
 
+namespace {
+/// Finds the first call that modifies a tensor in place in a body and in
+/// the bodies it calls (each function once).
+class InPlaceFinder : public RecursiveASTVisitor<InPlaceFinder> {
+public:
+  explicit InPlaceFinder(const SourceManager &sm) : sm_(sm) {}
+
+  void scan(const FunctionDecl *fn) {
+    if (!found.empty() || !fn)
+      return;
+    const FunctionDecl *def = fn->getDefinition();
+    if (!def || !def->hasBody() || !seen_.insert(def).second)
+      return;
+    TraverseStmt(def->getBody());
+  }
+
+  bool VisitCallExpr(CallExpr *call) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    if (!callee || !found.empty())
+      return true;
+    std::string name = callee->getNameAsString();
+    std::string owner;
+    if (const auto *m = dyn_cast<CXXMethodDecl>(callee))
+      owner = m->getParent()->getQualifiedNameAsString();
+    static const std::set<std::string> tensorOps = {
+        "add_",     "sub_",  "mul_",  "div_",  "addcmul_",
+        "addcdiv_", "zero_", "fill_", "copy_", "clamp_"};
+    bool mutates = (owner == "kiln::Tensor" && tensorOps.count(name)) ||
+                   (llvm::StringRef(owner).starts_with("kiln::optim::") &&
+                    (name == "step" || name == "zero_grad")) ||
+                   callee->getQualifiedNameAsString() ==
+                       "kiln::nn::utils::clip_grad_norm_";
+    if (mutates) {
+      std::string qualified = owner.empty() ? callee->getQualifiedNameAsString()
+                                            : owner + "::" + name;
+      if (llvm::StringRef(qualified).starts_with("kiln::"))
+        qualified = qualified.substr(6);
+      PresumedLoc p = sm_.getPresumedLoc(call->getBeginLoc());
+      found = qualified + " at " +
+              (p.isValid() ? llvm::sys::path::filename(p.getFilename()).str() +
+                                 ":" + std::to_string(p.getLine()) + ":" +
+                                 std::to_string(p.getColumn())
+                           : std::string("?"));
+      return true;
+    }
+    // The runtime's own functions modify nothing the caller sees.
+    if (!llvm::StringRef(callee->getQualifiedNameAsString())
+             .starts_with("kiln::"))
+      scan(callee);
+    return true;
+  }
+
+  std::string found;
+
+private:
+  const SourceManager &sm_;
+  std::set<const FunctionDecl *> seen_;
+};
+} // namespace
+
 Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   Root root;
   root.function = fn;
@@ -446,6 +507,9 @@ Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   for (const GraphBreak &b : root.breaks)
     if (b.isError)
       root.failed = true;
+  InPlaceFinder inPlace(context_.getSourceManager());
+  inPlace.scan(fn);
+  root.inPlace = inPlace.found;
   return root;
 }
 

@@ -137,6 +137,12 @@ struct Root {
   /// Not annotated: a callee that breaks, or a callee of a
   /// KILN_DISABLE(recursive=false) function, compiled as a root of its own.
   bool derived = false;
+  /// The first op of its body, or of a function it calls whose body is
+  /// visible, that modifies a tensor in place ("Tensor::add_ at f.cpp:3:5"),
+  /// or empty. Compiled graphs return views as tensors of their own, so
+  /// such a root runs eagerly, where views alias (the driver leaves it as
+  /// host code).
+  std::string inPlace;
 };
 
 /// Called once per translation unit with its roots, while its AST lives.

@@ -1,0 +1,85 @@
+// Tests roots that modify a tensor in place. Eagerly a view shares its
+// base's elements, so modifying one changes the other; compiled graphs
+// return views as tensors of their own, which would lose that (a wrong
+// result). So a root that calls an in-place op, itself or in a function it
+// calls whose body is visible (optimizer steps included), is left as host
+// code: a warning naming the op at compile time, once at run time, each
+// call counted. Roots without in-place ops still compile.
+//
+// RUN: kiln compile %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
+// RUN: %t.ref > %t.ref.txt
+// RUN: env KILN_STATS=1 %t.cpu > %t.cpu.txt 2> %t.cpu.err
+// RUN: diff %t.ref.txt %t.cpu.txt
+// RUN: FileCheck %s --check-prefix=EXEC < %t.cpu.err
+#include <kiln/kiln.h>
+
+#include <cstdio>
+
+using kiln::Tensor;
+
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'viewOfResult': it modifies a tensor in place (Tensor::mul_ at in-place.cpp:[[# @LINE + 4]]:3), and compiled graphs do not keep views aliased to their base yet (left as host code: in-place ops run eagerly)
+KILN_COMPILE() Tensor viewOfResult(const Tensor &x) {
+  Tensor a = x * 2;
+  Tensor v = a.transpose(0, 1);
+  v.mul_(10); // a changes too
+  return a + 1;
+}
+
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'viewOfInput': it modifies a tensor in place (Tensor::zero_ at in-place.cpp:[[# @LINE + 4]]:3)
+KILN_COMPILE() Tensor viewOfInput(const Tensor &x) {
+  Tensor row = x.select(0, 1);
+  Tensor y = x * 2;
+  row.zero_(); // the caller's x changes
+  return y + x;
+}
+
+static void scaleInPlace(const Tensor &t) { t.mul_(3); }
+
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'throughHelper': it modifies a tensor in place (Tensor::mul_ at in-place.cpp:[[# @LINE - 2]]:{{[0-9]+}})
+KILN_COMPILE() Tensor throughHelper(const Tensor &x) {
+  Tensor a = x + 1;
+  Tensor flat = a.reshape({-1});
+  scaleInPlace(flat);
+  return a - 1;
+}
+
+struct Trainer {
+  Tensor w;
+  kiln::optim::SGD *opt;
+  // COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'Trainer::step': it modifies a tensor in place (optim::Optimizer::zero_grad at in-place.cpp:[[# @LINE + 2]]:{{[0-9]+}})
+  KILN_COMPILE() Tensor step(const Tensor &x) {
+    opt->zero_grad();
+    Tensor loss = kiln::mean(kiln::square(x * w - 1));
+    loss.backward();
+    Tensor view = w.detach().narrow(0, 0, 1);
+    opt->step(); // w (and its view) change
+    return view * 1;
+  }
+};
+
+// COMPILE-NOT: warning: kiln could not compile 'pure'
+KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1; }
+
+// EXEC-DAG: kiln: warning: graph viewOfResult ({{.*}}) runs eagerly
+// EXEC-DAG: kiln: warning: graph viewOfInput ({{.*}}) runs eagerly
+// EXEC-DAG: kiln: warning: graph throughHelper ({{.*}}) runs eagerly
+// EXEC-DAG: kiln: warning: graph Trainer::step ({{.*}}) runs eagerly
+// EXEC-NOT: graph pure
+// (scaleInPlace, a callee that breaks, is a root of its own: also eager.)
+// EXEC: kiln-stats graph_calls=7 compiled=1 guard_misses=6
+int main() {
+  Tensor x = kiln::arange(6).to(kiln::kFloat32).reshape({2, 3});
+  std::printf("%s\n", kiln::toString(viewOfResult(x)).c_str());
+  Tensor x2 = x.clone();
+  std::printf("%s\n", kiln::toString(viewOfInput(x2)).c_str());
+  std::printf("%s\n", kiln::toString(x2).c_str());
+  std::printf("%s\n", kiln::toString(throughHelper(x)).c_str());
+  std::printf("%s\n", kiln::toString(pure(x)).c_str());
+  Tensor w = kiln::ones({3}).requires_grad_();
+  kiln::optim::SGD opt({w}, kiln::optim::SGDOptions(0.1));
+  Trainer t{w, &opt};
+  for (int i = 0; i < 2; ++i)
+    std::printf("%s\n", kiln::toString(t.step(kiln::full({3}, 2.0))).c_str());
+}
