@@ -167,27 +167,25 @@ Tensor SavedTensor::get() const {
 // Recording
 //===----------------------------------------------------------------------===//
 
-Recorder::Recorder(const char *name, std::initializer_list<Tensor> inputs)
-    : name_(name) {
-  init(name, inputs.begin(), inputs.size());
-}
-
 Recorder::Recorder(const char *name, const std::vector<Tensor> &inputs)
     : name_(name) {
-  init(name, inputs.data(), inputs.size());
+  std::vector<const Tensor *> list;
+  for (const Tensor &t : inputs)
+    list.push_back(&t);
+  init(list.data(), list.size());
 }
 
-void Recorder::init(const char *, const Tensor *inputs, size_t n) {
+void Recorder::init(const Tensor *const *inputs, size_t n) {
   if (!gradEnabled)
     return;
   for (size_t i = 0; i < n && !active_; ++i)
-    active_ = inputs[i].defined() && inputs[i].autogradMeta().requiresGrad;
+    active_ = inputs[i]->requires_grad();
   if (!active_)
     return;
   edges_.reserve(n);
   inputMetas_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    const Tensor &t = inputs[i];
+    const Tensor &t = *inputs[i];
     edges_.push_back(t.defined() ? edgeOf(t) : Edge{});
     inputMetas_.push_back(t.defined() ? &t.autogradMeta() : nullptr);
   }

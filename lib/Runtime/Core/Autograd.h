@@ -12,7 +12,7 @@
 // An op records with a Recorder:
 //
 //   Tensor exp(const Tensor &x) {
-//     autograd::Recorder grad("ExpBackward0", {x});
+//     autograd::Recorder grad("ExpBackward0", x);
 //     Tensor out = <the kernel>;
 //     if (grad)
 //       grad.record(out, [r = grad.save(out)](const autograd::Grads &g,
@@ -124,7 +124,13 @@ bool needsGrad(const Tensor &t);
 /// and then grad mode stays off until it closes.
 class Recorder {
 public:
-  Recorder(const char *name, std::initializer_list<Tensor> inputs);
+  /// The inputs by reference: an op that records nothing pays for a look
+  /// at each input's flag, no copy.
+  template <typename... Inputs>
+  Recorder(const char *name, const Inputs &...inputs) : name_(name) {
+    const Tensor *list[] = {&inputs...};
+    init(list, sizeof...(Inputs));
+  }
   Recorder(const char *name, const std::vector<Tensor> &inputs);
   ~Recorder();
   Recorder(const Recorder &) = delete;
@@ -140,7 +146,7 @@ public:
   void record(const std::vector<Tensor> &outs, BackwardFn fn);
 
 private:
-  void init(const char *name, const Tensor *inputs, size_t n);
+  void init(const Tensor *const *inputs, size_t n);
 
   const char *name_;
   bool active_ = false;

@@ -236,7 +236,7 @@ void recordCopy(autograd::Recorder &grad, const Tensor &out, Device from) {
 Tensor Tensor::clone() const {
   detail::CountedOp counted;
   checkDefined("clone");
-  autograd::Recorder grad("CloneBackward0", {*this});
+  autograd::Recorder grad("CloneBackward0", *this);
   Tensor out = cloneData();
   recordCopy(grad, out, device());
   return out;
@@ -268,7 +268,7 @@ Tensor Tensor::to(Device target) const {
   checkDevice(target, "to");
   if (target == device())
     return *this;
-  autograd::Recorder grad("ToCopyBackward0", {*this});
+  autograd::Recorder grad("ToCopyBackward0", *this);
   Tensor out = toDevice(target);
   recordCopy(grad, out, device());
   return out;
@@ -313,7 +313,7 @@ Tensor Tensor::to(DType target) const {
   checkDefined("to");
   if (target == dtype_)
     return *this;
-  autograd::Recorder grad("ToCopyBackward0", {*this});
+  autograd::Recorder grad("ToCopyBackward0", *this);
   Tensor out;
   if (device().type != DeviceType::CPU) {
     out = to(Device::cpu()).to(target).to(device());
@@ -338,32 +338,34 @@ using autograd::Needs;
 /// not modified in place since (an in-place op on the base changes the
 /// base's history, not the view's: torch regenerates the view's, Kiln
 /// raises). A view of a leaf saves nothing: a parameter updated under
-/// no_grad keeps its views valid, as in torch.
+/// no_grad keeps its views valid, as in torch. makeFn() gives the backward
+/// function, made only when the view is recorded.
+template <typename MakeFn>
 Tensor makeView(const Tensor &self, Shape shape, Shape strides, int64_t offset,
-                const char *node, autograd::BackwardFn fn) {
-  autograd::Recorder grad(node, {self});
+                const char *node, const MakeFn &makeFn) {
+  autograd::Recorder grad(node, self);
   Tensor out(self.storage(), std::move(shape), std::move(strides), offset,
              self.dtype());
   if (grad) {
     autograd::SavedTensor check;
     if (!self.is_leaf())
       check = grad.save(out, true);
-    grad.record(out,
-                [check, fn = std::move(fn)](const Grads &g, const Needs &n) {
-                  check.get();
-                  return fn(g, n);
-                });
+    grad.record(out, [check, fn = makeFn()](const Grads &g, const Needs &n) {
+      check.get();
+      return fn(g, n);
+    });
   }
   autograd::markView(out);
   return out;
 }
 
 /// The backward of a view that only rearranges: the gradient reshaped back.
-autograd::BackwardFn reshapeBack(const Shape &inputShape) {
-  return [inputShape](const Grads &g, const Needs &) {
+struct ReshapeBack {
+  Shape inputShape;
+  Grads operator()(const Grads &g, const Needs &) const {
     return Grads{g[0].reshape(inputShape)};
-  };
-}
+  }
+};
 } // namespace
 
 /// Resolves a -1 in a requested shape against numel.
@@ -439,7 +441,7 @@ Tensor Tensor::view(const Shape &requested) const {
                 shapeStr(shape_) + " and strides " + shapeStr(strides_) +
                 "; use reshape() instead");
   return makeView(*this, shape, strides, offset_, "ViewBackward0",
-                  reshapeBack(shape_));
+                  [&] { return ReshapeBack{shape_}; });
 }
 
 Tensor Tensor::reshape(const Shape &requested) const {
@@ -449,7 +451,7 @@ Tensor Tensor::reshape(const Shape &requested) const {
   Shape strides;
   if (viewStrides(shape_, strides_, shape, strides))
     return makeView(*this, shape, strides, offset_, "ViewBackward0",
-                    reshapeBack(shape_));
+                    [&] { return ReshapeBack{shape_}; });
   return clone().view(shape);
 }
 
@@ -463,10 +465,11 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   Shape shape = shape_, strides = strides_;
   std::swap(shape[d0], shape[d1]);
   std::swap(strides[d0], strides[d1]);
-  return makeView(*this, shape, strides, offset_, "TransposeBackward0",
-                  [d0, d1](const Grads &g, const Needs &) {
-                    return Grads{g[0].transpose(d0, d1)};
-                  });
+  return makeView(*this, shape, strides, offset_, "TransposeBackward0", [&] {
+    return [d0, d1](const Grads &g, const Needs &) {
+      return Grads{g[0].transpose(d0, d1)};
+    };
+  });
 }
 
 Tensor Tensor::permute(const Shape &dims) const {
@@ -487,13 +490,14 @@ Tensor Tensor::permute(const Shape &dims) const {
     shape[i] = shape_[d];
     strides[i] = strides_[d];
   }
-  Shape inverse(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i)
-    inverse[wrapDim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
-  return makeView(*this, shape, strides, offset_, "PermuteBackward0",
-                  [inverse](const Grads &g, const Needs &) {
-                    return Grads{g[0].permute(inverse)};
-                  });
+  return makeView(*this, shape, strides, offset_, "PermuteBackward0", [&] {
+    Shape inverse(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i)
+      inverse[wrapDim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
+    return [inverse](const Grads &g, const Needs &) {
+      return Grads{g[0].permute(inverse)};
+    };
+  });
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -505,7 +509,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   shape.insert(shape.begin() + pos, 1);
   strides.insert(strides.begin() + pos, stride);
   return makeView(*this, shape, strides, offset_, "UnsqueezeBackward0",
-                  reshapeBack(shape_));
+                  [&] { return ReshapeBack{shape_}; });
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
@@ -518,7 +522,7 @@ Tensor Tensor::squeeze(int64_t d) const {
   shape.erase(shape.begin() + pos);
   strides.erase(strides.begin() + pos);
   return makeView(*this, shape, strides, offset_, "SqueezeBackward1",
-                  reshapeBack(shape_));
+                  [&] { return ReshapeBack{shape_}; });
 }
 
 Tensor Tensor::squeeze() const {
@@ -531,7 +535,7 @@ Tensor Tensor::squeeze() const {
       strides.push_back(strides_[i]);
     }
   return makeView(*this, shape, strides, offset_, "SqueezeBackward0",
-                  reshapeBack(shape_));
+                  [&] { return ReshapeBack{shape_}; });
 }
 
 Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
@@ -559,14 +563,15 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end,
   shape[pos] = len;
   strides[pos] = strides_[pos] * step;
   return makeView(*this, shape, strides, offset_ + start * strides_[pos],
-                  "SliceBackward0",
-                  [inputShape = shape_, pos, start, end, step](const Grads &g,
-                                                               const Needs &) {
-                    // The gradient scattered into zeros (torch's
-                    // slice_backward).
-                    Tensor out = zeros(inputShape, g[0].dtype());
-                    out.slice(pos, start, end, step).copy_(g[0]);
-                    return Grads{out};
+                  "SliceBackward0", [&] {
+                    return [inputShape = shape_, pos, start, end,
+                            step](const Grads &g, const Needs &) {
+                      // The gradient scattered into zeros (torch's
+                      // slice_backward).
+                      Tensor out = zeros(inputShape, g[0].dtype());
+                      out.slice(pos, start, end, step).copy_(g[0]);
+                      return Grads{out};
+                    };
                   });
 }
 
@@ -602,10 +607,11 @@ Tensor Tensor::expand(const Shape &target) const {
                   " (target " + shapeStr(target) + ")");
     }
   }
-  return makeView(*this, shape, strides, offset_, "ExpandBackward0",
-                  [inputShape = shape_](const Grads &g, const Needs &) {
-                    return Grads{autograd::sumTo(g[0], inputShape)};
-                  });
+  return makeView(*this, shape, strides, offset_, "ExpandBackward0", [&] {
+    return [inputShape = shape_](const Grads &g, const Needs &) {
+      return Grads{autograd::sumTo(g[0], inputShape)};
+    };
+  });
 }
 
 Tensor Tensor::flatten(int64_t startDim, int64_t endDim) const {

@@ -201,7 +201,7 @@ using BinaryGrad = Tensor (*)(const Tensor &g, const SavedTensor &a,
 template <typename Impl>
 Tensor binary(const char *node, const Tensor &a, const Tensor &b, DType common,
               Impl impl, BinaryGrad ga, BinaryGrad gb, bool saves = true) {
-  autograd::Recorder grad(node, {a, b});
+  autograd::Recorder grad(node, a, b);
   Tensor out = impl(a, b, common);
   if (grad)
     grad.record(out, [sa = saves ? grad.save(a) : SavedTensor(),
@@ -408,7 +408,7 @@ namespace {
 /// where, recorded: each branch's gradient is g where it was chosen.
 Tensor recordedWhere(const Tensor &cond, const Tensor &a, const Tensor &b,
                      DType common) {
-  autograd::Recorder grad("WhereBackward0", {cond, a, b});
+  autograd::Recorder grad("WhereBackward0", cond, a, b);
   Tensor out = whereWith(cond, a, b, common);
   if (grad)
     grad.record(out, [sc = grad.save(cond)](const Grads &g, const Needs &n) {

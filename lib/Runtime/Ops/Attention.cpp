@@ -245,8 +245,8 @@ Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
                                     const Tensor &attn_mask, double dropout_p,
                                     bool is_causal,
                                     std::optional<double> scale) {
-  autograd::Recorder grad("ScaledDotProductAttentionBackward0",
-                          {query, key, value, attn_mask});
+  autograd::Recorder grad("ScaledDotProductAttentionBackward0", query, key,
+                          value, attn_mask);
   Tensor out = detail::scaledDotProductAttention(
       query, key, value, attn_mask, dropout_p, is_causal, scale, false);
   if (!grad)

@@ -41,7 +41,7 @@ using autograd::Needs;
 Tensor leaky_relu(const Tensor &x, Scalar negativeSlope) {
   detail::CountedOp counted;
   requireFloating(x, "leaky_relu");
-  autograd::Recorder grad("LeakyReluBackward0", {x});
+  autograd::Recorder grad("LeakyReluBackward0", x);
   Tensor out = where(x > 0, x, x * negativeSlope).to(x.dtype());
   if (grad)
     grad.record(
@@ -54,7 +54,7 @@ Tensor leaky_relu(const Tensor &x, Scalar negativeSlope) {
 Tensor elu(const Tensor &x, Scalar alpha) {
   detail::CountedOp counted;
   requireFloating(x, "elu");
-  autograd::Recorder grad("EluBackward0", {x});
+  autograd::Recorder grad("EluBackward0", x);
   Tensor out = where(x > 0, x, expm1(x) * alpha).to(x.dtype());
   if (grad)
     grad.record(out, [sx = grad.save(x), alpha](const Grads &g, const Needs &) {
@@ -70,7 +70,7 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
   detail::CountedOp counted;
   if (!min && !max)
     throw Error("clamp: at least one of min and max must be given");
-  autograd::Recorder grad("ClampBackward1", {x});
+  autograd::Recorder grad("ClampBackward1", x);
   Tensor y = x;
   if (min)
     y = maximum(y, *min);
@@ -205,7 +205,7 @@ Tensor std(const Tensor &x, const Dims &dims, int64_t correction,
            bool keepdim) {
   detail::CountedOp counted;
   requireFloating(x, "std");
-  autograd::Recorder grad("StdBackward0", {x});
+  autograd::Recorder grad("StdBackward0", x);
   Tensor out = sqrt(var(x, dims, correction, keepdim));
   if (grad)
     grad.record(out, [sx = grad.save(x), so = grad.save(out, true),
@@ -276,7 +276,7 @@ Tensor norm(const Tensor &x, Scalar p, const Dims &dims, bool keepdim) {
   detail::CountedOp counted;
   requireFloating(x, "norm");
   double q = p.toDouble();
-  autograd::Recorder grad("NormBackward1", {x});
+  autograd::Recorder grad("NormBackward1", x);
   Tensor out = normValue(x, q, dims, keepdim);
   if (grad)
     grad.record(out, [sx = grad.save(x), so = grad.save(out, true), q,

@@ -63,7 +63,7 @@ static Tensor gatherForward(const Tensor &x, int64_t dim, const Tensor &index);
 
 Tensor gather(const Tensor &x, int64_t dim, const Tensor &index) {
   CountedOp counted;
-  autograd::Recorder grad("GatherBackward0", {x, index});
+  autograd::Recorder grad("GatherBackward0", x, index);
   Tensor out = gatherForward(x, dim, index);
   if (grad)
     grad.record(out, [dim, shape = x.shape(), si = grad.save(index)](
@@ -449,7 +449,7 @@ static Tensor scatterAddForward(const Tensor &x, int64_t dim,
 Tensor scatter_add(const Tensor &x, int64_t dim, const Tensor &index,
                    const Tensor &src) {
   CountedOp counted;
-  autograd::Recorder grad("ScatterAddBackward0", {x, index, src});
+  autograd::Recorder grad("ScatterAddBackward0", x, index, src);
   Tensor out = scatterAddForward(x, dim, index, src);
   if (grad)
     grad.record(out, [dim, srcShape = src.shape(), si = grad.save(index)](

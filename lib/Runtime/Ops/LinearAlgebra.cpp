@@ -550,7 +550,7 @@ autograd::Grads matmulBackward(const Tensor &g, const Tensor &a,
 
 Tensor matmul(const Tensor &a, const Tensor &b) {
   detail::CountedOp counted;
-  autograd::Recorder grad("MmBackward0", {a, b});
+  autograd::Recorder grad("MmBackward0", a, b);
   Tensor out = matmulForward(a, b);
   if (grad)
     grad.record(out, [sa = grad.save(a), sb = grad.save(b)](

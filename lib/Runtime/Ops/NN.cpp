@@ -47,7 +47,7 @@ static Tensor embeddingForward(const Tensor &ids, const Tensor &table);
 
 Tensor embedding(const Tensor &ids, const Tensor &table) {
   detail::CountedOp counted;
-  autograd::Recorder grad("EmbeddingBackward0", {ids, table});
+  autograd::Recorder grad("EmbeddingBackward0", ids, table);
   Tensor out = embeddingForward(ids, table);
   if (grad)
     grad.record(out, [shape = table.shape(), si = grad.save(ids)](
@@ -205,7 +205,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
               const Shape &strideParam, const Shape &paddingParam,
               const Shape &dilationParam, int64_t groups) {
   detail::CountedOp counted;
-  autograd::Recorder grad("ConvolutionBackward0", {x, w, b});
+  autograd::Recorder grad("ConvolutionBackward0", x, w, b);
   checkCpu(x, "conv2d");
   checkCpu(w, "conv2d");
   if (x.dim() != 3 && x.dim() != 4)

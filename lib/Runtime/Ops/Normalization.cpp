@@ -239,7 +239,7 @@ Grads normalizeRowsBackward(const Tensor &g, const Tensor &x,
 
 Tensor softmax(const Tensor &x, int64_t dim) {
   detail::CountedOp counted;
-  autograd::Recorder grad("SoftmaxBackward0", {x});
+  autograd::Recorder grad("SoftmaxBackward0", x);
   Tensor out = softmaxRows(x, dim);
   if (grad)
     grad.record(
@@ -252,7 +252,7 @@ Tensor softmax(const Tensor &x, int64_t dim) {
 
 Tensor log_softmax(const Tensor &x, int64_t dim) {
   detail::CountedOp counted;
-  autograd::Recorder grad("LogSoftmaxBackward0", {x});
+  autograd::Recorder grad("LogSoftmaxBackward0", x);
   Tensor out = logSoftmaxRows(x, dim);
   if (grad)
     grad.record(
@@ -265,7 +265,7 @@ Tensor log_softmax(const Tensor &x, int64_t dim) {
 Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
                   double eps) {
   detail::CountedOp counted;
-  autograd::Recorder grad("NativeLayerNormBackward0", {x, weight, bias});
+  autograd::Recorder grad("NativeLayerNormBackward0", x, weight, bias);
   Tensor out =
       normalizeRows(x, weight, bias, eps, /*center=*/true, "layer_norm");
   if (grad)
@@ -278,7 +278,7 @@ Tensor layer_norm(const Tensor &x, const Tensor &weight, const Tensor &bias,
 
 Tensor rms_norm(const Tensor &x, const Tensor &weight, double eps) {
   detail::CountedOp counted;
-  autograd::Recorder grad("RmsNormBackward0", {x, weight});
+  autograd::Recorder grad("RmsNormBackward0", x, weight);
   Tensor out =
       normalizeRows(x, weight, Tensor(), eps, /*center=*/false, "rms_norm");
   if (grad)

@@ -231,7 +231,7 @@ Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
                   const Shape &stride, const Shape &padding,
                   const Shape &dilation, bool ceil_mode) {
   detail::CountedOp counted;
-  autograd::Recorder grad("MaxPool2DBackward0", {x});
+  autograd::Recorder grad("MaxPool2DBackward0", x);
   Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
                         ceil_mode);
   int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
@@ -270,7 +270,7 @@ Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
                   bool count_include_pad,
                   std::optional<int64_t> divisor_override) {
   detail::CountedOp counted;
-  autograd::Recorder grad("AvgPool2DBackward0", {x});
+  autograd::Recorder grad("AvgPool2DBackward0", x);
   Windows w = windowsOf(x, "avg_pool2d", kernel_size, stride, padding, Shape{1},
                         ceil_mode);
   if (divisor_override && *divisor_override == 0)
@@ -308,7 +308,7 @@ Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
 
 Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size) {
   detail::CountedOp counted;
-  autograd::Recorder grad("AdaptiveAvgPool2DBackward0", {x});
+  autograd::Recorder grad("AdaptiveAvgPool2DBackward0", x);
   const char *op = "adaptive_avg_pool2d";
   checkPooled(x, op);
   Shape out = pairParam(output_size, op, "output_size", 1);

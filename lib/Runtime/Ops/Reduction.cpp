@@ -230,7 +230,7 @@ using autograd::SavedTensor;
 /// sum, mean, prod, amax and amin, recorded with their formulas.
 Tensor reduction(const char *op, const char *node, const Tensor &x,
                  const Shape &dims, bool keepdim) {
-  autograd::Recorder grad(node, {x});
+  autograd::Recorder grad(node, x);
   bool isMax = std::strcmp(op, "amax") == 0,
        isMin = std::strcmp(op, "amin") == 0;
   Tensor out = isMax || isMin ? extremum(x, dims, keepdim, isMax)
@@ -352,7 +352,7 @@ Tensor cumulative(const Tensor &x, int64_t dim, std::optional<DType> dtype,
 
 Tensor cumsum(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
   detail::CountedOp counted;
-  autograd::Recorder grad("CumsumBackward0", {x});
+  autograd::Recorder grad("CumsumBackward0", x);
   Tensor out = cumulative(x, dim, dtype, false, "cumsum");
   if (grad)
     grad.record(out, [dim](const Grads &g, const Needs &) {
@@ -363,7 +363,7 @@ Tensor cumsum(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
 }
 Tensor cumprod(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
   detail::CountedOp counted;
-  autograd::Recorder grad("CumprodBackward0", {x});
+  autograd::Recorder grad("CumprodBackward0", x);
   Tensor out = cumulative(x, dim, dtype, true, "cumprod");
   if (grad)
     grad.record(out, [dim, sx = grad.save(x), so = grad.save(out, true)](

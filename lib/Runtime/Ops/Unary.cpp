@@ -105,7 +105,7 @@ Tensor geluBackward(const Tensor &g, const Tensor &x, bool tanhForm) {
 
 Tensor neg(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("NegBackward0", {x});
+  autograd::Recorder grad("NegBackward0", x);
   if (x.defined() && x.dtype() == DType::Bool)
     throw Error("neg: negating a bool tensor is not supported; use "
                 "logical_not or convert with to(kiln::kInt64)");
@@ -134,7 +134,7 @@ Tensor operator-(const Tensor &x) {
 
 Tensor abs(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("AbsBackward0", {x});
+  autograd::Recorder grad("AbsBackward0", x);
   Tensor out = unaryKernel<Domain::Any>("abs", x, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral<T>::value) {
@@ -155,7 +155,7 @@ Tensor abs(const Tensor &x) {
 
 Tensor relu(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("ReluBackward0", {x});
+  autograd::Recorder grad("ReluBackward0", x);
   Tensor out = unaryKernel<Domain::Any>("relu", x, [](auto v) {
     using T = decltype(v);
     return v > T(0) || v != v ? v : T(0); // NaN propagates
@@ -171,7 +171,7 @@ Tensor relu(const Tensor &x) {
 
 Tensor exp(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("ExpBackward0", {x});
+  autograd::Recorder grad("ExpBackward0", x);
   Tensor out =
       unaryKernel<Domain::Floating>("exp", x, [](auto v) { return vexp(v); });
   return recordUnary(
@@ -185,7 +185,7 @@ Tensor exp(const Tensor &x) {
 
 Tensor sigmoid(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("SigmoidBackward0", {x});
+  autograd::Recorder grad("SigmoidBackward0", x);
   Tensor out = unaryKernel<Domain::Floating>(
       "sigmoid", x, [](auto v) { return sigmoidOf(v); });
   return recordUnary(
@@ -199,7 +199,7 @@ Tensor sigmoid(const Tensor &x) {
 
 Tensor silu(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("SiluBackward0", {x});
+  autograd::Recorder grad("SiluBackward0", x);
   Tensor out = unaryKernel<Domain::FloatOnly>(
       "silu", x, [](auto v) { return v * sigmoidOf(v); });
   return recordUnary(
@@ -213,7 +213,7 @@ Tensor silu(const Tensor &x) {
 
 Tensor gelu(const Tensor &x, const std::string &approximate) {
   detail::CountedOp counted;
-  autograd::Recorder grad("GeluBackward0", {x});
+  autograd::Recorder grad("GeluBackward0", x);
   bool tanhForm = approximate == "tanh";
   auto derivative = [tanhForm](const Tensor &g, const SavedTensor &x,
                                const SavedTensor &) {
@@ -250,7 +250,7 @@ Tensor gelu(const Tensor &x, const std::string &approximate) {
 
 Tensor log(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("LogBackward0", {x});
+  autograd::Recorder grad("LogBackward0", x);
   Tensor out = unaryKernel<Domain::Floating>(
       "log", x, [](auto v) { return std::log(v); });
   return recordUnary(
@@ -264,7 +264,7 @@ Tensor log(const Tensor &x) {
 
 Tensor sqrt(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("SqrtBackward0", {x});
+  autograd::Recorder grad("SqrtBackward0", x);
   Tensor out = unaryKernel<Domain::Floating>(
       "sqrt", x, [](auto v) { return std::sqrt(v); });
   return recordUnary(
@@ -278,7 +278,7 @@ Tensor sqrt(const Tensor &x) {
 
 Tensor rsqrt(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("RsqrtBackward0", {x});
+  autograd::Recorder grad("RsqrtBackward0", x);
   Tensor out = unaryKernel<Domain::Floating>("rsqrt", x, [](auto v) {
     using T = decltype(v);
     return T(1) / std::sqrt(v);
@@ -294,7 +294,7 @@ Tensor rsqrt(const Tensor &x) {
 
 Tensor tanh(const Tensor &x) {
   detail::CountedOp counted;
-  autograd::Recorder grad("TanhBackward0", {x});
+  autograd::Recorder grad("TanhBackward0", x);
   Tensor out = unaryKernel<Domain::Floating>(
       "tanh", x, [](auto v) { return std::tanh(v); });
   return recordUnary(
@@ -324,7 +324,7 @@ template <typename T> T softplusOf(T v) {
 #define KILN_FLOAT_FUNCTION(NAME, DOMAIN, EXPR, NODE, GRAD)                    \
   Tensor NAME(const Tensor &x) {                                               \
     detail::CountedOp counted;                                                 \
-    autograd::Recorder grad(NODE, {x});                                        \
+    autograd::Recorder grad(NODE, x);                                          \
     Tensor out = unaryKernel<Domain::DOMAIN>(#NAME, x, [](auto v) {            \
       using T = decltype(v);                                                   \
       (void)sizeof(T);                                                         \
@@ -377,7 +377,7 @@ KILN_FLOAT_FUNCTION(hardsigmoid, FloatOnly, relu6(v + T(3)) / T(6),
 #define KILN_SAME_TYPE_FUNCTION(NAME, FLOAT_EXPR, INT_EXPR, NODE, GRAD)        \
   Tensor NAME(const Tensor &x) {                                               \
     detail::CountedOp counted;                                                 \
-    autograd::Recorder grad(NODE, {x});                                        \
+    autograd::Recorder grad(NODE, x);                                          \
     Tensor out = unaryKernel<Domain::Any>(#NAME, x, [](auto v) {               \
       using T = decltype(v);                                                   \
       if constexpr (std::is_integral<T>::value)                                \
