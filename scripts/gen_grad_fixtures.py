@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Adds torch's gradients to test/unit/fixtures/ops.json (written by
+"""Writes torch's training references for the unit tests:
+
+- test/unit/fixtures/train.json: a small GPT-2 with closed-form weights
+  (TrainingTest.cpp builds the same one) trained by AdamW and by SGD, each
+  step's loss;
+- and adds torch's gradients to test/unit/fixtures/ops.json (written by
 scripts/gen_fixtures.py): for each case of a differentiable op, an upstream
 gradient ("grad_out", standard normal, the output's shape) and the gradient
 torch's autograd computes for each floating input ("grads", null for the
@@ -254,5 +259,75 @@ def main():
     print(f"added torch gradients to {added} cases of {os.path.normpath(path)}")
 
 
+def closed_form(shape, phase, scale, shift=0.0):
+    """TrainingTest.cpp's closedForm: scale * sin(0.731 i + phase) + shift."""
+    i = np.arange(int(np.prod(shape)), dtype=np.float64)
+    v = (np.sin(i * 0.731 + phase) * scale + shift).astype(np.float32)
+    return torch.from_numpy(v.reshape(shape))
+
+
+def train_fixture():
+    cfg = dict(L=2, C=32, NH=4, V=64, maxT=16, B=2, T=16)
+    L, C, NH, V, T, B = (cfg[k] for k in ("L", "C", "NH", "V", "T", "B"))
+    phase = [0.0]
+
+    def nxt(shape, scale, shift=0.0):
+        phase[0] += 1.0
+        return torch.nn.Parameter(closed_form(shape, phase[0], scale, shift))
+
+    ids = torch.tensor([(7 * i + 3) % V for i in range(B * T)]).view(B, T)
+    targets = torch.tensor([(5 * i + 11) % V for i in range(B * T)]).view(B, T)
+    runs = []
+    for name in ("adamw", "sgd"):
+        phase[0] = 0.0
+        wte, wpe = nxt((V, C), 0.1), nxt((cfg["maxT"], C), 0.05)
+        layers = [[nxt((C,), 0.1, 1.0), nxt((C,), 0.02),
+                   nxt((3 * C, C), 0.1), nxt((3 * C,), 0.02),
+                   nxt((C, C), 0.1), nxt((C,), 0.02),
+                   nxt((C,), 0.1, 1.0), nxt((C,), 0.02),
+                   nxt((4 * C, C), 0.1), nxt((4 * C,), 0.02),
+                   nxt((C, 4 * C), 0.1), nxt((C,), 0.02)] for _ in range(L)]
+        lnfw, lnfb = nxt((C,), 0.1, 1.0), nxt((C,), 0.02)
+        params = [wte, wpe] + [p for l in layers for p in l] + [lnfw, lnfb]
+
+        def loss_fn():
+            x = F.embedding(ids, wte) + wpe[:T]
+            for (l1w, l1b, qw, qb, pw, pb, l2w, l2b, fw, fb, f2w, f2b) in layers:
+                qkv = F.linear(F.layer_norm(x, (C,), l1w, l1b), qw, qb)
+                q, k, v = (t.view(B, T, NH, C // NH).transpose(1, 2)
+                           for t in qkv.split(C, dim=2))
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                x = x + F.linear(y.transpose(1, 2).reshape(B, T, C), pw, pb)
+                h = F.gelu(F.linear(F.layer_norm(x, (C,), l2w, l2b), fw, fb),
+                           approximate="tanh")
+                x = x + F.linear(h, f2w, f2b)
+            logits = F.layer_norm(x, (C,), lnfw, lnfb) @ wte.t()
+            return F.cross_entropy(logits.reshape(B * T, V), targets.reshape(-1))
+
+        opt = (torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1)
+               if name == "adamw" else
+               torch.optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True,
+                               weight_decay=1e-3))
+        losses = []
+        for _ in range(6):
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            losses.append(loss.item())
+        runs.append({"optimizer": name, "losses": losses})
+    path = os.path.join(os.path.dirname(__file__), "..", "test", "unit",
+                        "fixtures", "train.json")
+    with open(path, "w") as f:
+        json.dump({"generator": "scripts/gen_grad_fixtures.py, torch " +
+                   torch.__version__, "config": cfg, "runs": runs}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {os.path.normpath(path)}: " +
+          ", ".join(f"{r['optimizer']} {r['losses'][0]:.4f} -> "
+                    f"{r['losses'][-1]:.4f}" for r in runs))
+
+
 if __name__ == "__main__":
     main()
+    train_fixture()
