@@ -381,9 +381,15 @@ Tensor baddbmm(const Tensor &input, const Tensor &b1, const Tensor &b2,
 /// int64 ids [...] as int64 one-hot rows [..., num_classes]; ids outside
 /// [0, num_classes) are an error; num_classes -1 takes max(ids) + 1.
 Tensor one_hot(const Tensor &ids, int64_t num_classes = -1);
-/// Identity: kiln computes at inference, so dropout drops nothing;
-/// training = true with p > 0 is an error. p must lie in [0, 1].
+/// The identity unless training; in training each element is zeroed with
+/// probability p and the others scaled by 1 / (1 - p) (all zeroed at p =
+/// 1), the mask drawn from the dropout generator (below): kiln's stream,
+/// not torch's. p must lie in [0, 1].
 Tensor dropout(const Tensor &x, double p = 0.5, bool training = false);
+/// Seeds the generator training-mode dropout draws its masks from (each
+/// call takes the next seed of a SplitMix64 sequence, the same on every
+/// machine); torch.manual_seed's role for it. The default seed is 0.
+void manual_seed(uint64_t seed);
 /// Batch norm over dim 1: (x - mean) / sqrt(var + eps) * weight + bias
 /// (weight, bias may be undefined), with the running statistics [C]; in
 /// training, with the batch's (the biased variance), and running_mean,

@@ -1895,7 +1895,7 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
       return x;
     if (n > 2 && constantInt(args[2]).value_or(1) != 0)
       return breakAt(args[2]->getExprLoc(),
-                     "kiln::dropout in training mode (an error in eager) or "
+                     "kiln::dropout in training mode (a random mask) or "
                      "with a training flag known only at run time");
     if (n > 1) {
       std::optional<int> p = scalar(1, absent);

@@ -18,6 +18,7 @@
 #include "kiln/EinsumPlan.h"
 #include "kiln/Ops.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -439,15 +440,33 @@ Tensor one_hot(const Tensor &ids, int64_t num_classes) {
   }
 }
 
+namespace {
+/// The dropout generator: a base seed and how many masks were drawn.
+std::atomic<uint64_t> dropoutBase{0}, dropoutDraws{0};
+} // namespace
+
+void manual_seed(uint64_t seed) {
+  dropoutBase.store(seed);
+  dropoutDraws.store(0);
+}
+
 Tensor dropout(const Tensor &x, double p, bool training) {
   detail::CountedOp counted;
   if (!(p >= 0.0 && p <= 1.0))
     throw Error("dropout: probability has to be between 0 and 1, got " +
                 std::to_string(p));
-  if (training && p > 0.0)
-    throw Error("dropout: training-mode dropout is not supported (kiln "
-                "computes at inference; pass training = false)");
-  return x;
+  if (!training || p == 0.0)
+    return x;
+  requireFloating(x, "dropout");
+  if (p == 1.0)
+    return x * zeros_like(x);
+  // The draw's seed: the base advanced by the golden ratio per draw, as
+  // SplitMix64 advances its state.
+  uint64_t seed = dropoutBase.load() +
+                  0x9E3779B97F4A7C15ull * (dropoutDraws.fetch_add(1) + 1);
+  Tensor keep = rand(x.shape(), seed, kFloat32) >= p;
+  // A product with the mask: autograd records its gradient, mask / (1 - p).
+  return x * (keep.to(x.dtype()) * (1.0 / (1.0 - p)));
 }
 
 Tensor batch_norm(const Tensor &x, const Tensor &running_mean,

@@ -252,6 +252,26 @@ TEST_CASE("gradcheck: convolutions, pooling and image layers",
       {bx, gamma, beta});
 }
 
+TEST_CASE("dropout in training: a seeded mask, scaled, and its gradient",
+          "[autograd]") {
+  Tensor x = full({100, 100}, 2.0).requires_grad_();
+  manual_seed(7);
+  Tensor y = dropout(x, 0.25, true);
+  Tensor again = dropout(x, 0.25, true);
+  manual_seed(7);
+  Tensor replay = dropout(x, 0.25, true);
+  CHECK(allclose(y, replay));
+  CHECK_FALSE(allclose(y, again)); // the next draw is another mask
+  // Each element is 0 or 2 / 0.75, about a quarter of them 0.
+  Tensor zeroed = (y == 0).to(kFloat64);
+  CHECK(sum(logical_or(y == 0, abs(y - 2 / 0.75) < 1e-5).to(kInt64))
+            .item<int64_t>() == 10000);
+  CHECK(mean(zeroed).item<double>() == Approx(0.25).margin(0.02));
+  y.sum().backward();
+  CHECK(allclose(x.grad(), y.detach() / 2));
+  checkTensor(dropout(ones({3}), 1.0, true), {3}, kFloat32, {0, 0, 0});
+}
+
 TEST_CASE("batch_norm in training mode: batch statistics, running updates",
           "[autograd]") {
   Tensor x = F({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
