@@ -35,6 +35,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 namespace kiln::driver {
 
@@ -119,6 +120,81 @@ std::string openInputs(const Root &root) {
   return open;
 }
 
+/// The ops whose result may share its first operand's elements eagerly (a
+/// view, or the tensor itself: a cast to its own dtype) and an if-select of
+/// host values, which returns one of its operands.
+bool mayAlias(OpCode code) {
+  switch (code) {
+  case OpCode::Reshape:
+  case OpCode::Expand:
+  case OpCode::Transpose:
+  case OpCode::Permute:
+  case OpCode::Unsqueeze:
+  case OpCode::Squeeze:
+  case OpCode::Flatten:
+  case OpCode::Unflatten:
+  case OpCode::ReshapeAs:
+  case OpCode::Slice:
+  case OpCode::Cast:
+  case OpCode::Select:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The values whose elements v's may be eagerly: v itself, or through
+/// views the values they are views of (the tensors an if-select chose
+/// between, both).
+void aliasBases(const Graph &g, int v, std::set<int> &bases) {
+  const TraceOp *op = g.producer(v);
+  if (!op || !mayAlias(op->code) || op->operands.empty()) {
+    bases.insert(v);
+    return;
+  }
+  if (op->code == OpCode::Select) {
+    for (int operand : op->operands)
+      if (g.values[operand].kind == ValueKind::Tensor)
+        aliasBases(g, operand, bases);
+    return;
+  }
+  aliasBases(g, op->operands[0], bases);
+}
+
+/// Why an output of root's graphs would share elements with an input or
+/// with another output eagerly, which the compiled graph, returning
+/// tensors of its own, would not; or empty.
+std::string aliasedOutput(const Root &root) {
+  for (const Segment &seg : root.segments) {
+    const Graph &g = seg.graph;
+    auto nameOf = [](const GraphOutput &out) {
+      if (!out.variable.empty())
+        return "'" + out.variable + "'";
+      if (out.returnPart >= 0)
+        return "element " + std::to_string(out.returnPart) +
+               " of the returned value";
+      return std::string("the returned tensor");
+    };
+    std::map<int, size_t> owners; // base value -> the output naming it
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const GraphOutput &out = g.outputs[i];
+      if (g.values[out.value].kind != ValueKind::Tensor)
+        continue;
+      std::set<int> bases;
+      aliasBases(g, out.value, bases);
+      for (int base : bases) {
+        if (!g.producer(base))
+          return nameOf(out) + " may be (a view of) an input";
+        auto [it, fresh] = owners.emplace(base, i);
+        if (!fresh && g.outputs[it->second].value != out.value)
+          return nameOf(out) + " and " + nameOf(g.outputs[it->second]) +
+                 " may share elements";
+      }
+    }
+  }
+  return "";
+}
+
 /// Reports a root that cannot be compiled: an error, or with `hostBecause`
 /// a warning that it stays host code (and why that is not an error).
 /// Returns the message.
@@ -176,6 +252,17 @@ void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
               "base yet",
           "in-place ops run eagerly", failed);
       continue;
+    }
+    if (root.unitWritesInPlace) {
+      std::string why = aliasedOutput(root);
+      if (!why.empty()) {
+        root.leftOnHost = internalFailure(
+            root,
+            why + ", and this file modifies tensors in place: compiled graphs "
+                  "return views as tensors of their own",
+            "views and in-place ops run eagerly", failed);
+        continue;
+      }
     }
     std::vector<Graph *> graphs;
     for (Segment &seg : root.segments)

@@ -410,6 +410,54 @@ bool Tracer::isLiveOut(const ValueDecl *var, SourceLocation begin,
 }
 
 namespace {
+/// Whether calling callee modifies a tensor in place (Kiln's in-place ops,
+/// an optimizer's step or zero_grad, clip_grad_norm_); its name, without
+/// "kiln::", in `what`.
+bool writesInPlace(const FunctionDecl *callee, std::string &what) {
+  std::string name = callee->getNameAsString();
+  std::string owner;
+  if (const auto *m = dyn_cast<CXXMethodDecl>(callee))
+    owner = m->getParent()->getQualifiedNameAsString();
+  static const std::set<std::string> tensorOps = {
+      "add_",     "sub_",  "mul_",  "div_",  "addcmul_",
+      "addcdiv_", "zero_", "fill_", "copy_", "clamp_"};
+  bool mutates =
+      (owner == "kiln::Tensor" && tensorOps.count(name)) ||
+      (llvm::StringRef(owner).starts_with("kiln::optim::") &&
+       (name == "step" || name == "zero_grad")) ||
+      callee->getQualifiedNameAsString() == "kiln::nn::utils::clip_grad_norm_";
+  if (!mutates)
+    return false;
+  what =
+      owner.empty() ? callee->getQualifiedNameAsString() : owner + "::" + name;
+  if (llvm::StringRef(what).starts_with("kiln::"))
+    what = what.substr(6);
+  return true;
+}
+
+/// Whether any function of a translation unit (outside system headers)
+/// modifies a tensor in place.
+class UnitWriteFinder : public RecursiveASTVisitor<UnitWriteFinder> {
+public:
+  explicit UnitWriteFinder(const SourceManager &sm) : sm_(sm) {}
+  bool TraverseDecl(Decl *d) {
+    if (found || (d && !isa<TranslationUnitDecl>(d) &&
+                  sm_.isInSystemHeader(d->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(d);
+  }
+  bool VisitCallExpr(CallExpr *call) {
+    std::string what;
+    if (const FunctionDecl *callee = call->getDirectCallee())
+      found = found || writesInPlace(callee, what);
+    return true;
+  }
+  bool found = false;
+
+private:
+  const SourceManager &sm_;
+};
+
 /// Finds the first call that modifies a tensor in place in a body and in
 /// the bodies it calls (each function once).
 class InPlaceFinder : public RecursiveASTVisitor<InPlaceFinder> {
@@ -429,23 +477,8 @@ public:
     const FunctionDecl *callee = call->getDirectCallee();
     if (!callee || !found.empty())
       return true;
-    std::string name = callee->getNameAsString();
-    std::string owner;
-    if (const auto *m = dyn_cast<CXXMethodDecl>(callee))
-      owner = m->getParent()->getQualifiedNameAsString();
-    static const std::set<std::string> tensorOps = {
-        "add_",     "sub_",  "mul_",  "div_",  "addcmul_",
-        "addcdiv_", "zero_", "fill_", "copy_", "clamp_"};
-    bool mutates = (owner == "kiln::Tensor" && tensorOps.count(name)) ||
-                   (llvm::StringRef(owner).starts_with("kiln::optim::") &&
-                    (name == "step" || name == "zero_grad")) ||
-                   callee->getQualifiedNameAsString() ==
-                       "kiln::nn::utils::clip_grad_norm_";
-    if (mutates) {
-      std::string qualified = owner.empty() ? callee->getQualifiedNameAsString()
-                                            : owner + "::" + name;
-      if (llvm::StringRef(qualified).starts_with("kiln::"))
-        qualified = qualified.substr(6);
+    std::string qualified;
+    if (writesInPlace(callee, qualified)) {
       PresumedLoc p = sm_.getPresumedLoc(call->getBeginLoc());
       found = qualified + " at " +
               (p.isValid() ? llvm::sys::path::filename(p.getFilename()).str() +
@@ -468,6 +501,12 @@ private:
   std::set<const FunctionDecl *> seen_;
 };
 } // namespace
+
+bool unitWritesInPlace(ASTContext &context) {
+  UnitWriteFinder finder(context.getSourceManager());
+  finder.TraverseDecl(context.getTranslationUnitDecl());
+  return finder.found;
+}
 
 Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   Root root;

@@ -269,6 +269,9 @@ public:
         roots.push_back(std::move(root));
       }
     }
+    bool writes = unitWritesInPlace(context);
+    for (Root &root : roots)
+      root.unitWritesInPlace = writes;
     tracer.warnUnknownSignatures();
     warnUnmatchedAnnotations(context);
     countBreaksOnce(roots);

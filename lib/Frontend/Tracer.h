@@ -529,6 +529,11 @@ private:
   std::vector<const clang::Stmt *> hostLoops_;
 };
 
+/// Whether any function of context's translation unit modifies a tensor in
+/// place (an in-place op, an optimizer step): then a root whose graphs hand
+/// out copies where eager code hands out views runs eagerly (Compile.cpp).
+bool unitWritesInPlace(clang::ASTContext &context);
+
 } // namespace kiln::frontend
 
 #endif

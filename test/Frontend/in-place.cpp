@@ -59,6 +59,23 @@ struct Trainer {
   }
 };
 
+// Roots without in-place ops whose results share elements eagerly: a view
+// of an input, two views of one tensor. This file writes tensors in place,
+// so a caller could write through one of them (main does).
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'slot': the returned tensor may be (a view of) an input, and this file modifies tensors in place: compiled graphs return views as tensors of their own (left as host code: views and in-place ops run eagerly)
+KILN_COMPILE() Tensor slot(const Tensor &cache, int64_t t) {
+  return cache.narrow(1, t, 1);
+}
+
+struct Pair {
+  Tensor a, b;
+};
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'both': {{.*}} may share elements
+KILN_COMPILE() Pair both(const Tensor &x) {
+  Tensor a = x * 2;
+  return {a, a.transpose(0, 1)};
+}
+
 // COMPILE-NOT: warning: kiln could not compile 'pure'
 KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1; }
 
@@ -68,7 +85,7 @@ KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1
 // EXEC-DAG: kiln: warning: graph Trainer::step ({{.*}}) runs eagerly
 // EXEC-NOT: graph pure
 // (scaleInPlace, a callee that breaks, is a root of its own: also eager.)
-// EXEC: kiln-stats graph_calls=7 compiled=1 guard_misses=6
+// EXEC: kiln-stats graph_calls=9 compiled=1 guard_misses=8
 int main() {
   Tensor x = kiln::arange(6).to(kiln::kFloat32).reshape({2, 3});
   std::printf("%s\n", kiln::toString(viewOfResult(x)).c_str());
@@ -77,6 +94,12 @@ int main() {
   std::printf("%s\n", kiln::toString(x2).c_str());
   std::printf("%s\n", kiln::toString(throughHelper(x)).c_str());
   std::printf("%s\n", kiln::toString(pure(x)).c_str());
+  Tensor cache = kiln::zeros({2, 4});
+  slot(cache, 2).copy_(kiln::ones({2, 1})); // writes cache's column 2
+  std::printf("%s\n", kiln::toString(cache).c_str());
+  Pair p = both(x);
+  p.b.mul_(0); // zeroes p.a too
+  std::printf("%s\n", kiln::toString(p.a).c_str());
   Tensor w = kiln::ones({3}).requires_grad_();
   kiln::optim::SGD opt({w}, kiln::optim::SGDOptions(0.1));
   Trainer t{w, &opt};

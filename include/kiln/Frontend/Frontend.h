@@ -143,6 +143,10 @@ struct Root {
   /// such a root runs eagerly, where views alias (the driver leaves it as
   /// host code).
   std::string inPlace;
+  /// Its translation unit modifies tensors in place somewhere: a root whose
+  /// graphs return a view of an input, or views of one tensor as two
+  /// outputs, runs eagerly too (a caller could write through one).
+  bool unitWritesInPlace = false;
 };
 
 /// Called once per translation unit with its roots, while its AST lives.

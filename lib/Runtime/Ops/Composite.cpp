@@ -18,9 +18,9 @@
 #include "kiln/EinsumPlan.h"
 #include "kiln/Ops.h"
 
-#include <atomic>
 #include <cmath>
 #include <limits>
+#include <mutex>
 
 namespace kiln {
 
@@ -442,12 +442,21 @@ Tensor one_hot(const Tensor &ids, int64_t num_classes) {
 
 namespace {
 /// The dropout generator: a base seed and how many masks were drawn.
-std::atomic<uint64_t> dropoutBase{0}, dropoutDraws{0};
+std::mutex dropoutMutex;
+uint64_t dropoutBase = 0, dropoutDraws = 0;
+
+/// The next draw's seed: output k of SplitMix64 seeded with the base (its
+/// mixed output, so that draws are unrelated streams).
+uint64_t nextDropoutSeed() {
+  std::lock_guard<std::mutex> lock(dropoutMutex);
+  return detail::splitMix64(dropoutBase, dropoutDraws++);
+}
 } // namespace
 
 void manual_seed(uint64_t seed) {
-  dropoutBase.store(seed);
-  dropoutDraws.store(0);
+  std::lock_guard<std::mutex> lock(dropoutMutex);
+  dropoutBase = seed;
+  dropoutDraws = 0;
 }
 
 Tensor dropout(const Tensor &x, double p, bool training) {
@@ -460,11 +469,7 @@ Tensor dropout(const Tensor &x, double p, bool training) {
   requireFloating(x, "dropout");
   if (p == 1.0)
     return x * zeros_like(x);
-  // The draw's seed: the base advanced by the golden ratio per draw, as
-  // SplitMix64 advances its state.
-  uint64_t seed = dropoutBase.load() +
-                  0x9E3779B97F4A7C15ull * (dropoutDraws.fetch_add(1) + 1);
-  Tensor keep = rand(x.shape(), seed, kFloat32) >= p;
+  Tensor keep = rand(x.shape(), nextDropoutSeed(), kFloat32) >= p;
   // A product with the mask: autograd records its gradient, mask / (1 - p).
   return x * (keep.to(x.dtype()) * (1.0 / (1.0 - p)));
 }

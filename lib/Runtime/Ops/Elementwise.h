@@ -17,6 +17,10 @@
 
 namespace kiln::detail {
 
+/// Output `index` of SplitMix64 seeded with seed: rand's and randn's
+/// elements, dropout's seeds (Factories.cpp).
+uint64_t splitMix64(uint64_t seed, uint64_t index);
+
 /// numpy broadcasting of two shapes; op names the op in the error.
 Shape broadcastShapes(const Shape &a, const Shape &b, const char *op);
 

@@ -92,14 +92,15 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
   return t;
 }
 
-namespace {
 /// Output `index` of SplitMix64 seeded with seed (Steele, Lea and Flood).
-uint64_t splitMix64(uint64_t seed, uint64_t index) {
+uint64_t detail::splitMix64(uint64_t seed, uint64_t index) {
   uint64_t z = seed + (index + 1) * 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+
+namespace {
 
 /// A double in [0, 1) from the top 53 bits.
 double unitDouble(uint64_t bits) {

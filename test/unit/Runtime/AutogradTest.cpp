@@ -203,16 +203,15 @@ TEST_CASE("gradcheck: products, normalisations and losses", "[autograd]") {
       {logits, table});
 }
 
-TEST_CASE("gradcheck: convolutions, pooling and image layers",
-          "[autograd]") {
+TEST_CASE("gradcheck: convolutions, pooling and image layers", "[autograd]") {
   Tensor x = leaf({2, 4, 5, 6}, 31), w = leaf({6, 2, 3, 2}, 32),
          b = leaf({6}, 33);
   requireGradcheck(
       [](const std::vector<Tensor> &v) {
         return std::vector<Tensor>{
             conv2d(v[0], v[1], v[2], Shape{2, 1}, Shape{1, 0}, Shape{1, 2}, 2),
-            conv2d(v[0], v[1].slice(0, 0, 2).narrow(1, 0, 2).repeat({1, 2, 1,
-                                                                      1}),
+            conv2d(v[0],
+                   v[1].slice(0, 0, 2).narrow(1, 0, 2).repeat({1, 2, 1, 1}),
                    Tensor(), 1, 1)};
       },
       {x, w, b});
@@ -220,10 +219,10 @@ TEST_CASE("gradcheck: convolutions, pooling and image layers",
          seq = leaf({2, 3, 7}, 36), sw = leaf({4, 3, 3}, 37);
   requireGradcheck(
       [](const std::vector<Tensor> &v) {
-        return std::vector<Tensor>{
-            conv_transpose2d(v[0], v[1], Tensor(), Shape{2, 1}, Shape{1, 0},
-                             Shape{1, 0}),
-            conv1d(v[2], v[3], Tensor(), 2, 1)};
+        return std::vector<Tensor>{conv_transpose2d(v[0], v[1], Tensor(),
+                                                    Shape{2, 1}, Shape{1, 0},
+                                                    Shape{1, 0}),
+                                   conv1d(v[2], v[3], Tensor(), 2, 1)};
       },
       {t, tw, seq, sw});
   Tensor img = leaf({2, 3, 7, 6}, 38);
@@ -241,7 +240,8 @@ TEST_CASE("gradcheck: convolutions, pooling and image layers",
             interpolate(x, 2.0, "nearest")};
       },
       {img});
-  Tensor bx = leaf({4, 3, 2, 2}, 39), gamma = leaf({3}, 40), beta = leaf({3}, 41);
+  Tensor bx = leaf({4, 3, 2, 2}, 39), gamma = leaf({3}, 40),
+         beta = leaf({3}, 41);
   requireGradcheck(
       [](const std::vector<Tensor> &v) {
         Tensor mean = zeros({3}, kFloat64), var = ones({3}, kFloat64);
@@ -270,6 +270,11 @@ TEST_CASE("dropout in training: a seeded mask, scaled, and its gradient",
   y.sum().backward();
   CHECK(allclose(x.grad(), y.detach() / 2));
   checkTensor(dropout(ones({3}), 1.0, true), {3}, kFloat32, {0, 0, 0});
+  // Consecutive masks are unrelated (not one stream shifted by an element).
+  Tensor m1 = dropout(ones({1000}), 0.5, true),
+         m2 = dropout(ones({1000}), 0.5, true);
+  CHECK(mean((m1.slice(0, 0, 999) == m2.slice(0, 1, 1000)).to(kFloat64))
+            .item<double>() < 0.7);
 }
 
 TEST_CASE("batch_norm in training mode: batch statistics, running updates",
@@ -279,13 +284,13 @@ TEST_CASE("batch_norm in training mode: batch statistics, running updates",
   Tensor y = batch_norm(x, mean, var, Tensor(), Tensor(), true, 0.1, 0.0);
   // Channel 0 holds 1, 3, 5, 7: mean 4, biased variance 5, unbiased 20/3.
   double r = 1 / std::sqrt(5.0);
-  checkTensor(y, {4, 2}, kFloat32,
-              {-3 * r, -3 * r, -r, -r, r, r, 3 * r, 3 * r}, 1e-5, 1e-6);
+  checkTensor(y, {4, 2}, kFloat32, {-3 * r, -3 * r, -r, -r, r, r, 3 * r, 3 * r},
+              1e-5, 1e-6);
   checkTensor(mean, {2}, kFloat32, {0.4, 0.5}, 1e-6, 1e-6);
   checkTensor(var, {2}, kFloat32, {0.9 + 2.0 / 3, 0.9 + 2.0 / 3}, 1e-6, 1e-6);
-  CHECK_THROWS_WITH(batch_norm(ones({1, 2}), mean, var, Tensor(), Tensor(),
-                               true),
-                    Catch::Contains("more than 1 value per channel"));
+  CHECK_THROWS_WITH(
+      batch_norm(ones({1, 2}), mean, var, Tensor(), Tensor(), true),
+      Catch::Contains("more than 1 value per channel"));
 }
 
 TEST_CASE("gradcheck: scaled_dot_product_attention", "[autograd]") {
@@ -344,7 +349,8 @@ TEST_CASE("backward's errors are torch's", "[autograd]") {
   r.backward();
   checkTensor(x.grad(), {3}, kFloat32, {6, 6, 6}); // 2 + 2 + 2
   // A derivative that is not there.
-  Tensor zeroed = from_vector(std::vector<float>{1, 0, 2}, {3}).requires_grad_();
+  Tensor zeroed =
+      from_vector(std::vector<float>{1, 0, 2}, {3}).requires_grad_();
   CHECK_THROWS_WITH(cumprod(zeroed, 0).sum().backward(),
                     Catch::Contains("not implemented"));
 }
@@ -428,7 +434,8 @@ TEST_CASE("edge cases torch handles: zero norms, 0-d reductions, masked "
       },
       {row, w, b});
   // A float mask that leaves a query no key: zero output, finite gradients.
-  Tensor q = leaf({2, 3, 4}, 53), k = leaf({2, 5, 4}, 54), v = leaf({2, 5, 3}, 55);
+  Tensor q = leaf({2, 3, 4}, 53), k = leaf({2, 5, 4}, 54),
+         v = leaf({2, 5, 3}, 55);
   Tensor mask = zeros({3, 5}, kFloat64);
   mask.select(0, 1).fill_(-std::numeric_limits<double>::infinity());
   requireGradcheck(
@@ -461,14 +468,14 @@ TEST_CASE("edge cases torch handles: zero norms, 0-d reductions, masked "
   for (int step = 0; step < 2; ++step) {
     p.mutable_grad() = Tensor();
     (pt * pt).sum().backward();
-    checkTensor(p.grad(), {2, 2}, kFloat32,
-                values(p.detach() * 2), 1e-6, 1e-6);
+    checkTensor(p.grad(), {2, 2}, kFloat32, values(p.detach() * 2), 1e-6, 1e-6);
     NoGradGuard noGrad;
     p.sub_(p.grad(), 0.1);
   }
   // autograd::grad runs only what leads to the inputs asked for: another
   // branch's saved tensor modified in place does not matter.
-  Tensor a = F({1, 2}, {2}).requires_grad_(), c = F({3, 4}, {2}).requires_grad_();
+  Tensor a = F({1, 2}, {2}).requires_grad_(),
+         c = F({3, 4}, {2}).requires_grad_();
   Tensor e = exp(c * 1);
   Tensor total = (a * a).sum() + e.sum();
   e.add_(1);
