@@ -14,6 +14,7 @@
 namespace kiln {
 namespace detail {
 void copyConvert(const Tensor &dst, const Tensor &src);
+void checkCpu(const Tensor &t, const char *op);
 } // namespace detail
 
 namespace {
@@ -454,13 +455,9 @@ std::vector<Tensor> grad(const std::vector<Tensor> &outputs,
                   " does not require grad");
     captures.push_back(edgeOf(inputs[i]));
   }
-  Grads result = execute(roots, rootGrads, retain_graph, &captures);
-  for (size_t i = 0; i < result.size(); ++i)
-    if (result[i].defined())
-      result[i] =
-          fitToSlot(result[i], captures[i].fn->slots[captures[i].inputNr],
-                    *captures[i].fn, i);
-  return result;
+  // What reaches a capture was fitted to its slot on the way (or is a
+  // root's gradient, checked against the root).
+  return execute(roots, rootGrads, retain_graph, &captures);
 }
 
 //===----------------------------------------------------------------------===//
@@ -481,12 +478,7 @@ bool canCast(DType from, DType to) {
 const Tensor &applyInPlace(const Tensor &self, const char *op,
                            const std::function<Tensor(const Tensor &)> &compute,
                            std::initializer_list<Tensor> others) {
-  self.checkDefined(op);
-  if (self.device().type != DeviceType::CPU)
-    throw Error(std::string(op) +
-                ": the eager runtime computes on the cpu; "
-                "got a tensor on " +
-                self.device().str());
+  detail::checkCpu(self, op);
   AutogradMeta &meta = self.autogradMeta();
   bool recording = needsGrad(self);
   for (const Tensor &o : others)

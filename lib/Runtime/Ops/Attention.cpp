@@ -215,6 +215,11 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
 } // namespace
 
 namespace {
+/// The scores' scale: given, or 1 / sqrt(E).
+double scaleOf(const Tensor &query, std::optional<double> scale) {
+  return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+}
+
 /// softmax(q k^T * scale + mask) v written out with the public ops: what
 /// the backward differentiates (the fused forward keeps no probabilities;
 /// they are recomputed, as FlashAttention's backward does). A query that
@@ -251,8 +256,7 @@ Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
       query, key, value, attn_mask, dropout_p, is_causal, scale, false);
   if (!grad)
     return out;
-  double s =
-      scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  double s = scaleOf(query, scale);
   grad.record(out, [sq = grad.save(query), sk = grad.save(key),
                     sv = grad.save(value), sm = grad.save(attn_mask), is_causal,
                     s](const autograd::Grads &g, const autograd::Needs &n) {
@@ -351,8 +355,7 @@ Tensor detail::scaledDotProductAttention(const Tensor &query, const Tensor &key,
                 shapeStr(attn_mask.shape()) +
                 " has more dims than the scores (" + std::to_string(rank) +
                 ")");
-  double s =
-      scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  double s = scaleOf(query, scale);
   if (dt == kFloat16 || dt == kBFloat16) {
     Tensor mask = attn_mask.defined() && attn_mask.dtype() != kBool
                       ? attn_mask.to(kFloat32)
