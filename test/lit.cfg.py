@@ -9,7 +9,7 @@ import lit.formats
 
 config.name = "Kiln"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".mlir", ".cpp", ".test"]
+config.suffixes = [".mlir", ".cpp", ".test", ".td"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "lib",
                    "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
@@ -30,6 +30,10 @@ config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root, "test"
 include = os.path.join(config.kiln_src_root, "include")
 gen_include = os.path.join(config.kiln_obj_root, "include")
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+# What kiln-tblgen's tests include: upstream's ODS and Kiln's.
+config.substitutions.append(
+    ("%tblgen_includes",
+     f"-I{config.mlir_include_dir} -I{os.path.join(config.kiln_src_root, 'mlir-dialects')}"))
 config.substitutions.append(("%kiln_tools", config.kiln_tools_dir))
 config.substitutions.append(("%kiln_includes", f"-I{include} -I{gen_include}"))
 sanitize_flags = f"-fsanitize={config.sanitize}" if config.sanitize else ""

@@ -10,11 +10,18 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <map>
+#include <optional>
 
 using namespace mlir;
 namespace k = mlir::kiln;
 
 namespace kiln::e2e {
+
+namespace {
+// evalRuntimeCall: every op whose ODS definition spells its runtime call.
+#define GET_KILN_RUNTIME_CALL_EVAL
+#include "kiln/Dialect/Kiln/IR/KilnRuntimeCalls.h.inc"
+} // namespace
 
 DType dtypeOf(Type t) {
   if (t.isF16())
@@ -58,6 +65,29 @@ public:
     throw Error("e2e: function without return");
   }
 
+  // What evalRuntimeCall asks of its evaluator: the runtime's argument for
+  // an operand or attribute, and where the result goes.
+  void set(Value v, RtValue x) { env[v] = std::move(x); }
+  Tensor tensor(Value v) { return v ? t(v) : Tensor(); }
+  std::vector<Tensor> tensors(ValueRange values) {
+    std::vector<Tensor> out;
+    for (Value v : values)
+      out.push_back(t(v));
+    return out;
+  }
+  int64_t index(Value v) { return i(v); }
+  double real(Value v) { return std::get<double>(env.at(v)); }
+  std::optional<double> optionalReal(Value v) {
+    return v ? std::optional<double>(real(v)) : std::nullopt;
+  }
+  static bool attr(bool v) { return v; }
+  static int64_t attr(uint64_t v) { return static_cast<int64_t>(v); }
+  static double attr(const APFloat &v) { return v.convertToDouble(); }
+  static Shape attr(ArrayRef<int64_t> v) { return Shape(v); }
+  static std::string attr(k::GeluApproximation v) {
+    return k::stringifyEnum(v).str();
+  }
+
 private:
   Tensor t(Value v) { return std::get<Tensor>(env.at(v)); }
   int64_t i(Value v) { return std::get<int64_t>(env.at(v)); }
@@ -69,8 +99,6 @@ private:
       values.push_back(ShapedType::isDynamic(v) ? i(*next++) : v);
     return values;
   }
-  void set(Value v, RtValue x) { env[v] = std::move(x); }
-
   /// A constant tensor from a dense attribute.
   static Tensor fromAttr(ElementsAttr attr) {
     auto type = cast<RankedTensorType>(attr.getType());
@@ -125,6 +153,8 @@ private:
   }
 
   void eval(Operation &op) {
+    if (evalRuntimeCall(&op, *this))
+      return;
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](arith::ConstantOp c) {
           if (isa<IndexType>(c.getType()) || isa<IntegerType>(c.getType()))
@@ -166,72 +196,11 @@ private:
             throw Error(o.getMsg().str());
         })
         .Case([&](k::ConstantOp o) { set(o, fromAttr(o.getValue())); })
-        .Case([&](k::AddOp o) { set(o, t(o.getLhs()) + t(o.getRhs())); })
-        .Case([&](k::SubOp o) { set(o, t(o.getLhs()) - t(o.getRhs())); })
-        .Case([&](k::MulOp o) { set(o, t(o.getLhs()) * t(o.getRhs())); })
-        .Case([&](k::DivOp o) { set(o, t(o.getLhs()) / t(o.getRhs())); })
-        .Case([&](k::PowOp o) { set(o, pow(t(o.getLhs()), t(o.getRhs()))); })
-        .Case([&](k::MaximumOp o) {
-          set(o, maximum(t(o.getLhs()), t(o.getRhs())));
-        })
-        .Case([&](k::MinimumOp o) {
-          set(o, minimum(t(o.getLhs()), t(o.getRhs())));
-        })
         .Case([&](k::CmpOp o) {
           set(o, compare(o.getPredicate(), t(o.getLhs()), t(o.getRhs())));
         })
-        .Case([&](k::WhereOp o) {
-          set(o, where(t(o.getCond()), t(o.getLhs()), t(o.getRhs())));
-        })
-        .Case([&](k::NegOp o) { set(o, -t(o.getInput())); })
-        .Case([&](k::AbsOp o) { set(o, abs(t(o.getInput()))); })
-        .Case([&](k::ReluOp o) { set(o, relu(t(o.getInput()))); })
-        .Case([&](k::ExpOp o) { set(o, exp(t(o.getInput()))); })
-        .Case([&](k::LogOp o) { set(o, log(t(o.getInput()))); })
-        .Case([&](k::SqrtOp o) { set(o, sqrt(t(o.getInput()))); })
-        .Case([&](k::RsqrtOp o) { set(o, rsqrt(t(o.getInput()))); })
-        .Case([&](k::TanhOp o) { set(o, tanh(t(o.getInput()))); })
-        .Case([&](k::SigmoidOp o) { set(o, sigmoid(t(o.getInput()))); })
-        .Case([&](k::SiluOp o) { set(o, silu(t(o.getInput()))); })
-        .Case([&](k::SinOp o) { set(o, sin(t(o.getInput()))); })
-        .Case([&](k::CosOp o) { set(o, cos(t(o.getInput()))); })
-        .Case([&](k::TanOp o) { set(o, tan(t(o.getInput()))); })
-        .Case([&](k::AtanOp o) { set(o, atan(t(o.getInput()))); })
-        .Case([&](k::ErfOp o) { set(o, erf(t(o.getInput()))); })
-        .Case([&](k::ErfcOp o) { set(o, erfc(t(o.getInput()))); })
-        .Case([&](k::Log1pOp o) { set(o, log1p(t(o.getInput()))); })
-        .Case([&](k::Expm1Op o) { set(o, expm1(t(o.getInput()))); })
-        .Case([&](k::Log2Op o) { set(o, log2(t(o.getInput()))); })
-        .Case([&](k::Exp2Op o) { set(o, exp2(t(o.getInput()))); })
-        .Case([&](k::ReciprocalOp o) { set(o, reciprocal(t(o.getInput()))); })
-        .Case([&](k::SoftplusOp o) { set(o, softplus(t(o.getInput()))); })
-        .Case([&](k::MishOp o) { set(o, mish(t(o.getInput()))); })
-        .Case([&](k::HardswishOp o) { set(o, hardswish(t(o.getInput()))); })
-        .Case([&](k::HardsigmoidOp o) { set(o, hardsigmoid(t(o.getInput()))); })
-        .Case([&](k::FloorOp o) { set(o, floor(t(o.getInput()))); })
-        .Case([&](k::CeilOp o) { set(o, ceil(t(o.getInput()))); })
-        .Case([&](k::RoundOp o) { set(o, round(t(o.getInput()))); })
-        .Case([&](k::TruncOp o) { set(o, trunc(t(o.getInput()))); })
-        .Case([&](k::SquareOp o) { set(o, square(t(o.getInput()))); })
-        .Case([&](k::GeluOp o) {
-          set(o,
-              gelu(t(o.getInput()),
-                   o.getApproximate() == k::GeluApproximation::tanh ? "tanh"
-                                                                    : "none"));
-        })
         .Case([&](k::CastOp o) {
           set(o, t(o.getInput()).to(dtypeOf(o.getType().getElementType())));
-        })
-        .Case([&](k::SumOp o) {
-          // The dialect keeps the element type; the frontend casts first.
-          Tensor in = t(o.getInput());
-          set(o, sum(in, Shape(o.getDims()), o.getKeepdim()).to(in.dtype()));
-        })
-        .Case([&](k::MeanOp o) {
-          set(o, mean(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
-        })
-        .Case([&](k::AmaxOp o) {
-          set(o, amax(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
         })
         .Case([&](k::ArgmaxOp o) {
           std::optional<int64_t> dim;
@@ -244,63 +213,6 @@ private:
           if (!o.getDims().empty())
             dim = o.getDims()[0];
           set(o, argmin(t(o.getInput()), dim, o.getKeepdim()));
-        })
-        .Case([&](k::ProdOp o) {
-          set(o, prod(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
-        })
-        .Case([&](k::AminOp o) {
-          set(o, amin(t(o.getInput()), Shape(o.getDims()), o.getKeepdim()));
-        })
-        .Case([&](k::SoftmaxOp o) {
-          set(o, softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
-        })
-        .Case([&](k::LogSoftmaxOp o) {
-          set(o,
-              log_softmax(t(o.getInput()), static_cast<int64_t>(o.getDim())));
-        })
-        .Case([&](k::LayerNormOp o) {
-          set(o, layer_norm(t(o.getInput()), t(o.getWeight()),
-                            o.getBias() ? t(o.getBias()) : Tensor(),
-                            o.getEps().convertToDouble()));
-        })
-        .Case([&](k::RmsNormOp o) {
-          set(o, rms_norm(t(o.getInput()), t(o.getWeight()),
-                          o.getEps().convertToDouble()));
-        })
-        .Case([&](k::MatmulOp o) {
-          set(o, matmul(t(o.getLhs()), t(o.getRhs())));
-        })
-        .Case([&](k::LinearOp o) {
-          set(o, linear(t(o.getInput()), t(o.getWeight()),
-                        o.getBias() ? t(o.getBias()) : Tensor()));
-        })
-        .Case([&](k::ScaledDotProductAttentionOp o) {
-          std::optional<double> scale;
-          if (o.getScale())
-            scale = std::get<double>(env.at(o.getScale()));
-          set(o, scaled_dot_product_attention(
-                     t(o.getQuery()), t(o.getKey()), t(o.getValue()),
-                     o.getMask() ? t(o.getMask()) : Tensor(), 0.0,
-                     o.getIsCausal(), scale));
-        })
-        .Case([&](k::GatherOp o) {
-          set(o, gather(t(o.getInput()), o.getDim(), t(o.getIndex())));
-        })
-        .Case([&](k::ScatterAddOp o) {
-          set(o, scatter_add(t(o.getInput()), o.getDim(), t(o.getIndex()),
-                             t(o.getSrc())));
-        })
-        .Case(
-            [&](k::CumsumOp o) { set(o, cumsum(t(o.getInput()), o.getDim())); })
-        .Case([&](k::CumprodOp o) {
-          set(o, cumprod(t(o.getInput()), o.getDim()));
-        })
-        .Case([&](k::TopkOp o) {
-          set(o, std::get<1>(topk(t(o.getInput()), i(o.getK()), o.getDim(),
-                                  o.getLargest())));
-        })
-        .Case([&](k::EmbeddingOp o) {
-          set(o, embedding(t(o.getIds()), t(o.getTable())));
         })
         .Case([&](k::Conv2dOp o) {
           auto p = o.getParams().begin();
@@ -336,36 +248,8 @@ private:
                                   ? std::optional<int64_t>(*o.getDivisor())
                                   : std::nullopt));
         })
-        .Case([&](k::CatOp o) {
-          std::vector<Tensor> parts;
-          for (Value v : o.getInputs())
-            parts.push_back(t(v));
-          set(o, cat(parts, static_cast<int64_t>(o.getDim())));
-        })
-        .Case([&](k::CrossEntropyOp o) {
-          set(o, cross_entropy(t(o.getLogits()), t(o.getTargets())));
-        })
         .Case([&](k::ReshapeOp o) {
           set(o, t(o.getInput()).reshape(sizesOf(o.getType(), o.getSizes())));
-        })
-        .Case([&](k::TransposeOp o) {
-          set(o, t(o.getInput())
-                     .transpose(static_cast<int64_t>(o.getDim0()),
-                                static_cast<int64_t>(o.getDim1())));
-        })
-        .Case([&](k::PermuteOp o) {
-          set(o, t(o.getInput()).permute(Shape(o.getPermutation())));
-        })
-        .Case([&](k::SliceOp o) {
-          set(o, t(o.getInput())
-                     .slice(static_cast<int64_t>(o.getDim()), i(o.getStart()),
-                            i(o.getEnd()), static_cast<int64_t>(o.getStep())));
-        })
-        .Case([&](k::UnsqueezeOp o) {
-          set(o, t(o.getInput()).unsqueeze(static_cast<int64_t>(o.getDim())));
-        })
-        .Case([&](k::SqueezeOp o) {
-          set(o, t(o.getInput()).squeeze(static_cast<int64_t>(o.getDim())));
         })
         .Case([&](k::ExpandOp o) {
           set(o, t(o.getInput()).expand(sizesOf(o.getType(), o.getSizes())));
@@ -405,9 +289,6 @@ private:
           std::vector<Tensor> out = it->second(in);
           for (auto [result, value] : llvm::zip(o.getResults(), out))
             set(result, value);
-        })
-        .Case([&](k::DimOp o) {
-          set(o, t(o.getInput()).size(static_cast<int64_t>(o.getIndex())));
         })
         .Default([&](Operation *other) {
           throw Error("e2e: the interpreter has no rule for " +

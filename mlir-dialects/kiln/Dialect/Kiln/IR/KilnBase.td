@@ -29,6 +29,14 @@ def Kiln_Dialect : Dialect {
 }
 
 class Kiln_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Kiln_Dialect, mnemonic, traits>;
+    : Op<Kiln_Dialect, mnemonic, traits> {
+  // How the eager runtime computes the op: a C++ expression in which `$name`
+  // stands for the op's operand or attribute `name`, and `$a|$b` for the
+  // optional operand `a` when present and `b` otherwise. kiln-tblgen
+  // (-gen-kiln-runtime-calls) makes of it the eager backend's printer and
+  // the test interpreter's evaluation; empty for ops that have no single
+  // runtime call (their result type says what the call needs).
+  string cppCall = "";
+}
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -23,6 +23,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class Kiln_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsElementType,
                                              InferTypeOpAdaptor])> {
+  let cppCall = "kiln::" # mnemonic # "($lhs, $rhs)";
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let assemblyFormat = [{
@@ -141,6 +142,7 @@ def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, SameOperandsElementType,
 }
 
 def Kiln_WhereOp : Kiln_Op<"where", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::where($cond, $lhs, $rhs)";
   let summary = "elementwise select with broadcasting";
   let description = [{
     `cond ? lhs : rhs` elementwise; the three operands broadcast together.
@@ -166,6 +168,7 @@ def Kiln_WhereOp : Kiln_Op<"where", [Pure, InferTypeOpAdaptor]> {
 class Kiln_UnaryOp<string mnemonic, Type operandType, string opSummary,
                    list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let cppCall = "kiln::" # mnemonic # "($input)";
   let summary = opSummary;
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$result);
@@ -234,6 +237,7 @@ def Kiln_SquareOp : Kiln_UnaryOp<"square", Kiln_NumericTensor,
     "x * x (integers wrap)">;
 
 def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let cppCall = "kiln::gelu($input, $approximate)";
   let summary = "Gaussian error linear unit";
   let description = [{
     `x * Phi(x)`: the exact erf form by default (torch's default), or the
@@ -277,6 +281,7 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 class Kiln_ReductionOp<string mnemonic, Type operandType, string opSummary>
     : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultElementType,
                          InferTypeOpAdaptor]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $dims, $keepdim)";
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ over `dims` (sorted, distinct,
     non-negative; empty means every dim), keeping them as size 1 when
@@ -309,7 +314,10 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, string opSummary>
   }];
 }
 
-def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_NumericTensor, "Sum">;
+def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_NumericTensor, "Sum"> {
+  // The runtime sums integers in int64; the dialect keeps the element type.
+  let cppCall = "kiln::sum($input, $dims, $keepdim).to($input.dtype())";
+}
 def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_FloatTensor, "Arithmetic mean">;
 def Kiln_AmaxOp : Kiln_ReductionOp<"amax", Kiln_NumericTensor,
                                    "Maximum (NaN propagating)">;
@@ -368,6 +376,7 @@ def Kiln_ArgminOp : Kiln_ArgReductionOp<"argmin", "minimum">;
 
 class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
     : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $dim)";
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ along `dim` (non-negative).
     Kept whole rather than decomposed, so that lowering can use a stable
@@ -394,6 +403,7 @@ def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax", "Log of the softmax">;
 
 def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+  let cppCall = "kiln::layer_norm($input, $weight, $bias, $eps_value|$eps)";
   let summary = "layer normalisation over the trailing dims of the weight";
   let description = [{
     `(x - mean) / sqrt(var + eps) * weight + bias` where mean and the biased
@@ -422,6 +432,7 @@ def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
 
 def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
     AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+  let cppCall = "kiln::rms_norm($input, $weight, $eps_value|$eps)";
   let summary = "root-mean-square normalisation";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * weight` over the last `rank(weight)` dims;
@@ -448,6 +459,7 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
 
 def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, SameOperandsAndResultElementType,
                                        InferTypeOpAdaptor]> {
+  let cppCall = "kiln::matmul($lhs, $rhs)";
   let summary = "matrix product with torch.matmul's rules";
   let description = [{
     1-d x 1-d is a dot product (0-d result), 2-d x 1-d a matrix-vector
@@ -467,6 +479,7 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, SameOperandsAndResultElementType,
 }
 
 def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::linear($input, $weight, $bias)";
   let summary = "x @ weight^T + bias";
   let description = [{
     `weight` is `[out, in]`; the input's last dim must be `in`; `bias`, when
@@ -488,6 +501,7 @@ def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor]> {
 
 def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
     [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
+  let cppCall = "kiln::scaled_dot_product_attention($query, $key, $value, $mask, 0.0, $is_causal, $scale)";
   let summary = "softmax(query key^T * scale + mask) value, fused";
   let description = [{
     torch's `scaled_dot_product_attention` at inference: `query` is
@@ -521,6 +535,7 @@ def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
 }
 
 def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::embedding($ids, $table)";
   let summary = "rows of a table picked by integer ids";
   let description = [{
     The result is `ids.shape + [D]` for a `[V, D]` table; ids outside
@@ -539,6 +554,7 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::gather($input, $dim, $index)";
   let summary = "elements picked along a dim by integer indices (torch.gather)";
   let description = [{
     `result[i0, .., id, ..] = input[i0, .., index[i0, .., id, ..], ..]` with
@@ -563,6 +579,7 @@ def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
 
 def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
     AllTypesMatch<["input", "result"]>]> {
+  let cppCall = "kiln::scatter_add($input, $dim, $index, $src)";
   let summary = "src added into a copy of input at integer indices "
                 "(torch.scatter_add)";
   let description = [{
@@ -590,6 +607,7 @@ def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
 
 class Kiln_CumulativeOp<string mnemonic, string what>
     : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $dim)";
   let summary = "running " # what # " along a dim";
   let description = !strconcat("The running ", what, [{ along `dim`
     (non-negative): `result[.., j, ..]` combines `input[.., 0..j, ..]` in
@@ -622,6 +640,7 @@ def Kiln_CumsumOp : Kiln_CumulativeOp<"cumsum", "sum">;
 def Kiln_CumprodOp : Kiln_CumulativeOp<"cumprod", "product">;
 
 def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "std::get<1>(kiln::topk($input, $k, $dim, $largest))";
   let summary = "the indices of the k largest (smallest) elements along a "
                 "dim (torch.topk)";
   let description = [{
@@ -745,6 +764,7 @@ def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
 
 def Kiln_CatOp : Kiln_Op<"cat", [Pure, SameOperandsAndResultElementType,
                                  InferTypeOpAdaptor]> {
+  let cppCall = "kiln::cat($inputs, $dim)";
   let summary = "concatenation along a dim";
   let description = [{
     All inputs have the same rank and the same sizes except along `dim`,
@@ -762,6 +782,7 @@ def Kiln_CatOp : Kiln_Op<"cat", [Pure, SameOperandsAndResultElementType,
 }
 
 def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::cross_entropy($logits, $targets)";
   let summary = "mean cross-entropy of logits against class ids";
   let description = [{
     `logits` is `[N, C]` (or `[C]`), `targets` `[N]` (or `[]`); the result is
@@ -806,6 +827,7 @@ def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,
 }
 
 def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.transpose($dim0, $dim1)";
   let summary = "swaps two dims";
   let description = [{
     A transpose of a transpose of the same dims folds to the input.
@@ -823,6 +845,7 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.permute($permutation)";
   let summary = "reorders the dims";
   let description = [{
     Result dim `i` is input dim `permutation[i]`. Two permutes in a row
@@ -843,6 +866,7 @@ def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor]> {
 
 def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
     AllElementTypesMatch<["input", "result"]>]> {
+  let cppCall = "$input.slice($dim, $start, $end, $step)";
   let summary = "every step-th element of a range along a dim";
   let description = [{
     Elements `start, start + step, ...` before `end` along `dim`, with Python
@@ -866,6 +890,7 @@ def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
 }
 
 def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.unsqueeze($dim)";
   let summary = "inserts a size-1 dim";
   let description = [{
     ```mlir
@@ -880,6 +905,7 @@ def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.squeeze($dim)";
   let summary = "removes a dim of size 1";
   let description = [{
     The dim is of static size 1, or dynamic: then a shape check at run time
@@ -1008,6 +1034,7 @@ def Kiln_FromScalarOp : Kiln_Op<"from_scalar", [Pure]> {
 }
 
 def Kiln_DimOp : Kiln_Op<"dim", [Pure]> {
+  let cppCall = "$input.size($index)";
   let summary = "the size of one dim";
   let description = [{
     `Tensor::size(index)` as an `index` value; folds to a constant when the
