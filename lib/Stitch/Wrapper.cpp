@@ -11,9 +11,23 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Target/Cpp.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace kiln::stitch {
@@ -94,6 +108,52 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
      << cString(tensorInputs) << (cpuFeatures.empty() ? "" : ", " + cpuFeatures)
      << ");\n";
 }
+/// The eager backend's body of graph g: its kiln function (the one the
+/// compiled backends lower) printed as runtime calls, then the outputs
+/// assigned; nullopt, with a warning, when it cannot be printed.
+std::optional<std::string> eagerBody(const Graph &g) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  context
+      .loadDialect<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
+                   mlir::arith::ArithDialect, mlir::math::MathDialect,
+                   mlir::cf::ControlFlowDialect, mlir::tensor::TensorDialect>();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  std::map<std::string, std::string> opaque;
+  for (const TraceOp &op : g.ops)
+    if (op.code == OpCode::OpaqueCall)
+      opaque[g.opaqueSymbol(op)] = op.text;
+  llvm::Expected<cpp::EagerStatements> body =
+      [&]() -> llvm::Expected<cpp::EagerStatements> {
+    if (llvm::Error error = buildGraphFunction(*module, g))
+      return std::move(error);
+    auto fn = module->lookupSymbol<mlir::func::FuncOp>(g.name);
+    return cpp::EagerStatements::print(
+        fn, [&](llvm::StringRef symbol) { return opaque.at(symbol.str()); });
+  }();
+  if (!body) {
+    llvm::errs() << "kiln: warning: graph " << g.name
+                 << " runs its original statements: "
+                 << llvm::toString(body.takeError()) << "\n";
+    return std::nullopt;
+  }
+  std::ostringstream os;
+  os << body->statements();
+  // Every result is taken before any output is assigned: an output may
+  // be the very variable an input reads (a = b; b = t swaps them).
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const TraceValue &v = g.values[g.outputs[i].value];
+    bool tensor = v.kind == ValueKind::Tensor;
+    os << "  auto r" << i << " = "
+       << (tensor ? "kiln::Tensor(" + body->result(i, false) + ")"
+                  : "static_cast<O" + std::to_string(i) + ">(" +
+                        body->result(i, true) + ")")
+       << ";\n";
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    os << "  o" << i << " = r" << i << ";\n";
+  return os.str();
+}
 } // namespace
 
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
@@ -158,22 +218,11 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
         os << "  o" << i << " = static_cast<O" << i << ">(r" << i << ".item<"
            << cpp::scalarType(v.kind) << ">());\n";
     }
+  } else if (std::optional<std::string> body = eagerBody(g)) {
+    os << *body;
   } else {
-    cpp::EagerStatements body(g);
-    os << body.statements();
-    // Every result is taken before any output is assigned: an output may
-    // be the very variable an input reads (a = b; b = t swaps them).
-    for (size_t i = 0; i < g.outputs.size(); ++i) {
-      const TraceValue &v = g.values[g.outputs[i].value];
-      os << "  auto r" << i << " = "
-         << (v.kind == ValueKind::Tensor
-                 ? "kiln::Tensor(" + body.tensor(g.outputs[i].value) + ")"
-                 : "static_cast<O" + std::to_string(i) + ">(" +
-                       body.name(g.outputs[i].value) + ")")
-         << ";\n";
-    }
-    for (size_t i = 0; i < g.outputs.size(); ++i)
-      os << "  o" << i << " = r" << i << ";\n";
+    os << "  return false; // not printed: see kiln compile's warning\n}\n";
+    return {decl.str(), os.str()};
   }
   os << "  return true;\n}\n";
   // The adapters through which compiled code calls allow_in_graph functions.
