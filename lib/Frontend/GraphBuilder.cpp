@@ -1,9 +1,11 @@
 //===- GraphBuilder.cpp - Traced graphs to the kiln dialect ---------------===//
 //
 // One func.func per graph. Host integers (sizes included) are `index`
-// inside the graph, converted from the i64 the ABI passes; operands of
-// tensor ops are cast to the element type inferSignature chose, as the
-// runtime promotes before computing.
+// inside the graph, converted from the i64 the ABI passes. The elementwise
+// ops take their operands as they are and promote as the runtime does (the
+// dialect's promotedElementType); the other ops' operands are cast to the
+// element type inferSignature chose. Each op's type must be the one
+// inferSignature gave its value.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/GraphBuilder.h"
@@ -117,7 +119,10 @@ public:
     }
     for (const TraceOp &op : graph_.ops) {
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
-      if (llvm::Error error = emit(op)) {
+      llvm::Error error = emit(op);
+      if (!error)
+        error = agreesWithSignature(op);
+      if (error) {
         fn.erase();
         return error;
       }
@@ -147,6 +152,27 @@ public:
 
 private:
   Value get(int v) const { return values_.at(v); }
+
+  /// The tensor an op built has the rank and element type inferSignature
+  /// gave its value: the two typings of the graph agree, or the graph is
+  /// not compiled.
+  llvm::Error agreesWithSignature(const TraceOp &op) const {
+    const TraceValue &v = info(op.result);
+    if (v.kind != ValueKind::Tensor)
+      return llvm::Error::success();
+    Type built = get(op.result).getType();
+    RankedTensorType want = tensorType(ctx_, v);
+    auto ranked = dyn_cast<RankedTensorType>(built);
+    if (ranked && ranked.getRank() == want.getRank() &&
+        ranked.getElementType() == want.getElementType())
+      return llvm::Error::success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "kiln::" << opName(op.code) << " at " << op.pos.file << ":"
+       << op.pos.line << ": the kiln dialect types it " << built
+       << ", the frontend " << want;
+    return llvm::createStringError(os.str());
+  }
   const TraceValue &info(int v) const { return graph_.values[v]; }
 
   /// A tensor operand in the element type `e`.
@@ -375,11 +401,6 @@ private:
     OpCode c = op.code;
     ElementType e = r.element;
     RankedTensorType resultType = tensorType(ctx_, r);
-    auto operandElement = [&]() {
-      // The element type the operands are computed in: the result's, except
-      // for comparisons (torch's result_type of their operands, as eager).
-      return c == OpCode::Cmp ? frontend::resultType(graph_, op.operands) : e;
-    };
     Value out;
     if (c == OpCode::FromScalar) {
       Value s = get(op.operands[0]);
@@ -389,14 +410,9 @@ private:
       out = mlir::kiln::FromScalarOp::create(b_, loc_,
                                              RankedTensorType::get({}, el), s);
     } else if (opGroup(c) == OpGroup::Binary || c == OpCode::Cmp) {
-      ElementType common = operandElement();
-      // The dialect's arithmetic takes no i1: bools add, multiply and take
-      // maxima as 0/1 integers, nonzero being true (or, and, or), as eager.
-      bool viaInteger = common == ElementType::Bool && c != OpCode::Cmp;
-      if (viaInteger)
-        common = ElementType::I32;
-      Value l = tensorAs(op.operands[0], common),
-            rr = tensorAs(op.operands[1], common);
+      // Operands as they are: the ops promote (kiln-materialize-promotions
+      // casts them before lowering).
+      Value l = get(op.operands[0]), rr = get(op.operands[1]);
       switch (c) {
 #define KILN_BINARY_OP(E, NAME)                                                \
   case OpCode::E:                                                              \
@@ -407,16 +423,13 @@ private:
         out = mlir::kiln::CmpOp::create(
             b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
       }
-      if (viaInteger)
-        out = mlir::kiln::CastOp::create(b_, loc_, resultType, out);
     } else if (c == OpCode::Where) {
       Value cond = tensorAs(op.operands[0], ElementType::Bool);
-      out = mlir::kiln::WhereOp::create(b_, loc_, cond,
-                                        tensorAs(op.operands[1], e),
-                                        tensorAs(op.operands[2], e));
+      out = mlir::kiln::WhereOp::create(b_, loc_, cond, get(op.operands[1]),
+                                        get(op.operands[2]));
     } else if (opGroup(c) == OpGroup::UnaryFloat ||
                opGroup(c) == OpGroup::Unary) {
-      Value x = tensorAs(op.operands[0], e);
+      Value x = get(op.operands[0]);
       switch (c) {
 #define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
   case OpCode::E:                                                              \
@@ -442,9 +455,8 @@ private:
         dims.push_back(normalize(op.ints[i], rank));
       llvm::sort(dims);
       dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-      // (argmax and argmin compare the input as it is; e is their index.)
-      bool indices = c == OpCode::Argmax || c == OpCode::Argmin;
-      Value x = indices ? get(op.operands[0]) : tensorAs(op.operands[0], e);
+      // The ops take the input as it is (sum and prod widen integers).
+      Value x = get(op.operands[0]);
       auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
       UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
       switch (c) {
@@ -476,8 +488,8 @@ private:
       else
         out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
-      out = mlir::kiln::MatmulOp::create(b_, loc_, tensorAs(op.operands[0], e),
-                                         tensorAs(op.operands[1], e));
+      out = mlir::kiln::MatmulOp::create(b_, loc_, get(op.operands[0]),
+                                         get(op.operands[1]));
     } else if (c == OpCode::Attention) {
       // operands q, k, v, [mask], [scale]; ints is_causal, has mask, scale.
       Value mask = op.ints[1] ? get(op.operands[3]) : Value();
@@ -489,8 +501,8 @@ private:
           tensorAs(op.operands[2], e), mask, scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
       out = mlir::kiln::LinearOp::create(
-          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
-          op.operands.size() > 2 ? tensorAs(op.operands[2], e) : Value());
+          b_, loc_, get(op.operands[0]), get(op.operands[1]),
+          op.operands.size() > 2 ? get(op.operands[2]) : Value());
     } else if (c == OpCode::Embedding) {
       // Inferred: static dims of the ids' (an unsqueeze's 1) stay static.
       out = mlir::kiln::EmbeddingOp::create(b_, loc_, get(op.operands[0]),
@@ -536,14 +548,14 @@ private:
           params.push_back(get(op.operands[tensors + params.size()]));
       }
       // A [C, H, W] input is convolved as one image.
-      Value x = tensorAs(op.operands[0], e);
+      Value x = get(op.operands[0]);
       bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
       if (unbatched)
         x = mlir::kiln::UnsqueezeOp::create(b_, loc_, x,
                                             b_.getI64IntegerAttr(0));
       out = mlir::kiln::Conv2dOp::create(
-          b_, loc_, x, tensorAs(op.operands[1], e),
-          tensors > 2 ? tensorAs(op.operands[2], e) : Value(), params,
+          b_, loc_, x, get(op.operands[1]),
+          tensors > 2 ? get(op.operands[2]) : Value(), params,
           b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
           b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
           b_.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
@@ -592,7 +604,7 @@ private:
     } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
-        inputs.push_back(tensorAs(o, e));
+        inputs.push_back(get(o));
       out = mlir::kiln::CatOp::create(
           b_, loc_, inputs,
           b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));

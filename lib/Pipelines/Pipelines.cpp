@@ -8,6 +8,7 @@
 #include "kiln/Codegen/GPU/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,9 +65,8 @@ mlir::kiln::compileModules(ArrayRef<ModuleOp> modules,
     step(opts.backend == Backend::Cuda ? "gpu pipeline (kiln -> NVVM, PTX)"
                                        : "cpu pipeline (kiln -> LLVM dialect)");
     if (failed(lowerModule(module, opts)))
-      return llvm::createStringError(llvm::Twine("the ") +
-                                     backendName(opts.backend) +
-                                     " pipeline failed");
+      return llvm::createStringError(
+          llvm::Twine("the ") + backendName(opts.backend) + " pipeline failed");
   }
   step("LLVM O3 and object emission");
   CompiledObject result;
@@ -122,6 +122,7 @@ void mlir::kiln::registerKilnPipelines() {
 
 void mlir::kiln::registerKilnCompiler(DialectRegistry &registry) {
   registerAllPasses();
+  registerKilnDialectTransformsPasses();
   registerKilnConversionPasses();
   registerKilnCodegenCommonPasses();
   registerKilnCodegenCPUPasses();

@@ -2,6 +2,7 @@
 #include "kiln/Codegen/Common/Passes.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -15,6 +16,7 @@
 using namespace mlir;
 
 void mlir::kiln::buildKilnToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

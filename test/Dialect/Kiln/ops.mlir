@@ -214,3 +214,61 @@ func.func @scans(%x: tensor<?x8xf32>, %k: index, %i: tensor<?x8xi64>, %s: tensor
   %3 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<?x8xf32>, tensor<?x8xi64>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<5xi64>, tensor<?x?xi64>, tensor<?x8xf32>
 }
+
+// The elementwise ops compute in torch's result type: tensors with dims
+// over 0-d tensors over wrapped numbers (kiln.from_scalar), by category.
+// CHECK-LABEL: func.func @promotion
+func.func @promotion(%i: tensor<?xi32>, %l: tensor<?xi64>, %h: tensor<?xf16>,
+                     %bf: tensor<?xbf16>, %d0: tensor<f64>, %b: tensor<?xi1>,
+                     %n: f64, %k: index)
+    -> (tensor<?xi64>, tensor<?xf16>, tensor<?xf32>, tensor<?xf32>,
+        tensor<?xf64>, tensor<?xf32>, tensor<?xi1>, tensor<?xf32>,
+        tensor<i64>, tensor<?xi32>, tensor<?xf32>) {
+  %wf = kiln.from_scalar %n : f64 -> tensor<f64>
+  %wi = kiln.from_scalar %k : index -> tensor<i64>
+  // CHECK: kiln.add {{.*}} : (tensor<?xi32>, tensor<?xi64>) -> tensor<?xi64>
+  %0 = kiln.add %i, %l : (tensor<?xi32>, tensor<?xi64>) -> tensor<?xi64>
+  // A wrapped float keeps a floating tensor's type...
+  // CHECK: kiln.mul {{.*}} : (tensor<?xf16>, tensor<f64>) -> tensor<?xf16>
+  %1 = kiln.mul %h, %wf : (tensor<?xf16>, tensor<f64>) -> tensor<?xf16>
+  // ...and makes an integer one's f32, where a 0-d f64 tensor makes it f64.
+  // CHECK: kiln.mul {{.*}} : (tensor<?xi32>, tensor<f64>) -> tensor<?xf32>
+  %2 = kiln.mul %i, %wf : (tensor<?xi32>, tensor<f64>) -> tensor<?xf32>
+  // CHECK: kiln.add {{.*}} : (tensor<?xf16>, tensor<?xbf16>) -> tensor<?xf32>
+  %3 = kiln.add %h, %bf : (tensor<?xf16>, tensor<?xbf16>) -> tensor<?xf32>
+  // CHECK: kiln.mul {{.*}} : (tensor<?xi32>, tensor<f64>) -> tensor<?xf64>
+  %4 = kiln.mul %i, %d0 : (tensor<?xi32>, tensor<f64>) -> tensor<?xf64>
+  // True division of integers gives f32; unary floating ops too.
+  // CHECK: kiln.div {{.*}} : (tensor<?xi64>, tensor<i64>) -> tensor<?xf32>
+  %5 = kiln.div %l, %wi : (tensor<?xi64>, tensor<i64>) -> tensor<?xf32>
+  // CHECK: kiln.cmp gt, {{.*}} : (tensor<?xi32>, tensor<f64>) -> tensor<?xi1>
+  %6 = kiln.cmp gt, %i, %wf : (tensor<?xi32>, tensor<f64>) -> tensor<?xi1>
+  // CHECK: kiln.exp {{.*}} : tensor<?xi32>
+  %7 = kiln.exp %i : tensor<?xi32>
+  // sum widens integers and bools to i64.
+  // CHECK: kiln.sum {{.*}} : tensor<?xi1> -> tensor<i64>
+  %8 = kiln.sum %b dims [] : tensor<?xi1> -> tensor<i64>
+  // A wrapped integer does not widen an integer tensor.
+  // CHECK: kiln.where {{.*}} : (tensor<?xi1>, tensor<?xi32>, tensor<i64>) -> tensor<?xi32>
+  %9 = kiln.where %b, %i, %wi : (tensor<?xi1>, tensor<?xi32>, tensor<i64>) -> tensor<?xi32>
+  // CHECK: kiln.where {{.*}} : (tensor<?xi1>, tensor<?xi32>, tensor<f64>) -> tensor<?xf32>
+  %10 = kiln.where %6, %i, %wf : (tensor<?xi1>, tensor<?xi32>, tensor<f64>) -> tensor<?xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10
+      : tensor<?xi64>, tensor<?xf16>, tensor<?xf32>, tensor<?xf32>,
+        tensor<?xf64>, tensor<?xf32>, tensor<?xi1>, tensor<?xf32>,
+        tensor<i64>, tensor<?xi32>, tensor<?xf32>
+}
+
+// Products and concatenations promote their operands too.
+// CHECK-LABEL: func.func @promoting_products
+func.func @promoting_products(%a: tensor<?x?xf32>, %b: tensor<?x?xf64>,
+                              %w: tensor<4x?xf16>, %c: tensor<?x?xi64>)
+    -> (tensor<?x?xf64>, tensor<?x4xf32>, tensor<?x?xf32>) {
+  // CHECK: kiln.matmul {{.*}} -> tensor<?x?xf64>
+  %0 = kiln.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  // CHECK: kiln.linear {{.*}} -> tensor<?x4xf32>
+  %1 = kiln.linear %a, %w : (tensor<?x?xf32>, tensor<4x?xf16>) -> tensor<?x4xf32>
+  // CHECK: kiln.cat {{.*}} -> tensor<?x?xf32>
+  %2 = kiln.cat %a, %c dim 0 : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  return %0, %1, %2 : tensor<?x?xf64>, tensor<?x4xf32>, tensor<?x?xf32>
+}

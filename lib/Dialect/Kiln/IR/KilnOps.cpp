@@ -104,10 +104,9 @@ LogicalResult mlir::kiln::verifyReductionDims(Operation *op, Type input,
   return success();
 }
 
-LogicalResult
-mlir::kiln::inferReductionResult(std::optional<Location> loc, Type input,
-                                 ArrayRef<int64_t> dims, bool keepdim,
-                                 SmallVectorImpl<Type> &inferred) {
+LogicalResult mlir::kiln::inferReductionResult(
+    std::optional<Location> loc, Type input, ArrayRef<int64_t> dims,
+    bool keepdim, Type elementType, SmallVectorImpl<Type> &inferred) {
   auto type = rankedOf(input);
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -117,8 +116,87 @@ mlir::kiln::inferReductionResult(std::optional<Location> loc, Type input,
     else if (keepdim)
       shape.push_back(1);
   }
-  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  inferred.push_back(RankedTensorType::get(shape, elementType));
   return success();
+}
+
+namespace {
+/// bool < integer < floating.
+int category(Type t) {
+  if (t.isInteger(1))
+    return 0;
+  return isa<IntegerType>(t) ? 1 : 2;
+}
+
+Type promotePair(Type a, Type b) {
+  if (a == b)
+    return a;
+  if (category(a) != category(b))
+    return category(a) > category(b) ? a : b;
+  if ((a.isF16() && b.isBF16()) || (a.isBF16() && b.isF16()))
+    return Float32Type::get(a.getContext());
+  return a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
+}
+
+/// The default type of a category: i1, i64, f32.
+Type defaultOf(int cat, MLIRContext *context) {
+  if (cat == 0)
+    return IntegerType::get(context, 1);
+  if (cat == 1)
+    return IntegerType::get(context, 64);
+  return Float32Type::get(context);
+}
+} // namespace
+
+Type mlir::kiln::promotedElementType(ValueRange operands) {
+  Type dims, zero, wrapped;
+  for (Value v : operands) {
+    assert(isa<RankedTensorType>(v.getType()) && "promotes tensors only");
+    auto type = rankedOf(v.getType());
+    Type &slot = v.getDefiningOp<FromScalarOp>() ? wrapped
+                 : type.getRank() > 0            ? dims
+                                                 : zero;
+    slot =
+        slot ? promotePair(slot, type.getElementType()) : type.getElementType();
+  }
+  Type result = dims;
+  if (zero && (!result || category(zero) > category(result)))
+    result = zero;
+  if (wrapped && (!result || category(wrapped) > category(result)))
+    result =
+        result ? defaultOf(category(wrapped), wrapped.getContext()) : wrapped;
+  return result;
+}
+
+LogicalResult
+mlir::kiln::inferArithmeticResult(std::optional<Location> loc, StringRef opName,
+                                  ValueRange operands,
+                                  SmallVectorImpl<Type> &inferred) {
+  Type element = promotedElementType(operands);
+  if (opName == SubOp::getOperationName() && element.isInteger(1))
+    return emitOptionalError(
+        loc, "subtracting bool tensors is not supported; use logical "
+             "operations or convert with to(kiln::kInt64)");
+  if (opName == DivOp::getOperationName() && category(element) != 2)
+    element = Float32Type::get(element.getContext());
+  SmallVector<Type> types(operands.getTypes());
+  return inferBroadcastResult(loc, types, element, inferred);
+}
+
+LogicalResult mlir::kiln::inferFloatResult(Type input,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto type = rankedOf(input);
+  Type element = type.getElementType();
+  if (category(element) != 2)
+    element = Float32Type::get(input.getContext());
+  inferred.push_back(type.clone(element));
+  return success();
+}
+
+Type mlir::kiln::widenedIntegers(Type input) {
+  Type element = rankedOf(input).getElementType();
+  return category(element) == 2 ? element
+                                : IntegerType::get(input.getContext(), 64);
 }
 
 /// Checks that the last rank(weight) dims of input equal weight's dims.
@@ -173,13 +251,9 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   Type lhs = adaptor.getLhs().getType(), rhs = adaptor.getRhs().getType();
-  if (rankedOf(lhs).getElementType() != rankedOf(rhs).getElementType())
-    return emitOptionalError(loc,
-                             "the two branches have different element "
-                             "types: ",
-                             lhs, " and ", rhs);
-  return inferBroadcastResult(loc, {adaptor.getCond().getType(), lhs, rhs},
-                              rankedOf(lhs).getElementType(), inferred);
+  return inferBroadcastResult(
+      loc, {adaptor.getCond().getType(), lhs, rhs},
+      promotedElementType({adaptor.getLhs(), adaptor.getRhs()}), inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -272,7 +346,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
   auto batchType = [](ArrayRef<int64_t> s, Type e) {
     return RankedTensorType::get(s.drop_back(2), e);
   };
-  Type e = lhs.getElementType();
+  Type e = promotedElementType({adaptor.getLhs(), adaptor.getRhs()});
   SmallVector<Type> batchResult;
   if (failed(inferBroadcastResult(loc, {batchType(a, e), batchType(b, e)}, e,
                                   batchResult)))
@@ -298,19 +372,16 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(
         loc, "the input's last dim (shape ", shapeStr(x.getShape()),
         ") does not match the weight's in_features ", w.getDimSize(1));
-  if (x.getElementType() != w.getElementType())
-    return emitOptionalError(loc, "input and weight element types differ: ",
-                             x.getElementType(), " and ", w.getElementType());
   if (Value bias = adaptor.getBias()) {
     auto b = rankedOf(bias.getType());
-    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)) ||
-        b.getElementType() != w.getElementType())
+    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)))
       return emitOptionalError(loc, "the bias must be [", w.getDimSize(0),
-                               "] of ", w.getElementType(), ", got ", b);
+                               "], got ", b);
   }
   SmallVector<int64_t> shape(x.getShape());
   shape.back() = w.getDimSize(0);
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  inferred.push_back(
+      RankedTensorType::get(shape, promotedElementType(adaptor.getOperands())));
   return success();
 }
 
@@ -411,8 +482,6 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                              "input and weight must be 4-d (NCHW and "
                              "OIHW), got ",
                              x, " and ", w);
-  if (x.getElementType() != w.getElementType())
-    return emitOptionalError(loc, "input and weight element types differ");
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
   auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
     return llvm::any_of(values,
@@ -464,7 +533,11 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                2 + i);
     shape.push_back((in + 2 * pad[i] - span) / strides[i] + 1);
   }
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  SmallVector<Value> tensors = {adaptor.getInput(), adaptor.getWeight()};
+  if (adaptor.getBias())
+    tensors.push_back(adaptor.getBias());
+  inferred.push_back(
+      RankedTensorType::get(shape, promotedElementType(tensors)));
   return success();
 }
 
@@ -601,7 +674,8 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *context,
                      ? kDynamic
                      : shape[dim] + t.getDimSize(dim);
   }
-  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  inferred.push_back(
+      RankedTensorType::get(shape, promotedElementType(adaptor.getInputs())));
   return success();
 }
 

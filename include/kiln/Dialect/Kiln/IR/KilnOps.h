@@ -15,6 +15,14 @@
 
 namespace mlir::kiln {
 
+namespace trait {
+/// Kiln_PromotesToResult (KilnBase.td): an elementwise op that computes in
+/// its result's element type, its tensor operands converted to it first.
+template <typename ConcreteType>
+class PromotesToResult
+    : public mlir::OpTrait::TraitBase<ConcreteType, PromotesToResult> {};
+} // namespace trait
+
 /// The numpy broadcast of the operands' shapes, as a ranked tensor of
 /// elementType (the first operand's when null). A dynamic dim broadcast
 /// against a static size > 1 takes that size; against 1 or ? it stays ?.
@@ -23,10 +31,37 @@ LogicalResult inferBroadcastResult(std::optional<Location> loc,
                                    Type elementType,
                                    SmallVectorImpl<Type> &inferred);
 
-/// Shape of a reduction over dims (all dims when empty).
+/// Shape of a reduction over dims (all dims when empty), elements of
+/// elementType.
 LogicalResult inferReductionResult(std::optional<Location> loc, Type input,
                                    ArrayRef<int64_t> dims, bool keepdim,
+                                   Type elementType,
                                    SmallVectorImpl<Type> &inferred);
+
+/// The element type the runtime computes an elementwise op on `operands`
+/// in: torch's result_type, where tensors with dims outrank 0-d tensors,
+/// which outrank wrapped numbers (the 0-d results of kiln.from_scalar), each
+/// only by category (bool < integer < floating) unless it is the highest
+/// present; within a category the wider type wins (f16 with bf16: f32), and
+/// a wrapped number that raises the category gives its default type (i64,
+/// f32).
+Type promotedElementType(ValueRange operands);
+
+/// The result of an elementwise arithmetic op (kiln.add, ...) named
+/// opName: the operands' broadcast shape in their promoted element type,
+/// true division's floating (f32 for integers); subtracting bools is
+/// refused with the runtime's message.
+LogicalResult inferArithmeticResult(std::optional<Location> loc,
+                                    StringRef opName, ValueRange operands,
+                                    SmallVectorImpl<Type> &inferred);
+
+/// input's shape with a floating element type: its own, or f32 for
+/// integers and bools (the unary floating ops).
+LogicalResult inferFloatResult(Type input, SmallVectorImpl<Type> &inferred);
+
+/// What sum and prod give for input's elements: i64 for integers and
+/// bools, the input's floating type otherwise.
+Type widenedIntegers(Type input);
 
 /// dims sorted, distinct and within [0, rank).
 LogicalResult verifyReductionDims(Operation *op, Type input,

@@ -19,13 +19,24 @@ def Kiln_Dialect : Dialect {
 
     Values are builtin ranked tensors whose dims may be dynamic (`?`);
     element types are f16, bf16, f32, f64, i1 (bool), i32 and i64 (signed).
-    Unlike the eager runtime, ops do not promote element types: the
-    frontend inserts `kiln.cast` where torch's type promotion would convert,
-    so each op's operands share one element type. Binary ops broadcast like
+    The elementwise ops (arithmetic, comparisons, `where`, the unary ops,
+    `sum` and `prod`) take operands of any element types and compute as the
+    runtime does, in torch's result type (`promotedElementType`: wrapped
+    numbers, the 0-d results of `kiln.from_scalar`, rank below tensors);
+    `kiln-materialize-promotions` makes those conversions explicit
+    `kiln.cast`s before lowering, so that each lowered op's operands share
+    one element type. The other ops take operands of one element type, the
+    frontend casting as the runtime would. Binary ops broadcast like
     numpy. Scalars enter a graph as 0-d tensors (`kiln.from_scalar`) and
     sizes as `index` values (`kiln.dim` and `arith` on `index`).
   }];
   let hasConstantMaterializer = 1;
+}
+
+// An elementwise op that computes in its result's element type: each tensor
+// operand is converted to it first (kiln-materialize-promotions).
+def Kiln_PromotesToResult : NativeOpTrait<"PromotesToResult"> {
+  let cppNamespace = "::mlir::kiln::trait";
 }
 
 class Kiln_Op<string mnemonic, list<Trait> traits = []>

@@ -20,12 +20,12 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // Elementwise binary ops (numpy broadcasting)
 //===----------------------------------------------------------------------===//
 
-class Kiln_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsElementType,
-                                             InferTypeOpAdaptor])> {
+class Kiln_BinaryOp<string mnemonic, Type resultType, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
+                                             Kiln_PromotesToResult])> {
   let cppCall = "kiln::" # mnemonic # "($lhs, $rhs)";
-  let arguments = (ins operandType:$lhs, operandType:$rhs);
-  let results = (outs operandType:$result);
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
+  let results = (outs resultType:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
   }];
@@ -33,9 +33,9 @@ class Kiln_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
-      return inferBroadcastResult(loc, {adaptor.getLhs().getType(),
-                                        adaptor.getRhs().getType()},
-                                  /*elementType=*/nullptr, inferred);
+      return inferArithmeticResult(loc, getOperationName(),
+                                   {adaptor.getLhs(), adaptor.getRhs()},
+                                   inferred);
     }
   }];
 }
@@ -91,7 +91,7 @@ def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_FloatTensor> {
   }];
 }
 
-def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor> {
+def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_Tensor> {
   let summary = "elementwise power with broadcasting";
   let description = [{
     `lhs ^ rhs`. For integers the exponents must be non-negative.
@@ -102,7 +102,7 @@ def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_NumericTensor> {
   }];
 }
 
-def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_NumericTensor, [Commutative]> {
+def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_Tensor, [Commutative]> {
   let summary = "elementwise maximum with broadcasting (NaN propagates)";
   let description = [{
     ```mlir
@@ -111,7 +111,7 @@ def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_NumericTensor, [Commutative]>
   }];
 }
 
-def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", Kiln_NumericTensor, [Commutative]> {
+def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", Kiln_Tensor, [Commutative]> {
   let summary = "elementwise minimum with broadcasting (NaN propagates)";
   let description = [{
     ```mlir
@@ -120,8 +120,7 @@ def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", Kiln_NumericTensor, [Commutative]>
   }];
 }
 
-def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, SameOperandsElementType,
-                                 InferTypeOpAdaptor]> {
+def Kiln_CmpOp : Kiln_Op<"cmp", [Pure, InferTypeOpAdaptor]> {
   let summary = "elementwise comparison with broadcasting, giving bools";
   let description = [{
     Compares `lhs` and `rhs` (`lt`, `le`, `gt`, `ge`, `eq`, `ne`) after
@@ -165,6 +164,34 @@ def Kiln_WhereOp : Kiln_Op<"where", [Pure, InferTypeOpAdaptor]> {
 // Elementwise unary ops
 //===----------------------------------------------------------------------===//
 
+// Elementwise ops whose result is floating: integer and bool inputs compute
+// in f32, as the runtime's do (kiln-materialize-promotions casts them);
+// `floatOnly` ops refuse them, as torch does.
+class Kiln_UnaryFloatOp<string mnemonic, string opSummary, bit floatOnly = 0>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultShape, InferTypeOpAdaptor,
+                         Kiln_PromotesToResult]> {
+  let cppCall = "kiln::" # mnemonic # "($input)";
+  let summary = opSummary;
+  let arguments = (ins !if(floatOnly, Kiln_FloatTensor, Kiln_Tensor):$input);
+  let results = (outs Kiln_FloatTensor:$result);
+  // The result type is inferred: the input's, f32 for integers.
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let description = !strconcat("Elementwise `", mnemonic, "`: ", opSummary, [{.
+    An integer or bool input gives an f32 result.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %x : tensor<?x16xf32>
+    ```
+  }]);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferFloatResult(adaptor.getInput().getType(), inferred);
+    }
+  }];
+}
+
 class Kiln_UnaryOp<string mnemonic, Type operandType, string opSummary,
                    list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
@@ -185,46 +212,46 @@ def Kiln_NegOp : Kiln_UnaryOp<"neg", Kiln_NumericTensor, "negation (integers wra
 def Kiln_AbsOp : Kiln_UnaryOp<"abs", Kiln_NumericTensor, "absolute value">;
 def Kiln_ReluOp : Kiln_UnaryOp<"relu", Kiln_NumericTensor,
                                "max(x, 0), NaN propagating">;
-def Kiln_ExpOp : Kiln_UnaryOp<"exp", Kiln_FloatTensor, "e to the x">;
-def Kiln_LogOp : Kiln_UnaryOp<"log", Kiln_FloatTensor, "natural logarithm">;
-def Kiln_SqrtOp : Kiln_UnaryOp<"sqrt", Kiln_FloatTensor, "square root">;
-def Kiln_RsqrtOp : Kiln_UnaryOp<"rsqrt", Kiln_FloatTensor,
+def Kiln_ExpOp : Kiln_UnaryFloatOp<"exp", "e to the x">;
+def Kiln_LogOp : Kiln_UnaryFloatOp<"log", "natural logarithm">;
+def Kiln_SqrtOp : Kiln_UnaryFloatOp<"sqrt", "square root">;
+def Kiln_RsqrtOp : Kiln_UnaryFloatOp<"rsqrt",
                                 "reciprocal square root, 1 / sqrt(x)">;
-def Kiln_TanhOp : Kiln_UnaryOp<"tanh", Kiln_FloatTensor, "hyperbolic tangent">;
-def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", Kiln_FloatTensor,
+def Kiln_TanhOp : Kiln_UnaryFloatOp<"tanh", "hyperbolic tangent">;
+def Kiln_SigmoidOp : Kiln_UnaryFloatOp<"sigmoid",
                                   "logistic function, 1 / (1 + exp(-x))">;
-def Kiln_SiluOp : Kiln_UnaryOp<"silu", Kiln_FloatTensor,
-                               "x * sigmoid(x) (swish)">;
-def Kiln_SinOp : Kiln_UnaryOp<"sin", Kiln_FloatTensor,
+def Kiln_SiluOp : Kiln_UnaryFloatOp<"silu",
+                               "x * sigmoid(x) (swish)", 1>;
+def Kiln_SinOp : Kiln_UnaryFloatOp<"sin",
     "sine">;
-def Kiln_CosOp : Kiln_UnaryOp<"cos", Kiln_FloatTensor,
+def Kiln_CosOp : Kiln_UnaryFloatOp<"cos",
     "cosine">;
-def Kiln_TanOp : Kiln_UnaryOp<"tan", Kiln_FloatTensor,
+def Kiln_TanOp : Kiln_UnaryFloatOp<"tan",
     "tangent">;
-def Kiln_AtanOp : Kiln_UnaryOp<"atan", Kiln_FloatTensor,
+def Kiln_AtanOp : Kiln_UnaryFloatOp<"atan",
     "arc tangent">;
-def Kiln_ErfOp : Kiln_UnaryOp<"erf", Kiln_FloatTensor,
+def Kiln_ErfOp : Kiln_UnaryFloatOp<"erf",
     "error function">;
-def Kiln_ErfcOp : Kiln_UnaryOp<"erfc", Kiln_FloatTensor,
+def Kiln_ErfcOp : Kiln_UnaryFloatOp<"erfc",
     "complementary error function, 1 - erf(x)">;
-def Kiln_Log1pOp : Kiln_UnaryOp<"log1p", Kiln_FloatTensor,
+def Kiln_Log1pOp : Kiln_UnaryFloatOp<"log1p",
     "log(1 + x), accurate for small x">;
-def Kiln_Expm1Op : Kiln_UnaryOp<"expm1", Kiln_FloatTensor,
+def Kiln_Expm1Op : Kiln_UnaryFloatOp<"expm1",
     "exp(x) - 1, accurate for small x">;
-def Kiln_Log2Op : Kiln_UnaryOp<"log2", Kiln_FloatTensor,
+def Kiln_Log2Op : Kiln_UnaryFloatOp<"log2",
     "base-2 logarithm">;
-def Kiln_Exp2Op : Kiln_UnaryOp<"exp2", Kiln_FloatTensor,
+def Kiln_Exp2Op : Kiln_UnaryFloatOp<"exp2",
     "2 to the x">;
-def Kiln_ReciprocalOp : Kiln_UnaryOp<"reciprocal", Kiln_FloatTensor,
+def Kiln_ReciprocalOp : Kiln_UnaryFloatOp<"reciprocal",
     "1 / x">;
-def Kiln_SoftplusOp : Kiln_UnaryOp<"softplus", Kiln_FloatTensor,
-    "log(1 + exp(x)), x above 20 (torch's beta 1, threshold 20)">;
-def Kiln_MishOp : Kiln_UnaryOp<"mish", Kiln_FloatTensor,
-    "x * tanh(softplus(x))">;
-def Kiln_HardswishOp : Kiln_UnaryOp<"hardswish", Kiln_FloatTensor,
-    "x * min(max(x + 3, 0), 6) / 6">;
-def Kiln_HardsigmoidOp : Kiln_UnaryOp<"hardsigmoid", Kiln_FloatTensor,
-    "min(max(x + 3, 0), 6) / 6">;
+def Kiln_SoftplusOp : Kiln_UnaryFloatOp<"softplus",
+    "log(1 + exp(x)), x above 20 (torch's beta 1, threshold 20)", 1>;
+def Kiln_MishOp : Kiln_UnaryFloatOp<"mish",
+    "x * tanh(softplus(x))", 1>;
+def Kiln_HardswishOp : Kiln_UnaryFloatOp<"hardswish",
+    "x * min(max(x + 3, 0), 6) / 6", 1>;
+def Kiln_HardsigmoidOp : Kiln_UnaryFloatOp<"hardsigmoid",
+    "min(max(x + 3, 0), 6) / 6", 1>;
 def Kiln_FloorOp : Kiln_UnaryOp<"floor", Kiln_NumericTensor,
     "rounding down (integers unchanged)">;
 def Kiln_CeilOp : Kiln_UnaryOp<"ceil", Kiln_NumericTensor,
@@ -278,15 +305,18 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-class Kiln_ReductionOp<string mnemonic, Type operandType, string opSummary>
-    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultElementType,
-                         InferTypeOpAdaptor]> {
+class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
+                       string opSummary, bit widensIntegers = 0>
+    : Kiln_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor],
+                                    !if(widensIntegers, [Kiln_PromotesToResult],
+                                        []))> {
   let cppCall = "kiln::" # mnemonic # "($input, $dims, $keepdim)";
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ over `dims` (sorted, distinct,
     non-negative; empty means every dim), keeping them as size 1 when
-    `keepdim` is set. The frontend casts integer inputs of `sum` to i64 first,
-    so the result keeps the input's element type.
+    `keepdim` is set.}], !if(widensIntegers, [{ Integer and bool inputs give
+    an i64 result, as the runtime's do.}], [{ The result has the input's
+    element type.}]), [{
 
     ```mlir
     %s = kiln.}], mnemonic, [{ %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
@@ -294,37 +324,41 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, string opSummary>
   }]);
   let arguments = (ins operandType:$input, DenseI64ArrayAttr:$dims,
                        UnitAttr:$keepdim);
-  let results = (outs operandType:$result);
+  let results = (outs resultType:$result);
   let assemblyFormat = [{
     $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
     type($result)
   }];
   let hasVerifier = 1;
-  let extraClassDefinition = [{
+  let extraClassDefinition = !strconcat([{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
-      return inferReductionResult(loc, adaptor.getInput().getType(),
-                                  adaptor.getDims(), adaptor.getKeepdim(),
+      ::mlir::Type input = adaptor.getInput().getType();
+      return inferReductionResult(loc, input, adaptor.getDims(),
+                                  adaptor.getKeepdim(), }],
+      !if(widensIntegers, "widenedIntegers(input)",
+          "::mlir::cast<::mlir::ShapedType>(input).getElementType()"), [{,
                                   inferred);
     }
     ::llvm::LogicalResult $cppClass::verify() {
       return verifyReductionDims(getOperation(), getInput().getType(), getDims());
     }
-  }];
+  }]);
 }
 
-def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_NumericTensor, "Sum"> {
-  // The runtime sums integers in int64; the dialect keeps the element type.
-  let cppCall = "kiln::sum($input, $dims, $keepdim).to($input.dtype())";
-}
-def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_FloatTensor, "Arithmetic mean">;
+def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_Tensor, Kiln_NumericTensor, "Sum",
+                                  1>;
+def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_FloatTensor, Kiln_FloatTensor,
+                                   "Arithmetic mean">;
 def Kiln_AmaxOp : Kiln_ReductionOp<"amax", Kiln_NumericTensor,
+                                   Kiln_NumericTensor,
                                    "Maximum (NaN propagating)">;
 def Kiln_AminOp : Kiln_ReductionOp<"amin", Kiln_NumericTensor,
+                                   Kiln_NumericTensor,
                                    "Minimum (NaN propagating)">;
-def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_NumericTensor,
-                                   "Product (integers as int64, wrapping)">;
+def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_Tensor, Kiln_NumericTensor,
+                                   "Product (wrapping on integers)", 1>;
 
 class Kiln_ArgReductionOp<string mnemonic, string which>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
@@ -351,13 +385,10 @@ class Kiln_ArgReductionOp<string mnemonic, string which>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
-      if (::mlir::failed(inferReductionResult(loc, adaptor.getInput().getType(),
-                                              adaptor.getDims(),
-                                              adaptor.getKeepdim(), inferred)))
-        return ::mlir::failure();
-      inferred[0] = ::mlir::cast<::mlir::RankedTensorType>(inferred[0]).clone(
-          ::mlir::IntegerType::get(context, 64));
-      return ::mlir::success();
+      return inferReductionResult(loc, adaptor.getInput().getType(),
+                                  adaptor.getDims(), adaptor.getKeepdim(),
+                                  ::mlir::IntegerType::get(context, 64),
+                                  inferred);
     }
     ::llvm::LogicalResult $cppClass::verify() {
       if (getDims().size() > 1)
@@ -457,8 +488,8 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
 // Linear algebra and neural-network ops
 //===----------------------------------------------------------------------===//
 
-def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, SameOperandsAndResultElementType,
-                                       InferTypeOpAdaptor]> {
+def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor,
+                                       Kiln_PromotesToResult]> {
   let cppCall = "kiln::matmul($lhs, $rhs)";
   let summary = "matrix product with torch.matmul's rules";
   let description = [{
@@ -478,7 +509,8 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, SameOperandsAndResultElementType,
   }];
 }
 
-def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor,
+                                       Kiln_PromotesToResult]> {
   let cppCall = "kiln::linear($input, $weight, $bias)";
   let summary = "x @ weight^T + bias";
   let description = [{
@@ -665,7 +697,8 @@ def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
-                                       AttrSizedOperandSegments]> {
+                                       AttrSizedOperandSegments,
+                                       Kiln_PromotesToResult]> {
   let summary = "2-d convolution, NCHW";
   let description = [{
     `input` is `[N, C, H, W]`, `weight` `[O, C / groups, kH, kW]`, `bias`
@@ -762,8 +795,8 @@ def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
   }];
 }
 
-def Kiln_CatOp : Kiln_Op<"cat", [Pure, SameOperandsAndResultElementType,
-                                 InferTypeOpAdaptor]> {
+def Kiln_CatOp : Kiln_Op<"cat", [Pure, InferTypeOpAdaptor,
+                                 Kiln_PromotesToResult]> {
   let cppCall = "kiln::cat($inputs, $dim)";
   let summary = "concatenation along a dim";
   let description = [{
