@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Verifier.h"
 
 #include <map>
@@ -81,34 +82,51 @@ Type scalarType(MLIRContext *ctx, ValueKind kind) {
                                 : scalarArgType(ctx, kind);
 }
 
+constexpr int64_t kDyn = ShapedType::kDynamic;
+
+/// The frontend's name of an element type.
+ElementType elementOf(Type t) {
+  if (t.isF64())
+    return ElementType::F64;
+  if (t.isF16())
+    return ElementType::F16;
+  if (t.isBF16())
+    return ElementType::BF16;
+  if (t.isInteger(1))
+    return ElementType::Bool;
+  if (t.isInteger(32))
+    return ElementType::I32;
+  if (t.isInteger(64))
+    return ElementType::I64;
+  return ElementType::F32;
+}
+
 int64_t normalize(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
 class GraphFunctionBuilder {
 public:
-  GraphFunctionBuilder(ModuleOp module, const Graph &graph)
-      : ctx_(module.getContext()), b_(ctx_), graph_(graph), module_(module) {}
+  /// `typed`: the graph itself, whose values take the types of the ops
+  /// built (inferSignature), each op checked first (checkOp).
+  GraphFunctionBuilder(ModuleOp module, const Graph &graph,
+                       Graph *typed = nullptr)
+      : ctx_(module.getContext()), b_(ctx_), graph_(graph), typed_(typed),
+        module_(module) {}
 
   llvm::Error build() {
-    SmallVector<Type> inputs, results;
+    SmallVector<Type> inputs;
     for (const GraphInput &in : graph_.inputs) {
       const TraceValue &v = graph_.values[in.value];
       inputs.push_back(v.kind == ValueKind::Tensor
                            ? Type(tensorType(ctx_, v))
                            : scalarArgType(ctx_, v.kind));
     }
-    for (const GraphOutput &out : graph_.outputs) {
-      const TraceValue &v = graph_.values[out.value];
-      results.push_back(
-          v.kind == ValueKind::Tensor
-              ? tensorType(ctx_, v)
-              : RankedTensorType::get({}, scalarArgType(ctx_, v.kind)));
-    }
     b_.setInsertionPointToEnd(module_.getBody());
     loc_ = UnknownLoc::get(ctx_);
+    // The results' types are known once the body is built.
     auto fn = func::FuncOp::create(b_, loc_, graph_.name,
-                                   b_.getFunctionType(inputs, results));
+                                   b_.getFunctionType(inputs, {}));
     Block *entry = fn.addEntryBlock();
     b_.setInsertionPointToStart(entry);
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
@@ -119,13 +137,16 @@ public:
     }
     for (const TraceOp &op : graph_.ops) {
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
-      llvm::Error error = emit(op);
+      llvm::Error error =
+          typed_ ? checkOp(*typed_, op) : llvm::Error::success();
       if (!error)
-        error = agreesWithSignature(op);
+        error = emit(op);
       if (error) {
         fn.erase();
         return error;
       }
+      if (typed_)
+        takeType(op);
     }
     SmallVector<Value> outs;
     for (const GraphOutput &out : graph_.outputs) {
@@ -153,25 +174,21 @@ public:
 private:
   Value get(int v) const { return values_.at(v); }
 
-  /// The tensor an op built has the rank and element type inferSignature
-  /// gave its value: the two typings of the graph agree, or the graph is
-  /// not compiled.
-  llvm::Error agreesWithSignature(const TraceOp &op) const {
-    const TraceValue &v = info(op.result);
+  /// The rank and element type of the tensor op built, for its value.
+  void takeType(const TraceOp &op) {
+    TraceValue &v = typed_->values[op.result];
     if (v.kind != ValueKind::Tensor)
-      return llvm::Error::success();
-    Type built = get(op.result).getType();
-    RankedTensorType want = tensorType(ctx_, v);
-    auto ranked = dyn_cast<RankedTensorType>(built);
-    if (ranked && ranked.getRank() == want.getRank() &&
-        ranked.getElementType() == want.getElementType())
-      return llvm::Error::success();
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "kiln::" << opName(op.code) << " at " << op.pos.file << ":"
-       << op.pos.line << ": the kiln dialect types it " << built
-       << ", the frontend " << want;
-    return llvm::createStringError(os.str());
+      return;
+    auto type = cast<RankedTensorType>(get(op.result).getType());
+    v.rank = type.getRank();
+    v.element = elementOf(type.getElementType());
+    v.wrapped = op.code == OpCode::FromScalar;
+  }
+  int64_t rankOf(int v) const {
+    return cast<RankedTensorType>(get(v).getType()).getRank();
+  }
+  Type elementTypeOf(int v) const {
+    return cast<RankedTensorType>(get(v).getType()).getElementType();
   }
   const TraceValue &info(int v) const { return graph_.values[v]; }
 
@@ -246,14 +263,14 @@ private:
         out = arith::ConstantOp::create(
             b_, loc_, b_.getIntegerAttr(type, op.number != 0));
     } else if (c == OpCode::Dim) {
-      int64_t rank = info(op.operands[0]).rank;
+      int64_t rank = rankOf(op.operands[0]);
       out = mlir::kiln::DimOp::create(
           b_, loc_, arg(0), b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
     } else if (c == OpCode::Rank) {
-      out = arith::ConstantIndexOp::create(b_, loc_, info(op.operands[0]).rank);
+      out = arith::ConstantIndexOp::create(b_, loc_, rankOf(op.operands[0]));
     } else if (c == OpCode::Numel) {
       out = arith::ConstantIndexOp::create(b_, loc_, 1);
-      for (int64_t d = 0; d < info(op.operands[0]).rank; ++d)
+      for (int64_t d = 0; d < rankOf(op.operands[0]); ++d)
         out = arith::MulIOp::create(
             b_, loc_, out,
             mlir::kiln::DimOp::create(b_, loc_, arg(0),
@@ -399,12 +416,15 @@ private:
     if (r.kind != ValueKind::Tensor)
       return emitScalar(op);
     OpCode c = op.code;
-    ElementType e = r.element;
-    RankedTensorType resultType = tensorType(ctx_, r);
     Value out;
     if (c == OpCode::FromScalar) {
+      // A wrapped number in the type its C++ kind promotes as.
       Value s = get(op.operands[0]);
-      Type el = elementType(ctx_, r.element);
+      ValueKind kind = info(op.operands[0]).kind;
+      Type el = elementType(ctx_, kind == ValueKind::Bool  ? ElementType::Bool
+                                  : kind == ValueKind::I64 ? ElementType::I64
+                                  : kind == ValueKind::F64 ? ElementType::F64
+                                                           : ElementType::F32);
       if (!isa<IndexType>(s.getType()) || el.isInteger(1))
         s = scalarCast(s, el);
       out = mlir::kiln::FromScalarOp::create(b_, loc_,
@@ -441,7 +461,7 @@ private:
         break;
       }
     } else if (c == OpCode::Gelu) {
-      Value x = tensorAs(op.operands[0], e);
+      Value x = get(op.operands[0]);
       if (op.text != "none" && op.text != "tanh")
         return llvm::createStringError("gelu approximation '" + op.text + "'");
       out = mlir::kiln::GeluOp::create(
@@ -449,7 +469,7 @@ private:
           op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
                             : mlir::kiln::GeluApproximation::none);
     } else if (opGroup(c) == OpGroup::Reduction) {
-      int64_t rank = info(op.operands[0]).rank;
+      int64_t rank = rankOf(op.operands[0]);
       SmallVector<int64_t> dims;
       for (size_t i = 1; i < op.ints.size(); ++i)
         dims.push_back(normalize(op.ints[i], rank));
@@ -469,13 +489,17 @@ private:
         break;
       }
     } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
-      Value x = tensorAs(op.operands[0], e);
-      auto dim = b_.getI64IntegerAttr(normalize(op.ints[0], r.rank));
+      Value x = get(op.operands[0]);
+      auto dim =
+          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0])));
       out = c == OpCode::Softmax
                 ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
                 : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
-      Value x = tensorAs(op.operands[0], e), w = tensorAs(op.operands[1], e);
+      // The weight and bias in the input's type.
+      Value x = get(op.operands[0]);
+      ElementType e = elementOf(elementTypeOf(op.operands[0]));
+      Value w = tensorAs(op.operands[1], e);
       auto eps = b_.getF64FloatAttr(op.number);
       Value epsValue = op.hasRuntimeEps() ? scalarCast(get(op.operands.back()),
                                                        b_.getF64Type())
@@ -497,8 +521,8 @@ private:
                         ? scalarCast(get(op.operands.back()), b_.getF64Type())
                         : Value();
       out = mlir::kiln::ScaledDotProductAttentionOp::create(
-          b_, loc_, tensorAs(op.operands[0], e), tensorAs(op.operands[1], e),
-          tensorAs(op.operands[2], e), mask, scale, op.ints[0] != 0);
+          b_, loc_, get(op.operands[0]), get(op.operands[1]),
+          get(op.operands[2]), mask, scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
       out = mlir::kiln::LinearOp::create(
           b_, loc_, get(op.operands[0]), get(op.operands[1]),
@@ -508,9 +532,10 @@ private:
       out = mlir::kiln::EmbeddingOp::create(b_, loc_, get(op.operands[0]),
                                             get(op.operands[1]));
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
-      Value x = tensorAs(op.operands[0], e);
+      Value x = tensorAs(op.operands[0],
+                         cumulativeElement(op, info(op.operands[0]).element));
       auto dim = b_.getI64IntegerAttr(
-          normalize(op.ints[0], std::max<int64_t>(r.rank, 1)));
+          normalize(op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1)));
       out = c == OpCode::Cumsum
                 ? Value(mlir::kiln::CumsumOp::create(b_, loc_, x, dim))
                 : Value(mlir::kiln::CumprodOp::create(b_, loc_, x, dim));
@@ -518,20 +543,20 @@ private:
       out = mlir::kiln::TopkOp::create(
           b_, loc_, get(op.operands[0]),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
-          b_.getI64IntegerAttr(
-              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))),
+          b_.getI64IntegerAttr(normalize(
+              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))),
           op.ints[1] ? b_.getUnitAttr() : UnitAttr());
     } else if (c == OpCode::ScatterAdd) {
       Value x = get(op.operands[0]);
       out = mlir::kiln::ScatterAddOp::create(
           b_, loc_, x.getType(), x, get(op.operands[1]), get(op.operands[2]),
-          b_.getI64IntegerAttr(
-              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
+          b_.getI64IntegerAttr(normalize(
+              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
     } else if (c == OpCode::Gather) {
       out = mlir::kiln::GatherOp::create(
           b_, loc_, get(op.operands[0]), get(op.operands[1]),
-          b_.getI64IntegerAttr(
-              normalize(op.ints[0], std::max<int64_t>(r.rank, 1))));
+          b_.getI64IntegerAttr(normalize(
+              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
     } else if (c == OpCode::CrossEntropy) {
       out = mlir::kiln::CrossEntropyOp::create(b_, loc_, get(op.operands[0]),
                                                get(op.operands[1]));
@@ -607,12 +632,13 @@ private:
         inputs.push_back(get(o));
       out = mlir::kiln::CatOp::create(
           b_, loc_, inputs,
-          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0]))));
     } else if (c == OpCode::Expand) {
       // Trailing dims align; -1 keeps the input's size.
       Value x = get(op.operands[0]);
       auto in = cast<RankedTensorType>(x.getType());
-      int64_t rank = r.rank, lead = rank - in.getRank();
+      int64_t rank = static_cast<int64_t>(op.operands.size()) - 1,
+              lead = rank - in.getRank();
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < rank; ++d) {
@@ -639,13 +665,13 @@ private:
       SmallVector<Value> dynamic;
       shape(op, 1, get(op.operands[0]), sizes, dynamic);
       out = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
+          b_, loc_, RankedTensorType::get(sizes, elementTypeOf(op.operands[0])),
           get(op.operands[0]), dynamic);
     } else if (c == OpCode::Full) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 0, Value(), sizes, dynamic);
-      Type el = elementType(ctx_, e);
+      Type el = elementType(ctx_, elementOfDType(op.ints[0]));
       TypedAttr value = isa<FloatType>(el)
                             ? TypedAttr(b_.getFloatAttr(el, op.number))
                             : TypedAttr(b_.getIntegerAttr(
@@ -657,12 +683,14 @@ private:
       SmallVector<Value> dynamic;
       shape(op, 1, Value(), sizes, dynamic);
       out = mlir::kiln::RandomOp::create(
-          b_, loc_, RankedTensorType::get(sizes, elementType(ctx_, e)),
+          b_, loc_,
+          RankedTensorType::get(sizes,
+                                elementType(ctx_, elementOfDType(op.ints[1]))),
           op.ints[0] ? mlir::kiln::RandomDistribution::normal
                      : mlir::kiln::RandomDistribution::uniform,
           scalarCast(get(op.operands[0]), b_.getIndexType()), dynamic);
     } else if (c == OpCode::Transpose) {
-      int64_t rank = r.rank;
+      int64_t rank = rankOf(op.operands[0]);
       out = mlir::kiln::TransposeOp::create(
           b_, loc_, get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
@@ -670,13 +698,14 @@ private:
     } else if (c == OpCode::Permute) {
       SmallVector<int64_t> perm;
       for (int64_t d : op.ints)
-        perm.push_back(normalize(d, r.rank));
+        perm.push_back(normalize(d, rankOf(op.operands[0])));
       out = mlir::kiln::PermuteOp::create(b_, loc_, get(op.operands[0]),
                                           b_.getDenseI64ArrayAttr(perm));
     } else if (c == OpCode::Unsqueeze) {
       out = mlir::kiln::UnsqueezeOp::create(
           b_, loc_, get(op.operands[0]),
-          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)));
+          b_.getI64IntegerAttr(
+              normalize(op.ints[0], rankOf(op.operands[0]) + 1)));
     } else if (c == OpCode::ReshapeAs) {
       // A reshape to the other tensor's sizes.
       Value x = get(op.operands[0]), like = get(op.operands[1]);
@@ -825,27 +854,36 @@ private:
     } else if (c == OpCode::Squeeze) {
       out = mlir::kiln::SqueezeOp::create(
           b_, loc_, get(op.operands[0]),
-          b_.getI64IntegerAttr(
-              normalize(op.ints[0], info(op.operands[0]).rank)));
+          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0]))));
     } else if (c == OpCode::Slice) {
       // Other dims keep their sizes, static ones included.
       auto in = cast<RankedTensorType>(get(op.operands[0]).getType());
       SmallVector<int64_t> sizes(in.getShape());
-      sizes[normalize(op.ints[0], r.rank)] = ShapedType::kDynamic;
+      int64_t dim = normalize(op.ints[0], in.getRank());
+      sizes[dim] = ShapedType::kDynamic;
       out = mlir::kiln::SliceOp::create(
           b_, loc_, RankedTensorType::get(sizes, in.getElementType()),
-          get(op.operands[0]),
-          b_.getI64IntegerAttr(normalize(op.ints[0], r.rank)),
+          get(op.operands[0]), b_.getI64IntegerAttr(dim),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           scalarCast(get(op.operands[2]), b_.getIndexType()),
           b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Cast) {
       // Always a cast: a graph's results are never its inputs' buffers.
+      // (ints {-1}: to its second operand's type, masked_fill's.)
       Value x = get(op.operands[0]);
+      Type to = op.ints[0] < 0 ? elementTypeOf(op.operands[1])
+                               : elementType(ctx_, elementOfDType(op.ints[0]));
       out = mlir::kiln::CastOp::create(
-          b_, loc_,
-          cast<RankedTensorType>(x.getType()).clone(elementType(ctx_, e)), x);
+          b_, loc_, cast<RankedTensorType>(x.getType()).clone(to), x);
     } else if (c == OpCode::OpaqueCall) {
+      // Assumed to give its first argument's rank and dtype; the adapter
+      // checks, and the statements run eagerly when it does not.
+      RankedTensorType resultType =
+          op.operands.empty()
+              ? RankedTensorType::get({kDyn, kDyn}, b_.getF32Type())
+              : RankedTensorType::get(
+                    SmallVector<int64_t>(rankOf(op.operands[0]), kDyn),
+                    elementTypeOf(op.operands[0]));
       std::string symbol = graph_.opaqueSymbol(op);
       SmallVector<Value> args;
       SmallVector<Type> argTypes;
@@ -866,7 +904,10 @@ private:
     } else if (c == OpCode::Select) {
       // The arms may know different sizes statically: both are cast to
       // what neither promises.
-      Value t = tensorAs(op.operands[1], e), f = tensorAs(op.operands[2], e);
+      Value t = get(op.operands[1]), f = get(op.operands[2]);
+      auto resultType = RankedTensorType::get(
+          SmallVector<int64_t>(rankOf(op.operands[1]), kDyn),
+          elementTypeOf(op.operands[1]));
       if (t.getType() != f.getType())
         for (Value *arm : {&t, &f})
           if (arm->getType() != resultType)
@@ -874,8 +915,8 @@ private:
       out = arith::SelectOp::create(b_, loc_, get(op.operands[0]), t, f);
     } else if (c == OpCode::Arange) {
       out = mlir::kiln::ArangeOp::create(
-          b_, loc_, resultType, get(op.operands[0]), get(op.operands[1]),
-          get(op.operands[2]));
+          b_, loc_, RankedTensorType::get({kDyn}, b_.getI64Type()),
+          get(op.operands[0]), get(op.operands[1]), get(op.operands[2]));
     } else {
       return llvm::createStringError(llvm::Twine("no lowering for kiln::") +
                                      opName(c));
@@ -887,6 +928,7 @@ private:
   MLIRContext *ctx_;
   OpBuilder b_;
   const Graph &graph_;
+  Graph *typed_;
   ModuleOp module_;
   Location loc_ = UnknownLoc::get(ctx_);
   std::map<int, Value> values_;
@@ -896,6 +938,19 @@ private:
 
 llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
   return GraphFunctionBuilder(module, graph).build();
+}
+
+llvm::Error inferSignature(Graph &graph) {
+  if (llvm::Error error = typeInputs(graph))
+    return error;
+  // The graph built once in a context of this thread's, its values taking
+  // the types the dialect infers.
+  thread_local MLIRContext context(MLIRContext::Threading::DISABLED);
+  context.loadDialect<mlir::kiln::KilnDialect, func::FuncDialect,
+                      arith::ArithDialect, math::MathDialect,
+                      cf::ControlFlowDialect, tensor::TensorDialect>();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  return GraphFunctionBuilder(*module, graph, &graph).build();
 }
 
 } // namespace kiln::frontend

@@ -273,7 +273,7 @@ TypeOrigin originOf(const GraphInput &in) {
 }
 } // namespace
 
-llvm::Error inferSignature(Graph &g) {
+llvm::Error typeInputs(Graph &g) {
   for (GraphInput &in : g.inputs)
     in.origin = originOf(in);
   for (GraphInput &in : g.inputs) {
@@ -312,372 +312,263 @@ llvm::Error inferSignature(Graph &g) {
                 : in.sourceElement ? *in.sourceElement
                                    : in.preferredElement;
   }
-  for (const TraceOp &op : g.ops) {
-    TraceValue &r = g.values[op.result];
-    auto in = [&](size_t i) -> TraceValue & {
-      return g.values[op.operands[i]];
-    };
-    auto fail = [&](const std::string &why) {
-      return llvm::createStringError(std::string("kiln::") + opName(op.code) +
-                                     " at " + op.pos.file + ":" +
-                                     std::to_string(op.pos.line) + ": " + why);
-    };
-    // Eager's message for a dtype the op refuses.
-    auto notForDType = [](ElementType e) {
-      return std::string("not supported for dtype ") + elementTypeName(e) +
-             "; convert with to(kiln::kFloat32) first";
-    };
-    if (r.kind != ValueKind::Tensor) {
-      if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
-        return fail("dim " + std::to_string(op.ints[0]) +
-                    " is out of range for rank " + std::to_string(in(0).rank));
-      continue;
-    }
-    int64_t maxRank = 0;
-    for (int o : op.operands)
-      if (g.values[o].kind == ValueKind::Tensor)
-        maxRank = std::max(maxRank, g.values[o].rank);
-    std::vector<int> tensors;
-    for (int o : op.operands)
-      if (g.values[o].kind == ValueKind::Tensor)
-        tensors.push_back(o);
-    switch (opGroup(op.code)) {
-    case OpGroup::UnaryFloat:
-      r.rank = in(0).rank;
-      r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
-      // Activations torch defines on floating tensors only: eager refuses
-      // the others, so no compiled graph could agree.
-      if (isFloatOnly(op.code) && !isFloat(in(0).element))
-        return fail(notForDType(in(0).element));
-      continue;
-    case OpGroup::Unary:
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      if (op.code == OpCode::Neg && r.element == ElementType::Bool)
-        return fail("negating a bool tensor is not supported; use logical_not "
-                    "or convert with to(kiln::kInt64)");
-      if (r.element == ElementType::Bool)
-        return fail(notForDType(r.element));
-      continue;
-    case OpGroup::Binary:
-      r.rank = maxRank;
-      r.element = resultType(g, op.operands);
-      if (op.code == OpCode::Div && !isFloat(r.element))
-        r.element = ElementType::F32;
-      // As eager (and torch) refuse it: no compiled graph could agree.
-      if (op.code == OpCode::Sub && r.element == ElementType::Bool)
-        return fail("subtracting bool tensors is not supported; use logical "
-                    "operations or convert with to(kiln::kInt64)");
-      continue;
-    case OpGroup::Reduction: {
-      int64_t rank = in(0).rank;
-      std::set<int64_t> dims;
-      for (size_t i = 1; i < op.ints.size(); ++i) {
-        int64_t d = normalize(op.ints[i], rank);
-        if (d < 0)
-          return fail("dim out of range");
-        dims.insert(d);
-      }
-      bool all = op.ints.size() == 1;
-      bool keepdim = op.ints[0] != 0;
-      r.rank = keepdim ? rank
-               : all   ? 0
-                       : rank - static_cast<int64_t>(dims.size());
-      ElementType e = in(0).element;
-      if ((op.code == OpCode::Sum || op.code == OpCode::Prod) && !isFloat(e))
-        e = ElementType::I64;
-      if (op.code == OpCode::Argmax || op.code == OpCode::Argmin) {
-        if (e == ElementType::Bool)
-          return fail(notForDType(e));
-        e = ElementType::I64; // the indices
-      }
-      // As eager: the mean of integers is refused.
-      if (op.code == OpCode::Mean && !isFloat(e))
-        return fail(notForDType(e));
-      r.element = e;
-      continue;
-    }
-    case OpGroup::Tensor:
-    case OpGroup::Scalar:
-      break;
-    }
-    switch (op.code) {
-    case OpCode::FromScalar: {
-      ValueKind k = in(0).kind;
-      r.rank = 0;
-      r.wrapped = true;
-      r.element = k == ValueKind::Bool  ? ElementType::Bool
-                  : k == ValueKind::I64 ? ElementType::I64
-                  : k == ValueKind::F64 ? ElementType::F64
-                                        : ElementType::F32;
-      break;
-    }
-    case OpCode::Cmp:
-      r.rank = maxRank;
-      r.element = ElementType::Bool;
-      break;
-    case OpCode::Where:
-      r.rank = maxRank;
-      r.element = resultType(g, {op.operands[1], op.operands[2]});
-      break;
-    case OpCode::Gelu:
-    case OpCode::Softmax:
-    case OpCode::LogSoftmax:
-    case OpCode::LayerNorm:
-    case OpCode::RmsNorm:
-      r.rank = in(0).rank;
-      r.element = isFloat(in(0).element) ? in(0).element : ElementType::F32;
-      if (!isFloat(in(0).element))
-        return fail(notForDType(in(0).element));
-      if ((op.code == OpCode::Softmax || op.code == OpCode::LogSoftmax) &&
-          normalize(op.ints[0], r.rank) < 0)
-        return fail("dim out of range");
-      if (op.code == OpCode::LayerNorm || op.code == OpCode::RmsNorm) {
-        if (in(1).rank > in(0).rank || in(1).rank < 1)
-          return fail("the weight's rank does not fit the input's");
-        if (op.normTensorOperands() > 2 && in(2).rank != in(1).rank)
-          return fail("the bias's rank differs from the weight's");
-      }
-      break;
-    case OpCode::Matmul: {
-      int64_t a = in(0).rank, b = in(1).rank;
-      if (a < 1 || b < 1)
-        return fail("matmul needs tensors of rank 1 or more");
-      r.rank = a == 1 && b == 1 ? 0
-               : a == 1         ? b - 1
-               : b == 1         ? a - 1
-                                : std::max(a, b);
-      r.element = resultType(g, op.operands);
-      break;
-    }
-    case OpCode::Attention: {
-      // As eager checks: ranks 2 to 4, one floating dtype, a bool or
-      // same-dtype mask of no more dims than the scores.
-      int64_t rank = std::max({in(0).rank, in(1).rank, in(2).rank});
-      for (size_t i = 0; i < 3; ++i)
-        if (in(i).rank < 2 || in(i).rank > 4)
-          return fail("query, key and value must have 2 to 4 dims");
-      ElementType e = in(0).element;
-      if (!isFloat(e))
-        return fail(notForDType(e));
-      if (in(1).element != e || in(2).element != e)
-        return fail("query, key and value must have the same dtype");
-      if (op.ints[1]) {
-        if (in(3).element != ElementType::Bool && in(3).element != e)
-          return fail("attn_mask must be bool or the query's dtype");
-        if (in(3).rank > rank)
-          return fail("attn_mask has more dims than the scores");
-        if (op.ints[0])
-          return fail("attn_mask must be undefined when is_causal is set");
-      }
-      r.rank = rank;
-      r.element = e;
-      break;
-    }
-    case OpCode::Linear:
-      if (in(0).rank < 1 || in(1).rank != 2)
-        return fail("linear needs a weight of rank 2");
-      if (op.operands.size() > 2 && in(2).rank != 1)
-        return fail("linear needs a bias of rank 1");
-      r.rank = in(0).rank;
-      r.element = resultType(g, op.operands);
-      break;
-    case OpCode::Embedding:
-      if (!isIndex(in(0).element) || in(1).rank != 2)
-        return fail("embedding needs integer ids and a table of rank 2");
-      r.rank = in(0).rank + 1;
-      r.element = in(1).element;
-      break;
-    case OpCode::ScatterAdd:
-      if (!isIndex(in(1).element))
-        return fail("scatter_add needs an integer index");
-      if (in(0).rank != in(1).rank || in(2).rank != in(0).rank)
-        return fail("scatter_add needs an index and src of the input's rank");
-      if (in(2).element != in(0).element)
-        return fail("scatter_add needs src of the input's dtype");
-      if (in(0).element == ElementType::Bool)
-        return fail(notForDType(in(0).element));
-      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      break;
-    case OpCode::Cumsum:
-    case OpCode::Cumprod:
-      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank;
-      r.element = op.ints[1] >= 0          ? elementOfDType(op.ints[1])
-                  : isFloat(in(0).element) ? in(0).element
-                                           : ElementType::I64;
-      if (r.element == ElementType::Bool || r.element == ElementType::I32)
-        return fail(notForDType(r.element));
-      break;
-    case OpCode::Topk:
-      if (in(0).element == ElementType::Bool)
-        return fail(notForDType(in(0).element));
-      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank;
-      r.element = ElementType::I64;
-      break;
-    case OpCode::Gather:
-      if (!isIndex(in(1).element))
-        return fail("gather needs an integer index");
-      if (in(0).rank != in(1).rank)
-        return fail("gather needs an index of the input's rank");
-      if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      break;
-    case OpCode::CrossEntropy:
-      if (!isIndex(in(1).element))
-        return fail("cross_entropy needs integer targets");
-      if (!isFloat(in(0).element))
-        return fail("cross_entropy needs floating-point logits");
-      r.rank = 0;
-      r.element = in(0).element;
-      break;
-    case OpCode::AdaptiveAvgPool2d:
-    case OpCode::Pool2d:
-      if (in(0).rank != 3 && in(0).rank != 4)
-        return fail("pooling needs an input of rank 3 or 4");
-      if (!isFloat(in(0).element))
-        return fail("pooling needs a floating-point input");
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      break;
-    case OpCode::Conv2d:
-      if ((in(0).rank != 3 && in(0).rank != 4) || in(1).rank != 4)
-        return fail("conv2d needs an input of rank 3 or 4 and a weight of "
-                    "rank 4");
-      r.rank = in(0).rank;
-      r.element = resultType(g, tensors);
-      break;
-    case OpCode::Cat:
-      for (int o : op.operands)
-        if (g.values[o].rank != in(0).rank)
-          return fail("cat of tensors of different ranks");
-      if (normalize(op.ints[0], in(0).rank) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank;
-      r.element = resultType(g, op.operands);
-      break;
-    case OpCode::Reshape:
-      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
-      r.element = in(0).element;
-      break;
-    case OpCode::Expand:
-      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
-      r.element = in(0).element;
-      if (r.rank < in(0).rank)
-        return fail("expand to " + std::to_string(r.rank) +
-                    " sizes of a tensor of rank " + std::to_string(in(0).rank));
-      break;
-    case OpCode::Transpose:
-    case OpCode::Slice:
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      if (normalize(op.ints[0], r.rank) < 0 ||
-          (op.code == OpCode::Transpose && normalize(op.ints[1], r.rank) < 0))
-        return fail("dim out of range");
-      break;
-    case OpCode::Permute: {
-      if (static_cast<int64_t>(op.ints.size()) != in(0).rank)
-        return fail("permute needs one dim per dim of its input");
-      std::set<int64_t> seen;
-      for (int64_t d : op.ints)
-        if (normalize(d, in(0).rank) < 0 ||
-            !seen.insert(normalize(d, in(0).rank)).second)
-          return fail("permute's dims are not a permutation of the input's " +
-                      std::to_string(in(0).rank) + " dims");
-      r.rank = in(0).rank;
-      r.element = in(0).element;
-      break;
-    }
-    case OpCode::Unsqueeze:
-      if (normalize(op.ints[0], in(0).rank + 1) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank + 1;
-      r.element = in(0).element;
-      break;
-    case OpCode::ReshapeAs:
-      r.rank = in(1).rank;
-      r.element = in(0).element;
-      break;
-    case OpCode::Repeat: {
-      int64_t k = static_cast<int64_t>(op.ints.size());
-      if (op.text != "tile" && in(0).rank > k)
-        return fail("repeat needs at least one repeat per dim");
-      r.rank = std::max(in(0).rank, k);
-      r.element = in(0).element;
-      break;
-    }
-    case OpCode::Unflatten:
-      if (normalize(op.ints[0], in(0).rank) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank + static_cast<int64_t>(op.operands.size()) - 2;
-      r.element = in(0).element;
-      break;
-    case OpCode::Flatten: {
-      if (in(0).rank == 0) { // a 0-d tensor flattens to [1]
-        r.rank = 1;
-      } else {
-        int64_t s = normalize(op.ints[0], in(0).rank);
-        int64_t e = normalize(op.ints[1], in(0).rank);
-        if (s < 0 || e < 0)
-          return fail("dim out of range");
-        if (s > e)
-          return fail("flatten's start dim comes after its end dim");
-        r.rank = in(0).rank - (e - s);
-      }
-      r.element = in(0).element;
-      break;
-    }
-    case OpCode::Squeeze:
-      if (normalize(op.ints[0], in(0).rank) < 0)
-        return fail("dim out of range");
-      r.rank = in(0).rank - 1;
-      r.element = in(0).element;
-      break;
-    case OpCode::OpaqueCall:
-      // Assumed to give its first argument's rank and dtype; the adapter
-      // checks, and the statements run eagerly when it does not.
-      r.rank = op.operands.empty() ? 2 : in(0).rank;
-      r.element = op.operands.empty() ? ElementType::F32 : in(0).element;
-      break;
-    case OpCode::Select:
-      if (in(1).rank != in(2).rank || in(1).element != in(2).element)
-        return fail("the arms of a branch give tensors of different ranks or "
-                    "element types");
-      r.rank = in(1).rank;
-      r.element = in(1).element;
-      break;
-    case OpCode::Arange:
-      r.rank = 1;
-      r.element = ElementType::I64;
-      break;
-    case OpCode::Random:
-      r.rank = static_cast<int64_t>(op.operands.size()) - 1;
-      r.element = elementOfDType(op.ints[1]);
-      break;
-    case OpCode::Cast:
-    case OpCode::Full: {
-      // A cast to its second operand's dtype (ints {-1}: masked_fill).
-      r.element = op.code == OpCode::Cast && op.ints[0] < 0
-                      ? in(1).element
-                      : elementOfDType(op.ints[0]);
-      r.rank = op.code == OpCode::Cast
-                   ? in(0).rank
-                   : static_cast<int64_t>(op.operands.size());
-      break;
-    }
-    default:
-      return fail("no typing rule");
-    }
-  }
   return llvm::Error::success();
 }
 
+ElementType cumulativeElement(const TraceOp &op, ElementType input) {
+  if (op.ints[1] >= 0)
+    return elementOfDType(op.ints[1]);
+  return isFloat(input) ? input : ElementType::I64;
+}
+
+llvm::Error checkOp(const Graph &g, const TraceOp &op) {
+  const TraceValue &r = g.values[op.result];
+  auto in = [&](size_t i) -> const TraceValue & {
+    return g.values[op.operands[i]];
+  };
+  auto fail = [&](const std::string &why) {
+    return llvm::createStringError(std::string("kiln::") + opName(op.code) +
+                                   " at " + op.pos.file + ":" +
+                                   std::to_string(op.pos.line) + ": " + why);
+  };
+  // Eager's message for a dtype the op refuses.
+  auto notForDType = [](ElementType e) {
+    return std::string("not supported for dtype ") + elementTypeName(e) +
+           "; convert with to(kiln::kFloat32) first";
+  };
+  if (r.kind != ValueKind::Tensor) {
+    if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
+      return fail("dim " + std::to_string(op.ints[0]) +
+                  " is out of range for rank " + std::to_string(in(0).rank));
+    return llvm::Error::success();
+  }
+  switch (opGroup(op.code)) {
+  case OpGroup::UnaryFloat:
+    // Activations torch defines on floating tensors only: eager refuses
+    // the others, so no compiled graph could agree.
+    if (isFloatOnly(op.code) && !isFloat(in(0).element))
+      return fail(notForDType(in(0).element));
+    return llvm::Error::success();
+  case OpGroup::Unary:
+    if (op.code == OpCode::Neg && in(0).element == ElementType::Bool)
+      return fail("negating a bool tensor is not supported; use logical_not "
+                  "or convert with to(kiln::kInt64)");
+    if (in(0).element == ElementType::Bool)
+      return fail(notForDType(in(0).element));
+    return llvm::Error::success();
+  case OpGroup::Binary:
+    // As eager (and torch) refuse it: no compiled graph could agree.
+    if (op.code == OpCode::Sub &&
+        resultType(g, op.operands) == ElementType::Bool)
+      return fail("subtracting bool tensors is not supported; use logical "
+                  "operations or convert with to(kiln::kInt64)");
+    return llvm::Error::success();
+  case OpGroup::Reduction: {
+    for (size_t i = 1; i < op.ints.size(); ++i)
+      if (normalize(op.ints[i], in(0).rank) < 0)
+        return fail("dim out of range");
+    ElementType e = in(0).element;
+    if ((op.code == OpCode::Argmax || op.code == OpCode::Argmin) &&
+        e == ElementType::Bool)
+      return fail(notForDType(e));
+    // As eager: the mean of integers is refused.
+    if (op.code == OpCode::Mean && !isFloat(e))
+      return fail(notForDType(e));
+    return llvm::Error::success();
+  }
+  case OpGroup::Tensor:
+  case OpGroup::Scalar:
+    break;
+  }
+  switch (op.code) {
+  case OpCode::FromScalar:
+  case OpCode::Cmp:
+  case OpCode::Where:
+    break;
+  case OpCode::Gelu:
+  case OpCode::Softmax:
+  case OpCode::LogSoftmax:
+  case OpCode::LayerNorm:
+  case OpCode::RmsNorm:
+    if (!isFloat(in(0).element))
+      return fail(notForDType(in(0).element));
+    if ((op.code == OpCode::Softmax || op.code == OpCode::LogSoftmax) &&
+        normalize(op.ints[0], in(0).rank) < 0)
+      return fail("dim out of range");
+    if (op.code == OpCode::LayerNorm || op.code == OpCode::RmsNorm) {
+      if (in(1).rank > in(0).rank || in(1).rank < 1)
+        return fail("the weight's rank does not fit the input's");
+      if (op.normTensorOperands() > 2 && in(2).rank != in(1).rank)
+        return fail("the bias's rank differs from the weight's");
+    }
+    break;
+  case OpCode::Matmul: {
+    int64_t a = in(0).rank, b = in(1).rank;
+    if (a < 1 || b < 1)
+      return fail("matmul needs tensors of rank 1 or more");
+    break;
+  }
+  case OpCode::Attention: {
+    // As eager checks: ranks 2 to 4, one floating dtype, a bool or
+    // same-dtype mask of no more dims than the scores.
+    int64_t rank = std::max({in(0).rank, in(1).rank, in(2).rank});
+    for (size_t i = 0; i < 3; ++i)
+      if (in(i).rank < 2 || in(i).rank > 4)
+        return fail("query, key and value must have 2 to 4 dims");
+    ElementType e = in(0).element;
+    if (!isFloat(e))
+      return fail(notForDType(e));
+    if (in(1).element != e || in(2).element != e)
+      return fail("query, key and value must have the same dtype");
+    if (op.ints[1]) {
+      if (in(3).element != ElementType::Bool && in(3).element != e)
+        return fail("attn_mask must be bool or the query's dtype");
+      if (in(3).rank > rank)
+        return fail("attn_mask has more dims than the scores");
+      if (op.ints[0])
+        return fail("attn_mask must be undefined when is_causal is set");
+    }
+    break;
+  }
+  case OpCode::Linear:
+    if (in(0).rank < 1 || in(1).rank != 2)
+      return fail("linear needs a weight of rank 2");
+    if (op.operands.size() > 2 && in(2).rank != 1)
+      return fail("linear needs a bias of rank 1");
+    break;
+  case OpCode::Embedding:
+    if (!isIndex(in(0).element) || in(1).rank != 2)
+      return fail("embedding needs integer ids and a table of rank 2");
+    break;
+  case OpCode::ScatterAdd:
+    if (!isIndex(in(1).element))
+      return fail("scatter_add needs an integer index");
+    if (in(0).rank != in(1).rank || in(2).rank != in(0).rank)
+      return fail("scatter_add needs an index and src of the input's rank");
+    if (in(2).element != in(0).element)
+      return fail("scatter_add needs src of the input's dtype");
+    if (in(0).element == ElementType::Bool)
+      return fail(notForDType(in(0).element));
+    if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::Cumsum:
+  case OpCode::Cumprod:
+    if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+      return fail("dim out of range");
+    if (ElementType e = cumulativeElement(op, in(0).element);
+        e == ElementType::Bool || e == ElementType::I32)
+      return fail(notForDType(e));
+    break;
+  case OpCode::Topk:
+    if (in(0).element == ElementType::Bool)
+      return fail(notForDType(in(0).element));
+    if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::Gather:
+    if (!isIndex(in(1).element))
+      return fail("gather needs an integer index");
+    if (in(0).rank != in(1).rank)
+      return fail("gather needs an index of the input's rank");
+    if (normalize(op.ints[0], std::max<int64_t>(in(0).rank, 1)) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::CrossEntropy:
+    if (!isIndex(in(1).element))
+      return fail("cross_entropy needs integer targets");
+    if (!isFloat(in(0).element))
+      return fail("cross_entropy needs floating-point logits");
+    break;
+  case OpCode::AdaptiveAvgPool2d:
+  case OpCode::Pool2d:
+    if (in(0).rank != 3 && in(0).rank != 4)
+      return fail("pooling needs an input of rank 3 or 4");
+    if (!isFloat(in(0).element))
+      return fail("pooling needs a floating-point input");
+    break;
+  case OpCode::Conv2d:
+    if ((in(0).rank != 3 && in(0).rank != 4) || in(1).rank != 4)
+      return fail("conv2d needs an input of rank 3 or 4 and a weight of "
+                  "rank 4");
+    break;
+  case OpCode::Cat:
+    for (int o : op.operands)
+      if (g.values[o].rank != in(0).rank)
+        return fail("cat of tensors of different ranks");
+    if (normalize(op.ints[0], in(0).rank) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::Reshape:
+    break;
+  case OpCode::Expand:
+    if (static_cast<int64_t>(op.operands.size()) - 1 < in(0).rank)
+      return fail("expand to " + std::to_string(op.operands.size() - 1) +
+                  " sizes of a tensor of rank " + std::to_string(in(0).rank));
+    break;
+  case OpCode::Transpose:
+  case OpCode::Slice:
+    if (normalize(op.ints[0], in(0).rank) < 0 ||
+        (op.code == OpCode::Transpose && normalize(op.ints[1], in(0).rank) < 0))
+      return fail("dim out of range");
+    break;
+  case OpCode::Permute: {
+    if (static_cast<int64_t>(op.ints.size()) != in(0).rank)
+      return fail("permute needs one dim per dim of its input");
+    std::set<int64_t> seen;
+    for (int64_t d : op.ints)
+      if (normalize(d, in(0).rank) < 0 ||
+          !seen.insert(normalize(d, in(0).rank)).second)
+        return fail("permute's dims are not a permutation of the input's " +
+                    std::to_string(in(0).rank) + " dims");
+    break;
+  }
+  case OpCode::Unsqueeze:
+    if (normalize(op.ints[0], in(0).rank + 1) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::ReshapeAs:
+    break;
+  case OpCode::Repeat: {
+    int64_t k = static_cast<int64_t>(op.ints.size());
+    if (op.text != "tile" && in(0).rank > k)
+      return fail("repeat needs at least one repeat per dim");
+    break;
+  }
+  case OpCode::Unflatten:
+    if (normalize(op.ints[0], in(0).rank) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::Flatten: {
+    if (in(0).rank == 0) // a 0-d tensor flattens to [1]
+      break;
+    int64_t s = normalize(op.ints[0], in(0).rank);
+    int64_t e = normalize(op.ints[1], in(0).rank);
+    if (s < 0 || e < 0)
+      return fail("dim out of range");
+    if (s > e)
+      return fail("flatten's start dim comes after its end dim");
+    break;
+  }
+  case OpCode::Squeeze:
+    if (normalize(op.ints[0], in(0).rank) < 0)
+      return fail("dim out of range");
+    break;
+  case OpCode::OpaqueCall:
+    break;
+  case OpCode::Select:
+    if (in(1).rank != in(2).rank || in(1).element != in(2).element)
+      return fail("the arms of a branch give tensors of different ranks or "
+                  "element types");
+    break;
+  case OpCode::Arange:
+  case OpCode::Random:
+  case OpCode::Cast:
+  case OpCode::Full:
+    break;
+  default:
+    return fail("no typing rule");
+  }
+  return llvm::Error::success();
+}
 } // namespace kiln::frontend

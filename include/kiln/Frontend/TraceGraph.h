@@ -274,9 +274,22 @@ ElementType resultType(const Graph &graph, const std::vector<int> &operands);
 
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
-/// propagates ranks and element types through the ops. Fails with why the
-/// graph cannot be typed.
+/// types every op as the kiln dialect does: the graph is built
+/// (GraphBuilder.cpp) and each value takes its op's inferred type, after
+/// checkOp accepts the op. Fails with why the graph cannot be typed.
 llvm::Error inferSignature(Graph &graph);
+
+/// The tensor inputs' ranks and element types: inferSignature's first part.
+llvm::Error typeInputs(Graph &graph);
+
+/// Eager's refusals of op on its operands' types (a mean of integers, a dim
+/// out of range, ...), with eager's message, which the dialect's inference
+/// must never meet.
+llvm::Error checkOp(const Graph &graph, const TraceOp &op);
+
+/// The element type of a cumsum or cumprod: its dtype argument, else its
+/// input's if floating, else i64.
+ElementType cumulativeElement(const TraceOp &op, ElementType input);
 
 } // namespace kiln::frontend
 
