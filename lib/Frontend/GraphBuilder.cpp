@@ -672,10 +672,12 @@ private:
       SmallVector<Value> dynamic;
       shape(op, 0, Value(), sizes, dynamic);
       Type el = elementType(ctx_, elementOfDType(op.ints[0]));
-      TypedAttr value = isa<FloatType>(el)
-                            ? TypedAttr(b_.getFloatAttr(el, op.number))
-                            : TypedAttr(b_.getIntegerAttr(
-                                  el, static_cast<int64_t>(op.number)));
+      // A bool fill is true for any nonzero value, as eager's.
+      TypedAttr value =
+          isa<FloatType>(el) ? TypedAttr(b_.getFloatAttr(el, op.number))
+          : el.isInteger(1)  ? TypedAttr(b_.getBoolAttr(op.number != 0))
+                             : TypedAttr(b_.getIntegerAttr(
+                                   el, static_cast<int64_t>(op.number)));
       out = mlir::kiln::FullOp::create(
           b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
     } else if (c == OpCode::Random) {

@@ -12,6 +12,7 @@
 #include "kiln/Stitch/Stitch.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Target/Cpp.h"
 
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -127,6 +129,13 @@ std::optional<std::string> eagerBody(const Graph &g) {
       [&]() -> llvm::Expected<cpp::EagerStatements> {
     if (llvm::Error error = buildGraphFunction(*module, g))
       return std::move(error);
+    // The promotions the dialect infers made explicit casts: the runtime
+    // would promote a kiln.from_scalar result as a 0-d tensor, not as the
+    // C++ number (wrapped number) it stands for.
+    mlir::PassManager pm(&context);
+    pm.addPass(mlir::kiln::createKilnMaterializePromotions());
+    if (mlir::failed(pm.run(*module)))
+      return llvm::createStringError("kiln-materialize-promotions failed");
     auto fn = module->lookupSymbol<mlir::func::FuncOp>(g.name);
     return cpp::EagerStatements::print(
         fn, [&](llvm::StringRef symbol) { return opaque.at(symbol.str()); });

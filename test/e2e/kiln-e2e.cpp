@@ -53,6 +53,7 @@
 
 #include "TestPasses.h"
 #include "kiln/Cuda.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/CUDA.h"
 #include "kiln/Target/Host.h"
@@ -65,6 +66,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -424,6 +426,15 @@ int main(int argc, char **argv) {
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
     return 2;
+  // The oracle runs the ops as the runtime would with the dialect's
+  // promotions explicit: the runtime promotes a kiln.from_scalar result as
+  // a 0-d tensor, where the dialect takes it for a wrapped number.
+  {
+    mlir::PassManager pm(&context);
+    pm.addPass(mlir::kiln::createKilnMaterializePromotions());
+    if (mlir::failed(pm.run(*module)))
+      return 2;
+  }
 
   // Compile a copy; the original stays in the kiln dialect for the oracle.
   mlir::OwningOpRef<mlir::ModuleOp> compiled = module->clone();
