@@ -9,6 +9,7 @@
 #include "kiln/Codegen/CPU/Passes.h"
 
 #include "kiln/Codegen/Common/Passes.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -34,6 +35,9 @@ using namespace mlir;
 
 void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  // Attention is recognized on the ops as they compute, promotions explicit
+  // (kiln-to-linalg-pipeline's own run of the pass then finds none left).
+  pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createKilnRecognizeAttention());
   pm.addPass(createKilnAttentionToRuntime());
   buildKilnToLinalgPipeline(pm);
