@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Verifier.h"
 
@@ -183,6 +184,26 @@ private:
     v.rank = type.getRank();
     v.element = elementOf(type.getElementType());
     v.wrapped = op.code == OpCode::FromScalar;
+  }
+  /// Whether OpTy infers a type for `operands` (whose attributes do not
+  /// change it): the sizes the graph knows statically may not fit (a
+  /// [2, 3] plus a [4]), which eager would raise where the op runs. The
+  /// inferred builders abort on such operands; this says why instead.
+  template <typename OpTy>
+  llvm::Error inferable(const TraceOp &op, ValueRange operands) {
+    SmallVector<Type> types;
+    std::string why;
+    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
+      if (why.empty())
+        why = d.str();
+      return success();
+    });
+    if (succeeded(OpTy::inferReturnTypes(
+            ctx_, loc_, typename OpTy::Adaptor(operands), types)))
+      return llvm::Error::success();
+    return llvm::createStringError(std::string("kiln::") + opName(op.code) +
+                                   " at " + op.pos.file + ":" +
+                                   std::to_string(op.pos.line) + ": " + why);
   }
   int64_t rankOf(int v) const {
     return cast<RankedTensorType>(get(v).getType()).getRank();
@@ -436,17 +457,23 @@ private:
       switch (c) {
 #define KILN_BINARY_OP(E, NAME)                                                \
   case OpCode::E:                                                              \
+    if (llvm::Error error = inferable<mlir::kiln::E##Op>(op, {l, rr}))         \
+      return error;                                                            \
     out = mlir::kiln::E##Op::create(b_, loc_, l, rr);                          \
     break;
 #include "kiln/Frontend/TracedOps.def"
       default:
+        if (llvm::Error error = inferable<mlir::kiln::CmpOp>(op, {l, rr}))
+          return error;
         out = mlir::kiln::CmpOp::create(
             b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
       }
     } else if (c == OpCode::Where) {
       Value cond = tensorAs(op.operands[0], ElementType::Bool);
-      out = mlir::kiln::WhereOp::create(b_, loc_, cond, get(op.operands[1]),
-                                        get(op.operands[2]));
+      Value l = get(op.operands[1]), rr = get(op.operands[2]);
+      if (llvm::Error error = inferable<mlir::kiln::WhereOp>(op, {cond, l, rr}))
+        return error;
+      out = mlir::kiln::WhereOp::create(b_, loc_, cond, l, rr);
     } else if (opGroup(c) == OpGroup::UnaryFloat ||
                opGroup(c) == OpGroup::Unary) {
       Value x = get(op.operands[0]);
@@ -512,8 +539,10 @@ private:
       else
         out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
-      out = mlir::kiln::MatmulOp::create(b_, loc_, get(op.operands[0]),
-                                         get(op.operands[1]));
+      Value l = get(op.operands[0]), rr = get(op.operands[1]);
+      if (llvm::Error error = inferable<mlir::kiln::MatmulOp>(op, {l, rr}))
+        return error;
+      out = mlir::kiln::MatmulOp::create(b_, loc_, l, rr);
     } else if (c == OpCode::Attention) {
       // operands q, k, v, [mask], [scale]; ints is_causal, has mask, scale.
       Value mask = op.ints[1] ? get(op.operands[3]) : Value();
@@ -524,9 +553,14 @@ private:
           b_, loc_, get(op.operands[0]), get(op.operands[1]),
           get(op.operands[2]), mask, scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
-      out = mlir::kiln::LinearOp::create(
-          b_, loc_, get(op.operands[0]), get(op.operands[1]),
-          op.operands.size() > 2 ? get(op.operands[2]) : Value());
+      SmallVector<Value> operands;
+      for (int o : op.operands)
+        operands.push_back(get(o));
+      if (llvm::Error error = inferable<mlir::kiln::LinearOp>(op, operands))
+        return error;
+      out = mlir::kiln::LinearOp::create(b_, loc_, operands[0], operands[1],
+                                         operands.size() > 2 ? operands[2]
+                                                             : Value());
     } else if (c == OpCode::Embedding) {
       // Inferred: static dims of the ids' (an unsqueeze's 1) stay static.
       out = mlir::kiln::EmbeddingOp::create(b_, loc_, get(op.operands[0]),
