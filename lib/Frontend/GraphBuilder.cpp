@@ -85,7 +85,8 @@ Type scalarType(MLIRContext *ctx, ValueKind kind) {
 
 constexpr int64_t kDyn = ShapedType::kDynamic;
 
-/// The frontend's name of an element type.
+} // namespace
+
 ElementType elementOf(Type t) {
   if (t.isF64())
     return ElementType::F64;
@@ -101,6 +102,8 @@ ElementType elementOf(Type t) {
     return ElementType::I64;
   return ElementType::F32;
 }
+
+namespace {
 
 int64_t normalize(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
@@ -201,9 +204,7 @@ private:
     if (succeeded(OpTy::inferReturnTypes(
             ctx_, loc_, typename OpTy::Adaptor(operands), types)))
       return llvm::Error::success();
-    return llvm::createStringError(std::string("kiln::") + opName(op.code) +
-                                   " at " + op.pos.file + ":" +
-                                   std::to_string(op.pos.line) + ": " + why);
+    return opError(op, why);
   }
   int64_t rankOf(int v) const {
     return cast<RankedTensorType>(get(v).getType()).getRank();
@@ -976,16 +977,25 @@ llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
   return GraphFunctionBuilder(module, graph).build();
 }
 
+MLIRContext &graphContext() {
+  struct Loaded {
+    MLIRContext context{MLIRContext::Threading::DISABLED};
+    Loaded() {
+      context.loadDialect<mlir::kiln::KilnDialect, func::FuncDialect,
+                          arith::ArithDialect, math::MathDialect,
+                          cf::ControlFlowDialect, tensor::TensorDialect>();
+    }
+  };
+  thread_local Loaded loaded;
+  return loaded.context;
+}
+
 llvm::Error inferSignature(Graph &graph) {
   if (llvm::Error error = typeInputs(graph))
     return error;
-  // The graph built once in a context of this thread's, its values taking
-  // the types the dialect infers.
-  thread_local MLIRContext context(MLIRContext::Threading::DISABLED);
-  context.loadDialect<mlir::kiln::KilnDialect, func::FuncDialect,
-                      arith::ArithDialect, math::MathDialect,
-                      cf::ControlFlowDialect, tensor::TensorDialect>();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  // The graph built once, its values taking the types the dialect infers.
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(UnknownLoc::get(&graphContext()));
   return GraphFunctionBuilder(*module, graph, &graph).build();
 }
 

@@ -208,33 +208,12 @@ ElementType promotePair(ElementType a, ElementType b) {
   return width(a) >= width(b) ? a : b;
 }
 
-ElementType defaultOf(int cat) {
-  return cat == 0   ? ElementType::Bool
-         : cat == 1 ? ElementType::I64
-                    : ElementType::F32;
-}
-
 } // namespace
 
 bool isFloat(ElementType t) { return category(t) == 2; }
 
 ElementType promoteTypes(ElementType a, ElementType b) {
   return promotePair(a, b);
-}
-
-ElementType resultType(const Graph &g, const std::vector<int> &operands) {
-  std::optional<ElementType> dims, zero, wrapped;
-  for (int v : operands) {
-    const TraceValue &t = g.values[v];
-    auto &slot = t.wrapped ? wrapped : t.rank > 0 ? dims : zero;
-    slot = slot ? promotePair(*slot, t.element) : t.element;
-  }
-  std::optional<ElementType> r = dims;
-  if (zero && (!r || category(*zero) > category(*r)))
-    r = zero;
-  if (wrapped && (!r || category(*wrapped) > category(*r)))
-    r = r ? defaultOf(category(*wrapped)) : *wrapped;
-  return r ? *r : ElementType::F32;
 }
 
 namespace {
@@ -315,6 +294,12 @@ llvm::Error typeInputs(Graph &g) {
   return llvm::Error::success();
 }
 
+llvm::Error opError(const TraceOp &op, const std::string &why) {
+  return llvm::createStringError(std::string("kiln::") + opName(op.code) +
+                                 " at " + op.pos.file + ":" +
+                                 std::to_string(op.pos.line) + ": " + why);
+}
+
 ElementType cumulativeElement(const TraceOp &op, ElementType input) {
   if (op.ints[1] >= 0)
     return elementOfDType(op.ints[1]);
@@ -326,11 +311,7 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
   auto in = [&](size_t i) -> const TraceValue & {
     return g.values[op.operands[i]];
   };
-  auto fail = [&](const std::string &why) {
-    return llvm::createStringError(std::string("kiln::") + opName(op.code) +
-                                   " at " + op.pos.file + ":" +
-                                   std::to_string(op.pos.line) + ": " + why);
-  };
+  auto fail = [&](const std::string &why) { return opError(op, why); };
   // Eager's message for a dtype the op refuses.
   auto notForDType = [](ElementType e) {
     return std::string("not supported for dtype ") + elementTypeName(e) +
@@ -357,11 +338,8 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
       return fail(notForDType(in(0).element));
     return llvm::Error::success();
   case OpGroup::Binary:
-    // As eager (and torch) refuse it: no compiled graph could agree.
-    if (op.code == OpCode::Sub &&
-        resultType(g, op.operands) == ElementType::Bool)
-      return fail("subtracting bool tensors is not supported; use logical "
-                  "operations or convert with to(kiln::kInt64)");
+    // Subtracting bools, which eager refuses, the dialect's inference
+    // refuses with eager's message (GraphBuilder asks it first).
     return llvm::Error::success();
   case OpGroup::Reduction: {
     for (size_t i = 1; i < op.ints.size(); ++i)

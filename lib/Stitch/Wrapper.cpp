@@ -11,16 +11,11 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
-#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Target/Cpp.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
@@ -114,11 +109,7 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
 /// compiled backends lower) printed as runtime calls, then the outputs
 /// assigned; nullopt, with a warning, when it cannot be printed.
 std::optional<std::string> eagerBody(const Graph &g) {
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  context
-      .loadDialect<mlir::kiln::KilnDialect, mlir::func::FuncDialect,
-                   mlir::arith::ArithDialect, mlir::math::MathDialect,
-                   mlir::cf::ControlFlowDialect, mlir::tensor::TensorDialect>();
+  mlir::MLIRContext &context = graphContext();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
   std::map<std::string, std::string> opaque;

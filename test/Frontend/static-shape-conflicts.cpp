@@ -1,8 +1,9 @@
 // Tests that sizes the source states statically and that cannot fit
 // (eager raises where the op runs) are a located error of the root, as
 // eager's other refusals are, not a crash of kiln compile: broadcasting, a
-// product's contracting sizes, where. With --suppress-errors the roots stay
-// host code and each call raises eager's error.
+// product's contracting sizes, where; and bool subtraction, which the
+// dialect's inference refuses with eager's message. With --suppress-errors
+// the roots stay host code and each call raises eager's error.
 //
 // RUN: not kiln compile %s -o %t.cpp 2>&1 | FileCheck %s
 // RUN: kiln compile %s -o %t.cpp --suppress-errors
@@ -27,11 +28,16 @@ KILN_COMPILE() Tensor product(const Tensor &a, const Tensor &b) {
 KILN_COMPILE() Tensor chosen(const Tensor &m, const Tensor &a) {
   return kiln::where(m.reshape({3}) > 0, a.reshape({2}), 0.0);
 }
+// CHECK-DAG: error: kiln could not compile 'difference': kiln::sub at {{.*}}static-shape-conflicts.cpp:[[@LINE+2]]: subtracting bool tensors is not supported; use logical operations or convert with to(kiln::kInt64)
+KILN_COMPILE() Tensor difference(const Tensor &a, const Tensor &b) {
+  return (a > 0) - (b > 0);
+}
 
 // The program runs; each call raises eager's error.
 // CALLS: added: error
 // CALLS-NEXT: product: error
 // CALLS-NEXT: chosen: error
+// CALLS-NEXT: difference: error
 int main() {
   auto attempt = [](const char *what, auto f) {
     try {
@@ -45,5 +51,6 @@ int main() {
   attempt("added", [&] { added(six, four); });
   attempt("product", [&] { product(six, twenty); });
   attempt("chosen", [&] { chosen(kiln::ones({3}), kiln::ones({2})); });
+  attempt("difference", [&] { difference(four, four); });
   return 0;
 }

@@ -266,12 +266,6 @@ bool isFloat(ElementType t);
 /// tensors of these types that both have dims.
 ElementType promoteTypes(ElementType a, ElementType b);
 
-/// torch's result_type over typed values: dimensioned tensors, then 0-d
-/// tensors, then wrapped C++ numbers, each only where its category (bool,
-/// integer, float) is higher. The element type binary ops and comparisons
-/// compute in.
-ElementType resultType(const Graph &graph, const std::vector<int> &operands);
-
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
 /// types every op as the kiln dialect does: the graph is built
@@ -286,6 +280,9 @@ llvm::Error typeInputs(Graph &graph);
 /// out of range, ...), with eager's message, which the dialect's inference
 /// must never meet.
 llvm::Error checkOp(const Graph &graph, const TraceOp &op);
+
+/// Why the graph cannot type `op`: "kiln::NAME at FILE:LINE: why".
+llvm::Error opError(const TraceOp &op, const std::string &why);
 
 /// The element type of a cumsum or cumprod: its dtype argument, else its
 /// input's if floating, else i64.

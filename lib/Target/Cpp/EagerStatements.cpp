@@ -11,6 +11,7 @@
 #include "kiln/Target/Cpp.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Frontend/GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -87,20 +88,8 @@ std::string cppType(Type type) {
 
 /// kiln::kFloat32 and so on: the runtime's dtype of a tensor's elements.
 std::string dtype(Type tensorType) {
-  Type e = cast<TensorType>(tensorType).getElementType();
-  if (e.isF16())
-    return "kiln::kFloat16";
-  if (e.isBF16())
-    return "kiln::kBFloat16";
-  if (e.isF32())
-    return "kiln::kFloat32";
-  if (e.isF64())
-    return "kiln::kFloat64";
-  if (e.isInteger(1))
-    return "kiln::kBool";
-  if (e.isInteger(32))
-    return "kiln::kInt32";
-  return "kiln::kInt64";
+  return ::kiln::frontend::dtypeSpelling(::kiln::frontend::elementOf(
+      cast<TensorType>(tensorType).getElementType()));
 }
 
 std::string braced(llvm::ArrayRef<std::string> items) {
