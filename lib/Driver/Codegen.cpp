@@ -38,26 +38,25 @@ int runCodegen(const CodegenRequest &request) {
     return 1;
 
   bool cuda = request.backend == mlir::kiln::Backend::Cuda;
-  if (request.emit == "device" && !cuda) {
-    llvm::errs() << "kiln codegen: --emit=device needs --backend=cuda\n";
+  bool kernels = request.emit == Emit::Device || request.emit == Emit::PTX;
+  if (kernels && !cuda) {
+    llvm::errs() << "kiln codegen: --emit=" << emitName(request.emit)
+                 << " needs --backend=cuda\n";
     return 2;
   }
   mlir::kiln::CompileOptions compile;
   compile.backend = request.backend;
   compile.gpu.chip = request.cudaArch;
-  compile.gpu.format = gpuBinaryFormat(request.cudaFormat);
+  compile.gpu.format = request.emit == Emit::PTX
+                           ? std::string("isa")
+                           : gpuBinaryFormat(request.cudaFormat);
   auto output = mlir::openOutputFile(request.output, &error);
   if (!output) {
     llvm::errs() << "kiln codegen: " << error << "\n";
     return 1;
   }
-  if (request.emit == "kiln" || request.emit == "linalg" ||
-      request.emit == "llvm-dialect") {
-    mlir::kiln::Stage stage = request.emit == "kiln" ? mlir::kiln::Stage::Kiln
-                              : request.emit == "linalg"
-                                  ? mlir::kiln::Stage::Linalg
-                                  : mlir::kiln::Stage::LLVMDialect;
-    if (mlir::failed(mlir::kiln::lowerModule(*module, compile, stage)))
+  if (std::optional<mlir::kiln::Stage> stage = mlirStage(request.emit)) {
+    if (mlir::failed(mlir::kiln::lowerModule(*module, compile, *stage)))
       return 1;
     module->print(output->os());
     output->keep();
@@ -67,8 +66,8 @@ int runCodegen(const CodegenRequest &request) {
   object.codegen.triple = request.target;
   object.codegen.cpu = request.cpu;
   object.codegen.features = request.features;
-  object.llvmIR = request.emit == "llvm";
-  if (request.emit == "device")
+  object.llvmIR = request.emit == Emit::LLVM;
+  if (kernels)
     object.imagePrefix = "kiln_image_";
   llvm::Expected<mlir::kiln::CompiledObject> compiled =
       mlir::kiln::compileModule(*module, compile, object);
@@ -77,7 +76,7 @@ int runCodegen(const CodegenRequest &request) {
                  << "\n";
     return 1;
   }
-  if (request.emit == "device") {
+  if (kernels) {
     // PTX as text, without the terminating NUL the loader needs.
     for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
       output->os() << (llvm::StringRef(image.description).starts_with("PTX")

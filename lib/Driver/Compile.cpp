@@ -1,13 +1,13 @@
 //===- Compile.cpp - `kiln compile`: sources to stitched C++ and kernels --===//
 //
-// Frontend (trace each root) -> type each graph (inferSignature) -> the
-// graphs of the file's cpu roots go into one kiln-dialect module through
-// buildCpuPipeline, those of its cuda roots into another through
-// buildGpuPipeline; both are linked into one object file beside the output
-// (the GPU kernels' binary moved out, into the stitched source) -> Stitch
-// re-emits the file. A graph that cannot be typed or compiled is an internal
-// failure of its root: an error, or with --suppress-errors a warning that
-// leaves the root host code.
+// One straight path per translation unit (FileCompile): parse and trace
+// (parseAndTrace) -> type each root's graphs (typeGraphs) -> build them into
+// a kiln-dialect module per backend and compile it (compileModules: each
+// root on its own, through the compile cache, for the stitched source; the
+// file's graphs at once for another --emit) -> write the object or the stage
+// -> stitch the source. A root that cannot be typed or compiled is reported
+// where it is defined, through the unit's Clang diagnostics: an error, or
+// with --suppress-errors a warning that leaves the root host code.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Compile.h"
@@ -198,14 +198,13 @@ std::string aliasedOutput(const Root &root) {
 /// Reports a root that cannot be compiled: an error, or with `hostBecause`
 /// a warning that it stays host code (and why that is not an error).
 /// Returns the message.
-std::string internalFailure(const Root &root, const std::string &why,
-                            const char *hostBecause, bool &failed) {
+std::string internalFailure(TranslationUnit &unit, const Root &root,
+                            const std::string &why, const char *hostBecause,
+                            bool &failed) {
   std::string message = "kiln could not compile '" + root.name + "': " + why;
   if (hostBecause)
     message += " (left as host code: " + std::string(hostBecause) + ")";
-  llvm::errs() << formatPos(root.pos) << ": "
-               << (hostBecause ? "warning" : "error") << ": " << message
-               << "\n";
+  unit.report(root, /*error=*/!hostBecause, message);
   if (!hostBecause)
     failed = true;
   return message;
@@ -213,7 +212,8 @@ std::string internalFailure(const Root &root, const std::string &why,
 
 } // namespace
 
-std::string detail::reportTypingFailure(const Root &root, llvm::Error error,
+std::string detail::reportTypingFailure(TranslationUnit &unit, const Root &root,
+                                        llvm::Error error,
                                         bool requireKnownTypes,
                                         const char *hostBecause, bool &failed) {
   // A graph typed on a guess that does not fit is not the user's error: it
@@ -224,7 +224,7 @@ std::string detail::reportTypingFailure(const Root &root, llvm::Error error,
   std::string why = llvm::toString(std::move(error));
   bool guessed = !open.empty() && !requireKnownTypes &&
                  llvm::StringRef(why).starts_with("kiln::");
-  return internalFailure(root,
+  return internalFailure(unit, root,
                          why + (guessed ? "; the types of " + open +
                                               " are open: state them with "
                                               "--signature or --signatures"
@@ -236,59 +236,6 @@ namespace {
 
 const char *suppressed(const CompileRequest &request) {
   return request.suppressErrors ? "--suppress-errors" : nullptr;
-}
-
-/// The graphs of roots, typed; roots that fail are dropped from `ok`.
-void typeRoots(std::vector<Root> &roots, const CompileRequest &request,
-               std::vector<Root *> &ok, bool &failed) {
-  for (Root &root : roots) {
-    if (root.failed)
-      continue;
-    if (!root.inPlace.empty()) {
-      root.leftOnHost = internalFailure(
-          root,
-          "it modifies a tensor in place (" + root.inPlace +
-              "), and compiled graphs do not keep views aliased to their "
-              "base yet",
-          "in-place ops run eagerly", failed);
-      continue;
-    }
-    if (root.unitWritesInPlace) {
-      std::string why = aliasedOutput(root);
-      if (!why.empty()) {
-        root.leftOnHost = internalFailure(
-            root,
-            why + ", and this file modifies tensors in place: compiled graphs "
-                  "return views as tensors of their own",
-            "views and in-place ops run eagerly", failed);
-        continue;
-      }
-    }
-    std::vector<Graph *> graphs;
-    for (Segment &seg : root.segments)
-      graphs.push_back(&seg.graph);
-    std::vector<std::vector<GraphVariant>> variants;
-    if (llvm::Error error = typeGraphs(graphs, variants)) {
-      root.leftOnHost = detail::reportTypingFailure(
-          root, std::move(error), request.requireKnownTypes,
-          suppressed(request), failed);
-      continue;
-    }
-    if (request.requireKnownTypes) {
-      std::string open = openInputs(root);
-      if (!open.empty()) {
-        internalFailure(root,
-                        "no rank or dtype is stated or shown for " + open +
-                            " (--require-known-types; state them with "
-                            "--signature)",
-                        nullptr, failed);
-        continue;
-      }
-    }
-    for (size_t i = 0; i < root.segments.size(); ++i)
-      root.segments[i].variants = std::move(variants[i]);
-    ok.push_back(&root);
-  }
 }
 
 /// The path of one --debug-dir file.
@@ -322,15 +269,7 @@ bool writeAtomically(const std::string &path, llvm::StringRef text) {
   return false;
 }
 
-/// Writes one stage's text to `path` (when `write`).
-llvm::Error writeStage(bool write, const std::string &path,
-                       llvm::StringRef text) {
-  if (write && !writeAtomically(path, text))
-    return llvm::createStringError("cannot write " + path);
-  return llvm::Error::success();
-}
-
-/// MLIR's error diagnostics during one compileRoots, held rather than
+/// MLIR's error diagnostics during one compile of graphs, held rather than
 /// printed: a failed root is reported once, as one located line that ends
 /// with the first of them (`... the cuda pipeline failed: ptxas ...`).
 class HeldDiagnostics {
@@ -380,211 +319,17 @@ bool logging(const CompileRequest &request, llvm::StringRef log) {
          llvm::is_contained(request.logs, "all");
 }
 
-/// One root compiled into an object of its own (a part of its file's
-/// object), through the cache when there is one.
-struct Unit {
-  const CompileCache *cache = nullptr;
-  /// The names of its GPU images start with this.
-  std::string imagePrefix;
-  /// Out: the object, whether it came from the cache, and its key.
+/// What one compile of graphs gives.
+struct Compiled {
+  /// --emit=cpp: the object, and the GPU kernels' images the stitched
+  /// source embeds; whether it came from the cache, and its key.
   std::string object;
+  std::vector<stitch::EmbeddedImage> images;
   bool hit = false;
   std::string key;
+  /// Any other --emit: what -o receives.
+  std::string output;
 };
-
-/// Builds the graphs of roots into a module per backend (cpu, cuda),
-/// lowers each (lowerModule) and writes one object (when `write`; into
-/// unit->object when a unit is given) or, for --emit=kiln|linalg|llvm|ptx,
-/// that stage to the output; an error saying why if any step fails. The
-/// GPU kernels' images are appended to `images`.
-llvm::Error
-compileRootsHeld(const std::vector<Root *> &roots, mlir::MLIRContext &context,
-                 const std::string &objectPath, const CompileRequest &request,
-                 const std::string &file, Timer &timer, bool write,
-                 std::vector<stitch::EmbeddedImage> &images, Unit *unit) {
-  using mlir::kiln::Backend;
-  using mlir::kiln::Stage;
-  bool debug = write && !unit && !request.debugDir.empty();
-  std::vector<mlir::ModuleOp> modules;
-  std::vector<mlir::kiln::CompileOptions> compileOptions;
-  auto cleanup = [&] {
-    for (mlir::ModuleOp m : modules)
-      m->erase();
-  };
-  bool logCode = logging(request, "graph_code");
-  std::error_code ec;
-  std::unique_ptr<llvm::raw_fd_ostream> kilnIR, passes, llvmDialect;
-  if (debug) {
-    kilnIR = std::make_unique<llvm::raw_fd_ostream>(
-        debugPath(request, ".0-kiln.mlir"), ec);
-    passes = std::make_unique<llvm::raw_fd_ostream>(
-        debugPath(request, ".1-after-each-pass.mlir"), ec);
-    llvmDialect = std::make_unique<llvm::raw_fd_ostream>(
-        debugPath(request, ".2-llvm-dialect.mlir"), ec);
-  }
-  Stage stage = request.emit == "kiln"     ? Stage::Kiln
-                : request.emit == "linalg" ? Stage::Linalg
-                                           : Stage::LLVMDialect;
-  for (Backend backend : {Backend::Cpu, Backend::Cuda}) {
-    std::vector<Root *> mine;
-    for (Root *root : roots)
-      if (root->backend == backend)
-        mine.push_back(root);
-    if (mine.empty())
-      continue;
-    auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
-    modules.push_back(module);
-    timer.start("build kiln-dialect graphs");
-    for (Root *root : mine)
-      for (Segment &seg : root->segments) {
-        std::vector<const Graph *> graphs;
-        for (const GraphVariant &v : seg.variants)
-          graphs.push_back(&v.graph);
-        if (graphs.empty())
-          graphs.push_back(&seg.graph);
-        for (const Graph *graph : graphs)
-          if (llvm::Error error = buildGraphFunction(module, *graph)) {
-            cleanup();
-            return error;
-          }
-      }
-    if (logCode) {
-      llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)
-                   << ")\n";
-      module.print(llvm::errs());
-      llvm::errs() << "\n";
-    }
-    if (kilnIR)
-      module.print(*kilnIR);
-    mlir::kiln::CompileOptions options;
-    options.backend = backend;
-    options.gpu.chip = request.cudaArch;
-    // --emit=ptx shows the kernels as PTX text.
-    options.gpu.format = request.emit == "ptx"
-                             ? std::string("isa")
-                             : gpuBinaryFormat(request.cudaFormat);
-    options.afterEachPass = passes.get();
-    compileOptions.push_back(options);
-  }
-  if (stage != Stage::LLVMDialect) {
-    // --emit=kiln|linalg: the file's graphs, cpu module first.
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    for (auto [module, options] : llvm::zip(modules, compileOptions)) {
-      timer.start("kiln -> linalg");
-      if (mlir::failed(mlir::kiln::lowerModule(module, options, stage))) {
-        cleanup();
-        return llvm::createStringError("the conversion to linalg failed");
-      }
-      module.print(os);
-    }
-    cleanup();
-    return writeStage(write, request.output, text);
-  }
-  // The object is written even with no graphs in it: build systems expect
-  // it beside the stitched source.
-  if (modules.empty()) {
-    modules.push_back(mlir::ModuleOp::create(mlir::UnknownLoc::get(&context)));
-    compileOptions.emplace_back();
-  }
-  std::string prefix = unit ? unit->imagePrefix : imagePrefix(file);
-  if (unit && unit->cache) {
-    // Everything the object depends on besides the compiler and target
-    // (the cache's identity): each module as traced, and its backend's
-    // options. Locations are left out: they reach no object.
-    std::string content;
-    llvm::raw_string_ostream os(content);
-    mlir::OpPrintingFlags flags;
-    flags.enableDebugInfo(false);
-    os << "target-cpu " << request.targetCpu << " " << request.targetFeatures
-       << "\n";
-    for (auto [module, options] : llvm::zip(modules, compileOptions)) {
-      os << "backend " << mlir::kiln::backendName(options.backend) << "\n";
-      if (options.backend == Backend::Cuda)
-        os << "cuda " << options.gpu.chip << " " << options.gpu.format << " "
-           << mlir::kiln::findCudaToolkit() << " " << prefix << "\n";
-      module.print(os, flags);
-    }
-    unit->key = unit->cache->key(content);
-    timer.start("compile cache");
-    if (std::optional<CompileCache::Entry> entry =
-            unit->cache->lookup(unit->key)) {
-      cleanup();
-      unit->hit = true;
-      unit->object = std::move(entry->object);
-      images.insert(images.end(),
-                    std::make_move_iterator(entry->images.begin()),
-                    std::make_move_iterator(entry->images.end()));
-      return llvm::Error::success();
-    }
-  }
-  mlir::kiln::ObjectOptions object;
-  object.llvmIR = request.emit == "llvm";
-  object.codegen = detail::targetOf(request);
-  object.imagePrefix = prefix;
-  object.beforeStep = [&](llvm::StringRef step) { timer.start(step.str()); };
-  // In memory, then written to a temporary file renamed into place: a
-  // failure leaves no half-written object.
-  llvm::Expected<mlir::kiln::CompiledObject> compiled =
-      mlir::kiln::compileModules(modules, compileOptions, object);
-  if (compiled && debug) {
-    // The lowered modules, their LLVM IR and their kernels.
-    for (mlir::ModuleOp m : modules)
-      m.print(*llvmDialect);
-    llvm::raw_fd_ostream ir(debugPath(request, ".3-llvm-O3.ll"), ec);
-    (void)mlir::kiln::emitObject(modules, {}, ir, /*emitLLVMIR=*/true);
-    for (const mlir::kiln::DeviceImage &image : compiled->deviceImages) {
-      bool ptx = llvm::StringRef(image.description).starts_with("PTX");
-      llvm::raw_fd_ostream out(
-          debugPath(request, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"), ec);
-      out << (ptx ? llvm::StringRef(image.bytes).rtrim('\0')
-                  : llvm::StringRef(image.bytes));
-    }
-  }
-  cleanup();
-  if (!compiled)
-    return compiled.takeError();
-  if (request.emit == "llvm" || request.emit == "ptx") {
-    std::string text;
-    if (request.emit == "llvm")
-      text = compiled->bytes;
-    for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
-      text += llvm::StringRef(image.bytes).rtrim('\0').str();
-    if (request.emit == "ptx" && compiled->deviceImages.empty())
-      return llvm::createStringError(
-          "--emit=ptx: no root of this file uses the cuda backend");
-    return writeStage(write, request.output, text);
-  }
-  if (!unit && write && !writeAtomically(objectPath, compiled->bytes))
-    return llvm::createStringError("cannot write " + objectPath);
-  size_t firstImage = images.size();
-  for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
-    images.push_back({image.symbol, std::move(image.bytes), image.description});
-  if (unit && unit->cache) {
-    timer.start("compile cache");
-    CompileCache::Entry entry{compiled->bytes,
-                              {images.begin() + firstImage, images.end()}};
-    std::string error = unit->cache->store(unit->key, entry);
-    if (!error.empty())
-      llvm::errs() << "kiln compile: warning: the compile cache: " << error
-                   << "\n";
-  }
-  if (unit)
-    unit->object = std::move(compiled->bytes);
-  return llvm::Error::success();
-}
-
-/// compileRootsHeld, with MLIR's diagnostics held and folded into the
-/// error it returns.
-llvm::Error
-compileRoots(const std::vector<Root *> &roots, mlir::MLIRContext &context,
-             const std::string &objectPath, const CompileRequest &request,
-             const std::string &file, Timer &timer, bool write,
-             std::vector<stitch::EmbeddedImage> &images, Unit *unit = nullptr) {
-  HeldDiagnostics held(context);
-  return held.annotate(compileRootsHeld(roots, context, objectPath, request,
-                                        file, timer, write, images, unit));
-}
 
 /// The path of ld.lld: beside the LLVM tools Kiln was built with, else on
 /// PATH.
@@ -692,6 +437,18 @@ bool checkOutputs(const std::vector<std::string> &written,
   return true;
 }
 
+/// What kiln compile writes: the output, the object beside it (for the
+/// stitched source) and the depfile.
+std::vector<std::string> writtenFiles(const CompileRequest &request,
+                                      const std::string &objectPath) {
+  std::vector<std::string> written = {request.output};
+  if (request.emit == Emit::Cpp)
+    written.push_back(objectPath);
+  if (!request.depfile.empty())
+    written.push_back(request.depfile);
+  return written;
+}
+
 bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -706,6 +463,464 @@ bool writeDepfile(clang::ASTContext &ast, const CompileRequest &request) {
   os << "\n";
   return writeAtomically(request.depfile, text);
 }
+
+/// The compile of one translation unit, step by step: type its roots'
+/// graphs, compile them (each root on its own, through the cache, for the
+/// stitched source; the file's graphs at once for another --emit), write
+/// the object or the stage, stitch. A root that cannot be compiled is
+/// reported where it is defined, through the unit's diagnostics.
+class FileCompile {
+public:
+  FileCompile(const CompileRequest &request, TranslationUnit &unit,
+              mlir::MLIRContext &context, const CompileCache *cache,
+              Timer &timer, const std::string &objectPath)
+      : request_(request), unit_(unit), context_(context), cache_(cache),
+        timer_(timer), objectPath_(objectPath), file_(unit.file()) {}
+
+  /// False when the file fails; `usageError` when an output is a file the
+  /// translation unit reads.
+  bool run(bool &usageError) {
+    if (!checkIncludes()) {
+      usageError = true;
+      return false;
+    }
+    // An error-mode break fails the compile (reported already): nothing
+    // is written.
+    for (const Root &r : unit_.roots)
+      if (r.failed)
+        return false;
+    timer_.start("type graphs");
+    typeRoots();
+    std::vector<Root *> compiled;
+    for (Root *r : ok_)
+      if (r->backend != mlir::kiln::Backend::Eager)
+        compiled.push_back(r);
+    bool kernels = request_.emit == Emit::Device || request_.emit == Emit::PTX;
+    if (kernels && llvm::none_of(compiled, [](const Root *r) {
+          return r->backend == mlir::kiln::Backend::Cuda;
+        })) {
+      llvm::errs() << "kiln compile: error: --emit=" << emitName(request_.emit)
+                   << ": no root of " << file_
+                   << " uses the cuda backend (--backend=cuda, or "
+                      "KILN_COMPILE(backend=cuda))\n";
+      return false;
+    }
+    if (request_.emit != Emit::Cpp) {
+      Compiled all;
+      // A root that failed to type fails the file: nothing is written.
+      return compileFile(compiled, all) && !failed_ &&
+             writeAtomically(request_.output, all.output);
+    }
+    std::vector<Compiled> parts;
+    if (request_.debugDir.empty())
+      compileEach(compiled, parts, /*cached=*/true);
+    else if (!compileFile(compiled, parts.emplace_back()))
+      return false;
+    return !failed_ && writeObject(parts) && stitch();
+  }
+
+  unsigned cacheHits = 0, cacheMisses = 0;
+
+private:
+  /// Bad usage when a file kiln compile writes is one the translation unit
+  /// includes.
+  bool checkIncludes() {
+    std::vector<std::string> read;
+    const clang::SourceManager &sm = unit_.context().getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+      read.push_back(it->first.getName().str());
+    return checkOutputs(writtenFiles(request_, objectPath_), read,
+                        "a file the translation unit includes");
+  }
+
+  /// The graphs of the roots, typed; those that type go into ok_.
+  void typeRoots() {
+    const CompileRequest &request = request_;
+    bool &failed = failed_;
+    for (Root &root : unit_.roots) {
+      if (root.failed)
+        continue;
+      if (!root.inPlace.empty()) {
+        root.leftOnHost = internalFailure(
+            unit_, root,
+            "it modifies a tensor in place (" + root.inPlace +
+                "), and compiled graphs do not keep views aliased to their "
+                "base yet",
+            "in-place ops run eagerly", failed);
+        continue;
+      }
+      if (root.unitWritesInPlace) {
+        std::string why = aliasedOutput(root);
+        if (!why.empty()) {
+          root.leftOnHost = internalFailure(
+              unit_, root,
+              why +
+                  ", and this file modifies tensors in place: compiled graphs "
+                  "return views as tensors of their own",
+              "views and in-place ops run eagerly", failed);
+          continue;
+        }
+      }
+      std::vector<Graph *> graphs;
+      for (Segment &seg : root.segments)
+        graphs.push_back(&seg.graph);
+      std::vector<std::vector<GraphVariant>> variants;
+      if (llvm::Error error = typeGraphs(graphs, variants)) {
+        root.leftOnHost = detail::reportTypingFailure(
+            unit_, root, std::move(error), request.requireKnownTypes,
+            suppressed(request), failed);
+        continue;
+      }
+      if (request.requireKnownTypes) {
+        std::string open = openInputs(root);
+        if (!open.empty()) {
+          internalFailure(unit_, root,
+                          "no rank or dtype is stated or shown for " + open +
+                              " (--require-known-types; state them with "
+                              "--signature)",
+                          nullptr, failed);
+          continue;
+        }
+      }
+      for (size_t i = 0; i < root.segments.size(); ++i)
+        root.segments[i].variants = std::move(variants[i]);
+      ok_.push_back(&root);
+    }
+  }
+
+  /// Compiles each of `roots` on its own (through the cache when
+  /// `cached`); those that fail are reported and dropped from `roots` and
+  /// from the roots compiled (they stay host code) or fail the file.
+  void compileEach(std::vector<Root *> &roots, std::vector<Compiled> &parts,
+                   bool cached) {
+    std::vector<Root *> good;
+    for (size_t i = 0; i < roots.size(); ++i) {
+      Root *r = roots[i];
+      Compiled part;
+      std::string prefix = imagePrefix(file_) + "r" + std::to_string(i) + "_";
+      if (llvm::Error error = compile({r}, prefix, cached, part)) {
+        r->leftOnHost =
+            internalFailure(unit_, *r, llvm::toString(std::move(error)),
+                            suppressed(request_), failed_);
+        continue;
+      }
+      good.push_back(r);
+      if (cached && cache_) {
+        (part.hit ? cacheHits : cacheMisses) += 1;
+        if (logging(request_, "cache"))
+          llvm::errs() << "kiln: compile cache " << (part.hit ? "hit" : "miss")
+                       << ": " << r->name << " (" << part.key.substr(0, 16)
+                       << ")\n";
+      }
+      parts.push_back(std::move(part));
+    }
+    // The others stay host code.
+    ok_.erase(std::remove_if(ok_.begin(), ok_.end(),
+                             [&](Root *r) {
+                               return llvm::is_contained(roots, r) &&
+                                      !llvm::is_contained(good, r);
+                             }),
+              ok_.end());
+    roots = std::move(good);
+  }
+
+  /// The file's graphs at once, in one module per backend (--emit other
+  /// than cpp, --debug-dir, which writes each stage of this compile). When
+  /// they fail, the roots at fault are found one at a time (and reported),
+  /// and the others compiled.
+  bool compileFile(std::vector<Root *> &roots, Compiled &all) {
+    std::string prefix = imagePrefix(file_);
+    llvm::Error error = compile(roots, prefix, false, all, /*debug=*/true);
+    if (!error)
+      return true;
+    llvm::consumeError(std::move(error));
+    std::vector<Compiled> unused;
+    compileEach(roots, unused, /*cached=*/false);
+    if (failed_)
+      return false;
+    all = Compiled();
+    if (llvm::Error rest = compile(roots, prefix, false, all, /*debug=*/true)) {
+      internalFailure(unit_, *roots.front(), llvm::toString(std::move(rest)),
+                      nullptr, failed_);
+      return false;
+    }
+    return true;
+  }
+
+  /// The object beside the stitched source: the roots' objects joined (an
+  /// empty one when there are none, which build systems expect).
+  bool writeObject(std::vector<Compiled> &parts) {
+    std::vector<std::string> objects;
+    for (Compiled &part : parts) {
+      objects.push_back(std::move(part.object));
+      images_.insert(images_.end(),
+                     std::make_move_iterator(part.images.begin()),
+                     std::make_move_iterator(part.images.end()));
+    }
+    if (objects.empty()) {
+      Compiled none;
+      if (llvm::Error error = compile({}, imagePrefix(file_), true, none)) {
+        llvm::errs() << "kiln compile: error: " << file_ << ": "
+                     << llvm::toString(std::move(error)) << "\n";
+        return false;
+      }
+      objects.push_back(std::move(none.object));
+    }
+    timer_.start("join the roots' objects (ld.lld -r)");
+    llvm::Expected<std::string> joined = joinObjects(objects);
+    if (!joined) {
+      llvm::errs() << "kiln compile: error: " << file_ << ": "
+                   << llvm::toString(joined.takeError()) << "\n";
+      return false;
+    }
+    return writeAtomically(objectPath_, *joined);
+  }
+
+  /// The stitched source, the capture report (--debug-dir) and the
+  /// depfile.
+  bool stitch() {
+    clang::ASTContext &ast = unit_.context();
+    std::vector<Root> &roots = unit_.roots;
+    if (!request_.debugDir.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream report(debugPath(request_, ".capture.txt"), ec);
+      detail::printExplainText(report, roots);
+    }
+    timer_.start("stitch (clang::Rewriter)");
+    std::vector<const Segment *> stitched;
+    for (Root *r : ok_)
+      for (const Segment &seg : r->segments)
+        stitched.push_back(&seg);
+    // Compile roots mark their bodies as compiled code, KILN_DISABLE()
+    // functions theirs as eager, for the graphs of derived roots.
+    std::vector<std::pair<const clang::FunctionDecl *, bool>> scopes;
+    for (const Root &r : roots)
+      if (!r.derived)
+        scopes.push_back({r.function, true});
+    for (const clang::FunctionDecl *fn :
+         frontend::recursivelyDisabled(ast, detail::frontendOptions(request_)))
+      scopes.push_back({fn, false});
+    std::string text = stitch::stitchFile(
+        ast, file_, roots, stitched, scopes,
+        std::string("backend ") + mlir::kiln::backendName(request_.backend),
+        mlir::kiln::cpuFeaturesFor(detail::targetOf(request_)), images_);
+    if (!writeAtomically(request_.output, text))
+      return false;
+    return request_.depfile.empty() || writeDepfile(ast, request_);
+  }
+
+  /// Builds the graphs of roots into a module per backend (cpu, cuda) and
+  /// compiles them as --emit asks, into `out`; an error saying why if a
+  /// step fails, with MLIR's first error diagnostic. `debug`: each stage
+  /// goes to the --debug-dir files, if asked for.
+  llvm::Error compile(const std::vector<Root *> &roots,
+                      const std::string &prefix, bool cached, Compiled &out,
+                      bool debug = false) {
+    HeldDiagnostics held(context_);
+    return held.annotate(compileHeld(roots, prefix, cached, out, debug));
+  }
+
+  llvm::Error compileHeld(const std::vector<Root *> &roots,
+                          const std::string &prefix, bool cached, Compiled &out,
+                          bool debug) {
+    using mlir::kiln::Backend;
+    std::vector<mlir::ModuleOp> modules;
+    std::vector<mlir::kiln::CompileOptions> compileOptions;
+    llvm::scope_exit cleanup([&] {
+      for (mlir::ModuleOp m : modules)
+        m->erase();
+    });
+    if (debug)
+      openDebugFiles();
+    else
+      closeDebugFiles();
+    for (Backend backend : {Backend::Cpu, Backend::Cuda}) {
+      std::vector<Root *> mine;
+      for (Root *root : roots)
+        if (root->backend == backend)
+          mine.push_back(root);
+      if (mine.empty())
+        continue;
+      auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_));
+      modules.push_back(module);
+      timer_.start("build kiln-dialect graphs");
+      for (Root *root : mine)
+        for (Segment &seg : root->segments) {
+          std::vector<const Graph *> graphs;
+          for (const GraphVariant &v : seg.variants)
+            graphs.push_back(&v.graph);
+          if (graphs.empty())
+            graphs.push_back(&seg.graph);
+          for (const Graph *graph : graphs)
+            if (llvm::Error error = buildGraphFunction(module, *graph))
+              return error;
+        }
+      if (logging(request_, "graph_code")) {
+        llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)
+                     << ")\n";
+        module.print(llvm::errs());
+        llvm::errs() << "\n";
+      }
+      if (kilnIR_)
+        module.print(*kilnIR_);
+      mlir::kiln::CompileOptions options;
+      options.backend = backend;
+      options.gpu.chip = request_.cudaArch;
+      options.gpu.format = request_.emit == Emit::PTX
+                               ? std::string("isa")
+                               : gpuBinaryFormat(request_.cudaFormat);
+      options.afterEachPass = passes_.get();
+      compileOptions.push_back(options);
+    }
+    if (std::optional<mlir::kiln::Stage> stage = mlirStage(request_.emit)) {
+      // The file's graphs at this stage, cpu module first.
+      llvm::raw_string_ostream os(out.output);
+      for (auto [module, options] : llvm::zip(modules, compileOptions)) {
+        timer_.start("lower to --emit=" + std::string(emitName(request_.emit)));
+        if (mlir::failed(mlir::kiln::lowerModule(module, options, *stage)))
+          return llvm::createStringError(
+              std::string("the lowering to --emit=") + emitName(request_.emit) +
+              " failed");
+        module.print(os);
+      }
+      return llvm::Error::success();
+    }
+    // An object is written even with no graphs in it: build systems expect
+    // it beside the stitched source.
+    if (modules.empty()) {
+      modules.push_back(
+          mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_)));
+      compileOptions.emplace_back();
+    }
+    if (cached && cache_ && lookup(modules, compileOptions, prefix, out))
+      return llvm::Error::success();
+    mlir::kiln::ObjectOptions object;
+    object.llvmIR = request_.emit == Emit::LLVM;
+    object.codegen = detail::targetOf(request_);
+    object.imagePrefix = prefix;
+    object.beforeStep = [&](llvm::StringRef step) { timer_.start(step.str()); };
+    llvm::Expected<mlir::kiln::CompiledObject> compiled =
+        mlir::kiln::compileModules(modules, compileOptions, object);
+    if (!compiled)
+      return compiled.takeError();
+    if (llvmDialect_)
+      writeDebugStages(modules, *compiled);
+    switch (request_.emit) {
+    case Emit::LLVM:
+    case Emit::Object:
+      out.output = std::move(compiled->bytes);
+      return llvm::Error::success();
+    case Emit::Device:
+    case Emit::PTX:
+      // PTX as text, without the terminating NUL the loader needs.
+      for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
+        out.output += llvm::StringRef(image.description).starts_with("PTX")
+                          ? llvm::StringRef(image.bytes).rtrim('\0').str()
+                          : image.bytes;
+      return llvm::Error::success();
+    default:
+      break;
+    }
+    for (mlir::kiln::DeviceImage &image : compiled->deviceImages)
+      out.images.push_back(
+          {image.symbol, std::move(image.bytes), image.description});
+    out.object = std::move(compiled->bytes);
+    if (cached && cache_) {
+      timer_.start("compile cache");
+      std::string error =
+          cache_->store(out.key, CompileCache::Entry{out.object, out.images});
+      if (!error.empty())
+        llvm::errs() << "kiln compile: warning: the compile cache: " << error
+                     << "\n";
+    }
+    return llvm::Error::success();
+  }
+
+  /// Whether the cache holds the object of `modules` (their key set in
+  /// `out` either way): everything it depends on besides the compiler and
+  /// target (the cache's identity) is each module as traced, and its
+  /// backend's options. Locations are left out: they reach no object.
+  bool lookup(std::vector<mlir::ModuleOp> &modules,
+              const std::vector<mlir::kiln::CompileOptions> &compileOptions,
+              const std::string &prefix, Compiled &out) {
+    std::string content;
+    llvm::raw_string_ostream os(content);
+    mlir::OpPrintingFlags flags;
+    flags.enableDebugInfo(false);
+    os << "target-cpu " << request_.targetCpu << " " << request_.targetFeatures
+       << "\n";
+    for (auto [module, options] : llvm::zip(modules, compileOptions)) {
+      os << "backend " << mlir::kiln::backendName(options.backend) << "\n";
+      if (options.backend == mlir::kiln::Backend::Cuda)
+        os << "cuda " << options.gpu.chip << " " << options.gpu.format << " "
+           << mlir::kiln::findCudaToolkit() << " " << prefix << "\n";
+      module.print(os, flags);
+    }
+    out.key = cache_->key(content);
+    timer_.start("compile cache");
+    std::optional<CompileCache::Entry> entry = cache_->lookup(out.key);
+    if (!entry)
+      return false;
+    out.hit = true;
+    out.object = std::move(entry->object);
+    out.images = std::move(entry->images);
+    return true;
+  }
+
+  /// --debug-dir: each stage's IR of the file's compile (of the last,
+  /// when roots at fault had to be found).
+  void openDebugFiles() {
+    if (request_.debugDir.empty())
+      return;
+    std::error_code ec;
+    auto open = [&](const char *suffix) {
+      return std::make_unique<llvm::raw_fd_ostream>(debugPath(request_, suffix),
+                                                    ec);
+    };
+    kilnIR_ = open(".0-kiln.mlir");
+    passes_ = open(".1-after-each-pass.mlir");
+    llvmDialect_ = open(".2-llvm-dialect.mlir");
+    llvmIR_ = open(".3-llvm-O3.ll");
+  }
+
+  void closeDebugFiles() {
+    kilnIR_.reset();
+    passes_.reset();
+    llvmDialect_.reset();
+    llvmIR_.reset();
+  }
+
+  /// The lowered modules, their LLVM IR and their kernels.
+  void writeDebugStages(std::vector<mlir::ModuleOp> &modules,
+                        const mlir::kiln::CompiledObject &compiled) {
+    for (mlir::ModuleOp m : modules)
+      m.print(*llvmDialect_);
+    (void)mlir::kiln::emitObject(modules, {}, *llvmIR_, /*emitLLVMIR=*/true);
+    for (const mlir::kiln::DeviceImage &image : compiled.deviceImages) {
+      bool ptx = llvm::StringRef(image.description).starts_with("PTX");
+      std::error_code ec;
+      llvm::raw_fd_ostream kernels(
+          debugPath(request_, ptx ? ".4-kernels.ptx" : ".4-kernels.fatbin"),
+          ec);
+      kernels << (ptx ? llvm::StringRef(image.bytes).rtrim('\0')
+                      : llvm::StringRef(image.bytes));
+    }
+  }
+
+  const CompileRequest &request_;
+  TranslationUnit &unit_;
+  mlir::MLIRContext &context_;
+  const CompileCache *cache_;
+  Timer &timer_;
+  std::string objectPath_;
+  std::string file_;
+  /// The roots whose graphs replace their statements in the stitched
+  /// source (eager-backend roots included).
+  std::vector<Root *> ok_;
+  std::vector<stitch::EmbeddedImage> images_;
+  bool failed_ = false;
+  std::unique_ptr<llvm::raw_fd_ostream> kilnIR_, passes_, llvmDialect_, llvmIR_;
+};
 
 } // namespace
 
@@ -730,17 +945,6 @@ int runCompile(const CompileRequest &request) {
                     "supported\n";
     return 2;
   }
-  Timer timer;
-  std::optional<CompileCache> cache = CompileCache::open(request.noCache);
-  unsigned cacheHits = 0, cacheMisses = 0;
-  bool logCache = logging(request, "cache");
-  timer.start("parse and trace (Clang)");
-  FrontendOptions options = detail::frontendOptions(request);
-  options.backend = request.backend;
-  mlir::DialectRegistry registry;
-  mlir::kiln::registerKilnCompiler(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   std::string objectPath =
       (llvm::sys::path::parent_path(request.output).empty()
            ? std::string(".")
@@ -748,176 +952,40 @@ int runCompile(const CompileRequest &request) {
       "/" + llvm::sys::path::stem(request.output).str() + ".o";
   // Never overwrite what is compiled: the output, the object beside it
   // and the depfile must not be an input or a file it includes.
-  // (--emit=kiln|linalg|llvm|ptx writes the output alone.)
-  std::vector<std::string> written = {request.output};
-  if (request.emit == "cpp")
-    written.push_back(objectPath);
-  if (!request.depfile.empty())
-    written.push_back(request.depfile);
-  if (!checkOutputs(written, request.files, "an input file"))
+  if (!checkOutputs(writtenFiles(request, objectPath), request.files,
+                    "an input file"))
     return 2;
-  bool usageError = false;
-  bool failed = false;
-  std::error_code ec_;
-  if (!request.debugDir.empty() &&
-      (ec_ = llvm::sys::fs::create_directories(request.debugDir))) {
-    llvm::errs() << "kiln compile: error: cannot create " << request.debugDir
-                 << ": " << ec_.message() << "\n";
-    return 1;
+  if (!request.debugDir.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(request.debugDir)) {
+      llvm::errs() << "kiln compile: error: cannot create " << request.debugDir
+                   << ": " << ec.message() << "\n";
+      return 1;
+    }
   }
-  int status = runFrontend(options, [&](clang::ASTContext &ast,
-                                        const std::string &file,
-                                        std::vector<Root> &roots) {
-    std::vector<std::string> read;
-    const clang::SourceManager &sm = ast.getSourceManager();
-    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
-      read.push_back(it->first.getName().str());
-    if (!checkOutputs(written, read, "a file the translation unit includes")) {
-      usageError = true;
-      return false;
-    }
-    // An error-mode break fails the compile (reported already): nothing is
-    // written.
-    for (const Root &r : roots)
-      if (r.failed)
-        return false;
-    std::vector<Root *> ok;
-    timer.start("type graphs");
-    typeRoots(roots, request, ok, failed);
-    std::vector<Root *> compiled;
-    for (Root *r : ok)
-      if (r->backend != mlir::kiln::Backend::Eager)
-        compiled.push_back(r);
-    if (request.emit == "ptx" &&
-        std::none_of(compiled.begin(), compiled.end(), [](const Root *r) {
-          return r->backend == mlir::kiln::Backend::Cuda;
-        })) {
-      llvm::errs() << "kiln compile: error: --emit=ptx: no root of " << file
-                   << " uses the cuda backend (--backend=cuda, or "
-                      "KILN_COMPILE(backend=cuda))\n";
-      return false;
-    }
-    // Only the roots in `good` of those to be compiled stay in `ok` (the
-    // others stay host code).
-    auto keepCompiled = [&](const std::vector<Root *> &good) {
-      ok.erase(std::remove_if(ok.begin(), ok.end(),
-                              [&](Root *r) {
-                                return r->backend !=
-                                           mlir::kiln::Backend::Eager &&
-                                       !llvm::is_contained(good, r);
-                              }),
-               ok.end());
-    };
-    std::vector<stitch::EmbeddedImage> images;
-    if (request.emit == "cpp" && request.debugDir.empty()) {
-      // Each root on its own, through the cache; the file's object joins
-      // their objects.
-      std::vector<std::string> objects;
-      std::vector<Root *> good;
-      for (size_t i = 0; i < compiled.size(); ++i) {
-        Root *r = compiled[i];
-        Unit unit;
-        unit.cache = cache ? &*cache : nullptr;
-        unit.imagePrefix = imagePrefix(file) + "r" + std::to_string(i) + "_";
-        std::vector<stitch::EmbeddedImage> mine;
-        if (llvm::Error error = compileRoots({r}, context, objectPath, request,
-                                             file, timer, false, mine, &unit)) {
-          r->leftOnHost = internalFailure(*r, llvm::toString(std::move(error)),
-                                          suppressed(request), failed);
-          continue;
-        }
-        good.push_back(r);
-        objects.push_back(std::move(unit.object));
-        images.insert(images.end(), std::make_move_iterator(mine.begin()),
-                      std::make_move_iterator(mine.end()));
-        (unit.hit ? cacheHits : cacheMisses) += unit.cache ? 1 : 0;
-        if (logCache && unit.cache)
-          llvm::errs() << "kiln: compile cache " << (unit.hit ? "hit" : "miss")
-                       << ": " << r->name << " (" << unit.key.substr(0, 16)
-                       << ")\n";
-      }
-      if (failed)
-        return false;
-      keepCompiled(good);
-      if (objects.empty()) {
-        // No graph: an empty object, which build systems expect beside the
-        // stitched source.
-        Unit unit;
-        std::vector<stitch::EmbeddedImage> none;
-        if (llvm::Error error = compileRoots({}, context, objectPath, request,
-                                             file, timer, false, none, &unit)) {
-          llvm::errs() << "kiln compile: error: " << file << ": "
-                       << llvm::toString(std::move(error)) << "\n";
-          return false;
-        }
-        objects.push_back(std::move(unit.object));
-      }
-      timer.start("join the roots' objects (ld.lld -r)");
-      llvm::Expected<std::string> joined = joinObjects(objects);
-      if (!joined) {
-        llvm::errs() << "kiln compile: error: " << file << ": "
-                     << llvm::toString(joined.takeError()) << "\n";
-        return false;
-      }
-      if (!writeAtomically(objectPath, *joined))
-        return false;
-    } else if (llvm::Error all =
-                   compileRoots(compiled, context, objectPath, request, file,
-                                timer, true, images)) {
-      llvm::consumeError(std::move(all));
-      // Find the roots at fault, one at a time, and compile the others.
-      std::vector<Root *> good;
-      for (Root *r : compiled) {
-        std::vector<stitch::EmbeddedImage> unused;
-        if (llvm::Error one = compileRoots({r}, context, objectPath, request,
-                                           file, timer, false, unused))
-          r->leftOnHost = internalFailure(*r, llvm::toString(std::move(one)),
-                                          suppressed(request), failed);
-        else
-          good.push_back(r);
-      }
-      if (failed)
-        return false;
-      keepCompiled(good);
-      images.clear();
-      if (llvm::Error rest = compileRoots(good, context, objectPath, request,
-                                          file, timer, true, images)) {
-        internalFailure(*good.front(), llvm::toString(std::move(rest)), nullptr,
-                        failed);
-        return false;
-      }
-    }
-    if (failed)
-      return false;
-    if (request.emit != "cpp")
-      return true; // the stage is written; no stitched source
-    if (!request.debugDir.empty()) {
-      llvm::raw_fd_ostream report(debugPath(request, ".capture.txt"), ec_);
-      detail::printExplainText(report, roots);
-    }
-    timer.start("stitch (clang::Rewriter)");
-    std::vector<const Segment *> stitched;
-    for (Root *r : ok)
-      for (const Segment &seg : r->segments)
-        stitched.push_back(&seg);
-    // Compile roots mark their bodies as compiled code, KILN_DISABLE()
-    // functions theirs as eager, for the graphs of derived roots.
-    std::vector<std::pair<const clang::FunctionDecl *, bool>> scopes;
-    for (const Root &r : roots)
-      if (!r.derived)
-        scopes.push_back({r.function, true});
-    for (const clang::FunctionDecl *fn :
-         frontend::recursivelyDisabled(ast, options))
-      scopes.push_back({fn, false});
-    std::string text = stitch::stitchFile(
-        ast, llvm::sys::path::is_absolute(file) ? file : std::string(file),
-        roots, stitched, scopes,
-        std::string("backend ") + mlir::kiln::backendName(request.backend),
-        mlir::kiln::cpuFeaturesFor(detail::targetOf(request)), images);
-    if (!writeAtomically(request.output, text))
-      return false;
-    return request.depfile.empty() || writeDepfile(ast, request);
-  });
+  Timer timer;
+  std::optional<CompileCache> cache = CompileCache::open(request.noCache);
+  mlir::DialectRegistry registry;
+  mlir::kiln::registerKilnCompiler(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  timer.start("parse and trace (Clang)");
+  FrontendOptions options = detail::frontendOptions(request);
+  options.backend = request.backend;
+  std::vector<std::unique_ptr<TranslationUnit>> units;
+  int status = parseAndTrace(options, units);
+  bool usageError = false, failed = status != 0;
+  unsigned cacheHits = 0, cacheMisses = 0;
+  for (std::unique_ptr<TranslationUnit> &unit : units) {
+    FileCompile file(request, *unit, context, cache ? &*cache : nullptr, timer,
+                     objectPath);
+    if (!file.run(usageError) || unit->failed())
+      failed = true;
+    cacheHits += file.cacheHits;
+    cacheMisses += file.cacheMisses;
+  }
+  units.clear(); // each prints clang's count of its diagnostics
   if (request.timeReport) {
     timer.print(llvm::errs());
     if (cache)
@@ -926,9 +994,9 @@ int runCompile(const CompileRequest &request) {
     else
       llvm::errs() << "kiln: compile cache off\n";
   }
-  if (usageError)
+  if (usageError || status == 2)
     return 2;
-  return status != 0 || failed ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
 } // namespace kiln::driver

@@ -6,6 +6,7 @@
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Codegen.h"
 #include "kiln/Driver/Compile.h"
+#include "kiln/Driver/Emit.h"
 #include "kiln/Frontend/Signature.h"
 #include "kiln/Target/Host.h"
 #include "kiln/version.h"
@@ -28,6 +29,31 @@
 namespace kiln::driver {
 
 namespace {
+/// --emit, with the same stage names for compile and codegen (codegen,
+/// which reads no source, writes no stitched one); `emit` is set when the
+/// command line is parsed.
+void addEmitOption(CLI::App *cmd, Emit &emit, bool source) {
+  std::vector<std::string> names;
+  std::string help =
+      "What to write to -o (default: " + std::string(emitName(emit)) + "):";
+  for (const EmitName &n : emitNames()) {
+    if (n.emit == Emit::Cpp && !source)
+      continue;
+    names.push_back(n.name);
+    help += std::string(" ") + n.name + " (" + n.what + "),";
+  }
+  help.back() = '.';
+  cmd->add_option_function<std::string>(
+         "--emit",
+         [&emit](const std::string &name) {
+           for (const EmitName &n : emitNames())
+             if (name == n.name)
+               emit = n.emit;
+         },
+         help)
+      ->check(CLI::IsMember(names));
+}
+
 /// The options `compile` and `explain` share.
 void addSourceOptions(CLI::App *cmd, SourceRequest &r, std::string &logs) {
   cmd->add_option("files", r.files, "C++ sources")->required();
@@ -175,14 +201,7 @@ int run(int argc, char **argv) {
       ->add_option("-o,--output", codegen.output,
                    "Where to write (- for stdout)")
       ->required();
-  codegenCmd->add_option("--emit", codegen.emit, "The stage to write")
-      ->check(CLI::IsMember(
-          {"kiln", "linalg", "llvm-dialect", "llvm", "obj", "device"}))
-      ->capture_default_str()
-      ->description(
-          "The stage to write: kiln, linalg, llvm-dialect, llvm, obj, "
-          "or (cuda) device, the kernels' binary (PTX text for "
-          "--cuda-format=ptx)");
+  addEmitOption(codegenCmd, codegen.emit, /*source=*/false);
   std::string codegenBackend = "cpu", compileBackend = "cpu";
   codegenCmd->add_option("--backend", codegenBackend, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -224,14 +243,7 @@ int run(int argc, char **argv) {
                    "name none")
       ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
       ->capture_default_str();
-  compileCmd
-      ->add_option("--emit", compile.emit,
-                   "What to write to -o: cpp (the stitched source, and the "
-                   "compiled graphs beside it), or a stage of the file's "
-                   "graphs: kiln (the kiln dialect as traced), linalg, llvm "
-                   "(optimized LLVM IR), ptx (the cuda roots' kernels)")
-      ->check(CLI::IsMember({"cpp", "kiln", "linalg", "llvm", "ptx"}))
-      ->capture_default_str();
+  addEmitOption(compileCmd, compile.emit, /*source=*/true);
   compileCmd
       ->add_option("--cuda-arch", compile.cudaArch,
                    "GPU architecture of cuda graphs (sm_70 to sm_90a)")

@@ -199,44 +199,43 @@ void detail::printExplainText(llvm::raw_ostream &os,
 int runExplain(const ExplainRequest &request) {
   FrontendOptions options = detail::frontendOptions(request);
   options.breakErrors = false;
+  std::vector<std::unique_ptr<TranslationUnit>> units;
+  int status = parseAndTrace(options, units);
   std::vector<Root> all;
   bool failed = false;
-  int status =
-      runFrontend(options, [&](clang::ASTContext &, const std::string &,
-                               std::vector<Root> &roots) {
-        // --function NAME: that root and the roots of the callees whose breaks
-        // keep its calls on the host (where those breaks are counted).
-        std::set<std::string> wanted = {request.function};
-        for (size_t before = 0; before != wanted.size();) {
-          before = wanted.size();
-          for (const Root &r : roots)
-            if (wanted.count(r.name))
-              for (const HostCall &c : r.hostCalls)
-                wanted.insert(c.callee);
-        }
-        for (Root &r : roots) {
-          if (!request.function.empty() && !wanted.count(r.name))
-            continue;
-          // Guards to show; a graph that cannot be typed shows rank -1.
-          std::vector<Graph *> graphs;
-          for (Segment &seg : r.segments)
-            graphs.push_back(&seg.graph);
-          std::vector<std::vector<GraphVariant>> variants;
-          // A root compile would reject fails explain too (a guess that
-          // does not fit is a warning, as there).
-          if (llvm::Error error = typeGraphs(graphs, variants))
-            detail::reportTypingFailure(r, std::move(error),
-                                        /*requireKnownTypes=*/false, nullptr,
-                                        failed);
-          for (size_t i = 0; i < r.segments.size(); ++i)
-            r.segments[i].variants = std::move(variants[i]);
-          r.function = nullptr; // the AST goes away after this call
-          for (Segment &seg : r.segments)
-            seg.statements.clear();
-          all.push_back(std::move(r));
-        }
-        return true;
-      });
+  for (std::unique_ptr<TranslationUnit> &unit : units) {
+    std::vector<Root> &roots = unit->roots;
+    // --function NAME: that root and the roots of the callees whose breaks
+    // keep its calls on the host (where those breaks are counted).
+    std::set<std::string> wanted = {request.function};
+    for (size_t before = 0; before != wanted.size();) {
+      before = wanted.size();
+      for (const Root &r : roots)
+        if (wanted.count(r.name))
+          for (const HostCall &c : r.hostCalls)
+            wanted.insert(c.callee);
+    }
+    for (Root &r : roots) {
+      if (!request.function.empty() && !wanted.count(r.name))
+        continue;
+      // Guards to show; a graph that cannot be typed shows rank -1.
+      std::vector<Graph *> graphs;
+      for (Segment &seg : r.segments)
+        graphs.push_back(&seg.graph);
+      std::vector<std::vector<GraphVariant>> variants;
+      // A root compile would reject fails explain too (a guess that
+      // does not fit is a warning, as there).
+      if (llvm::Error error = typeGraphs(graphs, variants))
+        detail::reportTypingFailure(*unit, r, std::move(error),
+                                    /*requireKnownTypes=*/false, nullptr,
+                                    failed);
+      for (size_t i = 0; i < r.segments.size(); ++i)
+        r.segments[i].variants = std::move(variants[i]);
+      all.push_back(std::move(r));
+    }
+    if (unit->failed())
+      failed = true;
+  }
   // A failed command writes nothing on stdout.
   if (failed)
     status = 1;

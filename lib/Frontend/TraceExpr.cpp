@@ -136,7 +136,7 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
   if (const VarDecl *var = local;
       initialized && (in.sourceRank < 0 || !in.sourceElement)) {
     ASTContext *context = &context_;
-    const TypeEvidence *evidence = &evidence_;
+    std::shared_ptr<const TypeEvidence> evidence = evidenceOwner_;
     in.typeFromEarlierGraphs = [context, evidence,
                                 var](const GraphInput::LeftTypes &leftIn) {
       return typeInitializerWith(

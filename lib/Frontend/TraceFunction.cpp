@@ -59,9 +59,10 @@ std::string sanitize(const std::string &name) {
 } // namespace
 
 Tracer::Tracer(ASTContext &context, const AnnotationIndex &annotations,
-               const FrontendOptions &options, const TypeEvidence &evidence)
+               const FrontendOptions &options,
+               std::shared_ptr<const TypeEvidence> evidence)
     : context_(context), annotations_(annotations), options_(options),
-      evidence_(evidence) {
+      evidenceOwner_(std::move(evidence)), evidence_(*evidenceOwner_) {
   // (The driver has rejected malformed ones.) Stated ones override
   // recorded ones.
   for (const auto *texts : {&options.recordedSignatures, &options.signatures})

@@ -2,8 +2,8 @@
 //
 // Runs Clang on each file (ClangTool, with Kiln's own headers and clang's
 // resource directory found by the tool itself), finds the compile roots,
-// traces them, reports graph breaks in clang's diagnostic format and hands
-// the roots to the caller while the AST is alive.
+// traces them and reports graph breaks in clang's diagnostic format; the
+// caller gets each translation unit, its AST alive, with its roots.
 //
 //===----------------------------------------------------------------------===//
 #include "AnnotationIndex.h"
@@ -14,6 +14,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/ASTUnit.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
@@ -199,13 +200,13 @@ public:
   }
 };
 
-class TraceConsumer : public ASTConsumer {
+/// Finds a translation unit's compile roots, traces them and reports their
+/// graph breaks through its diagnostics.
+class UnitTracer {
 public:
-  TraceConsumer(const FrontendOptions &options,
-                const TranslationUnitHandler &handler, std::string file,
-                const CallSites &elsewhere, bool &failed)
-      : options_(options), handler_(handler), file_(std::move(file)),
-        elsewhere_(elsewhere), failed_(failed) {}
+  UnitTracer(const FrontendOptions &options, std::string file,
+             const CallSites &elsewhere)
+      : options_(options), file_(std::move(file)), elsewhere_(elsewhere) {}
 
   /// An --annotate NAME that names no function of the translation unit
   /// is most likely a typo: a warning (torch's annotations are attached to
@@ -236,18 +237,16 @@ public:
                      << name << "' for --annotate or --disallow-in-graph\n";
   }
 
-  void HandleTranslationUnit(ASTContext &context) override {
+  /// The unit's roots, traced; false after a malformed annotation or an
+  /// error-mode break (reported).
+  bool trace(ASTContext &context, std::vector<Root> &roots) {
     DiagnosticsEngine &diags = context.getDiagnostics();
-    if (diags.hasErrorOccurred()) {
-      failed_ = true;
-      return;
-    }
     AnnotationIndex index(options_);
     RootFinder finder;
     finder.TraverseDecl(context.getTranslationUnitDecl());
-    TypeEvidence evidence = collectTypeEvidence(context, &elsewhere_);
+    auto evidence = std::make_shared<const TypeEvidence>(
+        collectTypeEvidence(context, &elsewhere_));
     Tracer tracer(context, index, options_, evidence);
-    std::vector<Root> roots;
     std::set<const FunctionDecl *> traced;
     for (const FunctionDecl *fn : finder.functions) {
       Annotations a = index.of(fn, diags);
@@ -284,16 +283,11 @@ public:
                                         r.hostLoops.empty();
                                }),
                 roots.end());
-    if (diags.hasErrorOccurred()) { // malformed annotations
-      failed_ = true;
-      return;
-    }
+    if (diags.hasErrorOccurred()) // malformed annotations
+      return false;
     report(context, roots);
-    for (const Root &r : roots)
-      if (r.failed && options_.breakErrors)
-        failed_ = true;
-    if (!handler_(context, file_, roots))
-      failed_ = true;
+    return llvm::none_of(
+        roots, [&](const Root &r) { return r.failed && options_.breakErrors; });
   }
 
 private:
@@ -389,49 +383,8 @@ private:
   }
 
   const FrontendOptions &options_;
-  const TranslationUnitHandler &handler_;
   std::string file_;
   const CallSites &elsewhere_;
-  bool &failed_;
-};
-
-class TraceAction : public ASTFrontendAction {
-public:
-  TraceAction(const FrontendOptions &options,
-              const TranslationUnitHandler &handler, const CallSites &elsewhere,
-              bool &failed)
-      : options_(options), handler_(handler), elsewhere_(elsewhere),
-        failed_(failed) {}
-  std::unique_ptr<ASTConsumer>
-  CreateASTConsumer(CompilerInstance &, llvm::StringRef file) override {
-    return std::make_unique<TraceConsumer>(options_, handler_, file.str(),
-                                           elsewhere_, failed_);
-  }
-
-private:
-  const FrontendOptions &options_;
-  const TranslationUnitHandler &handler_;
-  const CallSites &elsewhere_;
-  bool &failed_;
-};
-
-class TraceActionFactory : public tooling::FrontendActionFactory {
-public:
-  TraceActionFactory(const FrontendOptions &options,
-                     const TranslationUnitHandler &handler,
-                     const CallSites &elsewhere, bool &failed)
-      : options_(options), handler_(handler), elsewhere_(elsewhere),
-        failed_(failed) {}
-  std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<TraceAction>(options_, handler_, elsewhere_,
-                                         failed_);
-  }
-
-private:
-  const FrontendOptions &options_;
-  const TranslationUnitHandler &handler_;
-  const CallSites &elsewhere_;
-  bool &failed_;
 };
 
 /// Gathers the call sites of another source of the program (--call-sites):
@@ -497,8 +450,61 @@ std::vector<std::string> kilnIncludeDirs() {
   return {KILN_SOURCE_INCLUDE_DIR, KILN_BINARY_INCLUDE_DIR};
 }
 
-int runFrontend(const FrontendOptions &options,
-                const TranslationUnitHandler &handler) {
+namespace {
+/// What clang prints when a file is done: "2 warnings and 1 error
+/// generated."
+void printDiagnosticStats(const DiagnosticConsumer &printer) {
+  unsigned warnings = printer.getNumWarnings(), errors = printer.getNumErrors();
+  if (!warnings && !errors)
+    return;
+  llvm::raw_ostream &os = llvm::errs();
+  if (warnings)
+    os << warnings << " warning" << (warnings == 1 ? "" : "s");
+  if (warnings && errors)
+    os << " and ";
+  if (errors)
+    os << errors << " error" << (errors == 1 ? "" : "s");
+  os << " generated.\n";
+}
+} // namespace
+
+TranslationUnit::TranslationUnit(
+    std::unique_ptr<clang::ASTUnit> ast,
+    std::unique_ptr<clang::DiagnosticConsumer> printer)
+    : printer_(std::move(printer)), ast_(std::move(ast)) {
+  // The diagnostics made after parsing (the tracer's, the driver's) go
+  // where the parser's went, counted with them.
+  printer_->BeginSourceFile(ast_->getLangOpts(), &ast_->getPreprocessor());
+}
+
+TranslationUnit::~TranslationUnit() {
+  printer_->EndSourceFile();
+  printDiagnosticStats(*printer_);
+  ast_.reset(); // before the printer it reports to
+}
+
+ASTContext &TranslationUnit::context() { return ast_->getASTContext(); }
+
+std::string TranslationUnit::file() const {
+  return ast_->getMainFileName().str();
+}
+
+void TranslationUnit::report(const Root &root, bool error,
+                             const std::string &message) {
+  DiagnosticsEngine &diags = ast_->getDiagnostics();
+  unsigned id = diags.getCustomDiagID(
+      error ? DiagnosticsEngine::Error : DiagnosticsEngine::Warning, "%0");
+  diags.Report(root.function ? root.function->getLocation() : SourceLocation(),
+               id)
+      << message;
+}
+
+bool TranslationUnit::failed() const {
+  return ast_->getDiagnostics().hasErrorOccurred();
+}
+
+int parseAndTrace(const FrontendOptions &options,
+                  std::vector<std::unique_ptr<TranslationUnit>> &units) {
   std::unique_ptr<tooling::CompilationDatabase> database;
   std::string error;
   if (!options.buildDir.empty()) {
@@ -527,11 +533,11 @@ int runFrontend(const FrontendOptions &options,
   };
   // Clang's own diagnostics, the driver's included (an unknown argument
   // after --): any error fails the command.
-  DiagnosticOptions diagOptions;
+  static DiagnosticOptions diagOptions;
   TextDiagnosticPrinter printer(llvm::errs(), diagOptions);
   // Clang's located errors say it all: no "Error while processing FILE."
-  auto report = [&](tooling::ClangTool &tool) {
-    tool.setDiagnosticConsumer(&printer);
+  auto report = [&](tooling::ClangTool &tool, DiagnosticConsumer &to) {
+    tool.setDiagnosticConsumer(&to);
     tool.setPrintErrorMessage(false);
   };
   // The program's other sources first: their calls of this file's
@@ -540,18 +546,36 @@ int runFrontend(const FrontendOptions &options,
   if (!options.callSiteFiles.empty()) {
     tooling::ClangTool others(*database, options.callSiteFiles);
     adjust(others);
-    report(others);
+    report(others, printer);
     CallSitesActionFactory callSites(elsewhere);
     if (others.run(&callSites) != 0 || printer.getNumErrors() > 0)
       return 1;
   }
-  tooling::ClangTool tool(*database, options.files);
-  adjust(tool);
-  report(tool);
+  // Each file with a printer of its own, which its unit keeps: the
+  // diagnostics of parsing, tracing and compiling it are counted together.
   bool failed = false;
-  TraceActionFactory factory(options, handler, elsewhere, failed);
-  int status = tool.run(&factory);
-  return status != 0 || failed || printer.getNumErrors() > 0 ? 1 : 0;
+  for (const std::string &file : options.files) {
+    tooling::ClangTool tool(*database, {file});
+    adjust(tool);
+    auto unitPrinter =
+        std::make_unique<TextDiagnosticPrinter>(llvm::errs(), diagOptions);
+    report(tool, *unitPrinter);
+    std::vector<std::unique_ptr<ASTUnit>> asts;
+    // (An error of Clang's driver, an unknown flag, is counted there.)
+    if (tool.buildASTs(asts) != 0 || asts.size() != 1 ||
+        unitPrinter->getNumErrors() > 0) {
+      printDiagnosticStats(*unitPrinter);
+      failed = true;
+      continue;
+    }
+    auto unit = std::make_unique<TranslationUnit>(std::move(asts.front()),
+                                                  std::move(unitPrinter));
+    UnitTracer tracer(options, unit->file(), elsewhere);
+    if (!tracer.trace(unit->context(), unit->roots))
+      failed = true;
+    units.push_back(std::move(unit));
+  }
+  return failed ? 1 : 0;
 }
 
 } // namespace kiln::frontend

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -176,7 +177,8 @@ inline bool isRecordValue(int v) { return v <= kRecordBase; }
 class Tracer {
 public:
   Tracer(clang::ASTContext &context, const AnnotationIndex &annotations,
-         const FrontendOptions &options, const TypeEvidence &evidence);
+         const FrontendOptions &options,
+         std::shared_ptr<const TypeEvidence> evidence);
 
   /// Traces a compile root: its segments and breaks.
   Root traceRoot(const clang::FunctionDecl *fn, const Annotations &a);
@@ -504,6 +506,10 @@ private:
   clang::ASTContext &context_;
   const AnnotationIndex &annotations_;
   const FrontendOptions &options_;
+  /// Shared with the graph inputs typed again from earlier graphs
+  /// (GraphInput::typeFromEarlierGraphs), which typeGraphs calls after the
+  /// tracer is gone.
+  std::shared_ptr<const TypeEvidence> evidenceOwner_;
   const TypeEvidence &evidence_;
   /// --signature, by function name.
   std::map<std::string, StatedSignature> signatures_;

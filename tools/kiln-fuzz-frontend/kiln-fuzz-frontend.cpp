@@ -65,7 +65,7 @@ int compileSource(llvm::StringRef source) {
   kiln::driver::CompileRequest request;
   request.files = {w.input};
   request.output = w.output;
-  request.emit = "linalg";
+  request.emit = kiln::driver::Emit::Linalg;
   if (!w.pch.empty())
     request.clangArgs = {"-include-pch", w.pch};
   return kiln::driver::runCompile(request);

@@ -2,6 +2,7 @@
 #ifndef KILN_DRIVER_CODEGEN_H
 #define KILN_DRIVER_CODEGEN_H
 
+#include "kiln/Driver/Emit.h"
 #include "kiln/Pipelines/Backend.h"
 
 #include <string>
@@ -11,9 +12,8 @@ namespace kiln::driver {
 struct CodegenRequest {
   std::string input;  // a .mlir file of kiln-dialect graphs ("-": stdin)
   std::string output; // "-": stdout
-  /// kiln | linalg | llvm-dialect | llvm | obj | device: the stage to
-  /// write (device: the cuda kernels' binary).
-  std::string emit = "obj";
+  /// The stage to write (any but Emit::Cpp).
+  Emit emit = Emit::Object;
   std::string target, cpu, features;
   mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu; // cpu | cuda
   std::string cudaArch = "sm_90";

@@ -3,6 +3,7 @@
 #ifndef KILN_DRIVER_COMPILE_H
 #define KILN_DRIVER_COMPILE_H
 
+#include "kiln/Driver/Emit.h"
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Target/Host.h"
 
@@ -33,10 +34,9 @@ struct SourceRequest {
 struct CompileRequest : SourceRequest {
   std::string output; // the stitched C++; its kernels beside it (.o)
   mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu;
-  /// What to write: cpp (the stitched source, and the object beside it),
-  /// or one stage of the file's graphs: kiln, linalg, llvm (optimized LLVM
-  /// IR), ptx (the cuda roots' kernels).
-  std::string emit = "cpp";
+  /// What to write: the stitched source, and the object beside it
+  /// (Emit::Cpp), or one stage of the file's graphs.
+  Emit emit = Emit::Cpp;
   bool timeReport = false;
   /// Compile every root, without the compile cache (KILN_CACHE_DIR).
   bool noCache = false;
@@ -76,7 +76,8 @@ frontend::FrontendOptions frontendOptions(const SourceRequest &request);
 /// typeGraphs): a warning when the types were a guess (the root stays host
 /// code, with a way to state them) or `hostBecause` is given, an error
 /// otherwise (then `failed` is set). Returns what it reported.
-std::string reportTypingFailure(const frontend::Root &root, llvm::Error error,
+std::string reportTypingFailure(frontend::TranslationUnit &unit,
+                                const frontend::Root &root, llvm::Error error,
                                 bool requireKnownTypes, const char *hostBecause,
                                 bool &failed);
 /// explain's text report of traced roots.

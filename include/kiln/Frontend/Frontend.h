@@ -4,8 +4,8 @@
 // Clang (LibTooling), finds the compile roots, traces each root's tensor work
 // into graphs (kiln/Frontend/TraceGraph.h) and records every graph break with
 // its reason, location and inline chain. What is done with the result
-// (explain's report, code generation and stitching) is the caller's, through
-// a callback that runs while the translation unit's AST is alive.
+// (explain's report, code generation and stitching) is the caller's: each
+// translation unit comes back with its AST alive.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_FRONTEND_H
@@ -17,12 +17,15 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace clang {
 class ASTContext;
+class ASTUnit;
 class Decl;
+class DiagnosticConsumer;
 class Rewriter;
 class Stmt;
 class Expr;
@@ -149,17 +152,41 @@ struct Root {
   bool unitWritesInPlace = false;
 };
 
-/// Called once per translation unit with its roots, while its AST lives.
-/// Returns false to report failure (exit status 1).
-using TranslationUnitHandler =
-    std::function<bool(clang::ASTContext &context, const std::string &file,
-                       std::vector<Root> &roots)>;
+/// One parsed translation unit with its compile roots, traced: its AST
+/// lives as long as this does.
+class TranslationUnit {
+public:
+  /// `printer`: where the unit's diagnostics went while it was parsed.
+  TranslationUnit(std::unique_ptr<clang::ASTUnit> ast,
+                  std::unique_ptr<clang::DiagnosticConsumer> printer);
+  /// Prints clang's count of the unit's warnings and errors.
+  ~TranslationUnit();
+  TranslationUnit(const TranslationUnit &) = delete;
+  TranslationUnit &operator=(const TranslationUnit &) = delete;
 
-/// Parses and traces every file. Diagnostics (graph-break errors included)
-/// go to stderr in clang's format. Returns 0, or 1 if a file failed to
-/// parse, an error-mode break was found or the handler failed.
-int runFrontend(const FrontendOptions &options,
-                const TranslationUnitHandler &handler);
+  clang::ASTContext &context();
+  /// The main file, as Clang names it.
+  std::string file() const;
+  /// Reports at `root` through the unit's Clang diagnostics, as graph
+  /// breaks are reported: `file:line:col: error: message` (or warning).
+  void report(const Root &root, bool error, const std::string &message);
+  /// Whether an error has been reported in this unit (parsing included).
+  bool failed() const;
+
+  std::vector<Root> roots;
+
+private:
+  std::unique_ptr<clang::DiagnosticConsumer> printer_;
+  std::unique_ptr<clang::ASTUnit> ast_;
+};
+
+/// Parses every file and traces its compile roots into `units` (those
+/// that parse). Diagnostics (graph-break errors included) go to stderr in
+/// clang's format. Returns 0; 1 if a file failed to parse or an
+/// error-mode break was found; 2 for a compile database that cannot be
+/// read.
+int parseAndTrace(const FrontendOptions &options,
+                  std::vector<std::unique_ptr<TranslationUnit>> &units);
 
 /// The functions defined in context's translation unit that are marked
 /// KILN_DISABLE() (recursive): their bodies stay eager even below compiled
