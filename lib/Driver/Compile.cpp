@@ -484,8 +484,10 @@ public:
       usageError = true;
       return false;
     }
-    // An error-mode break fails the compile (reported already): nothing
-    // is written.
+    // An error-mode break or a malformed annotation fails the compile
+    // (reported already): nothing is written.
+    if (unit_.failed())
+      return false;
     for (const Root &r : unit_.roots)
       if (r.failed)
         return false;
@@ -659,7 +661,7 @@ private:
     }
     if (objects.empty()) {
       Compiled none;
-      if (llvm::Error error = compile({}, imagePrefix(file_), true, none)) {
+      if (llvm::Error error = compile({}, imagePrefix(file_), false, none)) {
         llvm::errs() << "kiln compile: error: " << file_ << ": "
                      << llvm::toString(std::move(error)) << "\n";
         return false;
@@ -797,7 +799,10 @@ private:
     mlir::kiln::ObjectOptions object;
     object.llvmIR = request_.emit == Emit::LLVM;
     object.codegen = detail::targetOf(request_);
-    object.imagePrefix = prefix;
+    // The kernels' images apart (embedded in the stitched source, or the
+    // stage written), except in an object written alone.
+    if (request_.emit != Emit::Object)
+      object.imagePrefix = prefix;
     object.beforeStep = [&](llvm::StringRef step) { timer_.start(step.str()); };
     llvm::Expected<mlir::kiln::CompiledObject> compiled =
         mlir::kiln::compileModules(modules, compileOptions, object);
@@ -806,13 +811,16 @@ private:
     if (llvmDialect_)
       writeDebugStages(modules, *compiled);
     switch (request_.emit) {
-    case Emit::LLVM:
     case Emit::Object:
       out.output = std::move(compiled->bytes);
       return llvm::Error::success();
+    case Emit::LLVM:
     case Emit::Device:
     case Emit::PTX:
-      // PTX as text, without the terminating NUL the loader needs.
+      // The host's LLVM IR, then the kernels; PTX as text, without the
+      // terminating NUL the loader needs.
+      if (request_.emit == Emit::LLVM)
+        out.output = std::move(compiled->bytes);
       for (const mlir::kiln::DeviceImage &image : compiled->deviceImages)
         out.output += llvm::StringRef(image.description).starts_with("PTX")
                           ? llvm::StringRef(image.bytes).rtrim('\0').str()
@@ -994,7 +1002,7 @@ int runCompile(const CompileRequest &request) {
     else
       llvm::errs() << "kiln: compile cache off\n";
   }
-  if (usageError || status == 2)
+  if (usageError)
     return 2;
   return failed ? 1 : 0;
 }

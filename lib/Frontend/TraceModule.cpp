@@ -21,6 +21,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -494,6 +495,16 @@ void TranslationUnit::report(const Root &root, bool error,
   DiagnosticsEngine &diags = ast_->getDiagnostics();
   unsigned id = diags.getCustomDiagID(
       error ? DiagnosticsEngine::Error : DiagnosticsEngine::Warning, "%0");
+  // A root left as host code is said, whatever -w or -Werror make of the
+  // source's own warnings: it is Kiln's report, and the build succeeds.
+  bool werror = diags.getWarningsAsErrors(),
+       quiet = diags.getIgnoreAllWarnings();
+  diags.setWarningsAsErrors(false);
+  diags.setIgnoreAllWarnings(false);
+  llvm::scope_exit restore([&] {
+    diags.setWarningsAsErrors(werror);
+    diags.setIgnoreAllWarnings(quiet);
+  });
   diags.Report(root.function ? root.function->getLocation() : SourceLocation(),
                id)
       << message;
@@ -561,8 +572,10 @@ int parseAndTrace(const FrontendOptions &options,
         std::make_unique<TextDiagnosticPrinter>(llvm::errs(), diagOptions);
     report(tool, *unitPrinter);
     std::vector<std::unique_ptr<ASTUnit>> asts;
-    // (An error of Clang's driver, an unknown flag, is counted there.)
-    if (tool.buildASTs(asts) != 0 || asts.size() != 1 ||
+    // (An error of Clang's driver, an unknown flag, is counted there. A
+    // file the compile database lists under several commands is traced
+    // for the first.)
+    if (tool.buildASTs(asts) != 0 || asts.empty() ||
         unitPrinter->getNumErrors() > 0) {
       printDiagnosticStats(*unitPrinter);
       failed = true;
