@@ -25,6 +25,8 @@
 #include "mlir/IR/Verifier.h"
 
 #include <map>
+#include <tuple>
+#include <type_traits>
 
 using namespace mlir;
 
@@ -143,8 +145,15 @@ public:
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
       llvm::Error error =
           typed_ ? checkOp(*typed_, op) : llvm::Error::success();
+      Operation *last = entry->empty() ? nullptr : &entry->back();
       if (!error)
         error = emit(op);
+      if (!error && error_.empty())
+        verifyBuilt(last             ? last->getNextNode()
+                    : entry->empty() ? nullptr
+                                     : &entry->front());
+      if (!error && !error_.empty())
+        error = opError(op, error_);
       if (error) {
         fn.erase();
         return error;
@@ -158,8 +167,8 @@ public:
       const TraceValue &tv = graph_.values[out.value];
       if (tv.kind != ValueKind::Tensor) {
         v = scalarCast(v, scalarArgType(ctx_, tv.kind));
-        v = mlir::kiln::FromScalarOp::create(
-            b_, loc_, RankedTensorType::get({}, v.getType()), v);
+        v = make<mlir::kiln::FromScalarOp>(
+            RankedTensorType::get({}, v.getType()), v);
       }
       outs.push_back(v);
     }
@@ -188,23 +197,62 @@ private:
     v.element = elementOf(type.getElementType());
     v.wrapped = op.code == OpCode::FromScalar;
   }
-  /// Whether OpTy infers a type for `operands` (whose attributes do not
-  /// change it): the sizes the graph knows statically may not fit (a
-  /// [2, 3] plus a [4]), which eager would raise where the op runs. The
-  /// inferred builders abort on such operands; this says why instead.
-  template <typename OpTy>
-  llvm::Error inferable(const TraceOp &op, ValueRange operands) {
-    SmallVector<Type> types;
-    std::string why;
+  /// Verifies the ops from `first` on (those one traced op was built as):
+  /// the first that does not verify says why in error_, with its own
+  /// diagnostic.
+  void verifyBuilt(Operation *first) {
     ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
-      if (why.empty())
-        why = d.str();
+      if (error_.empty())
+        error_ = d.str();
       return success();
     });
-    if (succeeded(OpTy::inferReturnTypes(
-            ctx_, loc_, typename OpTy::Adaptor(operands), types)))
-      return llvm::Error::success();
-    return opError(op, why);
+    for (Operation *op = first; op && error_.empty(); op = op->getNextNode())
+      if (failed(verify(op)) && error_.empty())
+        error_ = "its ops do not verify";
+  }
+
+  /// Whether a builder's arguments start with the result type.
+  template <typename... Args> static constexpr bool givesTypes() {
+    if constexpr (sizeof...(Args) == 0)
+      return false;
+    else
+      return std::is_convertible_v<
+          std::tuple_element_t<0, std::tuple<std::decay_t<Args>...>>, Type>;
+  }
+
+  /// OpTy built as `OpTy::create(b_, loc_, args...)` would build it, but
+  /// when the op infers its result type and its operands cannot fit (the
+  /// sizes the graph knows statically: a [2, 3] plus a [4], a conv2d's
+  /// channels, a squeeze of a dim of size 2 ...), which eager would raise
+  /// where the op runs, the generated inferred builders abort: here the
+  /// op's diagnostic becomes the graph's error (`error_`, reported once
+  /// the traced op is built) and the op a placeholder result.
+  template <typename OpTy, typename... Args> OpTy make(Args &&...args) {
+    if constexpr (!OpTy::template hasTrait<InferTypeOpInterface::Trait>() ||
+                  givesTypes<Args...>()) {
+      return OpTy::create(b_, loc_, std::forward<Args>(args)...);
+    } else {
+      Type placeholder = RankedTensorType::get({}, b_.getF32Type());
+      OperationState state(loc_, OpTy::getOperationName());
+      OpTy::build(b_, state, placeholder, std::forward<Args>(args)...);
+      state.getOrAddProperties<typename OpTy::Properties>();
+      SmallVector<Type> types;
+      std::string why;
+      ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
+        if (why.empty())
+          why = d.str();
+        return success();
+      });
+      if (succeeded(OpTy::inferReturnTypes(
+              ctx_, loc_, ValueRange(state.operands),
+              state.attributes.getDictionary(ctx_), state.getRawProperties(),
+              state.regions, types))) {
+        state.types.assign(types.begin(), types.end());
+      } else if (error_.empty()) {
+        error_ = why.empty() ? "its operands do not fit" : why;
+      }
+      return cast<OpTy>(b_.create(state));
+    }
   }
   int64_t rankOf(int v) const {
     return cast<RankedTensorType>(get(v).getType()).getRank();
@@ -221,7 +269,7 @@ private:
     Type want = elementType(ctx_, e);
     if (type.getElementType() == want)
       return t;
-    return mlir::kiln::CastOp::create(b_, loc_, type.clone(want), t);
+    return make<mlir::kiln::CastOp>(type.clone(want), t);
   }
 
   Value scalarCast(Value v, Type to) {
@@ -286,8 +334,8 @@ private:
             b_, loc_, b_.getIntegerAttr(type, op.number != 0));
     } else if (c == OpCode::Dim) {
       int64_t rank = rankOf(op.operands[0]);
-      out = mlir::kiln::DimOp::create(
-          b_, loc_, arg(0), b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
+      out = make<mlir::kiln::DimOp>(
+          arg(0), b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
     } else if (c == OpCode::Rank) {
       out = arith::ConstantIndexOp::create(b_, loc_, rankOf(op.operands[0]));
     } else if (c == OpCode::Numel) {
@@ -295,8 +343,7 @@ private:
       for (int64_t d = 0; d < rankOf(op.operands[0]); ++d)
         out = arith::MulIOp::create(
             b_, loc_, out,
-            mlir::kiln::DimOp::create(b_, loc_, arg(0),
-                                      b_.getI64IntegerAttr(d)));
+            make<mlir::kiln::DimOp>(arg(0), b_.getI64IntegerAttr(d)));
     } else if (c == OpCode::ScalarCast) {
       out = scalarCast(arg(0), type);
     } else if (c == OpCode::Check) {
@@ -407,8 +454,7 @@ private:
         for (int64_t d = 0; d < type.getRank(); ++d)
           numel = arith::MulIOp::create(
               b_, loc_, numel,
-              mlir::kiln::DimOp::create(b_, loc_, input,
-                                        b_.getI64IntegerAttr(d)));
+              make<mlir::kiln::DimOp>(input, b_.getI64IntegerAttr(d)));
         Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
         for (size_t j = 0; j < constants.size(); ++j)
           if (j != i)
@@ -449,8 +495,7 @@ private:
                                                            : ElementType::F32);
       if (!isa<IndexType>(s.getType()) || el.isInteger(1))
         s = scalarCast(s, el);
-      out = mlir::kiln::FromScalarOp::create(b_, loc_,
-                                             RankedTensorType::get({}, el), s);
+      out = make<mlir::kiln::FromScalarOp>(RankedTensorType::get({}, el), s);
     } else if (opGroup(c) == OpGroup::Binary || c == OpCode::Cmp) {
       // Operands as they are: the ops promote (kiln-materialize-promotions
       // casts them before lowering).
@@ -458,30 +503,24 @@ private:
       switch (c) {
 #define KILN_BINARY_OP(E, NAME)                                                \
   case OpCode::E:                                                              \
-    if (llvm::Error error = inferable<mlir::kiln::E##Op>(op, {l, rr}))         \
-      return error;                                                            \
-    out = mlir::kiln::E##Op::create(b_, loc_, l, rr);                          \
+    out = make<mlir::kiln::E##Op>(l, rr);                                      \
     break;
 #include "kiln/Frontend/TracedOps.def"
       default:
-        if (llvm::Error error = inferable<mlir::kiln::CmpOp>(op, {l, rr}))
-          return error;
-        out = mlir::kiln::CmpOp::create(
-            b_, loc_, static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
+        out = make<mlir::kiln::CmpOp>(
+            static_cast<mlir::kiln::CmpPredicate>(op.ints[0]), l, rr);
       }
     } else if (c == OpCode::Where) {
       Value cond = tensorAs(op.operands[0], ElementType::Bool);
       Value l = get(op.operands[1]), rr = get(op.operands[2]);
-      if (llvm::Error error = inferable<mlir::kiln::WhereOp>(op, {cond, l, rr}))
-        return error;
-      out = mlir::kiln::WhereOp::create(b_, loc_, cond, l, rr);
+      out = make<mlir::kiln::WhereOp>(cond, l, rr);
     } else if (opGroup(c) == OpGroup::UnaryFloat ||
                opGroup(c) == OpGroup::Unary) {
       Value x = get(op.operands[0]);
       switch (c) {
 #define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
   case OpCode::E:                                                              \
-    out = mlir::kiln::E##Op::create(b_, loc_, x);                              \
+    out = make<mlir::kiln::E##Op>(x);                                          \
     break;
 #define KILN_UNARY_OP(E, NAME) KILN_UNARY_FLOAT_OP(E, NAME)
 #include "kiln/Frontend/TracedOps.def"
@@ -492,10 +531,9 @@ private:
       Value x = get(op.operands[0]);
       if (op.text != "none" && op.text != "tanh")
         return llvm::createStringError("gelu approximation '" + op.text + "'");
-      out = mlir::kiln::GeluOp::create(
-          b_, loc_, x,
-          op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
-                            : mlir::kiln::GeluApproximation::none);
+      out = make<mlir::kiln::GeluOp>(
+          x, op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
+                               : mlir::kiln::GeluApproximation::none);
     } else if (opGroup(c) == OpGroup::Reduction) {
       int64_t rank = rankOf(op.operands[0]);
       SmallVector<int64_t> dims;
@@ -510,7 +548,7 @@ private:
       switch (c) {
 #define KILN_REDUCTION_OP(E, NAME)                                             \
   case OpCode::E:                                                              \
-    out = mlir::kiln::E##Op::create(b_, loc_, x, dimsAttr, keep);              \
+    out = make<mlir::kiln::E##Op>(x, dimsAttr, keep);                          \
     break;
 #include "kiln/Frontend/TracedOps.def"
       default:
@@ -521,8 +559,8 @@ private:
       auto dim =
           b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0])));
       out = c == OpCode::Softmax
-                ? Value(mlir::kiln::SoftmaxOp::create(b_, loc_, x, dim))
-                : Value(mlir::kiln::LogSoftmaxOp::create(b_, loc_, x, dim));
+                ? Value(make<mlir::kiln::SoftmaxOp>(x, dim))
+                : Value(make<mlir::kiln::LogSoftmaxOp>(x, dim));
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       // The weight and bias in the input's type.
       Value x = get(op.operands[0]);
@@ -534,67 +572,62 @@ private:
                                           : Value();
       size_t tensors = op.normTensorOperands();
       if (c == OpCode::LayerNorm)
-        out = mlir::kiln::LayerNormOp::create(
-            b_, loc_, x, w, tensors > 2 ? tensorAs(op.operands[2], e) : Value(),
-            epsValue, eps);
+        out = make<mlir::kiln::LayerNormOp>(
+            x, w, tensors > 2 ? tensorAs(op.operands[2], e) : Value(), epsValue,
+            eps);
       else
-        out = mlir::kiln::RmsNormOp::create(b_, loc_, x, w, epsValue, eps);
+        out = make<mlir::kiln::RmsNormOp>(x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
       Value l = get(op.operands[0]), rr = get(op.operands[1]);
-      if (llvm::Error error = inferable<mlir::kiln::MatmulOp>(op, {l, rr}))
-        return error;
-      out = mlir::kiln::MatmulOp::create(b_, loc_, l, rr);
+      out = make<mlir::kiln::MatmulOp>(l, rr);
     } else if (c == OpCode::Attention) {
       // operands q, k, v, [mask], [scale]; ints is_causal, has mask, scale.
       Value mask = op.ints[1] ? get(op.operands[3]) : Value();
       Value scale = op.ints[2]
                         ? scalarCast(get(op.operands.back()), b_.getF64Type())
                         : Value();
-      out = mlir::kiln::ScaledDotProductAttentionOp::create(
-          b_, loc_, get(op.operands[0]), get(op.operands[1]),
-          get(op.operands[2]), mask, scale, op.ints[0] != 0);
+      out = make<mlir::kiln::ScaledDotProductAttentionOp>(
+          get(op.operands[0]), get(op.operands[1]), get(op.operands[2]), mask,
+          scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
       SmallVector<Value> operands;
       for (int o : op.operands)
         operands.push_back(get(o));
-      if (llvm::Error error = inferable<mlir::kiln::LinearOp>(op, operands))
-        return error;
-      out = mlir::kiln::LinearOp::create(b_, loc_, operands[0], operands[1],
-                                         operands.size() > 2 ? operands[2]
-                                                             : Value());
+      out = make<mlir::kiln::LinearOp>(operands[0], operands[1],
+                                       operands.size() > 2 ? operands[2]
+                                                           : Value());
     } else if (c == OpCode::Embedding) {
       // Inferred: static dims of the ids' (an unsqueeze's 1) stay static.
-      out = mlir::kiln::EmbeddingOp::create(b_, loc_, get(op.operands[0]),
-                                            get(op.operands[1]));
+      out = make<mlir::kiln::EmbeddingOp>(get(op.operands[0]),
+                                          get(op.operands[1]));
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
       Value x = tensorAs(op.operands[0],
                          cumulativeElement(op, info(op.operands[0]).element));
       auto dim = b_.getI64IntegerAttr(
           normalize(op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1)));
-      out = c == OpCode::Cumsum
-                ? Value(mlir::kiln::CumsumOp::create(b_, loc_, x, dim))
-                : Value(mlir::kiln::CumprodOp::create(b_, loc_, x, dim));
+      out = c == OpCode::Cumsum ? Value(make<mlir::kiln::CumsumOp>(x, dim))
+                                : Value(make<mlir::kiln::CumprodOp>(x, dim));
     } else if (c == OpCode::Topk) {
-      out = mlir::kiln::TopkOp::create(
-          b_, loc_, get(op.operands[0]),
+      out = make<mlir::kiln::TopkOp>(
+          get(op.operands[0]),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           b_.getI64IntegerAttr(normalize(
               op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))),
           op.ints[1] ? b_.getUnitAttr() : UnitAttr());
     } else if (c == OpCode::ScatterAdd) {
       Value x = get(op.operands[0]);
-      out = mlir::kiln::ScatterAddOp::create(
-          b_, loc_, x.getType(), x, get(op.operands[1]), get(op.operands[2]),
+      out = make<mlir::kiln::ScatterAddOp>(
+          x.getType(), x, get(op.operands[1]), get(op.operands[2]),
           b_.getI64IntegerAttr(normalize(
               op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
     } else if (c == OpCode::Gather) {
-      out = mlir::kiln::GatherOp::create(
-          b_, loc_, get(op.operands[0]), get(op.operands[1]),
+      out = make<mlir::kiln::GatherOp>(
+          get(op.operands[0]), get(op.operands[1]),
           b_.getI64IntegerAttr(normalize(
               op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
     } else if (c == OpCode::CrossEntropy) {
-      out = mlir::kiln::CrossEntropyOp::create(b_, loc_, get(op.operands[0]),
-                                               get(op.operands[1]));
+      out = make<mlir::kiln::CrossEntropyOp>(get(op.operands[0]),
+                                             get(op.operands[1]));
     } else if (c == OpCode::Conv2d) {
       // ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next scalar
       // operand), bias.
@@ -611,18 +644,15 @@ private:
       Value x = get(op.operands[0]);
       bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
       if (unbatched)
-        x = mlir::kiln::UnsqueezeOp::create(b_, loc_, x,
-                                            b_.getI64IntegerAttr(0));
-      out = mlir::kiln::Conv2dOp::create(
-          b_, loc_, x, get(op.operands[1]),
-          tensors > 2 ? get(op.operands[2]) : Value(), params,
-          b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
+        x = make<mlir::kiln::UnsqueezeOp>(x, b_.getI64IntegerAttr(0));
+      out = make<mlir::kiln::Conv2dOp>(
+          x, get(op.operands[1]), tensors > 2 ? get(op.operands[2]) : Value(),
+          params, b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
           b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
           b_.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
           b_.getI64IntegerAttr(attrs[6]));
       if (unbatched)
-        out = mlir::kiln::SqueezeOp::create(b_, loc_, out,
-                                            b_.getI64IntegerAttr(0));
+        out = make<mlir::kiln::SqueezeOp>(out, b_.getI64IntegerAttr(0));
     } else if (c == OpCode::AdaptiveAvgPool2d || c == OpCode::Pool2d) {
       // Pool2d ints: kind, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode,
       // count_include_pad, divisor (0: none); AdaptiveAvgPool2d ints: h, w.
@@ -641,17 +671,14 @@ private:
       }
       bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
       if (unbatched)
-        x = mlir::kiln::UnsqueezeOp::create(b_, loc_, x,
-                                            b_.getI64IntegerAttr(0));
+        x = make<mlir::kiln::UnsqueezeOp>(x, b_.getI64IntegerAttr(0));
       auto pair = [&](size_t i) {
         return b_.getDenseI64ArrayAttr({attrs[i], attrs[i + 1]});
       };
       if (adaptive)
-        out = mlir::kiln::AdaptiveAvgPool2dOp::create(b_, loc_, x, params,
-                                                      pair(0));
+        out = make<mlir::kiln::AdaptiveAvgPool2dOp>(x, params, pair(0));
       else
-        out = mlir::kiln::Pool2dOp::create(
-            b_, loc_,
+        out = make<mlir::kiln::Pool2dOp>(
             mlir::kiln::PoolKindAttr::get(
                 ctx_, op.ints[0] ? mlir::kiln::PoolKind::avg
                                  : mlir::kiln::PoolKind::max),
@@ -659,14 +686,13 @@ private:
             b_.getI64IntegerAttr(attrs[8]), b_.getI64IntegerAttr(attrs[9]),
             op.ints[11] ? b_.getI64IntegerAttr(op.ints[11]) : IntegerAttr());
       if (unbatched)
-        out = mlir::kiln::SqueezeOp::create(b_, loc_, out,
-                                            b_.getI64IntegerAttr(0));
+        out = make<mlir::kiln::SqueezeOp>(out, b_.getI64IntegerAttr(0));
     } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
         inputs.push_back(get(o));
-      out = mlir::kiln::CatOp::create(
-          b_, loc_, inputs,
+      out = make<mlir::kiln::CatOp>(
+          inputs,
           b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0]))));
     } else if (c == OpCode::Expand) {
       // Trailing dims align; -1 keeps the input's size.
@@ -683,8 +709,8 @@ private:
           int64_t size = in.getDimSize(d - lead);
           sizes.push_back(size);
           if (ShapedType::isDynamic(size))
-            dynamic.push_back(mlir::kiln::DimOp::create(
-                b_, loc_, x, b_.getI64IntegerAttr(d - lead)));
+            dynamic.push_back(
+                make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d - lead)));
         } else if (c && *c >= 0) {
           sizes.push_back(static_cast<int64_t>(*c));
         } else {
@@ -692,15 +718,14 @@ private:
           dynamic.push_back(get(operand));
         }
       }
-      out = mlir::kiln::ExpandOp::create(
-          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
-          dynamic);
+      out = make<mlir::kiln::ExpandOp>(
+          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
     } else if (c == OpCode::Reshape) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 1, get(op.operands[0]), sizes, dynamic);
-      out = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(sizes, elementTypeOf(op.operands[0])),
+      out = make<mlir::kiln::ReshapeOp>(
+          RankedTensorType::get(sizes, elementTypeOf(op.operands[0])),
           get(op.operands[0]), dynamic);
     } else if (c == OpCode::Full) {
       SmallVector<int64_t> sizes;
@@ -713,14 +738,13 @@ private:
           : el.isInteger(1)  ? TypedAttr(b_.getBoolAttr(op.number != 0))
                              : TypedAttr(b_.getIntegerAttr(
                                    el, static_cast<int64_t>(op.number)));
-      out = mlir::kiln::FullOp::create(
-          b_, loc_, RankedTensorType::get(sizes, el), dynamic, value);
+      out = make<mlir::kiln::FullOp>(RankedTensorType::get(sizes, el), dynamic,
+                                     value);
     } else if (c == OpCode::Random) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 1, Value(), sizes, dynamic);
-      out = mlir::kiln::RandomOp::create(
-          b_, loc_,
+      out = make<mlir::kiln::RandomOp>(
           RankedTensorType::get(sizes,
                                 elementType(ctx_, elementOfDType(op.ints[1]))),
           op.ints[0] ? mlir::kiln::RandomDistribution::normal
@@ -728,21 +752,20 @@ private:
           scalarCast(get(op.operands[0]), b_.getIndexType()), dynamic);
     } else if (c == OpCode::Transpose) {
       int64_t rank = rankOf(op.operands[0]);
-      out = mlir::kiln::TransposeOp::create(
-          b_, loc_, get(op.operands[0]),
+      out = make<mlir::kiln::TransposeOp>(
+          get(op.operands[0]),
           b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
           b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
     } else if (c == OpCode::Permute) {
       SmallVector<int64_t> perm;
       for (int64_t d : op.ints)
         perm.push_back(normalize(d, rankOf(op.operands[0])));
-      out = mlir::kiln::PermuteOp::create(b_, loc_, get(op.operands[0]),
-                                          b_.getDenseI64ArrayAttr(perm));
+      out = make<mlir::kiln::PermuteOp>(get(op.operands[0]),
+                                        b_.getDenseI64ArrayAttr(perm));
     } else if (c == OpCode::Unsqueeze) {
-      out = mlir::kiln::UnsqueezeOp::create(
-          b_, loc_, get(op.operands[0]),
-          b_.getI64IntegerAttr(
-              normalize(op.ints[0], rankOf(op.operands[0]) + 1)));
+      out = make<mlir::kiln::UnsqueezeOp>(
+          get(op.operands[0]), b_.getI64IntegerAttr(normalize(
+                                   op.ints[0], rankOf(op.operands[0]) + 1)));
     } else if (c == OpCode::ReshapeAs) {
       // A reshape to the other tensor's sizes.
       Value x = get(op.operands[0]), like = get(op.operands[1]);
@@ -750,10 +773,9 @@ private:
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < target.getRank(); ++d)
         if (target.isDynamicDim(d))
-          dynamic.push_back(mlir::kiln::DimOp::create(b_, loc_, like,
-                                                      b_.getI64IntegerAttr(d)));
-      out = mlir::kiln::ReshapeOp::create(
-          b_, loc_,
+          dynamic.push_back(
+              make<mlir::kiln::DimOp>(like, b_.getI64IntegerAttr(d)));
+      out = make<mlir::kiln::ReshapeOp>(
           RankedTensorType::get(
               target.getShape(),
               cast<RankedTensorType>(x.getType()).getElementType()),
@@ -780,22 +802,21 @@ private:
           sizes.push_back(reps[i] * known);
           continue;
         }
-        Value size =
-            mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+        Value size = make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
         pairsDynamic.push_back(size);
         sizes.push_back(ShapedType::kDynamic);
         dynamic.push_back(arith::MulIOp::create(
             b_, loc_, size, arith::ConstantIndexOp::create(b_, loc_, reps[i])));
       }
       Type el = in.getElementType();
-      Value y = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(pairs, el), x, pairsDynamic);
-      Value everywhere = mlir::kiln::FullOp::create(
-          b_, loc_, RankedTensorType::get(mask, b_.getI1Type()), ValueRange{},
+      Value y = make<mlir::kiln::ReshapeOp>(RankedTensorType::get(pairs, el), x,
+                                            pairsDynamic);
+      Value everywhere = make<mlir::kiln::FullOp>(
+          RankedTensorType::get(mask, b_.getI1Type()), ValueRange{},
           b_.getIntegerAttr(b_.getI1Type(), 1));
-      Value spread = mlir::kiln::WhereOp::create(b_, loc_, everywhere, y, y);
-      out = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(sizes, el), spread, dynamic);
+      Value spread = make<mlir::kiln::WhereOp>(everywhere, y, y);
+      out = make<mlir::kiln::ReshapeOp>(RankedTensorType::get(sizes, el),
+                                        spread, dynamic);
     } else if (c == OpCode::Unflatten) {
       // A reshape to the input's sizes with dim replaced by the given ones
       // (one may be -1: the dim's size over the others' product; a product
@@ -806,7 +827,7 @@ private:
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       auto size = [&](int64_t d) -> Value {
-        return mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+        return make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
       };
       auto keep = [&](int64_t d) {
         sizes.push_back(in.getDimSize(d));
@@ -847,9 +868,8 @@ private:
       }
       for (int64_t d = dim + 1; d < rank; ++d)
         keep(d);
-      out = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
-          dynamic);
+      out = make<mlir::kiln::ReshapeOp>(
+          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
     } else if (c == OpCode::Flatten) {
       // A reshape to the input's sizes with dims start..end multiplied.
       Value x = get(op.operands[0]);
@@ -860,7 +880,7 @@ private:
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       auto size = [&](int64_t d) -> Value {
-        return mlir::kiln::DimOp::create(b_, loc_, x, b_.getI64IntegerAttr(d));
+        return make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
       };
       int64_t merged = 1;
       Value mergedValue = arith::ConstantIndexOp::create(b_, loc_, 1);
@@ -885,21 +905,28 @@ private:
       }
       if (rank == 0)
         sizes.push_back(1);
-      out = mlir::kiln::ReshapeOp::create(
-          b_, loc_, RankedTensorType::get(sizes, in.getElementType()), x,
-          dynamic);
+      out = make<mlir::kiln::ReshapeOp>(
+          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
     } else if (c == OpCode::Squeeze) {
-      out = mlir::kiln::SqueezeOp::create(
-          b_, loc_, get(op.operands[0]),
-          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0]))));
+      // Eager's squeeze of a dim whose size is not 1 is the tensor itself:
+      // where that size is static, a copy (a graph's results are never its
+      // inputs' buffers).
+      Value x = get(op.operands[0]);
+      auto type = cast<RankedTensorType>(x.getType());
+      int64_t dim = normalize(op.ints[0], type.getRank());
+      if (type.getRank() > 0 && !type.isDynamicDim(dim) &&
+          type.getDimSize(dim) != 1)
+        out = make<mlir::kiln::CastOp>(type, x);
+      else
+        out = make<mlir::kiln::SqueezeOp>(x, b_.getI64IntegerAttr(dim));
     } else if (c == OpCode::Slice) {
       // Other dims keep their sizes, static ones included.
       auto in = cast<RankedTensorType>(get(op.operands[0]).getType());
       SmallVector<int64_t> sizes(in.getShape());
       int64_t dim = normalize(op.ints[0], in.getRank());
       sizes[dim] = ShapedType::kDynamic;
-      out = mlir::kiln::SliceOp::create(
-          b_, loc_, RankedTensorType::get(sizes, in.getElementType()),
+      out = make<mlir::kiln::SliceOp>(
+          RankedTensorType::get(sizes, in.getElementType()),
           get(op.operands[0]), b_.getI64IntegerAttr(dim),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           scalarCast(get(op.operands[2]), b_.getIndexType()),
@@ -910,8 +937,8 @@ private:
       Value x = get(op.operands[0]);
       Type to = op.ints[0] < 0 ? elementTypeOf(op.operands[1])
                                : elementType(ctx_, elementOfDType(op.ints[0]));
-      out = mlir::kiln::CastOp::create(
-          b_, loc_, cast<RankedTensorType>(x.getType()).clone(to), x);
+      out = make<mlir::kiln::CastOp>(
+          cast<RankedTensorType>(x.getType()).clone(to), x);
     } else if (c == OpCode::OpaqueCall) {
       // Assumed to give its first argument's rank and dtype; the adapter
       // checks, and the statements run eagerly when it does not.
@@ -935,8 +962,7 @@ private:
             b_, loc_, symbol, b_.getFunctionType(argTypes, {resultType}));
         decl.setPrivate();
       }
-      out = mlir::kiln::OpaqueCallOp::create(b_, loc_, TypeRange{resultType},
-                                             symbol, args)
+      out = make<mlir::kiln::OpaqueCallOp>(TypeRange{resultType}, symbol, args)
                 .getResult(0);
     } else if (c == OpCode::Select) {
       // The arms may know different sizes statically: both are cast to
@@ -951,9 +977,9 @@ private:
             *arm = tensor::CastOp::create(b_, loc_, resultType, *arm);
       out = arith::SelectOp::create(b_, loc_, get(op.operands[0]), t, f);
     } else if (c == OpCode::Arange) {
-      out = mlir::kiln::ArangeOp::create(
-          b_, loc_, RankedTensorType::get({kDyn}, b_.getI64Type()),
-          get(op.operands[0]), get(op.operands[1]), get(op.operands[2]));
+      out = make<mlir::kiln::ArangeOp>(
+          RankedTensorType::get({kDyn}, b_.getI64Type()), get(op.operands[0]),
+          get(op.operands[1]), get(op.operands[2]));
     } else {
       return llvm::createStringError(llvm::Twine("no lowering for kiln::") +
                                      opName(c));
@@ -969,6 +995,8 @@ private:
   ModuleOp module_;
   Location loc_ = UnknownLoc::get(ctx_);
   std::map<int, Value> values_;
+  /// Why an op built for the traced op being built cannot be (make).
+  std::string error_;
 };
 
 } // namespace
