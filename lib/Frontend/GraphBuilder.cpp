@@ -107,8 +107,10 @@ ElementType elementOf(Type t) {
 
 namespace {
 
+/// A dim counted from the end as one counted from 0; one out of range
+/// either way stays as the source wrote it, for the op's verifier to name.
 int64_t normalize(int64_t dim, int64_t rank) {
-  return dim < 0 ? dim + rank : dim;
+  return dim < 0 && dim + rank >= 0 ? dim + rank : dim;
 }
 
 class GraphFunctionBuilder {
