@@ -195,18 +195,15 @@ std::string aliasedOutput(const Root &root) {
   return "";
 }
 
-/// Reports a root that cannot be compiled: an error, or with `hostBecause`
-/// a warning that it stays host code (and why that is not an error).
-/// Returns the message.
+/// Reports a root that cannot be compiled through its unit: an error (the
+/// unit fails), or with `hostBecause` a warning that it stays host code
+/// (and why that is not an error). Returns the message.
 std::string internalFailure(TranslationUnit &unit, const Root &root,
-                            const std::string &why, const char *hostBecause,
-                            bool &failed) {
+                            const std::string &why, const char *hostBecause) {
   std::string message = "kiln could not compile '" + root.name + "': " + why;
   if (hostBecause)
     message += " (left as host code: " + std::string(hostBecause) + ")";
   unit.report(root, /*error=*/!hostBecause, message);
-  if (!hostBecause)
-    failed = true;
   return message;
 }
 
@@ -215,7 +212,7 @@ std::string internalFailure(TranslationUnit &unit, const Root &root,
 std::string detail::reportTypingFailure(TranslationUnit &unit, const Root &root,
                                         llvm::Error error,
                                         bool requireKnownTypes,
-                                        const char *hostBecause, bool &failed) {
+                                        const char *hostBecause) {
   // A graph typed on a guess that does not fit is not the user's error: it
   // runs eagerly, with a way to state the types.
   std::string open = openInputs(root);
@@ -229,7 +226,7 @@ std::string detail::reportTypingFailure(TranslationUnit &unit, const Root &root,
                                               " are open: state them with "
                                               "--signature or --signatures"
                                         : ""),
-                         guessed ? "a guess" : hostBecause, failed);
+                         guessed ? "a guess" : hostBecause);
 }
 
 namespace {
@@ -510,7 +507,7 @@ public:
     if (request_.emit != Emit::Cpp) {
       Compiled all;
       // A root that failed to type fails the file: nothing is written.
-      return compileFile(compiled, all) && !failed_ &&
+      return compileFile(compiled, all) && !unit_.failed() &&
              writeAtomically(request_.output, all.output);
     }
     std::vector<Compiled> parts;
@@ -518,7 +515,7 @@ public:
       compileEach(compiled, parts, /*cached=*/true);
     else if (!compileFile(compiled, parts.emplace_back()))
       return false;
-    return !failed_ && writeObject(parts) && stitch();
+    return !unit_.failed() && writeObject(parts) && stitch();
   }
 
   unsigned cacheHits = 0, cacheMisses = 0;
@@ -538,7 +535,6 @@ private:
   /// The graphs of the roots, typed; those that type go into ok_.
   void typeRoots() {
     const CompileRequest &request = request_;
-    bool &failed = failed_;
     for (Root &root : unit_.roots) {
       if (root.failed)
         continue;
@@ -548,7 +544,7 @@ private:
             "it modifies a tensor in place (" + root.inPlace +
                 "), and compiled graphs do not keep views aliased to their "
                 "base yet",
-            "in-place ops run eagerly", failed);
+            "in-place ops run eagerly");
         continue;
       }
       if (root.unitWritesInPlace) {
@@ -559,7 +555,7 @@ private:
               why +
                   ", and this file modifies tensors in place: compiled graphs "
                   "return views as tensors of their own",
-              "views and in-place ops run eagerly", failed);
+              "views and in-place ops run eagerly");
           continue;
         }
       }
@@ -570,7 +566,7 @@ private:
       if (llvm::Error error = typeGraphs(graphs, variants)) {
         root.leftOnHost = detail::reportTypingFailure(
             unit_, root, std::move(error), request.requireKnownTypes,
-            suppressed(request), failed);
+            suppressed(request));
         continue;
       }
       if (request.requireKnownTypes) {
@@ -580,7 +576,7 @@ private:
                           "no rank or dtype is stated or shown for " + open +
                               " (--require-known-types; state them with "
                               "--signature)",
-                          nullptr, failed);
+                          nullptr);
           continue;
         }
       }
@@ -601,9 +597,8 @@ private:
       Compiled part;
       std::string prefix = imagePrefix(file_) + "r" + std::to_string(i) + "_";
       if (llvm::Error error = compile({r}, prefix, cached, part)) {
-        r->leftOnHost =
-            internalFailure(unit_, *r, llvm::toString(std::move(error)),
-                            suppressed(request_), failed_);
+        r->leftOnHost = internalFailure(
+            unit_, *r, llvm::toString(std::move(error)), suppressed(request_));
         continue;
       }
       good.push_back(r);
@@ -638,12 +633,12 @@ private:
     llvm::consumeError(std::move(error));
     std::vector<Compiled> unused;
     compileEach(roots, unused, /*cached=*/false);
-    if (failed_)
+    if (unit_.failed())
       return false;
     all = Compiled();
     if (llvm::Error rest = compile(roots, prefix, false, all, /*debug=*/true)) {
       internalFailure(unit_, *roots.front(), llvm::toString(std::move(rest)),
-                      nullptr, failed_);
+                      nullptr);
       return false;
     }
     return true;
@@ -926,7 +921,6 @@ private:
   /// source (eager-backend roots included).
   std::vector<Root *> ok_;
   std::vector<stitch::EmbeddedImage> images_;
-  bool failed_ = false;
   std::unique_ptr<llvm::raw_fd_ostream> kilnIR_, passes_, llvmDialect_, llvmIR_;
 };
 
@@ -988,7 +982,7 @@ int runCompile(const CompileRequest &request) {
   for (std::unique_ptr<TranslationUnit> &unit : units) {
     FileCompile file(request, *unit, context, cache ? &*cache : nullptr, timer,
                      objectPath);
-    if (!file.run(usageError) || unit->failed())
+    if (!file.run(usageError))
       failed = true;
     cacheHits += file.cacheHits;
     cacheMisses += file.cacheMisses;

@@ -202,7 +202,6 @@ int runExplain(const ExplainRequest &request) {
   std::vector<std::unique_ptr<TranslationUnit>> units;
   int status = parseAndTrace(options, units);
   std::vector<Root> all;
-  bool failed = false;
   for (std::unique_ptr<TranslationUnit> &unit : units) {
     std::vector<Root> &roots = unit->roots;
     // --function NAME: that root and the roots of the callees whose breaks
@@ -227,18 +226,15 @@ int runExplain(const ExplainRequest &request) {
       // does not fit is a warning, as there).
       if (llvm::Error error = typeGraphs(graphs, variants))
         detail::reportTypingFailure(*unit, r, std::move(error),
-                                    /*requireKnownTypes=*/false, nullptr,
-                                    failed);
+                                    /*requireKnownTypes=*/false, nullptr);
       for (size_t i = 0; i < r.segments.size(); ++i)
         r.segments[i].variants = std::move(variants[i]);
       all.push_back(std::move(r));
     }
     if (unit->failed())
-      failed = true;
+      status = 1;
   }
   // A failed command writes nothing on stdout.
-  if (failed)
-    status = 1;
   if (status != 0)
     return status;
   auto [graphs, breaks, ops] = Totals(all);

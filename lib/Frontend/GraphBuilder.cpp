@@ -107,10 +107,11 @@ ElementType elementOf(Type t) {
 
 namespace {
 
-/// A dim counted from the end as one counted from 0; one out of range
-/// either way stays as the source wrote it, for the op's verifier to name.
+/// A dim counted from 0 (dimIndex); one out of range stays as the source
+/// wrote it, for the op's verifier to name.
 int64_t normalize(int64_t dim, int64_t rank) {
-  return dim < 0 && dim + rank >= 0 ? dim + rank : dim;
+  int64_t d = dimIndex(dim, rank);
+  return d < 0 ? dim : d;
 }
 
 class GraphFunctionBuilder {
@@ -514,8 +515,8 @@ private:
       }
     } else if (c == OpCode::Where) {
       Value cond = tensorAs(op.operands[0], ElementType::Bool);
-      Value l = get(op.operands[1]), rr = get(op.operands[2]);
-      out = make<mlir::kiln::WhereOp>(cond, l, rr);
+      out = make<mlir::kiln::WhereOp>(cond, get(op.operands[1]),
+                                      get(op.operands[2]));
     } else if (opGroup(c) == OpGroup::UnaryFloat ||
                opGroup(c) == OpGroup::Unary) {
       Value x = get(op.operands[0]);
@@ -580,8 +581,8 @@ private:
       else
         out = make<mlir::kiln::RmsNormOp>(x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
-      Value l = get(op.operands[0]), rr = get(op.operands[1]);
-      out = make<mlir::kiln::MatmulOp>(l, rr);
+      out =
+          make<mlir::kiln::MatmulOp>(get(op.operands[0]), get(op.operands[1]));
     } else if (c == OpCode::Attention) {
       // operands q, k, v, [mask], [scale]; ints is_causal, has mask, scale.
       Value mask = op.ints[1] ? get(op.operands[3]) : Value();
@@ -592,12 +593,9 @@ private:
           get(op.operands[0]), get(op.operands[1]), get(op.operands[2]), mask,
           scale, op.ints[0] != 0);
     } else if (c == OpCode::Linear) {
-      SmallVector<Value> operands;
-      for (int o : op.operands)
-        operands.push_back(get(o));
-      out = make<mlir::kiln::LinearOp>(operands[0], operands[1],
-                                       operands.size() > 2 ? operands[2]
-                                                           : Value());
+      out = make<mlir::kiln::LinearOp>(
+          get(op.operands[0]), get(op.operands[1]),
+          op.operands.size() > 2 ? get(op.operands[2]) : Value());
     } else if (c == OpCode::Embedding) {
       // Inferred: static dims of the ids' (an unsqueeze's 1) stay static.
       out = make<mlir::kiln::EmbeddingOp>(get(op.operands[0]),

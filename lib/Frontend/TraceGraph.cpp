@@ -223,11 +223,6 @@ bool isIndex(ElementType t) {
   return t == ElementType::I32 || t == ElementType::I64;
 }
 
-/// dim normalised into [0, rank), or -1.
-int64_t normalize(int64_t dim, int64_t rank) {
-  int64_t d = dim < 0 ? dim + rank : dim;
-  return d >= 0 && d < rank ? d : -1;
-}
 } // namespace
 
 namespace {
@@ -300,6 +295,11 @@ llvm::Error opError(const TraceOp &op, const std::string &why) {
                                  std::to_string(op.pos.line) + ": " + why);
 }
 
+int64_t dimIndex(int64_t dim, int64_t rank) {
+  int64_t d = dim < 0 ? dim + rank : dim;
+  return d >= 0 && d < rank ? d : -1;
+}
+
 ElementType cumulativeElement(const TraceOp &op, ElementType input) {
   if (op.ints[1] >= 0)
     return elementOfDType(op.ints[1]);
@@ -318,7 +318,7 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
            "; convert with to(kiln::kFloat32) first";
   };
   if (r.kind != ValueKind::Tensor) {
-    if (op.code == OpCode::Dim && normalize(op.ints[0], in(0).rank) < 0)
+    if (op.code == OpCode::Dim && dimIndex(op.ints[0], in(0).rank) < 0)
       return fail("dim " + std::to_string(op.ints[0]) +
                   " is out of range for rank " + std::to_string(in(0).rank));
     return llvm::Error::success();
@@ -339,7 +339,7 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
     return llvm::Error::success();
   case OpGroup::Binary:
     // Subtracting bools, which eager refuses, the dialect's inference
-    // refuses with eager's message (GraphBuilder asks it first).
+    // refuses with eager's message.
     return llvm::Error::success();
   case OpGroup::Reduction: {
     ElementType e = in(0).element;
@@ -430,7 +430,7 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
                   " sizes of a tensor of rank " + std::to_string(in(0).rank));
     break;
   case OpCode::Slice: // GraphBuilder sizes its result by the dim
-    if (normalize(op.ints[0], in(0).rank) < 0)
+    if (dimIndex(op.ints[0], in(0).rank) < 0)
       return fail("dim out of range");
     break;
   case OpCode::Permute: {
@@ -438,8 +438,8 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
       return fail("permute needs one dim per dim of its input");
     std::set<int64_t> seen;
     for (int64_t d : op.ints)
-      if (normalize(d, in(0).rank) < 0 ||
-          !seen.insert(normalize(d, in(0).rank)).second)
+      if (dimIndex(d, in(0).rank) < 0 ||
+          !seen.insert(dimIndex(d, in(0).rank)).second)
         return fail("permute's dims are not a permutation of the input's " +
                     std::to_string(in(0).rank) + " dims");
     break;
@@ -453,14 +453,14 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
     break;
   }
   case OpCode::Unflatten:
-    if (normalize(op.ints[0], in(0).rank) < 0)
+    if (dimIndex(op.ints[0], in(0).rank) < 0)
       return fail("dim out of range");
     break;
   case OpCode::Flatten: {
     if (in(0).rank == 0) // a 0-d tensor flattens to [1]
       break;
-    int64_t s = normalize(op.ints[0], in(0).rank);
-    int64_t e = normalize(op.ints[1], in(0).rank);
+    int64_t s = dimIndex(op.ints[0], in(0).rank);
+    int64_t e = dimIndex(op.ints[1], in(0).rank);
     if (s < 0 || e < 0)
       return fail("dim out of range");
     if (s > e)
@@ -468,7 +468,7 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
     break;
   }
   case OpCode::Squeeze:
-    if (normalize(op.ints[0], in(0).rank) < 0)
+    if (dimIndex(op.ints[0], in(0).rank) < 0)
       return fail("dim out of range");
     break;
   case OpCode::OpaqueCall:

@@ -78,8 +78,8 @@ frontend::FrontendOptions frontendOptions(const SourceRequest &request);
 /// otherwise (then `failed` is set). Returns what it reported.
 std::string reportTypingFailure(frontend::TranslationUnit &unit,
                                 const frontend::Root &root, llvm::Error error,
-                                bool requireKnownTypes, const char *hostBecause,
-                                bool &failed);
+                                bool requireKnownTypes,
+                                const char *hostBecause);
 /// explain's text report of traced roots.
 void printExplainText(llvm::raw_ostream &os,
                       const std::vector<frontend::Root> &roots);

@@ -284,6 +284,10 @@ llvm::Error checkOp(const Graph &graph, const TraceOp &op);
 /// Why the graph cannot type `op`: "kiln::NAME at FILE:LINE: why".
 llvm::Error opError(const TraceOp &op, const std::string &why);
 
+/// Dim `dim` of a tensor of rank `rank` counted from 0 (a negative one
+/// counts from the end), or -1 when it is out of range.
+int64_t dimIndex(int64_t dim, int64_t rank);
+
 /// The element type of a cumsum or cumprod: its dtype argument, else its
 /// input's if floating, else i64.
 ElementType cumulativeElement(const TraceOp &op, ElementType input);
