@@ -99,15 +99,6 @@ const char *opName(OpCode code) {
   return "?";
 }
 
-namespace {
-/// Unary float ops that eager (and torch) refuse on integers and bools.
-bool isFloatOnly(OpCode code) {
-  return code == OpCode::Silu || code == OpCode::Softplus ||
-         code == OpCode::Mish || code == OpCode::Hardswish ||
-         code == OpCode::Hardsigmoid;
-}
-} // namespace
-
 OpGroup opGroup(OpCode code) {
   switch (code) {
 #define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
@@ -324,33 +315,18 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
     return llvm::Error::success();
   }
   switch (opGroup(op.code)) {
+  // The element types eager refuses for the unary ops, the reductions,
+  // gelu, softmax, the norms and attention, subtracting bools: the ops'
+  // verifiers and inference, in eager's words (Kiln_FloatInput).
   case OpGroup::UnaryFloat:
-    // Activations torch defines on floating tensors only: eager refuses
-    // the others, so no compiled graph could agree.
-    if (isFloatOnly(op.code) && !isFloat(in(0).element))
-      return fail(notForDType(in(0).element));
+  case OpGroup::Binary:
+  case OpGroup::Reduction:
     return llvm::Error::success();
   case OpGroup::Unary:
     if (op.code == OpCode::Neg && in(0).element == ElementType::Bool)
       return fail("negating a bool tensor is not supported; use logical_not "
                   "or convert with to(kiln::kInt64)");
-    if (in(0).element == ElementType::Bool)
-      return fail(notForDType(in(0).element));
     return llvm::Error::success();
-  case OpGroup::Binary:
-    // Subtracting bools, which eager refuses, the dialect's inference
-    // refuses with eager's message.
-    return llvm::Error::success();
-  case OpGroup::Reduction: {
-    ElementType e = in(0).element;
-    if ((op.code == OpCode::Argmax || op.code == OpCode::Argmin) &&
-        e == ElementType::Bool)
-      return fail(notForDType(e));
-    // As eager: the mean of integers is refused.
-    if (op.code == OpCode::Mean && !isFloat(e))
-      return fail(notForDType(e));
-    return llvm::Error::success();
-  }
   case OpGroup::Tensor:
   case OpGroup::Scalar:
     break;
@@ -365,20 +341,14 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
   case OpCode::Cat:
   case OpCode::Transpose:
   case OpCode::Unsqueeze:
-    break;
+  // (Their element types too: eager's refusals are their verifiers'.)
   case OpCode::Gelu:
   case OpCode::Softmax:
   case OpCode::LogSoftmax:
   case OpCode::LayerNorm:
   case OpCode::RmsNorm:
-    // (Dims, the weight's and bias's shapes: the ops' verifiers.)
-    if (!isFloat(in(0).element))
-      return fail(notForDType(in(0).element));
-    break;
   case OpCode::Attention:
-    // (Ranks, one dtype, the mask: the op's inference.)
-    if (!isFloat(in(0).element))
-      return fail(notForDType(in(0).element));
+  case OpCode::Topk:
     break;
   case OpCode::Embedding:
     if (!isIndex(in(0).element) || in(1).rank != 2)
@@ -389,18 +359,12 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
   case OpCode::ScatterAdd:
     if (!isIndex(in(1).element))
       return fail("scatter_add needs an integer index");
-    if (in(0).element == ElementType::Bool)
-      return fail(notForDType(in(0).element));
     break;
   case OpCode::Cumsum:
   case OpCode::Cumprod:
     if (ElementType e = cumulativeElement(op, in(0).element);
         e == ElementType::Bool || e == ElementType::I32)
       return fail(notForDType(e));
-    break;
-  case OpCode::Topk:
-    if (in(0).element == ElementType::Bool)
-      return fail(notForDType(in(0).element));
     break;
   case OpCode::Gather:
     if (!isIndex(in(1).element))

@@ -126,7 +126,7 @@ private:
   }
 
   /// Sizes of a result type, dynamic ones from operands in order.
-  Shape sizesOf(RankedTensorType type, ValueRange dynamic) {
+  Shape sizesOf(ShapedType type, ValueRange dynamic) {
     Shape shape;
     auto it = dynamic.begin();
     for (int64_t s : type.getShape())

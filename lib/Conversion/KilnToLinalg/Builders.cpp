@@ -78,7 +78,7 @@ Value indexValue(OpBuilder &b, Location loc, OpFoldResult ofr) {
       b, loc, cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
 }
 
-SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
+SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, ShapedType type,
                                        ValueRange dynamicSizes) {
   SmallVector<OpFoldResult> mixed;
   auto next = dynamicSizes.begin();

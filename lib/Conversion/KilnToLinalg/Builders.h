@@ -49,7 +49,7 @@ AffineMap projectOut(MLIRContext *context, int64_t rank,
 
 /// The sizes of `type`: its static ones, and its dynamic ones taken from
 /// `dynamicSizes` in order (the operands of reshape, expand, full).
-SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, RankedTensorType type,
+SmallVector<OpFoldResult> mixedSizesOf(OpBuilder &b, ShapedType type,
                                        ValueRange dynamicSizes);
 
 /// The product of input's sizes along dims (1 when dims is empty).

@@ -34,7 +34,7 @@ struct FullToFill : OpConversionPattern<FullOp> {
   matchAndRewrite(FullOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     Value empty = emptyTensor(rewriter, loc,
                               mixedSizesOf(rewriter, type, adaptor.getSizes()),
                               type.getElementType());
@@ -54,7 +54,7 @@ struct RandomToGeneric : OpConversionPattern<RandomOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
     Value seed =
         arith::IndexCastOp::create(b, loc, b.getI64Type(), adaptor.getSeed());
@@ -184,7 +184,7 @@ struct ArangeToGeneric : OpConversionPattern<ArangeOp> {
     Value count = arith::CeilDivSIOp::create(b, loc, span, safeStep);
     count = arith::MaxSIOp::create(b, loc, count, zero);
     count = arith::SelectOp::create(b, loc, stepOk, count, zero);
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     OpFoldResult size = ShapedType::isDynamic(type.getDimSize(0))
                             ? OpFoldResult(count)
                             : OpFoldResult(b.getIndexAttr(type.getDimSize(0)));

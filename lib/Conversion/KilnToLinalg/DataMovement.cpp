@@ -41,7 +41,7 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     Value input = adaptor.getInput();
     SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
     Value ok = arith::CmpIOp::create(
@@ -71,7 +71,7 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
 };
 
 Value transposeBy(OpBuilder &b, Location loc, Value input,
-                  ArrayRef<int64_t> perm, RankedTensorType resultType) {
+                  ArrayRef<int64_t> perm, ShapedType resultType) {
   SmallVector<OpFoldResult> in = tensor::getMixedSizes(b, loc, input);
   SmallVector<OpFoldResult> sizes;
   for (int64_t p : perm)
@@ -189,7 +189,7 @@ struct UnsqueezeToExpandShape : OpConversionPattern<UnsqueezeOp> {
   LogicalResult
   matchAndRewrite(UnsqueezeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     SmallVector<OpFoldResult> shape;
     SmallVector<OpFoldResult> in =
         tensor::getMixedSizes(rewriter, op.getLoc(), adaptor.getInput());
@@ -209,7 +209,7 @@ struct SqueezeToCollapseShape : OpConversionPattern<SqueezeOp> {
   LogicalResult
   matchAndRewrite(SqueezeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = op.getInput().getType();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
     int64_t rank = type.getRank(), dim = op.getDim();
     Value input = adaptor.getInput();
     if (type.isDynamicDim(dim)) {
@@ -241,7 +241,7 @@ struct ExpandToGeneric : OpConversionPattern<ExpandOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     SmallVector<OpFoldResult> sizes = mixedSizesOf(b, type, adaptor.getSizes());
@@ -302,7 +302,7 @@ struct CatToInsertSlices : OpConversionPattern<CatOp> {
       total = arith::AddIOp::create(b, loc, total, len);
     }
     sizes[dim] = total;
-    auto type = op.getType();
+    auto type = cast<RankedTensorType>(op.getType());
     Value result = emptyTensor(b, loc, sizes, type.getElementType());
     Value offset = arith::ConstantIndexOp::create(b, loc, 0);
     for (auto [i, v] : llvm::enumerate(inputs)) {
@@ -376,7 +376,7 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
         input = nonEmptyAlong(b, loc, input, d);
         limits[d] = tensor::DimOp::create(b, loc, input, d);
       }
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, index),
                              resultType.getElementType());
     SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));

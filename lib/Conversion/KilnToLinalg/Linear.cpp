@@ -125,7 +125,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     auto ta = cast<RankedTensorType>(a.getType());
     auto tb = cast<RankedTensorType>(bm.getType());
     Type element = ta.getElementType();
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     int64_t ra = ta.getRank(), rb = tb.getRank();
     // Contracting dims: a's last, b's first (1-d) or second to last.
     std::tie(a, bm) = agreeOnDim(b, loc, a, ra - 1, bm, rb == 1 ? 0 : rb - 2,
@@ -253,7 +253,7 @@ struct LinearToLinalg : OpConversionPattern<LinearOp> {
                                    AffineMap::get(loops, 0, we, ctx),
                                    AffineMap::get(loops, 0, ye, ctx)};
     Value y = contractionGeneric(b, loc, {x, w}, init, maps);
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     y = castTo(b, loc, y, resultType);
     if (Value bias = adaptor.getBias())
       y = AddOp::create(b, loc, y, bias); // converted by the add pattern
@@ -274,7 +274,7 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
              "embedding: index out of range");
     table = nonEmptyAlong(b, loc, table, 0);
     Value rows = tensor::DimOp::create(b, loc, table, 0);
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     int64_t rank = resultType.getRank();
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, ids);
     sizes.push_back(tensor::getMixedSize(b, loc, table, 1));
@@ -393,7 +393,7 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
     // gives an empty loop.
     SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, x, 0),
                                        tensor::getMixedSize(b, loc, w, 0)};
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     for (int i = 0; i < 2; ++i) {
       if (!resultType.isDynamicDim(2 + i)) {
         sizes.push_back(b.getIndexAttr(resultType.getDimSize(2 + i)));

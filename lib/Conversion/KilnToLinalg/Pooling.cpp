@@ -187,7 +187,7 @@ struct Pool2dToLinalg : OpConversionPattern<Pool2dOp> {
     x = checkPlanes(b, loc, x, name, in);
 
     // ATen's pooling_output_shape.
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(op.getType());
     SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, x, 0),
                                        tensor::getMixedSize(b, loc, x, 1)};
     for (int i = 0; i < 2; ++i) {

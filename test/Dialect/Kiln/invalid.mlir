@@ -48,9 +48,19 @@ func.func @integer_div(%a: tensor<3xi64>) {
 // -----
 
 func.func @integer_silu(%a: tensor<3xi32>) {
-  // silu, like torch's, is defined on floating tensors only.
-  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  // silu, like torch's, is defined on floating tensors only: refused in
+  // eager's words.
+  // expected-error@+1 {{not supported for dtype i32; convert with to(kiln::kFloat32) first}}
   %0 = kiln.silu %a : tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @bool_floor(%a: tensor<3xi1>) {
+  // The rounding and sign ops, like eager's, refuse bools.
+  // expected-error@+1 {{not supported for dtype i1; convert with to(kiln::kFloat32) first}}
+  %0 = kiln.floor %a : tensor<3xi1>
   return
 }
 
@@ -98,7 +108,7 @@ func.func @reduction_dims_unsorted(%a: tensor<2x3xf32>) {
 // -----
 
 func.func @integer_mean(%a: tensor<2x3xi64>) {
-  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float}}
+  // expected-error@+1 {{not supported for dtype i64; convert with to(kiln::kFloat32) first}}
   %0 = kiln.mean %a dims [] : tensor<2x3xi64> -> tensor<i64>
   return
 }

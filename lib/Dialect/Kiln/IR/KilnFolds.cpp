@@ -64,7 +64,10 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {
-  int64_t size = getInput().getType().getDimSize(getIndex());
+  auto type = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!type || getIndex() < 0 || getIndex() >= type.getRank())
+    return {};
+  int64_t size = type.getDimSize(getIndex());
   if (ShapedType::isDynamic(size))
     return {};
   return IntegerAttr::get(IndexType::get(getContext()), size);

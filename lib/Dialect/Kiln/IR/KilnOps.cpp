@@ -54,6 +54,38 @@ bool broadcastDim(int64_t a, int64_t b, int64_t &out) {
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
+/// As eager words it (lib/Runtime), so that a refused graph reads the same
+/// compiled or not.
+static LogicalResult refuseElementType(std::optional<Location> loc, Type e) {
+  std::string name;
+  llvm::raw_string_ostream(name) << e; // i64, not 'i64'
+  return emitOptionalError(loc, "not supported for dtype ", name,
+                           "; convert with to(kiln::kFloat32) first");
+}
+
+bool mlir::kiln::inferOpen(ValueRange operands,
+                           SmallVectorImpl<Type> &inferred) {
+  if (!anyOpen(operands.getTypes()))
+    return false;
+  inferred.push_back(openTensorType(operands.front().getContext()));
+  return true;
+}
+
+LogicalResult mlir::kiln::trait::verifyInputElementType(Operation *op,
+                                                        bool floatOnly) {
+  Type input = op->getOperand(0).getType();
+  if (isOpenTensor(input))
+    return success();
+  Type e = cast<ShapedType>(input).getElementType();
+  if (floatOnly ? isa<FloatType>(e) : !e.isInteger(1))
+    return success();
+  return refuseElementType(op->getLoc(), e);
+}
+
+bool mlir::kiln::hasOpenTypes(Operation *op) {
+  return anyOpen(op->getOperandTypes()) || anyOpen(op->getResultTypes());
+}
+
 LogicalResult
 mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
                                  ArrayRef<Type> operandTypes, Type elementType,
@@ -207,6 +239,13 @@ static bool compatibleDims(int64_t a, int64_t b) {
 
 static LogicalResult verifyNormalizedShape(Operation *op, Type inputType,
                                            Type weightType, Value bias) {
+  // Checked here, not by an ODS trait, so that an op on open types
+  // checks nothing (hasOpenTypes).
+  if (rankedOf(inputType).getElementType() !=
+      rankedOf(weightType).getElementType())
+    return op->emitOpError("the weight's type ")
+           << weightType << " differs in element type from the input's "
+           << inputType;
   ArrayRef<int64_t> xs = rankedOf(inputType).getShape();
   ArrayRef<int64_t> ws = rankedOf(weightType).getShape();
   bool ok = ws.size() <= xs.size();
@@ -241,6 +280,8 @@ LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
                                       std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   return inferBroadcastResult(
       loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
       IntegerType::get(context, 1), inferred);
@@ -250,6 +291,8 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   Type lhs = adaptor.getLhs().getType(), rhs = adaptor.getRhs().getType();
   return inferBroadcastResult(
       loc, {adaptor.getCond().getType(), lhs, rhs},
@@ -261,11 +304,15 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 LogicalResult LayerNormOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   return verifyNormalizedShape(*this, getInput().getType(),
                                getWeight().getType(), getBias());
 }
 
 LogicalResult RmsNormOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   return verifyNormalizedShape(*this, getInput().getType(),
                                getWeight().getType(), Value());
 }
@@ -277,9 +324,14 @@ LogicalResult RmsNormOp::verify() {
 LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto q = rankedOf(adaptor.getQuery().getType());
   auto k = rankedOf(adaptor.getKey().getType());
   auto v = rankedOf(adaptor.getValue().getType());
+  // Before the checks below, as eager refuses it first (Kiln_FloatInput).
+  if (!isa<FloatType>(q.getElementType()))
+    return refuseElementType(loc, q.getElementType());
   for (RankedTensorType t : {q, k, v})
     if (t.getRank() < 2 || t.getRank() > 4)
       return emitOptionalError(loc,
@@ -326,6 +378,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto lhs = rankedOf(adaptor.getLhs().getType());
   auto rhs = rankedOf(adaptor.getRhs().getType());
   if (lhs.getRank() == 0 || rhs.getRank() == 0)
@@ -364,6 +418,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto x = rankedOf(adaptor.getInput().getType());
   auto w = rankedOf(adaptor.getWeight().getType());
   if (w.getRank() != 2)
@@ -389,6 +445,8 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto ids = rankedOf(adaptor.getIds().getType());
   auto table = rankedOf(adaptor.getTable().getType());
   if (table.getRank() != 2)
@@ -404,6 +462,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto input = rankedOf(adaptor.getInput().getType());
   auto index = rankedOf(adaptor.getIndex().getType());
   int64_t rank = input.getRank(), dim = adaptor.getDim();
@@ -425,6 +485,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult ScatterAddOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   auto input = getInput().getType(), src = getSrc().getType();
   auto index = getIndex().getType();
   int64_t rank = input.getRank(), dim = getDim();
@@ -455,6 +517,8 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto input = rankedOf(adaptor.getInput().getType());
   int64_t rank = input.getRank(), dim = adaptor.getDim();
   if (dim < 0 || dim >= std::max<int64_t>(rank, 1))
@@ -472,6 +536,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto x = rankedOf(adaptor.getInput().getType());
   auto w = rankedOf(adaptor.getWeight().getType());
   ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding(),
@@ -545,6 +611,8 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto x = rankedOf(adaptor.getInput().getType());
   if (x.getRank() != 4)
     return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
@@ -617,6 +685,8 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
 LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto x = rankedOf(adaptor.getInput().getType());
   if (x.getRank() != 4)
     return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
@@ -644,6 +714,8 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *context,
                                       std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "needs at least one input");
   auto first = rankedOf(adaptor.getInputs().front().getType());
@@ -683,6 +755,8 @@ LogicalResult
 CrossEntropyOp::inferReturnTypes(MLIRContext *context,
                                  std::optional<Location> loc, Adaptor adaptor,
                                  SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto logits = rankedOf(adaptor.getLogits().getType());
   auto targets = rankedOf(adaptor.getTargets().getType());
   if (logits.getRank() != 1 && logits.getRank() != 2)
@@ -701,8 +775,9 @@ CrossEntropyOp::inferReturnTypes(MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 /// One index operand per dynamic dim of the result.
-static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType result,
+static LogicalResult verifyDynamicSizes(Operation *op, Type resultType,
                                         ValueRange sizes) {
+  auto result = rankedOf(resultType);
   if (static_cast<int64_t>(sizes.size()) !=
       static_cast<int64_t>(result.getNumDynamicDims()))
     return op->emitOpError("expects one size operand per dynamic dim of ")
@@ -712,6 +787,8 @@ static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType result,
 }
 
 LogicalResult ReshapeOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(verifyDynamicSizes(*this, out, getSizes())))
     return failure();
@@ -728,6 +805,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto in = rankedOf(adaptor.getInput().getType());
   SmallVector<int64_t> shape(in.getShape());
   int64_t d0 = adaptor.getDim0(), d1 = adaptor.getDim1();
@@ -743,6 +822,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto in = rankedOf(adaptor.getInput().getType());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   if (static_cast<int64_t>(perm.size()) != in.getRank())
@@ -763,6 +844,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult SliceOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(verifyDimInRange(*this, getDim(), in.getRank(), "dim")))
     return failure();
@@ -792,6 +875,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto in = rankedOf(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
   if (dim < 0 || dim > in.getRank())
@@ -807,6 +892,8 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
   auto in = rankedOf(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
   if (dim < 0 || dim >= in.getRank() ||
@@ -819,6 +906,8 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult ExpandOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(verifyDynamicSizes(*this, out, getSizes())))
     return failure();
@@ -839,6 +928,8 @@ LogicalResult ExpandOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult FullOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   auto type = getResult().getType();
   if (failed(verifyDynamicSizes(*this, type, getSizes())))
     return failure();
@@ -850,10 +941,14 @@ LogicalResult FullOp::verify() {
 }
 
 LogicalResult RandomOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   return verifyDynamicSizes(*this, getResult().getType(), getSizes());
 }
 
 LogicalResult FromScalarOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   Type scalar = getScalar().getType();
   Type element = getResult().getType().getElementType();
   bool ok = scalar == element ||
@@ -866,6 +961,8 @@ LogicalResult FromScalarOp::verify() {
 }
 
 LogicalResult DimOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
   return verifyDimInRange(*this, getIndex(), getInput().getType().getRank(),
                           "index");
 }
@@ -890,6 +987,76 @@ OpaqueCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
            << " do not match '" << getCallee() << "' of type " << type;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Dims as the source wrote them (DimsOpInterface)
+//===----------------------------------------------------------------------===//
+
+void mlir::kiln::normalizeDimAttrs(Operation *op, int64_t rank) {
+  auto count = [&](int64_t d) { return d < 0 && d >= -rank ? d + rank : d; };
+  MLIRContext *ctx = op->getContext();
+  for (StringRef name : {"dim", "dim0", "dim1", "index"})
+    if (auto attr = dyn_cast_or_null<IntegerAttr>(op->getAttr(name)))
+      op->setAttr(name, IntegerAttr::get(attr.getType(), count(attr.getInt())));
+  for (StringRef name : {"dims", "permutation"}) {
+    auto attr = dyn_cast_or_null<DenseI64ArrayAttr>(op->getAttr(name));
+    if (!attr)
+      continue;
+    SmallVector<int64_t> dims = llvm::map_to_vector(attr.asArrayRef(), count);
+    if (name == "dims") {
+      llvm::sort(dims);
+      dims.erase(llvm::unique(dims), dims.end());
+    }
+    op->setAttr(name, DenseI64ArrayAttr::get(ctx, dims));
+  }
+}
+
+/// The rank of value's tensor type, or -1 while it is open.
+static int64_t rankOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getRank() : -1;
+}
+
+/// Dims of op's first operand; a 0-d input takes dim 0 (or -1) as torch's
+/// reductions, scans and indexing do.
+static void normalizeInputDims(Operation *op, bool scalarTakesDim) {
+  int64_t rank = rankOf(op->getOperand(0));
+  if (rank < 0)
+    return;
+  normalizeDimAttrs(op, scalarTakesDim ? std::max<int64_t>(rank, 1) : rank);
+}
+
+#define KILN_INPUT_DIMS(Op, scalarTakesDim)                                    \
+  void Op::normalizeDims() { normalizeInputDims(*this, scalarTakesDim); }
+KILN_INPUT_DIMS(SumOp, true)
+KILN_INPUT_DIMS(MeanOp, true)
+KILN_INPUT_DIMS(AmaxOp, true)
+KILN_INPUT_DIMS(AminOp, true)
+KILN_INPUT_DIMS(ProdOp, true)
+KILN_INPUT_DIMS(ArgmaxOp, true)
+KILN_INPUT_DIMS(ArgminOp, true)
+KILN_INPUT_DIMS(CumsumOp, true)
+KILN_INPUT_DIMS(CumprodOp, true)
+KILN_INPUT_DIMS(TopkOp, true)
+KILN_INPUT_DIMS(GatherOp, true)
+KILN_INPUT_DIMS(ScatterAddOp, true)
+KILN_INPUT_DIMS(SoftmaxOp, false)
+KILN_INPUT_DIMS(LogSoftmaxOp, false)
+KILN_INPUT_DIMS(CatOp, false)
+KILN_INPUT_DIMS(TransposeOp, false)
+KILN_INPUT_DIMS(PermuteOp, false)
+KILN_INPUT_DIMS(SliceOp, false)
+KILN_INPUT_DIMS(SqueezeOp, false)
+KILN_INPUT_DIMS(DimOp, false)
+#undef KILN_INPUT_DIMS
+
+void UnsqueezeOp::normalizeDims() {
+  // A dim of the result, which has one more.
+  if (int64_t rank = rankOf(getInput()); rank >= 0)
+    normalizeDimAttrs(*this, rank + 1);
+}
+
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

@@ -21,7 +21,43 @@ namespace trait {
 template <typename ConcreteType>
 class PromotesToResult
     : public mlir::OpTrait::TraitBase<ConcreteType, PromotesToResult> {};
+
+/// Eager's refusal of an op on an input (operand 0) of element types it is
+/// not defined on: all but floating ones (floatOnly) or bools.
+LogicalResult verifyInputElementType(Operation *op, bool floatOnly);
+
+/// Kiln_FloatInput (KilnBase.td).
+template <typename ConcreteType>
+class FloatInput : public mlir::OpTrait::TraitBase<ConcreteType, FloatInput> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyInputElementType(op, /*floatOnly=*/true);
+  }
+};
+
+/// Kiln_NoBoolInput (KilnBase.td).
+template <typename ConcreteType>
+class NoBoolInput : public mlir::OpTrait::TraitBase<ConcreteType, NoBoolInput> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyInputElementType(op, /*floatOnly=*/false);
+  }
+};
 } // namespace trait
+
+/// An op on an open operand infers an open result (tensor<*x!kiln.open>):
+/// its type waits for kiln-refine-types. Returns whether it did.
+bool inferOpen(ValueRange operands, SmallVectorImpl<Type> &inferred);
+
+/// Whether op has an open operand or result: its verifier checks nothing
+/// until the graph is typed (kiln-refine-types).
+bool hasOpenTypes(Operation *op);
+
+/// Rewrites op's dim attributes (`dim`, `dims`, `dim0`, `dim1`,
+/// `permutation`, `index`) written from the end (negative) as counted from
+/// 0 for a tensor of rank `rank`; `dims` sorted and made distinct. A dim
+/// out of range stays as written (DimsOpInterface).
+void normalizeDimAttrs(Operation *op, int64_t rank);
 
 /// The numpy broadcast of the operands' shapes, as a ranked tensor of
 /// elementType (the first operand's when null). A dynamic dim broadcast
@@ -72,6 +108,8 @@ LogicalResult verifyDimInRange(Operation *op, int64_t dim, int64_t rank,
                                StringRef name);
 
 } // namespace mlir::kiln
+
+#include "kiln/Dialect/Kiln/IR/KilnInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"

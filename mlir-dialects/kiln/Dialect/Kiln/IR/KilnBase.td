@@ -31,11 +31,25 @@ def Kiln_Dialect : Dialect {
     sizes as `index` values (`kiln.dim` and `arith` on `index`).
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
 }
 
 // An elementwise op that computes in its result's element type: each tensor
 // operand is converted to it first (kiln-materialize-promotions).
 def Kiln_PromotesToResult : NativeOpTrait<"PromotesToResult"> {
+  let cppNamespace = "::mlir::kiln::trait";
+}
+
+// The element types eager refuses for an op's input (its first operand):
+// anything but floating (Kiln_FloatInput: torch's activations, mean,
+// softmax, the norms, attention) or bool (Kiln_NoBoolInput: the rounding
+// and sign ops, argmax, topk, scatter_add). The op is refused with eager's
+// message, "not supported for dtype i64; convert with to(kiln::kFloat32)
+// first", where the operand's constraint would give ODS's.
+def Kiln_FloatInput : NativeOpTrait<"FloatInput"> {
+  let cppNamespace = "::mlir::kiln::trait";
+}
+def Kiln_NoBoolInput : NativeOpTrait<"NoBoolInput"> {
   let cppNamespace = "::mlir::kiln::trait";
 }
 

@@ -17,6 +17,27 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
+// Interfaces
+//===----------------------------------------------------------------------===//
+
+def Kiln_DimsOpInterface : OpInterface<"DimsOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    An op whose attributes name dims of its input (`dim`, `dims`, `dim0`
+    and `dim1`, `permutation`, `index`). An op traced on open types holds
+    them as the source wrote them, torch's negative dims counting from the
+    end; once its input's rank is known (kiln-refine-types),
+    `normalizeDims` counts them from 0, the form its verifier checks and
+    its lowering reads (a reduction's sorted and distinct). A dim out of
+    range is left as written, for the verifier to name.
+  }];
+  let methods = [
+    InterfaceMethod<"Counts the op's dims from 0, its input's rank known.",
+                    "void", "normalizeDims">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Elementwise binary ops (numpy broadcasting)
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +54,8 @@ class Kiln_BinaryOp<string mnemonic, Type resultType, list<Trait> traits = []>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
       return inferArithmeticResult(loc, getOperationName(),
                                    {adaptor.getLhs(), adaptor.getRhs()},
                                    inferred);
@@ -168,11 +191,12 @@ def Kiln_WhereOp : Kiln_Op<"where", [Pure, InferTypeOpAdaptor]> {
 // in f32, as the runtime's do (kiln-materialize-promotions casts them);
 // `floatOnly` ops refuse them, as torch does.
 class Kiln_UnaryFloatOp<string mnemonic, string opSummary, bit floatOnly = 0>
-    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultShape, InferTypeOpAdaptor,
-                         Kiln_PromotesToResult]> {
+    : Kiln_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultShape,
+                                     InferTypeOpAdaptor, Kiln_PromotesToResult],
+                                    !if(floatOnly, [Kiln_FloatInput], []))> {
   let cppCall = "kiln::" # mnemonic # "($input)";
   let summary = opSummary;
-  let arguments = (ins !if(floatOnly, Kiln_FloatTensor, Kiln_Tensor):$input);
+  let arguments = (ins Kiln_Tensor:$input);
   let results = (outs Kiln_FloatTensor:$result);
   // The result type is inferred: the input's, f32 for integers.
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -187,18 +211,20 @@ class Kiln_UnaryFloatOp<string mnemonic, string opSummary, bit floatOnly = 0>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
       return inferFloatResult(adaptor.getInput().getType(), inferred);
     }
   }];
 }
 
-class Kiln_UnaryOp<string mnemonic, Type operandType, string opSummary,
-                   list<Trait> traits = []>
-    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+class Kiln_UnaryOp<string mnemonic, string opSummary, list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
+                                             Kiln_NoBoolInput])> {
   let cppCall = "kiln::" # mnemonic # "($input)";
   let summary = opSummary;
-  let arguments = (ins operandType:$input);
-  let results = (outs operandType:$result);
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let description = !strconcat("Elementwise `", mnemonic, "`: ", opSummary, [{.
 
@@ -208,9 +234,9 @@ class Kiln_UnaryOp<string mnemonic, Type operandType, string opSummary,
   }]);
 }
 
-def Kiln_NegOp : Kiln_UnaryOp<"neg", Kiln_NumericTensor, "negation (integers wrap)">;
-def Kiln_AbsOp : Kiln_UnaryOp<"abs", Kiln_NumericTensor, "absolute value">;
-def Kiln_ReluOp : Kiln_UnaryOp<"relu", Kiln_NumericTensor,
+def Kiln_NegOp : Kiln_UnaryOp<"neg", "negation (integers wrap)">;
+def Kiln_AbsOp : Kiln_UnaryOp<"abs", "absolute value">;
+def Kiln_ReluOp : Kiln_UnaryOp<"relu",
                                "max(x, 0), NaN propagating">;
 def Kiln_ExpOp : Kiln_UnaryFloatOp<"exp", "e to the x">;
 def Kiln_LogOp : Kiln_UnaryFloatOp<"log", "natural logarithm">;
@@ -252,18 +278,19 @@ def Kiln_HardswishOp : Kiln_UnaryFloatOp<"hardswish",
     "x * min(max(x + 3, 0), 6) / 6", 1>;
 def Kiln_HardsigmoidOp : Kiln_UnaryFloatOp<"hardsigmoid",
     "min(max(x + 3, 0), 6) / 6", 1>;
-def Kiln_FloorOp : Kiln_UnaryOp<"floor", Kiln_NumericTensor,
+def Kiln_FloorOp : Kiln_UnaryOp<"floor",
     "rounding down (integers unchanged)">;
-def Kiln_CeilOp : Kiln_UnaryOp<"ceil", Kiln_NumericTensor,
+def Kiln_CeilOp : Kiln_UnaryOp<"ceil",
     "rounding up (integers unchanged)">;
-def Kiln_RoundOp : Kiln_UnaryOp<"round", Kiln_NumericTensor,
+def Kiln_RoundOp : Kiln_UnaryOp<"round",
     "rounding to nearest, halves to even (integers unchanged)">;
-def Kiln_TruncOp : Kiln_UnaryOp<"trunc", Kiln_NumericTensor,
+def Kiln_TruncOp : Kiln_UnaryOp<"trunc",
     "rounding toward zero (integers unchanged)">;
-def Kiln_SquareOp : Kiln_UnaryOp<"square", Kiln_NumericTensor,
+def Kiln_SquareOp : Kiln_UnaryOp<"square",
     "x * x (integers wrap)">;
 
-def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType,
+                                   Kiln_FloatInput]> {
   let cppCall = "kiln::gelu($input, $approximate)";
   let summary = "Gaussian error linear unit";
   let description = [{
@@ -275,10 +302,10 @@ def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType]> {
     %b = kiln.gelu %x approximate tanh : tensor<?x3072xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$input,
+  let arguments = (ins Kiln_Tensor:$input,
       DefaultValuedAttr<Kiln_GeluApproximation,
                         "::mlir::kiln::GeluApproximation::none">:$approximate);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
     $input (`approximate` $approximate^)? attr-dict `:` type($input)
   }];
@@ -306,8 +333,10 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 //===----------------------------------------------------------------------===//
 
 class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
-                       string opSummary, bit widensIntegers = 0>
-    : Kiln_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor],
+                       string opSummary, bit widensIntegers = 0,
+                       list<Trait> traits = []>
+    : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
+                                             DeclareOpInterfaceMethods<Kiln_DimsOpInterface>],
                                     !if(widensIntegers, [Kiln_PromotesToResult],
                                         []))> {
   let cppCall = "kiln::" # mnemonic # "($input, $dims, $keepdim)";
@@ -334,6 +363,8 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
       ::mlir::Type input = adaptor.getInput().getType();
       return inferReductionResult(loc, input, adaptor.getDims(),
                                   adaptor.getKeepdim(), }],
@@ -342,6 +373,8 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
                                   inferred);
     }
     ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
       return verifyReductionDims(getOperation(), getInput().getType(), getDims());
     }
   }]);
@@ -349,8 +382,8 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
 
 def Kiln_SumOp : Kiln_ReductionOp<"sum", Kiln_Tensor, Kiln_NumericTensor, "Sum",
                                   1>;
-def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_FloatTensor, Kiln_FloatTensor,
-                                   "Arithmetic mean">;
+def Kiln_MeanOp : Kiln_ReductionOp<"mean", Kiln_Tensor, Kiln_Tensor,
+                                   "Arithmetic mean", 0, [Kiln_FloatInput]>;
 def Kiln_AmaxOp : Kiln_ReductionOp<"amax", Kiln_NumericTensor,
                                    Kiln_NumericTensor,
                                    "Maximum (NaN propagating)">;
@@ -361,7 +394,8 @@ def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_Tensor, Kiln_NumericTensor,
                                    "Product (wrapping on integers)", 1>;
 
 class Kiln_ArgReductionOp<string mnemonic, string which>
-    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor, Kiln_NoBoolInput,
+                         DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let summary = "index of the first " # which;
   let description = !strconcat("The index of the first ", which, [{ along
     the one dim in `dims`, or of the flattened input when `dims` is empty,
@@ -373,9 +407,9 @@ class Kiln_ArgReductionOp<string mnemonic, string which>
     %i = kiln.}], mnemonic, [{ %logits dims [1] : tensor<?x?xf32> -> tensor<?xi64>
     ```
   }]);
-  let arguments = (ins Kiln_NumericTensor:$input, DenseI64ArrayAttr:$dims,
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$dims,
                        UnitAttr:$keepdim);
-  let results = (outs RankedTensorOf<[I64]>:$result);
+  let results = (outs Kiln_TensorOf<[I64]>:$result);
   let assemblyFormat = [{
     $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
     type($result)
@@ -385,12 +419,16 @@ class Kiln_ArgReductionOp<string mnemonic, string which>
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
       return inferReductionResult(loc, adaptor.getInput().getType(),
                                   adaptor.getDims(), adaptor.getKeepdim(),
                                   ::mlir::IntegerType::get(context, 64),
                                   inferred);
     }
     ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
       if (getDims().size() > 1)
         return emitOpError("takes one dim or none (the flattened input)");
       return verifyReductionDims(getOperation(), getInput().getType(), getDims());
@@ -406,7 +444,8 @@ def Kiln_ArgminOp : Kiln_ArgReductionOp<"argmin", "minimum">;
 //===----------------------------------------------------------------------===//
 
 class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
-    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType, Kiln_FloatInput,
+                         DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::" # mnemonic # "($input, $dim)";
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ along `dim` (non-negative).
@@ -417,12 +456,14 @@ class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
     %p = kiln.}], mnemonic, [{ %scores dim 3 : tensor<?x12x?x?xf32>
     ```
   }]);
-  let arguments = (ins Kiln_FloatTensor:$input, I64Attr:$dim);
-  let results = (outs Kiln_FloatTensor:$result);
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
       return verifyDimInRange(getOperation(), getDim(),
                               getInput().getType().getRank(), "dim");
     }
@@ -433,7 +474,7 @@ def Kiln_SoftmaxOp : Kiln_SoftmaxLikeOp<"softmax", "Softmax">;
 def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax", "Log of the softmax">;
 
 def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
-    AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+    AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
   let cppCall = "kiln::layer_norm($input, $weight, $bias, $eps_value|$eps)";
   let summary = "layer normalisation over the trailing dims of the weight";
   let description = [{
@@ -450,10 +491,10 @@ def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
         : (tensor<?x?x768xf32>, tensor<768xf32>, f64) -> tensor<?x?x768xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
-                       Optional<Kiln_FloatTensor>:$bias,
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$weight,
+                       Optional<Kiln_Tensor>:$bias,
                        Optional<F64>:$eps_value, F64Attr:$eps);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? (`eps_value` $eps_value^)? attr-dict `:`
     functional-type(operands, results)
@@ -462,7 +503,7 @@ def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
 }
 
 def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
-    AllTypesMatch<["input", "result"]>, AllElementTypesMatch<["input", "weight"]>]> {
+    AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
   let cppCall = "kiln::rms_norm($input, $weight, $eps_value|$eps)";
   let summary = "root-mean-square normalisation";
   let description = [{
@@ -474,9 +515,9 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
         : (tensor<?x4096xf32>, tensor<4096xf32>) -> tensor<?x4096xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$weight,
                        Optional<F64>:$eps_value, F64Attr:$eps);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`eps_value` $eps_value^)? attr-dict `:`
     functional-type(operands, results)
@@ -532,7 +573,7 @@ def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor,
 }
 
 def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
-    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
+    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments, Kiln_FloatInput]> {
   let cppCall = "kiln::scaled_dot_product_attention($query, $key, $value, $mask, 0.0, $is_causal, $scale)";
   let summary = "softmax(query key^T * scale + mask) value, fused";
   let description = [{
@@ -556,10 +597,10 @@ def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
           -> tensor<?x12x?x64xf32>
     ```
   }];
-  let arguments = (ins Kiln_FloatTensor:$query, Kiln_FloatTensor:$key,
-                       Kiln_FloatTensor:$value, Optional<Kiln_Tensor>:$mask,
+  let arguments = (ins Kiln_Tensor:$query, Kiln_Tensor:$key,
+                       Kiln_Tensor:$value, Optional<Kiln_Tensor>:$mask,
                        Optional<F64>:$scale, BoolAttr:$is_causal);
-  let results = (outs Kiln_FloatTensor:$result);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? (`scale` $scale^)? attr-dict
     `:` functional-type(operands, results)
@@ -585,7 +626,8 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::gather($input, $dim, $index)";
   let summary = "elements picked along a dim by integer indices (torch.gather)";
   let description = [{
@@ -610,7 +652,8 @@ def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>, Kiln_NoBoolInput,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::scatter_add($input, $dim, $index, $src)";
   let summary = "src added into a copy of input at integer indices "
                 "(torch.scatter_add)";
@@ -627,9 +670,9 @@ def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
         : (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>
     ```
   }];
-  let arguments = (ins Kiln_NumericTensor:$input, Kiln_IntTensor:$index,
-                       Kiln_NumericTensor:$src, I64Attr:$dim);
-  let results = (outs Kiln_NumericTensor:$result);
+  let arguments = (ins Kiln_Tensor:$input, Kiln_IntTensor:$index,
+                       Kiln_Tensor:$src, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $index `,` $src `dim` $dim attr-dict `:`
     functional-type(operands, results)
@@ -638,7 +681,8 @@ def Kiln_ScatterAddOp : Kiln_Op<"scatter_add", [Pure,
 }
 
 class Kiln_CumulativeOp<string mnemonic, string what>
-    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType,
+                         DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::" # mnemonic # "($input, $dim)";
   let summary = "running " # what # " along a dim";
   let description = !strconcat("The running ", what, [{ along `dim`
@@ -653,13 +697,15 @@ class Kiln_CumulativeOp<string mnemonic, string what>
   }]);
   // (No i32 or i1: ATen scans them as i64, which the frontend converts
   // them to.)
-  let arguments = (ins RankedTensorOf<[F16, BF16, F32, F64, I64]>:$input,
+  let arguments = (ins Kiln_TensorOf<[F16, BF16, F32, F64, I64]>:$input,
                        I64Attr:$dim);
-  let results = (outs RankedTensorOf<[F16, BF16, F32, F64, I64]>:$result);
+  let results = (outs Kiln_TensorOf<[F16, BF16, F32, F64, I64]>:$result);
   let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
       return verifyDimInRange(getOperation(), getDim(),
                               ::std::max<int64_t>(
                                   getInput().getType().getRank(), 1),
@@ -671,7 +717,8 @@ class Kiln_CumulativeOp<string mnemonic, string what>
 def Kiln_CumsumOp : Kiln_CumulativeOp<"cumsum", "sum">;
 def Kiln_CumprodOp : Kiln_CumulativeOp<"cumprod", "product">;
 
-def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor]> {
+def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor, Kiln_NoBoolInput,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "std::get<1>(kiln::topk($input, $k, $dim, $largest))";
   let summary = "the indices of the k largest (smallest) elements along a "
                 "dim (torch.topk)";
@@ -687,9 +734,9 @@ def Kiln_TopkOp : Kiln_Op<"topk", [Pure, InferTypeOpAdaptor]> {
     %i = kiln.topk %logits, %k dim 1 largest : (tensor<?x?xf32>, index) -> tensor<?x?xi64>
     ```
   }];
-  let arguments = (ins Kiln_NumericTensor:$input, Index:$k, I64Attr:$dim,
+  let arguments = (ins Kiln_Tensor:$input, Index:$k, I64Attr:$dim,
                        UnitAttr:$largest);
-  let results = (outs RankedTensorOf<[I64]>:$result);
+  let results = (outs Kiln_TensorOf<[I64]>:$result);
   let assemblyFormat = [{
     $input `,` $k `dim` $dim (`largest` $largest^)? attr-dict `:`
     functional-type(operands, results)
@@ -796,7 +843,8 @@ def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
 }
 
 def Kiln_CatOp : Kiln_Op<"cat", [Pure, InferTypeOpAdaptor,
-                                 Kiln_PromotesToResult]> {
+                                 Kiln_PromotesToResult,
+                                 DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::cat($inputs, $dim)";
   let summary = "concatenation along a dim";
   let description = [{
@@ -859,7 +907,8 @@ def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,
   let hasCanonicalizer = 1;
 }
 
-def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.transpose($dim0, $dim1)";
   let summary = "swaps two dims";
   let description = [{
@@ -877,7 +926,8 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor]> {
+def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.permute($permutation)";
   let summary = "reorders the dims";
   let description = [{
@@ -898,7 +948,7 @@ def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor]> {
 }
 
 def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
-    AllElementTypesMatch<["input", "result"]>]> {
+    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.slice($dim, $start, $end, $step)";
   let summary = "every step-th element of a range along a dim";
   let description = [{
@@ -922,7 +972,8 @@ def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
   let hasVerifier = 1;
 }
 
-def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
+def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.unsqueeze($dim)";
   let summary = "inserts a size-1 dim";
   let description = [{
@@ -937,7 +988,8 @@ def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.squeeze($dim)";
   let summary = "removes a dim of size 1";
   let description = [{
@@ -1066,7 +1118,7 @@ def Kiln_FromScalarOp : Kiln_Op<"from_scalar", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Kiln_DimOp : Kiln_Op<"dim", [Pure]> {
+def Kiln_DimOp : Kiln_Op<"dim", [Pure, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.size($index)";
   let summary = "the size of one dim";
   let description = [{

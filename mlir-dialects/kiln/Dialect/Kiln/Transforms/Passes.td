@@ -21,4 +21,38 @@ def KilnMaterializePromotions : Pass<"kiln-materialize-promotions"> {
   let dependentDialects = ["mlir::kiln::KilnDialect"];
 }
 
+def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
+  let summary = "Type a graph traced on open types from its arguments' types";
+  let description = [{
+    A graph is traced before its inputs' ranks and element types are known:
+    its ops are built on open tensors (`tensor<*x!kiln.open>`, KilnTypes.td)
+    and infer open results. To type it, give each open argument its type as
+    the argument attribute `kiln.type` (a type version of the graph: the
+    function cloned and stamped); this pass sets the arguments' types and
+    infers every result again in order with the ops' own inference
+    (`InferTypeOpInterface`), so there is one type inference, the
+    dialect's. The few kiln ops whose result type is stated rather than
+    inferred keep what they state and take the rest from their input:
+    `kiln.cast` its input's shape, `kiln.reshape`, `kiln.expand` and
+    `kiln.slice` its element type. The function's result types follow its
+    return. Each op is verified on the types it now has, so an op that
+    cannot take them (a mean of integers, shapes that cannot broadcast)
+    fails the pass with its own diagnostic, as does a type left open.
+
+    ```mlir
+    func.func @f(%x: tensor<*x!kiln.open> {kiln.type = tensor<?x4xi64>})
+        -> tensor<*x!kiln.open> {
+      %0 = kiln.exp %x : tensor<*x!kiln.open>
+      return %0 : tensor<*x!kiln.open>
+    }
+    // becomes
+    func.func @f(%x: tensor<?x4xi64>) -> tensor<?x4xf32> {
+      %0 = kiln.exp %x : tensor<?x4xi64>
+      return %0 : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
