@@ -12,6 +12,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -223,39 +224,33 @@ private:
           std::tuple_element_t<0, std::tuple<std::decay_t<Args>...>>, Type>;
   }
 
-  /// OpTy built as `OpTy::create(b_, loc_, args...)` would build it, but
-  /// when the op infers its result type and its operands cannot fit (the
-  /// sizes the graph knows statically: a [2, 3] plus a [4], a conv2d's
-  /// channels, a squeeze of a dim of size 2 ...), which eager would raise
-  /// where the op runs, the generated inferred builders abort: here the
-  /// op's diagnostic becomes the graph's error (`error_`, reported once
-  /// the traced op is built) and the op a placeholder result.
+  /// OpTy built on an open result type, with its dims as the source wrote
+  /// them, and typed as kiln-refine-types types it (refineOp: the dims
+  /// counted from 0 by the op's own rule, the result inferred). Where its
+  /// operands cannot fit (the sizes the graph knows statically: a [2, 3]
+  /// plus a [4], a conv2d's channels, a squeeze of a dim of size 2 ...),
+  /// which eager would raise where the op runs, the op's diagnostic becomes
+  /// the graph's error (`error_`, reported once the traced op is built).
   template <typename OpTy, typename... Args> OpTy make(Args &&...args) {
+    OpTy op;
     if constexpr (!OpTy::template hasTrait<InferTypeOpInterface::Trait>() ||
                   givesTypes<Args...>()) {
-      return OpTy::create(b_, loc_, std::forward<Args>(args)...);
+      op = OpTy::create(b_, loc_, std::forward<Args>(args)...);
     } else {
-      Type placeholder = RankedTensorType::get({}, b_.getF32Type());
       OperationState state(loc_, OpTy::getOperationName());
-      OpTy::build(b_, state, placeholder, std::forward<Args>(args)...);
-      state.getOrAddProperties<typename OpTy::Properties>();
-      SmallVector<Type> types;
-      std::string why;
-      ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
-        if (why.empty())
-          why = d.str();
-        return success();
-      });
-      if (succeeded(OpTy::inferReturnTypes(
-              ctx_, loc_, ValueRange(state.operands),
-              state.attributes.getDictionary(ctx_), state.getRawProperties(),
-              state.regions, types))) {
-        state.types.assign(types.begin(), types.end());
-      } else if (error_.empty()) {
-        error_ = why.empty() ? "its operands do not fit" : why;
-      }
-      return cast<OpTy>(b_.create(state));
+      OpTy::build(b_, state, mlir::kiln::openTensorType(ctx_),
+                  std::forward<Args>(args)...);
+      op = cast<OpTy>(b_.create(state));
     }
+    std::string why;
+    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
+      if (why.empty())
+        why = d.str();
+      return success();
+    });
+    if (failed(mlir::kiln::refineOp(op)) && error_.empty())
+      error_ = why.empty() ? "its operands do not fit" : why;
+    return op;
   }
   int64_t rankOf(int v) const {
     return cast<RankedTensorType>(get(v).getType()).getRank();
@@ -336,9 +331,7 @@ private:
         out = arith::ConstantOp::create(
             b_, loc_, b_.getIntegerAttr(type, op.number != 0));
     } else if (c == OpCode::Dim) {
-      int64_t rank = rankOf(op.operands[0]);
-      out = make<mlir::kiln::DimOp>(
-          arg(0), b_.getI64IntegerAttr(normalize(op.ints[0], rank)));
+      out = make<mlir::kiln::DimOp>(arg(0), b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Rank) {
       out = arith::ConstantIndexOp::create(b_, loc_, rankOf(op.operands[0]));
     } else if (c == OpCode::Numel) {
@@ -538,15 +531,11 @@ private:
           x, op.text == "tanh" ? mlir::kiln::GeluApproximation::tanh
                                : mlir::kiln::GeluApproximation::none);
     } else if (opGroup(c) == OpGroup::Reduction) {
-      int64_t rank = rankOf(op.operands[0]);
-      SmallVector<int64_t> dims;
-      for (size_t i = 1; i < op.ints.size(); ++i)
-        dims.push_back(normalize(op.ints[i], rank));
-      llvm::sort(dims);
-      dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-      // The ops take the input as it is (sum and prod widen integers).
+      // The ops take the input as it is (sum and prod widen integers), and
+      // the dims as written (make counts them).
       Value x = get(op.operands[0]);
-      auto dimsAttr = b_.getDenseI64ArrayAttr(dims);
+      auto dimsAttr =
+          b_.getDenseI64ArrayAttr(ArrayRef<int64_t>(op.ints).drop_front());
       UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
       switch (c) {
 #define KILN_REDUCTION_OP(E, NAME)                                             \
@@ -559,8 +548,7 @@ private:
       }
     } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
       Value x = get(op.operands[0]);
-      auto dim =
-          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0])));
+      auto dim = b_.getI64IntegerAttr(op.ints[0]);
       out = c == OpCode::Softmax
                 ? Value(make<mlir::kiln::SoftmaxOp>(x, dim))
                 : Value(make<mlir::kiln::LogSoftmaxOp>(x, dim));
@@ -603,28 +591,23 @@ private:
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
       Value x = tensorAs(op.operands[0],
                          cumulativeElement(op, info(op.operands[0]).element));
-      auto dim = b_.getI64IntegerAttr(
-          normalize(op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1)));
+      auto dim = b_.getI64IntegerAttr(op.ints[0]);
       out = c == OpCode::Cumsum ? Value(make<mlir::kiln::CumsumOp>(x, dim))
                                 : Value(make<mlir::kiln::CumprodOp>(x, dim));
     } else if (c == OpCode::Topk) {
       out = make<mlir::kiln::TopkOp>(
           get(op.operands[0]),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
-          b_.getI64IntegerAttr(normalize(
-              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))),
+          b_.getI64IntegerAttr(op.ints[0]),
           op.ints[1] ? b_.getUnitAttr() : UnitAttr());
     } else if (c == OpCode::ScatterAdd) {
       Value x = get(op.operands[0]);
-      out = make<mlir::kiln::ScatterAddOp>(
-          x.getType(), x, get(op.operands[1]), get(op.operands[2]),
-          b_.getI64IntegerAttr(normalize(
-              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
+      out = make<mlir::kiln::ScatterAddOp>(x.getType(), x, get(op.operands[1]),
+                                           get(op.operands[2]),
+                                           b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Gather) {
-      out = make<mlir::kiln::GatherOp>(
-          get(op.operands[0]), get(op.operands[1]),
-          b_.getI64IntegerAttr(normalize(
-              op.ints[0], std::max<int64_t>(rankOf(op.operands[0]), 1))));
+      out = make<mlir::kiln::GatherOp>(get(op.operands[0]), get(op.operands[1]),
+                                       b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::CrossEntropy) {
       out = make<mlir::kiln::CrossEntropyOp>(get(op.operands[0]),
                                              get(op.operands[1]));
@@ -691,9 +674,7 @@ private:
       SmallVector<Value> inputs;
       for (int o : op.operands)
         inputs.push_back(get(o));
-      out = make<mlir::kiln::CatOp>(
-          inputs,
-          b_.getI64IntegerAttr(normalize(op.ints[0], rankOf(op.operands[0]))));
+      out = make<mlir::kiln::CatOp>(inputs, b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Expand) {
       // Trailing dims align; -1 keeps the input's size.
       Value x = get(op.operands[0]);
@@ -751,162 +732,34 @@ private:
                      : mlir::kiln::RandomDistribution::uniform,
           scalarCast(get(op.operands[0]), b_.getIndexType()), dynamic);
     } else if (c == OpCode::Transpose) {
-      int64_t rank = rankOf(op.operands[0]);
-      out = make<mlir::kiln::TransposeOp>(
-          get(op.operands[0]),
-          b_.getI64IntegerAttr(normalize(op.ints[0], rank)),
-          b_.getI64IntegerAttr(normalize(op.ints[1], rank)));
+      out = make<mlir::kiln::TransposeOp>(get(op.operands[0]),
+                                          b_.getI64IntegerAttr(op.ints[0]),
+                                          b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Permute) {
-      SmallVector<int64_t> perm;
-      for (int64_t d : op.ints)
-        perm.push_back(normalize(d, rankOf(op.operands[0])));
       out = make<mlir::kiln::PermuteOp>(get(op.operands[0]),
-                                        b_.getDenseI64ArrayAttr(perm));
+                                        b_.getDenseI64ArrayAttr(op.ints));
     } else if (c == OpCode::Unsqueeze) {
-      out = make<mlir::kiln::UnsqueezeOp>(
-          get(op.operands[0]), b_.getI64IntegerAttr(normalize(
-                                   op.ints[0], rankOf(op.operands[0]) + 1)));
+      out = make<mlir::kiln::UnsqueezeOp>(get(op.operands[0]),
+                                          b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::ReshapeAs) {
-      // A reshape to the other tensor's sizes.
-      Value x = get(op.operands[0]), like = get(op.operands[1]);
-      auto target = cast<RankedTensorType>(like.getType());
-      SmallVector<Value> dynamic;
-      for (int64_t d = 0; d < target.getRank(); ++d)
-        if (target.isDynamicDim(d))
-          dynamic.push_back(
-              make<mlir::kiln::DimOp>(like, b_.getI64IntegerAttr(d)));
-      out = make<mlir::kiln::ReshapeOp>(
-          RankedTensorType::get(
-              target.getShape(),
-              cast<RankedTensorType>(x.getType()).getElementType()),
-          x, dynamic);
+      out = make<mlir::kiln::ReshapeAsOp>(get(op.operands[0]),
+                                          get(op.operands[1]));
     } else if (c == OpCode::Repeat) {
-      // [s0, s1] as [1, s0, 1, s1] (leading 1s for extra repeats; tile
-      // pads the repeats instead), where-broadcast against a bool [r0, 1,
-      // r1, 1], and each pair multiplied out.
+      // tile pads the repeats to the rank; repeat needs one per dim.
       Value x = get(op.operands[0]);
-      auto in = cast<RankedTensorType>(x.getType());
-      int64_t rank = in.getRank();
-      SmallVector<int64_t> reps(op.ints.begin(), op.ints.end());
-      while (static_cast<int64_t>(reps.size()) < rank)
-        reps.insert(reps.begin(), 1);
-      int64_t k = static_cast<int64_t>(reps.size());
-      SmallVector<int64_t> pairs, mask, sizes;
-      SmallVector<Value> pairsDynamic, dynamic;
-      for (int64_t i = 0; i < k; ++i) {
-        int64_t d = i - (k - rank); // x's dim, negative for a leading 1
-        int64_t known = d < 0 ? 1 : in.getDimSize(d);
-        pairs.append({1, known});
-        mask.append({reps[i], 1});
-        if (!ShapedType::isDynamic(known)) {
-          sizes.push_back(reps[i] * known);
-          continue;
-        }
-        Value size = make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
-        pairsDynamic.push_back(size);
-        sizes.push_back(ShapedType::kDynamic);
-        dynamic.push_back(arith::MulIOp::create(
-            b_, loc_, size, arith::ConstantIndexOp::create(b_, loc_, reps[i])));
-      }
-      Type el = in.getElementType();
-      Value y = make<mlir::kiln::ReshapeOp>(RankedTensorType::get(pairs, el), x,
-                                            pairsDynamic);
-      Value everywhere = make<mlir::kiln::FullOp>(
-          RankedTensorType::get(mask, b_.getI1Type()), ValueRange{},
-          b_.getIntegerAttr(b_.getI1Type(), 1));
-      Value spread = make<mlir::kiln::WhereOp>(everywhere, y, y);
-      out = make<mlir::kiln::ReshapeOp>(RankedTensorType::get(sizes, el),
-                                        spread, dynamic);
+      auto reps = b_.getDenseI64ArrayAttr(op.ints);
+      out = op.text == "tile" ? Value(make<mlir::kiln::TileOp>(x, reps))
+                              : Value(make<mlir::kiln::RepeatOp>(x, reps));
     } else if (c == OpCode::Unflatten) {
-      // A reshape to the input's sizes with dim replaced by the given ones
-      // (one may be -1: the dim's size over the others' product; a product
-      // that does not fit fails the reshape's element-count check).
-      Value x = get(op.operands[0]);
-      auto in = cast<RankedTensorType>(x.getType());
-      int64_t rank = in.getRank(), dim = normalize(op.ints[0], rank);
-      SmallVector<int64_t> sizes;
-      SmallVector<Value> dynamic;
-      auto size = [&](int64_t d) -> Value {
-        return make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
-      };
-      auto keep = [&](int64_t d) {
-        sizes.push_back(in.getDimSize(d));
-        if (in.isDynamicDim(d))
-          dynamic.push_back(size(d));
-      };
-      for (int64_t d = 0; d < dim; ++d)
-        keep(d);
-      size_t given = op.operands.size() - 1;
-      int inferred = -1;
-      Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
-      for (size_t i = 0; i < given; ++i) {
-        std::optional<double> k = graph_.constantValue(op.operands[1 + i]);
-        if (k && *k == -1)
-          inferred = static_cast<int>(i);
-        else
-          others =
-              arith::MulIOp::create(b_, loc_, others, get(op.operands[1 + i]));
-      }
-      Value zero = arith::ConstantIndexOp::create(b_, loc_, 0);
-      Value divisor = arith::SelectOp::create(
-          b_, loc_,
-          arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, others,
-                                zero),
-          arith::ConstantIndexOp::create(b_, loc_, 1), others);
-      for (size_t i = 0; i < given; ++i) {
-        std::optional<double> k = graph_.constantValue(op.operands[1 + i]);
-        if (static_cast<int>(i) == inferred) {
-          sizes.push_back(ShapedType::kDynamic);
-          dynamic.push_back(
-              arith::DivSIOp::create(b_, loc_, size(dim), divisor));
-        } else if (k && *k >= 0) {
-          sizes.push_back(static_cast<int64_t>(*k));
-        } else {
-          sizes.push_back(ShapedType::kDynamic);
-          dynamic.push_back(get(op.operands[1 + i]));
-        }
-      }
-      for (int64_t d = dim + 1; d < rank; ++d)
-        keep(d);
-      out = make<mlir::kiln::ReshapeOp>(
-          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
+      SmallVector<Value> sizes;
+      for (size_t i = 1; i < op.operands.size(); ++i)
+        sizes.push_back(get(op.operands[i]));
+      out = make<mlir::kiln::UnflattenOp>(
+          get(op.operands[0]), b_.getI64IntegerAttr(op.ints[0]), sizes);
     } else if (c == OpCode::Flatten) {
-      // A reshape to the input's sizes with dims start..end multiplied.
-      Value x = get(op.operands[0]);
-      auto in = cast<RankedTensorType>(x.getType());
-      int64_t rank = in.getRank();
-      int64_t s = rank ? normalize(op.ints[0], rank) : 0;
-      int64_t end = rank ? normalize(op.ints[1], rank) : -1;
-      SmallVector<int64_t> sizes;
-      SmallVector<Value> dynamic;
-      auto size = [&](int64_t d) -> Value {
-        return make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d));
-      };
-      int64_t merged = 1;
-      Value mergedValue = arith::ConstantIndexOp::create(b_, loc_, 1);
-      for (int64_t d = 0; d < rank; ++d) {
-        bool inRange = d >= s && d <= end;
-        int64_t known = in.getDimSize(d);
-        if (!inRange) {
-          sizes.push_back(known);
-          if (ShapedType::isDynamic(known))
-            dynamic.push_back(size(d));
-        } else {
-          merged = ShapedType::isDynamic(known) || ShapedType::isDynamic(merged)
-                       ? ShapedType::kDynamic
-                       : merged * known;
-          mergedValue = arith::MulIOp::create(b_, loc_, mergedValue, size(d));
-        }
-        if (d == end) {
-          sizes.push_back(merged);
-          if (ShapedType::isDynamic(merged))
-            dynamic.push_back(mergedValue);
-        }
-      }
-      if (rank == 0)
-        sizes.push_back(1);
-      out = make<mlir::kiln::ReshapeOp>(
-          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
+      out = make<mlir::kiln::FlattenOp>(get(op.operands[0]),
+                                        b_.getI64IntegerAttr(op.ints[0]),
+                                        b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Squeeze) {
       // Eager's squeeze of a dim whose size is not 1 is the tensor itself:
       // where that size is static, a copy (a graph's results are never its

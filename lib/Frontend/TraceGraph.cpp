@@ -410,27 +410,10 @@ llvm::Error checkOp(const Graph &g, const TraceOp &op) {
   }
   case OpCode::ReshapeAs:
     break;
-  case OpCode::Repeat: {
-    int64_t k = static_cast<int64_t>(op.ints.size());
-    if (op.text != "tile" && in(0).rank > k)
-      return fail("repeat needs at least one repeat per dim");
-    break;
-  }
+  case OpCode::Repeat: // (the composite ops' inference)
   case OpCode::Unflatten:
-    if (dimIndex(op.ints[0], in(0).rank) < 0)
-      return fail("dim out of range");
+  case OpCode::Flatten:
     break;
-  case OpCode::Flatten: {
-    if (in(0).rank == 0) // a 0-d tensor flattens to [1]
-      break;
-    int64_t s = dimIndex(op.ints[0], in(0).rank);
-    int64_t e = dimIndex(op.ints[1], in(0).rank);
-    if (s < 0 || e < 0)
-      return fail("dim out of range");
-    if (s > e)
-      return fail("flatten's start dim comes after its end dim");
-    break;
-  }
   case OpCode::Squeeze:
     if (dimIndex(op.ints[0], in(0).rank) < 0)
       return fail("dim out of range");

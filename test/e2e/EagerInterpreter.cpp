@@ -76,6 +76,12 @@ public:
     return out;
   }
   int64_t index(Value v) { return i(v); }
+  Shape indices(ValueRange values) {
+    Shape out;
+    for (Value v : values)
+      out.push_back(i(v));
+    return out;
+  }
   double real(Value v) { return std::get<double>(env.at(v)); }
   std::optional<double> optionalReal(Value v) {
     return v ? std::optional<double>(real(v)) : std::nullopt;

@@ -14,6 +14,7 @@
 //   tensor operand (optional: undefined when absent)   tensor(Value)
 //   variadic tensor operand                             tensors(ValueRange)
 //   index operand                                       index(Value)
+//   variadic index operand (a shape)                    indices(ValueRange)
 //   float operand                                       real(Value)
 //   optional float operand (std::nullopt when absent)   optionalReal(Value)
 //   attribute                                           attr(op.getName())
@@ -97,6 +98,8 @@ std::string argument(const Operator &op, StringRef name, StringRef object,
       return formatv("{0}.{1}({2})", object,
                      operand->isVariadic() ? "tensors" : "tensor", getter)
           .str();
+    if (operand->isVariadic() && type.contains("IndexType"))
+      return formatv("{0}.indices({1})", object, getter).str();
     if (operand->isVariadic())
       break;
     if (type.contains("IndexType"))

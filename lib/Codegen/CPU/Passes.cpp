@@ -36,7 +36,8 @@ using namespace mlir;
 void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   // Attention is recognized on the ops as they compute, promotions explicit
-  // (kiln-to-linalg-pipeline's own run of the pass then finds none left).
+  // (kiln-to-linalg-pipeline's own runs of the passes then find none left).
+  pm.addPass(createKilnDecomposeComposites());
   pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createKilnRecognizeAttention());
   pm.addPass(createKilnAttentionToRuntime());
@@ -55,9 +56,8 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnFuseRowLoops());
   pm.addPass(createKilnPrefetchNextRow());
   if (options.openmp) {
-    pm.addPass(createKilnParallelWhereItPays(
-        KilnParallelWhereItPaysOptions{options.minParallelWork,
-                                       options.outlineAbove}));
+    pm.addPass(createKilnParallelWhereItPays(KilnParallelWhereItPaysOptions{
+        options.minParallelWork, options.outlineAbove}));
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createKilnOpenMpSchedule());
   }

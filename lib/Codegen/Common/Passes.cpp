@@ -16,6 +16,7 @@
 using namespace mlir;
 
 void mlir::kiln::buildKilnToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createKilnDecomposeComposites());
   pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createConvertKilnToLinalg());
   pm.addPass(createCanonicalizerPass());

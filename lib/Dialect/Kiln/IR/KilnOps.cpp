@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -989,13 +990,153 @@ OpaqueCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 //===----------------------------------------------------------------------===//
+// Composites
+//===----------------------------------------------------------------------===//
+
+/// A reshape of `in` to `shape` whose element counts both known differ is
+/// refused as kiln.reshape's verifier refuses it.
+static LogicalResult checkElementCount(std::optional<Location> loc,
+                                       RankedTensorType in,
+                                       ArrayRef<int64_t> shape) {
+  auto out = RankedTensorType::get(shape, in.getElementType());
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOptionalError(loc, "cannot reshape ", shapeStr(in.getShape()),
+                             " (", in.getNumElements(), " elements) to ",
+                             shapeStr(shape), " (", out.getNumElements(),
+                             " elements)");
+  return success();
+}
+
+/// A static size from a constant index operand, ? otherwise (-1 too).
+static int64_t staticSize(Value size) {
+  APInt value;
+  if (matchPattern(size, m_ConstantInt(&value)) && !value.isNegative())
+    return value.getSExtValue();
+  return kDynamic;
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  int64_t rank = in.getRank();
+  if (rank == 0) {
+    inferred.push_back(RankedTensorType::get({1}, in.getElementType()));
+    return success();
+  }
+  int64_t start = adaptor.getStartDim(), end = adaptor.getEndDim();
+  for (int64_t d : {start, end})
+    if (d < 0 || d >= rank)
+      return emitOptionalError(loc, "dim ", d, " is out of range for rank ",
+                               rank);
+  if (start > end)
+    return emitOptionalError(loc, "flatten's start dim comes after its end "
+                                  "dim");
+  SmallVector<int64_t> shape(in.getShape().take_front(start));
+  int64_t merged = 1;
+  for (int64_t d = start; d <= end; ++d)
+    merged = ShapedType::isDynamic(merged) || in.isDynamicDim(d)
+                 ? kDynamic
+                 : merged * in.getDimSize(d);
+  shape.push_back(merged);
+  llvm::append_range(shape, in.getShape().drop_front(end + 1));
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult UnflattenOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim >= in.getRank())
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             in.getRank());
+  SmallVector<int64_t> shape(in.getShape().take_front(dim));
+  for (Value size : adaptor.getSizes())
+    shape.push_back(staticSize(size));
+  llvm::append_range(shape, in.getShape().drop_front(dim + 1));
+  if (failed(checkElementCount(loc, in, shape)))
+    return failure();
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeAsOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  auto other = rankedOf(adaptor.getOther().getType());
+  if (failed(checkElementCount(loc, in, other.getShape())))
+    return failure();
+  inferred.push_back(other.clone(in.getElementType()));
+  return success();
+}
+
+/// repeat and tile: the repeats padded with leading 1s to the rank (tile),
+/// or refused when fewer (repeat).
+static LogicalResult inferRepeated(std::optional<Location> loc, Type input,
+                                   ArrayRef<int64_t> repeats, bool padsRepeats,
+                                   SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(input);
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> reps(repeats);
+  if (static_cast<int64_t>(reps.size()) < rank && !padsRepeats)
+    return emitOptionalError(loc, "repeat needs at least one repeat per dim");
+  while (static_cast<int64_t>(reps.size()) < rank)
+    reps.insert(reps.begin(), 1);
+  if (llvm::any_of(reps, [](int64_t r) { return r < 0; }))
+    return emitOptionalError(loc, "a negative repeat");
+  int64_t lead = static_cast<int64_t>(reps.size()) - rank;
+  SmallVector<int64_t> shape;
+  for (auto [i, r] : llvm::enumerate(reps)) {
+    int64_t d = static_cast<int64_t>(i) - lead;
+    int64_t size = d < 0 ? 1 : in.getDimSize(d);
+    shape.push_back(ShapedType::isDynamic(size) ? kDynamic : size * r);
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult RepeatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  return inferRepeated(loc, adaptor.getInput().getType(), adaptor.getRepeats(),
+                       false, inferred);
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  return inferRepeated(loc, adaptor.getInput().getType(), adaptor.getRepeats(),
+                       true, inferred);
+}
+
+//===----------------------------------------------------------------------===//
 // Dims as the source wrote them (DimsOpInterface)
 //===----------------------------------------------------------------------===//
 
 void mlir::kiln::normalizeDimAttrs(Operation *op, int64_t rank) {
   auto count = [&](int64_t d) { return d < 0 && d >= -rank ? d + rank : d; };
   MLIRContext *ctx = op->getContext();
-  for (StringRef name : {"dim", "dim0", "dim1", "index"})
+  for (StringRef name :
+       {"dim", "dim0", "dim1", "index", "start_dim", "end_dim"})
     if (auto attr = dyn_cast_or_null<IntegerAttr>(op->getAttr(name)))
       op->setAttr(name, IntegerAttr::get(attr.getType(), count(attr.getInt())));
   for (StringRef name : {"dims", "permutation"}) {
@@ -1048,6 +1189,8 @@ KILN_INPUT_DIMS(PermuteOp, false)
 KILN_INPUT_DIMS(SliceOp, false)
 KILN_INPUT_DIMS(SqueezeOp, false)
 KILN_INPUT_DIMS(DimOp, false)
+KILN_INPUT_DIMS(FlattenOp, false)
+KILN_INPUT_DIMS(UnflattenOp, false)
 #undef KILN_INPUT_DIMS
 
 void UnsqueezeOp::normalizeDims() {

@@ -47,8 +47,9 @@ Type completeStated(Operation *op, Type stated) {
       .Default([&](Operation *) { return stated; });
 }
 
-/// op's results typed again from its operands, its dims counted from 0.
-LogicalResult refineResults(Operation *op) {
+} // namespace
+
+LogicalResult mlir::kiln::refineOp(Operation *op) {
   if (auto dims = dyn_cast<k::DimsOpInterface>(op))
     dims.normalizeDims();
   if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
@@ -71,6 +72,8 @@ LogicalResult refineResults(Operation *op) {
              << t << " stays open";
   return success();
 }
+
+namespace {
 
 struct KilnRefineTypesPass
     : mlir::kiln::impl::KilnRefineTypesBase<KilnRefineTypesPass> {
@@ -103,8 +106,7 @@ LogicalResult mlir::kiln::refineTypes(func::FuncOp fn) {
   WalkResult walked = fn.getBody().walk([&](Operation *op) {
     if (op == terminator)
       return WalkResult::advance(); // verified with the function's type
-    if (failed(refineResults(op)) ||
-        failed(verify(op, /*verifyRecursively=*/false)))
+    if (failed(refineOp(op)) || failed(verify(op, /*verifyRecursively=*/false)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });

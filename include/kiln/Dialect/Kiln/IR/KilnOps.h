@@ -54,9 +54,9 @@ bool inferOpen(ValueRange operands, SmallVectorImpl<Type> &inferred);
 bool hasOpenTypes(Operation *op);
 
 /// Rewrites op's dim attributes (`dim`, `dims`, `dim0`, `dim1`,
-/// `permutation`, `index`) written from the end (negative) as counted from
-/// 0 for a tensor of rank `rank`; `dims` sorted and made distinct. A dim
-/// out of range stays as written (DimsOpInterface).
+/// `permutation`, `index`, `start_dim`, `end_dim`) written from the end
+/// (negative) as counted from 0 for a tensor of rank `rank`; `dims` sorted and
+/// made distinct. A dim out of range stays as written (DimsOpInterface).
 void normalizeDimAttrs(Operation *op, int64_t rank);
 
 /// The numpy broadcast of the operands' shapes, as a ranked tensor of

@@ -2,7 +2,9 @@
 #ifndef KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 #define KILN_DIALECT_KILN_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln {
@@ -10,6 +12,16 @@ namespace mlir::kiln {
 /// The argument attribute that gives an open argument its type for
 /// kiln-refine-types.
 constexpr llvm::StringLiteral kTypeAttrName = "kiln.type";
+
+/// kiln-decompose-composites' patterns: each composite op written with the
+/// ops that compute it, on known types.
+void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);
+
+/// One op typed from its operands' types: its dims counted from 0
+/// (DimsOpInterface), its results inferred again (InferTypeOpInterface), or
+/// the types it states completed from its input. Fails with the op's
+/// diagnostic where its operands do not fit or a result stays open.
+LogicalResult refineOp(Operation *op);
 
 /// kiln-refine-types on one function: its arguments take the types their
 /// `kiln.type` attributes give (the attributes are dropped), every result

@@ -24,7 +24,7 @@ def Kiln_DimsOpInterface : OpInterface<"DimsOpInterface"> {
   let cppNamespace = "::mlir::kiln";
   let description = [{
     An op whose attributes name dims of its input (`dim`, `dims`, `dim0`
-    and `dim1`, `permutation`, `index`). An op traced on open types holds
+    and `dim1`, `permutation`, `index`, `start_dim` and `end_dim`). An op traced on open types holds
     them as the source wrote them, torch's negative dims counting from the
     end; once its input's rank is known (kiln-refine-types),
     `normalizeDims` counts them from 0, the form its verifier checks and
@@ -1029,6 +1029,104 @@ def Kiln_ExpandOp : Kiln_Op<"expand", [Pure,
   }];
   let hasVerifier = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Composites: runtime functions that kiln-decompose-composites writes with
+// the ops above once their operands' types are known
+//===----------------------------------------------------------------------===//
+
+def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, InferTypeOpAdaptor,
+    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "$input.flatten($start_dim, $end_dim)";
+  let summary = "dims start_dim to end_dim merged into one (torch.flatten)";
+  let description = [{
+    The input's sizes with dims `start_dim` to `end_dim` (inclusive,
+    non-negative once typed) multiplied into one; a 0-d input gives `[1]`.
+    kiln-decompose-composites writes it as a `kiln.reshape`.
+
+    ```mlir
+    %y = kiln.flatten %x dims 1 to 2 : tensor<?x4x8xf32> -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$start_dim,
+                       I64Attr:$end_dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $start_dim `to` $end_dim attr-dict `:` type($input) `->`
+    type($result)
+  }];
+}
+
+def Kiln_UnflattenOp : Kiln_Op<"unflatten", [Pure, InferTypeOpAdaptor,
+    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "$input.unflatten($dim, $sizes)";
+  let summary = "a dim split into several (torch.unflatten)";
+  let description = [{
+    The input's sizes with dim `dim` (non-negative once typed) replaced by
+    `sizes`, one of which may be -1 (that dim's size over the product of
+    the others). Constant sizes are static dims of the result; that their
+    product fits the dim's size is checked at run time, by the reshape
+    kiln-decompose-composites writes it as.
+
+    ```mlir
+    %y = kiln.unflatten %x dim 1 sizes [%c12, %c64] : tensor<?x768xf32> -> tensor<?x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim,
+                       Variadic<Index>:$sizes);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dim` $dim `sizes` `[` $sizes `]` attr-dict `:` type($input) `->`
+    type($result)
+  }];
+}
+
+def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.reshape_as($other)";
+  let summary = "the input's elements in the other tensor's shape";
+  let description = [{
+    torch's `reshape_as`: the result has `other`'s shape and the input's
+    element type; the element counts must agree (checked at run time, by
+    the `kiln.reshape` to `other`'s sizes kiln-decompose-composites writes
+    it as).
+
+    ```mlir
+    %y = kiln.reshape_as %x, %like : (tensor<?xf32>, tensor<?x4xf64>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$other);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $other attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+class Kiln_RepeatLikeOp<string mnemonic, bit padsRepeats>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         AllElementTypesMatch<["input", "result"]>]> {
+  let cppCall = "$input." # mnemonic # "($repeats)";
+  let summary = "the input tiled repeats[i] times along dim i";
+  let description = !strconcat("torch's `", mnemonic, "`: the input tiled ",
+    "repeats[i] times along dim i. ",
+    !if(padsRepeats, "Fewer repeats than dims are padded with leading 1s.",
+        "There is a repeat per dim at least."), [{ More repeats than dims
+    add leading dims. kiln-decompose-composites writes it as a reshape to
+    [1, s0, 1, s1, ...], a `kiln.where` broadcast against a [r0, 1, r1, 1,
+    ...] mask and a reshape that multiplies each pair out.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %x [2, 3] : tensor<?x4xf32> -> tensor<?x12xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$repeats);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input $repeats attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Kiln_RepeatOp : Kiln_RepeatLikeOp<"repeat", 0>;
+def Kiln_TileOp : Kiln_RepeatLikeOp<"tile", 1>;
 
 //===----------------------------------------------------------------------===//
 // Constants, scalars and sizes

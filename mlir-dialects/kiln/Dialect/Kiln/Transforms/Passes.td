@@ -21,6 +21,29 @@ def KilnMaterializePromotions : Pass<"kiln-materialize-promotions"> {
   let dependentDialects = ["mlir::kiln::KilnDialect"];
 }
 
+def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
+  let summary = "Write the composite ops with the ops that compute them";
+  let description = [{
+    The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
+    `reshape_as`, `repeat`, `tile`) are functions of the runtime that the
+    tracer takes whole, so that each is defined once, in the dialect, and
+    typed by its own inference. On known types this pass rewrites each as
+    the kiln ops that compute it (reshapes, a broadcasting `where`), before
+    promotions are made explicit and the graph is lowered; the eager
+    backend and the interpreter call the runtime's own function instead.
+
+    ```mlir
+    %y = kiln.flatten %x dims 1 to 2 : tensor<?x4x?xf32> -> tensor<?x?xf32>
+    // becomes
+    %b = kiln.dim %x, 0 : tensor<?x4x?xf32>
+    %n = arith.muli (arith.muli %c1, kiln.dim %x, 1), kiln.dim %x, 2
+    %y = kiln.reshape %x [%b, %n] : tensor<?x4x?xf32> -> tensor<?x?xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::kiln::KilnDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
   let summary = "Type a graph traced on open types from its arguments' types";
   let description = [{

@@ -1,0 +1,192 @@
+//===- DecomposeComposites.cpp - Composites written with the other ops ----===//
+//
+// kiln-decompose-composites (Passes.td): each composite op (KilnOps.td,
+// "Composites") is rewritten, on its known types, as the kiln ops that
+// compute it. The eager backend and the interpreter call the runtime's own
+// function for it instead (its cppCall).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNDECOMPOSECOMPOSITES
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+namespace k = mlir::kiln;
+
+namespace {
+
+/// Builds the sizes of a reshape: each dim of the result type, its size
+/// when dynamic as an index value.
+struct Sizes {
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  void add(int64_t size, function_ref<Value()> value) {
+    shape.push_back(size);
+    if (ShapedType::isDynamic(size))
+      dynamic.push_back(value());
+  }
+};
+
+Value dimOf(PatternRewriter &b, Location loc, Value x, int64_t d) {
+  return k::DimOp::create(b, loc, x, b.getI64IntegerAttr(d));
+}
+
+Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// flatten: the merged dims' sizes multiplied.
+struct DecomposeFlatten : OpRewritePattern<k::FlattenOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::FlattenOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    int64_t start = op.getStartDim(), end = op.getEndDim();
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < in.getRank(); ++d) {
+      if (d < start || d > end) {
+        if (in.isDynamicDim(d))
+          dynamic.push_back(dimOf(b, loc, x, d));
+      } else if (d == end && out.isDynamicDim(start)) {
+        Value merged = indexConstant(b, loc, 1);
+        for (int64_t m = start; m <= end; ++m)
+          merged = arith::MulIOp::create(b, loc, merged, dimOf(b, loc, x, m));
+        dynamic.push_back(merged);
+      }
+    }
+    b.replaceOpWithNewOp<k::ReshapeOp>(op, out, x, dynamic);
+    return success();
+  }
+};
+
+/// unflatten: a -1 size is the dim's size over the others' product (a
+/// zero product divides by 1, and the reshape's element-count check then
+/// fails as eager's does).
+struct DecomposeUnflatten : OpRewritePattern<k::UnflattenOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::UnflattenOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    int64_t dim = op.getDim();
+    auto isInferred = [](Value size) {
+      APInt v;
+      return matchPattern(size, m_ConstantInt(&v)) && v.isAllOnes();
+    };
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < dim; ++d)
+      if (in.isDynamicDim(d))
+        dynamic.push_back(dimOf(b, loc, x, d));
+    Value others = indexConstant(b, loc, 1);
+    for (Value size : op.getSizes())
+      if (!isInferred(size))
+        others = arith::MulIOp::create(b, loc, others, size);
+    Value zero = indexConstant(b, loc, 0);
+    Value divisor = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, others, zero),
+        indexConstant(b, loc, 1), others);
+    auto out = cast<RankedTensorType>(op.getType());
+    for (auto [i, size] : llvm::enumerate(op.getSizes())) {
+      if (!out.isDynamicDim(dim + i))
+        continue;
+      dynamic.push_back(isInferred(size)
+                            ? Value(arith::DivSIOp::create(
+                                  b, loc, dimOf(b, loc, x, dim), divisor))
+                            : size);
+    }
+    for (int64_t d = dim + 1; d < in.getRank(); ++d)
+      if (in.isDynamicDim(d))
+        dynamic.push_back(dimOf(b, loc, x, d));
+    b.replaceOpWithNewOp<k::ReshapeOp>(op, out, x, dynamic);
+    return success();
+  }
+};
+
+/// reshape_as: a reshape to the other tensor's sizes.
+struct DecomposeReshapeAs : OpRewritePattern<k::ReshapeAsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::ReshapeAsOp op,
+                                PatternRewriter &b) const override {
+    Value like = op.getOther();
+    auto target = cast<RankedTensorType>(like.getType());
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < target.getRank(); ++d)
+      if (target.isDynamicDim(d))
+        dynamic.push_back(dimOf(b, op.getLoc(), like, d));
+    b.replaceOpWithNewOp<k::ReshapeOp>(op, op.getType(), op.getInput(),
+                                       dynamic);
+    return success();
+  }
+};
+
+/// repeat and tile: [s0, s1] as [1, s0, 1, s1] (a leading 1 pair per extra
+/// repeat), where-broadcast against a bool [r0, 1, r1, 1], and each pair
+/// multiplied out.
+template <typename OpTy> struct DecomposeRepeat : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    int64_t rank = in.getRank();
+    SmallVector<int64_t> reps(op.getRepeats());
+    while (static_cast<int64_t>(reps.size()) < rank)
+      reps.insert(reps.begin(), 1); // tile's padding
+    int64_t lead = static_cast<int64_t>(reps.size()) - rank;
+    Sizes pairs, sizes;
+    SmallVector<int64_t> mask;
+    for (auto [i, r] : llvm::enumerate(reps)) {
+      int64_t d = static_cast<int64_t>(i) - lead; // negative: a leading 1
+      int64_t known = d < 0 ? 1 : in.getDimSize(d);
+      mask.append({r, 1});
+      pairs.shape.push_back(1);
+      pairs.add(known, [&] { return dimOf(b, loc, x, d); });
+      sizes.add(ShapedType::isDynamic(known) ? known : known * r, [&] {
+        return arith::MulIOp::create(b, loc, pairs.dynamic.back(),
+                                     indexConstant(b, loc, r));
+      });
+    }
+    Type el = in.getElementType();
+    Value y = k::ReshapeOp::create(
+        b, loc, RankedTensorType::get(pairs.shape, el), x, pairs.dynamic);
+    Value everywhere =
+        k::FullOp::create(b, loc, RankedTensorType::get(mask, b.getI1Type()),
+                          ValueRange{}, b.getIntegerAttr(b.getI1Type(), 1));
+    Value spread = k::WhereOp::create(b, loc, everywhere, y, y);
+    b.replaceOpWithNewOp<k::ReshapeOp>(op, op.getType(), spread, sizes.dynamic);
+    return success();
+  }
+};
+
+struct KilnDecomposeCompositesPass
+    : mlir::kiln::impl::KilnDecomposeCompositesBase<
+          KilnDecomposeCompositesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    k::populateDecomposeCompositesPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateDecomposeCompositesPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
+               DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>>(
+      patterns.getContext());
+}

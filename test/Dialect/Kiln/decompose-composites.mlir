@@ -1,0 +1,63 @@
+// Tests that kiln-decompose-composites writes each composite op with the
+// ops that compute it, static sizes kept static and dynamic ones computed
+// from kiln.dim, and that the composites' inference types them.
+// RUN: kiln-opt %s -kiln-decompose-composites | FileCheck %s
+
+// CHECK-LABEL: func.func @flatten
+func.func @flatten(%x: tensor<?x4x?xf32>, %s: tensor<f32>)
+    -> (tensor<?x?xf32>, tensor<?x4x?xf32>, tensor<1xf32>) {
+  // CHECK: %[[B:.*]] = kiln.dim %[[X:.*]], 0 : tensor<?x4x?xf32>
+  // CHECK: %[[D1:.*]] = kiln.dim %[[X]], 1
+  // CHECK: %[[M1:.*]] = arith.muli %{{.*}}, %[[D1]]
+  // CHECK: %[[D2:.*]] = kiln.dim %[[X]], 2
+  // CHECK: %[[M2:.*]] = arith.muli %[[M1]], %[[D2]]
+  // CHECK: kiln.reshape %[[X]] [%[[B]], %[[M2]]] : tensor<?x4x?xf32> -> tensor<?x?xf32>
+  %0 = kiln.flatten %x dims 1 to 2 : tensor<?x4x?xf32> -> tensor<?x?xf32>
+  // One dim flattened is a reshape to the same sizes.
+  // CHECK: kiln.reshape %[[X]] [%{{.*}}, %{{.*}}] : tensor<?x4x?xf32> -> tensor<?x4x?xf32>
+  %1 = kiln.flatten %x dims 1 to 1 : tensor<?x4x?xf32> -> tensor<?x4x?xf32>
+  // A 0-d tensor flattens to [1].
+  // CHECK: kiln.reshape %{{.*}} : tensor<f32> -> tensor<1xf32>
+  %2 = kiln.flatten %s dims 0 to 0 : tensor<f32> -> tensor<1xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x4x?xf32>, tensor<1xf32>
+}
+
+// CHECK-LABEL: func.func @unflatten
+func.func @unflatten(%x: tensor<?x768xf32>, %h: index)
+    -> (tensor<?x12x64xf32>, tensor<?x?x64xf32>) {
+  %c12 = arith.constant 12 : index
+  %c64 = arith.constant 64 : index
+  %m1 = arith.constant -1 : index
+  // Constant sizes are static dims.
+  // CHECK: kiln.reshape %{{.*}} [%{{.*}}] : tensor<?x768xf32> -> tensor<?x12x64xf32>
+  %0 = kiln.unflatten %x dim 1 sizes [%c12, %c64] : tensor<?x768xf32> -> tensor<?x12x64xf32>
+  // -1 is the dim's size over the others' product (1 where it is 0).
+  // CHECK: %[[N:.*]] = kiln.dim %{{.*}}, 1 : tensor<?x768xf32>
+  // CHECK: %[[Q:.*]] = arith.divsi %[[N]], %{{.*}} : index
+  // CHECK: kiln.reshape %{{.*}} [%{{.*}}, %[[Q]]] : tensor<?x768xf32> -> tensor<?x?x64xf32>
+  %1 = kiln.unflatten %x dim 1 sizes [%m1, %c64] : tensor<?x768xf32> -> tensor<?x?x64xf32>
+  return %0, %1 : tensor<?x12x64xf32>, tensor<?x?x64xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_as
+func.func @reshape_as(%x: tensor<?xf32>, %like: tensor<?x4xf64>) -> tensor<?x4xf32> {
+  // CHECK: %[[R:.*]] = kiln.dim %{{.*}}, 0 : tensor<?x4xf64>
+  // CHECK: kiln.reshape %{{.*}} [%[[R]]] : tensor<?xf32> -> tensor<?x4xf32>
+  %0 = kiln.reshape_as %x, %like : (tensor<?xf32>, tensor<?x4xf64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @repeat_and_tile
+func.func @repeat_and_tile(%x: tensor<?x4xf32>)
+    -> (tensor<3x?x8xf32>, tensor<?x12xf32>) {
+  // [s0, s1] as [1, 1, 1, s0, 1, s1] against a [3, 1, 1, 1, 2, 1] mask.
+  // CHECK: %[[P:.*]] = kiln.reshape %{{.*}} [%{{.*}}] : tensor<?x4xf32> -> tensor<1x1x1x?x1x4xf32>
+  // CHECK: %[[M:.*]] = kiln.full {value = true} : tensor<3x1x1x1x2x1xi1>
+  // CHECK: %[[W:.*]] = kiln.where %[[M]], %[[P]], %[[P]]
+  // CHECK: kiln.reshape %[[W]] [%{{.*}}] : tensor<3x1x1x?x2x4xf32> -> tensor<3x?x8xf32>
+  %0 = kiln.repeat %x [3, 1, 2] : tensor<?x4xf32> -> tensor<3x?x8xf32>
+  // tile pads fewer repeats with leading 1s.
+  // CHECK: kiln.reshape %{{.*}} : tensor<1x?x3x4xf32> -> tensor<?x12xf32>
+  %1 = kiln.tile %x [3] : tensor<?x4xf32> -> tensor<?x12xf32>
+  return %0, %1 : tensor<3x?x8xf32>, tensor<?x12xf32>
+}
