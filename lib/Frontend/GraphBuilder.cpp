@@ -333,13 +333,9 @@ private:
     } else if (c == OpCode::Dim) {
       out = make<mlir::kiln::DimOp>(arg(0), b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Rank) {
-      out = arith::ConstantIndexOp::create(b_, loc_, rankOf(op.operands[0]));
+      out = make<mlir::kiln::RankOp>(arg(0));
     } else if (c == OpCode::Numel) {
-      out = arith::ConstantIndexOp::create(b_, loc_, 1);
-      for (int64_t d = 0; d < rankOf(op.operands[0]); ++d)
-        out = arith::MulIOp::create(
-            b_, loc_, out,
-            make<mlir::kiln::DimOp>(arg(0), b_.getI64IntegerAttr(d)));
+      out = make<mlir::kiln::NumelOp>(arg(0));
     } else if (c == OpCode::ScalarCast) {
       out = scalarCast(arg(0), type);
     } else if (c == OpCode::Check) {
@@ -445,12 +441,7 @@ private:
     for (size_t i = 0; i < constants.size(); ++i) {
       if (static_cast<int>(i) == inferred) {
         // numel(input) / product(other sizes)
-        auto type = cast<RankedTensorType>(input.getType());
-        Value numel = arith::ConstantIndexOp::create(b_, loc_, 1);
-        for (int64_t d = 0; d < type.getRank(); ++d)
-          numel = arith::MulIOp::create(
-              b_, loc_, numel,
-              make<mlir::kiln::DimOp>(input, b_.getI64IntegerAttr(d)));
+        Value numel = make<mlir::kiln::NumelOp>(input);
         Value others = arith::ConstantIndexOp::create(b_, loc_, 1);
         for (size_t j = 0; j < constants.size(); ++j)
           if (j != i)

@@ -61,3 +61,21 @@ func.func @repeat_and_tile(%x: tensor<?x4xf32>)
   %1 = kiln.tile %x [3] : tensor<?x4xf32> -> tensor<?x12xf32>
   return %0, %1 : tensor<3x?x8xf32>, tensor<?x12xf32>
 }
+
+// CHECK-LABEL: func.func @rank_and_numel
+func.func @rank_and_numel(%x: tensor<?x4x?xf32>, %s: tensor<2x3xi64>)
+    -> (index, index, index) {
+  // CHECK-DAG: %[[R:.*]] = arith.constant 3 : index
+  %r = kiln.rank %x : tensor<?x4x?xf32>
+  // The static sizes folded together, the dynamic ones multiplied in.
+  // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+  // CHECK: %[[D0:.*]] = kiln.dim %{{.*}}, 0
+  // CHECK: %[[N0:.*]] = arith.muli %[[C4]], %[[D0]]
+  // CHECK: %[[D2:.*]] = kiln.dim %{{.*}}, 2
+  // CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[D2]]
+  %n = kiln.numel %x : tensor<?x4x?xf32>
+  // CHECK: %[[C6:.*]] = arith.constant 6 : index
+  %m = kiln.numel %s : tensor<2x3xi64>
+  // CHECK: return %[[R]], %[[N]], %[[C6]]
+  return %r, %n, %m : index, index, index
+}

@@ -73,6 +73,13 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
   return IntegerAttr::get(IndexType::get(getContext()), size);
 }
 
+OpFoldResult RankOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!type)
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), type.getRank());
+}
+
 //===----------------------------------------------------------------------===//
 // Views
 //===----------------------------------------------------------------------===//

@@ -172,6 +172,38 @@ template <typename OpTy> struct DecomposeRepeat : OpRewritePattern<OpTy> {
   }
 };
 
+/// rank: a constant.
+struct DecomposeRank : OpRewritePattern<k::RankOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::RankOp op,
+                                PatternRewriter &b) const override {
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    b.replaceOpWithNewOp<arith::ConstantIndexOp>(op, type.getRank());
+    return success();
+  }
+};
+
+/// numel: the product of the sizes, the static ones folded together.
+struct DecomposeNumel : OpRewritePattern<k::NumelOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::NumelOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t known = 1;
+    for (int64_t size : type.getShape())
+      if (!ShapedType::isDynamic(size))
+        known *= size;
+    Value n = indexConstant(b, loc, known);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        n = arith::MulIOp::create(b, loc, n, dimOf(b, loc, x, d));
+    b.replaceOp(op, n);
+    return success();
+  }
+};
+
 struct KilnDecomposeCompositesPass
     : mlir::kiln::impl::KilnDecomposeCompositesBase<
           KilnDecomposeCompositesPass> {
@@ -187,6 +219,6 @@ struct KilnDecomposeCompositesPass
 void mlir::kiln::populateDecomposeCompositesPatterns(
     RewritePatternSet &patterns) {
   patterns.add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
-               DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>>(
-      patterns.getContext());
+               DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>,
+               DecomposeRank, DecomposeNumel>(patterns.getContext());
 }

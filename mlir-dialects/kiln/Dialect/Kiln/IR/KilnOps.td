@@ -1128,6 +1128,39 @@ class Kiln_RepeatLikeOp<string mnemonic, bit padsRepeats>
 def Kiln_RepeatOp : Kiln_RepeatLikeOp<"repeat", 0>;
 def Kiln_TileOp : Kiln_RepeatLikeOp<"tile", 1>;
 
+def Kiln_RankOp : Kiln_Op<"rank", [Pure]> {
+  let cppCall = "$input.dim()";
+  let summary = "the number of dims";
+  let description = [{
+    `Tensor::dim()` as an `index` value: a constant once the input's rank is
+    known (it folds, and kiln-decompose-composites writes it as one).
+
+    ```mlir
+    %r = kiln.rank %x : tensor<*x!kiln.open>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Kiln_NumelOp : Kiln_Op<"numel", [Pure]> {
+  let cppCall = "$input.numel()";
+  let summary = "the number of elements";
+  let description = [{
+    `Tensor::numel()` as an `index` value; kiln-decompose-composites writes
+    it as the product of the sizes (a constant when they are static).
+
+    ```mlir
+    %n = kiln.numel %x : tensor<?x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 //===----------------------------------------------------------------------===//
 // Constants, scalars and sizes
 //===----------------------------------------------------------------------===//

@@ -25,7 +25,7 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
   let summary = "Write the composite ops with the ops that compute them";
   let description = [{
     The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
-    `reshape_as`, `repeat`, `tile`) are functions of the runtime that the
+    `reshape_as`, `repeat`, `tile`, `rank`, `numel`) are functions of the runtime that the
     tracer takes whole, so that each is defined once, in the dialect, and
     typed by its own inference. On known types this pass rewrites each as
     the kiln ops that compute it (reshapes, a broadcasting `where`), before
