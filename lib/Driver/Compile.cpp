@@ -434,12 +434,16 @@ bool checkOutputs(const std::vector<std::string> &written,
   return true;
 }
 
+/// Whether the output goes to stdout (`-o -`): the stitched source alone,
+/// to read, its object not written.
+bool toStdout(const CompileRequest &request) { return request.output == "-"; }
+
 /// What kiln compile writes: the output, the object beside it (for the
 /// stitched source) and the depfile.
 std::vector<std::string> writtenFiles(const CompileRequest &request,
                                       const std::string &objectPath) {
   std::vector<std::string> written = {request.output};
-  if (request.emit == Emit::Cpp)
+  if (request.emit == Emit::Cpp && !toStdout(request))
     written.push_back(objectPath);
   if (!request.depfile.empty())
     written.push_back(request.depfile);
@@ -663,6 +667,8 @@ private:
       }
       objects.push_back(std::move(none.object));
     }
+    if (toStdout(request_))
+      return true;
     timer_.start("join the roots' objects (ld.lld -r)");
     llvm::Expected<std::string> joined = joinObjects(objects);
     if (!joined) {

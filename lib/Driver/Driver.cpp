@@ -233,7 +233,9 @@ int run(int argc, char **argv) {
       "kernels' binary embedded in the source). Clang flags follow --");
   addSourceOptions(compileCmd, compile, compileLogs);
   compileCmd
-      ->add_option("-o,--output", compile.output, "The stitched C++ source")
+      ->add_option("-o,--output", compile.output,
+                   "The stitched C++ source, its object beside it (- for "
+                   "stdout: the source alone, no object)")
       ->required();
   compileCmd
       ->add_option("--backend", compileBackend,

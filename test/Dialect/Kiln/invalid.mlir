@@ -560,3 +560,32 @@ func.func @scatter_larger(%x: tensor<3x4xf32>, %i: tensor<2x5xi64>, %s: tensor<3
   %0 = kiln.scatter_add %x, %i, %s dim 0 : (tensor<3x4xf32>, tensor<2x5xi64>, tensor<3x6xf32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+func.func @unflatten_two_inferred(%x: tensor<?x12xf32>) {
+  %m1 = arith.constant -1 : index
+  // expected-error@+2 {{unflatten: only one size may be -1, got [-1, -1]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.unflatten %x dim 1 sizes [%m1, %m1] : tensor<?x12xf32> -> tensor<?x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @unflatten_negative_size(%x: tensor<?x12xf32>) {
+  %m2 = arith.constant -2 : index
+  %c6 = arith.constant 6 : index
+  // expected-error@+2 {{unflatten: invalid size [-2, 6]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.unflatten %x dim 1 sizes [%m2, %c6] : tensor<?x12xf32> -> tensor<?x?x6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_changes_element_type(%x: tensor<6xf32>) {
+  // expected-error@+1 {{failed to verify that all of {input, result} have same element type}}
+  %0 = kiln.reshape %x : tensor<6xf32> -> tensor<2x3xf64>
+  return
+}

@@ -111,8 +111,8 @@ struct ComposePermutes : OpRewritePattern<PermuteOp> {
   LogicalResult matchAndRewrite(PermuteOp op,
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<PermuteOp>();
-    if (!inner)
-      return failure();
+    if (!inner || hasOpenTypes(op) || hasOpenTypes(inner))
+      return failure(); // dims as written until the rank is known
     ArrayRef<int64_t> p = inner.getPermutation(), q = op.getPermutation();
     SmallVector<int64_t> composed;
     for (int64_t i : q)
@@ -134,6 +134,8 @@ void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  if (hasOpenTypes(*this))
+    return {};
   for (auto [i, p] : llvm::enumerate(getPermutation()))
     if (static_cast<int64_t>(i) != p)
       return {};
@@ -141,6 +143,8 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (hasOpenTypes(*this))
+    return {};
   if (getDim0() == getDim1())
     return getInput();
   auto inner = getInput().getDefiningOp<TransposeOp>();
@@ -151,6 +155,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult SqueezeOp::fold(FoldAdaptor) {
+  if (hasOpenTypes(*this))
+    return {};
   auto inner = getInput().getDefiningOp<UnsqueezeOp>();
   if (inner && inner.getDim() == getDim())
     return inner.getInput();

@@ -775,6 +775,16 @@ CrossEntropyOp::inferReturnTypes(MLIRContext *context,
 // Views and reshapes
 //===----------------------------------------------------------------------===//
 
+/// The result's element type is the input's (checked here rather than by an
+/// ODS trait, so that an op on open types checks nothing).
+static LogicalResult verifySameElementType(Operation *op, Type in, Type out) {
+  if (cast<ShapedType>(in).getElementType() ==
+      cast<ShapedType>(out).getElementType())
+    return success();
+  return op->emitOpError("failed to verify that all of {input, result} have "
+                         "same element type");
+}
+
 /// One index operand per dynamic dim of the result.
 static LogicalResult verifyDynamicSizes(Operation *op, Type resultType,
                                         ValueRange sizes) {
@@ -791,6 +801,8 @@ LogicalResult ReshapeOp::verify() {
   if (hasOpenTypes(*this))
     return success();
   auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifySameElementType(*this, in, out)))
+    return failure();
   if (failed(verifyDynamicSizes(*this, out, getSizes())))
     return failure();
   if (in.hasStaticShape() && out.hasStaticShape() &&
@@ -848,6 +860,8 @@ LogicalResult SliceOp::verify() {
   if (hasOpenTypes(*this))
     return success();
   auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifySameElementType(*this, in, out)))
+    return failure();
   if (failed(verifyDimInRange(*this, getDim(), in.getRank(), "dim")))
     return failure();
   if (static_cast<int64_t>(getStep()) < 1)
@@ -910,6 +924,8 @@ LogicalResult ExpandOp::verify() {
   if (hasOpenTypes(*this))
     return success();
   auto in = getInput().getType(), out = getResult().getType();
+  if (failed(verifySameElementType(*this, in, out)))
+    return failure();
   if (failed(verifyDynamicSizes(*this, out, getSizes())))
     return failure();
   if (out.getRank() < in.getRank())
@@ -1059,6 +1075,21 @@ LogicalResult UnflattenOp::inferReturnTypes(MLIRContext *context,
   if (dim < 0 || dim >= in.getRank())
     return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
                              in.getRank());
+  // Eager's refusals that constant sizes show: one -1 at most, no other
+  // negative size.
+  SmallVector<int64_t> written;
+  for (Value size : adaptor.getSizes()) {
+    APInt value;
+    written.push_back(matchPattern(size, m_ConstantInt(&value))
+                          ? value.getSExtValue()
+                          : kDynamic);
+  }
+  if (llvm::any_of(written, [](int64_t s) { return s < -1 && s != kDynamic; }))
+    return emitOptionalError(loc, "unflatten: invalid size ",
+                             shapeStr(written));
+  if (llvm::count(written, -1) > 1)
+    return emitOptionalError(loc, "unflatten: only one size may be -1, got ",
+                             shapeStr(written));
   SmallVector<int64_t> shape(in.getShape().take_front(dim));
   for (Value size : adaptor.getSizes())
     shape.push_back(staticSize(size));
@@ -1161,6 +1192,8 @@ static int64_t rankOf(Value value) {
 /// Dims of op's first operand; a 0-d input takes dim 0 (or -1) as torch's
 /// reductions, scans and indexing do.
 static void normalizeInputDims(Operation *op, bool scalarTakesDim) {
+  if (op->getNumOperands() == 0) // a cat of nothing: its inference says so
+    return;
   int64_t rank = rankOf(op->getOperand(0));
   if (rank < 0)
     return;

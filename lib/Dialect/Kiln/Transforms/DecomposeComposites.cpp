@@ -208,6 +208,17 @@ struct KilnDecomposeCompositesPass
     : mlir::kiln::impl::KilnDecomposeCompositesBase<
           KilnDecomposeCompositesPass> {
   void runOnOperation() override {
+    // The decompositions read sizes: a graph is typed first.
+    WalkResult open = getOperation()->walk([](Operation *op) {
+      if (isa<k::KilnDialect>(op->getDialect()) && k::hasOpenTypes(op)) {
+        op->emitOpError("has open types: type the graph first "
+                        "(kiln-refine-types)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (open.wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     k::populateDecomposeCompositesPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

@@ -884,8 +884,7 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
 // Views and reshapes (value semantics: a graph never aliases)
 //===----------------------------------------------------------------------===//
 
-def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure,
-    AllElementTypesMatch<["input", "result"]>]> {
+def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure]> {
   let summary = "same elements, new shape";
   let description = [{
     The result type's static dims are the new sizes; each dynamic dim takes
@@ -948,7 +947,7 @@ def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
 }
 
 def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
-    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.slice($dim, $start, $end, $step)";
   let summary = "every step-th element of a range along a dim";
   let description = [{
@@ -1010,8 +1009,7 @@ def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
-def Kiln_ExpandOp : Kiln_Op<"expand", [Pure,
-    AllElementTypesMatch<["input", "result"]>]> {
+def Kiln_ExpandOp : Kiln_Op<"expand", [Pure]> {
   let summary = "broadcasts size-1 dims to a larger shape";
   let description = [{
     Like `Tensor::expand`: trailing dims align, an input dim of size 1 may
@@ -1036,7 +1034,7 @@ def Kiln_ExpandOp : Kiln_Op<"expand", [Pure,
 //===----------------------------------------------------------------------===//
 
 def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, InferTypeOpAdaptor,
-    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.flatten($start_dim, $end_dim)";
   let summary = "dims start_dim to end_dim merged into one (torch.flatten)";
   let description = [{
@@ -1058,15 +1056,17 @@ def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, InferTypeOpAdaptor,
 }
 
 def Kiln_UnflattenOp : Kiln_Op<"unflatten", [Pure, InferTypeOpAdaptor,
-    AllElementTypesMatch<["input", "result"]>, DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.unflatten($dim, $sizes)";
   let summary = "a dim split into several (torch.unflatten)";
   let description = [{
     The input's sizes with dim `dim` (non-negative once typed) replaced by
     `sizes`, one of which may be -1 (that dim's size over the product of
-    the others). Constant sizes are static dims of the result; that their
-    product fits the dim's size is checked at run time, by the reshape
-    kiln-decompose-composites writes it as.
+    the others). The sizes that are constants when the op is built are
+    static dims of the result (a -1 or a size below it among them is
+    refused as eager refuses it); that their product fits the dim's size is
+    checked at run time, by the reshape kiln-decompose-composites writes
+    it as.
 
     ```mlir
     %y = kiln.unflatten %x dim 1 sizes [%c12, %c64] : tensor<?x768xf32> -> tensor<?x12x64xf32>
@@ -1102,8 +1102,7 @@ def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
 }
 
 class Kiln_RepeatLikeOp<string mnemonic, bit padsRepeats>
-    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor,
-                         AllElementTypesMatch<["input", "result"]>]> {
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let cppCall = "$input." # mnemonic # "($repeats)";
   let summary = "the input tiled repeats[i] times along dim i";
   let description = !strconcat("torch's `", mnemonic, "`: the input tiled ",
