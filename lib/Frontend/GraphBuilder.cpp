@@ -108,13 +108,6 @@ ElementType elementOf(Type t) {
 
 namespace {
 
-/// A dim counted from 0 (dimIndex); one out of range stays as the source
-/// wrote it, for the op's verifier to name.
-int64_t normalize(int64_t dim, int64_t rank) {
-  int64_t d = dimIndex(dim, rank);
-  return d < 0 ? dim : d;
-}
-
 class GraphFunctionBuilder {
 public:
   /// `typed`: the graph itself, whose values take the types of the ops
@@ -757,7 +750,7 @@ private:
       // inputs' buffers).
       Value x = get(op.operands[0]);
       auto type = cast<RankedTensorType>(x.getType());
-      int64_t dim = normalize(op.ints[0], type.getRank());
+      int64_t dim = mlir::kiln::countDim(op.ints[0], type.getRank());
       if (type.getRank() > 0 && !type.isDynamicDim(dim) &&
           type.getDimSize(dim) != 1)
         out = make<mlir::kiln::CastOp>(type, x);
@@ -767,7 +760,7 @@ private:
       // Other dims keep their sizes, static ones included.
       auto in = cast<RankedTensorType>(get(op.operands[0]).getType());
       SmallVector<int64_t> sizes(in.getShape());
-      int64_t dim = normalize(op.ints[0], in.getRank());
+      int64_t dim = mlir::kiln::countDim(op.ints[0], in.getRank());
       sizes[dim] = ShapedType::kDynamic;
       out = make<mlir::kiln::SliceOp>(
           RankedTensorType::get(sizes, in.getElementType()),

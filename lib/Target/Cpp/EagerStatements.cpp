@@ -115,12 +115,7 @@ public:
     return braced(names);
   }
   std::string index(Value v) const { return name(v); }
-  std::string indices(ValueRange values) const {
-    std::vector<std::string> names;
-    for (Value v : values)
-      names.push_back(name(v));
-    return braced(names);
-  }
+  std::string indices(ValueRange values) const { return tensors(values); }
   std::string real(Value v) const { return name(v); }
   std::string optionalReal(Value v) const {
     return v ? name(v) : std::string("std::nullopt");

@@ -330,7 +330,8 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   auto q = rankedOf(adaptor.getQuery().getType());
   auto k = rankedOf(adaptor.getKey().getType());
   auto v = rankedOf(adaptor.getValue().getType());
-  // Before the checks below, as eager refuses it first (Kiln_FloatInput).
+  // Eager's refusal of a non-floating query (Kiln_FloatInput's, here since
+  // it comes before the checks below).
   if (!isa<FloatType>(q.getElementType()))
     return refuseElementType(loc, q.getElementType());
   for (RankedTensorType t : {q, k, v})
@@ -775,6 +776,20 @@ CrossEntropyOp::inferReturnTypes(MLIRContext *context,
 // Views and reshapes
 //===----------------------------------------------------------------------===//
 
+/// Why `in` cannot be reshaped to `shape`, where both element counts are
+/// known and differ.
+static std::optional<std::string>
+elementCountMismatch(ShapedType in, ArrayRef<int64_t> shape) {
+  auto out = RankedTensorType::get(shape, in.getElementType());
+  if (!in.hasStaticShape() || !out.hasStaticShape() ||
+      in.getNumElements() == out.getNumElements())
+    return std::nullopt;
+  return "cannot reshape " + shapeStr(in.getShape()) + " (" +
+         std::to_string(in.getNumElements()) + " elements) to " +
+         shapeStr(shape) + " (" + std::to_string(out.getNumElements()) +
+         " elements)";
+}
+
 /// The result's element type is the input's (checked here rather than by an
 /// ODS trait, so that an op on open types checks nothing).
 static LogicalResult verifySameElementType(Operation *op, Type in, Type out) {
@@ -805,12 +820,8 @@ LogicalResult ReshapeOp::verify() {
     return failure();
   if (failed(verifyDynamicSizes(*this, out, getSizes())))
     return failure();
-  if (in.hasStaticShape() && out.hasStaticShape() &&
-      in.getNumElements() != out.getNumElements())
-    return emitOpError("cannot reshape ")
-           << shapeStr(in.getShape()) << " (" << in.getNumElements()
-           << " elements) to " << shapeStr(out.getShape()) << " ("
-           << out.getNumElements() << " elements)";
+  if (std::optional<std::string> why = elementCountMismatch(in, out.getShape()))
+    return emitOpError(*why);
   return success();
 }
 
@@ -1012,24 +1023,10 @@ OpaqueCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 /// A reshape of `in` to `shape` whose element counts both known differ is
 /// refused as kiln.reshape's verifier refuses it.
 static LogicalResult checkElementCount(std::optional<Location> loc,
-                                       RankedTensorType in,
-                                       ArrayRef<int64_t> shape) {
-  auto out = RankedTensorType::get(shape, in.getElementType());
-  if (in.hasStaticShape() && out.hasStaticShape() &&
-      in.getNumElements() != out.getNumElements())
-    return emitOptionalError(loc, "cannot reshape ", shapeStr(in.getShape()),
-                             " (", in.getNumElements(), " elements) to ",
-                             shapeStr(shape), " (", out.getNumElements(),
-                             " elements)");
+                                       ShapedType in, ArrayRef<int64_t> shape) {
+  if (std::optional<std::string> why = elementCountMismatch(in, shape))
+    return emitOptionalError(loc, *why);
   return success();
-}
-
-/// A static size from a constant index operand, ? otherwise (-1 too).
-static int64_t staticSize(Value size) {
-  APInt value;
-  if (matchPattern(size, m_ConstantInt(&value)) && !value.isNegative())
-    return value.getSExtValue();
-  return kDynamic;
 }
 
 LogicalResult FlattenOp::inferReturnTypes(MLIRContext *context,
@@ -1091,8 +1088,8 @@ LogicalResult UnflattenOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(loc, "unflatten: only one size may be -1, got ",
                              shapeStr(written));
   SmallVector<int64_t> shape(in.getShape().take_front(dim));
-  for (Value size : adaptor.getSizes())
-    shape.push_back(staticSize(size));
+  for (int64_t size : written) // a -1 or an unknown size: ?
+    shape.push_back(size >= 0 ? size : kDynamic);
   llvm::append_range(shape, in.getShape().drop_front(dim + 1));
   if (failed(checkElementCount(loc, in, shape)))
     return failure();
@@ -1163,8 +1160,12 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *context,
 // Dims as the source wrote them (DimsOpInterface)
 //===----------------------------------------------------------------------===//
 
+int64_t mlir::kiln::countDim(int64_t dim, int64_t rank) {
+  return dim < 0 && dim >= -rank ? dim + rank : dim;
+}
+
 void mlir::kiln::normalizeDimAttrs(Operation *op, int64_t rank) {
-  auto count = [&](int64_t d) { return d < 0 && d >= -rank ? d + rank : d; };
+  auto count = [&](int64_t d) { return countDim(d, rank); };
   MLIRContext *ctx = op->getContext();
   for (StringRef name :
        {"dim", "dim0", "dim1", "index", "start_dim", "end_dim"})

@@ -53,6 +53,11 @@ bool inferOpen(ValueRange operands, SmallVectorImpl<Type> &inferred);
 /// until the graph is typed (kiln-refine-types).
 bool hasOpenTypes(Operation *op);
 
+/// Dim `dim` of a tensor of rank `rank` counted from 0 (a negative one
+/// counts from the end); one out of range stays as written, for the
+/// verifier to name.
+int64_t countDim(int64_t dim, int64_t rank);
+
 /// Rewrites op's dim attributes (`dim`, `dims`, `dim0`, `dim1`,
 /// `permutation`, `index`, `start_dim`, `end_dim`) written from the end
 /// (negative) as counted from 0 for a tensor of rank `rank`; `dims` sorted and

@@ -42,8 +42,9 @@ def Kiln_PromotesToResult : NativeOpTrait<"PromotesToResult"> {
 
 // The element types eager refuses for an op's input (its first operand):
 // anything but floating (Kiln_FloatInput: torch's activations, mean,
-// softmax, the norms, attention) or bool (Kiln_NoBoolInput: the rounding
-// and sign ops, argmax, topk, scatter_add). The op is refused with eager's
+// softmax, the norms; attention's inference refuses a query so, first) or
+// bool (Kiln_NoBoolInput: the rounding and sign ops, argmax, topk,
+// scatter_add). The op is refused with eager's
 // message, "not supported for dtype i64; convert with to(kiln::kFloat32)
 // first", where the operand's constraint would give ODS's.
 def Kiln_FloatInput : NativeOpTrait<"FloatInput"> {

@@ -573,7 +573,7 @@ def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor,
 }
 
 def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
-    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments, Kiln_FloatInput]> {
+    [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
   let cppCall = "kiln::scaled_dot_product_attention($query, $key, $value, $mask, 0.0, $is_causal, $scale)";
   let summary = "softmax(query key^T * scale + mask) value, fused";
   let description = [{
