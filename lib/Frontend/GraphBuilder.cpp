@@ -1,11 +1,14 @@
 //===- GraphBuilder.cpp - Traced graphs to the kiln dialect ---------------===//
 //
 // One func.func per graph. Host integers (sizes included) are `index`
-// inside the graph, converted from the i64 the ABI passes. The elementwise
-// ops take their operands as they are and promote as the runtime does (the
-// dialect's promotedElementType); the other ops' operands are cast to the
-// element type inferSignature chose. Each op's type must be the one
-// inferSignature gave its value.
+// inside the graph, converted from the i64 the ABI passes. The graph is
+// built once on open tensor types, as the source wrote it (dims counted
+// from the end, a -1 size, a conversion to another tensor's type), and
+// then typed from its inputs' types by the dialect's own refinement
+// (refineOp, kiln-refine-types), traced op by traced op, each checked
+// first against eager's refusals (checkOp). The elementwise ops take
+// their operands as they are and promote as the runtime does (the
+// dialect's promotedElementType).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Frontend/GraphBuilder.h"
@@ -117,20 +120,24 @@ public:
       : ctx_(module.getContext()), b_(ctx_), graph_(graph), typed_(typed),
         module_(module) {}
 
+  /// The graph built once on open tensor types, then typed: its inputs
+  /// take their types and each traced op's ops are refined in order
+  /// (refineOp), checked first against eager's refusals (checkOp) and
+  /// verified.
   llvm::Error build() {
-    SmallVector<Type> inputs;
+    SmallVector<Type> open;
     for (const GraphInput &in : graph_.inputs) {
       const TraceValue &v = graph_.values[in.value];
-      inputs.push_back(v.kind == ValueKind::Tensor
-                           ? Type(tensorType(ctx_, v))
-                           : scalarArgType(ctx_, v.kind));
+      open.push_back(v.kind == ValueKind::Tensor
+                         ? mlir::kiln::openTensorType(ctx_)
+                         : scalarArgType(ctx_, v.kind));
     }
     b_.setInsertionPointToEnd(module_.getBody());
     loc_ = UnknownLoc::get(ctx_);
-    // The results' types are known once the body is built.
-    auto fn = func::FuncOp::create(b_, loc_, graph_.name,
-                                   b_.getFunctionType(inputs, {}));
-    Block *entry = fn.addEntryBlock();
+    // The results' types are known once the body is typed.
+    fn_ = func::FuncOp::create(b_, loc_, graph_.name,
+                               b_.getFunctionType(open, {}));
+    Block *entry = fn_.addEntryBlock();
     b_.setInsertionPointToStart(entry);
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       Value arg = entry->getArgument(i);
@@ -138,25 +145,16 @@ public:
         arg = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), arg);
       values_[graph_.inputs[i].value] = arg;
     }
+    std::vector<std::vector<Operation *>> built;
     for (const TraceOp &op : graph_.ops) {
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
-      llvm::Error error =
-          typed_ ? checkOp(*typed_, op) : llvm::Error::success();
       Operation *last = entry->empty() ? nullptr : &entry->back();
-      if (!error)
-        error = emit(op);
-      if (!error && error_.empty())
-        verifyBuilt(last             ? last->getNextNode()
-                    : entry->empty() ? nullptr
-                                     : &entry->front());
-      if (!error && !error_.empty())
-        error = opError(op, error_);
-      if (error) {
-        fn.erase();
-        return error;
-      }
-      if (typed_)
-        takeType(op);
+      if (llvm::Error error = emit(op))
+        return fail(std::move(error));
+      built.emplace_back();
+      for (Operation *o = last ? last->getNextNode() : &entry->front(); o;
+           o = o->getNextNode())
+        built.back().push_back(o);
     }
     SmallVector<Value> outs;
     for (const GraphOutput &out : graph_.outputs) {
@@ -170,19 +168,94 @@ public:
       outs.push_back(v);
     }
     func::ReturnOp::create(b_, loc_, outs);
+
+    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+      const TraceValue &v = graph_.values[graph_.inputs[i].value];
+      if (v.kind == ValueKind::Tensor)
+        entry->getArgument(i).setType(tensorType(ctx_, v));
+    }
+    for (size_t i = 0; i < graph_.ops.size(); ++i) {
+      const TraceOp &op = graph_.ops[i];
+      if (typed_)
+        if (llvm::Error error = checkOp(*typed_, op))
+          return fail(std::move(error));
+      if (!refine(built[i]))
+        return fail(opError(op, error_));
+      if (typed_)
+        takeType(op);
+    }
+    declareOpaqueCallees();
     // Results keep the sizes the graph knows statically (a reshape to 64
     // columns returns tensor<?x64xf32>): the ABI's descriptors carry every
     // size either way.
-    fn.setType(b_.getFunctionType(inputs, ValueRange(outs).getTypes()));
-    if (failed(verify(fn))) {
-      fn.erase();
-      return llvm::createStringError("the graph does not verify");
-    }
+    Operation *ret = entry->getTerminator();
+    fn_.setType(
+        b_.getFunctionType(entry->getArgumentTypes(), ret->getOperandTypes()));
+    if (failed(verify(fn_)))
+      return fail(llvm::createStringError("the graph does not verify"));
     return llvm::Error::success();
   }
 
 private:
   Value get(int v) const { return values_.at(v); }
+
+  llvm::Error fail(llvm::Error error) {
+    fn_.erase();
+    return error;
+  }
+
+  /// Types the ops one traced op was built as, in order, each verified:
+  /// false, with why in error_, where one cannot take its operands' types.
+  /// A conversion the types make a no-op goes; an op refinement replaces
+  /// (a squeeze that is a copy) is replaced in values_ too.
+  bool refine(ArrayRef<Operation *> ops) {
+    error_.clear();
+    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
+      if (error_.empty())
+        error_ = d.str();
+      return success();
+    });
+    for (Operation *op : ops) {
+      ValueRange before = op->getResults();
+      SmallVector<Value> old(before.begin(), before.end());
+      FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
+      if (failed(refined) ||
+          failed(verify(*refined, /*verifyRecursively=*/false))) {
+        if (error_.empty())
+          error_ = "its ops do not verify";
+        return false;
+      }
+      Operation *now = *refined;
+      if (conversions_.contains(now) &&
+          now->getOperand(0).getType() == now->getResult(0).getType()) {
+        now->getResult(0).replaceAllUsesWith(now->getOperand(0));
+        replaceValue(now->getResult(0), now->getOperand(0));
+        now->erase();
+        continue;
+      }
+      if (now != op)
+        for (auto [from, to] : llvm::zip_equal(old, now->getResults()))
+          replaceValue(from, to);
+    }
+    return true;
+  }
+  void replaceValue(Value from, Value to) {
+    for (auto &entry : values_)
+      if (entry.second == from)
+        entry.second = to;
+  }
+
+  /// The private declaration of each opaque callee, from the typed call.
+  void declareOpaqueCallees() {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(module_.getBody());
+    fn_.walk([&](mlir::kiln::OpaqueCallOp call) {
+      auto decl = func::FuncOp::create(
+          b_, call.getLoc(), call.getCallee(),
+          b_.getFunctionType(call.getOperandTypes(), call.getResultTypes()));
+      decl.setPrivate();
+    });
+  }
 
   /// The rank and element type of the tensor op built, for its value.
   void takeType(const TraceOp &op) {
@@ -194,20 +267,6 @@ private:
     v.element = elementOf(type.getElementType());
     v.wrapped = op.code == OpCode::FromScalar;
   }
-  /// Verifies the ops from `first` on (those one traced op was built as):
-  /// the first that does not verify says why in error_, with its own
-  /// diagnostic.
-  void verifyBuilt(Operation *first) {
-    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
-      if (error_.empty())
-        error_ = d.str();
-      return success();
-    });
-    for (Operation *op = first; op && error_.empty(); op = op->getNextNode())
-      if (failed(verify(op)) && error_.empty())
-        error_ = "its ops do not verify";
-  }
-
   /// Whether a builder's arguments start with the result type.
   template <typename... Args> static constexpr bool givesTypes() {
     if constexpr (sizeof...(Args) == 0)
@@ -217,50 +276,46 @@ private:
           std::tuple_element_t<0, std::tuple<std::decay_t<Args>...>>, Type>;
   }
 
-  /// OpTy built on an open result type, with its dims as the source wrote
-  /// them, and typed as kiln-refine-types types it (refineOp: the dims
-  /// counted from 0 by the op's own rule, the result inferred). Where its
-  /// operands cannot fit (the sizes the graph knows statically: a [2, 3]
-  /// plus a [4], a conv2d's channels, a squeeze of a dim of size 2 ...),
-  /// which eager would raise where the op runs, the op's diagnostic becomes
-  /// the graph's error (`error_`, reported once the traced op is built).
+  /// OpTy built on an open result type (or the type it states), with its
+  /// dims as the source wrote them: build() types it (refineOp).
   template <typename OpTy, typename... Args> OpTy make(Args &&...args) {
-    OpTy op;
     if constexpr (!OpTy::template hasTrait<InferTypeOpInterface::Trait>() ||
                   givesTypes<Args...>()) {
-      op = OpTy::create(b_, loc_, std::forward<Args>(args)...);
+      return OpTy::create(b_, loc_, std::forward<Args>(args)...);
     } else {
       OperationState state(loc_, OpTy::getOperationName());
       OpTy::build(b_, state, mlir::kiln::openTensorType(ctx_),
                   std::forward<Args>(args)...);
-      op = cast<OpTy>(b_.create(state));
+      auto op = cast<OpTy>(b_.create(state));
+      // What it gives on open operands (an index for kiln.dim).
+      SmallVector<Type> types;
+      if (succeeded(op.inferReturnTypes(
+              ctx_, loc_, op->getOperands(), op->getRawDictionaryAttrs(),
+              op->getPropertiesStorage(), op->getRegions(), types)))
+        for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+          result.setType(type);
+      return op;
     }
-    std::string why;
-    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
-      if (why.empty())
-        why = d.str();
-      return success();
-    });
-    if (failed(mlir::kiln::refineOp(op)) && error_.empty())
-      error_ = why.empty() ? "its operands do not fit" : why;
-    return op;
-  }
-  int64_t rankOf(int v) const {
-    return cast<RankedTensorType>(get(v).getType()).getRank();
-  }
-  Type elementTypeOf(int v) const {
-    return cast<RankedTensorType>(get(v).getType()).getElementType();
   }
   const TraceValue &info(int v) const { return graph_.values[v]; }
 
-  /// A tensor operand in the element type `e`.
+  /// A conversion the graph's types may make a no-op (it then goes).
+  Value convert(Operation *op) {
+    conversions_.insert(op);
+    return op->getResult(0);
+  }
+  /// v in element type e: a conversion.
   Value tensorAs(int v, ElementType e) {
-    Value t = get(v);
-    auto type = cast<RankedTensorType>(t.getType());
-    Type want = elementType(ctx_, e);
-    if (type.getElementType() == want)
-      return t;
-    return make<mlir::kiln::CastOp>(type.clone(want), t);
+    return convert(make<mlir::kiln::CastOp>(
+        UnrankedTensorType::get(elementType(ctx_, e)), get(v)));
+  }
+  /// v in the element type of like: a conversion.
+  Value tensorLike(int v, Value like) {
+    return convert(make<mlir::kiln::CastLikeOp>(get(v), like));
+  }
+  /// A ranked tensor type whose element type refinement completes.
+  RankedTensorType shaped(ArrayRef<int64_t> sizes) {
+    return RankedTensorType::get(sizes, mlir::kiln::OpenType::get(ctx_));
   }
 
   Value scalarCast(Value v, Type to) {
@@ -539,8 +594,7 @@ private:
     } else if (c == OpCode::LayerNorm || c == OpCode::RmsNorm) {
       // The weight and bias in the input's type.
       Value x = get(op.operands[0]);
-      ElementType e = elementOf(elementTypeOf(op.operands[0]));
-      Value w = tensorAs(op.operands[1], e);
+      Value w = tensorLike(op.operands[1], x);
       auto eps = b_.getF64FloatAttr(op.number);
       Value epsValue = op.hasRuntimeEps() ? scalarCast(get(op.operands.back()),
                                                        b_.getF64Type())
@@ -548,8 +602,8 @@ private:
       size_t tensors = op.normTensorOperands();
       if (c == OpCode::LayerNorm)
         out = make<mlir::kiln::LayerNormOp>(
-            x, w, tensors > 2 ? tensorAs(op.operands[2], e) : Value(), epsValue,
-            eps);
+            x, w, tensors > 2 ? tensorLike(op.operands[2], x) : Value(),
+            epsValue, eps);
       else
         out = make<mlir::kiln::RmsNormOp>(x, w, epsValue, eps);
     } else if (c == OpCode::Matmul) {
@@ -573,8 +627,10 @@ private:
       out = make<mlir::kiln::EmbeddingOp>(get(op.operands[0]),
                                           get(op.operands[1]));
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
-      Value x = tensorAs(op.operands[0],
-                         cumulativeElement(op, info(op.operands[0]).element));
+      // In its dtype when one is given (refinement scans integers as i64).
+      Value x = op.ints[1] >= 0
+                    ? tensorAs(op.operands[0], elementOfDType(op.ints[1]))
+                    : get(op.operands[0]);
       auto dim = b_.getI64IntegerAttr(op.ints[0]);
       out = c == OpCode::Cumsum ? Value(make<mlir::kiln::CumsumOp>(x, dim))
                                 : Value(make<mlir::kiln::CumprodOp>(x, dim));
@@ -586,7 +642,7 @@ private:
           op.ints[1] ? b_.getUnitAttr() : UnitAttr());
     } else if (c == OpCode::ScatterAdd) {
       Value x = get(op.operands[0]);
-      out = make<mlir::kiln::ScatterAddOp>(x.getType(), x, get(op.operands[1]),
+      out = make<mlir::kiln::ScatterAddOp>(x, get(op.operands[1]),
                                            get(op.operands[2]),
                                            b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Gather) {
@@ -607,19 +663,14 @@ private:
         if (runtime)
           params.push_back(get(op.operands[tensors + params.size()]));
       }
-      // A [C, H, W] input is convolved as one image.
+      // (A [C, H, W] input is convolved as one image.)
       Value x = get(op.operands[0]);
-      bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
-      if (unbatched)
-        x = make<mlir::kiln::UnsqueezeOp>(x, b_.getI64IntegerAttr(0));
       out = make<mlir::kiln::Conv2dOp>(
           x, get(op.operands[1]), tensors > 2 ? get(op.operands[2]) : Value(),
           params, b_.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
           b_.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
           b_.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
           b_.getI64IntegerAttr(attrs[6]));
-      if (unbatched)
-        out = make<mlir::kiln::SqueezeOp>(out, b_.getI64IntegerAttr(0));
     } else if (c == OpCode::AdaptiveAvgPool2d || c == OpCode::Pool2d) {
       // Pool2d ints: kind, kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode,
       // count_include_pad, divisor (0: none); AdaptiveAvgPool2d ints: h, w.
@@ -636,9 +687,6 @@ private:
           params.push_back(scalarCast(get(op.operands[1 + params.size()]),
                                       b_.getIndexType()));
       }
-      bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
-      if (unbatched)
-        x = make<mlir::kiln::UnsqueezeOp>(x, b_.getI64IntegerAttr(0));
       auto pair = [&](size_t i) {
         return b_.getDenseI64ArrayAttr({attrs[i], attrs[i + 1]});
       };
@@ -652,46 +700,38 @@ private:
             x, params, pair(0), pair(2), pair(4), pair(6),
             b_.getI64IntegerAttr(attrs[8]), b_.getI64IntegerAttr(attrs[9]),
             op.ints[11] ? b_.getI64IntegerAttr(op.ints[11]) : IntegerAttr());
-      if (unbatched)
-        out = make<mlir::kiln::SqueezeOp>(out, b_.getI64IntegerAttr(0));
     } else if (c == OpCode::Cat) {
       SmallVector<Value> inputs;
       for (int o : op.operands)
         inputs.push_back(get(o));
       out = make<mlir::kiln::CatOp>(inputs, b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Expand) {
-      // Trailing dims align; -1 keeps the input's size.
+      // Trailing dims align; -1 keeps the input's size: that dim of the
+      // input, counted from the end (static once refined where it is).
       Value x = get(op.operands[0]);
-      auto in = cast<RankedTensorType>(x.getType());
-      int64_t rank = static_cast<int64_t>(op.operands.size()) - 1,
-              lead = rank - in.getRank();
+      int64_t rank = static_cast<int64_t>(op.operands.size()) - 1;
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < rank; ++d) {
         int operand = op.operands[1 + d];
         std::optional<double> c = graph_.constantValue(operand);
-        if (c && *c == -1 && d >= lead) {
-          int64_t size = in.getDimSize(d - lead);
-          sizes.push_back(size);
-          if (ShapedType::isDynamic(size))
-            dynamic.push_back(
-                make<mlir::kiln::DimOp>(x, b_.getI64IntegerAttr(d - lead)));
-        } else if (c && *c >= 0) {
+        if (c && *c >= 0) {
           sizes.push_back(static_cast<int64_t>(*c));
-        } else {
-          sizes.push_back(ShapedType::kDynamic);
-          dynamic.push_back(get(operand));
+          continue;
         }
+        sizes.push_back(ShapedType::kDynamic);
+        dynamic.push_back(c && *c == -1
+                              ? Value(make<mlir::kiln::DimOp>(
+                                    x, b_.getI64IntegerAttr(d - rank)))
+                              : get(operand));
       }
-      out = make<mlir::kiln::ExpandOp>(
-          RankedTensorType::get(sizes, in.getElementType()), x, dynamic);
+      out = make<mlir::kiln::ExpandOp>(shaped(sizes), x, dynamic);
     } else if (c == OpCode::Reshape) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
       shape(op, 1, get(op.operands[0]), sizes, dynamic);
-      out = make<mlir::kiln::ReshapeOp>(
-          RankedTensorType::get(sizes, elementTypeOf(op.operands[0])),
-          get(op.operands[0]), dynamic);
+      out = make<mlir::kiln::ReshapeOp>(shaped(sizes), get(op.operands[0]),
+                                        dynamic);
     } else if (c == OpCode::Full) {
       SmallVector<int64_t> sizes;
       SmallVector<Value> dynamic;
@@ -745,26 +785,15 @@ private:
                                         b_.getI64IntegerAttr(op.ints[0]),
                                         b_.getI64IntegerAttr(op.ints[1]));
     } else if (c == OpCode::Squeeze) {
-      // Eager's squeeze of a dim whose size is not 1 is the tensor itself:
-      // where that size is static, a copy (a graph's results are never its
-      // inputs' buffers).
-      Value x = get(op.operands[0]);
-      auto type = cast<RankedTensorType>(x.getType());
-      int64_t dim = mlir::kiln::countDim(op.ints[0], type.getRank());
-      if (type.getRank() > 0 && !type.isDynamicDim(dim) &&
-          type.getDimSize(dim) != 1)
-        out = make<mlir::kiln::CastOp>(type, x);
-      else
-        out = make<mlir::kiln::SqueezeOp>(x, b_.getI64IntegerAttr(dim));
+      // (Eager's squeeze of a dim whose size is not 1 is the tensor itself:
+      // where that size is static, refinement makes it a copy.)
+      out = make<mlir::kiln::SqueezeOp>(get(op.operands[0]),
+                                        b_.getI64IntegerAttr(op.ints[0]));
     } else if (c == OpCode::Slice) {
-      // Other dims keep their sizes, static ones included.
-      auto in = cast<RankedTensorType>(get(op.operands[0]).getType());
-      SmallVector<int64_t> sizes(in.getShape());
-      int64_t dim = mlir::kiln::countDim(op.ints[0], in.getRank());
-      sizes[dim] = ShapedType::kDynamic;
+      // (Other dims keep their sizes, static ones included.)
       out = make<mlir::kiln::SliceOp>(
-          RankedTensorType::get(sizes, in.getElementType()),
-          get(op.operands[0]), b_.getI64IntegerAttr(dim),
+          mlir::kiln::openTensorType(ctx_), get(op.operands[0]),
+          b_.getI64IntegerAttr(op.ints[0]),
           scalarCast(get(op.operands[1]), b_.getIndexType()),
           scalarCast(get(op.operands[2]), b_.getIndexType()),
           b_.getI64IntegerAttr(op.ints[1]));
@@ -772,47 +801,28 @@ private:
       // Always a cast: a graph's results are never its inputs' buffers.
       // (ints {-1}: to its second operand's type, masked_fill's.)
       Value x = get(op.operands[0]);
-      Type to = op.ints[0] < 0 ? elementTypeOf(op.operands[1])
-                               : elementType(ctx_, elementOfDType(op.ints[0]));
-      out = make<mlir::kiln::CastOp>(
-          cast<RankedTensorType>(x.getType()).clone(to), x);
+      out = op.ints[0] < 0
+                ? Value(make<mlir::kiln::CastLikeOp>(x, get(op.operands[1])))
+                : Value(make<mlir::kiln::CastOp>(
+                      UnrankedTensorType::get(
+                          elementType(ctx_, elementOfDType(op.ints[0]))),
+                      x));
     } else if (c == OpCode::OpaqueCall) {
-      // Assumed to give its first argument's rank and dtype; the adapter
-      // checks, and the statements run eagerly when it does not.
-      RankedTensorType resultType =
-          op.operands.empty()
-              ? RankedTensorType::get({kDyn, kDyn}, b_.getF32Type())
-              : RankedTensorType::get(
-                    SmallVector<int64_t>(rankOf(op.operands[0]), kDyn),
-                    elementTypeOf(op.operands[0]));
-      std::string symbol = graph_.opaqueSymbol(op);
+      // Assumed to give its first argument's rank and dtype (refinement);
+      // the adapter checks, and the statements run eagerly when it does
+      // not. Its callee is declared once the call is typed.
       SmallVector<Value> args;
-      SmallVector<Type> argTypes;
-      for (int o : op.operands) {
+      for (int o : op.operands)
         args.push_back(get(o));
-        argTypes.push_back(get(o).getType());
-      }
-      {
-        OpBuilder::InsertionGuard guard(b_);
-        b_.setInsertionPointToStart(module_.getBody());
-        auto decl = func::FuncOp::create(
-            b_, loc_, symbol, b_.getFunctionType(argTypes, {resultType}));
-        decl.setPrivate();
-      }
-      out = make<mlir::kiln::OpaqueCallOp>(TypeRange{resultType}, symbol, args)
+      out = make<mlir::kiln::OpaqueCallOp>(
+                TypeRange{mlir::kiln::openTensorType(ctx_)},
+                graph_.opaqueSymbol(op), args)
                 .getResult(0);
     } else if (c == OpCode::Select) {
-      // The arms may know different sizes statically: both are cast to
-      // what neither promises.
-      Value t = get(op.operands[1]), f = get(op.operands[2]);
-      auto resultType = RankedTensorType::get(
-          SmallVector<int64_t>(rankOf(op.operands[1]), kDyn),
-          elementTypeOf(op.operands[1]));
-      if (t.getType() != f.getType())
-        for (Value *arm : {&t, &f})
-          if (arm->getType() != resultType)
-            *arm = tensor::CastOp::create(b_, loc_, resultType, *arm);
-      out = arith::SelectOp::create(b_, loc_, get(op.operands[0]), t, f);
+      // (The arms may know different sizes statically: refinement casts
+      // both to what both promise.)
+      out = arith::SelectOp::create(b_, loc_, get(op.operands[0]),
+                                    get(op.operands[1]), get(op.operands[2]));
     } else if (c == OpCode::Arange) {
       out = make<mlir::kiln::ArangeOp>(
           RankedTensorType::get({kDyn}, b_.getI64Type()), get(op.operands[0]),
@@ -827,12 +837,15 @@ private:
 
   MLIRContext *ctx_;
   OpBuilder b_;
+  func::FuncOp fn_;
+  /// The conversions (tensorAs, tensorLike) built.
+  llvm::SmallPtrSet<Operation *, 8> conversions_;
   const Graph &graph_;
   Graph *typed_;
   ModuleOp module_;
   Location loc_ = UnknownLoc::get(ctx_);
   std::map<int, Value> values_;
-  /// Why an op built for the traced op being built cannot be (make).
+  /// Why an op built for the traced op being typed cannot be (refine).
   std::string error_;
 };
 

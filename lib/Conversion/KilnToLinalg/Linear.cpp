@@ -315,6 +315,9 @@ struct Conv2dToLinalg : OpConversionPattern<Conv2dOp> {
   LogicalResult
   matchAndRewrite(Conv2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getInput().getType().getRank() != 4)
+      return rewriter.notifyMatchFailure(
+          op, "one unbatched image: kiln-decompose-composites batches it");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value x = adaptor.getInput(), w = adaptor.getWeight();

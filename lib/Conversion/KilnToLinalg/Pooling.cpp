@@ -137,6 +137,9 @@ struct Pool2dToLinalg : OpConversionPattern<Pool2dOp> {
   LogicalResult
   matchAndRewrite(Pool2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getInput().getType().getRank() != 4)
+      return rewriter.notifyMatchFailure(
+          op, "one unbatched image: kiln-decompose-composites batches it");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     bool isMax = op.getKind() == PoolKind::max;
@@ -295,6 +298,9 @@ struct AdaptiveAvgPool2dToLinalg : OpConversionPattern<AdaptiveAvgPool2dOp> {
   LogicalResult
   matchAndRewrite(AdaptiveAvgPool2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getInput().getType().getRank() != 4)
+      return rewriter.notifyMatchFailure(
+          op, "one unbatched image: kiln-decompose-composites batches it");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value x = adaptor.getInput();

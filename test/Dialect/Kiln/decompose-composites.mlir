@@ -79,3 +79,34 @@ func.func @rank_and_numel(%x: tensor<?x4x?xf32>, %s: tensor<2x3xi64>)
   // CHECK: return %[[R]], %[[N]], %[[C6]]
   return %r, %n, %m : index, index, index
 }
+
+// -----
+
+// cast_like: a cast to the other tensor's element type.
+// CHECK-LABEL: func.func @cast_like
+// CHECK: %[[C:.*]] = kiln.cast %arg0 : tensor<4xf64> to tensor<4xf32>
+// CHECK: return %[[C]]
+func.func @cast_like(%w: tensor<4xf64>, %x: tensor<?x4xf32>) -> tensor<4xf32> {
+  %0 = kiln.cast_like %w, %x : (tensor<4xf64>, tensor<?x4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A conv2d or pool of one [C, H, W] image: of a batch of one, the batch
+// dim dropped again.
+// CHECK-LABEL: func.func @unbatched
+// CHECK: %[[B:.*]] = kiln.unsqueeze %arg0 dim 0 : tensor<3x?x?xf32> -> tensor<1x3x?x?xf32>
+// CHECK: %[[Y:.*]] = kiln.conv2d %[[B]], %arg1 {{.*}} -> tensor<1x5x?x?xf32>
+// CHECK: %[[S:.*]] = kiln.squeeze %[[Y]] dim 0 : tensor<1x5x?x?xf32> -> tensor<5x?x?xf32>
+// CHECK: %[[B2:.*]] = kiln.unsqueeze %[[S]] dim 0
+// CHECK: %[[P:.*]] = kiln.adaptive_avg_pool2d %[[B2]] {{.*}} -> tensor<1x5x1x1xf32>
+// CHECK: %[[S2:.*]] = kiln.squeeze %[[P]] dim 0 : tensor<1x5x1x1xf32> -> tensor<5x1x1xf32>
+// CHECK: return %[[S2]]
+func.func @unbatched(%x: tensor<3x?x?xf32>, %w: tensor<5x3x3x3xf32>) -> tensor<5x1x1xf32> {
+  %y = kiln.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1>}
+      : (tensor<3x?x?xf32>, tensor<5x3x3x3xf32>) -> tensor<5x?x?xf32>
+  %p = kiln.adaptive_avg_pool2d %y {output_size = array<i64: 1, 1>}
+      : (tensor<5x?x?xf32>) -> tensor<5x1x1xf32>
+  return %p : tensor<5x1x1xf32>
+}

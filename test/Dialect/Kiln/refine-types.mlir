@@ -174,3 +174,82 @@ func.func @untyped(%a: tensor<*x!kiln.open>) -> tensor<*x!kiln.open> {
   %0 = kiln.exp %a : tensor<*x!kiln.open>
   return %0 : tensor<*x!kiln.open>
 }
+
+// -----
+
+// What the source writes with torch's meaning takes the dialect's form: an
+// expand's -1 (kiln.dim of the input's aligned dim, from the end) is static
+// where that dim is; a slice keeps its input's type but the sliced dim; a
+// squeeze of a dim of size 3 is a copy; a scan of bools scans i64; an
+// opaque call gives its first argument's rank and element type.
+// CHECK-LABEL: func.func @torch_forms
+func.func @torch_forms(%x: tensor<*x!kiln.open> {kiln.type = tensor<1x4xf32>},
+                       %b: tensor<*x!kiln.open> {kiln.type = tensor<?x3xi1>},
+                       %n: index)
+    -> (tensor<?x?x!kiln.open>, tensor<*x!kiln.open>, tensor<*x!kiln.open>,
+        tensor<*x!kiln.open>, tensor<*x!kiln.open>) {
+  // CHECK: %[[E:.*]] = kiln.expand %{{.*}} [%{{.*}}] : tensor<1x4xf32> -> tensor<?x4xf32>
+  %d = kiln.dim %x, -1 : tensor<*x!kiln.open>
+  %e = kiln.expand %x [%n, %d] : tensor<*x!kiln.open> -> tensor<?x?x!kiln.open>
+  // CHECK: kiln.slice %[[E]] dim 1 [%{{.*}} : %{{.*}}] : tensor<?x4xf32> -> tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %s = kiln.slice %e dim -1 [%c0 : %n] : tensor<?x?x!kiln.open> -> tensor<*x!kiln.open>
+  // CHECK: %[[COPY:.*]] = kiln.cast %{{.*}} : tensor<?x3xi1> to tensor<?x3xi1>
+  // CHECK-NOT: kiln.squeeze
+  %q = kiln.squeeze %b dim 1 : tensor<*x!kiln.open> -> tensor<*x!kiln.open>
+  // CHECK: %[[I64:.*]] = kiln.cast %[[COPY]] : tensor<?x3xi1> to tensor<?x3xi64>
+  // CHECK: kiln.cumsum %[[I64]] dim 0 : tensor<?x3xi64>
+  %c = kiln.cumsum %q dim 0 : tensor<*x!kiln.open>
+  // CHECK: kiln.opaque_call @clip(%{{.*}}) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %o = kiln.opaque_call @clip(%s) : (tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  return %e, %s, %q, %c, %o : tensor<?x?x!kiln.open>, tensor<*x!kiln.open>,
+      tensor<*x!kiln.open>, tensor<*x!kiln.open>, tensor<*x!kiln.open>
+}
+func.func private @clip(tensor<?x?xf32>) -> tensor<?x?xf32>
+
+// -----
+
+// The arms of a select of tensors are cast to what both promise.
+// CHECK-LABEL: func.func @select_arms
+func.func @select_arms(%p: i1,
+                       %a: tensor<*x!kiln.open> {kiln.type = tensor<2x4xf32>},
+                       %b: tensor<*x!kiln.open> {kiln.type = tensor<3x4xf32>})
+    -> tensor<*x!kiln.open> {
+  // CHECK: %[[A:.*]] = tensor.cast %{{.*}} : tensor<2x4xf32> to tensor<?x4xf32>
+  // CHECK: %[[B:.*]] = tensor.cast %{{.*}} : tensor<3x4xf32> to tensor<?x4xf32>
+  // CHECK: arith.select %{{.*}}, %[[A]], %[[B]] : tensor<?x4xf32>
+  %s = arith.select %p, %a, %b : tensor<*x!kiln.open>
+  return %s : tensor<*x!kiln.open>
+}
+
+// -----
+
+// Arms of different ranks cannot be one variable.
+func.func @select_ranks(%p: i1,
+                        %a: tensor<*x!kiln.open> {kiln.type = tensor<4xf32>},
+                        %b: tensor<*x!kiln.open> {kiln.type = tensor<3x4xf32>})
+    -> tensor<*x!kiln.open> {
+  // expected-error @+1 {{the arms give 'tensor<4xf32>' and 'tensor<3x4xf32>', which one variable cannot hold}}
+  %s = arith.select %p, %a, %b : tensor<*x!kiln.open>
+  return %s : tensor<*x!kiln.open>
+}
+
+// -----
+
+// cast_like takes the other tensor's element type; a conv2d and a pool of
+// one [C, H, W] image give one.
+// CHECK-LABEL: func.func @like_and_unbatched
+func.func @like_and_unbatched(%x: tensor<*x!kiln.open> {kiln.type = tensor<3x8x8xf32>},
+                              %w: tensor<*x!kiln.open> {kiln.type = tensor<5x3x3x3xf64>})
+    -> (tensor<*x!kiln.open>, tensor<*x!kiln.open>) {
+  // CHECK: kiln.cast_like %{{.*}}, %{{.*}} : (tensor<5x3x3x3xf64>, tensor<3x8x8xf32>) -> tensor<5x3x3x3xf32>
+  %wl = kiln.cast_like %w, %x : (tensor<*x!kiln.open>, tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  // CHECK: kiln.conv2d {{.*}} : (tensor<3x8x8xf32>, tensor<5x3x3x3xf32>) -> tensor<5x6x6xf32>
+  %y = kiln.conv2d %x, %wl {strides = array<i64: 1, 1>, padding = array<i64: 0, 0>}
+      : (tensor<*x!kiln.open>, tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  // CHECK: kiln.pool2d max {{.*}} : (tensor<5x6x6xf32>) -> tensor<5x3x3xf32>
+  %p = kiln.pool2d max %y {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>}
+      : (tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  return %y, %p : tensor<*x!kiln.open>, tensor<*x!kiln.open>
+}

@@ -61,6 +61,12 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult CastLikeOp::fold(FoldAdaptor) {
+  if (!hasOpenTypes(*this) && getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {

@@ -534,22 +534,38 @@ LogicalResult TopkOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+/// An unbatched [C, H, W] image seen as a batch of one (torch's conv2d and
+/// 2-d pools take either); `dropBatch` takes the batch off the result again.
+static RankedTensorType batchOfOne(RankedTensorType x, bool &unbatched) {
+  unbatched = x.getRank() == 3;
+  if (!unbatched)
+    return x;
+  SmallVector<int64_t> shape(x.getShape());
+  shape.insert(shape.begin(), 1);
+  return x.clone(shape);
+}
+
+static RankedTensorType dropBatch(RankedTensorType y, bool unbatched) {
+  return unbatched ? y.clone(y.getShape().drop_front()) : y;
+}
+
 LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   if (inferOpen(adaptor.getOperands(), inferred))
     return success();
-  auto x = rankedOf(adaptor.getInput().getType());
+  bool unbatched;
+  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
   auto w = rankedOf(adaptor.getWeight().getType());
   ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding(),
                     dilation = adaptor.getDilation();
   int64_t groups = adaptor.getGroups();
   if (x.getRank() != 4 || w.getRank() != 4)
     return emitOptionalError(loc,
-                             "input and weight must be 4-d (NCHW and "
-                             "OIHW), got ",
-                             x, " and ", w);
+                             "input and weight must be 4-d (NCHW, or CHW "
+                             "for one image, and OIHW), got ",
+                             adaptor.getInput().getType(), " and ", w);
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
   auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
     return llvm::any_of(values,
@@ -604,8 +620,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
   SmallVector<Value> tensors = {adaptor.getInput(), adaptor.getWeight()};
   if (adaptor.getBias())
     tensors.push_back(adaptor.getBias());
-  inferred.push_back(
-      RankedTensorType::get(shape, promotedElementType(tensors)));
+  inferred.push_back(dropBatch(
+      RankedTensorType::get(shape, promotedElementType(tensors)), unbatched));
   return success();
 }
 
@@ -615,9 +631,13 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
                                          SmallVectorImpl<Type> &inferred) {
   if (inferOpen(adaptor.getOperands(), inferred))
     return success();
-  auto x = rankedOf(adaptor.getInput().getType());
+  bool unbatched;
+  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
   if (x.getRank() != 4)
-    return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
+    return emitOptionalError(loc,
+                             "the input must be 4-d (NCHW, or CHW for one "
+                             "image), got ",
+                             adaptor.getInput().getType());
   ArrayRef<int64_t> kernel = adaptor.getKernel(),
                     strides = adaptor.getStrides(), pad = adaptor.getPadding(),
                     dilation = adaptor.getDilation();
@@ -680,7 +700,8 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
                                2 + i);
     shape.push_back(o);
   }
-  inferred.push_back(RankedTensorType::get(shape, x.getElementType()));
+  inferred.push_back(
+      dropBatch(RankedTensorType::get(shape, x.getElementType()), unbatched));
   return success();
 }
 
@@ -689,9 +710,13 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   if (inferOpen(adaptor.getOperands(), inferred))
     return success();
-  auto x = rankedOf(adaptor.getInput().getType());
+  bool unbatched;
+  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
   if (x.getRank() != 4)
-    return emitOptionalError(loc, "the input must be 4-d (NCHW), got ", x);
+    return emitOptionalError(loc,
+                             "the input must be 4-d (NCHW, or CHW for one "
+                             "image), got ",
+                             adaptor.getInput().getType());
   ArrayRef<int64_t> sizes = adaptor.getOutputSize();
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
   if (sizes.size() != 2 ||
@@ -706,9 +731,11 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
   for (int64_t d = 1; d < 4; ++d)
     if (x.getDimSize(d) == 0)
       return emitOptionalError(loc, "only the batch dim may be empty");
-  inferred.push_back(RankedTensorType::get(
-      {x.getDimSize(0), x.getDimSize(1), sizes[0], sizes[1]},
-      x.getElementType()));
+  inferred.push_back(
+      dropBatch(RankedTensorType::get(
+                    {x.getDimSize(0), x.getDimSize(1), sizes[0], sizes[1]},
+                    x.getElementType()),
+                unbatched));
   return success();
 }
 
@@ -1001,6 +1028,8 @@ LogicalResult DimOp::verify() {
 
 LogicalResult
 OpaqueCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (hasOpenTypes(*this))
+    return success(); // its callee is declared with the types refined
   auto fn =
       symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
   if (!fn)
@@ -1094,6 +1123,18 @@ LogicalResult UnflattenOp::inferReturnTypes(MLIRContext *context,
   if (failed(checkElementCount(loc, in, shape)))
     return failure();
   inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult CastLikeOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  inferred.push_back(
+      rankedOf(adaptor.getInput().getType())
+          .clone(rankedOf(adaptor.getLike().getType()).getElementType()));
   return success();
 }
 

@@ -204,6 +204,41 @@ struct DecomposeNumel : OpRewritePattern<k::NumelOp> {
   }
 };
 
+/// cast_like: a cast to the other tensor's element type.
+struct DecomposeCastLike : OpRewritePattern<k::CastLikeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::CastLikeOp op,
+                                PatternRewriter &b) const override {
+    b.replaceOpWithNewOp<k::CastOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
+/// A conv2d or 2-d pool of one [C, H, W] image: of a batch of one, the
+/// batch dim then dropped.
+template <typename OpTy> struct DecomposeUnbatched : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Value x = op.getInput();
+    if (cast<RankedTensorType>(x.getType()).getRank() != 3)
+      return failure();
+    Location loc = op.getLoc();
+    Value batch = k::UnsqueezeOp::create(b, loc, x, b.getI64IntegerAttr(0));
+    b.modifyOpInPlace(op, [&] {
+      op.getInputMutable().set(batch);
+      auto y = cast<RankedTensorType>(op.getType());
+      SmallVector<int64_t> shape(y.getShape());
+      shape.insert(shape.begin(), 1);
+      op.getResult().setType(y.clone(shape));
+    });
+    b.setInsertionPointAfter(op);
+    auto squeeze =
+        k::SqueezeOp::create(b, loc, op.getResult(), b.getI64IntegerAttr(0));
+    b.replaceAllUsesExcept(op.getResult(), squeeze.getResult(), squeeze);
+    return success();
+  }
+};
+
 struct KilnDecomposeCompositesPass
     : mlir::kiln::impl::KilnDecomposeCompositesBase<
           KilnDecomposeCompositesPass> {
@@ -231,5 +266,7 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
     RewritePatternSet &patterns) {
   patterns.add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
                DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>,
-               DecomposeRank, DecomposeNumel>(patterns.getContext());
+               DecomposeRank, DecomposeNumel, DecomposeCastLike,
+               DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
+               DecomposeUnbatched<AdaptiveAvgPool2dOp>>(patterns.getContext());
 }

@@ -19,9 +19,15 @@ void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);
 
 /// One op typed from its operands' types: its dims counted from 0
 /// (DimsOpInterface), its results inferred again (InferTypeOpInterface), or
-/// the types it states completed from its input. Fails with the op's
-/// diagnostic where its operands do not fit or a result stays open.
-LogicalResult refineOp(Operation *op);
+/// the types it states completed from its input (an expand's `-1` sizes,
+/// written as kiln.dim of its input, static where that dim is). What the
+/// source writes with torch's meaning takes the dialect's form: a squeeze
+/// of a dim of known size other than 1 becomes a copy, a scan of integers
+/// scans them cast to i64, the arms of a select
+/// of tensors are cast to what both promise. Returns the op now in its
+/// place; fails with the op's diagnostic where its operands do not fit or
+/// a result stays open.
+FailureOr<Operation *> refineOp(Operation *op);
 
 /// kiln-refine-types on one function: its arguments take the types their
 /// `kiln.type` attributes give (the attributes are dropped), every result

@@ -688,15 +688,15 @@ class Kiln_CumulativeOp<string mnemonic, string what>
   let description = !strconcat("The running ", what, [{ along `dim`
     (non-negative): `result[.., j, ..]` combines `input[.., 0..j, ..]` in
     order. Floats accumulate in f64 and round each result, as the runtime
-    does; integers wrap. The frontend converts integer and bool inputs to
-    i64 first (ATen's result type).
+    does; integers wrap. Integers and bools scan as i64 (ATen's result
+    type): refinement (kiln-refine-types) converts such an input first.
 
     ```mlir
     %c = kiln.}], mnemonic, [{ %x dim 1 : tensor<?x?xf32>
     ```
   }]);
-  // (No i32 or i1: ATen scans them as i64, which the frontend converts
-  // them to.)
+  // (No i32 or i1: ATen scans them as i64, which refinement converts them
+  // to.)
   let arguments = (ins Kiln_TensorOf<[F16, BF16, F32, F64, I64]>:$input,
                        I64Attr:$dim);
   let results = (outs Kiln_TensorOf<[F16, BF16, F32, F64, I64]>:$result);
@@ -748,7 +748,9 @@ def Kiln_Conv2dOp : Kiln_Op<"conv2d", [Pure, InferTypeOpAdaptor,
                                        Kiln_PromotesToResult]> {
   let summary = "2-d convolution, NCHW";
   let description = [{
-    `input` is `[N, C, H, W]`, `weight` `[O, C / groups, kH, kW]`, `bias`
+    `input` is `[N, C, H, W]` (or one image `[C, H, W]`, whose result has
+    no batch dim either: kiln-decompose-composites convolves it as a batch
+    of one), `weight` `[O, C / groups, kH, kW]`, `bias`
     `[O]`; `strides`, `padding` and `dilation` hold `[h, w]` (strides and
     dilation at least 1, padding at least 0). With `groups` g the channels
     and the filters split into g groups, group i's filters convolving group
@@ -782,7 +784,8 @@ def Kiln_Pool2dOp : Kiln_Op<"pool2d", [Pure, InferTypeOpAdaptor]> {
   let summary = "2-d max or average pooling, NCHW";
   let description = [{
     torch's `max_pool2d` (`kind = max`) and `avg_pool2d` (`kind = avg`) of
-    `input` `[N, C, H, W]`: output `(oh, ow)` reduces the taps
+    `input` `[N, C, H, W]` (or one image `[C, H, W]`, pooled as a batch of
+    one by kiln-decompose-composites): output `(oh, ow)` reduces the taps
     `(oh * sh - ph + i * dh, ow * sw - pw + j * dw)` for `i < kh`, `j < kw`
     that lie inside the input (`kernel`, `strides`, `padding`, `dilation`
     hold `[h, w]`; padding at most half the kernel). The output's size is
@@ -822,7 +825,8 @@ def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
                                        [Pure, InferTypeOpAdaptor]> {
   let summary = "2-d adaptive average pooling, NCHW";
   let description = [{
-    torch's `adaptive_avg_pool2d` of `input` `[N, C, H, W]` to
+    torch's `adaptive_avg_pool2d` of `input` `[N, C, H, W]` (or one image
+    `[C, H, W]`, pooled as a batch of one by kiln-decompose-composites) to
     `output_size` `[h, w]`: output `(oh, ow)` is the mean of input rows
     `[floor(oh * H / h), ceil((oh + 1) * H / h))` and the same columns of
     `W`. An output size known only at run time is `kDynamic` in the
@@ -1099,6 +1103,28 @@ def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $input `,` $other attr-dict `:` functional-type(operands, results)
   }];
+}
+
+def Kiln_CastLikeOp : Kiln_Op<"cast_like", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "$input.to($like.dtype())";
+  let summary = "conversion to another tensor's element type";
+  let description = [{
+    `input` converted as kiln.cast converts it, to the element type of
+    `like`, whose shape does not matter: what the runtime's norms do to
+    their weight and bias, and masked_fill to its value. It folds to its
+    input when the element types agree, and kiln-decompose-composites
+    writes it as kiln.cast.
+
+    ```mlir
+    %w = kiln.cast_like %g, %x : (tensor<768xf64>, tensor<?x768xf32>) -> tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$like);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $like attr-dict `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
 }
 
 class Kiln_RepeatLikeOp<string mnemonic, bit padsRepeats>

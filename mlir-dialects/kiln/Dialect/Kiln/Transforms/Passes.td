@@ -25,7 +25,8 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
   let summary = "Write the composite ops with the ops that compute them";
   let description = [{
     The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
-    `reshape_as`, `repeat`, `tile`, `rank`, `numel`) are functions of the runtime that the
+    `reshape_as`, `repeat`, `tile`, `rank`, `numel`, `cast_like`; a
+    `conv2d` or 2-d pool of one unbatched `[C, H, W]` image) are functions of the runtime that the
     tracer takes whole, so that each is defined once, in the dialect, and
     typed by its own inference. On known types this pass rewrites each as
     the kiln ops that compute it (reshapes, a broadcasting `where`), before
@@ -56,9 +57,17 @@ def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
     (`InferTypeOpInterface`), so there is one type inference, the
     dialect's. The few kiln ops whose result type is stated rather than
     inferred keep what they state and take the rest from their input:
-    `kiln.cast` its input's shape, `kiln.reshape`, `kiln.expand` and
-    `kiln.slice` its element type. The function's result types follow its
-    return. Each op is verified on the types it now has, so an op that
+    `kiln.cast` its input's shape, `kiln.reshape` and `kiln.expand` its
+    element type (an expanded size written as `kiln.dim` of the input's
+    aligned dim, torch's `-1`, becomes static where that dim is),
+    `kiln.slice` its input's type but for the sliced dim, `kiln.opaque_call`
+    its first argument's rank and element type. What the source writes with
+    torch's meaning takes the dialect's stricter form: a `kiln.squeeze` of
+    a dim of known size other than 1 becomes a copy (`kiln.cast`), a scan
+    (`kiln.cumsum`, `kiln.cumprod`) of integers or bools scans them cast to
+    i64, and the
+    arms of an `arith.select` of tensors are cast (`tensor.cast`) to what
+    both promise. The function's result types follow its return. Each op is verified on the types it now has, so an op that
     cannot take them (a mean of integers, shapes that cannot broadcast)
     fails the pass with its own diagnostic, as does a type left open.
 
@@ -75,7 +84,8 @@ def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
     }
     ```
   }];
-  let dependentDialects = ["mlir::kiln::KilnDialect"];
+  let dependentDialects = ["mlir::kiln::KilnDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
