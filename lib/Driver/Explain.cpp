@@ -82,6 +82,9 @@ std::string opText(const TraceOp &op) {
                                   : std::to_string(op.ints[i]));
     s += "]";
   }
+  if ((op.code == OpCode::Var || op.code == OpCode::Std) &&
+      op.operands.size() == 1)
+    s += " correction " + std::to_string(static_cast<int64_t>(op.number));
   if (!op.text.empty())
     s += " \"" + op.text + "\"";
   return s;

@@ -5,8 +5,8 @@
 // built once on open tensor types, as the source wrote it (dims counted
 // from the end, a -1 size, a conversion to another tensor's type), and
 // then typed from its inputs' types by the dialect's own refinement
-// (refineOp, kiln-refine-types), traced op by traced op, each checked
-// first against eager's refusals (checkOp). The elementwise ops take
+// (refineOp, kiln-refine-types), traced op by traced op: an op's own
+// refusal, in eager's words, is the graph's error. The elementwise ops take
 // their operands as they are and promote as the runtime does (the
 // dialect's promotedElementType).
 //
@@ -25,6 +25,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Verifier.h"
 
@@ -111,20 +112,24 @@ ElementType elementOf(Type t) {
 
 namespace {
 
+/// What building a graph on open types leaves: the function, the ops each
+/// traced op was built as, the value of each traced value and the
+/// conversions the types may make no-ops.
+struct OpenFunction {
+  func::FuncOp fn;
+  std::vector<std::vector<Operation *>> built;
+  std::map<int, Value> values;
+  llvm::SmallPtrSet<Operation *, 8> conversions;
+};
+
+/// Builds a graph's function on open tensor types (no op depends on its
+/// inputs' types), as the source wrote it.
 class GraphFunctionBuilder {
 public:
-  /// `typed`: the graph itself, whose values take the types of the ops
-  /// built (inferSignature), each op checked first (checkOp).
-  GraphFunctionBuilder(ModuleOp module, const Graph &graph,
-                       Graph *typed = nullptr)
-      : ctx_(module.getContext()), b_(ctx_), graph_(graph), typed_(typed),
-        module_(module) {}
+  GraphFunctionBuilder(ModuleOp module, const Graph &graph)
+      : ctx_(module.getContext()), b_(ctx_), graph_(graph), module_(module) {}
 
-  /// The graph built once on open tensor types, then typed: its inputs
-  /// take their types and each traced op's ops are refined in order
-  /// (refineOp), checked first against eager's refusals (checkOp) and
-  /// verified.
-  llvm::Error build() {
+  llvm::Error build(OpenFunction &out) {
     SmallVector<Type> open;
     for (const GraphInput &in : graph_.inputs) {
       const TraceValue &v = graph_.values[in.value];
@@ -135,9 +140,9 @@ public:
     b_.setInsertionPointToEnd(module_.getBody());
     loc_ = UnknownLoc::get(ctx_);
     // The results' types are known once the body is typed.
-    fn_ = func::FuncOp::create(b_, loc_, graph_.name,
-                               b_.getFunctionType(open, {}));
-    Block *entry = fn_.addEntryBlock();
+    auto fn = func::FuncOp::create(b_, loc_, graph_.name,
+                                   b_.getFunctionType(open, {}));
+    Block *entry = fn.addEntryBlock();
     b_.setInsertionPointToStart(entry);
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       Value arg = entry->getArgument(i);
@@ -149,8 +154,10 @@ public:
     for (const TraceOp &op : graph_.ops) {
       loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
       Operation *last = entry->empty() ? nullptr : &entry->back();
-      if (llvm::Error error = emit(op))
-        return fail(std::move(error));
+      if (llvm::Error error = emit(op)) {
+        fn.erase();
+        return error;
+      }
       built.emplace_back();
       for (Operation *o = last ? last->getNextNode() : &entry->front(); o;
            o = o->getNextNode())
@@ -168,105 +175,13 @@ public:
       outs.push_back(v);
     }
     func::ReturnOp::create(b_, loc_, outs);
-
-    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
-      const TraceValue &v = graph_.values[graph_.inputs[i].value];
-      if (v.kind == ValueKind::Tensor)
-        entry->getArgument(i).setType(tensorType(ctx_, v));
-    }
-    for (size_t i = 0; i < graph_.ops.size(); ++i) {
-      const TraceOp &op = graph_.ops[i];
-      if (typed_)
-        if (llvm::Error error = checkOp(*typed_, op))
-          return fail(std::move(error));
-      if (!refine(built[i]))
-        return fail(opError(op, error_));
-      if (typed_)
-        takeType(op);
-    }
-    declareOpaqueCallees();
-    // Results keep the sizes the graph knows statically (a reshape to 64
-    // columns returns tensor<?x64xf32>): the ABI's descriptors carry every
-    // size either way.
-    Operation *ret = entry->getTerminator();
-    fn_.setType(
-        b_.getFunctionType(entry->getArgumentTypes(), ret->getOperandTypes()));
-    if (failed(verify(fn_)))
-      return fail(llvm::createStringError("the graph does not verify"));
+    out = {fn, std::move(built), std::move(values_), std::move(conversions_)};
     return llvm::Error::success();
   }
 
 private:
   Value get(int v) const { return values_.at(v); }
 
-  llvm::Error fail(llvm::Error error) {
-    fn_.erase();
-    return error;
-  }
-
-  /// Types the ops one traced op was built as, in order, each verified:
-  /// false, with why in error_, where one cannot take its operands' types.
-  /// A conversion the types make a no-op goes; an op refinement replaces
-  /// (a squeeze that is a copy) is replaced in values_ too.
-  bool refine(ArrayRef<Operation *> ops) {
-    error_.clear();
-    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
-      if (error_.empty())
-        error_ = d.str();
-      return success();
-    });
-    for (Operation *op : ops) {
-      ValueRange before = op->getResults();
-      SmallVector<Value> old(before.begin(), before.end());
-      FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
-      if (failed(refined) ||
-          failed(verify(*refined, /*verifyRecursively=*/false))) {
-        if (error_.empty())
-          error_ = "its ops do not verify";
-        return false;
-      }
-      Operation *now = *refined;
-      if (conversions_.contains(now) &&
-          now->getOperand(0).getType() == now->getResult(0).getType()) {
-        now->getResult(0).replaceAllUsesWith(now->getOperand(0));
-        replaceValue(now->getResult(0), now->getOperand(0));
-        now->erase();
-        continue;
-      }
-      if (now != op)
-        for (auto [from, to] : llvm::zip_equal(old, now->getResults()))
-          replaceValue(from, to);
-    }
-    return true;
-  }
-  void replaceValue(Value from, Value to) {
-    for (auto &entry : values_)
-      if (entry.second == from)
-        entry.second = to;
-  }
-
-  /// The private declaration of each opaque callee, from the typed call.
-  void declareOpaqueCallees() {
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(module_.getBody());
-    fn_.walk([&](mlir::kiln::OpaqueCallOp call) {
-      auto decl = func::FuncOp::create(
-          b_, call.getLoc(), call.getCallee(),
-          b_.getFunctionType(call.getOperandTypes(), call.getResultTypes()));
-      decl.setPrivate();
-    });
-  }
-
-  /// The rank and element type of the tensor op built, for its value.
-  void takeType(const TraceOp &op) {
-    TraceValue &v = typed_->values[op.result];
-    if (v.kind != ValueKind::Tensor)
-      return;
-    auto type = cast<RankedTensorType>(get(op.result).getType());
-    v.rank = type.getRank();
-    v.element = elementOf(type.getElementType());
-    v.wrapped = op.code == OpCode::FromScalar;
-  }
   /// Whether a builder's arguments start with the result type.
   template <typename... Args> static constexpr bool givesTypes() {
     if constexpr (sizeof...(Args) == 0)
@@ -585,6 +500,19 @@ private:
       default:
         break;
       }
+    } else if (c == OpCode::Var || c == OpCode::Std) {
+      Value x = get(op.operands[0]);
+      auto dims =
+          b_.getDenseI64ArrayAttr(ArrayRef<int64_t>(op.ints).drop_front());
+      UnitAttr keep = op.ints[0] ? b_.getUnitAttr() : UnitAttr();
+      Value runtime = op.operands.size() > 1
+                          ? scalarCast(get(op.operands[1]), b_.getIndexType())
+                          : Value();
+      auto correction = b_.getI64IntegerAttr(static_cast<int64_t>(op.number));
+      out = c == OpCode::Var ? Value(make<mlir::kiln::VarOp>(x, dims, runtime,
+                                                             correction, keep))
+                             : Value(make<mlir::kiln::StdOp>(x, dims, runtime,
+                                                             correction, keep));
     } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
       Value x = get(op.operands[0]);
       auto dim = b_.getI64IntegerAttr(op.ints[0]);
@@ -627,7 +555,15 @@ private:
       out = make<mlir::kiln::EmbeddingOp>(get(op.operands[0]),
                                           get(op.operands[1]));
     } else if (c == OpCode::Cumsum || c == OpCode::Cumprod) {
-      // In its dtype when one is given (refinement scans integers as i64).
+      // In its dtype when one is given (refinement scans integers as i64;
+      // eager refuses to scan in int32 or bool).
+      if (op.ints[1] >= 0) {
+        ElementType e = elementOfDType(op.ints[1]);
+        if (e == ElementType::I32 || e == ElementType::Bool)
+          return opError(op, std::string("not supported for dtype ") +
+                                 elementTypeName(e) +
+                                 "; convert with to(kiln::kFloat32) first");
+      }
       Value x = op.ints[1] >= 0
                     ? tensorAs(op.operands[0], elementOfDType(op.ints[1]))
                     : get(op.operands[0]);
@@ -837,22 +773,173 @@ private:
 
   MLIRContext *ctx_;
   OpBuilder b_;
-  func::FuncOp fn_;
   /// The conversions (tensorAs, tensorLike) built.
   llvm::SmallPtrSet<Operation *, 8> conversions_;
   const Graph &graph_;
-  Graph *typed_;
   ModuleOp module_;
   Location loc_ = UnknownLoc::get(ctx_);
   std::map<int, Value> values_;
+};
+
+/// Types a copy of an open function: its inputs take the types `types`
+/// gives them and each traced op's ops are refined in order (refineOp) and
+/// verified; the values of `typed`, if given, take the types built.
+class GraphTyper {
+public:
+  GraphTyper(const Graph &types, Graph *typed) : types_(types), typed_(typed) {}
+
+  /// The typed copy of `open` at the end of `module`.
+  llvm::Error type(const OpenFunction &open, ModuleOp module) {
+    ctx_ = module.getContext();
+    IRMapping map;
+    fn_ = cast<func::FuncOp>(open.fn->clone(map));
+    module.getBody()->push_back(fn_);
+    for (const auto &[v, value] : open.values)
+      values_[v] = map.lookupOrDefault(value);
+    for (Operation *op : open.conversions)
+      conversions_.insert(map.lookup(op));
+    Block *entry = &fn_.getBody().front();
+    for (size_t i = 0; i < types_.inputs.size(); ++i) {
+      const TraceValue &v = types_.values[types_.inputs[i].value];
+      if (v.kind == ValueKind::Tensor)
+        entry->getArgument(i).setType(tensorType(ctx_, v));
+    }
+    for (size_t i = 0; i < types_.ops.size(); ++i) {
+      const TraceOp &op = types_.ops[i];
+      SmallVector<Operation *> ops;
+      for (Operation *o : open.built[i])
+        ops.push_back(map.lookup(o));
+      if (!refine(ops))
+        return fail(opError(op, error_));
+      if (typed_)
+        takeType(op);
+    }
+    declareOpaqueCallees(module);
+    // Results keep the sizes the graph knows statically (a reshape to 64
+    // columns returns tensor<?x64xf32>): the ABI's descriptors carry every
+    // size either way.
+    Operation *ret = entry->getTerminator();
+    fn_.setType(FunctionType::get(ctx_, entry->getArgumentTypes(),
+                                  ret->getOperandTypes()));
+    if (failed(verify(fn_)))
+      return fail(llvm::createStringError("the graph does not verify"));
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Error fail(llvm::Error error) {
+    fn_.erase();
+    return error;
+  }
+
+  /// Types the ops one traced op was built as, in order, each verified:
+  /// false, with why in error_, where one cannot take its operands' types.
+  /// A conversion the types make a no-op goes; an op refinement replaces
+  /// (a squeeze that is a copy) is replaced in values_ too.
+  bool refine(ArrayRef<Operation *> ops) {
+    error_.clear();
+    ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
+      if (error_.empty())
+        error_ = d.str();
+      return success();
+    });
+    for (Operation *op : ops) {
+      SmallVector<Value> old(op->getResults());
+      FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
+      if (failed(refined) ||
+          failed(verify(*refined, /*verifyRecursively=*/false))) {
+        if (error_.empty())
+          error_ = "its ops do not verify";
+        return false;
+      }
+      Operation *now = *refined;
+      if (conversions_.contains(now) &&
+          now->getOperand(0).getType() == now->getResult(0).getType()) {
+        now->getResult(0).replaceAllUsesWith(now->getOperand(0));
+        replaceValue(now->getResult(0), now->getOperand(0));
+        now->erase();
+        continue;
+      }
+      if (now != op)
+        for (auto [from, to] : llvm::zip_equal(old, now->getResults()))
+          replaceValue(from, to);
+    }
+    return true;
+  }
+  void replaceValue(Value from, Value to) {
+    for (auto &entry : values_)
+      if (entry.second == from)
+        entry.second = to;
+  }
+
+  /// The private declaration of each opaque callee, from the typed call.
+  void declareOpaqueCallees(ModuleOp module) {
+    OpBuilder b(ctx_);
+    b.setInsertionPointToStart(module.getBody());
+    fn_.walk([&](mlir::kiln::OpaqueCallOp call) {
+      auto decl = func::FuncOp::create(
+          b, call.getLoc(), call.getCallee(),
+          b.getFunctionType(call.getOperandTypes(), call.getResultTypes()));
+      decl.setPrivate();
+    });
+  }
+
+  /// The rank and element type of the tensor op built, for its value.
+  void takeType(const TraceOp &op) {
+    TraceValue &v = typed_->values[op.result];
+    if (v.kind != ValueKind::Tensor)
+      return;
+    auto type = cast<RankedTensorType>(values_.at(op.result).getType());
+    v.rank = type.getRank();
+    v.element = elementOf(type.getElementType());
+    v.wrapped = op.code == OpCode::FromScalar;
+  }
+
+  const Graph &types_;
+  Graph *typed_;
+  MLIRContext *ctx_ = nullptr;
+  func::FuncOp fn_;
+  std::map<int, Value> values_;
+  llvm::SmallPtrSet<Operation *, 8> conversions_;
   /// Why an op built for the traced op being typed cannot be (refine).
   std::string error_;
 };
 
 } // namespace
 
+struct OpenGraph::State {
+  OwningOpRef<ModuleOp> module;
+  OpenFunction open;
+  /// Why the graph cannot be built, if it cannot.
+  std::optional<std::string> error;
+};
+
+OpenGraph::OpenGraph(const Graph &graph, MLIRContext &context)
+    : state_(std::make_unique<State>()) {
+  state_->module = ModuleOp::create(UnknownLoc::get(&context));
+  if (llvm::Error error =
+          GraphFunctionBuilder(*state_->module, graph).build(state_->open))
+    state_->error = llvm::toString(std::move(error));
+}
+
+OpenGraph::~OpenGraph() = default;
+
+llvm::Error OpenGraph::type(Graph &graph) const {
+  if (state_->error)
+    return llvm::createStringError(*state_->error);
+  OwningOpRef<ModuleOp> scratch =
+      ModuleOp::create(UnknownLoc::get(state_->module->getContext()));
+  return GraphTyper(graph, &graph).type(state_->open, *scratch);
+}
+
+llvm::Error OpenGraph::addTo(ModuleOp module, const Graph &graph) const {
+  if (state_->error)
+    return llvm::createStringError(*state_->error);
+  return GraphTyper(graph, nullptr).type(state_->open, module);
+}
+
 llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
-  return GraphFunctionBuilder(module, graph).build();
+  return OpenGraph(graph, *module.getContext()).addTo(module, graph);
 }
 
 MLIRContext &graphContext() {
@@ -869,12 +956,13 @@ MLIRContext &graphContext() {
 }
 
 llvm::Error inferSignature(Graph &graph) {
+  return inferSignature(graph, OpenGraph(graph, graphContext()));
+}
+
+llvm::Error inferSignature(Graph &graph, const OpenGraph &open) {
   if (llvm::Error error = typeInputs(graph))
     return error;
-  // The graph built once, its values taking the types the dialect infers.
-  OwningOpRef<ModuleOp> module =
-      ModuleOp::create(UnknownLoc::get(&graphContext()));
-  return GraphFunctionBuilder(*module, graph, &graph).build();
+  return open.type(graph);
 }
 
 } // namespace kiln::frontend

@@ -21,6 +21,7 @@
 // docs/frontend.md says which, in what order.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Frontend/TraceGraph.h"
 
 #include <algorithm>
@@ -196,9 +197,10 @@ struct Pin {
 };
 using Pins = std::map<size_t, Pin>;
 
-/// `g` typed with `pins` stated, or nullopt when it does not type.
-std::optional<Graph> typedWith(const Graph &g, const Pins &pins,
-                               llvm::Error *error = nullptr) {
+/// `g` (built once as `open`) typed with `pins` stated, or nullopt when it
+/// does not type.
+std::optional<Graph> typedWith(const Graph &g, const OpenGraph &open,
+                               const Pins &pins, llvm::Error *error = nullptr) {
   Graph v = g;
   for (const auto &[i, pin] : pins) {
     GraphInput &in = v.inputs[i];
@@ -208,7 +210,7 @@ std::optional<Graph> typedWith(const Graph &g, const Pins &pins,
       in.statedElement = pin.element;
     in.statedRecorded = false;
   }
-  llvm::Error e = inferSignature(v);
+  llvm::Error e = inferSignature(v, open);
   if (e) {
     if (error)
       *error = std::move(e);
@@ -383,10 +385,11 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   // baseCandidates that does.
   llvm::Error error = llvm::Error::success();
   Pins base;
-  std::optional<Graph> first = typedWith(g, base, &error);
+  OpenGraph built(g, graphContext()); // one build, typed once per version
+  std::optional<Graph> first = typedWith(g, built, base, &error);
   if (!first)
     for (const Pins &pins : baseCandidates(g, open))
-      if ((first = typedWith(g, pins))) {
+      if ((first = typedWith(g, built, pins))) {
         base = pins;
         break;
       }
@@ -411,7 +414,7 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   for (const Pins &pins : tries) {
     if (versions.size() == kMaxTypeVersions)
       break;
-    if (std::optional<Graph> v = typedWith(g, pins))
+    if (std::optional<Graph> v = typedWith(g, built, pins))
       if (kept.insert(inputTypes(*v)).second)
         versions.push_back(std::move(*v));
   }

@@ -868,33 +868,59 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
 }
 
 bool Tracer::isComposite(const std::string &name) {
-  static const std::set<std::string> names = {"leaky_relu",  "elu",
-                                              "clamp",       "masked_fill",
-                                              "lerp",        "isnan",
-                                              "isinf",       "isfinite",
-                                              "logical_and", "logical_or",
-                                              "logical_not", "sign",
-                                              "full_like",   "zeros_like",
-                                              "ones_like",   "empty_like",
-                                              "var",         "std",
-                                              "logsumexp",   "norm",
-                                              "any",         "all",
-                                              "tril",        "triu",
-                                              "dropout",     "bmm",
-                                              "addmm",       "baddbmm",
-                                              "narrow",      "select",
-                                              "stack",       "one_hot",
-                                              "eye",         "batch_norm",
-                                              "gather",      "index_select",
-                                              "flip",        "roll",
-                                              "repeat",      "tile",
-                                              "pad",         "unflatten",
-                                              "group_norm",  "instance_norm",
-                                              "max",         "min",
-                                              "linspace",    "einsum",
-                                              "interpolate", "conv_transpose2d",
-                                              "randint",     "cumsum",
-                                              "cumprod",     "topk",
+  static const std::set<std::string> names = {"leaky_relu",
+                                              "elu",
+                                              "clamp",
+                                              "masked_fill",
+                                              "lerp",
+                                              "isnan",
+                                              "isinf",
+                                              "isfinite",
+                                              "logical_and",
+                                              "logical_or",
+                                              "logical_not",
+                                              "sign",
+                                              "full_like",
+                                              "zeros_like",
+                                              "ones_like",
+                                              "empty_like",
+                                              "var",
+                                              "std",
+                                              "norm",
+                                              "any",
+                                              "all",
+                                              "tril",
+                                              "triu",
+                                              "dropout",
+                                              "bmm",
+                                              "addmm",
+                                              "baddbmm",
+                                              "narrow",
+                                              "select",
+                                              "stack",
+                                              "one_hot",
+                                              "eye",
+                                              "batch_norm",
+                                              "gather",
+                                              "index_select",
+                                              "flip",
+                                              "roll",
+                                              "repeat",
+                                              "tile",
+                                              "pad",
+                                              "unflatten",
+                                              "group_norm",
+                                              "instance_norm",
+                                              "max",
+                                              "min",
+                                              "linspace",
+                                              "einsum",
+                                              "interpolate",
+                                              "conv_transpose2d",
+                                              "randint",
+                                              "cumsum",
+                                              "cumprod",
+                                              "topk",
                                               "scatter_add"};
   return names.count(name) > 0;
 }
@@ -2169,34 +2195,25 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
   };
   std::vector<int64_t> ints;
   if ((name == "var" || name == "std") && n >= 1) {
+    // One op of the dialect: ints {keepdim, dims...}; a correction known
+    // at compile time in `number`, else the second operand.
     std::optional<int> x = tensor(0);
     if (!x || !reductionArgs(*x, 1, 3, ints))
       return std::nullopt;
-    std::optional<int> correction = scalar(2, absent);
-    if (!correction && !absent)
-      return correction;
-    int c = absent ? number(1) : wrapped(*correction);
-    int deviation = op(OpCode::Sub, {*x, reduce(OpCode::Mean, *x, ints, true)});
-    int squares =
-        reduce(OpCode::Sum, op(OpCode::Mul, {deviation, deviation}), ints);
-    int count = reduce(OpCode::Sum, filled(*x, number(1)), ints);
-    int variance = op(OpCode::Div, {squares, op(OpCode::Sub, {count, c})});
-    return name == "var" ? variance : op(OpCode::Sqrt, {variance});
-  }
-  if (name == "logsumexp" && n >= 2) {
-    std::optional<int> x = tensor(0);
-    if (!x || !reductionArgs(*x, 1, 2, ints))
-      return std::nullopt;
-    auto finiteMax = [&](bool keep) {
-      int m = reduce(OpCode::Amax, *x, ints, keep);
-      int infinite =
-          op(OpCode::Add, {cmp(m, number(inf), EQ), cmp(m, number(-inf), EQ)});
-      return op(OpCode::Where, {infinite, number(0), m});
-    };
-    int shifted = op(OpCode::Exp, {op(OpCode::Sub, {*x, finiteMax(true)})});
-    return op(OpCode::Add,
-              {op(OpCode::Log, {reduce(OpCode::Sum, shifted, ints)}),
-               finiteMax(ints[0] != 0)});
+    std::vector<int> operands = {*x};
+    double correction = 1;
+    if (n > 2) {
+      if (std::optional<int64_t> c = constantInt(args[2])) {
+        correction = static_cast<double>(*c);
+      } else {
+        std::optional<int> c2 = scalar(2, absent);
+        if (!c2)
+          return c2;
+        operands.push_back(*c2);
+      }
+    }
+    return addOp(name == "var" ? OpCode::Var : OpCode::Std, operands,
+                 ValueKind::Tensor, loc, ints, correction);
   }
   if (name == "norm" && n >= 1) {
     std::optional<int> x = tensor(0);

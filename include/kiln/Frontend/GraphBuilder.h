@@ -4,6 +4,7 @@
 
 #include "kiln/Frontend/TraceGraph.h"
 
+#include <memory>
 #include <string>
 
 namespace mlir {
@@ -13,6 +14,29 @@ class Type;
 } // namespace mlir
 
 namespace kiln::frontend {
+
+/// A graph built once on open tensor types, as the source wrote it (no op
+/// depends on its inputs' types), and typed as often as its type versions
+/// need: each typing a copy refined from the inputs' types by the
+/// dialect's own inference (refineOp, kiln-refine-types), traced op by
+/// traced op.
+class OpenGraph {
+public:
+  OpenGraph(const Graph &graph, mlir::MLIRContext &context);
+  ~OpenGraph();
+  /// `graph` (this one, its inputs' types chosen) typed: each value takes
+  /// the type of the op built for it. Fails with why it cannot be.
+  llvm::Error type(Graph &graph) const;
+  /// The function of `graph` (this one, typed) added to module.
+  llvm::Error addTo(mlir::ModuleOp module, const Graph &graph) const;
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// inferSignature's typing of `graph` by `open`, built from it.
+llvm::Error inferSignature(Graph &graph, const OpenGraph &open);
 
 /// Adds `graph` (typed by inferSignature) to module as a public func.func in
 /// the kiln dialect: tensor inputs ranked with dynamic sizes, host scalars

@@ -269,28 +269,16 @@ ElementType promoteTypes(ElementType a, ElementType b);
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
 /// types every op as the kiln dialect does: the graph is built
-/// (GraphBuilder.cpp) and each value takes its op's inferred type, after
-/// checkOp accepts the op. Fails with why the graph cannot be typed.
+/// (GraphBuilder.cpp) and each value takes its op's inferred type. Fails
+/// with why the graph cannot be typed: an op's own refusal, in eager's
+/// words where eager refuses it too.
 llvm::Error inferSignature(Graph &graph);
 
 /// The tensor inputs' ranks and element types: inferSignature's first part.
 llvm::Error typeInputs(Graph &graph);
 
-/// Eager's refusals of op on its operands' types (a mean of integers, a dim
-/// out of range, ...), with eager's message, which the dialect's inference
-/// must never meet.
-llvm::Error checkOp(const Graph &graph, const TraceOp &op);
-
 /// Why the graph cannot type `op`: "kiln::NAME at FILE:LINE: why".
 llvm::Error opError(const TraceOp &op, const std::string &why);
-
-/// Dim `dim` of a tensor of rank `rank` counted from 0 (a negative one
-/// counts from the end), or -1 when it is out of range.
-int64_t dimIndex(int64_t dim, int64_t rank);
-
-/// The element type of a cumsum or cumprod: its dtype argument, else its
-/// input's if floating, else i64.
-ElementType cumulativeElement(const TraceOp &op, ElementType input);
 
 } // namespace kiln::frontend
 

@@ -110,3 +110,56 @@ func.func @unbatched(%x: tensor<3x?x?xf32>, %w: tensor<5x3x3x3xf32>) -> tensor<5
       : (tensor<5x?x?xf32>) -> tensor<5x1x1xf32>
   return %p : tensor<5x1x1xf32>
 }
+
+// -----
+
+// logsumexp: log(sum(exp(x - m))) + m, m the maximum taken as 0 where it
+// is infinite; an integer input converted to the result's f32 first.
+// CHECK-LABEL: func.func @logsumexp
+// CHECK: %[[X:.*]] = kiln.cast %arg0 : tensor<?x4xi64> to tensor<?x4xf32>
+// CHECK: %[[M:.*]] = kiln.amax %[[X]] dims [1] keepdim
+// CHECK: %[[A:.*]] = kiln.abs %[[M]]
+// CHECK: %[[INF:.*]] = kiln.full {value = 0x7F800000 : f32}
+// CHECK: %[[I:.*]] = kiln.cmp eq, %[[A]], %[[INF]]
+// CHECK: %[[ZERO:.*]] = kiln.full {value = 0.000000e+00 : f32}
+// CHECK: %[[F:.*]] = kiln.where %[[I]], %[[ZERO]], %[[M]]
+// CHECK: %[[D:.*]] = kiln.sub %[[X]], %[[F]]
+// CHECK: %[[E:.*]] = kiln.exp %[[D]]
+// CHECK: %[[S:.*]] = kiln.sum %[[E]] dims [1] :
+// CHECK: %[[L:.*]] = kiln.log %[[S]]
+// CHECK: %[[M2:.*]] = kiln.amax %[[X]] dims [1] :
+// CHECK: %[[F2:.*]] = kiln.where %{{.*}}, %{{.*}}, %[[M2]]
+// CHECK: %[[R:.*]] = kiln.add %[[L]], %[[F2]]
+// CHECK: return %[[R]]
+func.func @logsumexp(%x: tensor<?x4xi64>) -> tensor<?xf32> {
+  %0 = kiln.logsumexp %x dims [1] : tensor<?x4xi64> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// var: the squared deviations from the mean summed over the dims, divided
+// by the count of reduced elements less the correction (a wrapped i64);
+// std its square root.
+// CHECK-LABEL: func.func @variance
+// CHECK: %[[MEAN:.*]] = kiln.mean %arg0 dims [1] keepdim
+// CHECK: %[[D:.*]] = kiln.sub %arg0, %[[MEAN]]
+// CHECK: %[[SQ:.*]] = kiln.mul %[[D]], %[[D]]
+// CHECK: %[[S:.*]] = kiln.sum %[[SQ]] dims [1] :
+// CHECK: %[[N0:.*]] = kiln.dim %arg0, 0
+// CHECK: %[[ONES:.*]] = kiln.full [%[[N0]]] {value = 1.000000e+00 : f32} : tensor<?x5xf32>
+// CHECK: %[[COUNT:.*]] = kiln.sum %[[ONES]] dims [1] :
+// CHECK: %[[C:.*]] = arith.constant 1 : i64
+// CHECK: %[[W:.*]] = kiln.from_scalar %[[C]] : i64 -> tensor<i64>
+// CHECK: %[[DEN:.*]] = kiln.sub %[[COUNT]], %[[W]]
+// CHECK: %[[V:.*]] = kiln.div %[[S]], %[[DEN]]
+// CHECK: %[[C2:.*]] = arith.index_cast %arg1 : index to i64
+// CHECK: kiln.from_scalar %[[C2]]
+// CHECK: %[[V2:.*]] = kiln.div
+// CHECK: %[[STD:.*]] = kiln.sqrt %[[V2]]
+// CHECK: return %[[V]], %[[STD]]
+func.func @variance(%x: tensor<?x5xf32>, %c: index) -> (tensor<?xf32>, tensor<?xf32>) {
+  %0 = kiln.var %x dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+  %1 = kiln.std %x dims [1] correction_value %c : tensor<?x5xf32> -> tensor<?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?xf32>
+}

@@ -589,3 +589,11 @@ func.func @reshape_changes_element_type(%x: tensor<6xf32>) {
   %0 = kiln.reshape %x : tensor<6xf32> -> tensor<2x3xf64>
   return
 }
+
+// -----
+
+func.func @logsumexp_bool(%x: tensor<3x4xi1>) {
+  // expected-error@+1 {{must be ranked tensor of}}
+  %0 = kiln.logsumexp %x dims [0] : tensor<3x4xi1> -> tensor<4xf32>
+  return
+}

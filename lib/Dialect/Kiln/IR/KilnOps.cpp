@@ -884,9 +884,10 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *context,
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= in.getRank() || seen[p])
-      return emitOptionalError(loc, shapeStr(perm),
-                               " is not a permutation of [0, ", in.getRank(),
-                               ")");
+      return emitOptionalError(
+          loc, "permute's dims are not a permutation of the input's ",
+          in.getRank(), " dims (", shapeStr(perm),
+          " is not a permutation of [0, ", in.getRank(), "))");
     seen[p] = true;
     shape.push_back(in.getDimSize(p));
   }
@@ -949,8 +950,10 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *context,
     return success();
   auto in = rankedOf(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= in.getRank() ||
-      (!in.isDynamicDim(dim) && in.getDimSize(dim) != 1))
+  if (dim < 0 || dim >= in.getRank())
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             in.getRank());
+  if (!in.isDynamicDim(dim) && in.getDimSize(dim) != 1)
     return emitOptionalError(loc, "dim ", dim, " of ", in, " is not of size 1");
   SmallVector<int64_t> shape(in.getShape());
   shape.erase(shape.begin() + dim);
@@ -1126,6 +1129,25 @@ LogicalResult UnflattenOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult LogsumexpOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  Type input = adaptor.getInput().getType();
+  Type e = rankedOf(input).getElementType();
+  return inferReductionResult(
+      loc, input, adaptor.getDims(), adaptor.getKeepdim(),
+      isa<FloatType>(e) ? e : Float32Type::get(context), inferred);
+}
+
+LogicalResult LogsumexpOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  return verifyReductionDims(getOperation(), getInput().getType(), getDims());
+}
+
 LogicalResult CastLikeOp::inferReturnTypes(MLIRContext *context,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,
@@ -1246,6 +1268,9 @@ static void normalizeInputDims(Operation *op, bool scalarTakesDim) {
   void Op::normalizeDims() { normalizeInputDims(*this, scalarTakesDim); }
 KILN_INPUT_DIMS(SumOp, true)
 KILN_INPUT_DIMS(MeanOp, true)
+KILN_INPUT_DIMS(LogsumexpOp, true)
+KILN_INPUT_DIMS(VarOp, true)
+KILN_INPUT_DIMS(StdOp, true)
 KILN_INPUT_DIMS(AmaxOp, true)
 KILN_INPUT_DIMS(AminOp, true)
 KILN_INPUT_DIMS(ProdOp, true)

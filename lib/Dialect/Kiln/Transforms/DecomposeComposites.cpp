@@ -14,6 +14,9 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
+#include <limits>
+#include <type_traits>
+
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNDECOMPOSECOMPOSITES
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
@@ -38,6 +41,17 @@ struct Sizes {
 
 Value dimOf(PatternRewriter &b, Location loc, Value x, int64_t d) {
   return k::DimOp::create(b, loc, x, b.getI64IntegerAttr(d));
+}
+
+/// The sizes of x's dynamic dims, in order (what a tensor of its shape is
+/// built with).
+SmallVector<Value> dynamicSizesOf(PatternRewriter &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(dimOf(b, loc, x, d));
+  return sizes;
 }
 
 Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
@@ -122,13 +136,8 @@ struct DecomposeReshapeAs : OpRewritePattern<k::ReshapeAsOp> {
   LogicalResult matchAndRewrite(k::ReshapeAsOp op,
                                 PatternRewriter &b) const override {
     Value like = op.getOther();
-    auto target = cast<RankedTensorType>(like.getType());
-    SmallVector<Value> dynamic;
-    for (int64_t d = 0; d < target.getRank(); ++d)
-      if (target.isDynamicDim(d))
-        dynamic.push_back(dimOf(b, op.getLoc(), like, d));
     b.replaceOpWithNewOp<k::ReshapeOp>(op, op.getType(), op.getInput(),
-                                       dynamic);
+                                       dynamicSizesOf(b, op.getLoc(), like));
     return success();
   }
 };
@@ -204,6 +213,77 @@ struct DecomposeNumel : OpRewritePattern<k::NumelOp> {
   }
 };
 
+/// logsumexp: log(sum(exp(x - m))) + m over the dims, m the maximum taken
+/// as 0 where it is infinite, in the result's floating type.
+struct DecomposeLogsumexp : OpRewritePattern<k::LogsumexpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::LogsumexpOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto out = cast<RankedTensorType>(op.getType());
+    Type e = out.getElementType();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    if (in.getElementType() != e)
+      x = k::CastOp::create(b, loc, in.clone(e), x);
+    auto scalar = [&](double v) -> Value {
+      return k::FullOp::create(b, loc, RankedTensorType::get({}, e),
+                               ValueRange{}, b.getFloatAttr(e, v));
+    };
+    auto finiteMax = [&](bool keep) -> Value {
+      Value m = k::AmaxOp::create(b, loc, x, op.getDimsAttr(),
+                                  keep ? b.getUnitAttr() : UnitAttr());
+      Value infinite = k::CmpOp::create(
+          b, loc, k::CmpPredicate::eq, k::AbsOp::create(b, loc, m),
+          scalar(std::numeric_limits<double>::infinity()));
+      return k::WhereOp::create(b, loc, infinite, scalar(0), m);
+    };
+    Value shifted =
+        k::ExpOp::create(b, loc, k::SubOp::create(b, loc, x, finiteMax(true)));
+    Value sum = k::SumOp::create(b, loc, shifted, op.getDimsAttr(),
+                                 op.getKeepdimAttr());
+    b.replaceOpWithNewOp<k::AddOp>(op, k::LogOp::create(b, loc, sum),
+                                   finiteMax(op.getKeepdim()));
+    return success();
+  }
+};
+
+/// var and std: the squared deviations from the mean summed, divided by
+/// the count less the correction (a wrapped i64, as the runtime's int64_t
+/// promotes); std the square root of that.
+template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    DenseI64ArrayAttr dims = op.getDimsAttr();
+    Value mean = k::MeanOp::create(b, loc, x, dims, b.getUnitAttr());
+    Value deviation = k::SubOp::create(b, loc, x, mean);
+    Value squares =
+        k::SumOp::create(b, loc, k::MulOp::create(b, loc, deviation, deviation),
+                         dims, op.getKeepdimAttr());
+    // The count of the reduced elements: a sum of ones shaped as x.
+    Value ones = k::FullOp::create(b, loc, in, dynamicSizesOf(b, loc, x),
+                                   b.getFloatAttr(in.getElementType(), 1));
+    Value count = k::SumOp::create(b, loc, ones, dims, op.getKeepdimAttr());
+    Value correction =
+        op.getCorrectionValue()
+            ? Value(arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                               op.getCorrectionValue()))
+            : Value(arith::ConstantIntOp::create(
+                  b, loc, static_cast<int64_t>(op.getCorrection()), 64));
+    Value wrapped = k::FromScalarOp::create(
+        b, loc, RankedTensorType::get({}, b.getI64Type()), correction);
+    Value variance = k::DivOp::create(b, loc, squares,
+                                      k::SubOp::create(b, loc, count, wrapped));
+    if constexpr (std::is_same_v<OpTy, k::StdOp>)
+      variance = k::SqrtOp::create(b, loc, variance);
+    b.replaceOp(op, variance);
+    return success();
+  }
+};
+
 /// cast_like: a cast to the other tensor's element type.
 struct DecomposeCastLike : OpRewritePattern<k::CastLikeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -264,9 +344,11 @@ struct KilnDecomposeCompositesPass
 
 void mlir::kiln::populateDecomposeCompositesPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
-               DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>,
-               DecomposeRank, DecomposeNumel, DecomposeCastLike,
-               DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
-               DecomposeUnbatched<AdaptiveAvgPool2dOp>>(patterns.getContext());
+  patterns
+      .add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
+           DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>, DecomposeRank,
+           DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
+           DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
+           DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
+           DecomposeUnbatched<AdaptiveAvgPool2dOp>>(patterns.getContext());
 }

@@ -1105,6 +1105,86 @@ def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_LogsumexpOp : Kiln_Op<"logsumexp", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::logsumexp($input, $dims, $keepdim)";
+  let summary = "log of the sum of exponentials over dims";
+  let description = [{
+    `log(sum(exp(x - m), dims)) + m` over `dims` (sorted, distinct,
+    non-negative; empty means every dim), keeping them as size 1 when
+    `keepdim` is set, where `m` is the maximum over them taken as 0 where it
+    is infinite (as ATen: a row of -inf gives -inf, a row holding +inf
+    gives +inf). Floats keep their type, integers give f32; bools are
+    refused as amax refuses them. kiln-decompose-composites writes it with
+    amax, exp, sum and log.
+
+    ```mlir
+    %l = kiln.logsumexp %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`keepdim` $keepdim^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Kiln_VarianceOp<string mnemonic, string what>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor, Kiln_FloatInput,
+                         DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::" # mnemonic #
+                "($input, $dims, $correction_value|$correction, $keepdim)";
+  let summary = what # " over dims";
+  let description = !strconcat("The ", what, [{ of `input` over `dims`
+    (sorted, distinct, non-negative; empty means every dim), keeping them as
+    size 1 when `keepdim` is set: the sum of squared deviations from the
+    mean divided by the count less `correction` (Bessel's 1 by default), as
+    the runtime computes it. A correction known only at run time is the
+    `index` operand `correction_value`, which then overrides the
+    attribute. kiln-decompose-composites writes it with mean, sum and div.
+
+    ```mlir
+    %v = kiln.}], mnemonic, [{ %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
+    %w = kiln.}], mnemonic, [{ %x dims [0] correction_value %c : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$dims,
+                       Optional<Index>:$correction_value,
+                       DefaultValuedAttr<I64Attr, "1">:$correction,
+                       UnitAttr:$keepdim);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`keepdim` $keepdim^)?
+    (`correction_value` $correction_value^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      ::mlir::Type input = adaptor.getInput().getType();
+      return inferReductionResult(
+          loc, input, adaptor.getDims(), adaptor.getKeepdim(),
+          ::mlir::cast<::mlir::ShapedType>(input).getElementType(), inferred);
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
+      return verifyReductionDims(getOperation(), getInput().getType(),
+                                 getDims());
+    }
+  }];
+}
+
+def Kiln_VarOp : Kiln_VarianceOp<"var", "variance">;
+def Kiln_StdOp : Kiln_VarianceOp<"std", "standard deviation">;
+
 def Kiln_CastLikeOp : Kiln_Op<"cast_like", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "$input.to($like.dtype())";
   let summary = "conversion to another tensor's element type";

@@ -25,7 +25,8 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
   let summary = "Write the composite ops with the ops that compute them";
   let description = [{
     The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
-    `reshape_as`, `repeat`, `tile`, `rank`, `numel`, `cast_like`; a
+    `reshape_as`, `repeat`, `tile`, `rank`, `numel`, `cast_like`,
+    `logsumexp`, `var`, `std`; a
     `conv2d` or 2-d pool of one unbatched `[C, H, W]` image) are functions of the runtime that the
     tracer takes whole, so that each is defined once, in the dialect, and
     typed by its own inference. On known types this pass rewrites each as
