@@ -857,6 +857,7 @@ private:
           now->getOperand(0).getType() == now->getResult(0).getType()) {
         now->getResult(0).replaceAllUsesWith(now->getOperand(0));
         replaceValue(now->getResult(0), now->getOperand(0));
+        conversions_.erase(now); // its address may be reused
         now->erase();
         continue;
       }

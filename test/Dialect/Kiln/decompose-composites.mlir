@@ -114,24 +114,36 @@ func.func @unbatched(%x: tensor<3x?x?xf32>, %w: tensor<5x3x3x3xf32>) -> tensor<5
 // -----
 
 // logsumexp: log(sum(exp(x - m))) + m, m the maximum taken as 0 where it
-// is infinite; an integer input converted to the result's f32 first.
+// is infinite; integers subtract their maximum exactly, exp giving f32.
 // CHECK-LABEL: func.func @logsumexp
-// CHECK: %[[X:.*]] = kiln.cast %arg0 : tensor<?x4xi64> to tensor<?x4xf32>
-// CHECK: %[[M:.*]] = kiln.amax %[[X]] dims [1] keepdim
+// CHECK: %[[M:.*]] = kiln.amax %arg0 dims [1] keepdim
 // CHECK: %[[A:.*]] = kiln.abs %[[M]]
 // CHECK: %[[INF:.*]] = kiln.full {value = 0x7F800000 : f32}
 // CHECK: %[[I:.*]] = kiln.cmp eq, %[[A]], %[[INF]]
 // CHECK: %[[ZERO:.*]] = kiln.full {value = 0.000000e+00 : f32}
 // CHECK: %[[F:.*]] = kiln.where %[[I]], %[[ZERO]], %[[M]]
-// CHECK: %[[D:.*]] = kiln.sub %[[X]], %[[F]]
+// CHECK: %[[D:.*]] = kiln.sub %arg0, %[[F]]
 // CHECK: %[[E:.*]] = kiln.exp %[[D]]
 // CHECK: %[[S:.*]] = kiln.sum %[[E]] dims [1] :
 // CHECK: %[[L:.*]] = kiln.log %[[S]]
-// CHECK: %[[M2:.*]] = kiln.amax %[[X]] dims [1] :
+// CHECK: %[[M2:.*]] = kiln.amax %arg0 dims [1] :
 // CHECK: %[[F2:.*]] = kiln.where %{{.*}}, %{{.*}}, %[[M2]]
 // CHECK: %[[R:.*]] = kiln.add %[[L]], %[[F2]]
 // CHECK: return %[[R]]
-func.func @logsumexp(%x: tensor<?x4xi64>) -> tensor<?xf32> {
+// CHECK-LABEL: func.func @logsumexp_int
+// CHECK: %[[IM:.*]] = kiln.amax %arg0 dims [1] keepdim : tensor<?x4xi64> -> tensor<?x1xi64>
+// CHECK-NOT: kiln.where
+// CHECK: %[[ID:.*]] = kiln.sub %arg0, %[[IM]] : (tensor<?x4xi64>, tensor<?x1xi64>) -> tensor<?x4xi64>
+// CHECK: %[[IE:.*]] = kiln.exp %[[ID]] : tensor<?x4xi64>
+// CHECK-NEXT: %[[IS:.*]] = kiln.sum %[[IE]] dims [1] : tensor<?x4xf32> -> tensor<?xf32>
+// CHECK: %[[IL:.*]] = kiln.log %[[IS]]
+// CHECK: %[[IM2:.*]] = kiln.amax %arg0 dims [1] : tensor<?x4xi64> -> tensor<?xi64>
+// CHECK: kiln.add %[[IL]], %[[IM2]] : (tensor<?xf32>, tensor<?xi64>) -> tensor<?xf32>
+func.func @logsumexp(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %0 = kiln.logsumexp %x dims [1] : tensor<?x4xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+func.func @logsumexp_int(%x: tensor<?x4xi64>) -> tensor<?xf32> {
   %0 = kiln.logsumexp %x dims [1] : tensor<?x4xi64> -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }

@@ -213,19 +213,16 @@ struct DecomposeNumel : OpRewritePattern<k::NumelOp> {
   }
 };
 
-/// logsumexp: log(sum(exp(x - m))) + m over the dims, m the maximum taken
-/// as 0 where it is infinite, in the result's floating type.
+/// logsumexp: log(sum(exp(x - m))) + m over the dims, as the runtime
+/// computes it: m the maximum, taken as 0 where it is infinite (floats);
+/// integers subtract exactly and exp gives the result's f32.
 struct DecomposeLogsumexp : OpRewritePattern<k::LogsumexpOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(k::LogsumexpOp op,
                                 PatternRewriter &b) const override {
     Location loc = op.getLoc();
-    auto out = cast<RankedTensorType>(op.getType());
-    Type e = out.getElementType();
     Value x = op.getInput();
-    auto in = cast<RankedTensorType>(x.getType());
-    if (in.getElementType() != e)
-      x = k::CastOp::create(b, loc, in.clone(e), x);
+    Type e = cast<RankedTensorType>(x.getType()).getElementType();
     auto scalar = [&](double v) -> Value {
       return k::FullOp::create(b, loc, RankedTensorType::get({}, e),
                                ValueRange{}, b.getFloatAttr(e, v));
@@ -233,6 +230,8 @@ struct DecomposeLogsumexp : OpRewritePattern<k::LogsumexpOp> {
     auto finiteMax = [&](bool keep) -> Value {
       Value m = k::AmaxOp::create(b, loc, x, op.getDimsAttr(),
                                   keep ? b.getUnitAttr() : UnitAttr());
+      if (!isa<FloatType>(e))
+        return m;
       Value infinite = k::CmpOp::create(
           b, loc, k::CmpPredicate::eq, k::AbsOp::create(b, loc, m),
           scalar(std::numeric_limits<double>::infinity()));

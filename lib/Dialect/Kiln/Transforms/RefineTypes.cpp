@@ -86,6 +86,8 @@ void keepStaticSizes(k::ExpandOp op) {
   for (int64_t d = 0; d < out.getRank(); ++d) {
     if (!out.isDynamicDim(d))
       continue;
+    if (operand >= op.getSizes().size())
+      return; // the verifier names the missing size
     auto dim = op.getSizes()[operand].getDefiningOp<k::DimOp>();
     int64_t aligned = d - lead;
     if (dim && dim.getInput() == op.getInput() && aligned >= 0 &&

@@ -1114,7 +1114,8 @@ def Kiln_LogsumexpOp : Kiln_Op<"logsumexp", [Pure, InferTypeOpAdaptor,
     non-negative; empty means every dim), keeping them as size 1 when
     `keepdim` is set, where `m` is the maximum over them taken as 0 where it
     is infinite (as ATen: a row of -inf gives -inf, a row holding +inf
-    gives +inf). Floats keep their type, integers give f32; bools are
+    gives +inf). Floats keep their type; integers subtract their maximum
+    exactly and give f32, as the runtime's; bools are
     refused as amax refuses them. kiln-decompose-composites writes it with
     amax, exp, sum and log.
 
