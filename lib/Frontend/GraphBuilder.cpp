@@ -203,12 +203,8 @@ private:
                   std::forward<Args>(args)...);
       auto op = cast<OpTy>(b_.create(state));
       // What it gives on open operands (an index for kiln.dim).
-      SmallVector<Type> types;
-      if (succeeded(op.inferReturnTypes(
-              ctx_, loc_, op->getOperands(), op->getRawDictionaryAttrs(),
-              op->getPropertiesStorage(), op->getRegions(), types)))
-        for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
-          result.setType(type);
+      (void)mlir::kiln::inferResultTypes(
+          cast<InferTypeOpInterface>(op.getOperation()));
       return op;
     }
   }
@@ -560,9 +556,8 @@ private:
       if (op.ints[1] >= 0) {
         ElementType e = elementOfDType(op.ints[1]);
         if (e == ElementType::I32 || e == ElementType::Bool)
-          return opError(op, std::string("not supported for dtype ") +
-                                 elementTypeName(e) +
-                                 "; convert with to(kiln::kFloat32) first");
+          return opError(
+              op, mlir::kiln::unsupportedDTypeMessage(elementType(ctx_, e)));
       }
       Value x = op.ints[1] >= 0
                     ? tensorAs(op.operands[0], elementOfDType(op.ints[1]))

@@ -57,11 +57,15 @@ bool broadcastDim(int64_t a, int64_t b, int64_t &out) {
 
 /// As eager words it (lib/Runtime), so that a refused graph reads the same
 /// compiled or not.
-static LogicalResult refuseElementType(std::optional<Location> loc, Type e) {
+std::string mlir::kiln::unsupportedDTypeMessage(Type e) {
   std::string name;
   llvm::raw_string_ostream(name) << e; // i64, not 'i64'
-  return emitOptionalError(loc, "not supported for dtype ", name,
-                           "; convert with to(kiln::kFloat32) first");
+  return "not supported for dtype " + name +
+         "; convert with to(kiln::kFloat32) first";
+}
+
+static LogicalResult refuseElementType(std::optional<Location> loc, Type e) {
+  return emitOptionalError(loc, unsupportedDTypeMessage(e));
 }
 
 bool mlir::kiln::inferOpen(ValueRange operands,
@@ -545,6 +549,19 @@ static RankedTensorType batchOfOne(RankedTensorType x, bool &unbatched) {
   return x.clone(shape);
 }
 
+/// A pool's input as a batch (batchOfOne), or the pool's refusal of its
+/// rank.
+static FailureOr<RankedTensorType> pooledImages(std::optional<Location> loc,
+                                                Type input, bool &unbatched) {
+  auto x = batchOfOne(rankedOf(input), unbatched);
+  if (x.getRank() != 4)
+    return emitOptionalError(loc,
+                             "the input must be 4-d (NCHW, or CHW for one "
+                             "image), got ",
+                             input);
+  return x;
+}
+
 static RankedTensorType dropBatch(RankedTensorType y, bool unbatched) {
   return unbatched ? y.clone(y.getShape().drop_front()) : y;
 }
@@ -632,12 +649,11 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
   if (inferOpen(adaptor.getOperands(), inferred))
     return success();
   bool unbatched;
-  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
-  if (x.getRank() != 4)
-    return emitOptionalError(loc,
-                             "the input must be 4-d (NCHW, or CHW for one "
-                             "image), got ",
-                             adaptor.getInput().getType());
+  FailureOr<RankedTensorType> images =
+      pooledImages(loc, adaptor.getInput().getType(), unbatched);
+  if (failed(images))
+    return failure();
+  RankedTensorType x = *images;
   ArrayRef<int64_t> kernel = adaptor.getKernel(),
                     strides = adaptor.getStrides(), pad = adaptor.getPadding(),
                     dilation = adaptor.getDilation();
@@ -711,12 +727,11 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
   if (inferOpen(adaptor.getOperands(), inferred))
     return success();
   bool unbatched;
-  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
-  if (x.getRank() != 4)
-    return emitOptionalError(loc,
-                             "the input must be 4-d (NCHW, or CHW for one "
-                             "image), got ",
-                             adaptor.getInput().getType());
+  FailureOr<RankedTensorType> images =
+      pooledImages(loc, adaptor.getInput().getType(), unbatched);
+  if (failed(images))
+    return failure();
+  RankedTensorType x = *images;
   ArrayRef<int64_t> sizes = adaptor.getOutputSize();
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
   if (sizes.size() != 2 ||

@@ -155,6 +155,18 @@ void scanIntegersAsI64(Operation *scan) {
 
 } // namespace
 
+LogicalResult mlir::kiln::inferResultTypes(InferTypeOpInterface op) {
+  SmallVector<Type> types;
+  if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(),
+                                 op->getOperands(), op->getRawDictionaryAttrs(),
+                                 op->getPropertiesStorage(), op->getRegions(),
+                                 types)))
+    return failure();
+  for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+    result.setType(type);
+  return success();
+}
+
 FailureOr<Operation *> mlir::kiln::refineOp(Operation *op) {
   if (auto dims = dyn_cast<k::DimsOpInterface>(op))
     dims.normalizeDims();
@@ -168,14 +180,8 @@ FailureOr<Operation *> mlir::kiln::refineOp(Operation *op) {
     if (failed(joinArms(select)))
       return failure();
   } else if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-    SmallVector<Type> types;
-    if (failed(infer.inferReturnTypes(
-            op->getContext(), op->getLoc(), op->getOperands(),
-            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-            op->getRegions(), types)))
+    if (failed(inferResultTypes(infer)))
       return failure();
-    for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
-      result.setType(type);
   } else {
     for (OpResult result : op->getResults())
       if (k::isOpenTensor(result.getType()))

@@ -49,6 +49,10 @@ public:
 /// its type waits for kiln-refine-types. Returns whether it did.
 bool inferOpen(ValueRange operands, SmallVectorImpl<Type> &inferred);
 
+/// Eager's refusal of an op on elements of type e ("not supported for
+/// dtype i64; convert with to(kiln::kFloat32) first").
+std::string unsupportedDTypeMessage(Type e);
+
 /// Whether op has an open operand or result: its verifier checks nothing
 /// until the graph is typed (kiln-refine-types).
 bool hasOpenTypes(Operation *op);

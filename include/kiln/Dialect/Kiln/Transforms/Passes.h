@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln {
@@ -16,6 +17,11 @@ constexpr llvm::StringLiteral kTypeAttrName = "kiln.type";
 /// kiln-decompose-composites' patterns: each composite op written with the
 /// ops that compute it, on known types.
 void populateDecomposeCompositesPatterns(RewritePatternSet &patterns);
+
+/// op's results take the types its InferTypeOpInterface gives on its
+/// operands as they are now; fails (with the op's diagnostic) where they
+/// do not fit.
+LogicalResult inferResultTypes(InferTypeOpInterface op);
 
 /// One op typed from its operands' types: its dims counted from 0
 /// (DimsOpInterface), its results inferred again (InferTypeOpInterface), or
