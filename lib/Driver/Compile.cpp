@@ -21,12 +21,17 @@
 #include "kiln/Target/CUDA.h"
 #include "kiln/Target/Host.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -120,45 +125,26 @@ std::string openInputs(const Root &root) {
   return open;
 }
 
-/// The ops whose result may share its first operand's elements eagerly (a
-/// view, or the tensor itself: a cast to its own dtype) and an if-select of
-/// host values, which returns one of its operands.
-bool mayAlias(OpCode code) {
-  switch (code) {
-  case OpCode::Reshape:
-  case OpCode::Expand:
-  case OpCode::Transpose:
-  case OpCode::Permute:
-  case OpCode::Unsqueeze:
-  case OpCode::Squeeze:
-  case OpCode::Flatten:
-  case OpCode::Unflatten:
-  case OpCode::ReshapeAs:
-  case OpCode::Slice:
-  case OpCode::Cast:
-  case OpCode::Select:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// The values whose elements v's may be eagerly: v itself, or through
-/// views the values they are views of (the tensors an if-select chose
-/// between, both).
-void aliasBases(const Graph &g, int v, std::set<int> &bases) {
-  const TraceOp *op = g.producer(v);
-  if (!op || !mayAlias(op->code) || op->operands.empty()) {
-    bases.insert(v);
+/// views (or a cast to its own dtype, the tensor itself) the values they
+/// are views of; both tensors an if-select of host values chose between.
+void aliasBases(mlir::Value v, llvm::SmallPtrSetImpl<mlir::Value> &bases) {
+  mlir::Operation *op = v.getDefiningOp();
+  if (auto select = llvm::dyn_cast_or_null<mlir::arith::SelectOp>(op)) {
+    aliasBases(select.getTrueValue(), bases);
+    aliasBases(select.getFalseValue(), bases);
     return;
   }
-  if (op->code == OpCode::Select) {
-    for (int operand : op->operands)
-      if (g.values[operand].kind == ValueKind::Tensor)
-        aliasBases(g, operand, bases);
+  if (llvm::isa_and_present<mlir::kiln::ReshapeOp, mlir::kiln::ExpandOp,
+                            mlir::kiln::TransposeOp, mlir::kiln::PermuteOp,
+                            mlir::kiln::UnsqueezeOp, mlir::kiln::SqueezeOp,
+                            mlir::kiln::FlattenOp, mlir::kiln::UnflattenOp,
+                            mlir::kiln::ReshapeAsOp, mlir::kiln::SliceOp,
+                            mlir::kiln::CastOp, mlir::kiln::CastLikeOp>(op)) {
+    aliasBases(op->getOperand(0), bases);
     return;
   }
-  aliasBases(g, op->operands[0], bases);
+  bases.insert(v);
 }
 
 /// Why an output of root's graphs would share elements with an input or
@@ -175,17 +161,19 @@ std::string aliasedOutput(const Root &root) {
                " of the returned value";
       return std::string("the returned tensor");
     };
-    std::map<int, size_t> owners; // base value -> the output naming it
+    // base value -> the output naming it
+    llvm::DenseMap<mlir::Value, size_t> owners;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const GraphOutput &out = g.outputs[i];
-      if (g.values[out.value].kind != ValueKind::Tensor)
+      mlir::Value value = g.body->values[out.value];
+      if (g.values[out.value].kind != ValueKind::Tensor || !value)
         continue;
-      std::set<int> bases;
-      aliasBases(g, out.value, bases);
-      for (int base : bases) {
-        if (!g.producer(base))
+      llvm::SmallPtrSet<mlir::Value, 4> bases;
+      aliasBases(value, bases);
+      for (mlir::Value base : bases) {
+        if (llvm::isa<mlir::BlockArgument>(base))
           return nameOf(out) + " may be (a view of) an input";
-        auto [it, fresh] = owners.emplace(base, i);
+        auto [it, fresh] = owners.try_emplace(base, i);
         if (!fresh && g.outputs[it->second].value != out.value)
           return nameOf(out) + " and " + nameOf(g.outputs[it->second]) +
                  " may share elements";
@@ -981,6 +969,7 @@ int runCompile(const CompileRequest &request) {
   timer.start("parse and trace (Clang)");
   FrontendOptions options = detail::frontendOptions(request);
   options.backend = request.backend;
+  options.context = &context; // the graphs are compiled where traced
   std::vector<std::unique_ptr<TranslationUnit>> units;
   int status = parseAndTrace(options, units);
   bool usageError = false, failed = status != 0;

@@ -11,8 +11,14 @@
 #include "kiln/Driver/Compile.h"
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Frontend/Signature.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <set>
@@ -63,31 +69,89 @@ std::string kindName(const TraceValue &v) {
   return "?";
 }
 
-std::string opText(const TraceOp &op) {
-  std::string s = "%" + std::to_string(op.result) + " = " + opName(op.code);
-  if (op.code == OpCode::Const) {
-    llvm::raw_string_ostream os(s);
-    os << " " << op.number;
-    return s;
+/// A graph's ops as traced (before typing), each as `%r = name(%a, %b)
+/// {attributes}` with the traced values' numbers (%t<k> for a value the
+/// tracer does not number: a conversion, a size), and where the source
+/// has it.
+struct OpLine {
+  std::string name, text;
+  SourcePos pos;
+};
+std::vector<OpLine> opLines(const Graph &g) {
+  std::vector<OpLine> lines;
+  llvm::DenseMap<mlir::Value, std::string> names;
+  unsigned unnumbered = 0;
+  auto nameOf = [&](mlir::Value v) {
+    auto [it, fresh] = names.try_emplace(v);
+    if (fresh) {
+      int id = g.body->idOf(v);
+      auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+      it->second = id >= 0 ? "%" + std::to_string(id)
+                   : arg   ? "%arg" + std::to_string(arg.getArgNumber())
+                           : "%t" + std::to_string(unnumbered++);
+    }
+    return it->second;
+  };
+  for (mlir::Operation &op : g.body->entry()) {
+    OpLine line;
+    llvm::StringRef name = op.getName().getStringRef();
+    name.consume_front("kiln.");
+    line.name = name.str();
+    llvm::raw_string_ostream os(line.text);
+    for (mlir::OpResult r : op.getResults())
+      os << (r.getResultNumber() ? ", " : "") << nameOf(r);
+    if (op.getNumResults())
+      os << " = ";
+    if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+      os << "const ";
+      if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(constant.getValue()))
+        os << (i.getType().isInteger(1) ? i.getValue().getZExtValue()
+                                        : i.getInt());
+      else if (auto f = llvm::dyn_cast<mlir::FloatAttr>(constant.getValue()))
+        os << f.getValueAsDouble();
+    } else {
+      os << name << "(";
+      for (mlir::OpOperand &operand : op.getOpOperands())
+        os << (operand.getOperandNumber() ? ", " : "") << nameOf(operand.get());
+      os << ")";
+      bool first = true;
+      for (mlir::NamedAttribute attr : op.getAttrs()) {
+        if (attr.getName() == "operandSegmentSizes")
+          continue;
+        os << (first ? " {" : ", ") << attr.getName().getValue();
+        first = false;
+        // A size or parameter known only at run time prints as ?.
+        auto number = [&](int64_t n) {
+          if (n == mlir::ShapedType::kDynamic)
+            os << "?";
+          else
+            os << n;
+        };
+        mlir::Attribute value = attr.getValue();
+        if (llvm::isa<mlir::UnitAttr>(value))
+          continue;
+        os << " = ";
+        if (auto ints = llvm::dyn_cast<mlir::DenseI64ArrayAttr>(value)) {
+          os << "[";
+          llvm::interleaveComma(ints.asArrayRef(), os, number);
+          os << "]";
+        } else if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(value)) {
+          number(i.getInt());
+        } else {
+          value.print(os, /*elideType=*/true);
+        }
+      }
+      if (!first)
+        os << "}";
+    }
+    mlir::Location loc = op.getLoc();
+    if (auto named = llvm::dyn_cast<mlir::NameLoc>(loc))
+      loc = named.getChildLoc();
+    if (auto at = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
+      line.pos = {at.getFilename().str(), at.getLine(), at.getColumn()};
+    lines.push_back(std::move(line));
   }
-  s += "(";
-  for (size_t i = 0; i < op.operands.size(); ++i)
-    s += (i ? ", %" : "%") + std::to_string(op.operands[i]);
-  s += ")";
-  if (!op.ints.empty()) {
-    s += " [";
-    for (size_t i = 0; i < op.ints.size(); ++i)
-      s += (i ? ", " : "") + (op.ints[i] == frontend::kRuntimeAttr
-                                  ? std::string("?")
-                                  : std::to_string(op.ints[i]));
-    s += "]";
-  }
-  if ((op.code == OpCode::Var || op.code == OpCode::Std) &&
-      op.operands.size() == 1)
-    s += " correction " + std::to_string(static_cast<int64_t>(op.number));
-  if (!op.text.empty())
-    s += " \"" + op.text + "\"";
-  return s;
+  return lines;
 }
 
 std::string dotEscape(const std::string &s) {
@@ -191,10 +255,13 @@ void detail::printExplainText(llvm::raw_ostream &os,
           os << " " << in.expr;
         os << "\n";
       }
-      for (const TraceOp &op : g.ops)
-        os << "    " << opText(op) << "    // "
-           << op.pos.file.substr(op.pos.file.rfind('/') + 1) << ":"
-           << op.pos.line << "\n";
+      for (const OpLine &op : opLines(g)) {
+        os << "    " << op.text;
+        if (!op.pos.file.empty())
+          os << "    // " << op.pos.file.substr(op.pos.file.rfind('/') + 1)
+             << ":" << op.pos.line;
+        os << "\n";
+      }
     }
   }
 }
@@ -315,9 +382,9 @@ int runExplain(const ExplainRequest &request) {
             jv["type_version"] = v.typeVersion;
           jg["variants"].push_back(jv);
         }
-        for (const TraceOp &op : g.ops)
-          jg["ops"].push_back({{"op", opName(op.code)},
-                               {"text", opText(op)},
+        for (const OpLine &op : opLines(g))
+          jg["ops"].push_back({{"op", op.name},
+                               {"text", op.text},
                                {"location", posJson(op.pos)}});
         root["graphs"].push_back(jg);
       }

@@ -1,13 +1,13 @@
-//===- GraphBuilder.cpp - Traced graphs to the kiln dialect ---------------===//
+//===- GraphBuilder.cpp - A traced graph's kiln ops -----------------------===//
 //
-// One func.func per graph. Host integers (sizes included) are `index`
-// inside the graph, converted from the i64 the ABI passes. The graph is
-// built once on open tensor types, as the source wrote it (dims counted
-// from the end, a -1 size, a conversion to another tensor's type), and
-// then typed from its inputs' types by the dialect's own refinement
-// (refineOp, kiln-refine-types), traced op by traced op: an op's own
-// refusal, in eager's words, is the graph's error. The elementwise ops take
-// their operands as they are and promote as the runtime does (the
+// One func.func per graph, built as the tracer walks the source. Host
+// integers (sizes included) are `index` inside the graph, converted from
+// the i64 the ABI passes. The ops are built on open tensor types, as the
+// source wrote them (dims counted from the end, a -1 size, a conversion to
+// another tensor's type), and a copy is typed from its inputs' types by the
+// dialect's own refinement (refineOp, kiln-refine-types), op by op: an op's
+// own refusal, in eager's words, is the graph's error. The elementwise ops
+// take their operands as they are and promote as the runtime does (the
 // dialect's promotedElementType).
 //
 //===----------------------------------------------------------------------===//
@@ -112,75 +112,113 @@ ElementType elementOf(Type t) {
 
 namespace {
 
-/// What building a graph on open types leaves: the function, the ops each
-/// traced op was built as, the value of each traced value and the
-/// conversions the types may make no-ops.
-struct OpenFunction {
-  func::FuncOp fn;
-  std::vector<std::vector<Operation *>> built;
-  std::map<int, Value> values;
-  llvm::SmallPtrSet<Operation *, 8> conversions;
+/// A conversion to another type that the graph's types may make a no-op
+/// (it then goes when the graph is typed).
+constexpr llvm::StringLiteral kConversion = "kiln.conversion";
+/// The C++ function an opaque call calls, on the traced op.
+constexpr llvm::StringLiteral kCallee = "kiln.callee";
+
+/// A host scalar converted as C++ converts it (a bool is nonzero).
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto isInt = [](Type t) { return isa<IndexType>(t) || isa<IntegerType>(t); };
+  if (isa<IndexType>(from) && isa<IntegerType>(to)) {
+    if (to.getIntOrFloatBitWidth() == 1)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                   arith::ConstantIndexOp::create(b, loc, 0));
+    return arith::IndexCastOp::create(b, loc, to, v);
+  }
+  if (isa<IntegerType>(from) && isa<IndexType>(to)) {
+    if (from.getIntOrFloatBitWidth() == 1)
+      return arith::IndexCastUIOp::create(b, loc, to, v);
+    return arith::IndexCastOp::create(b, loc, to, v);
+  }
+  if (isInt(from) && isa<FloatType>(to)) {
+    if (isa<IndexType>(from))
+      v = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    if (v.getType().getIntOrFloatBitWidth() == 1)
+      return arith::UIToFPOp::create(b, loc, to, v);
+    return arith::SIToFPOp::create(b, loc, to, v);
+  }
+  if (isa<FloatType>(from) && isInt(to)) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::UNE, v,
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0)));
+    Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+    return isa<IndexType>(to) ? Value(arith::IndexCastOp::create(b, loc, to, i))
+                              : i;
+  }
+  if (isa<FloatType>(from) && isa<FloatType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? Value(arith::ExtFOp::create(b, loc, to, v))
+               : Value(arith::TruncFOp::create(b, loc, to, v));
+  return v;
+}
+
+/// One traced op, as the tracer describes it (TracedOps.def).
+struct TracedOp {
+  OpCode code;
+  const std::vector<int> &operands;
+  const std::vector<int64_t> &ints;
+  double number;
+  const std::string &text;
+  int result;
+  const SourcePos &pos;
+
+  /// layer_norm and rms_norm with ints {1}: their eps is known only at run
+  /// time, the last operand (an f64 scalar), not `number`.
+  bool hasRuntimeEps() const { return !ints.empty() && ints[0] == 1; }
+  /// The tensor operands of a norm: all but a run-time eps.
+  size_t normTensorOperands() const {
+    return operands.size() - (hasRuntimeEps() ? 1 : 0);
+  }
 };
 
-/// Builds a graph's function on open tensor types (no op depends on its
-/// inputs' types), as the source wrote it.
-class GraphFunctionBuilder {
-public:
-  GraphFunctionBuilder(ModuleOp module, const Graph &graph)
-      : ctx_(module.getContext()), b_(ctx_), graph_(graph), module_(module) {}
+llvm::Error opError(const TracedOp &op, const std::string &why) {
+  return llvm::createStringError(std::string("kiln::") + opName(op.code) +
+                                 " at " + op.pos.file + ":" +
+                                 std::to_string(op.pos.line) + ": " + why);
+}
 
-  llvm::Error build(OpenFunction &out) {
-    SmallVector<Type> open;
-    for (const GraphInput &in : graph_.inputs) {
-      const TraceValue &v = graph_.values[in.value];
-      open.push_back(v.kind == ValueKind::Tensor
-                         ? mlir::kiln::openTensorType(ctx_)
-                         : scalarArgType(ctx_, v.kind));
-    }
-    b_.setInsertionPointToEnd(module_.getBody());
-    loc_ = UnknownLoc::get(ctx_);
-    // The results' types are known once the body is typed.
-    auto fn = func::FuncOp::create(b_, loc_, graph_.name,
-                                   b_.getFunctionType(open, {}));
-    Block *entry = fn.addEntryBlock();
-    b_.setInsertionPointToStart(entry);
-    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
-      Value arg = entry->getArgument(i);
-      if (graph_.values[graph_.inputs[i].value].kind == ValueKind::I64)
-        arg = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), arg);
-      values_[graph_.inputs[i].value] = arg;
-    }
-    std::vector<std::vector<Operation *>> built;
-    for (const TraceOp &op : graph_.ops) {
-      loc_ = FileLineColLoc::get(ctx_, op.pos.file, op.pos.line, op.pos.column);
-      Operation *last = entry->empty() ? nullptr : &entry->back();
-      if (llvm::Error error = emit(op)) {
-        fn.erase();
-        return error;
-      }
-      built.emplace_back();
-      for (Operation *o = last ? last->getNextNode() : &entry->front(); o;
-           o = o->getNextNode())
-        built.back().push_back(o);
-    }
-    SmallVector<Value> outs;
-    for (const GraphOutput &out : graph_.outputs) {
-      Value v = values_.at(out.value);
-      const TraceValue &tv = graph_.values[out.value];
-      if (tv.kind != ValueKind::Tensor) {
-        v = scalarCast(v, scalarArgType(ctx_, tv.kind));
-        v = make<mlir::kiln::FromScalarOp>(
-            RankedTensorType::get({}, v.getType()), v);
-      }
-      outs.push_back(v);
-    }
-    func::ReturnOp::create(b_, loc_, outs);
-    out = {fn, std::move(built), std::move(values_), std::move(conversions_)};
-    return llvm::Error::success();
+/// Where an op of a traced op is: its source, named after the runtime
+/// function it was traced from.
+Location locationOf(MLIRContext *ctx, OpCode code, const SourcePos &pos) {
+  if (pos.file.empty()) // an input's conversion
+    return UnknownLoc::get(ctx);
+  return NameLoc::get(
+      StringAttr::get(ctx, std::string("kiln::") + opName(code)),
+      FileLineColLoc::get(ctx, pos.file, pos.line, pos.column));
+}
+
+/// Builds the ops of traced ops at the end of a graph's body.
+class OpEmitter {
+public:
+  OpEmitter(Graph &graph, const SourcePos &pos, OpCode code)
+      : ctx_(graph.body->module->getContext()), b_(ctx_), graph_(graph),
+        body_(*graph.body), loc_(locationOf(ctx_, code, pos)) {
+    b_.setInsertionPointToEnd(&body_.entry());
+  }
+
+  llvm::Error build(const TracedOp &op) { return emit(op); }
+
+  /// The value of input `in`: its argument (an index for an integer).
+  void input(const GraphInput &in) {
+    Block &entry = body_.entry();
+    ValueKind kind = graph_.values[in.value].kind;
+    Value arg = entry.addArgument(kind == ValueKind::Tensor
+                                      ? mlir::kiln::openTensorType(ctx_)
+                                      : scalarArgType(ctx_, kind),
+                                  loc_);
+    if (kind == ValueKind::I64)
+      arg = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), arg);
+    setValue(in.value, arg);
   }
 
 private:
-  Value get(int v) const { return values_.at(v); }
+  Value get(int v) const { return body_.values.at(v); }
 
   /// Whether a builder's arguments start with the result type.
   template <typename... Args> static constexpr bool givesTypes() {
@@ -212,7 +250,7 @@ private:
 
   /// A conversion the graph's types may make a no-op (it then goes).
   Value convert(Operation *op) {
-    conversions_.insert(op);
+    op->setAttr(kConversion, UnitAttr::get(ctx_));
     return op->getResult(0);
   }
   /// v in element type e: a conversion.
@@ -229,50 +267,9 @@ private:
     return RankedTensorType::get(sizes, mlir::kiln::OpenType::get(ctx_));
   }
 
-  Value scalarCast(Value v, Type to) {
-    Type from = v.getType();
-    if (from == to)
-      return v;
-    auto isInt = [](Type t) {
-      return isa<IndexType>(t) || isa<IntegerType>(t);
-    };
-    if (isa<IndexType>(from) && isa<IntegerType>(to)) {
-      if (to.getIntOrFloatBitWidth() == 1)
-        return arith::CmpIOp::create(
-            b_, loc_, arith::CmpIPredicate::ne, v,
-            arith::ConstantIndexOp::create(b_, loc_, 0));
-      return arith::IndexCastOp::create(b_, loc_, to, v);
-    }
-    if (isa<IntegerType>(from) && isa<IndexType>(to)) {
-      if (from.getIntOrFloatBitWidth() == 1)
-        return arith::IndexCastUIOp::create(b_, loc_, to, v);
-      return arith::IndexCastOp::create(b_, loc_, to, v);
-    }
-    if (isInt(from) && isa<FloatType>(to)) {
-      if (isa<IndexType>(from))
-        v = arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), v);
-      if (v.getType().getIntOrFloatBitWidth() == 1)
-        return arith::UIToFPOp::create(b_, loc_, to, v);
-      return arith::SIToFPOp::create(b_, loc_, to, v);
-    }
-    if (isa<FloatType>(from) && isInt(to)) {
-      if (to.isInteger(1))
-        return arith::CmpFOp::create(
-            b_, loc_, arith::CmpFPredicate::UNE, v,
-            arith::ConstantOp::create(b_, loc_, b_.getFloatAttr(from, 0)));
-      Value i = arith::FPToSIOp::create(b_, loc_, b_.getI64Type(), v);
-      return isa<IndexType>(to)
-                 ? Value(arith::IndexCastOp::create(b_, loc_, to, i))
-                 : i;
-    }
-    if (isa<FloatType>(from) && isa<FloatType>(to))
-      return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-                 ? Value(arith::ExtFOp::create(b_, loc_, to, v))
-                 : Value(arith::TruncFOp::create(b_, loc_, to, v));
-    return v;
-  }
+  Value scalarCast(Value v, Type to) { return castScalar(b_, loc_, v, to); }
 
-  llvm::Error emitScalar(const TraceOp &op) {
+  llvm::Error emitScalar(const TracedOp &op) {
     const TraceValue &r = info(op.result);
     Type type = scalarType(ctx_, r.kind);
     OpCode c = op.code;
@@ -379,13 +376,13 @@ private:
       return llvm::createStringError(llvm::Twine("no lowering for ") +
                                      opName(c));
     }
-    values_[op.result] = out;
+    setValue(op.result, out);
     return llvm::Error::success();
   }
 
   /// Sizes for reshape/full: constants become static dims of the type, the
   /// rest index operands; one -1 is inferred from the element count.
-  void shape(const TraceOp &op, size_t first, Value input,
+  void shape(const TracedOp &op, size_t first, Value input,
              SmallVector<int64_t> &staticSizes, SmallVector<Value> &dynamic) {
     SmallVector<std::optional<int64_t>> constants;
     for (size_t i = first; i < op.operands.size(); ++i) {
@@ -425,7 +422,7 @@ private:
     }
   }
 
-  llvm::Error emit(const TraceOp &op) {
+  llvm::Error emit(const TracedOp &op) {
     const TraceValue &r = info(op.result);
     if (r.kind != ValueKind::Tensor)
       return emitScalar(op);
@@ -745,10 +742,11 @@ private:
       SmallVector<Value> args;
       for (int o : op.operands)
         args.push_back(get(o));
-      out = make<mlir::kiln::OpaqueCallOp>(
-                TypeRange{mlir::kiln::openTensorType(ctx_)},
-                graph_.opaqueSymbol(op), args)
-                .getResult(0);
+      auto call = make<mlir::kiln::OpaqueCallOp>(
+          TypeRange{mlir::kiln::openTensorType(ctx_)},
+          graph_.name + "_opaque_" + std::to_string(op.result), args);
+      call->setAttr(kCallee, b_.getStringAttr(op.text));
+      out = call.getResult(0);
     } else if (c == OpCode::Select) {
       // (The arms may know different sizes statically: refinement casts
       // both to what both promise.)
@@ -762,60 +760,84 @@ private:
       return llvm::createStringError(llvm::Twine("no lowering for kiln::") +
                                      opName(c));
     }
-    values_[op.result] = out;
+    setValue(op.result, out);
     return llvm::Error::success();
+  }
+
+  void setValue(int v, Value value) {
+    body_.values[v] = value;
+    body_.ids.try_emplace(value, v);
   }
 
   MLIRContext *ctx_;
   OpBuilder b_;
-  /// The conversions (tensorAs, tensorLike) built.
-  llvm::SmallPtrSet<Operation *, 8> conversions_;
   const Graph &graph_;
-  ModuleOp module_;
-  Location loc_ = UnknownLoc::get(ctx_);
-  std::map<int, Value> values_;
+  GraphBody &body_;
+  Location loc_;
 };
 
-/// Types a copy of an open function: its inputs take the types `types`
-/// gives them and each traced op's ops are refined in order (refineOp) and
-/// verified; the values of `typed`, if given, take the types built.
+/// Types a copy of a graph's body: its inputs take the graph's types and
+/// each op is refined in order (refineOp) and verified; the values of
+/// `typed`, if given, take the types built.
 class GraphTyper {
 public:
-  GraphTyper(const Graph &types, Graph *typed) : types_(types), typed_(typed) {}
+  explicit GraphTyper(const Graph &graph) : graph_(graph) {}
 
-  /// The typed copy of `open` at the end of `module`.
-  llvm::Error type(const OpenFunction &open, ModuleOp module) {
+  /// The typed copy of the body at the end of `module`.
+  llvm::Error type(ModuleOp module, Graph *typed) {
+    const GraphBody &body = *graph_.body;
+    if (body.error)
+      return llvm::createStringError(*body.error);
     ctx_ = module.getContext();
     IRMapping map;
-    fn_ = cast<func::FuncOp>(open.fn->clone(map));
+    fn_ = cast<func::FuncOp>(body.fn->clone(map));
+    fn_.setSymName(graph_.name);
     module.getBody()->push_back(fn_);
-    for (const auto &[v, value] : open.values)
-      values_[v] = map.lookupOrDefault(value);
-    for (Operation *op : open.conversions)
-      conversions_.insert(map.lookup(op));
+    values_.reserve(body.values.size());
+    for (Value v : body.values)
+      values_.push_back(v ? map.lookupOrDefault(v) : Value());
     Block *entry = &fn_.getBody().front();
-    for (size_t i = 0; i < types_.inputs.size(); ++i) {
-      const TraceValue &v = types_.values[types_.inputs[i].value];
+    assert(entry->getNumArguments() == graph_.inputs.size());
+    for (size_t i = 0; i < graph_.inputs.size(); ++i) {
+      const TraceValue &v = graph_.values[graph_.inputs[i].value];
       if (v.kind == ValueKind::Tensor)
         entry->getArgument(i).setType(tensorType(ctx_, v));
     }
-    for (size_t i = 0; i < types_.ops.size(); ++i) {
-      const TraceOp &op = types_.ops[i];
-      SmallVector<Operation *> ops;
-      for (Operation *o : open.built[i])
-        ops.push_back(map.lookup(o));
-      if (!refine(ops))
-        return fail(opError(op, error_));
-      if (typed_)
-        takeType(op);
+    SmallVector<Operation *> ops;
+    for (Operation &op : *entry)
+      ops.push_back(&op);
+    for (Operation *op : ops)
+      if (!refine(op))
+        return fail(::kiln::frontend::opError(op, error_));
+    if (typed)
+      takeTypes(*typed);
+    OpBuilder b(ctx_);
+    b.setInsertionPointToEnd(entry);
+    Location loc = fn_.getLoc();
+    SmallVector<Value> outs;
+    for (const GraphOutput &out : graph_.outputs) {
+      Value v = static_cast<size_t>(out.value) < values_.size()
+                    ? values_[out.value]
+                    : Value();
+      if (!v)
+        return fail(llvm::createStringError(
+            "output '" + out.variable + "' (value " +
+            std::to_string(out.value) + ") was not built"));
+      ValueKind kind = graph_.values[out.value].kind;
+      if (kind != ValueKind::Tensor) {
+        v = castScalar(b, loc, v, scalarArgType(ctx_, kind));
+        v = mlir::kiln::FromScalarOp::create(
+            b, loc, RankedTensorType::get({}, v.getType()), v);
+      }
+      outs.push_back(v);
     }
+    func::ReturnOp::create(b, loc, outs);
     declareOpaqueCallees(module);
     // Results keep the sizes the graph knows statically (a reshape to 64
     // columns returns tensor<?x64xf32>): the ABI's descriptors carry every
     // size either way.
-    Operation *ret = entry->getTerminator();
     fn_.setType(FunctionType::get(ctx_, entry->getArgumentTypes(),
-                                  ret->getOperandTypes()));
+                                  TypeRange(ValueRange(outs))));
     if (failed(verify(fn_)))
       return fail(llvm::createStringError("the graph does not verify"));
     return llvm::Error::success();
@@ -827,52 +849,54 @@ private:
     return error;
   }
 
-  /// Types the ops one traced op was built as, in order, each verified:
-  /// false, with why in error_, where one cannot take its operands' types.
-  /// A conversion the types make a no-op goes; an op refinement replaces
-  /// (a squeeze that is a copy) is replaced in values_ too.
-  bool refine(ArrayRef<Operation *> ops) {
+  /// Types one op and verifies it: false, with why in error_, where it
+  /// cannot take its operands' types. A conversion the types make a no-op
+  /// goes; an op refinement replaces (a squeeze that is a copy) is replaced
+  /// in values_ too.
+  bool refine(Operation *op) {
     error_.clear();
     ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
       if (error_.empty())
         error_ = d.str();
       return success();
     });
-    for (Operation *op : ops) {
-      SmallVector<Value> old(op->getResults());
-      FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
-      if (failed(refined) ||
-          failed(verify(*refined, /*verifyRecursively=*/false))) {
-        if (error_.empty())
-          error_ = "its ops do not verify";
-        return false;
-      }
-      Operation *now = *refined;
-      if (conversions_.contains(now) &&
-          now->getOperand(0).getType() == now->getResult(0).getType()) {
+    SmallVector<Value> old(op->getResults());
+    FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
+    if (failed(refined) ||
+        failed(verify(*refined, /*verifyRecursively=*/false))) {
+      if (error_.empty())
+        error_ = "its ops do not verify";
+      return false;
+    }
+    Operation *now = *refined;
+    if (now->hasAttr(kConversion)) {
+      now->removeAttr(kConversion);
+      if (now->getOperand(0).getType() == now->getResult(0).getType()) {
         now->getResult(0).replaceAllUsesWith(now->getOperand(0));
         replaceValue(now->getResult(0), now->getOperand(0));
-        conversions_.erase(now); // its address may be reused
         now->erase();
-        continue;
+        return true;
       }
-      if (now != op)
-        for (auto [from, to] : llvm::zip_equal(old, now->getResults()))
-          replaceValue(from, to);
     }
+    if (now != op)
+      for (auto [from, to] : llvm::zip_equal(old, now->getResults()))
+        replaceValue(from, to);
     return true;
   }
   void replaceValue(Value from, Value to) {
-    for (auto &entry : values_)
-      if (entry.second == from)
-        entry.second = to;
+    for (Value &v : values_)
+      if (v == from)
+        v = to;
   }
 
-  /// The private declaration of each opaque callee, from the typed call.
+  /// Each opaque call calls this graph's callback, declared private from
+  /// the typed call.
   void declareOpaqueCallees(ModuleOp module) {
     OpBuilder b(ctx_);
     b.setInsertionPointToStart(module.getBody());
     fn_.walk([&](mlir::kiln::OpaqueCallOp call) {
+      call.setCallee(opaqueSymbol(graph_, call));
+      call->removeAttr(kCallee);
       auto decl = func::FuncOp::create(
           b, call.getLoc(), call.getCallee(),
           b.getFunctionType(call.getOperandTypes(), call.getResultTypes()));
@@ -880,62 +904,156 @@ private:
     });
   }
 
-  /// The rank and element type of the tensor op built, for its value.
-  void takeType(const TraceOp &op) {
-    TraceValue &v = typed_->values[op.result];
-    if (v.kind != ValueKind::Tensor)
-      return;
-    auto type = cast<RankedTensorType>(values_.at(op.result).getType());
-    v.rank = type.getRank();
-    v.element = elementOf(type.getElementType());
-    v.wrapped = op.code == OpCode::FromScalar;
+  /// The rank and element type of each tensor value built.
+  void takeTypes(Graph &typed) {
+    for (size_t v = 0; v < values_.size(); ++v) {
+      TraceValue &tv = typed.values[v];
+      if (tv.kind != ValueKind::Tensor || !values_[v])
+        continue;
+      auto type = cast<RankedTensorType>(values_[v].getType());
+      tv.rank = type.getRank();
+      tv.element = elementOf(type.getElementType());
+      tv.wrapped =
+          isa_and_present<mlir::kiln::FromScalarOp>(values_[v].getDefiningOp());
+    }
   }
 
-  const Graph &types_;
-  Graph *typed_;
+  const Graph &graph_;
   MLIRContext *ctx_ = nullptr;
   func::FuncOp fn_;
-  std::map<int, Value> values_;
-  llvm::SmallPtrSet<Operation *, 8> conversions_;
-  /// Why an op built for the traced op being typed cannot be (refine).
+  /// The value of each traced value in the copy.
+  std::vector<Value> values_;
+  /// Why the op being typed cannot be (refine).
   std::string error_;
 };
 
 } // namespace
 
-struct OpenGraph::State {
-  OwningOpRef<ModuleOp> module;
-  OpenFunction open;
-  /// Why the graph cannot be built, if it cannot.
-  std::optional<std::string> error;
-};
-
-OpenGraph::OpenGraph(const Graph &graph, MLIRContext &context)
-    : state_(std::make_unique<State>()) {
-  state_->module = ModuleOp::create(UnknownLoc::get(&context));
-  if (llvm::Error error =
-          GraphFunctionBuilder(*state_->module, graph).build(state_->open))
-    state_->error = llvm::toString(std::move(error));
+Block &GraphBody::entry() const {
+  return cast<func::FuncOp>(fn).getBody().front();
 }
 
-OpenGraph::~OpenGraph() = default;
+void startBody(Graph &graph, MLIRContext &ctx) {
+  auto body = std::make_shared<GraphBody>();
+  body->module = ModuleOp::create(UnknownLoc::get(&ctx));
+  OpBuilder b(&ctx);
+  b.setInsertionPointToEnd(body->module->getBody());
+  // The types are known once the graph is typed.
+  auto fn = func::FuncOp::create(b, UnknownLoc::get(&ctx), graph.name,
+                                 b.getFunctionType({}, {}));
+  fn.addEntryBlock();
+  body->fn = fn;
+  body->values.resize(graph.values.size());
+  graph.body = std::move(body);
+}
 
-llvm::Error OpenGraph::type(Graph &graph) const {
-  if (state_->error)
-    return llvm::createStringError(*state_->error);
+void addBodyInput(Graph &graph, const GraphInput &in) {
+  graph.body->values.resize(graph.values.size());
+  SourcePos none;
+  OpEmitter(graph, none, OpCode::Const).input(in);
+}
+
+void buildOp(Graph &graph, OpCode code, const std::vector<int> &operands,
+             int result, const std::vector<int64_t> &ints, double number,
+             const std::string &text, const SourcePos &pos) {
+  GraphBody &body = *graph.body;
+  body.values.resize(graph.values.size());
+  if (body.error)
+    return;
+  TracedOp op{code, operands, ints, number, text, result, pos};
+  if (llvm::Error error = OpEmitter(graph, pos, code).build(op))
+    body.error = llvm::toString(std::move(error));
+}
+
+BodyMark markBody(const Graph &graph) {
+  Block &entry = graph.body->entry();
+  return {entry.empty() ? nullptr : &entry.back(), entry.getNumArguments(),
+          graph.values.size()};
+}
+
+void cutBody(Graph &graph, const BodyMark &mark) {
+  GraphBody &body = *graph.body;
+  Block &entry = body.entry();
+  while (!entry.empty() && &entry.back() != mark.last) {
+    Operation *op = &entry.back();
+    for (Value v : op->getResults())
+      body.ids.erase(v);
+    op->erase();
+  }
+  while (entry.getNumArguments() > mark.arguments) {
+    body.ids.erase(entry.getArgument(entry.getNumArguments() - 1));
+    entry.eraseArgument(entry.getNumArguments() - 1);
+  }
+  if (body.values.size() > mark.values)
+    body.values.resize(mark.values);
+}
+
+Operation *producerOf(const Graph &graph, int v) {
+  if (static_cast<size_t>(v) >= graph.body->values.size())
+    return nullptr;
+  Value value = graph.body->values[v];
+  return value ? value.getDefiningOp() : nullptr;
+}
+
+std::string opaqueCallee(Operation *call) {
+  auto callee = call->getAttrOfType<StringAttr>(kCallee);
+  return callee ? callee.str() : "";
+}
+
+std::string opaqueSymbol(const Graph &graph, Operation *call) {
+  // Built as the body's name + "_opaque_" + the call's value.
+  StringRef built = cast<mlir::kiln::OpaqueCallOp>(call).getCallee();
+  StringRef bodyName = cast<func::FuncOp>(graph.body->fn).getSymName();
+  return graph.name + built.drop_front(bodyName.size()).str();
+}
+
+llvm::Error opError(Operation *op, const std::string &why) {
+  std::string name = op->getName().getStringRef().str();
+  std::string where;
+  Location loc = op->getLoc();
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  if (auto at = dyn_cast<FileLineColLoc>(loc))
+    where =
+        " at " + at.getFilename().str() + ":" + std::to_string(at.getLine());
+  return llvm::createStringError(name + where + ": " + why);
+}
+
+int64_t Graph::tensorOpCount() const {
+  int64_t n = 0;
+  for (Operation &op : body->entry())
+    if (op.getNumResults() == 1 && isa<TensorType>(op.getResult(0).getType()) &&
+        !isa<mlir::kiln::FromScalarOp>(op) && !op.hasAttr(kConversion))
+      ++n;
+  return n;
+}
+
+std::optional<double> Graph::constantValue(int value) const {
+  if (static_cast<size_t>(value) >= body->values.size())
+    return std::nullopt;
+  Value v = body->values[value];
+  auto constant = v ? v.getDefiningOp<arith::ConstantOp>() : nullptr;
+  if (!constant)
+    return std::nullopt;
+  if (auto i = dyn_cast<IntegerAttr>(constant.getValue()))
+    return i.getType().isInteger(1)
+               ? static_cast<double>(i.getValue().getBoolValue())
+               : static_cast<double>(i.getInt());
+  if (auto f = dyn_cast<FloatAttr>(constant.getValue()))
+    return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+llvm::Error typeBody(Graph &graph) {
   OwningOpRef<ModuleOp> scratch =
-      ModuleOp::create(UnknownLoc::get(state_->module->getContext()));
-  return GraphTyper(graph, &graph).type(state_->open, *scratch);
-}
-
-llvm::Error OpenGraph::addTo(ModuleOp module, const Graph &graph) const {
-  if (state_->error)
-    return llvm::createStringError(*state_->error);
-  return GraphTyper(graph, nullptr).type(state_->open, module);
+      ModuleOp::create(UnknownLoc::get(graph.body->module->getContext()));
+  return GraphTyper(graph).type(*scratch, &graph);
 }
 
 llvm::Error buildGraphFunction(ModuleOp module, const Graph &graph) {
-  return OpenGraph(graph, *module.getContext()).addTo(module, graph);
+  return GraphTyper(graph).type(module, nullptr);
 }
 
 MLIRContext &graphContext() {
@@ -952,13 +1070,9 @@ MLIRContext &graphContext() {
 }
 
 llvm::Error inferSignature(Graph &graph) {
-  return inferSignature(graph, OpenGraph(graph, graphContext()));
-}
-
-llvm::Error inferSignature(Graph &graph, const OpenGraph &open) {
   if (llvm::Error error = typeInputs(graph))
     return error;
-  return open.type(graph);
+  return typeBody(graph);
 }
 
 } // namespace kiln::frontend

@@ -24,9 +24,20 @@
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Frontend/TraceGraph.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
+
+using namespace mlir;
 
 namespace kiln::frontend {
 
@@ -34,116 +45,173 @@ namespace {
 
 constexpr size_t kMaxFlags = 2;
 
-/// The value of bool `v` under `flags` (input value -> value), through
-/// not/and/or; nullopt when it depends on anything else.
-std::optional<bool> evaluate(const Graph &g, int v,
-                             const std::map<int, bool> &flags) {
+/// The value of bool `v` under `flags` (argument -> value), through
+/// not/and/or (xori with true, andi, ori); nullopt when it depends on
+/// anything else.
+std::optional<bool> evaluate(Value v,
+                             const llvm::DenseMap<Value, bool> &flags) {
   if (auto it = flags.find(v); it != flags.end())
     return it->second;
-  const TraceOp *op = g.producer(v);
-  if (!op)
+  Operation *op = v.getDefiningOp();
+  if (auto x = dyn_cast_or_null<arith::XOrIOp>(op)) {
+    if (!matchPattern(x.getRhs(), m_One()))
+      return std::nullopt;
+    if (std::optional<bool> a = evaluate(x.getLhs(), flags))
+      return !*a;
     return std::nullopt;
-  switch (op->code) {
-  case OpCode::ScalarNot:
-    if (std::optional<bool> x = evaluate(g, op->operands[0], flags))
-      return !*x;
-    return std::nullopt;
-  case OpCode::ScalarAnd:
-  case OpCode::ScalarOr: {
-    bool isAnd = op->code == OpCode::ScalarAnd;
-    std::optional<bool> a = evaluate(g, op->operands[0], flags);
-    std::optional<bool> b = evaluate(g, op->operands[1], flags);
+  }
+  if (isa_and_present<arith::AndIOp, arith::OrIOp>(op)) {
+    bool isAnd = isa<arith::AndIOp>(op);
+    std::optional<bool> a = evaluate(op->getOperand(0), flags);
+    std::optional<bool> b = evaluate(op->getOperand(1), flags);
     if ((a && *a != isAnd) || (b && *b != isAnd))
       return !isAnd; // false && _, true || _
     if (a && b)
       return isAnd;
-    return std::nullopt;
   }
-  default:
-    return std::nullopt;
-  }
+  return std::nullopt;
 }
 
-/// The bool inputs that the condition `v` reads through not/and/or.
-void flagsOf(const Graph &g, int v, const std::map<int, size_t> &boolInputs,
+/// The bool inputs (arguments) that the condition `v` reads through
+/// not/and/or.
+void flagsOf(Value v, const llvm::DenseMap<Value, size_t> &boolInputs,
              std::set<size_t> &out) {
   if (auto it = boolInputs.find(v); it != boolInputs.end()) {
     out.insert(it->second);
     return;
   }
-  const TraceOp *op = g.producer(v);
-  if (op && (op->code == OpCode::ScalarNot || op->code == OpCode::ScalarAnd ||
-             op->code == OpCode::ScalarOr))
-    for (int operand : op->operands)
-      flagsOf(g, operand, boolInputs, out);
+  Operation *op = v.getDefiningOp();
+  if (isa_and_present<arith::XOrIOp, arith::AndIOp, arith::OrIOp>(op))
+    for (Value operand : op->getOperands())
+      flagsOf(operand, boolInputs, out);
+}
+
+/// A copy of `body`, its values mapped.
+std::shared_ptr<GraphBody> cloneBody(const GraphBody &body) {
+  auto copy = std::make_shared<GraphBody>();
+  IRMapping map;
+  copy->module = cast<ModuleOp>(body.module.get()->clone(map));
+  copy->fn = map.lookup(body.fn);
+  for (Value v : body.values)
+    copy->values.push_back(v ? map.lookupOrDefault(v) : Value());
+  copy->error = body.error;
+  return copy;
 }
 
 /// `g` with each select whose condition `flags` decide replaced by the
-/// chosen arm, and what no output needs any more removed.
-GraphVariant specialize(const Graph &g, const std::map<int, bool> &flags) {
+/// chosen arm, and what no output needs any more removed: its ops, and its
+/// inputs. A shape check stays where the inputs it reads do.
+GraphVariant specialize(const Graph &g,
+                        const std::map<size_t, bool> &flagInputs) {
   GraphVariant variant;
   Graph &out = variant.graph;
+  out.name = g.name;
   out.values = g.values;
-  std::map<int, int> alias;
-  auto resolve = [&](int v) {
-    auto it = alias.find(v);
-    return it == alias.end() ? v : it->second;
+  out.hostLoops = g.hostLoops;
+  out.body = cloneBody(*g.body);
+  GraphBody &body = *out.body;
+  Block &entry = body.entry();
+  llvm::DenseMap<Value, bool> flags;
+  for (const auto &[input, value] : flagInputs)
+    flags[entry.getArgument(input)] = value;
+  auto replace = [&](Value from, Value to) {
+    from.replaceAllUsesWith(to);
+    for (Value &v : body.values)
+      if (v == from)
+        v = to;
   };
-  std::vector<TraceOp> ops;
-  for (TraceOp op : g.ops) {
-    for (int &operand : op.operands)
-      operand = resolve(operand);
-    if (op.code == OpCode::Select)
-      if (std::optional<bool> c = evaluate(g, op.operands[0], flags)) {
-        alias[op.result] = op.operands[*c ? 1 : 2];
-        continue;
+  for (Operation &op : llvm::make_early_inc_range(entry))
+    if (auto select = dyn_cast<arith::SelectOp>(op))
+      if (std::optional<bool> c = evaluate(select.getCondition(), flags)) {
+        replace(select.getResult(),
+                *c ? select.getTrueValue() : select.getFalseValue());
+        select->erase();
       }
-    ops.push_back(op);
-  }
-  std::set<int> live;
-  for (GraphOutput o : g.outputs) {
-    o.value = resolve(o.value);
-    live.insert(o.value);
-    out.outputs.push_back(o);
-  }
-  std::vector<TraceOp> kept;
-  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-    if (!live.count(it->result))
+  // What the outputs need, then the checks whose inputs those keep.
+  llvm::DenseSet<Value> live;
+  llvm::DenseSet<Operation *> kept;
+  for (const GraphOutput &o : g.outputs)
+    live.insert(body.values[o.value]);
+  SmallVector<Operation *> ops;
+  for (Operation &op : entry)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (llvm::any_of(op->getResults(),
+                     [&](Value r) { return live.contains(r); })) {
+      kept.insert(op);
+      live.insert(op->operand_begin(), op->operand_end());
+    }
+  for (Operation *op : ops) {
+    if (!isa<cf::AssertOp>(op))
       continue;
-    live.insert(it->operands.begin(), it->operands.end());
-    kept.push_back(*it);
+    SetVector<Operation *> slice;
+    BackwardSliceOptions options;
+    options.inclusive = true;
+    bool keep = succeeded(getBackwardSlice(op, &slice, options));
+    for (Operation *s : slice)
+      for (Value operand : s->getOperands())
+        if (isa<BlockArgument>(operand) && !live.contains(operand))
+          keep = false;
+    if (!keep)
+      continue;
+    for (Operation *s : slice) {
+      kept.insert(s);
+      live.insert(s->operand_begin(), s->operand_end());
+    }
   }
-  out.ops.assign(kept.rbegin(), kept.rend());
+  for (Value &v : body.values)
+    if (v && ((v.getDefiningOp() && !kept.contains(v.getDefiningOp())) ||
+              (isa<BlockArgument>(v) && !live.contains(v))))
+      v = Value();
+  for (Operation *op : llvm::reverse(ops))
+    if (!kept.contains(op))
+      op->erase();
   for (size_t i = 0; i < g.inputs.size(); ++i)
-    if (live.count(g.inputs[i].value)) {
+    if (live.contains(entry.getArgument(i))) {
       out.inputs.push_back(g.inputs[i]);
       variant.inputIndex.push_back(i);
     }
+  for (size_t i = g.inputs.size(); i-- > 0;)
+    if (!live.contains(entry.getArgument(i)))
+      entry.eraseArgument(i);
+  for (size_t v = 0; v < body.values.size(); ++v)
+    if (body.values[v])
+      body.ids.try_emplace(body.values[v], static_cast<int>(v));
+  // An output chosen by a flag is the value its arm computes.
+  for (GraphOutput o : g.outputs) {
+    int id = body.idOf(body.values[o.value]);
+    if (id >= 0)
+      o.value = id;
+    out.outputs.push_back(o);
+  }
   return variant;
 }
 
 } // namespace
 
 std::vector<GraphVariant> specializeOnHostBools(const Graph &g) {
-  std::map<int, size_t> boolInputs; // value -> input index
+  if (g.body->error)
+    return {};
+  Block &entry = g.body->entry();
+  llvm::DenseMap<Value, size_t> boolInputs; // argument -> input index
   for (size_t i = 0; i < g.inputs.size(); ++i)
     if (g.values[g.inputs[i].value].kind == ValueKind::Bool)
-      boolInputs[g.inputs[i].value] = i;
+      boolInputs[entry.getArgument(i)] = i;
   std::set<size_t> chosen;
-  for (const TraceOp &op : g.ops)
-    if (op.code == OpCode::Select)
-      flagsOf(g, op.operands[0], boolInputs, chosen);
+  for (Operation &op : entry)
+    if (auto select = dyn_cast<arith::SelectOp>(op))
+      flagsOf(select.getCondition(), boolInputs, chosen);
   if (chosen.empty() || chosen.size() > kMaxFlags)
     return {};
   std::vector<size_t> flags(chosen.begin(), chosen.end());
   std::vector<GraphVariant> variants;
   bool needed = false;
   for (unsigned bits = 0; bits < (1u << flags.size()); ++bits) {
-    std::map<int, bool> values;
+    std::map<size_t, bool> values;
     std::vector<std::pair<size_t, bool>> when;
     for (size_t k = 0; k < flags.size(); ++k) {
       bool value = (bits >> k) & 1;
-      values[g.inputs[flags[k]].value] = value;
+      values[flags[k]] = value;
       when.push_back({flags[k], value});
     }
     GraphVariant v = specialize(g, values);
@@ -197,10 +265,10 @@ struct Pin {
 };
 using Pins = std::map<size_t, Pin>;
 
-/// `g` (built once as `open`) typed with `pins` stated, or nullopt when it
+/// `g` typed with `pins` stated, or nullopt when it
 /// does not type.
-std::optional<Graph> typedWith(const Graph &g, const OpenGraph &open,
-                               const Pins &pins, llvm::Error *error = nullptr) {
+std::optional<Graph> typedWith(const Graph &g, const Pins &pins,
+                               llvm::Error *error = nullptr) {
   Graph v = g;
   for (const auto &[i, pin] : pins) {
     GraphInput &in = v.inputs[i];
@@ -210,7 +278,7 @@ std::optional<Graph> typedWith(const Graph &g, const OpenGraph &open,
       in.statedElement = pin.element;
     in.statedRecorded = false;
   }
-  llvm::Error e = inferSignature(v, open);
+  llvm::Error e = inferSignature(v);
   if (e) {
     if (error)
       *error = std::move(e);
@@ -385,11 +453,10 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   // baseCandidates that does.
   llvm::Error error = llvm::Error::success();
   Pins base;
-  OpenGraph built(g, graphContext()); // one build, typed once per version
-  std::optional<Graph> first = typedWith(g, built, base, &error);
+  std::optional<Graph> first = typedWith(g, base, &error);
   if (!first)
     for (const Pins &pins : baseCandidates(g, open))
-      if ((first = typedWith(g, built, pins))) {
+      if ((first = typedWith(g, pins))) {
         base = pins;
         break;
       }
@@ -414,7 +481,7 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   for (const Pins &pins : tries) {
     if (versions.size() == kMaxTypeVersions)
       break;
-    if (std::optional<Graph> v = typedWith(g, built, pins))
+    if (std::optional<Graph> v = typedWith(g, pins))
       if (kept.insert(inputTypes(*v)).second)
         versions.push_back(std::move(*v));
   }

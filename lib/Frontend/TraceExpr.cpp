@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -82,16 +84,9 @@ int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
       return constant(*folded, kind, loc);
     }
   }
-  TraceOp op;
-  op.code = code;
-  op.operands = std::move(operands);
-  op.ints = std::move(ints);
-  op.number = number;
-  op.text = text;
-  op.pos = posOf(loc);
-  op.result = graph().addValue(kind);
-  graph().ops.push_back(op);
-  return op.result;
+  int result = graph().addValue(kind);
+  buildOp(graph(), code, operands, result, ints, number, text, posOf(loc));
+  return result;
 }
 
 int Tracer::addInput(const std::string &expr, ValueKind kind,
@@ -145,6 +140,7 @@ int Tracer::addInput(const std::string &expr, ValueKind kind,
     };
   }
   graph().inputs.push_back(in);
+  addBodyInput(graph(), graph().inputs.back());
   segment_->inputsByExpr[expr] = v;
   return v;
 }
@@ -733,7 +729,7 @@ std::optional<int> Tracer::traceScalarMath(OpCode code, const CallExpr *call) {
 
 bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
   std::vector<int> traced;
-  size_t opsBefore = graph().ops.size();
+  BodyMark before = markBody(graph());
   bool ok = traceIntList(e, traced);
   if (!ok)
     return false;
@@ -744,7 +740,7 @@ bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
     values.push_back(static_cast<int64_t>(*c));
   }
   // The constants were only needed as attributes.
-  graph().ops.resize(opsBefore);
+  cutBody(graph(), before);
   return true;
 }
 
@@ -1041,14 +1037,15 @@ void Tracer::preferBiasRank(const std::vector<int> &operands) {
   // x @ w + b (or x + x @ w + b): an input combined with a product's
   // result, or with a sum holding one, is a bias (rank 1) unless its uses
   // say otherwise.
-  std::function<bool(int, int)> isProduct = [&](int v, int depth) {
-    const TraceOp *op = depth > 8 ? nullptr : graph().producer(v);
+  std::function<bool(mlir::Value, int)> isProduct = [&](mlir::Value v,
+                                                        int depth) {
+    mlir::Operation *op = depth > 8 || !v ? nullptr : v.getDefiningOp();
     if (!op)
       return false;
-    if (op->code == OpCode::Matmul || op->code == OpCode::Linear)
+    if (mlir::isa<mlir::kiln::MatmulOp, mlir::kiln::LinearOp>(op))
       return true;
-    if (op->code == OpCode::Add || op->code == OpCode::Sub)
-      for (int o : op->operands)
+    if (mlir::isa<mlir::kiln::AddOp, mlir::kiln::SubOp>(op))
+      for (mlir::Value o : op->getOperands())
         if (isProduct(o, depth + 1))
           return true;
     return false;
@@ -1056,7 +1053,7 @@ void Tracer::preferBiasRank(const std::vector<int> &operands) {
   if (operands.size() != 2)
     return;
   for (int i = 0; i < 2; ++i)
-    if (isProduct(operands[i], 0))
+    if (isProduct(graph().body->values[operands[i]], 0))
       if (GraphInput *in = inputOf(operands[1 - i]))
         if (in->preferredRank < 0)
           in->preferredRank = 1;

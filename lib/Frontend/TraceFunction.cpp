@@ -327,6 +327,8 @@ void Tracer::startSegment() {
   segment_.emplace();
   segment_->segment.graph.name =
       "kiln_" + sanitize(root_->name) + "_" + std::to_string(graphCounter_++);
+  startBody(segment_->segment.graph,
+            options_.context ? *options_.context : graphContext());
 }
 
 void Tracer::finishSegment() {

@@ -134,31 +134,6 @@ std::optional<OpCode> opNamed(const std::string &name) {
   return it->second;
 }
 
-int64_t Graph::tensorOpCount() const {
-  int64_t n = 0;
-  for (const TraceOp &op : ops)
-    if (values[op.result].kind == ValueKind::Tensor &&
-        op.code != OpCode::FromScalar)
-      ++n;
-  return n;
-}
-
-const TraceOp *Graph::producer(int value) const {
-  // Ops are in the order their results were numbered (see `ops`): a
-  // binary search, where a scan made tracing quadratic in the body.
-  auto op =
-      std::lower_bound(ops.begin(), ops.end(), value,
-                       [](const TraceOp &o, int v) { return o.result < v; });
-  return op != ops.end() && op->result == value ? &*op : nullptr;
-}
-
-std::optional<double> Graph::constantValue(int value) const {
-  const TraceOp *op = producer(value);
-  if (op && op->code == OpCode::Const)
-    return op->number;
-  return std::nullopt;
-}
-
 namespace {
 int category(ElementType t) {
   switch (t) {
@@ -277,12 +252,6 @@ llvm::Error typeInputs(Graph &g) {
                                    : in.preferredElement;
   }
   return llvm::Error::success();
-}
-
-llvm::Error opError(const TraceOp &op, const std::string &why) {
-  return llvm::createStringError(std::string("kiln::") + opName(op.code) +
-                                 " at " + op.pos.file + ":" +
-                                 std::to_string(op.pos.line) + ": " + why);
 }
 
 } // namespace kiln::frontend

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/EinsumPlan.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -343,7 +344,7 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
       int64_t byDefault = a == 4 ? 0 : 1, minimum = byDefault;
       bool pair = a < 6;
       std::vector<int> values;
-      size_t opsBefore = graph().ops.size();
+      BodyMark before = markBody(graph());
       if (n > a && !traceIntList(arg(a), values))
         return std::nullopt;
       bool allConstant = llvm::all_of(
@@ -371,7 +372,7 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
           ops.push_back(v);
       }
       if (allConstant) // needed only as attributes
-        graph().ops.resize(opsBefore);
+        cutBody(graph(), before);
     }
     params.push_back(static_cast<int64_t>(tensors > 2));
     int y = addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
@@ -627,14 +628,16 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
 
 void Tracer::maskInput(int mask, ElementType element) {
   // The input it views (mask.unsqueeze(1).unsqueeze(2)) too.
-  for (const TraceOp *p = graph().producer(mask);
-       p && (p->code == OpCode::Unsqueeze || p->code == OpCode::Squeeze ||
-             p->code == OpCode::Reshape || p->code == OpCode::Expand ||
-             p->code == OpCode::Transpose || p->code == OpCode::Permute ||
-             p->code == OpCode::Slice);
-       p = graph().producer(mask))
-    mask = p->operands[0];
-  if (GraphInput *in = inputOf(mask)) {
+  mlir::Value v = graph().body->values[mask];
+  while (mlir::Operation *p = v ? v.getDefiningOp() : nullptr) {
+    if (!mlir::isa<mlir::kiln::UnsqueezeOp, mlir::kiln::SqueezeOp,
+                   mlir::kiln::ReshapeOp, mlir::kiln::ExpandOp,
+                   mlir::kiln::TransposeOp, mlir::kiln::PermuteOp,
+                   mlir::kiln::SliceOp>(p))
+      break;
+    v = p->getOperand(0);
+  }
+  if (GraphInput *in = inputOf(graph().body->idOf(v))) {
     in->preferredElement = element;
     in->elementFromUses = true;
   }

@@ -30,14 +30,13 @@ void Tracer::unbind(const ValueDecl *var) {
 
 Tracer::SegmentCheckpoint Tracer::checkpoint() {
   Segment &seg = segment_->segment;
-  std::vector<TraceOp> ops = std::move(seg.graph.ops);
+  BodyMark body = markBody(seg.graph);
   std::vector<TraceValue> values = std::move(seg.graph.values);
   std::vector<const Stmt *> statements = std::move(seg.statements);
   auto env = std::move(segment_->env);
   auto assigned = std::move(segment_->assigned);
-  SegmentCheckpoint c{*segment_,         ops.size(), values.size(),
+  SegmentCheckpoint c{*segment_,         body,       values.size(),
                       statements.size(), env.mark(), assigned.mark()};
-  seg.graph.ops = std::move(ops);
   seg.graph.values = std::move(values);
   seg.statements = std::move(statements);
   segment_->env = std::move(env);
@@ -47,20 +46,18 @@ Tracer::SegmentCheckpoint Tracer::checkpoint() {
 
 void Tracer::restore(const SegmentCheckpoint &c) {
   Segment &seg = segment_->segment;
-  assert(seg.graph.ops.size() >= c.ops && seg.graph.values.size() >= c.values &&
+  assert(seg.graph.values.size() >= c.values &&
          seg.statements.size() >= c.statements);
-  std::vector<TraceOp> ops = std::move(seg.graph.ops);
+  cutBody(seg.graph, c.body);
   std::vector<TraceValue> values = std::move(seg.graph.values);
   std::vector<const Stmt *> statements = std::move(seg.statements);
   auto env = std::move(segment_->env);
   auto assigned = std::move(segment_->assigned);
   env.undoTo(c.env);
   assigned.undoTo(c.assigned);
-  ops.erase(ops.begin() + c.ops, ops.end());
   values.erase(values.begin() + c.values, values.end());
   statements.erase(statements.begin() + c.statements, statements.end());
   *segment_ = c.rest;
-  seg.graph.ops = std::move(ops);
   seg.graph.values = std::move(values);
   seg.statements = std::move(statements);
   segment_->env = std::move(env);

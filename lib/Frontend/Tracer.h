@@ -16,6 +16,7 @@
 #include "AnnotationIndex.h"
 
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Frontend/Signature.h"
 
 #include "clang/AST/ASTContext.h"
@@ -247,8 +248,9 @@ private:
   /// statement then costs the segment's small maps, not its ops, and a body
   /// of n statements traces in O(n) op copies instead of O(n^2).
   struct SegmentCheckpoint {
-    SegmentState rest; // without ops, values, statements, env and assigned
-    size_t ops = 0, values = 0, statements = 0, env = 0, assigned = 0;
+    SegmentState rest; // without values, statements, env and assigned
+    BodyMark body;     // the ops
+    size_t values = 0, statements = 0, env = 0, assigned = 0;
   };
   SegmentCheckpoint checkpoint();
   void restore(const SegmentCheckpoint &checkpoint);

@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
+#include "kiln/Frontend/GraphBuilder.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
@@ -46,12 +48,12 @@ using namespace frontend;
 
 namespace {
 
-/// How many of g's ops read value v.
+/// How many times g's ops read value v.
 size_t usesOf(const Graph &g, int v) {
-  size_t n = 0;
-  for (const TraceOp &op : g.ops)
-    n += std::count(op.operands.begin(), op.operands.end(), v);
-  return n;
+  mlir::Value value = g.body->values[v];
+  return value ? static_cast<size_t>(
+                     std::distance(value.use_begin(), value.use_end()))
+               : 0;
 }
 
 std::string textOf(SourceRange range, const ASTContext &context) {

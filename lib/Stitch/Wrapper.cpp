@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Target/Cpp.h"
@@ -109,13 +110,13 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
 /// compiled backends lower) printed as runtime calls, then the outputs
 /// assigned; nullopt, with a warning, when it cannot be printed.
 std::optional<std::string> eagerBody(const Graph &g) {
-  mlir::MLIRContext &context = graphContext();
+  mlir::MLIRContext &context = *g.body->module->getContext();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
   std::map<std::string, std::string> opaque;
-  for (const TraceOp &op : g.ops)
-    if (op.code == OpCode::OpaqueCall)
-      opaque[g.opaqueSymbol(op)] = op.text;
+  for (mlir::Operation &op : g.body->entry())
+    if (llvm::isa<mlir::kiln::OpaqueCallOp>(op))
+      opaque[opaqueSymbol(g, &op)] = opaqueCallee(&op);
   llvm::Expected<cpp::EagerStatements> body =
       [&]() -> llvm::Expected<cpp::EagerStatements> {
     if (llvm::Error error = buildGraphFunction(*module, g))
@@ -227,24 +228,26 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   os << "  return true;\n}\n";
   // The adapters through which compiled code calls allow_in_graph functions.
   if (compiled)
-    for (const TraceOp &op : g.ops) {
-      if (op.code != OpCode::OpaqueCall)
+    for (mlir::Operation &op : g.body->entry()) {
+      if (!llvm::isa<mlir::kiln::OpaqueCallOp>(op))
         continue;
-      const TraceValue &r = g.values[op.result];
-      std::string symbol = g.opaqueSymbol(op);
+      const TraceValue &r = g.values[g.body->idOf(op.getResult(0))];
+      std::string symbol = opaqueSymbol(g, &op);
+      std::string callee = opaqueCallee(&op);
+      unsigned operands = op.getNumOperands();
       os << "extern \"C\" void _mlir_ciface_" << symbol << "(void *result";
-      for (size_t i = 0; i < op.operands.size(); ++i)
+      for (unsigned i = 0; i < operands; ++i)
         os << ", void *a" << i;
       os << ") {\n  void *args[] = {nullptr";
-      for (size_t i = 0; i < op.operands.size(); ++i)
+      for (unsigned i = 0; i < operands; ++i)
         os << ", a" << i;
-      os << "};\n  kiln::abi::callOpaque(\"" << op.text << "\", result, "
+      os << "};\n  kiln::abi::callOpaque(\"" << callee << "\", result, "
          << r.rank << ", " << dtypeSpelling(r.element)
          << ",\n      [](void *context) -> kiln::Tensor {\n"
          << "        void **p = static_cast<void **>(context);\n        return "
-         << op.text << "(";
-      for (size_t i = 0; i < op.operands.size(); ++i) {
-        const TraceValue &a = g.values[op.operands[i]];
+         << callee << "(";
+      for (unsigned i = 0; i < operands; ++i) {
+        const TraceValue &a = g.values[g.body->idOf(op.getOperand(i))];
         os << (i ? ", " : "") << "kiln::abi::borrow(p[" << i + 1 << "], "
            << a.rank << ", " << dtypeSpelling(a.element) << ")";
       }

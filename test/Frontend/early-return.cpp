@@ -95,9 +95,9 @@ KILN_COMPILE() void scale_in_place(Tensor &x, bool skip) {
 
 // CHECK-LABEL: flatten_all (
 // CHECK-NOT: Graph breaks
-// CHECK: flatten(%0) [1, -1]
-// CHECK: flatten(%0) [0, -1]
-// CHECK: flatten(%0) [0, 1]
+// CHECK: flatten(%0) {end_dim = -1, start_dim = 1}
+// CHECK: flatten(%0) {end_dim = -1, start_dim = 0}
+// CHECK: flatten(%0) {end_dim = 1, start_dim = 0}
 KILN_COMPILE() Tensor flatten_all(const Tensor &images) {
   Tensor rows = images.flatten(1);       // [N, C*H*W]
   Tensor all = images.flatten();         // [N*C*H*W]

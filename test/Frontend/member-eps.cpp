@@ -49,12 +49,15 @@ struct Conv {
 // CHECK-LABEL: norms (
 // CHECK-NOT: Graph breaks
 // CHECK: inputs: x (f32 tensor of rank 2) ln.weight (f32 tensor of rank 1) ln.bias (f32 tensor of rank 1) ln.eps (float) rms.weight (f32 tensor of rank 1) rms.eps (double) eps (double)
-// CHECK: layer_norm(%0, %1, %2, %{{[0-9]+}}) [1]
-// CHECK: rms_norm(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) [1]
-// CHECK: layer_norm(%{{[0-9]+}}, %1, %{{[0-9]+}}) [1]
+// CHECK: %[[W:t[0-9]+]] = cast_like(%1, %0)
+// CHECK: %[[B:t[0-9]+]] = cast_like(%2, %0)
+// CHECK: layer_norm(%0, %[[W]], %[[B]], %{{[0-9]+}}) {eps = 0.000000e+00}
+// CHECK: rms_norm(%{{[0-9]+}}, %t{{[0-9]+}}, %{{[0-9]+}}) {eps = 0.000000e+00}
+// CHECK: %[[W2:t[0-9]+]] = cast_like(%1,
+// CHECK: layer_norm(%{{[0-9]+}}, %[[W2]], %{{[0-9]+}}) {eps = 0.000000e+00}
 // CHECK-LABEL: conv (
 // CHECK-NOT: Graph breaks
-// CHECK: conv2d(%0, %1, %2, %2, %3, %3) [?, ?, ?, ?, 1, 1, 1, 0]
+// CHECK: conv2d(%0, %1, %2, %2, %3, %3) {dilation = [1, 1], groups = 1, padding = [?, ?], strides = [?, ?]}
 // KILN: kiln.layer_norm %{{.*}}, %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 // KILN: kiln.rms_norm %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 KILN_COMPILE()

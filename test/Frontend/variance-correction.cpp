@@ -18,8 +18,8 @@ struct Spread {
   int64_t correction = 0;
   // CHECK-LABEL: Spread::forward (
   // CHECK-NOT: Graph breaks
-  // CHECK: var(%{{[0-9]+}}) [0, 1] correction 1
-  // CHECK: std(%{{[0-9]+}}, %{{[0-9]+}}) [-1, 0]
+  // CHECK: var(%{{[0-9]+}}) {correction = 1, dims = [1]}
+  // CHECK: std(%{{[0-9]+}}, %{{[0-9]+}}) {{{.*}}dims = [0], keepdim}
   KILN_COMPILE() Tensor forward(const Tensor &x) const {
     return kiln::var(x, {1}).unsqueeze(1) +
            kiln::std(x, {0}, correction, true);
@@ -28,8 +28,8 @@ struct Spread {
 
 // CHECK-LABEL: spread (
 // CHECK-NOT: Graph breaks
-// CHECK: var(%{{[0-9]+}}, %{{[0-9]+}}) [0]
-// CHECK: std(%{{[0-9]+}}) [-1, -1, -2] correction 0
+// CHECK: var(%{{[0-9]+}}, %{{[0-9]+}}) {{{.*}}dims = []}
+// CHECK: std(%{{[0-9]+}}) {correction = 0, dims = [-1, -2], keepdim}
 KILN_COMPILE() Tensor spread(const Tensor &x, int64_t c) {
   return kiln::var(x, {}, c) + kiln::std(x, {-1, -2}, 0, true).sum();
 }

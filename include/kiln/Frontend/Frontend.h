@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
 namespace clang {
 class ASTContext;
 class ASTUnit;
@@ -60,6 +64,9 @@ struct FrontendOptions {
   /// KILN_LOGS-style names: graph_breaks, graph_code, guards.
   std::vector<std::string> logs;
   bool logEnabled(const std::string &name) const;
+  /// The context the graphs' ops are built in (the one they are compiled
+  /// in); null: graphContext().
+  mlir::MLIRContext *context = nullptr;
 };
 
 /// One frame of an inline chain: the call site and the callee's name.

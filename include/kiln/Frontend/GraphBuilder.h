@@ -1,51 +1,108 @@
-//===- kiln/Frontend/GraphBuilder.h - Traced graphs to MLIR -----*- C++ -*-===//
+//===- kiln/Frontend/GraphBuilder.h - A traced graph's kiln ops --*- C++
+//-*-===//
+//
+// The tracer builds each graph's ops in the kiln dialect as it walks the
+// source: a func.func on open tensor types (no op depends on its inputs'
+// types), its values numbered as the tracer numbers them. Typing a graph
+// refines a copy of it from its inputs' types by the dialect's own
+// inference (refineOp, kiln-refine-types).
+//
+//===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_GRAPHBUILDER_H
 #define KILN_FRONTEND_GRAPHBUILDER_H
 
 #include "kiln/Frontend/TraceGraph.h"
 
-#include <memory>
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
-class ModuleOp;
-class Type;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace kiln::frontend {
 
-/// A graph built once on open tensor types, as the source wrote it (no op
-/// depends on its inputs' types), and typed as often as its type versions
-/// need: each typing a copy refined from the inputs' types by the
-/// dialect's own inference (refineOp, kiln-refine-types), traced op by
-/// traced op.
-class OpenGraph {
-public:
-  OpenGraph(const Graph &graph, mlir::MLIRContext &context);
-  ~OpenGraph();
-  /// `graph` (this one, its inputs' types chosen) typed: each value takes
-  /// the type of the op built for it. Fails with why it cannot be.
-  llvm::Error type(Graph &graph) const;
-  /// The function of `graph` (this one, typed) added to module.
-  llvm::Error addTo(mlir::ModuleOp module, const Graph &graph) const;
+/// A graph's ops as traced: one function, open types, without a return (its
+/// outputs are the graph's); each op located at its source under the name of
+/// the runtime function it was traced from.
+struct GraphBody {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The function, an argument per graph input in order.
+  mlir::Operation *fn = nullptr;
+  /// The value of each traced value (null for one whose ops were cut).
+  std::vector<mlir::Value> values;
+  /// The traced value each value was first built for.
+  llvm::DenseMap<mlir::Value, int> ids;
+  /// Why an op could not be built, if one could not: the graph's error.
+  std::optional<std::string> error;
 
-private:
-  struct State;
-  std::unique_ptr<State> state_;
+  mlir::Block &entry() const;
+  /// The traced value `v` is, or -1.
+  int idOf(mlir::Value v) const {
+    auto it = ids.find(v);
+    return it == ids.end() ? -1 : it->second;
+  }
 };
 
-/// inferSignature's typing of `graph` by `open`, built from it.
-llvm::Error inferSignature(Graph &graph, const OpenGraph &open);
+/// Gives `graph` an empty body named graph.name, in `context` (the one the
+/// graph is compiled in).
+void startBody(Graph &graph, mlir::MLIRContext &context);
+/// Adds input `in` (already in graph.inputs) to the body as an argument.
+void addBodyInput(Graph &graph, const GraphInput &in);
+/// Builds the ops of one traced op, whose result is value `result`
+/// (already numbered), at `pos`: `code` with its attributes as TracedOps.def
+/// gives them. A failure is kept as the body's error.
+void buildOp(Graph &graph, OpCode code, const std::vector<int> &operands,
+             int result, const std::vector<int64_t> &ints, double number,
+             const std::string &text, const SourcePos &pos);
 
-/// Adds `graph` (typed by inferSignature) to module as a public func.func in
+/// Where a body ends now, to cut it back to.
+struct BodyMark {
+  mlir::Operation *last = nullptr;
+  unsigned arguments = 0;
+  size_t values = 0;
+};
+BodyMark markBody(const Graph &graph);
+/// Erases what was built since `mark` (its values become null).
+void cutBody(Graph &graph, const BodyMark &mark);
+
+/// The op that computes traced value `v`, or null (an input, a cut value).
+mlir::Operation *producerOf(const Graph &graph, int v);
+
+/// The C++ function an opaque call calls (`ns::helper`) and the symbol of
+/// its callback in `graph`'s module: `graph.name`'s (variants and versions
+/// share one body).
+std::string opaqueCallee(mlir::Operation *call);
+std::string opaqueSymbol(const Graph &graph, mlir::Operation *call);
+
+/// The error of an op whose types the graph cannot give: "kiln::NAME at
+/// FILE:LINE: why", from the op's location.
+llvm::Error opError(mlir::Operation *op, const std::string &why);
+
+/// `graph` (its inputs' ranks and element types chosen by typeInputs)
+/// typed: each value takes the type of its op, refined from the inputs'.
+/// Fails with why it cannot be: an op's own refusal, in eager's words.
+llvm::Error typeBody(Graph &graph);
+
+/// Adds `graph` (typed by inferSignature) to module (in the context of the
+/// graph's body) as a public func.func in
 /// the kiln dialect: tensor inputs ranked with dynamic sizes, host scalars
 /// as i64/f32/f64/i1, scalar outputs as 0-d tensors, verified. Fails with
 /// why the graph cannot be built (and adds nothing).
 llvm::Error buildGraphFunction(mlir::ModuleOp module, const Graph &graph);
 
-/// The context of this thread in which graphs are typed and printed: the
-/// dialects a graph function uses loaded, no threads of its own.
+/// The context of this thread in which graphs are traced when the frontend
+/// is given none: the dialects a graph function uses loaded, no threads of
+/// its own.
 mlir::MLIRContext &graphContext();
 
 /// The frontend's name of a tensor element type (f32 for any other).

@@ -1,12 +1,14 @@
 //===- kiln/Frontend/TraceGraph.h - What the tracer captures ----*- C++ -*-===//
 //
-// The tracer's output, before MLIR: one Graph per segment of a compile root
-// that holds tensor work, in SSA form (an op list over numbered values), with
-// its inputs (the C++ expressions live into the segment), its outputs (the
-// C++ variables it assigns that are read afterwards) and the source location
-// of every op. It plays the part of torch.fx's graph in Dynamo: GraphBuilder
-// turns it into the kiln dialect once the inputs' ranks and dtypes are
-// chosen, and the eager backend prints it back as calls into the runtime.
+// The tracer's output: one Graph per segment of a compile root that holds
+// tensor work: its ops, built in the kiln dialect as they are traced (its
+// GraphBody: a func.func on open types, its values numbered as the tracer
+// numbers them), its inputs (the C++ expressions live into the segment, with
+// the ranks and dtypes the source shows for them), its outputs (the C++
+// variables it assigns that are read afterwards). It plays the part of
+// torch.fx's graph in Dynamo: typing refines a copy of the function once
+// the inputs' ranks and dtypes are chosen, and the eager backend prints it
+// back as calls into the runtime.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_TRACEGRAPH_H
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,31 +60,13 @@ OpGroup opGroup(OpCode code);
 /// The op named `name`, if one is.
 std::optional<OpCode> opNamed(const std::string &name);
 
-/// One traced operation; attributes live in `ints` (dims, flags), `number`
-/// (eps, a constant's value) and `text` (gelu's approximation), as
-/// TracedOps.def says for each op.
 /// An int attribute of an op whose value is known only at run time (a
 /// conv2d stride held in a module's member): the value is the op's next
 /// scalar operand after its tensors.
 constexpr int64_t kRuntimeAttr = std::numeric_limits<int64_t>::min();
 
-struct TraceOp {
-  OpCode code = OpCode::Const;
-  std::vector<int> operands;
-  std::vector<int64_t> ints;
-  double number = 0;
-  std::string text;
-  int result = -1;
-  SourcePos pos;
-
-  /// layer_norm and rms_norm with ints {1}: their eps is known only at run
-  /// time, the last operand (an f64 scalar), not `number`.
-  bool hasRuntimeEps() const { return !ints.empty() && ints[0] == 1; }
-  /// The tensor operands of a norm: all but a run-time eps.
-  size_t normTensorOperands() const {
-    return operands.size() - (hasRuntimeEps() ? 1 : 0);
-  }
-};
+/// A graph's ops in the kiln dialect (GraphBuilder.h).
+struct GraphBody;
 
 struct TraceValue {
   ValueKind kind = ValueKind::Tensor;
@@ -181,10 +166,9 @@ struct Graph {
   std::string name; // unique per translation unit: root name + index
   std::vector<TraceValue> values;
   std::vector<GraphInput> inputs;
-  /// In the order they were traced, which is the order of their results
-  /// (each op's result is the value numbered when it was added): sorted by
-  /// result, which producer() relies on. Variants drop ops, never reorder.
-  std::vector<TraceOp> ops;
+  /// Its ops, built in the kiln dialect as they were traced; shared by the
+  /// graph's copies (typing copies the body), replaced in a variant.
+  std::shared_ptr<GraphBody> body;
   std::vector<GraphOutput> outputs;
   /// The loops left on the host that run this graph once per iteration,
   /// outermost first (an id per loop: its location's encoding).
@@ -194,17 +178,11 @@ struct Graph {
     values.push_back({kind, -1, ElementType::F32, false});
     return static_cast<int>(values.size()) - 1;
   }
-  /// Ops that compute tensors (what `explain` counts).
+  /// Ops that compute tensors (what `explain` counts), conversions of an
+  /// operand to another's type aside.
   int64_t tensorOpCount() const;
-  /// The op that computes value, or null for an input.
-  const TraceOp *producer(int value) const;
-  /// The number a "const" op gives value, if that is what computes it.
+  /// The number a constant gives value, if that is what computes it.
   std::optional<double> constantValue(int value) const;
-  /// The callback symbol of an opaque_call op (its adapter's C name is
-  /// _mlir_ciface_ + this).
-  std::string opaqueSymbol(const TraceOp &op) const {
-    return name + "_opaque_" + std::to_string(op.result);
-  }
 };
 
 /// One of the graphs a traced graph is compiled as, each behind its own
@@ -268,7 +246,7 @@ ElementType promoteTypes(ElementType a, ElementType b);
 
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
-/// types every op as the kiln dialect does: the graph is built
+/// types every op as the kiln dialect does: a copy of the body is refined
 /// (GraphBuilder.cpp) and each value takes its op's inferred type. Fails
 /// with why the graph cannot be typed: an op's own refusal, in eager's
 /// words where eager refuses it too.
@@ -276,9 +254,6 @@ llvm::Error inferSignature(Graph &graph);
 
 /// The tensor inputs' ranks and element types: inferSignature's first part.
 llvm::Error typeInputs(Graph &graph);
-
-/// Why the graph cannot type `op`: "kiln::NAME at FILE:LINE: why".
-llvm::Error opError(const TraceOp &op, const std::string &why);
 
 } // namespace kiln::frontend
 
