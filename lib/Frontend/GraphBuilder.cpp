@@ -183,6 +183,21 @@ llvm::Error opError(const TracedOp &op, const std::string &why) {
                                  std::to_string(op.pos.line) + ": " + why);
 }
 
+/// "kiln::NAME at FILE:LINE: why" for an op at `loc` (a traced op's
+/// location names its runtime function; else `name`).
+llvm::Error opErrorAt(Location loc, const std::string &why,
+                      std::string name = "") {
+  std::string where;
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  if (auto at = dyn_cast<FileLineColLoc>(loc))
+    where =
+        " at " + at.getFilename().str() + ":" + std::to_string(at.getLine());
+  return llvm::createStringError(name + where + ": " + why);
+}
+
 /// Where an op of a traced op is: its source, named after the runtime
 /// function it was traced from.
 Location locationOf(MLIRContext *ctx, OpCode code, const SourcePos &pos) {
@@ -204,6 +219,17 @@ public:
 
   llvm::Error build(const TracedOp &op) { return emit(op); }
 
+  /// A value of `result`'s kind that stands for an op that could not be
+  /// built (the graph then fails to type with its error).
+  void placeholder(int result) {
+    ValueKind kind = graph_.values[result].kind;
+    Type type = kind == ValueKind::Tensor ? mlir::kiln::openTensorType(ctx_)
+                                          : scalarType(ctx_, kind);
+    setValue(result,
+             UnrealizedConversionCastOp::create(b_, loc_, type, ValueRange{})
+                 .getResult(0));
+  }
+
   /// The value of input `in`: its argument (an index for an integer).
   void input(const GraphInput &in) {
     Block &entry = body_.entry();
@@ -212,6 +238,7 @@ public:
                                       ? mlir::kiln::openTensorType(ctx_)
                                       : scalarArgType(ctx_, kind),
                                   loc_);
+    body_.updateType();
     if (kind == ValueKind::I64)
       arg = arith::IndexCastOp::create(b_, loc_, b_.getIndexType(), arg);
     setValue(in.value, arg);
@@ -506,6 +533,11 @@ private:
                                                              correction, keep))
                              : Value(make<mlir::kiln::StdOp>(x, dims, runtime,
                                                              correction, keep));
+    } else if (c == OpCode::Tril || c == OpCode::Triu) {
+      Value x = get(op.operands[0]);
+      auto diagonal = b_.getI64IntegerAttr(op.ints[0]);
+      out = c == OpCode::Tril ? Value(make<mlir::kiln::TrilOp>(x, diagonal))
+                              : Value(make<mlir::kiln::TriuOp>(x, diagonal));
     } else if (c == OpCode::Softmax || c == OpCode::LogSoftmax) {
       Value x = get(op.operands[0]);
       auto dim = b_.getI64IntegerAttr(op.ints[0]);
@@ -797,7 +829,11 @@ public:
     for (Value v : body.values)
       values_.push_back(v ? map.lookupOrDefault(v) : Value());
     Block *entry = &fn_.getBody().front();
-    assert(entry->getNumArguments() == graph_.inputs.size());
+    if (entry->getNumArguments() != graph_.inputs.size())
+      return fail(llvm::createStringError(
+          "the graph's function has " +
+          std::to_string(entry->getNumArguments()) + " arguments for " +
+          std::to_string(graph_.inputs.size()) + " inputs"));
     for (size_t i = 0; i < graph_.inputs.size(); ++i) {
       const TraceValue &v = graph_.values[graph_.inputs[i].value];
       if (v.kind == ValueKind::Tensor)
@@ -808,7 +844,7 @@ public:
       ops.push_back(&op);
     for (Operation *op : ops)
       if (!refine(op))
-        return fail(::kiln::frontend::opError(op, error_));
+        return fail(opErrorAt(*failedAt_, error_));
     if (typed)
       takeTypes(*typed);
     OpBuilder b(ctx_);
@@ -855,6 +891,7 @@ private:
   /// in values_ too.
   bool refine(Operation *op) {
     error_.clear();
+    failedAt_ = op->getLoc(); // op may be gone when refining it fails
     ScopedDiagnosticHandler capture(ctx_, [&](Diagnostic &d) {
       if (error_.empty())
         error_ = d.str();
@@ -923,14 +960,21 @@ private:
   func::FuncOp fn_;
   /// The value of each traced value in the copy.
   std::vector<Value> values_;
-  /// Why the op being typed cannot be (refine).
+  /// Why the op being typed cannot be, and where it is (refine).
   std::string error_;
+  std::optional<Location> failedAt_;
 };
 
 } // namespace
 
 Block &GraphBody::entry() const {
   return cast<func::FuncOp>(fn).getBody().front();
+}
+
+void GraphBody::updateType() {
+  Block &block = entry();
+  cast<func::FuncOp>(fn).setType(FunctionType::get(
+      fn->getContext(), block.getArgumentTypes(), TypeRange()));
 }
 
 void startBody(Graph &graph, MLIRContext &ctx) {
@@ -958,17 +1002,21 @@ void buildOp(Graph &graph, OpCode code, const std::vector<int> &operands,
              const std::string &text, const SourcePos &pos) {
   GraphBody &body = *graph.body;
   body.values.resize(graph.values.size());
-  if (body.error)
-    return;
   TracedOp op{code, operands, ints, number, text, result, pos};
-  if (llvm::Error error = OpEmitter(graph, pos, code).build(op))
-    body.error = llvm::toString(std::move(error));
+  OpEmitter emitter(graph, pos, code);
+  if (llvm::Error error = emitter.build(op)) {
+    if (!body.error)
+      body.error = llvm::toString(std::move(error));
+    else
+      llvm::consumeError(std::move(error));
+    emitter.placeholder(result);
+  }
 }
 
 BodyMark markBody(const Graph &graph) {
   Block &entry = graph.body->entry();
   return {entry.empty() ? nullptr : &entry.back(), entry.getNumArguments(),
-          graph.values.size()};
+          graph.values.size(), graph.body->error};
 }
 
 void cutBody(Graph &graph, const BodyMark &mark) {
@@ -984,8 +1032,10 @@ void cutBody(Graph &graph, const BodyMark &mark) {
     body.ids.erase(entry.getArgument(entry.getNumArguments() - 1));
     entry.eraseArgument(entry.getNumArguments() - 1);
   }
-  if (body.values.size() > mark.values)
-    body.values.resize(mark.values);
+  body.updateType();
+  for (size_t v = mark.values; v < body.values.size(); ++v)
+    body.values[v] = Value();
+  body.error = mark.error;
 }
 
 Operation *producerOf(const Graph &graph, int v) {
@@ -1008,17 +1058,7 @@ std::string opaqueSymbol(const Graph &graph, Operation *call) {
 }
 
 llvm::Error opError(Operation *op, const std::string &why) {
-  std::string name = op->getName().getStringRef().str();
-  std::string where;
-  Location loc = op->getLoc();
-  if (auto named = dyn_cast<NameLoc>(loc)) {
-    name = named.getName().str();
-    loc = named.getChildLoc();
-  }
-  if (auto at = dyn_cast<FileLineColLoc>(loc))
-    where =
-        " at " + at.getFilename().str() + ":" + std::to_string(at.getLine());
-  return llvm::createStringError(name + where + ": " + why);
+  return opErrorAt(op->getLoc(), why, op->getName().getStringRef().str());
 }
 
 int64_t Graph::tensorOpCount() const {

@@ -24,14 +24,11 @@
 #include "kiln/Frontend/GraphBuilder.h"
 #include "kiln/Frontend/TraceGraph.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
 #include <map>
@@ -100,7 +97,8 @@ std::shared_ptr<GraphBody> cloneBody(const GraphBody &body) {
 
 /// `g` with each select whose condition `flags` decide replaced by the
 /// chosen arm, and what no output needs any more removed: its ops, and its
-/// inputs. A shape check stays where the inputs it reads do.
+/// inputs. Shape checks (a split's count) go too: which arm one belongs to
+/// is not kept, and one of the arm not chosen must not fail the call.
 GraphVariant specialize(const Graph &g,
                         const std::map<size_t, bool> &flagInputs) {
   GraphVariant variant;
@@ -141,24 +139,6 @@ GraphVariant specialize(const Graph &g,
       kept.insert(op);
       live.insert(op->operand_begin(), op->operand_end());
     }
-  for (Operation *op : ops) {
-    if (!isa<cf::AssertOp>(op))
-      continue;
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.inclusive = true;
-    bool keep = succeeded(getBackwardSlice(op, &slice, options));
-    for (Operation *s : slice)
-      for (Value operand : s->getOperands())
-        if (isa<BlockArgument>(operand) && !live.contains(operand))
-          keep = false;
-    if (!keep)
-      continue;
-    for (Operation *s : slice) {
-      kept.insert(s);
-      live.insert(s->operand_begin(), s->operand_end());
-    }
-  }
   for (Value &v : body.values)
     if (v && ((v.getDefiningOp() && !kept.contains(v.getDefiningOp())) ||
               (isa<BlockArgument>(v) && !live.contains(v))))
@@ -174,6 +154,7 @@ GraphVariant specialize(const Graph &g,
   for (size_t i = g.inputs.size(); i-- > 0;)
     if (!live.contains(entry.getArgument(i)))
       entry.eraseArgument(i);
+  body.updateType();
   for (size_t v = 0; v < body.values.size(); ++v)
     if (body.values[v])
       body.ids.try_emplace(body.values[v], static_cast<int>(v));

@@ -739,8 +739,10 @@ bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
       return false;
     values.push_back(static_cast<int64_t>(*c));
   }
-  // The constants were only needed as attributes.
-  cutBody(graph(), before);
+  // The constants were only needed as attributes (what added an input is
+  // kept: the graph's inputs and arguments stay one for one).
+  if (markBody(graph()).arguments == before.arguments)
+    cutBody(graph(), before);
   return true;
 }
 

@@ -371,7 +371,9 @@ std::optional<int> Tracer::traceKilnOp(const std::string &name,
         if (!c)
           ops.push_back(v);
       }
-      if (allConstant) // needed only as attributes
+      // Needed only as attributes (what added an input is kept: the
+      // graph's inputs and arguments stay one for one).
+      if (allConstant && markBody(graph()).arguments == before.arguments)
         cutBody(graph(), before);
     }
     params.push_back(static_cast<int64_t>(tensors > 2));
@@ -1903,19 +1905,8 @@ std::optional<int> Tracer::traceComposite(const std::string &name,
     if (!diagonal)
       return std::nullopt;
     needsDim(*x, -2);
-    auto range = [&](int64_t dim) {
-      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {dim});
-      return op(OpCode::Arange, {constant(0, ValueKind::I64, loc), size,
-                                 constant(1, ValueKind::I64, loc)});
-    };
-    int rows =
-        addOp(OpCode::Unsqueeze, {range(-2)}, ValueKind::Tensor, loc, {1});
-    int offset = op(OpCode::Sub, {range(-1), rows});
-    int keep = cmp(offset, wrapped(constant(*diagonal, ValueKind::I64, loc)),
-                   name == "tril" ? LE : GE);
-    return like(op(OpCode::Where,
-                   {keep, *x, wrapped(constant(0, ValueKind::I64, loc))}),
-                *x);
+    return addOp(name == "tril" ? OpCode::Tril : OpCode::Triu, {*x},
+                 ValueKind::Tensor, loc, {*diagonal});
   }
   if (name == "dropout" && n >= 1) {
     // The identity at inference; p's range is still checked, as eager does.

@@ -542,6 +542,8 @@ private:
     case OpCode::RmsNorm:
     case OpCode::Linear:
     case OpCode::Attention:
+    case OpCode::Tril:
+    case OpCode::Triu:
       return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
     case OpCode::Embedding: {
       if (n != 2)

@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 9 passed, 0 failed
+// CHECK: 11 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -58,4 +58,16 @@ func.func @variance(%x: tensor<?x?xf32>, %c: index) -> (tensor<?xf32>, tensor<1x
   %2 = kiln.var %x dims [] {correction = 0 : i64} : tensor<?x?xf32> -> tensor<f32>
   %3 = kiln.std %x dims [1] correction_value %c : tensor<?x?xf32> -> tensor<?xf32>
   return %0, %1, %2, %3 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>
+}
+
+// tril and triu over the last two dims of a batch, on and off the main
+// diagonal, on floats, integers and bools, square and not.
+// E2E: @triangles f32[2,5,7] i64[6,4]{-9,9} i1[3,3]
+// E2E: @triangles f32[1,1,1] i64[1,9]{-9,9} i1[4,2]
+func.func @triangles(%x: tensor<?x?x?xf32>, %n: tensor<?x?xi64>, %b: tensor<?x?xi1>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xi64>, tensor<?x?xi1>) {
+  %0 = kiln.tril %x : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %1 = kiln.triu %x diagonal 2 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %2 = kiln.tril %n diagonal -1 : tensor<?x?xi64> -> tensor<?x?xi64>
+  %3 = kiln.triu %b diagonal -2 : tensor<?x?xi1> -> tensor<?x?xi1>
+  return %0, %1, %2, %3 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xi64>, tensor<?x?xi1>
 }

@@ -46,6 +46,9 @@ struct GraphBody {
   std::optional<std::string> error;
 
   mlir::Block &entry() const;
+  /// Gives the function its arguments' types (after adding or erasing
+  /// some).
+  void updateType();
   /// The traced value `v` is, or -1.
   int idOf(mlir::Value v) const {
     auto it = ids.find(v);
@@ -60,7 +63,8 @@ void startBody(Graph &graph, mlir::MLIRContext &context);
 void addBodyInput(Graph &graph, const GraphInput &in);
 /// Builds the ops of one traced op, whose result is value `result`
 /// (already numbered), at `pos`: `code` with its attributes as TracedOps.def
-/// gives them. A failure is kept as the body's error.
+/// gives them. A failure is kept as the body's error (the first), the
+/// result a placeholder of its kind, so that tracing goes on as before.
 void buildOp(Graph &graph, OpCode code, const std::vector<int> &operands,
              int result, const std::vector<int64_t> &ints, double number,
              const std::string &text, const SourcePos &pos);
@@ -70,9 +74,11 @@ struct BodyMark {
   mlir::Operation *last = nullptr;
   unsigned arguments = 0;
   size_t values = 0;
+  std::optional<std::string> error;
 };
 BodyMark markBody(const Graph &graph);
-/// Erases what was built since `mark` (its values become null).
+/// Erases what was built since `mark` (its values become null, an op's
+/// error since then goes with it).
 void cutBody(Graph &graph, const BodyMark &mark);
 
 /// The op that computes traced value `v`, or null (an input, a cut value).

@@ -128,7 +128,8 @@ Value peel(Value v) {
 }
 
 /// Whether the 0-d tensor is the constant 0, of any element type (a literal
-/// 0 compared with a float tensor is traced as an integer cast to it).
+/// 0 compared with a float tensor is traced as an integer cast to it; a
+/// decomposed tril's diagonal and zero are kiln.full).
 bool isZero(Value t) {
   t = t.getDefiningOp<CastOp>() ? t.getDefiningOp<CastOp>().getInput() : t;
   auto type = dyn_cast<RankedTensorType>(t.getType());
@@ -140,6 +141,9 @@ bool isZero(Value t) {
   if (auto constant = t.getDefiningOp<ConstantOp>())
     return matchPattern(constant.getValue(), m_Zero()) ||
            matchPattern(constant.getValue(), m_AnyZeroFloat());
+  if (auto full = t.getDefiningOp<FullOp>()) // a decomposed tril's
+    return matchPattern(full.getValue(), m_Zero()) ||
+           matchPattern(full.getValue(), m_AnyZeroFloat());
   return false;
 }
 

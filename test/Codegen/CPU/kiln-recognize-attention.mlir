@@ -156,6 +156,37 @@ func.func @llama(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>, 
   return %y : tensor<?x?xf32>
 }
 
+// The same with tril as kiln-decompose-composites writes kiln.tril: its
+// diagonal and its zero are 0-d kiln.full constants.
+// CHECK-LABEL: func.func @llama_tril_op
+// CHECK: %[[KEEP:.*]] = kiln.cmp le
+// CHECK: kiln.scaled_dot_product_attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[KEEP]] scale %{{.*}} {is_causal = false, kiln.causal_mask, kiln.nan_when_unattended}
+// CHECK-NOT: kiln.softmax
+func.func @llama_tril_op(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %T = kiln.dim %q, 0 : tensor<?x?xf32>
+  %kt = kiln.transpose %k dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %scores = kiln.matmul %q, %kt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ones = kiln.full [%T, %T] {value = 1.000000e+00 : f32} : tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %r dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.arange %c0, %T, %c1 : tensor<?xi64>
+  %off = kiln.sub %cols, %rows : (tensor<?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %diagonal = kiln.full {value = 0 : i64} : tensor<i64>
+  %keep = kiln.cmp le, %off, %diagonal : (tensor<?x?xi64>, tensor<i64>) -> tensor<?x?xi1>
+  %zero = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
+  %tril = kiln.where %keep, %ones, %zero : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %gone = kiln.cmp eq, %tril, %z : (tensor<?x?xf32>, tensor<i64>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %masked = kiln.where %gone, %ninft, %scores : (tensor<?x?xi1>, tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = kiln.softmax %masked dim 1 : tensor<?x?xf32>
+  %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
 // masked_fill(tril(ones) == 1, -inf) removes the triangle itself, not
 // its complement: left written out.
 // CHECK-LABEL: func.func @tril_is_one

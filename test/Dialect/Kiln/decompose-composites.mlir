@@ -175,3 +175,28 @@ func.func @variance(%x: tensor<?x5xf32>, %c: index) -> (tensor<?xf32>, tensor<?x
   %1 = kiln.std %x dims [1] correction_value %c : tensor<?x5xf32> -> tensor<?xf32>
   return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
+
+// tril and triu: x where the column less the row is at most (tril) or at
+// least (triu) the diagonal, a zero of x's type elsewhere.
+// CHECK-LABEL: func.func @triangles
+// CHECK: %[[R:.*]] = kiln.dim %arg0, 1 : tensor<2x?x4xf32>
+// CHECK: %[[RA:.*]] = kiln.arange %{{.*}}, %[[R]], %{{.*}} : tensor<?xi64>
+// CHECK: %[[ROWS:.*]] = kiln.unsqueeze %[[RA]] dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+// CHECK: %[[C:.*]] = kiln.dim %arg0, 2 : tensor<2x?x4xf32>
+// CHECK: %[[CA:.*]] = kiln.arange %{{.*}}, %[[C]], %{{.*}} : tensor<?xi64>
+// CHECK: %[[OFF:.*]] = kiln.sub %[[CA]], %[[ROWS]]
+// CHECK: %[[D:.*]] = kiln.full {value = 1 : i64} : tensor<i64>
+// CHECK: %[[KEEP:.*]] = kiln.cmp le, %[[OFF]], %[[D]]
+// CHECK: %[[Z:.*]] = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
+// CHECK: kiln.where %[[KEEP]], %arg0, %[[Z]] : (tensor<?x?xi1>, tensor<2x?x4xf32>, tensor<f32>) -> tensor<2x?x4xf32>
+// CHECK: kiln.full {value = -1 : i64}
+// CHECK: %[[KEEPU:.*]] = kiln.cmp ge,
+// CHECK: %[[F:.*]] = kiln.full {value = false} : tensor<i1>
+// CHECK: kiln.where %[[KEEPU]], %arg1, %[[F]] : (tensor<?x?xi1>, tensor<?x?xi1>, tensor<i1>) -> tensor<?x?xi1>
+// CHECK-NOT: kiln.tril
+// CHECK-NOT: kiln.triu
+func.func @triangles(%x: tensor<2x?x4xf32>, %b: tensor<?x?xi1>) -> (tensor<2x?x4xf32>, tensor<?x?xi1>) {
+  %0 = kiln.tril %x diagonal 1 : tensor<2x?x4xf32> -> tensor<2x?x4xf32>
+  %1 = kiln.triu %b diagonal -1 : tensor<?x?xi1> -> tensor<?x?xi1>
+  return %0, %1 : tensor<2x?x4xf32>, tensor<?x?xi1>
+}

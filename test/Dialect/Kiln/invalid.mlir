@@ -597,3 +597,12 @@ func.func @logsumexp_bool(%x: tensor<3x4xi1>) {
   %0 = kiln.logsumexp %x dims [0] : tensor<3x4xi1> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @tril_vector(%x: tensor<5xf32>) {
+  // expected-error@+2 {{tril: input tensor must have at least 2 dimensions, got rank 1}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.tril %x : tensor<5xf32> -> tensor<5xf32>
+  return
+}

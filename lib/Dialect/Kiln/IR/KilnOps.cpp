@@ -1163,6 +1163,20 @@ LogicalResult LogsumexpOp::verify() {
   return verifyReductionDims(getOperation(), getInput().getType(), getDims());
 }
 
+LogicalResult mlir::kiln::inferTriangle(std::optional<Location> loc,
+                                        StringRef op, ValueRange operands,
+                                        SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(operands, inferred))
+    return success();
+  auto input = rankedOf(operands.front().getType());
+  if (input.getRank() < 2)
+    return emitOptionalError(
+        loc, op, ": input tensor must have at least 2 dimensions, got rank ",
+        input.getRank());
+  inferred.push_back(input);
+  return success();
+}
+
 LogicalResult CastLikeOp::inferReturnTypes(MLIRContext *context,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,

@@ -283,6 +283,46 @@ template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
   }
 };
 
+/// tril and triu: x where the column less the row is at most (at least)
+/// the diagonal, zero elsewhere, as the runtime computes them.
+template <typename OpTy> struct DecomposeTriangle : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    Type i64 = b.getI64Type();
+    auto range = [&](int64_t d) -> Value {
+      return k::ArangeOp::create(
+          b, loc, RankedTensorType::get({ShapedType::kDynamic}, i64),
+          indexConstant(b, loc, 0), dimOf(b, loc, x, d),
+          indexConstant(b, loc, 1));
+    };
+    Value rows =
+        k::UnsqueezeOp::create(b, loc, range(rank - 2), b.getI64IntegerAttr(1));
+    Value offset = k::SubOp::create(b, loc, range(rank - 1), rows);
+    Value diagonal =
+        k::FullOp::create(b, loc, RankedTensorType::get({}, i64), ValueRange{},
+                          b.getI64IntegerAttr(op.getDiagonal()));
+    Value keep =
+        k::CmpOp::create(b, loc,
+                         std::is_same_v<OpTy, k::TrilOp> ? k::CmpPredicate::le
+                                                         : k::CmpPredicate::ge,
+                         offset, diagonal);
+    Type e = type.getElementType();
+    Attribute zero = isa<FloatType>(e) ? Attribute(b.getFloatAttr(e, 0))
+                                       : Attribute(b.getIntegerAttr(e, 0));
+    Value zeros = k::FullOp::create(b, loc, RankedTensorType::get({}, e),
+                                    ValueRange{}, cast<TypedAttr>(zero));
+    Value y = k::WhereOp::create(b, loc, keep, x, zeros);
+    if (y.getType() != op.getType()) // static sizes where x has them
+      y = k::CastOp::create(b, loc, op.getType(), y);
+    b.replaceOp(op, y);
+    return success();
+  }
+};
+
 /// cast_like: a cast to the other tensor's element type.
 struct DecomposeCastLike : OpRewritePattern<k::CastLikeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -347,6 +387,7 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
       .add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
            DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>, DecomposeRank,
            DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
+           DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
            DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
            DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
            DecomposeUnbatched<AdaptiveAvgPool2dOp>>(patterns.getContext());

@@ -78,6 +78,11 @@ LogicalResult inferBroadcastResult(std::optional<Location> loc,
 
 /// Shape of a reduction over dims (all dims when empty), elements of
 /// elementType.
+/// tril and triu: the input's type, which needs two dims at least (eager's
+/// words, `op` its name).
+LogicalResult inferTriangle(std::optional<Location> loc, StringRef op,
+                            ValueRange operands,
+                            SmallVectorImpl<Type> &inferred);
 LogicalResult inferReductionResult(std::optional<Location> loc, Type input,
                                    ArrayRef<int64_t> dims, bool keepdim,
                                    Type elementType,

@@ -1186,6 +1186,43 @@ class Kiln_VarianceOp<string mnemonic, string what>
 def Kiln_VarOp : Kiln_VarianceOp<"var", "variance">;
 def Kiln_StdOp : Kiln_VarianceOp<"std", "standard deviation">;
 
+class Kiln_TriangleOp<string mnemonic, string what, string keeps>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $diagonal)";
+  let summary = "the " # what # " triangle of the last two dims";
+  let description = !strconcat([{The input with the elements of its last two
+    dims (a batch of matrices) zeroed outside the }], what, [{ triangle: the
+    element at row `i`, column `j` is kept where `j - i` }], keeps, [{
+    `diagonal`, as torch's. The input needs at least two dims (eager's
+    error otherwise); the result has its type. kiln-decompose-composites
+    writes it with arange, cmp and where.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %x diagonal 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$input,
+                       DefaultValuedAttr<I64Attr, "0">:$diagonal);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`diagonal` $diagonal^)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      // Named as the runtime names it: "tril", not "kiln.tril".
+      return inferTriangle(
+          loc, ::llvm::StringRef(getOperationName()).drop_front(5),
+          adaptor.getOperands(), inferred);
+    }
+  }];
+}
+
+def Kiln_TrilOp : Kiln_TriangleOp<"tril", "lower", "at most">;
+def Kiln_TriuOp : Kiln_TriangleOp<"triu", "upper", "at least">;
+
 def Kiln_CastLikeOp : Kiln_Op<"cast_like", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "$input.to($like.dtype())";
   let summary = "conversion to another tensor's element type";
