@@ -825,9 +825,13 @@ public:
     fn_ = cast<func::FuncOp>(body.fn->clone(map));
     fn_.setSymName(graph_.name);
     module.getBody()->push_back(fn_);
-    values_.reserve(body.values.size());
-    for (Value v : body.values)
-      values_.push_back(v ? map.lookupOrDefault(v) : Value());
+    // (The body may hold more, null, values: a statement the tracer went
+    // back over numbered them.)
+    values_.reserve(graph_.values.size());
+    for (size_t v = 0; v < graph_.values.size(); ++v) {
+      Value value = v < body.values.size() ? body.values[v] : Value();
+      values_.push_back(value ? map.lookupOrDefault(value) : Value());
+    }
     Block *entry = &fn_.getBody().front();
     if (entry->getNumArguments() != graph_.inputs.size())
       return fail(llvm::createStringError(
