@@ -144,11 +144,7 @@ std::vector<OpLine> opLines(const Graph &g) {
       if (!first)
         os << "}";
     }
-    mlir::Location loc = op.getLoc();
-    if (auto named = llvm::dyn_cast<mlir::NameLoc>(loc))
-      loc = named.getChildLoc();
-    if (auto at = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
-      line.pos = {at.getFilename().str(), at.getLine(), at.getColumn()};
+    line.pos = sourceOf(op.getLoc());
     lines.push_back(std::move(line));
   }
   return lines;

@@ -184,17 +184,13 @@ llvm::Error opError(const TracedOp &op, const std::string &why) {
 }
 
 /// "kiln::NAME at FILE:LINE: why" for an op at `loc` (a traced op's
-/// location names its runtime function; else `name`).
-llvm::Error opErrorAt(Location loc, const std::string &why,
-                      std::string name = "") {
-  std::string where;
-  if (auto named = dyn_cast<NameLoc>(loc)) {
-    name = named.getName().str();
-    loc = named.getChildLoc();
-  }
-  if (auto at = dyn_cast<FileLineColLoc>(loc))
-    where =
-        " at " + at.getFilename().str() + ":" + std::to_string(at.getLine());
+/// location names its runtime function).
+llvm::Error opErrorAt(Location loc, const std::string &why) {
+  std::string name;
+  SourcePos pos = sourceOf(loc, &name);
+  std::string where = pos.file.empty()
+                          ? ""
+                          : " at " + pos.file + ":" + std::to_string(pos.line);
   return llvm::createStringError(name + where + ": " + why);
 }
 
@@ -1042,13 +1038,6 @@ void cutBody(Graph &graph, const BodyMark &mark) {
   body.error = mark.error;
 }
 
-Operation *producerOf(const Graph &graph, int v) {
-  if (static_cast<size_t>(v) >= graph.body->values.size())
-    return nullptr;
-  Value value = graph.body->values[v];
-  return value ? value.getDefiningOp() : nullptr;
-}
-
 std::string opaqueCallee(Operation *call) {
   auto callee = call->getAttrOfType<StringAttr>(kCallee);
   return callee ? callee.str() : "";
@@ -1061,8 +1050,16 @@ std::string opaqueSymbol(const Graph &graph, Operation *call) {
   return graph.name + built.drop_front(bodyName.size()).str();
 }
 
-llvm::Error opError(Operation *op, const std::string &why) {
-  return opErrorAt(op->getLoc(), why, op->getName().getStringRef().str());
+SourcePos sourceOf(Location loc, std::string *name) {
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    if (name)
+      *name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  SourcePos pos;
+  if (auto at = dyn_cast<FileLineColLoc>(loc))
+    pos = {at.getFilename().str(), at.getLine(), at.getColumn()};
+  return pos;
 }
 
 int64_t Graph::tensorOpCount() const {

@@ -81,18 +81,16 @@ BodyMark markBody(const Graph &graph);
 /// error since then goes with it).
 void cutBody(Graph &graph, const BodyMark &mark);
 
-/// The op that computes traced value `v`, or null (an input, a cut value).
-mlir::Operation *producerOf(const Graph &graph, int v);
-
 /// The C++ function an opaque call calls (`ns::helper`) and the symbol of
 /// its callback in `graph`'s module: `graph.name`'s (variants and versions
 /// share one body).
 std::string opaqueCallee(mlir::Operation *call);
 std::string opaqueSymbol(const Graph &graph, mlir::Operation *call);
 
-/// The error of an op whose types the graph cannot give: "kiln::NAME at
-/// FILE:LINE: why", from the op's location.
-llvm::Error opError(mlir::Operation *op, const std::string &why);
+/// Where a traced op is in the source (its location's file, line and
+/// column), and the runtime function it was traced from ("kiln::softmax"),
+/// if its location says.
+SourcePos sourceOf(mlir::Location loc, std::string *name = nullptr);
 
 /// `graph` (its inputs' ranks and element types chosen by typeInputs)
 /// typed: each value takes the type of its op, refined from the inputs'.
