@@ -16,7 +16,7 @@
 //   bandwidth           the machine's read bandwidth on all threads, GB/s
 //                       (the best of 5 sums over 512 MiB)
 // Rows: chain N | ln_softmax R C | mlp BATCH | mlp_cold BATCH |
-//       gru BATCH IN HIDDEN | gpt2 B T.
+//       gru BATCH IN HIDDEN | gpt2 B T | gpt2_bf16 B T.
 #include <kiln/kiln.h>
 
 #include "../../examples/common/gru_cell.h"
@@ -90,6 +90,16 @@ struct Gpt2Block {
   }
 };
 
+// The block in bfloat16, weights and activations, as
+// model.to(torch.bfloat16) makes it.
+Gpt2Block toBFloat16(const Gpt2Block &b) {
+  auto h = [](const Tensor &t) { return t.to(kiln::kBFloat16); };
+  return Gpt2Block{h(b.ln1_w),  h(b.ln1_b),  h(b.w_attn), h(b.b_attn),
+                   h(b.w_proj), h(b.b_proj), h(b.ln2_w),  h(b.ln2_b),
+                   h(b.w_fc),   h(b.b_fc),   h(b.w_out),  h(b.b_out),
+                   b.n_head};
+}
+
 // The same calls, eagerly.
 KILN_DISABLE() Tensor eager_chain(const Tensor &x) { return chain(x); }
 KILN_DISABLE() Tensor eager_ln_softmax(const Tensor &x, const Tensor &w, const Tensor &b) {
@@ -153,7 +163,7 @@ Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
     Tensor x = normal({a[0], a[1]}, 1.0), h = normal({a[0], H}, 0.5);
     return {[=] { return eager_gru(*c, x, h); }, [=] { return gru_step(*c, x, h); }};
   }
-  if (name == "gpt2") {
+  if (name == "gpt2" || name == "gpt2_bf16") {
     need(2);
     const int64_t C = 768;
     auto blk = std::make_shared<Gpt2Block>(Gpt2Block{
@@ -162,6 +172,10 @@ Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
         normal({4 * C, C}, 0.02), normal({4 * C}, 0.02), normal({C, 4 * C}, 0.02),
         normal({C}, 0.02), 12});
     Tensor x = normal({a[0], a[1], C}, 1.0);
+    if (name == "gpt2_bf16") {
+      *blk = toBFloat16(*blk);
+      x = x.to(kiln::kBFloat16);
+    }
     return {[=] { return eager_gpt2(*blk, x); }, [=] { return blk->forward(x); }};
   }
   throw kiln::Error("sweep: unknown row " + name);
@@ -232,7 +246,9 @@ int main() {
           sizes.push_back(v);
         row = makeRow(name, sizes);
         Tensor e = row.eager(), c = row.compiled();
-        double diff = kiln::amax(kiln::abs(c - e)).item<float>();
+        double diff =
+            kiln::amax(kiln::abs(c.to(kiln::kFloat32) - e.to(kiln::kFloat32)))
+                .item<float>();
         // About 5 ms of eager calls per timed batch, at least one call.
         double one = seconds(row.eager, 1);
         calls = std::max<int64_t>(1, int64_t(0.005 / std::max(one, 1e-7)));

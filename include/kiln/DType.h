@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -49,12 +50,26 @@ struct Half {
   operator float() const;
 };
 
-/// bfloat16 (the upper half of a float32), stored as its bits.
+/// bfloat16 (the upper half of a float32), stored as its bits. The
+/// conversions are inline so that loops over tensors vectorize them.
 struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
-  BFloat16(float value);
-  operator float() const;
+  /// Rounds to nearest even; a NaN stays a (quiet) NaN.
+  BFloat16(float value) {
+    uint32_t x;
+    std::memcpy(&x, &value, sizeof x);
+    uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    uint32_t quietNan = (x >> 16) | 0x40u;
+    bits = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quietNan
+                                                                 : rounded);
+  }
+  operator float() const {
+    uint32_t x = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+  }
 };
 
 /// The DType of a C++ element type.

@@ -2,7 +2,7 @@
 // linear, embedding, conv2d and cross_entropy against the eager runtime.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 36 passed, 0 failed
+// CHECK: 41 passed, 0 failed
 
 // E2E: @mm f32[33,17] f32[17,9]
 // E2E: @mm f32[1,5] f32[5,1]
@@ -50,6 +50,27 @@ func.func @linear(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32
   %0 = kiln.linear %x, %w, %b : (tensor<?x?x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
   %1 = kiln.linear %x, %w : (tensor<?x?x16xf32>, tensor<8x16xf32>) -> tensor<?x?x8xf32>
   return %0, %1 : tensor<?x?x8xf32>, tensor<?x?x8xf32>
+}
+
+// bfloat16 products multiply and sum in float32 and round once, as eager
+// does (the runtime's kiln_linear_bf16 / kiln_bmm_bf16: AMX or AVX512-BF16
+// where the CPU has them, float32 otherwise): 2-d, batched with broadcast,
+// linear on rank-3 inputs with and without a bias, and a length-1 dim.
+// E2E: @mm_bf16 bf16[33,17] bf16[17,9] bf16[2,3,4,40] bf16[3,40,6]
+// E2E: @mm_bf16 bf16[1,5] bf16[5,1] bf16[2,1,1,5] bf16[3,5,6]
+// E2E: @mm_bf16 bf16[4,6] bf16[7,3] bf16[2,3,4,5] bf16[3,5,6] expect-error
+func.func @mm_bf16(%a: tensor<?x?xbf16>, %b: tensor<?x?xbf16>, %c: tensor<?x?x?x?xbf16>, %d: tensor<?x?x?xbf16>) -> (tensor<?x?xbf16>, tensor<?x?x?x?xbf16>) {
+  %0 = kiln.matmul %a, %b : (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+  %1 = kiln.matmul %c, %d : (tensor<?x?x?x?xbf16>, tensor<?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  return %0, %1 : tensor<?x?xbf16>, tensor<?x?x?x?xbf16>
+}
+
+// E2E: @linear_bf16 bf16[3,5,48] bf16[40,48] bf16[40]
+// E2E: @linear_bf16 bf16[1,1,48] bf16[40,48] bf16[40]
+func.func @linear_bf16(%x: tensor<?x?x48xbf16>, %w: tensor<40x48xbf16>, %b: tensor<40xbf16>) -> (tensor<?x?x40xbf16>, tensor<?x?x40xbf16>) {
+  %0 = kiln.linear %x, %w, %b : (tensor<?x?x48xbf16>, tensor<40x48xbf16>, tensor<40xbf16>) -> tensor<?x?x40xbf16>
+  %1 = kiln.linear %x, %w : (tensor<?x?x48xbf16>, tensor<40x48xbf16>) -> tensor<?x?x40xbf16>
+  return %0, %1 : tensor<?x?x40xbf16>, tensor<?x?x40xbf16>
 }
 
 // E2E: @embed i64[2,5]{0,10} f32[10,4]

@@ -45,7 +45,7 @@ struct KilnMatmulToBlasPass
     : mlir::kiln::impl::KilnMatmulToBlasBase<KilnMatmulToBlasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<BlasProduct> products = findBlasProducts(module);
+    SmallVector<BlasProduct> products = findBlasProducts(module, /*bf16=*/true);
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << products.size()
                             << " products to library calls\n");
     for (const BlasProduct &product : products) {

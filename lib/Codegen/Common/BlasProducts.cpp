@@ -61,30 +61,48 @@ bool oneElementType(linalg::LinalgOp op) {
 
 /// The body is acc + a * b on the two inputs and the output (as the
 /// conversion builds contractions); unlike isaContractionOpInterface, this
-/// also accepts maps with constant (broadcast) results.
-bool hasMultiplyAddBody(linalg::GenericOp op) {
+/// also accepts maps with constant (broadcast) results. With `widened`, a
+/// and b may be bfloat16 inputs extended to the float32 accumulator first
+/// (a bfloat16 product, summed in float32).
+bool hasMultiplyAddBody(linalg::GenericOp op, bool widened) {
   Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add =
-      dyn_cast_if_present<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
-  if (!mul || !add)
-    return false;
   auto isArg = [&](Value v, unsigned i) { return v == body.getArgument(i); };
-  bool mulOk = (isArg(mul.getLhs(), 0) && isArg(mul.getRhs(), 1)) ||
-               (isArg(mul.getLhs(), 1) && isArg(mul.getRhs(), 0));
+  // The factor read from input i: the argument, or its bfloat16 widened.
+  auto isFactor = [&](Value v, unsigned i) {
+    if (isArg(v, i))
+      return true;
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return widened && ext && isArg(ext.getIn(), i) &&
+           ext.getIn().getType().isBF16() && ext.getType().isF32();
+  };
+  // yield(acc + a * b): nothing else in the body but the widenings.
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    mul = add.getLhs().getDefiningOp<arith::MulFOp>();
+  size_t widenings =
+      llvm::count_if(body, [](Operation &o) { return isa<arith::ExtFOp>(o); });
+  if (!mul || body.getOperations().size() != 3 + widenings ||
+      widenings > (widened ? 2u : 0u))
+    return false;
+  bool mulOk = (isFactor(mul.getLhs(), 0) && isFactor(mul.getRhs(), 1)) ||
+               (isFactor(mul.getLhs(), 1) && isFactor(mul.getRhs(), 0));
   bool addOk = (isArg(add.getLhs(), 2) && add.getRhs() == mul.getResult()) ||
                (isArg(add.getRhs(), 2) && add.getLhs() == mul.getResult());
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  return mulOk && addOk && yield.getOperand(0) == add.getResult();
+  // Both factors of one type (both widened, or neither).
+  bool sameInputs = getElementTypeOrSelf(op.getDpsInputs()[0].getType()) ==
+                    getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+  return mulOk && addOk && sameInputs;
 }
 
 /// `linear`'s contraction, y[..., o] += x[..., k] * w[o, k], on buffers: the
 /// maps of x, w and y over loops (lead..., o, k).
-bool isLinear(linalg::GenericOp op) {
+bool isLinear(linalg::GenericOp op, bool bf16) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op))
+      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op, bf16))
     return false;
   unsigned loops = op.getNumLoops();
   if (loops < 3 || op.getNumReductionLoops() != 1 ||
@@ -109,16 +127,17 @@ bool isLinear(linalg::GenericOp op) {
 /// matmul's batched contraction on buffers, C[batch..., n, m] +=
 /// A[batch..., n, k] * B[batch..., k, m], where A's and B's batch dims align
 /// with C's from the right and may be broadcast (a constant 0 in the map,
-/// for a static size 1).
-bool isBatchedMatmul(linalg::GenericOp op) {
+/// for a static size 1); no batch dim at all for a 2-d product that is not
+/// linalg.matmul (bfloat16's, summed in float32).
+bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op) ||
+      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op, bf16) ||
       op.getNumReductionLoops() != 1 ||
       op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
     return false;
   unsigned loops = op.getNumLoops();
-  if (loops < 4)
-    return false; // 2-d products are linalg.matmul
+  if (loops < 3)
+    return false;
   Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
   if (!isBlasElement(e))
     return false;
@@ -176,28 +195,30 @@ bool isBlasGemm(linalg::MatmulOp op) {
              op.getDefaultIndexingMaps(op.getContext());
 }
 
-/// A, B and C's types in the runtime function's signature.
-SmallVector<Type> operandTypes(BlasProductKind kind, Type element) {
-  auto unranked = UnrankedMemRefType::get(element, 0);
+/// A, B and C's types in the runtime function's signature: A and B of the
+/// `input` element type, C of the `output` one.
+SmallVector<Type> operandTypes(BlasProductKind kind, Type input, Type output) {
+  auto unranked = UnrankedMemRefType::get(input, 0);
+  auto unrankedOut = UnrankedMemRefType::get(output, 0);
   switch (kind) {
   case BlasProductKind::Gemm: {
-    MemRefType m = stridedMatrix(element);
+    MemRefType m = stridedMatrix(input);
     return {m, m, m};
   }
   case BlasProductKind::Linear:
     // x and y of any rank: the runtime folds their leading dims into the
     // rows of one gemm when it can.
-    return {unranked, stridedMatrix(element), unranked};
+    return {unranked, stridedMatrix(input), unrankedOut};
   case BlasProductKind::Conv2d: {
     // The runtime lays the input out as columns (im2col) and runs one gemm
     // per image, as the eager conv2d does.
-    MemRefType t = stridedMemRef(4, element);
+    MemRefType t = stridedMemRef(4, input);
     return {t, t, t};
   }
   case BlasProductKind::BatchedGemm:
     // The runtime loops over C's batch dims (broadcasting A's and B's
     // size-1 ones) and runs one gemm per matrix.
-    return {unranked, unranked, unranked};
+    return {unranked, unranked, unrankedOut};
   }
   llvm_unreachable("unknown product kind");
 }
@@ -218,7 +239,8 @@ const char *kindName(BlasProductKind kind) {
 
 } // namespace
 
-SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module) {
+SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module,
+                                                      bool bf16) {
   SmallVector<BlasProduct> products;
   module.walk([&](Operation *op) {
     if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
@@ -228,9 +250,9 @@ SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module) {
       if (isBlasGemm(mm))
         products.push_back({mm, BlasProductKind::Gemm});
     } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
-      if (isLinear(generic))
+      if (isLinear(generic, bf16))
         products.push_back({generic, BlasProductKind::Linear});
-      else if (isBatchedMatmul(generic))
+      else if (isBatchedMatmul(generic, bf16))
         products.push_back({generic, BlasProductKind::BatchedGemm});
     }
   });
@@ -245,14 +267,16 @@ void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
                                         const BlasProduct &product,
                                         StringRef prefix, bool fallback) {
   linalg::LinalgOp op = product.op;
-  Type element =
+  Type output =
       cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
-  std::string name =
-      (prefix + kindName(product.kind) + (element.isF32() ? "_f32" : "_f64"))
-          .str();
+  Type input =
+      cast<ShapedType>(op.getDpsInputs()[0].getType()).getElementType();
+  StringRef suffix =
+      input.isBF16() ? "_bf16" : (output.isF32() ? "_f32" : "_f64");
+  std::string name = (prefix + kindName(product.kind) + suffix).str();
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Type> argTypes = operandTypes(product.kind, element);
+  SmallVector<Type> argTypes = operandTypes(product.kind, input, output);
   SmallVector<Value> args;
   Value operands[] = {op.getDpsInputs()[0], op.getDpsInputs()[1],
                       op.getDpsInits()[0]};

@@ -10,8 +10,10 @@
 #include "ABI/Descriptors.h"
 #include "Core/Parallel.h"
 #include "Ops/Gemm.h"
+#include "kiln/DType.h"
 
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -31,10 +33,10 @@ const T *readable(const Matrix<T> &m, std::vector<T> &copy) {
 }
 
 /// C += A * B for the kiln-matmul-to-blas pass; C = A * B (whatever C
-/// held) when not `accumulate`.
-template <typename T>
-void gemmInto(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c,
-                    bool accumulate) {
+/// held) when not `accumulate`. A and B hold T, C the sums' type S (float
+/// for bfloat16 products, else T).
+template <typename T, typename S = T>
+void gemmInto(Matrix<T> *a, Matrix<T> *b, Matrix<S> *c, bool accumulate) {
   int64_t n = c->sizes[0], m = c->sizes[1], k = a->sizes[1];
   std::vector<T> ca, cb;
   const T *pa = readable(*a, ca), *pb = readable(*b, cb);
@@ -48,15 +50,15 @@ void gemmInto(Matrix<T> *a, Matrix<T> *b, Matrix<T> *c,
   bool contiguous =
       (c->strides[1] == 1 || m <= 1) && (c->strides[0] == m || n <= 1);
   if (contiguous) {
-    kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(),
-                          accumulate);
+    kiln::detail::gemm(n, m, k, pa, sar, sac, pb, sbr, sbc, c->data(),
+                       accumulate);
     return;
   }
-  std::vector<T> tmp(static_cast<size_t>(n * m));
-  kiln::detail::gemm<T>(n, m, k, pa, sar, sac, pb, sbr, sbc, tmp.data(), false);
+  std::vector<S> tmp(static_cast<size_t>(n * m));
+  kiln::detail::gemm(n, m, k, pa, sar, sac, pb, sbr, sbc, tmp.data(), false);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j) {
-      T &out = c->data()[i * c->strides[0] + j * c->strides[1]];
+      S &out = c->data()[i * c->strides[0] + j * c->strides[1]];
       out = accumulate ? out + tmp[i * m + j] : tmp[i * m + j];
     }
 }
@@ -117,11 +119,12 @@ Matrix<T> gathered(const UnrankedView &v, std::vector<T> &copy) {
 }
 
 /// y[..., o] += x[..., k] * w[o, k] for kiln-matmul-to-blas (linear); =
-/// when not `accumulate`.
-template <typename T>
+/// when not `accumulate`. y holds S.
+template <typename T, typename S = T>
 void linearInto(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
-                      bool accumulate) {
-  Matrix<T> xm, ym;
+                bool accumulate) {
+  Matrix<T> xm;
+  Matrix<S> ym;
   std::vector<T> xCopy;
   if (!asMatrix(*x, xm))
     xm = gathered(*x, xCopy);
@@ -137,12 +140,12 @@ void linearInto(UnrankedView *x, Matrix<T> *w, UnrankedView *y,
   }
   // y does not fold into rows (the pipeline never makes such a y): go
   // through a contiguous copy and write it back element by element.
-  std::vector<T> yCopy;
-  Matrix<T> yc = gathered(*y, yCopy);
+  std::vector<S> yCopy;
+  Matrix<S> yc = gathered(*y, yCopy);
   gemmInto(&xm, &wt, &yc, accumulate);
   const int64_t *d = static_cast<const int64_t *>(y->descriptor);
   int64_t r = y->rank;
-  T *base;
+  S *base;
   std::memcpy(&base, &d[1], sizeof(void *));
   base += d[2];
   std::vector<int64_t> index(static_cast<size_t>(r), 0);
@@ -175,11 +178,11 @@ template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
 
 /// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m]: A's and B's
 /// batch dims align with C's from the right; a size-1 one is broadcast. One
-/// gemm per matrix of C, the matrices split over the threads.
-template <typename T>
+/// gemm per matrix of C, the matrices split over the threads. C holds S.
+template <typename T, typename S = T>
 void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
-                       bool accumulate) {
-  ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<T>(*c);
+             bool accumulate) {
+  ViewFields fa = fieldsOf<T>(*a), fb = fieldsOf<T>(*b), fc = fieldsOf<S>(*c);
   int64_t batch = fc.rank - 2;
   int64_t n = fc.sizes[batch], m = fc.sizes[batch + 1];
   int64_t k = fa.sizes[fa.rank - 1];
@@ -199,10 +202,11 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
     }
     return off;
   };
-  auto matrix = [](const ViewFields &f, int64_t off, int64_t rows,
+  auto matrix = [](auto *type, const ViewFields &f, int64_t off, int64_t rows,
                    int64_t cols) {
-    T *data = reinterpret_cast<T *>(f.base) + off;
-    return Matrix<T>{nullptr,
+    using E = std::remove_pointer_t<decltype(type)>;
+    E *data = reinterpret_cast<E *>(f.base) + off;
+    return Matrix<E>{nullptr,
                      data,
                      0,
                      {rows, cols},
@@ -212,9 +216,9 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
       batches, batches * n * m * std::max<int64_t>(k, 1),
       [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
-          Matrix<T> ma = matrix(fa, offsetIn(fa, i), n, k);
-          Matrix<T> mb = matrix(fb, offsetIn(fb, i), k, m);
-          Matrix<T> mc = matrix(fc, offsetIn(fc, i), n, m);
+          Matrix<T> ma = matrix((T *)nullptr, fa, offsetIn(fa, i), n, k);
+          Matrix<T> mb = matrix((T *)nullptr, fb, offsetIn(fb, i), k, m);
+          Matrix<S> mc = matrix((S *)nullptr, fc, offsetIn(fc, i), n, m);
           gemmInto(&ma, &mb, &mc, accumulate);
         }
       });
@@ -332,6 +336,14 @@ KILN_PRODUCT_ENTRIES(bmm_f32, bmmInto<float>,
                      c)
 KILN_PRODUCT_ENTRIES(bmm_f64, bmmInto<double>,
                      (UnrankedView *a, UnrankedView *b, UnrankedView *c), a, b,
+                     c)
+// bfloat16 products (float32 sums): linear and batched, the 2-d ones too.
+KILN_PRODUCT_ENTRIES(linear_bf16, (linearInto<kiln::BFloat16, float>),
+                     (UnrankedView * x, Matrix<kiln::BFloat16> *w,
+                      UnrankedView *y),
+                     x, w, y)
+KILN_PRODUCT_ENTRIES(bmm_bf16, (bmmInto<kiln::BFloat16, float>),
+                     (UnrankedView * a, UnrankedView *b, UnrankedView *c), a, b,
                      c)
 KILN_PRODUCT_ENTRIES(conv2d_f32, conv2dInto<float>,
                      (Tensor4<float> *x, Tensor4<float> *w, Tensor4<float> *y,

@@ -135,18 +135,4 @@ Half::operator float() const {
   return bitsFloat(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
-BFloat16::BFloat16(float value) {
-  uint32_t x = floatBits(value);
-  if ((x & 0x7fffffffu) > 0x7f800000u) { // nan: keep it quiet
-    bits = static_cast<uint16_t>((x >> 16) | 0x40u);
-    return;
-  }
-  uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
-  bits = static_cast<uint16_t>((x + rounding) >> 16);
-}
-
-BFloat16::operator float() const {
-  return bitsFloat(static_cast<uint32_t>(bits) << 16);
-}
-
 } // namespace kiln

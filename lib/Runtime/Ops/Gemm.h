@@ -4,6 +4,10 @@
 
 #include <cstdint>
 
+namespace kiln {
+struct BFloat16;
+}
+
 namespace kiln::detail {
 
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] (or += when accumulate), A and B
@@ -13,6 +17,14 @@ namespace kiln::detail {
 template <typename T>
 void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
           const T *b, int64_t sbr, int64_t sbc, T *c, bool accumulate = false);
+
+/// C[n, m] (contiguous float32) = A[n, k] * B[k, m] (or += when
+/// accumulate) for bfloat16 A and B: multiplied and summed in float32, for
+/// the caller to round once (Bf16Gemm.cpp: AMX or AVX512-BF16 through oneDNN
+/// where the CPU has them, else widened to float32).
+void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
+          int64_t sac, const BFloat16 *b, int64_t sbr, int64_t sbc, float *c,
+          bool accumulate = false);
 
 /// Whether BLAS reads a matrix with these strides in place (one unit
 /// stride and a leading dimension that covers the other).

@@ -467,7 +467,8 @@ Tensor blasReadable(const Tensor &t) {
   return l.ok ? t : t.contiguous();
 }
 
-/// [..., n, k] x [..., k, m] with broadcast batch dims; both at least 2-d.
+/// [..., n, k] x [..., k, m] with broadcast batch dims; both at least 2-d,
+/// of type ct or bfloat16 (then ct is float32).
 Tensor batchedMatmul(const Tensor &a, const Tensor &b, DType ct) {
   int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
   Shape batchA(a.shape().begin(), a.shape().end() - 2);
@@ -491,24 +492,30 @@ Tensor batchedMatmul(const Tensor &a, const Tensor &b, DType ct) {
   Tensor out(shapeC, ct);
   int64_t batches = shapeNumel(batch);
   int64_t rank = static_cast<int64_t>(batch.size());
+  // One gemm per matrix of the batch: In the operands' element type, Out
+  // the sums'.
+  auto products = [&](auto *pa, auto *pb, auto *pc) {
+    for (int64_t i = 0; i < batches; ++i) {
+      int64_t offA = 0, offB = 0, rem = i;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        int64_t idx = rem % batch[d];
+        rem /= batch[d];
+        offA += idx * ea.strides()[d];
+        offB += idx * eb.strides()[d];
+      }
+      gemm(n, m, k, pa + offA, ea.strides()[rank], ea.strides()[rank + 1],
+           pb + offB, eb.strides()[rank], eb.strides()[rank + 1],
+           pc + i * n * m);
+    }
+  };
+  if (ea.dtype() == DType::BF16 && ct == DType::F32) {
+    products(ea.data<BFloat16>(), eb.data<BFloat16>(), out.data<float>());
+    return out;
+  }
   dispatchCompute(ct, "matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same<T, bool>::value) {
-      const T *pa = ea.data<T>(), *pb = eb.data<T>();
-      T *pc = out.data<T>();
-      for (int64_t i = 0; i < batches; ++i) {
-        int64_t offA = 0, offB = 0, rem = i;
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          int64_t idx = rem % batch[d];
-          rem /= batch[d];
-          offA += idx * ea.strides()[d];
-          offB += idx * eb.strides()[d];
-        }
-        gemm<T>(n, m, k, pa + offA, ea.strides()[rank], ea.strides()[rank + 1],
-                pb + offB, eb.strides()[rank], eb.strides()[rank + 1],
-                pc + i * n * m);
-      }
-    }
+    if constexpr (!std::is_same<T, bool>::value)
+      products(ea.data<T>(), eb.data<T>(), out.data<T>());
   });
   return out;
 }
@@ -585,7 +592,11 @@ static Tensor matmulForward(const Tensor &a, const Tensor &b) {
                 std::to_string(b.dim() == 1 ? 0 : b.dim() - 2) + " has size " +
                 std::to_string(b2.size(-2)));
   DType ct = computeType(a.dtype());
-  Tensor out = batchedMatmul(a2.to(ct), b2.to(ct), ct);
+  // bfloat16 operands go to the product as they are: it multiplies them in
+  // float32 (on AMX tiles where the CPU has them) and leaves float32 sums.
+  Tensor out = a.dtype() == DType::BF16
+                   ? batchedMatmul(a2, b2, ct)
+                   : batchedMatmul(a2.to(ct), b2.to(ct), ct);
   if (a.dim() == 1)
     out = out.squeeze(-2);
   if (b.dim() == 1)

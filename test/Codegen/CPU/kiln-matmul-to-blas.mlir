@@ -118,3 +118,51 @@ func.func @accumulate(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%d : memref<?x?xf32>)
   return
 }
+
+// A bfloat16 product summed into float32 (the body widens both inputs):
+// kiln_linear_bf16 / kiln_bmm_bf16, A and B bfloat16, C float32; 2-d
+// products that are not linalg.matmul go as batched with no batch dim.
+// CHECK-LABEL: func.func @bf16
+// CHECK: call @kiln_linear_bf16(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<*xbf16>, memref<?x?xbf16, strided<[?, ?], offset: ?>>, memref<*xf32>) -> ()
+// CHECK: call @kiln_bmm_bf16(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<*xbf16>, memref<*xbf16>, memref<*xf32>) -> ()
+// CHECK-NOT: linalg.generic
+func.func @bf16(%x: memref<?x16xbf16>, %w: memref<8x16xbf16>, %y: memref<?x8xf32>, %b: memref<16x8xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<?x16xbf16>, memref<8x16xbf16>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%a: bf16, %c: bf16, %acc: f32):
+    %0 = arith.extf %a : bf16 to f32
+    %1 = arith.extf %c : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %b : memref<?x16xbf16>, memref<16x8xbf16>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%a: bf16, %c: bf16, %acc: f32):
+    %0 = arith.extf %a : bf16 to f32
+    %1 = arith.extf %c : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
+
+// A product that widens only one input of two types, or sums bfloat16
+// into bfloat16, stays.
+// CHECK-LABEL: func.func @mixed
+// CHECK-COUNT-2: linalg.generic
+func.func @mixed(%x: memref<?x16xbf16>, %w: memref<8x16xf32>, %y: memref<?x8xf32>, %z: memref<?x8xbf16>, %v: memref<8x16xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<?x16xbf16>, memref<8x16xf32>) outs(%y : memref<?x8xf32>) {
+  ^bb0(%a: bf16, %c: f32, %acc: f32):
+    %0 = arith.extf %a : bf16 to f32
+    %2 = arith.mulf %0, %c : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %v : memref<?x16xbf16>, memref<8x16xbf16>) outs(%z : memref<?x8xbf16>) {
+  ^bb0(%a: bf16, %c: bf16, %acc: bf16):
+    %2 = arith.mulf %a, %c : bf16
+    %3 = arith.addf %acc, %2 : bf16
+    linalg.yield %3 : bf16
+  }
+  return
+}

@@ -81,31 +81,34 @@ namespace {
 /// detail::gemm (C[n, m] (+)= A[n, k] B[k, m]) at one layout against a plain
 /// loop in double: A row- or column-major, B stored [k, m] or transposed
 /// ([m, k], a linear layer's weight), leading dimensions with padding, C
-/// holding NaN where it is overwritten and values where it accumulates.
-template <typename T>
+/// holding NaN where it is overwritten and values where it accumulates. A
+/// and B hold T, C the sums' type S (float for bfloat16).
+template <typename T, typename S = T>
 void checkGemmLayout(int64_t n, int64_t m, int64_t k, bool aColumns,
                      bool bTransposed, bool accumulate, double tolerance) {
   int64_t lda = (aColumns ? n : k) + 1, ldb = (bTransposed ? k : m) + 3;
   std::vector<T> a(static_cast<size_t>((aColumns ? k : n) * lda)),
-      b(static_cast<size_t>((bTransposed ? m : k) * ldb)),
-      c(static_cast<size_t>(n * m));
+      b(static_cast<size_t>((bTransposed ? m : k) * ldb));
+  std::vector<S> c(static_cast<size_t>(n * m));
   uint64_t state = 12345;
   auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<T>(static_cast<int64_t>(state >> 40) % 2001 - 1000) /
-           T(500);
+    return static_cast<double>(static_cast<int64_t>(state >> 40) % 2001 -
+                               1000) /
+           500.0;
   };
   for (T &v : a)
-    v = next();
+    v = static_cast<T>(static_cast<float>(next()));
   for (T &v : b)
-    v = next();
-  for (T &v : c)
-    v = accumulate ? next() : std::numeric_limits<T>::quiet_NaN();
-  std::vector<T> before = c;
+    v = static_cast<T>(static_cast<float>(next()));
+  for (S &v : c)
+    v = accumulate ? static_cast<S>(next())
+                   : std::numeric_limits<S>::quiet_NaN();
+  std::vector<S> before = c;
   int64_t sar = aColumns ? 1 : lda, sac = aColumns ? lda : 1;
   int64_t sbr = bTransposed ? 1 : ldb, sbc = bTransposed ? ldb : 1;
-  detail::gemm<T>(n, m, k, a.data(), sar, sac, b.data(), sbr, sbc, c.data(),
-                  accumulate);
+  detail::gemm(n, m, k, a.data(), sar, sac, b.data(), sbr, sbc, c.data(),
+               accumulate);
   double worst = 0;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j) {
@@ -173,6 +176,34 @@ TEST_CASE("products of many rows and a deep k (row blocks, k in chunks) "
             checkGemmLayout<double>(n, m, k, true, bTransposed, accumulate,
                                     1e-11);
           }
+}
+
+TEST_CASE("bfloat16 products multiply and sum in float32 at any layout",
+          "[matmul][bf16]") {
+  // Where the CPU has AMX or AVX512-BF16 these run through oneDNN (forced
+  // off by KILN_CPU_CAPABILITY, they widen to float32): one row, one
+  // column, k of 1, k past oneDNN's blocks; every layout, C overwritten
+  // and accumulated. bfloat16 products are exact in float32: what differs
+  // from the double loop is float32 summation.
+  for (int64_t n : {1, 5, 70})
+    for (int64_t m : {1, 33})
+      for (int64_t k : {1, 17, 300})
+        for (bool aColumns : {false, true})
+          for (bool bTransposed : {false, true})
+            for (bool accumulate : {false, true})
+              checkGemmLayout<BFloat16, float>(n, m, k, aColumns, bTransposed,
+                                               accumulate, 1e-5);
+  // The eager ops round the float32 sums once: the same as widening first.
+  Tensor x = randn({3, 7, 40}, 3).to(kBFloat16), w = randn({24, 40}, 4);
+  Tensor wb = w.to(kBFloat16);
+  Tensor got = linear(x, wb, Tensor());
+  CHECK(got.dtype() == kBFloat16);
+  Tensor want = linear(x.to(kFloat32), wb.to(kFloat32), Tensor()).to(kBFloat16);
+  CHECK(allclose(got.to(kFloat32), want.to(kFloat32), 8e-3, 1e-5));
+  Tensor q = randn({2, 3, 5, 16}, 5).to(kBFloat16);
+  Tensor kt = randn({3, 16, 9}, 6).to(kBFloat16);
+  CHECK(allclose(matmul(q, kt).to(kFloat32),
+                 matmul(q.to(kFloat32), kt.to(kFloat32)), 8e-3, 1e-2));
 }
 
 extern "C" void _mlir_ciface_kiln_gemm_f32(detail::Matrix<float> *a,

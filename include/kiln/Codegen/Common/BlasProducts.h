@@ -34,11 +34,13 @@ struct BlasProduct {
 };
 
 /// The f32 and f64 products of `module` on buffers, grouped by kind in the
-/// order above, each group in walk order.
-SmallVector<BlasProduct> findBlasProducts(ModuleOp module);
+/// order above, each group in walk order; with `bf16`, also the bfloat16
+/// linear and batched products that sum into float32 outputs.
+SmallVector<BlasProduct> findBlasProducts(ModuleOp module, bool bf16 = false);
 
 /// Replaces `product` with a call of the runtime function `prefix` + kind +
-/// "_f32" or "_f64" (e.g. kiln_gemm_f32), declared once with a C interface:
+/// "_f32", "_f64" or "_bf16" (bfloat16 inputs, a float32 output; e.g.
+/// kiln_gemm_f32, kiln_linear_bf16), declared once with a C interface:
 /// A, B and C as strided memrefs (linear's x and y, and the batched
 /// operands, unranked), then conv2d's strides as i64. With `fallback`, the
 /// function returns whether it ran (i1) and the op stays behind
