@@ -48,6 +48,7 @@ ROWS = [
     ("mlp", [256], "MLP 1024-4096-1024, batch 256"),
     ("gru", [8, 64, 128], "GRU cell step (batch 8, 64 -> 128)"),
     ("gpt2", [2, 256], "GPT-2 block (B=2, T=256, C=768)"),
+    ("gpt2_bf16", [2, 256], "GPT-2 block, bfloat16 (B=2, T=256, C=768)"),
 ]
 MLP_WEIGHT_BYTES = 2 * 1024 * 4096 * 4
 # Seconds between Kiln's batches and torch's (see the timing loop).
@@ -117,16 +118,38 @@ def torch_rows():
             B, I, H = a
             return gru, [(n(B, I), n(B, H, std=0.5), n(3 * H, I, std=0.1),
                           n(3 * H, H, std=0.1), n(3 * H, std=0.1), n(3 * H, std=0.1))]
-        if name == "gpt2":
+        if name in ("gpt2", "gpt2_bf16"):
             C = 768
-            return gpt2, [(n(a[0], a[1], C), torch.ones(C), torch.zeros(C),
-                           n(3 * C, C, std=0.02), n(3 * C, std=0.02), n(C, C, std=0.02),
-                           n(C, std=0.02), torch.ones(C), torch.zeros(C),
-                           n(4 * C, C, std=0.02), n(4 * C, std=0.02), n(C, 4 * C, std=0.02),
-                           n(C, std=0.02))]
+            args = (n(a[0], a[1], C), torch.ones(C), torch.zeros(C),
+                    n(3 * C, C, std=0.02), n(3 * C, std=0.02), n(C, C, std=0.02),
+                    n(C, std=0.02), torch.ones(C), torch.zeros(C),
+                    n(4 * C, C, std=0.02), n(4 * C, std=0.02), n(C, 4 * C, std=0.02),
+                    n(C, std=0.02))
+            if name == "gpt2_bf16":
+                args = tuple(t.to(torch.bfloat16) for t in args)
+            return gpt2, [args]
         raise ValueError(name)
 
     return torch, make
+
+
+def cpu_name():
+    """The CPU's model name and the vector ISA it offers, from /proc/cpuinfo
+    (every figure names the machine it was measured on)."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    model = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+    except OSError:
+        pass
+    isa = [name for name in ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16")
+           if name in flags]
+    return f"{model}, {os.cpu_count()} threads ({', '.join(isa) or 'no AVX2'})"
 
 
 class Kiln:
@@ -237,6 +260,7 @@ def main():
         # Again at the end (the machine's bandwidth drifts): the better one.
         bandwidth = max(bandwidth, float(kiln.ask("bandwidth")[0]))
 
+    print(f"CPU: {cpu_name()}\n")
     print(f"Read bandwidth in the same run: {bandwidth:.1f} GB/s (all threads).\n")
     print("| workload | Kiln eager | Kiln compiled | torch eager | torch.compile "
           "| compiled / eager | compiled / torch.compile |")

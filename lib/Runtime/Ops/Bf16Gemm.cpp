@@ -55,7 +55,13 @@ public:
 
   /// The matmul for Key, or null when oneDNN has none (its error taken as
   /// "not here": the caller widens instead).
-  dnnl::matmul *get(const Key &key) {
+  /// A matmul and the scratch memory it needs.
+  struct Product {
+    dnnl::matmul matmul;
+    dnnl::memory::desc scratch;
+  };
+
+  Product *get(const Key &key) {
     auto it = cache_.find(key);
     if (it != cache_.end())
       return &it->second;
@@ -68,6 +74,9 @@ public:
       dnnl::memory::desc b({k, m}, dt::bf16, {sbr, sbc});
       dnnl::memory::desc c({n, m}, dt::f32, {m, 1});
       dnnl::primitive_attr attr;
+      // The caller passes the scratch memory (B packed for the tiles): left
+      // to oneDNN, each call would map and fault in megabytes afresh.
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       if (accumulate) {
         dnnl::post_ops sum;
         sum.append_sum(1.0f);
@@ -75,7 +84,9 @@ public:
       }
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr,
                                       engine());
-      return &cache_.emplace(key, dnnl::matmul(pd)).first->second;
+      return &cache_
+                  .emplace(key, Product{dnnl::matmul(pd), pd.scratchpad_desc()})
+                  .first->second;
     } catch (const dnnl::error &) {
       return nullptr;
     }
@@ -88,7 +99,7 @@ public:
 
 private:
   static constexpr size_t kCapacity = 64;
-  std::map<Key, dnnl::matmul> cache_;
+  std::map<Key, Product> cache_;
 };
 
 /// Runs C (= or +=) A * B through oneDNN; false when it has no matmul for
@@ -104,7 +115,7 @@ bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
     sac = 1, sbr = m * std::max<int64_t>(sbc, 1);
   if (m == 1)
     sbc = 1;
-  dnnl::matmul *product =
+  OneDnnProducts::Product *product =
       products.get({n, m, k, sar, sac, sbr, sbc, accumulate});
   if (!product)
     return false;
@@ -115,9 +126,17 @@ bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
   dnnl::memory mb({{k, m}, dt::bf16, {sbr, sbc}}, cpu,
                   const_cast<BFloat16 *>(b));
   dnnl::memory mc({{n, m}, dt::f32, {m, 1}}, cpu, c);
+  // One scratch buffer per thread, grown to the largest product's need.
+  thread_local std::vector<char> scratch;
+  const dnnl::memory::desc &scratchDesc = product->scratch;
+  if (scratch.size() < scratchDesc.get_size())
+    scratch.resize(scratchDesc.get_size());
+  dnnl::memory ms(scratchDesc, cpu, scratch.data());
   thread_local dnnl::stream stream(cpu);
-  product->execute(
-      stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+  product->matmul.execute(stream, {{DNNL_ARG_SRC, ma},
+                                   {DNNL_ARG_WEIGHTS, mb},
+                                   {DNNL_ARG_DST, mc},
+                                   {DNNL_ARG_SCRATCHPAD, ms}});
   stream.wait();
   return true;
 }
