@@ -20,11 +20,17 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
 
 /// C[n, m] (contiguous float32) = A[n, k] * B[k, m] (or += when
 /// accumulate) for bfloat16 A and B: multiplied and summed in float32, for
-/// the caller to round once (Bf16Gemm.cpp: AMX or AVX512-BF16 through oneDNN
-/// where the CPU has them, else widened to float32).
+/// the caller to round once (OneDnnGemm.cpp: AMX or AVX512-BF16 through
+/// oneDNN where the CPU has them, else widened to float32).
 void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
           int64_t sac, const BFloat16 *b, int64_t sbr, int64_t sbc, float *c,
           bool accumulate = false);
+
+/// C (contiguous) = A * B (or +=) in float32 through oneDNN's matmul
+/// (OneDnnGemm.cpp); false when oneDNN has no matmul for these strides.
+bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const float *a, int64_t sar,
+                int64_t sac, const float *b, int64_t sbr, int64_t sbc, float *c,
+                bool accumulate);
 
 /// Whether BLAS reads a matrix with these strides in place (one unit
 /// stride and a leading dimension that covers the other).

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Core/Autograd.h"
+#include "Core/CpuFeatures.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
 #include "Ops/Gemm.h"
@@ -15,6 +16,8 @@
 #include <cblas.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -383,6 +386,46 @@ static bool tilesBeatBlas() {
 #endif
 }
 
+/// Who runs the float32 products of more than kOneDnnRows rows.
+enum class FloatProducts { Tiles, OpenBlas, OneDnn };
+
+/// Products of at most this many rows stay with the tiles, which stream a
+/// weight once for all rows: at 1-8 rows they beat oneDNN 1.3-1.9x on the
+/// Xeon below, at 32 the two are level and at 64 oneDNN is 1.2x ahead.
+constexpr int64_t kOneDnnRows = 32;
+
+/// KILN_FLOAT_PRODUCTS=tiles|openblas|onednn forces the choice (to measure
+/// each on a machine); by default oneDNN on Intel CPUs with AVX-512, whose
+/// f32 kernels it picks from cpuid (on a 2-core Xeon with AMX, where Debian
+/// 12's OpenBLAS 0.3.21 runs its Prescott kernels: 1.3-1.8x Kiln's tiles
+/// from [128, 1024] x [1024, 4096] to [2048, 1024] x [1024, 1024],
+/// docs/benchmarks.md); elsewhere the tiles where tilesBeatBlas(), else
+/// OpenBLAS. (AMD's Zen 5 was measured with tiles and OpenBLAS only.)
+static FloatProducts floatProducts() {
+  static const FloatProducts who = [] {
+    if (const char *env = std::getenv("KILN_FLOAT_PRODUCTS")) {
+      std::string name(env);
+      if (name == "tiles")
+        return FloatProducts::Tiles;
+      if (name == "openblas")
+        return FloatProducts::OpenBlas;
+      if (name == "onednn")
+        return FloatProducts::OneDnn;
+      std::fprintf(stderr,
+                   "kiln: warning: KILN_FLOAT_PRODUCTS=%s is none of tiles, "
+                   "openblas, onednn: ignored\n",
+                   env);
+    }
+#if defined(__x86_64__)
+    if (__builtin_cpu_is("intel") &&
+        cpuFeature("avx512f") == CpuFeature::Usable)
+      return FloatProducts::OneDnn;
+#endif
+    return tilesBeatBlas() ? FloatProducts::Tiles : FloatProducts::OpenBlas;
+  }();
+  return who;
+}
+
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.
 template <typename T>
 void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
@@ -409,7 +452,16 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
     }();
     (void)singleThreadedBlas;
     T beta = accumulate ? T(1) : T(0);
-    if ((n <= kSkinnyRows || tilesBeatBlas()) && m >= kColumnBlock) {
+    bool tiles = tilesBeatBlas();
+    if constexpr (std::is_same<T, float>::value) {
+      FloatProducts who = floatProducts();
+      if (who == FloatProducts::OneDnn && n > kOneDnnRows &&
+          oneDnnGemm(n, m, k, a, sar, sac, b, sbr, sbc, c, accumulate))
+        return;
+      tiles = who == FloatProducts::Tiles ||
+              (who == FloatProducts::OneDnn && tiles);
+    }
+    if ((n <= kSkinnyRows || tiles) && m >= kColumnBlock) {
       tiledGemm(n, m, k, a, sar, sac, b, lb, beta, c);
       return;
     }

@@ -1,11 +1,19 @@
-//===- Bf16Gemm.cpp - bfloat16 products, accumulated in float32 -----------===//
+//===- OneDnnGemm.cpp - Products through oneDNN's matmul ------------------===//
 //
-// A bfloat16 product multiplies and accumulates in float32 (as ATen's does)
-// and leaves float32 sums; the caller rounds them once. Where the CPU
-// multiplies bfloat16 itself, AMX tiles (Sapphire Rapids and later) or
-// AVX512-BF16 dot products (Cooper Lake, Zen 4 and 5), and
-// KILN_CPU_CAPABILITY allows it, oneDNN's matmul runs the product on them.
-// Elsewhere A and B are widened to float32 and run by gemm<float>.
+// oneDNN (Debian's libdnnl-dev) runs the products that the CPU's own
+// instructions run best through it:
+//
+// - bfloat16 products multiply in hardware and sum in float32 (as ATen's
+//   do), leaving float32 sums that the caller rounds once: on AMX tiles
+//   (Sapphire Rapids and later) or AVX512-BF16 dot products (Cooper Lake,
+//   Zen 4 and 5) where the CPU has them and KILN_CPU_CAPABILITY allows
+//   them; elsewhere A and B are widened to float32 for gemm<float>.
+// - float32 products of many rows where OpenBLAS does not know the CPU
+//   (LinearAlgebra.cpp decides; oneDNN's kernels are chosen from cpuid).
+//
+// Each thread keeps the matmuls it made for the last shapes (making one
+// costs far more than a small product) and one scratch buffer: left to
+// oneDNN, every call would map and fault in megabytes afresh.
 //
 //===----------------------------------------------------------------------===//
 #include "Ops/Gemm.h"
@@ -17,7 +25,6 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
-#include <list>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -45,37 +52,38 @@ std::vector<float> widened(const BFloat16 *x, int64_t rows, int64_t cols,
   return out;
 }
 
-/// oneDNN's matmul for one shape, stride pattern and accumulation; each
-/// thread keeps the last few it made (making one costs far more than a
-/// small product).
+dnnl::engine &cpuEngine() {
+  static dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
+  return cpu;
+}
+
+/// The matmuls this thread made, by operand type, shape, strides and
+/// accumulation.
 class OneDnnProducts {
 public:
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, bool>;
+  using Key = std::tuple<dnnl::memory::data_type, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, bool>;
 
-  /// The matmul for Key, or null when oneDNN has none (its error taken as
-  /// "not here": the caller widens instead).
   /// A matmul and the scratch memory it needs.
   struct Product {
     dnnl::matmul matmul;
     dnnl::memory::desc scratch;
   };
 
+  /// The matmul for `key`, or null when oneDNN has none (its error taken
+  /// as "not here": the caller runs the product another way).
   Product *get(const Key &key) {
     auto it = cache_.find(key);
     if (it != cache_.end())
       return &it->second;
     if (cache_.size() >= kCapacity)
       cache_.clear();
-    auto [n, m, k, sar, sac, sbr, sbc, accumulate] = key;
-    using dt = dnnl::memory::data_type;
+    auto [type, n, m, k, sar, sac, sbr, sbc, accumulate] = key;
     try {
-      dnnl::memory::desc a({n, k}, dt::bf16, {sar, sac});
-      dnnl::memory::desc b({k, m}, dt::bf16, {sbr, sbc});
-      dnnl::memory::desc c({n, m}, dt::f32, {m, 1});
+      dnnl::memory::desc a({n, k}, type, {sar, sac});
+      dnnl::memory::desc b({k, m}, type, {sbr, sbc});
+      dnnl::memory::desc c({n, m}, dnnl::memory::data_type::f32, {m, 1});
       dnnl::primitive_attr attr;
-      // The caller passes the scratch memory (B packed for the tiles): left
-      // to oneDNN, each call would map and fault in megabytes afresh.
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       if (accumulate) {
         dnnl::post_ops sum;
@@ -83,7 +91,7 @@ public:
         attr.set_post_ops(sum);
       }
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr,
-                                      engine());
+                                      cpuEngine());
       return &cache_
                   .emplace(key, Product{dnnl::matmul(pd), pd.scratchpad_desc()})
                   .first->second;
@@ -92,21 +100,16 @@ public:
     }
   }
 
-  static dnnl::engine &engine() {
-    static dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
-    return cpu;
-  }
-
 private:
   static constexpr size_t kCapacity = 64;
   std::map<Key, Product> cache_;
 };
 
-/// Runs C (= or +=) A * B through oneDNN; false when it has no matmul for
-/// these strides.
-bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
-                int64_t sac, const BFloat16 *b, int64_t sbr, int64_t sbc,
-                float *c, bool accumulate) {
+/// Runs C (= or +=) A * B through oneDNN, A and B of `type`; false when it
+/// has no matmul for these strides.
+bool oneDnnGemm(dnnl::memory::data_type type, int64_t n, int64_t m, int64_t k,
+                const void *a, int64_t sar, int64_t sac, const void *b,
+                int64_t sbr, int64_t sbc, float *c, bool accumulate) {
   thread_local OneDnnProducts products;
   // A dim of size 1 has no stride that matters; oneDNN wants a plain one.
   if (n == 1)
@@ -116,22 +119,17 @@ bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
   if (m == 1)
     sbc = 1;
   OneDnnProducts::Product *product =
-      products.get({n, m, k, sar, sac, sbr, sbc, accumulate});
+      products.get({type, n, m, k, sar, sac, sbr, sbc, accumulate});
   if (!product)
     return false;
-  using dt = dnnl::memory::data_type;
-  dnnl::engine &cpu = OneDnnProducts::engine();
-  dnnl::memory ma({{n, k}, dt::bf16, {sar, sac}}, cpu,
-                  const_cast<BFloat16 *>(a));
-  dnnl::memory mb({{k, m}, dt::bf16, {sbr, sbc}}, cpu,
-                  const_cast<BFloat16 *>(b));
-  dnnl::memory mc({{n, m}, dt::f32, {m, 1}}, cpu, c);
-  // One scratch buffer per thread, grown to the largest product's need.
+  dnnl::engine &cpu = cpuEngine();
+  dnnl::memory ma({{n, k}, type, {sar, sac}}, cpu, const_cast<void *>(a));
+  dnnl::memory mb({{k, m}, type, {sbr, sbc}}, cpu, const_cast<void *>(b));
+  dnnl::memory mc({{n, m}, dnnl::memory::data_type::f32, {m, 1}}, cpu, c);
   thread_local std::vector<char> scratch;
-  const dnnl::memory::desc &scratchDesc = product->scratch;
-  if (scratch.size() < scratchDesc.get_size())
-    scratch.resize(scratchDesc.get_size());
-  dnnl::memory ms(scratchDesc, cpu, scratch.data());
+  if (scratch.size() < product->scratch.get_size())
+    scratch.resize(product->scratch.get_size());
+  dnnl::memory ms(product->scratch, cpu, scratch.data());
   thread_local dnnl::stream stream(cpu);
   product->matmul.execute(stream, {{DNNL_ARG_SRC, ma},
                                    {DNNL_ARG_WEIGHTS, mb},
@@ -143,6 +141,13 @@ bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
 
 } // namespace
 
+bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const float *a, int64_t sar,
+                int64_t sac, const float *b, int64_t sbr, int64_t sbc, float *c,
+                bool accumulate) {
+  return oneDnnGemm(dnnl::memory::data_type::f32, n, m, k, a, sar, sac, b, sbr,
+                    sbc, c, accumulate);
+}
+
 void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
           int64_t sac, const BFloat16 *b, int64_t sbr, int64_t sbc, float *c,
           bool accumulate) {
@@ -153,8 +158,8 @@ void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
       std::fill(c, c + n * m, 0.0f);
     return;
   }
-  if (hardwareBf16() &&
-      oneDnnGemm(n, m, k, a, sar, sac, b, sbr, sbc, c, accumulate))
+  if (hardwareBf16() && oneDnnGemm(dnnl::memory::data_type::bf16, n, m, k, a,
+                                   sar, sac, b, sbr, sbc, c, accumulate))
     return;
   std::vector<float> wa = widened(a, n, k, sar, sac);
   std::vector<float> wb = widened(b, k, m, sbr, sbc);
