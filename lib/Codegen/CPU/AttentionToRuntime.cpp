@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
+
+#include "RuntimeKernels.h"
 #include "kiln/Conversion/KilnToLinalg.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -70,28 +72,6 @@ Value asRank4(OpBuilder &b, Location loc, Value t, Type element) {
              : tensor::CastOp::create(b, loc, dynamic4(element), t).getResult();
 }
 
-/// The runtime function, declared once per module: (q, k, v, mask, flags,
-/// scale) -> result, its tensors read only.
-func::FuncOp declareKernel(ModuleOp module, StringRef name, Type element,
-                           Type maskElement) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
-    return fn;
-  OpBuilder top(module.getBodyRegion());
-  MLIRContext *ctx = module.getContext();
-  Type t = dynamic4(element);
-  auto fn = func::FuncOp::create(
-      top, module.getLoc(), name,
-      FunctionType::get(ctx,
-                        {t, t, t, dynamic4(maskElement),
-                         IntegerType::get(ctx, 64), Float64Type::get(ctx)},
-                        {t}));
-  fn.setPrivate();
-  fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
-  for (unsigned i = 0; i < 4; ++i)
-    fn.setArgAttr(i, "bufferization.access", StringAttr::get(ctx, "read"));
-  return fn;
-}
-
 void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -119,8 +99,13 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
   std::string name = std::string("kiln_attention_") +
                      (boolMask ? "bool_mask_" : "") +
                      (compute.isF64() ? "f64" : "f32");
-  func::FuncOp fn =
-      declareKernel(module, name, compute, boolMask ? b.getI1Type() : compute);
+  // (q, k, v, mask, flags, scale) -> the result.
+  Type t = dynamic4(compute);
+  func::FuncOp fn = declareRuntimeKernel(
+      module, name,
+      {t, t, t, dynamic4(boolMask ? b.getI1Type() : compute), b.getI64Type(),
+       b.getF64Type()},
+      {t});
   Value flagsValue =
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(flags));
   Value out = func::CallOp::create(b, loc, fn,
@@ -135,13 +120,7 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
                                  out);
     out = tensor::CollapseShapeOp::create(b, loc, out, padGroups(rank));
   }
-  if (compute != element)
-    out = CastOp::create(
-        b, loc, cast<RankedTensorType>(out.getType()).clone(element), out);
-  if (out.getType() != resultType)
-    out = tensor::CastOp::create(b, loc, resultType, out);
-  op.replaceAllUsesWith(out);
-  op.erase();
+  replaceWithKernelResult(b, op, out);
 }
 
 struct KilnAttentionToRuntimePass

@@ -41,6 +41,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createKilnRecognizeAttention());
   pm.addPass(createKilnAttentionToRuntime());
+  pm.addPass(createKilnConv2dToRuntime());
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());

@@ -176,16 +176,6 @@ bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
   return true;
 }
 
-/// conv2d as the conversion builds it (NCHW input already padded, FCHW
-/// weight, no dilation), on float buffers.
-bool isBlasConv(linalg::Conv2DNchwFchwOp op) {
-  Type e = cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
-  return op.hasPureBufferSemantics() && isBlasElement(e) &&
-         oneElementType(op) &&
-         llvm::all_of(op.getDilations().getValues<int64_t>(),
-                      [](int64_t d) { return d == 1; });
-}
-
 /// Plain C += A * B on memrefs (no transposed maps, no casts).
 bool isBlasGemm(linalg::MatmulOp op) {
   Type e = cast<ShapedType>(op.getDpsInits()[0].getType()).getElementType();
@@ -209,12 +199,6 @@ SmallVector<Type> operandTypes(BlasProductKind kind, Type input, Type output) {
     // x and y of any rank: the runtime folds their leading dims into the
     // rows of one gemm when it can.
     return {unranked, stridedMatrix(input), unrankedOut};
-  case BlasProductKind::Conv2d: {
-    // The runtime lays the input out as columns (im2col) and runs one gemm
-    // per image, as the eager conv2d does.
-    MemRefType t = stridedMemRef(4, input);
-    return {t, t, t};
-  }
   case BlasProductKind::BatchedGemm:
     // The runtime loops over C's batch dims (broadcasting A's and B's
     // size-1 ones) and runs one gemm per matrix.
@@ -229,8 +213,6 @@ const char *kindName(BlasProductKind kind) {
     return "gemm";
   case BlasProductKind::Linear:
     return "linear";
-  case BlasProductKind::Conv2d:
-    return "conv2d";
   case BlasProductKind::BatchedGemm:
     return "bmm";
   }
@@ -243,10 +225,7 @@ SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module,
                                                       bool bf16) {
   SmallVector<BlasProduct> products;
   module.walk([&](Operation *op) {
-    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-      if (isBlasConv(conv))
-        products.push_back({conv, BlasProductKind::Conv2d});
-    } else if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
+    if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
       if (isBlasGemm(mm))
         products.push_back({mm, BlasProductKind::Gemm});
     } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
@@ -282,12 +261,6 @@ void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
                       op.getDpsInits()[0]};
   for (auto [v, type] : llvm::zip(operands, argTypes))
     args.push_back(castTo(b, loc, v, type));
-  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
-    for (int64_t stride : conv.getStrides().getValues<int64_t>()) {
-      argTypes.push_back(b.getI64Type());
-      args.push_back(
-          arith::ConstantIntOp::create(b, loc, b.getI64Type(), stride));
-    }
   func::FuncOp fn = declareRuntimeFunction(module, name, argTypes, fallback);
   auto call = func::CallOp::create(b, loc, fn, args);
   if (!fallback) {

@@ -24,9 +24,6 @@ struct KilnGpuMatmulToCublasPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (const BlasProduct &product : findBlasProducts(module)) {
-      // conv2d stays generated code on the GPU.
-      if (product.kind == BlasProductKind::Conv2d)
-        continue;
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << product.op->getName()
                               << " to a cuBLAS call\n");
       replaceWithRuntimeCall(module, product, "kiln_cuda_", /*fallback=*/true);

@@ -1,8 +1,8 @@
 //===- BlasEntryPoints.cpp - Products through BLAS -----------------------===//
 //
 // The entry points kiln-matmul-to-blas makes compiled code call: gemm,
-// linear, batched matmul and conv2d (im2col + gemm) on strided memrefs,
-// through the runtime's BLAS.
+// linear and batched matmul on strided memrefs, through the runtime's
+// products (Ops/Gemm.h). (conv2d: Conv2dEntryPoints.cpp.)
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
@@ -225,91 +225,6 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
 }
 } // namespace
 
-namespace {
-/// A rank-4 strided memref descriptor.
-template <typename T> struct Tensor4 {
-  void *allocated;
-  T *aligned;
-  int64_t offset;
-  int64_t sizes[4];
-  int64_t strides[4];
-  T &at(int64_t a, int64_t b, int64_t c, int64_t d) const {
-    return aligned[offset + a * strides[0] + b * strides[1] + c * strides[2] +
-                   d * strides[3]];
-  }
-};
-
-/// y[n, o, oy, ox] += sum over (c, i, j) of x[n, c, oy*sh + i, ox*sw + j] *
-/// w[o, c, i, j] for kiln-matmul-to-blas (x already padded): the eager
-/// conv2d's method, im2col and one gemm per image.
-template <typename T>
-void conv2dInto(Tensor4<T> *x, Tensor4<T> *w, Tensor4<T> *y, int64_t sh,
-                      int64_t sw, bool accumulate) {
-  int64_t N = y->sizes[0], O = y->sizes[1], Ho = y->sizes[2], Wo = y->sizes[3];
-  int64_t C = w->sizes[1], kH = w->sizes[2], kW = w->sizes[3];
-  int64_t K = C * kH * kW, P = Ho * Wo;
-  if (N == 0 || O == 0 || P == 0)
-    return;
-  if (K == 0) { // no term: y keeps what it held, or becomes 0
-    if (!accumulate)
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t o = 0; o < O; ++o)
-          for (int64_t p = 0; p < P; ++p)
-            y->at(n, o, p / Wo, p % Wo) = T(0);
-    return;
-  }
-  // The weight as an [O, K] matrix: in place when it is row-major.
-  const int64_t *ws = w->strides;
-  std::vector<T> gathered;
-  const T *weights = w->aligned + w->offset;
-  if (!(ws[3] == 1 && ws[2] == kW && ws[1] == kH * kW && ws[0] == K)) {
-    gathered.resize(static_cast<size_t>(O * K));
-    for (int64_t o = 0; o < O; ++o)
-      for (int64_t r = 0; r < K; ++r)
-        gathered[o * K + r] = w->at(o, r / (kH * kW), (r / kW) % kH, r % kW);
-    weights = gathered.data();
-  }
-  // Each image's outputs as an [O, P] matrix: accumulated in place when
-  // row-major, through a buffer otherwise.
-  const int64_t *ys = y->strides;
-  bool direct = ys[3] == 1 && ys[2] == Wo && ys[1] == P;
-  std::vector<T> cols(static_cast<size_t>(K * P));
-  std::vector<T> product(direct ? 0 : static_cast<size_t>(O * P));
-  const int64_t *xs = x->strides;
-  int64_t step = sw * xs[3]; // between neighbouring outputs of a row
-  for (int64_t n = 0; n < N; ++n) {
-    kiln::detail::parallelFor(K, K * P, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        int64_t c = r / (kH * kW), i = (r / kW) % kH, j = r % kW;
-        const T *tap = &x->at(n, c, i, j);
-        T *dst = cols.data() + r * P;
-        for (int64_t oy = 0; oy < Ho; ++oy) {
-          const T *src = tap + oy * sh * xs[2];
-          T *out = dst + oy * Wo;
-          if (step == 1)
-            std::memcpy(out, src, static_cast<size_t>(Wo) * sizeof(T));
-          else
-            for (int64_t ox = 0; ox < Wo; ++ox)
-              out[ox] = src[ox * step];
-        }
-      }
-    });
-    T *image = &y->at(n, 0, 0, 0);
-    kiln::detail::gemm<T>(O, P, K, weights, K, 1, cols.data(), P, 1,
-                          direct ? image : product.data(),
-                          direct && accumulate);
-    if (!direct)
-      kiln::detail::parallelFor(O, O * P, [&](int64_t begin, int64_t end) {
-        for (int64_t o = begin; o < end; ++o)
-          for (int64_t p = 0; p < P; ++p) {
-            T &out = y->at(n, o, p / Wo, p % Wo);
-            out = accumulate ? out + product[o * P + p] : product[o * P + p];
-          }
-      });
-  }
-}
-} // namespace
-
 // kiln_KIND_T accumulates into its output (C += A * B); kiln_assign_KIND_T
 // overwrites it (C = A * B), for products whose output was only zero-filled
 // (kiln-matmul-to-blas drops the fill).
@@ -345,12 +260,4 @@ KILN_PRODUCT_ENTRIES(linear_bf16, (linearInto<kiln::BFloat16, float>),
 KILN_PRODUCT_ENTRIES(bmm_bf16, (bmmInto<kiln::BFloat16, float>),
                      (UnrankedView * a, UnrankedView *b, UnrankedView *c), a, b,
                      c)
-KILN_PRODUCT_ENTRIES(conv2d_f32, conv2dInto<float>,
-                     (Tensor4<float> *x, Tensor4<float> *w, Tensor4<float> *y,
-                      int64_t sh, int64_t sw),
-                     x, w, y, sh, sw)
-KILN_PRODUCT_ENTRIES(conv2d_f64, conv2dInto<double>,
-                     (Tensor4<double> *x, Tensor4<double> *w,
-                      Tensor4<double> *y, int64_t sh, int64_t sw),
-                     x, w, y, sh, sw)
 #undef KILN_PRODUCT_ENTRIES

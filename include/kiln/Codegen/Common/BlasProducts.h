@@ -21,8 +21,6 @@ enum class BlasProductKind {
   Gemm,
   /// linear's contraction y[..., o] += x[..., k] * w[o, k].
   Linear,
-  /// conv2d (NCHW input already padded, FCHW weight, no dilation).
-  Conv2d,
   /// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m], A's and
   /// B's batch dims aligned with C's from the right, size-1 ones broadcast.
   BatchedGemm,
@@ -42,7 +40,7 @@ SmallVector<BlasProduct> findBlasProducts(ModuleOp module, bool bf16 = false);
 /// "_f32", "_f64" or "_bf16" (bfloat16 inputs, a float32 output; e.g.
 /// kiln_gemm_f32, kiln_linear_bf16), declared once with a C interface:
 /// A, B and C as strided memrefs (linear's x and y, and the batched
-/// operands, unranked), then conv2d's strides as i64. With `fallback`, the
+/// operands, unranked). With `fallback`, the
 /// function returns whether it ran (i1) and the op stays behind
 /// scf.if (not done); otherwise the op is erased.
 void replaceWithRuntimeCall(ModuleOp module, const BlasProduct &product,

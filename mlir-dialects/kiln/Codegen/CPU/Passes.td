@@ -1,7 +1,7 @@
 //===- Passes.td - Kiln's CPU codegen passes ---------------*- tablegen -*-===//
 //
 // The codegen passes the host CPU's: row tiling, loop fusion, parallelization, OpenMP scheduling, prefetching, approximate math.
-// All but kiln-attention-to-runtime work on linalg, SCF and memrefs after
+// All but kiln-attention-to-runtime and kiln-conv2d-to-runtime work on linalg, SCF and memrefs after
 // the conversion from the kiln dialect.
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +20,22 @@ def KilnAttentionToRuntime : Pass<"kiln-attention-to-runtime", "ModuleOp"> {
     the `[..., L, S]` scores are never in memory). Its operands go as
     rank-4 tensors, its result is a buffer the graph owns, and sizes eager
     rejects fail the graph call, so that eager raises the error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def KilnConv2dToRuntime : Pass<"kiln-conv2d-to-runtime", "ModuleOp"> {
+  let summary = "Run conv2d as the runtime's convolution";
+  let description = [{
+    Before the conversion to linalg: each batched `kiln.conv2d` becomes a
+    call of the runtime's convolution (`kiln_conv2d_call_f32`/`_f64`, the
+    one eager runs: one image's columns at a time, then a product per
+    group), its strides, padding, dilation and groups as i64 values
+    (attributes or run-time operands). Its result is a buffer the graph
+    owns, and parameters eager rejects fail the graph call, so that eager
+    raises the error.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

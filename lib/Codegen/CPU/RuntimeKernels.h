@@ -1,0 +1,55 @@
+//===- RuntimeKernels.h - Calls of the runtime's eager kernels --*- C++ -*-===//
+//
+// What kiln-attention-to-runtime and kiln-conv2d-to-runtime share: the
+// declaration of a runtime kernel that reads tensors and returns a buffer
+// the graph owns (lib/Runtime/CPU/*EntryPoints.cpp, through
+// abi::callOpaque).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_CPU_RUNTIMEKERNELS_H
+#define KILN_CODEGEN_CPU_RUNTIMEKERNELS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::kiln {
+
+/// `name`(args) -> results, declared once per module: private, with a C
+/// interface, its tensor arguments only read (bufferization.access).
+inline func::FuncOp declareRuntimeKernel(ModuleOp module, StringRef name,
+                                         TypeRange args, TypeRange results) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder top(module.getBodyRegion());
+  MLIRContext *ctx = module.getContext();
+  auto fn = func::FuncOp::create(top, module.getLoc(), name,
+                                 FunctionType::get(ctx, args, results));
+  fn.setPrivate();
+  fn->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  for (auto [i, type] : llvm::enumerate(args))
+    if (isa<TensorType>(type))
+      fn.setArgAttr(i, "bufferization.access", StringAttr::get(ctx, "read"));
+  return fn;
+}
+
+/// Replaces `op` (one tensor result) by a kernel's result `out`, rounded
+/// to the op's element type (a kiln.cast: 16-bit floats are computed in
+/// f32) and cast to its static sizes.
+inline void replaceWithKernelResult(OpBuilder &b, Operation *op, Value out) {
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto type = cast<RankedTensorType>(out.getType());
+  if (type.getElementType() != resultType.getElementType())
+    out = CastOp::create(b, loc, type.clone(resultType.getElementType()), out);
+  if (out.getType() != resultType)
+    out = tensor::CastOp::create(b, loc, resultType, out);
+  op->getResult(0).replaceAllUsesWith(out);
+  op->erase();
+}
+
+} // namespace mlir::kiln
+
+#endif
