@@ -128,7 +128,8 @@ bool isLinear(linalg::GenericOp op, bool bf16) {
 /// A[batch..., n, k] * B[batch..., k, m], where A's and B's batch dims align
 /// with C's from the right and may be broadcast (a constant 0 in the map,
 /// for a static size 1); no batch dim at all for a 2-d product that is not
-/// linalg.matmul (bfloat16's, summed in float32).
+/// linalg.matmul (bfloat16's, summed in float32, or any generic 2-d one:
+/// the runtime's batched entries take rank-2 operands as one matrix).
 bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op, bf16) ||

@@ -305,7 +305,8 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
 };
 
 /// A convolution with static parameters and one group is linalg's NCHW/FCHW
-/// convolution (run as im2col + gemm by the BLAS products when undilated).
+/// convolution. (The CPU pipeline calls the runtime's convolution before
+/// this conversion: kiln-conv2d-to-runtime.)
 /// With a parameter known only at run time, or groups, it is the same
 /// computation spelled out: an im2col generic that gathers the input taps,
 /// and a kiln.matmul (batched over the groups) that the conversion lowers in

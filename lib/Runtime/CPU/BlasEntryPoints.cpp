@@ -212,16 +212,24 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
                      {rows, cols},
                      {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
   };
-  kiln::detail::parallelFor(
-      batches, batches * n * m * std::max<int64_t>(k, 1),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          Matrix<T> ma = matrix((T *)nullptr, fa, offsetIn(fa, i), n, k);
-          Matrix<T> mb = matrix((T *)nullptr, fb, offsetIn(fb, i), k, m);
-          Matrix<S> mc = matrix((S *)nullptr, fc, offsetIn(fc, i), n, m);
-          gemmInto(&ma, &mb, &mc, accumulate);
-        }
-      });
+  auto product = [&](int64_t i) {
+    Matrix<T> ma = matrix((T *)nullptr, fa, offsetIn(fa, i), n, k);
+    Matrix<T> mb = matrix((T *)nullptr, fb, offsetIn(fb, i), k, m);
+    Matrix<S> mc = matrix((S *)nullptr, fc, offsetIn(fc, i), n, m);
+    gemmInto(&ma, &mb, &mc, accumulate);
+  };
+  // bfloat16 products thread themselves (oneDNN runs one on a single
+  // thread inside a parallel region): one matrix after another.
+  if constexpr (std::is_same<T, kiln::BFloat16>::value) {
+    for (int64_t i = 0; i < batches; ++i)
+      product(i);
+    return;
+  }
+  kiln::detail::parallelFor(batches, batches * n * m * std::max<int64_t>(k, 1),
+                            [&](int64_t begin, int64_t end) {
+                              for (int64_t i = begin; i < end; ++i)
+                                product(i);
+                            });
 }
 } // namespace
 

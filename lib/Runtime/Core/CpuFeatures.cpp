@@ -79,4 +79,6 @@ CpuFeature cpuFeature(std::string_view name) {
 
 bool cpuCapabilityCapped() { return capabilityCap() < 4; }
 
+int cpuCapabilityLevel() { return capabilityCap(); }
+
 } // namespace kiln::detail

@@ -21,12 +21,16 @@
 #include "Core/CpuFeatures.h"
 #include "Core/Parallel.h"
 #include "kiln/DType.h"
+#include "kiln/Error.h"
 
 #include <dnnl.hpp>
+#include <omp.h>
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::detail {
@@ -95,7 +99,7 @@ public:
       return &cache_
                   .emplace(key, Product{dnnl::matmul(pd), pd.scratchpad_desc()})
                   .first->second;
-    } catch (const dnnl::error &) {
+    } catch (const std::exception &) {
       return nullptr;
     }
   }
@@ -105,11 +109,45 @@ private:
   std::map<Key, Product> cache_;
 };
 
+/// oneDNN's instruction sets capped as KILN_CPU_CAPABILITY caps the
+/// runtime's (before its first primitive: oneDNN fixes it then).
+void capOneDnnIsa() {
+  static const bool capped = [] {
+    dnnl::cpu_isa isa = dnnl::cpu_isa::all;
+    switch (cpuCapabilityLevel()) {
+    case 1:
+      isa = dnnl::cpu_isa::sse41;
+      break;
+    case 2:
+      isa = dnnl::cpu_isa::avx2;
+      break;
+    case 3:
+      isa = dnnl::cpu_isa::avx512_core;
+      break;
+    default:
+      break;
+    }
+    try {
+      dnnl::set_max_cpu_isa(isa);
+    } catch (const dnnl::error &) {
+      // Too late (something in the process made a primitive first).
+    }
+    return true;
+  }();
+  (void)capped;
+}
+
 /// Runs C (= or +=) A * B through oneDNN, A and B of `type`; false when it
-/// has no matmul for these strides.
+/// has no matmul for these strides, or when called inside an OpenMP
+/// region: a matmul divides its work among the threads it was made for,
+/// and inside a region oneDNN runs it on one (the runtime's products
+/// there run single-threaded in the tiles or OpenBLAS, as before).
 bool oneDnnGemm(dnnl::memory::data_type type, int64_t n, int64_t m, int64_t k,
                 const void *a, int64_t sar, int64_t sac, const void *b,
                 int64_t sbr, int64_t sbc, float *c, bool accumulate) {
+  if (omp_in_parallel())
+    return false;
+  capOneDnnIsa();
   thread_local OneDnnProducts products;
   // A dim of size 1 has no stride that matters; oneDNN wants a plain one.
   if (n == 1)
@@ -123,19 +161,31 @@ bool oneDnnGemm(dnnl::memory::data_type type, int64_t n, int64_t m, int64_t k,
   if (!product)
     return false;
   dnnl::engine &cpu = cpuEngine();
-  dnnl::memory ma({{n, k}, type, {sar, sac}}, cpu, const_cast<void *>(a));
-  dnnl::memory mb({{k, m}, type, {sbr, sbc}}, cpu, const_cast<void *>(b));
-  dnnl::memory mc({{n, m}, dnnl::memory::data_type::f32, {m, 1}}, cpu, c);
   thread_local std::vector<char> scratch;
-  if (scratch.size() < product->scratch.get_size())
-    scratch.resize(product->scratch.get_size());
-  dnnl::memory ms(product->scratch, cpu, scratch.data());
-  thread_local dnnl::stream stream(cpu);
-  product->matmul.execute(stream, {{DNNL_ARG_SRC, ma},
-                                   {DNNL_ARG_WEIGHTS, mb},
-                                   {DNNL_ARG_DST, mc},
-                                   {DNNL_ARG_SCRATCHPAD, ms}});
-  stream.wait();
+  std::unordered_map<int, dnnl::memory> args;
+  try {
+    if (scratch.size() < product->scratch.get_size())
+      scratch.resize(product->scratch.get_size());
+    args = {
+        {DNNL_ARG_SRC,
+         dnnl::memory({{n, k}, type, {sar, sac}}, cpu, const_cast<void *>(a))},
+        {DNNL_ARG_WEIGHTS,
+         dnnl::memory({{k, m}, type, {sbr, sbc}}, cpu, const_cast<void *>(b))},
+        {DNNL_ARG_DST,
+         dnnl::memory({{n, m}, dnnl::memory::data_type::f32, {m, 1}}, cpu, c)},
+        {DNNL_ARG_SCRATCHPAD,
+         dnnl::memory(product->scratch, cpu, scratch.data())}};
+  } catch (const std::exception &) {
+    return false; // nothing written yet: the caller runs it another way
+  }
+  // Past this point C may be partly written: a failure is an error.
+  try {
+    thread_local dnnl::stream stream(cpu);
+    product->matmul.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    throw Error(std::string("matmul: oneDNN failed: ") + e.what());
+  }
   return true;
 }
 

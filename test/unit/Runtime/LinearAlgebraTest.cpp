@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 using namespace kiln;
@@ -250,4 +251,58 @@ TEST_CASE("compiled products add to their output or overwrite it",
     if (colStride == 2) // the columns between are not C's: left alone
       CHECK(std::isnan(c[1]));
   }
+}
+
+extern "C" void _mlir_ciface_kiln_assign_bmm_f32(detail::UnrankedView *a,
+                                                 detail::UnrankedView *b,
+                                                 detail::UnrankedView *c);
+extern "C" void _mlir_ciface_kiln_assign_bmm_bf16(detail::UnrankedView *a,
+                                                  detail::UnrankedView *b,
+                                                  detail::UnrankedView *c);
+
+namespace {
+/// A rank-3 memref descriptor over a contiguous [d0, d1, d2] buffer.
+struct Descriptor3 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+  Descriptor3(void *data, int64_t d0, int64_t d1, int64_t d2)
+      : allocated(data), aligned(data),
+        offset(0), sizes{d0, d1, d2}, strides{d1 * d2, d2, 1} {}
+};
+
+/// kiln_assign_bmm_T over a batch large enough that its matrices are split
+/// over the threads, each with more rows than go to oneDNN (which must not
+/// run inside the parallel region), against a loop in double.
+template <typename T> void checkBatchedEntry() {
+  const int64_t batch = 6, n = 40, k = 48, m = 70;
+  std::vector<T> a(batch * n * k), b(batch * k * m);
+  std::vector<float> c(batch * n * m, std::numeric_limits<float>::quiet_NaN());
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = T(static_cast<float>(static_cast<int64_t>(i * 7 % 23) - 11) / 8);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = T(static_cast<float>(static_cast<int64_t>(i * 5 % 19) - 9) / 4);
+  Descriptor3 da(a.data(), batch, n, k), db(b.data(), batch, k, m),
+      dc(c.data(), batch, n, m);
+  detail::UnrankedView va{3, &da}, vb{3, &db}, vc{3, &dc};
+  if constexpr (std::is_same<T, float>::value)
+    _mlir_ciface_kiln_assign_bmm_f32(&va, &vb, &vc);
+  else
+    _mlir_ciface_kiln_assign_bmm_bf16(&va, &vb, &vc);
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j) {
+        double want = 0;
+        for (int64_t p = 0; p < k; ++p)
+          want += double(float(a[(q * n + i) * k + p])) *
+                  double(float(b[(q * k + p) * m + j]));
+        REQUIRE(c[(q * n + i) * m + j] == Approx(want).margin(1e-4));
+      }
+}
+} // namespace
+
+TEST_CASE("compiled batched products split over the threads compute every "
+          "matrix whole",
+          "[matmul][abi][bf16]") {
+  checkBatchedEntry<float>();
+  checkBatchedEntry<BFloat16>();
 }
