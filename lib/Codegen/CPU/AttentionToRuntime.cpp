@@ -32,11 +32,6 @@ using namespace mlir::kiln;
 
 namespace {
 
-RankedTensorType dynamic4(Type element) {
-  return RankedTensorType::get(SmallVector<int64_t>(4, ShapedType::kDynamic),
-                               element);
-}
-
 /// The groups that add 4 - rank leading unit dims to a tensor of this rank.
 SmallVector<ReassociationIndices> padGroups(int64_t rank) {
   SmallVector<ReassociationIndices> groups;
@@ -55,11 +50,8 @@ SmallVector<ReassociationIndices> padGroups(int64_t rank) {
 /// t in `element` (a kiln.cast when it differs) as a rank-4 tensor with
 /// dynamic sizes.
 Value asRank4(OpBuilder &b, Location loc, Value t, Type element) {
+  t = withElementType(b, loc, t, element);
   auto type = cast<RankedTensorType>(t.getType());
-  if (type.getElementType() != element) {
-    type = type.clone(element);
-    t = CastOp::create(b, loc, type, t);
-  }
   int64_t rank = type.getRank();
   if (rank < 4) {
     SmallVector<int64_t> shape(4 - rank, 1);
@@ -67,9 +59,7 @@ Value asRank4(OpBuilder &b, Location loc, Value t, Type element) {
     t = tensor::ExpandShapeOp::create(b, loc, type.clone(shape), t,
                                       padGroups(rank));
   }
-  return t.getType() == dynamic4(element)
-             ? t
-             : tensor::CastOp::create(b, loc, dynamic4(element), t).getResult();
+  return withDynamicSizes(b, loc, t);
 }
 
 void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
@@ -77,8 +67,7 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op.getType());
   Type element = resultType.getElementType();
-  // 16-bit floats compute in f32, as the eager function does.
-  Type compute = element.isF64() ? element : b.getF32Type();
+  Type compute = kernelComputeType(b, element);
   Value q = asRank4(b, loc, op.getQuery(), compute);
   Value k = asRank4(b, loc, op.getKey(), compute);
   Value v = asRank4(b, loc, op.getValue(), compute);
@@ -100,11 +89,11 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
                      (boolMask ? "bool_mask_" : "") +
                      (compute.isF64() ? "f64" : "f32");
   // (q, k, v, mask, flags, scale) -> the result.
-  Type t = dynamic4(compute);
+  Type t = dynamicTensor(4, compute);
   func::FuncOp fn = declareRuntimeKernel(
       module, name,
-      {t, t, t, dynamic4(boolMask ? b.getI1Type() : compute), b.getI64Type(),
-       b.getF64Type()},
+      {t, t, t, dynamicTensor(4, boolMask ? b.getI1Type() : compute),
+       b.getI64Type(), b.getF64Type()},
       {t});
   Value flagsValue =
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(flags));

@@ -35,20 +35,9 @@ using namespace mlir::kiln;
 
 namespace {
 
-RankedTensorType dynamicOfRank(int64_t rank, Type element) {
-  return RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
-                               element);
-}
-
-/// t in `element` (a kiln.cast when it differs), with dynamic sizes.
-Value asDynamic(OpBuilder &b, Location loc, Value t, Type element) {
-  auto type = cast<RankedTensorType>(t.getType());
-  if (type.getElementType() != element)
-    t = CastOp::create(b, loc, type.clone(element), t);
-  RankedTensorType want = dynamicOfRank(type.getRank(), element);
-  return t.getType() == want
-             ? t
-             : tensor::CastOp::create(b, loc, want, t).getResult();
+/// t as the kernel's operand: in `element`, with dynamic sizes.
+Value asOperand(OpBuilder &b, Location loc, Value t, Type element) {
+  return withDynamicSizes(b, loc, withElementType(b, loc, t, element));
 }
 
 void rewrite(ModuleOp module, Conv2dOp op) {
@@ -56,15 +45,15 @@ void rewrite(ModuleOp module, Conv2dOp op) {
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op.getType());
   Type element = resultType.getElementType();
-  Type compute = element.isF64() ? element : b.getF32Type();
-  Value x = asDynamic(b, loc, op.getInput(), compute);
-  Value w = asDynamic(b, loc, op.getWeight(), compute);
+  Type compute = kernelComputeType(b, element);
+  Value x = asOperand(b, loc, op.getInput(), compute);
+  Value w = asOperand(b, loc, op.getWeight(), compute);
   // Without a bias an empty one stands in (the flag says there is none).
   Value bias =
       op.getBias()
-          ? asDynamic(b, loc, op.getBias(), compute)
+          ? asOperand(b, loc, op.getBias(), compute)
           : tensor::CastOp::create(
-                b, loc, dynamicOfRank(1, compute),
+                b, loc, dynamicTensor(1, compute),
                 tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{0}, compute))
                 .getResult();
   // sh, sw, ph, pw, dh, dw, groups: the attribute's value, or the next
@@ -89,12 +78,12 @@ void rewrite(ModuleOp module, Conv2dOp op) {
   std::string name =
       std::string("kiln_conv2d_call_") + (compute.isF64() ? "f64" : "f32");
   // (x, w, bias, sh, sw, ph, pw, dh, dw, groups, hasBias) -> y.
-  SmallVector<Type> types = {dynamicOfRank(4, compute),
-                             dynamicOfRank(4, compute),
-                             dynamicOfRank(1, compute)};
+  SmallVector<Type> types = {dynamicTensor(4, compute),
+                             dynamicTensor(4, compute),
+                             dynamicTensor(1, compute)};
   types.append(8, b.getI64Type());
   func::FuncOp fn =
-      declareRuntimeKernel(module, name, types, {dynamicOfRank(4, compute)});
+      declareRuntimeKernel(module, name, types, {dynamicTensor(4, compute)});
   Value out = func::CallOp::create(b, loc, fn, args).getResult(0);
   replaceWithKernelResult(b, op, out);
 }

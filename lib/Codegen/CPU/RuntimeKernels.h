@@ -17,6 +17,34 @@
 
 namespace mlir::kiln {
 
+/// A tensor type of this rank with dynamic sizes: a kernel's operand type.
+inline RankedTensorType dynamicTensor(int64_t rank, Type element) {
+  return RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                               element);
+}
+
+/// The element type a kernel computes `element` in: 16-bit floats in f32, as
+/// the eager functions do.
+inline Type kernelComputeType(OpBuilder &b, Type element) {
+  return element.isF64() ? element : b.getF32Type();
+}
+
+/// t in `element` (a kiln.cast when it differs).
+inline Value withElementType(OpBuilder &b, Location loc, Value t,
+                             Type element) {
+  auto type = cast<RankedTensorType>(t.getType());
+  return type.getElementType() == element
+             ? t
+             : CastOp::create(b, loc, type.clone(element), t).getResult();
+}
+
+/// t with dynamic sizes (a tensor.cast when any is static).
+inline Value withDynamicSizes(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  RankedTensorType want = dynamicTensor(type.getRank(), type.getElementType());
+  return type == want ? t : tensor::CastOp::create(b, loc, want, t).getResult();
+}
+
 /// `name`(args) -> results, declared once per module: private, with a C
 /// interface, its tensor arguments only read (bufferization.access).
 inline func::FuncOp declareRuntimeKernel(ModuleOp module, StringRef name,

@@ -171,7 +171,7 @@ bool cpuMissing(const GraphSite &site) {
     return false;
   std::string why =
       "its compiled code needs CPU features this CPU lacks (" + missing + ")";
-  if (detail::cpuCapabilityCapped())
+  if (detail::cpuCapabilityLevel() < 4)
     why += " at KILN_CPU_CAPABILITY=" +
            std::string(std::getenv("KILN_CPU_CAPABILITY"));
   countEagerRun(site, why);

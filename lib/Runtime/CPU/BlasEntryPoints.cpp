@@ -176,6 +176,18 @@ template <typename T> ViewFields fieldsOf(const UnrankedView &v) {
           v.rank};
 }
 
+/// The [rows, cols] matrix of E at element offset `off` of a view, strided
+/// as its last two dims.
+template <typename E>
+Matrix<E> matrixAt(const ViewFields &f, int64_t off, int64_t rows,
+                   int64_t cols) {
+  return Matrix<E>{nullptr,
+                   reinterpret_cast<E *>(f.base) + off,
+                   0,
+                   {rows, cols},
+                   {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
+}
+
 /// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m]: A's and B's
 /// batch dims align with C's from the right; a size-1 one is broadcast. One
 /// gemm per matrix of C, the matrices split over the threads. C holds S.
@@ -202,20 +214,10 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
     }
     return off;
   };
-  auto matrix = [](auto *type, const ViewFields &f, int64_t off, int64_t rows,
-                   int64_t cols) {
-    using E = std::remove_pointer_t<decltype(type)>;
-    E *data = reinterpret_cast<E *>(f.base) + off;
-    return Matrix<E>{nullptr,
-                     data,
-                     0,
-                     {rows, cols},
-                     {f.strides[f.rank - 2], f.strides[f.rank - 1]}};
-  };
   auto product = [&](int64_t i) {
-    Matrix<T> ma = matrix((T *)nullptr, fa, offsetIn(fa, i), n, k);
-    Matrix<T> mb = matrix((T *)nullptr, fb, offsetIn(fb, i), k, m);
-    Matrix<S> mc = matrix((S *)nullptr, fc, offsetIn(fc, i), n, m);
+    Matrix<T> ma = matrixAt<T>(fa, offsetIn(fa, i), n, k);
+    Matrix<T> mb = matrixAt<T>(fb, offsetIn(fb, i), k, m);
+    Matrix<S> mc = matrixAt<S>(fc, offsetIn(fc, i), n, m);
     gemmInto(&ma, &mb, &mc, accumulate);
   };
   // bfloat16 products thread themselves (oneDNN runs one on a single

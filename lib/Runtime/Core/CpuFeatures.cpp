@@ -45,8 +45,18 @@ const Feature kFeatures[] = {
 const Feature kFeatures[] = {{"", 0, [] { return true; }}};
 #endif
 
-/// KILN_CPU_CAPABILITY's level (4: none set).
-int capabilityCap() {
+} // namespace
+
+CpuFeature cpuFeature(std::string_view name) {
+  for (const Feature &f : kFeatures)
+    if (name == f.name)
+      return f.level <= cpuCapabilityLevel() && f.present()
+                 ? CpuFeature::Usable
+                 : CpuFeature::Missing;
+  return CpuFeature::Unknown;
+}
+
+int cpuCapabilityLevel() {
   static const int cap = [] {
     const char *env = std::getenv("KILN_CPU_CAPABILITY");
     if (!env || !*env)
@@ -66,19 +76,5 @@ int capabilityCap() {
   }();
   return cap;
 }
-
-} // namespace
-
-CpuFeature cpuFeature(std::string_view name) {
-  for (const Feature &f : kFeatures)
-    if (name == f.name)
-      return f.level <= capabilityCap() && f.present() ? CpuFeature::Usable
-                                                       : CpuFeature::Missing;
-  return CpuFeature::Unknown;
-}
-
-bool cpuCapabilityCapped() { return capabilityCap() < 4; }
-
-int cpuCapabilityLevel() { return capabilityCap(); }
 
 } // namespace kiln::detail

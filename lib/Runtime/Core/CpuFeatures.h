@@ -26,9 +26,6 @@ enum class CpuFeature {
 /// "avx512bf16", "amx-bf16").
 CpuFeature cpuFeature(std::string_view name);
 
-/// Whether KILN_CPU_CAPABILITY caps the features below what the CPU has.
-bool cpuCapabilityCapped();
-
 /// KILN_CPU_CAPABILITY's level: 1 x86-64-v2, 2 avx2, 3 avx512, 4 none set
 /// (every feature the CPU has).
 int cpuCapabilityLevel();
