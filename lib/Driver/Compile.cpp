@@ -15,7 +15,7 @@
 #include "CompileCache.h"
 
 #include "kiln/Frontend/Frontend.h"
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Stitch/Stitch.h"
 #include "kiln/Target/CUDA.h"

@@ -11,7 +11,7 @@
 #include "kiln/Driver/Compile.h"
 
 #include "kiln/Frontend/Frontend.h"
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 #include "kiln/Frontend/Signature.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

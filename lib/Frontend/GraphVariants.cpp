@@ -21,8 +21,8 @@
 // docs/frontend.md says which, in what order.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Frontend/GraphBuilder.h"
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
+#include "kiln/Frontend/GraphBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -422,7 +422,7 @@ std::vector<Pins> baseCandidates(const Graph &g,
   return candidates;
 }
 
-/// The typed versions of `g` (docs in TraceGraph.h), or the guess's error
+/// The typed versions of `g` (docs in Graph.h), or the guess's error
 /// when none types.
 llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   std::vector<size_t> open;

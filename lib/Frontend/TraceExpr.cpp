@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <map>
 
 using namespace clang;
 
@@ -26,68 +27,6 @@ namespace kiln::frontend {
 //===----------------------------------------------------------------------===//
 // Graph building helpers
 //===----------------------------------------------------------------------===//
-
-int Tracer::addOp(OpCode code, std::vector<int> operands, ValueKind kind,
-                  SourceLocation loc, std::vector<int64_t> ints, double number,
-                  const std::string &text) {
-  // Scalar arithmetic and logic on constants folds (so that reshape sees
-  // its -1, and `if (i == 1)` in an unrolled loop takes one arm).
-  std::vector<double> constants;
-  for (int v : operands)
-    if (std::optional<double> c = graph().constantValue(v))
-      constants.push_back(*c);
-  if (!operands.empty() && constants.size() == operands.size() &&
-      opGroup(code) == OpGroup::Scalar && kind != ValueKind::Tensor) {
-    double a = constants[0], b = constants.size() > 1 ? constants[1] : 0;
-    std::optional<double> folded;
-    switch (code) {
-    case OpCode::ScalarNeg:
-      folded = -a;
-      break;
-    case OpCode::ScalarAdd:
-      folded = a + b;
-      break;
-    case OpCode::ScalarSub:
-      folded = a - b;
-      break;
-    case OpCode::ScalarMul:
-      folded = a * b;
-      break;
-    case OpCode::ScalarCast:
-      folded = a;
-      break;
-    case OpCode::ScalarNot:
-      folded = a == 0;
-      break;
-    case OpCode::ScalarAnd:
-      folded = a != 0 && b != 0;
-      break;
-    case OpCode::ScalarOr:
-      folded = a != 0 || b != 0;
-      break;
-    case OpCode::ScalarCmp: // ints: lt, le, gt, ge, eq, ne
-      if (!ints.empty() && ints[0] >= 0 && ints[0] < 6) {
-        const bool results[] = {a<b, a <= b, a> b, a >= b, a == b, a != b};
-        folded = results[ints[0]];
-      }
-      break;
-    default:
-      break;
-    }
-    if (folded) {
-      if (kind == ValueKind::I64)
-        folded = static_cast<double>(static_cast<int64_t>(*folded));
-      else if (kind == ValueKind::F32)
-        folded = static_cast<double>(static_cast<float>(*folded));
-      else if (kind == ValueKind::Bool)
-        folded = *folded != 0 ? 1 : 0;
-      return constant(*folded, kind, loc);
-    }
-  }
-  int result = graph().addValue(kind);
-  buildOp(graph(), code, operands, result, ints, number, text, posOf(loc));
-  return result;
-}
 
 int Tracer::addInput(const std::string &expr, ValueKind kind,
                      const ValueDecl *decl) {
@@ -154,16 +93,6 @@ GraphInput *Tracer::inputOf(int value) {
 
 ValueKind Tracer::kindOf(int value) const {
   return segment_->segment.graph.values[value].kind;
-}
-
-int Tracer::constant(double value, ValueKind kind, SourceLocation loc) {
-  return addOp(OpCode::Const, {}, kind, loc, {}, value);
-}
-
-int Tracer::asTensor(int value, SourceLocation loc) {
-  if (kindOf(value) == ValueKind::Tensor)
-    return value;
-  return addOp(OpCode::FromScalar, {value}, ValueKind::Tensor, loc);
 }
 
 std::optional<int64_t> Tracer::constantInt(const Expr *e) {
@@ -241,33 +170,23 @@ bool inNamespace(const Decl *d, llvm::StringRef name) {
 }
 
 namespace {
-/// The scalar op a <cmath> or <algorithm> function is (std::sqrt is
-/// scalar.sqrt, sqrtf and fabs too), if it is one.
-std::optional<OpCode> stdMathOp(const FunctionDecl *fn) {
+/// The host function a <cmath> or <algorithm> function is (std::sqrt,
+/// sqrtf and fabs too), if it is one.
+std::optional<std::pair<int, std::string>>
+stdMathFunction(const FunctionDecl *fn) {
   if (!fn->getIdentifier())
     return std::nullopt;
   if (!inNamespace(fn, "std") && !fn->getDeclContext()->isTranslationUnit() &&
       !fn->getDeclContext()->isExternCContext())
     return std::nullopt;
-  std::string n = fn->getName().str();
-  if (n == "sqrtf" || n == "expf" || n == "logf")
-    n.pop_back();
-  if (n == "fabs")
-    n = "abs";
-  std::optional<OpCode> code = opNamed("scalar." + n);
-  switch (code.value_or(OpCode::Const)) {
-  case OpCode::ScalarSqrt:
-  case OpCode::ScalarExp:
-  case OpCode::ScalarLog:
-  case OpCode::ScalarTanh:
-  case OpCode::ScalarPow:
-  case OpCode::ScalarAbs:
-  case OpCode::ScalarMin:
-  case OpCode::ScalarMax:
-    return code;
-  default:
+  static const std::map<std::string, int> functions = {
+      {"sqrt", 0}, {"sqrtf", 0}, {"exp", 1},  {"expf", 1},
+      {"log", 2},  {"logf", 2},  {"tanh", 3}, {"pow", 4},
+      {"abs", 5},  {"fabs", 5},  {"min", 6},  {"max", 7}};
+  auto it = functions.find(fn->getName().str());
+  if (it == functions.end())
     return std::nullopt;
-  }
+  return std::make_pair(it->second, it->first);
 }
 } // namespace
 
@@ -307,7 +226,7 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     std::optional<ValueKind> to = valueKindOf(cast->getType());
     if (to && *to != ValueKind::Tensor && kindOf(*v) != ValueKind::Tensor &&
         kindOf(*v) != *to)
-      return addOp(OpCode::ScalarCast, {*v}, *to, cast->getExprLoc());
+      return scalarCast(*v, *to, cast->getExprLoc());
     return v;
   }
   if (const auto *cast = dyn_cast<ExplicitCastExpr>(e)) {
@@ -326,7 +245,7 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
       return breakAt(e->getExprLoc(),
                      "a cast to a type the tracer does not model");
     if (*to != ValueKind::Tensor && kindOf(*v) != *to)
-      return addOp(OpCode::ScalarCast, {*v}, *to, cast->getExprLoc());
+      return scalarCast(*v, *to, cast->getExprLoc());
     return v;
   }
   if (const auto *c = dyn_cast<CXXConstructExpr>(e)) {
@@ -362,12 +281,9 @@ std::optional<int> Tracer::traceExpr(const Expr *e) {
     if (op->getOpcode() == UO_Plus)
       return v;
     if (op->getOpcode() == UO_Minus && kindOf(*v) != ValueKind::Tensor)
-      return addOp(OpCode::ScalarNeg, {*v}, kindOf(*v), op->getExprLoc());
-    if (op->getOpcode() == UO_LNot && kindOf(*v) != ValueKind::Tensor) {
-      if (kindOf(*v) != ValueKind::Bool)
-        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
-      return addOp(OpCode::ScalarNot, {*v}, ValueKind::Bool, op->getExprLoc());
-    }
+      return hostNeg(*v, op->getExprLoc());
+    if (op->getOpcode() == UO_LNot && kindOf(*v) != ValueKind::Tensor)
+      return hostNot(*v, op->getExprLoc());
     return breakAt(op->getExprLoc(),
                    "a unary operator the tracer does not model");
   }
@@ -452,16 +368,13 @@ std::optional<int> Tracer::traceConditional(const ConditionalOperator *e) {
                    "model");
   for (int *arm : {&*t, &*f})
     if (*kind != ValueKind::Tensor && kindOf(*arm) != *kind)
-      *arm = addOp(OpCode::ScalarCast, {*arm}, *kind, e->getExprLoc());
+      *arm = scalarCast(*arm, *kind, e->getExprLoc());
   if (kindOf(*t) != kindOf(*f))
     return breakAt(
         e->getQuestionLoc(),
         "a conditional expression whose arms are of different kinds");
-  if (kindOf(*cond) != ValueKind::Bool)
-    cond = addOp(OpCode::ScalarCast, {*cond}, ValueKind::Bool,
-                 e->getQuestionLoc());
-  return addOp(OpCode::Select, {*cond, *t, *f}, kindOf(*t),
-               e->getQuestionLoc());
+  return select(scalarCast(*cond, ValueKind::Bool, e->getQuestionLoc()), *t, *f,
+                e->getQuestionLoc());
 }
 
 bool Tracer::isOutParam(const FunctionDecl *fn, unsigned i) {
@@ -645,11 +558,6 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
   if (kindOf(*l) == ValueKind::Tensor || kindOf(*r) == ValueKind::Tensor)
     return breakAt(op->getExprLoc(), "an operator the tracer does not model");
   if (op->isComparisonOp()) {
-    static const BinaryOperatorKind order[] = {BO_LT, BO_LE, BO_GT,
-                                               BO_GE, BO_EQ, BO_NE};
-    int64_t predicate =
-        std::find(std::begin(order), std::end(order), op->getOpcode()) -
-        std::begin(order);
     // Compared in the common type, as C++'s usual conversions do.
     auto rank = [](ValueKind k) {
       return k == ValueKind::F64   ? 3
@@ -662,39 +570,24 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
     if (common == ValueKind::Bool)
       common = ValueKind::I64;
     for (int *v : {&*l, &*r})
-      if (kindOf(*v) != common)
-        *v = addOp(OpCode::ScalarCast, {*v}, common, op->getExprLoc());
-    return addOp(OpCode::ScalarCmp, {*l, *r}, ValueKind::Bool, op->getExprLoc(),
-                 {predicate});
+      *v = scalarCast(*v, common, op->getExprLoc());
+    return hostBinary(op->getOpcode(), *l, *r, op->getExprLoc());
   }
   if (op->getOpcode() == BO_LAnd || op->getOpcode() == BO_LOr) {
     for (int *v : {&*l, &*r})
-      if (kindOf(*v) != ValueKind::Bool)
-        *v = addOp(OpCode::ScalarCast, {*v}, ValueKind::Bool, op->getExprLoc());
-    return addOp(op->getOpcode() == BO_LAnd ? OpCode::ScalarAnd
-                                            : OpCode::ScalarOr,
-                 {*l, *r}, ValueKind::Bool, op->getExprLoc());
+      *v = scalarCast(*v, ValueKind::Bool, op->getExprLoc());
+    return hostBinary(op->getOpcode(), *l, *r, op->getExprLoc());
   }
   std::optional<ValueKind> kind = valueKindOf(op->getType());
   if (!kind)
     return breakAt(op->getExprLoc(),
                    "an operator on types the tracer does not model");
-  OpCode code;
   switch (op->getOpcode()) {
   case BO_Add:
-    code = OpCode::ScalarAdd;
-    break;
   case BO_Sub:
-    code = OpCode::ScalarSub;
-    break;
   case BO_Mul:
-    code = OpCode::ScalarMul;
-    break;
   case BO_Div:
-    code = OpCode::ScalarDiv;
-    break;
   case BO_Rem:
-    code = OpCode::ScalarRem;
     break;
   default:
     return breakAt(op->getExprLoc(),
@@ -702,12 +595,11 @@ std::optional<int> Tracer::traceScalarBinary(const BinaryOperator *op) {
   }
   // Both sides in the result's type, as C++'s usual conversions do.
   for (int *v : {&*l, &*r})
-    if (kindOf(*v) != *kind)
-      *v = addOp(OpCode::ScalarCast, {*v}, *kind, op->getExprLoc());
-  return addOp(code, {*l, *r}, *kind, op->getExprLoc());
+    *v = scalarCast(*v, *kind, op->getExprLoc());
+  return hostBinary(op->getOpcode(), *l, *r, op->getExprLoc());
 }
 
-std::optional<int> Tracer::traceScalarMath(OpCode code, const CallExpr *call) {
+std::optional<int> Tracer::traceScalarMath(HostMath fn, const CallExpr *call) {
   std::string name = call->getDirectCallee()->getNameAsString();
   std::vector<int> args;
   for (const Expr *a : call->arguments()) {
@@ -722,9 +614,18 @@ std::optional<int> Tracer::traceScalarMath(OpCode code, const CallExpr *call) {
   if (!kind)
     return breakAt(call->getExprLoc(), "std::" + name + " of this type");
   for (int &v : args)
-    if (kindOf(v) != *kind)
-      v = addOp(OpCode::ScalarCast, {v}, *kind, call->getExprLoc());
-  return addOp(code, args, *kind, call->getExprLoc());
+    v = scalarCast(v, *kind, call->getExprLoc());
+  if (args.size() !=
+      (fn == HostMath::Pow || fn == HostMath::Min || fn == HostMath::Max ? 2u
+                                                                         : 1u))
+    return breakAt(call->getExprLoc(), "std::" + name + " of " +
+                                           std::to_string(args.size()) +
+                                           " arguments");
+  bool isFloat = *kind == ValueKind::F32 || *kind == ValueKind::F64;
+  if (!isFloat && fn != HostMath::Abs && fn != HostMath::Min &&
+      fn != HostMath::Max)
+    return breakAt(call->getExprLoc(), "std::" + name + " of an integer");
+  return hostMath(fn, args, call->getExprLoc());
 }
 
 bool Tracer::constantIntList(const Expr *e, std::vector<int64_t> &values) {
@@ -762,9 +663,7 @@ bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
       std::optional<int> v = traceExpr(element);
       if (!v)
         return false;
-      if (kindOf(*v) != ValueKind::I64)
-        v = addOp(OpCode::ScalarCast, {*v}, ValueKind::I64,
-                  element->getExprLoc());
+      v = scalarCast(*v, ValueKind::I64, element->getExprLoc());
       values.push_back(*v);
     }
     return true;
@@ -819,8 +718,8 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return traceOpaqueCall(fn, call);
   if (inNamespace(fn, "kiln"))
     return traceKilnCall(fn, call);
-  if (std::optional<OpCode> math = stdMathOp(fn))
-    return traceScalarMath(*math, call);
+  if (std::optional<std::pair<int, std::string>> math = stdMathFunction(fn))
+    return traceScalarMath(static_cast<HostMath>(math->first), call);
   if (!fn->hasBody())
     return breakAt(call->getExprLoc(),
                    "call to '" + name +
@@ -896,8 +795,7 @@ std::optional<int> Tracer::traceOpaqueCall(const FunctionDecl *fn,
   for (std::string anon = "(anonymous namespace)::";
        spelling.find(anon) != std::string::npos;)
     spelling.erase(spelling.find(anon), anon.size());
-  return addOp(OpCode::OpaqueCall, args, ValueKind::Tensor, call->getExprLoc(),
-               {}, 0, "::" + spelling);
+  return opaqueCall("::" + spelling, args, call->getExprLoc());
 }
 
 std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
@@ -990,49 +888,39 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
   SourceLocation loc = call->getOperatorLoc();
   if (args.size() == 1) {
     if (kind == OO_Minus)
-      return addOp(OpCode::Neg, args, ValueKind::Tensor, loc);
+      return build<mlir::kiln::NegOp>(loc, val(args[0]));
     return breakAt(loc, "a unary tensor operator the tracer does not model");
   }
-  OpCode code = OpCode::Cmp;
-  int64_t predicate = -1;
+  using mlir::kiln::CmpPredicate;
+  int l = args[0], r = args[1];
   switch (kind) {
   case OO_Plus:
-    code = OpCode::Add;
-    break;
+    preferBiasRank(args);
+    return build<mlir::kiln::AddOp>(loc, val(l), val(r));
   case OO_Minus:
-    code = OpCode::Sub;
-    break;
+    preferBiasRank(args);
+    return build<mlir::kiln::SubOp>(loc, val(l), val(r));
   case OO_Star:
-    code = OpCode::Mul;
-    break;
+    preferBiasRank(args);
+    return build<mlir::kiln::MulOp>(loc, val(l), val(r));
   case OO_Slash:
-    code = OpCode::Div;
-    break;
+    preferBiasRank(args);
+    return build<mlir::kiln::DivOp>(loc, val(l), val(r));
   case OO_Less:
-    predicate = 0;
-    break;
+    return compare(CmpPredicate::lt, l, r, loc);
   case OO_LessEqual:
-    predicate = 1;
-    break;
+    return compare(CmpPredicate::le, l, r, loc);
   case OO_Greater:
-    predicate = 2;
-    break;
+    return compare(CmpPredicate::gt, l, r, loc);
   case OO_GreaterEqual:
-    predicate = 3;
-    break;
+    return compare(CmpPredicate::ge, l, r, loc);
   case OO_EqualEqual:
-    predicate = 4;
-    break;
+    return compare(CmpPredicate::eq, l, r, loc);
   case OO_ExclaimEqual:
-    predicate = 5;
-    break;
+    return compare(CmpPredicate::ne, l, r, loc);
   default:
     return breakAt(loc, "a tensor operator the tracer does not model");
   }
-  if (predicate >= 0)
-    return addOp(OpCode::Cmp, args, ValueKind::Tensor, loc, {predicate});
-  preferBiasRank(args);
-  return addOp(code, args, ValueKind::Tensor, loc);
 }
 
 void Tracer::preferBiasRank(const std::vector<int> &operands) {

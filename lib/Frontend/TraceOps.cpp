@@ -19,6 +19,7 @@
 #include <set>
 
 using namespace clang;
+namespace ko = mlir::kiln;
 
 namespace kiln::frontend {
 
@@ -41,9 +42,6 @@ std::optional<std::string> stringArg(const Expr *e) {
   return std::nullopt;
 }
 
-/// kiln::DType's enumerators in order (kiln/DType.h).
-const char *const kDTypeOps[] = {"bool", "i32", "i64", "f16",
-                                 "bf16", "f32", "f64"};
 } // namespace
 
 void Tracer::needsDim(int value, int64_t dim) {
@@ -58,574 +56,780 @@ std::optional<int> Tracer::traceKilnCall(const FunctionDecl *fn,
   return traceKilnOp(fn->getNameAsString(), args, call->getExprLoc());
 }
 
+std::optional<int> Tracer::tensorArg(const KilnCall &c, unsigned i) {
+  std::optional<int> v = traceExpr(c.arg(i));
+  if (!v)
+    return v;
+  return asTensor(*v, c.arg(i)->getExprLoc());
+}
+
+bool Tracer::tensorArgs(const KilnCall &c, unsigned count, int optional,
+                        std::vector<int> &ops, bool weightedBias) {
+  for (unsigned i = 0; i < count; ++i) {
+    bool isOptional = static_cast<int>(i) == optional;
+    if (isOptional && isDefaultTensor(c.arg(i)))
+      continue;
+    std::optional<int> v = tensorArg(c, i);
+    if (!v)
+      return false;
+    // A bias input the source may leave undefined (a module's absent
+    // bias) when the weight is an input too: the call passes what
+    // kiln::abi::absentBias makes of it (a bias of -0.0s when it is
+    // undefined, nothing read when the weight is undefined too: a layer
+    // that is off).
+    GraphInput *in = inputOf(*v);
+    GraphInput *weight = ops.size() > 1 ? inputOf(ops[1]) : nullptr;
+    if (isOptional && weightedBias && in && weight && in->sourceUndefined)
+      in->standIn =
+          "::kiln::abi::absentBias(" + in->expr + ", " + weight->expr + ")";
+    ops.push_back(*v);
+  }
+  return true;
+}
+
+std::optional<int64_t> Tracer::constArg(const KilnCall &c, unsigned i,
+                                        const char *what) {
+  std::optional<int64_t> v = constantInt(c.arg(i));
+  if (!v)
+    breakAt(c.arg(i)->getExprLoc(), "kiln::" + c.name + " with a " + what +
+                                        " that is not a compile-time constant");
+  return v;
+}
+
+template <typename OpTy>
+std::optional<int> Tracer::traceUnary(const KilnCall &c) {
+  if (c.size() != 1)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  return apply<OpTy>(c.loc, *x);
+}
+
+template <typename OpTy>
+std::optional<int> Tracer::traceBinary(const KilnCall &c) {
+  if (c.size() != 2)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::optional<int> l = tensorArg(c, 0);
+  if (!l)
+    return l;
+  std::optional<int> r = tensorArg(c, 1);
+  if (!r)
+    return r;
+  if (std::is_same_v<OpTy, ko::AddOp> || std::is_same_v<OpTy, ko::SubOp> ||
+      std::is_same_v<OpTy, ko::MulOp> || std::is_same_v<OpTy, ko::DivOp>)
+    preferBiasRank({*l, *r});
+  return apply<OpTy>(c.loc, *l, *r);
+}
+
+template <typename OpTy>
+std::optional<int> Tracer::traceReduction(const KilnCall &c) {
+  // (x, dims = {}, keepdim = false): no dims is every dim.
+  std::optional<int> x = tensorArg(c, 0);
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  if (!x || !reductionArgs(c.name, *x, c.size() > 1 ? c.arg(1) : nullptr,
+                           c.size() > 2 ? c.arg(2) : nullptr, dims, keepdim))
+    return std::nullopt;
+  return reduce<OpTy>(*x, dims, keepdim, c.loc);
+}
+
+template <typename OpTy>
+std::optional<int> Tracer::traceArgReduction(const KilnCall &c) {
+  // (x, dim = nullopt, keepdim = false): no dim is the flattened input.
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  std::vector<int64_t> dims;
+  if (c.size() > 1) {
+    const Expr *d = stripTemporaries(c.arg(1));
+    if (const auto *construct = dyn_cast<CXXConstructExpr>(d))
+      d = construct->getNumArgs() == 1 ? stripTemporaries(construct->getArg(0))
+                                       : nullptr;
+    bool none =
+        !d || d->getType().getAsString().find("nullopt_t") != std::string::npos;
+    if (!none) {
+      std::optional<int64_t> dim = constantInt(d);
+      if (!dim)
+        return breakAt(c.arg(1)->getExprLoc(),
+                       "kiln::" + c.name +
+                           " with a dim that is not a constant");
+      needsDim(*x, *dim);
+      dims.push_back(*dim);
+    }
+  }
+  bool keepdim = false;
+  if (c.size() > 2) {
+    std::optional<int64_t> keep = constArg(c, 2, "keepdim");
+    if (!keep)
+      return std::nullopt;
+    keepdim = *keep != 0;
+  }
+  return reduce<OpTy>(*x, dims, keepdim, c.loc);
+}
+
+template <typename OpTy>
+std::optional<int> Tracer::traceSoftmax(const KilnCall &c) {
+  if (c.size() != 2)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  std::optional<int64_t> dim = constArg(c, 1, "dim");
+  if (!dim)
+    return std::nullopt;
+  needsDim(*x, *dim);
+  return build<OpTy>(c.loc, val(*x), *dim);
+}
+
+std::optional<int> Tracer::traceGelu(const KilnCall &c) {
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  std::string approximate = "none";
+  if (c.size() > 1) {
+    std::optional<std::string> s = stringArg(c.arg(1));
+    if (!s)
+      return breakAt(c.arg(1)->getExprLoc(),
+                     "kiln::gelu with an approximation that is not a literal");
+    approximate = *s;
+  }
+  std::optional<ko::GeluApproximation> kind =
+      ko::symbolizeGeluApproximation(approximate);
+  if (!kind)
+    return refuse(c.loc, "gelu", "gelu approximation '" + approximate + "'");
+  return build<ko::GeluOp>(c.loc, val(*x), *kind);
+}
+
+std::optional<int> Tracer::traceWhere(const KilnCall &c) {
+  if (c.size() != 3)
+    return breakAt(c.loc, "kiln::where is not traced yet");
+  std::vector<int> ops;
+  if (!tensorArgs(c, 3, -1, ops))
+    return std::nullopt;
+  maskInput(ops[0]);
+  return where(ops[0], ops[1], ops[2], c.loc);
+}
+
+std::optional<int> Tracer::traceNorm(const KilnCall &c) {
+  // layer_norm(x, weight, bias = {}, eps = 1e-5), rms_norm(x, weight,
+  // eps = 1e-6): the weight and bias in the input's type; an eps known only
+  // at run time (a module's `this->eps`) is an f64 operand.
+  bool ln = c.name == "layer_norm";
+  std::vector<int> ops;
+  if (!tensorArgs(c, std::min<unsigned>(c.size(), ln ? 3 : 2), ln ? 2 : -1,
+                  ops))
+    return std::nullopt;
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (GraphInput *in = inputOf(ops[i]))
+      in->preferredRank = 1;
+  double eps = ln ? 1e-5 : 1e-6;
+  unsigned epsArg = ln ? 3 : 2;
+  mlir::Value epsValue;
+  if (c.size() > epsArg) {
+    if (std::optional<double> e = constantFloat(c.arg(epsArg))) {
+      eps = *e;
+    } else {
+      std::optional<int> v = traceExpr(c.arg(epsArg));
+      if (!v)
+        return std::nullopt;
+      if (kindOf(*v) == ValueKind::Tensor)
+        return breakAt(c.arg(epsArg)->getExprLoc(),
+                       "kiln::" + c.name + " with a tensor eps");
+      epsValue = f64Of(*v, c.arg(epsArg)->getExprLoc());
+      eps = 0;
+    }
+  }
+  mlir::Value x = val(ops[0]);
+  mlir::Value w = convertLike(ops[1], x, c.loc);
+  mlir::Builder attrs(x.getContext());
+  if (ln)
+    return build<ko::LayerNormOp>(c.loc, x, w,
+                                  ops.size() > 2 ? convertLike(ops[2], x, c.loc)
+                                                 : mlir::Value(),
+                                  epsValue, attrs.getF64FloatAttr(eps));
+  return build<ko::RmsNormOp>(c.loc, x, w, epsValue,
+                              attrs.getF64FloatAttr(eps));
+}
+
+std::optional<int> Tracer::traceAttention(const KilnCall &c) {
+  // (q, k, v, attn_mask = Tensor(), dropout_p = 0, is_causal = false,
+  // scale = nullopt).
+  unsigned n = c.size();
+  if (n < 3)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::vector<int> ops;
+  if (!tensorArgs(c, n > 3 ? 4 : 3, 3, ops))
+    return std::nullopt;
+  if (n > 4) {
+    std::optional<double> p = constantFloat(stripArg(c.arg(4)));
+    if (!p || *p != 0.0)
+      return breakAt(c.arg(4)->getExprLoc(),
+                     "kiln::scaled_dot_product_attention with a dropout_p "
+                     "other than a constant 0 (an error in eager)");
+  }
+  bool causal = false;
+  if (n > 5) {
+    std::optional<int64_t> flag = constArg(c, 5, "is_causal");
+    if (!flag)
+      return std::nullopt;
+    causal = *flag != 0;
+  }
+  bool absent = true;
+  std::optional<int> scale =
+      optionalScalar(c.name, n > 6 ? c.arg(6) : nullptr, absent);
+  if (!scale && !absent)
+    return scale;
+  return build<ko::ScaledDotProductAttentionOp>(
+      c.loc, val(ops[0]), val(ops[1]), val(ops[2]),
+      ops.size() > 3 ? val(ops[3]) : mlir::Value(),
+      scale ? f64Of(*scale, c.loc) : mlir::Value(), causal);
+}
+
+std::optional<int> Tracer::traceProduct(const KilnCall &c) {
+  // matmul(a, b), linear(x, w, bias = {}), embedding(ids, table),
+  // cross_entropy(logits, targets): each input's usual rank and type.
+  bool linear = c.name == "linear";
+  std::vector<int> ops;
+  if (!tensorArgs(c, c.size(), linear ? 2 : -1, ops, linear))
+    return std::nullopt;
+  auto prefer = [&](size_t i, int64_t rank, ElementType element) {
+    if (i < ops.size())
+      if (GraphInput *in = inputOf(ops[i])) {
+        in->preferredRank = rank;
+        in->preferredElement = element;
+        // Indices and targets must be integers: the op says so.
+        in->elementFromUses = element == ElementType::I64;
+      }
+  };
+  if (c.name == "matmul" && ops.size() == 2) {
+    prefer(1, 2, ElementType::F32);
+    return apply<ko::MatmulOp>(c.loc, ops[0], ops[1]);
+  }
+  if (linear && (ops.size() == 2 || ops.size() == 3)) {
+    prefer(1, 2, ElementType::F32);
+    prefer(2, 1, ElementType::F32);
+    return build<ko::LinearOp>(c.loc, val(ops[0]), val(ops[1]),
+                               ops.size() > 2 ? val(ops[2]) : mlir::Value());
+  }
+  if (c.name == "embedding" && ops.size() == 2) {
+    prefer(0, 2, ElementType::I64);
+    prefer(1, 2, ElementType::F32);
+    return apply<ko::EmbeddingOp>(c.loc, ops[0], ops[1]);
+  }
+  if (c.name == "cross_entropy" && ops.size() == 2) {
+    prefer(0, 2, ElementType::F32);
+    prefer(1, 1, ElementType::I64);
+    return apply<ko::CrossEntropyOp>(c.loc, ops[0], ops[1]);
+  }
+  return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+}
+
+bool Tracer::pairArg(const KilnCall &c, unsigned a, const char *what,
+                     int64_t byDefault, int64_t minimum, bool one,
+                     llvm::SmallVectorImpl<int64_t> &attrs,
+                     llvm::SmallVectorImpl<mlir::Value> &runtime) {
+  // One value for both dims or {h, w} (one: a single value); a value known
+  // only at run time (a module's member) is an operand, range-checked by
+  // the lowering as the runtime checks it.
+  std::vector<int> values;
+  BodyMark before = markBody(graph());
+  if (c.size() > a && !traceIntList(c.arg(a), values))
+    return false;
+  bool allConstant = llvm::all_of(
+      values, [&](int v) { return graph().constantValue(v).has_value(); });
+  if (values.empty())
+    values.push_back(
+        constant(static_cast<double>(byDefault), ValueKind::I64, c.loc));
+  if (values.size() > (one ? 1u : 2u)) {
+    breakAt(c.arg(a)->getExprLoc(), "kiln::" + c.name + " with more than " +
+                                        (one ? "one " : "two ") + what);
+    return false;
+  }
+  if (values.size() == 1 && !one)
+    values.push_back(values[0]);
+  for (int v : values) {
+    std::optional<double> k = graph().constantValue(v);
+    if (k && *k < static_cast<double>(minimum)) {
+      breakAt(c.arg(a)->getExprLoc(), "kiln::" + c.name + " with " + what +
+                                          (minimum ? " below 1" : " below 0"));
+      return false;
+    }
+    attrs.push_back(k ? static_cast<int64_t>(*k) : mlir::ShapedType::kDynamic);
+    if (!k)
+      runtime.push_back(val(v));
+  }
+  // Needed only as attributes (what added an input is kept: the graph's
+  // inputs and arguments stay one for one).
+  if (allConstant && markBody(graph()).arguments == before.arguments)
+    cutBody(graph(), before);
+  return true;
+}
+
+std::optional<int> Tracer::traceConv(const KilnCall &c) {
+  // conv2d(x, w, bias = {}, stride = 1, padding = 0, dilation = 1,
+  // groups = 1); conv1d is conv2d over [N, C, 1, L] with a [O, C, 1, k]
+  // weight. The input may be unbatched ([C, H, W]; conv1d: [C, L]), as in
+  // eager.
+  bool oneD = c.name == "conv1d";
+  std::vector<int> ops;
+  if (!tensorArgs(c, std::min(c.size(), 3u), 2, ops, true))
+    return std::nullopt;
+  if (GraphInput *in = inputOf(ops[0])) {
+    in->minRank = std::max<int64_t>(in->minRank, oneD ? 2 : 3);
+    if (in->preferredRank < 0) {
+      in->preferredRank = oneD ? 3 : 4;
+      in->otherRank = oneD ? 2 : 3;
+    }
+  }
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (GraphInput *in = inputOf(ops[i]))
+      in->exactRank = i == 1 ? (oneD ? 3 : 4) : 1;
+  if (oneD)
+    for (size_t i = 0; i < 2; ++i)
+      ops[i] = build<ko::UnsqueezeOp>(c.loc, val(ops[i]), int64_t(-2));
+  llvm::SmallVector<int64_t> attrs; // sh, sw, ph, pw, dh, dw, groups
+  llvm::SmallVector<mlir::Value> runtime;
+  static const char *const what[] = {"stride", "padding", "dilation", "groups"};
+  for (unsigned a = 3; a < 7; ++a) {
+    int64_t byDefault = a == 4 ? 0 : 1;
+    if (oneD && a < 6) // the height's: stride 1, no padding, no dilation
+      attrs.push_back(byDefault);
+    if (!pairArg(c, a, what[a - 3], byDefault, byDefault, oneD || a == 6, attrs,
+                 runtime))
+      return std::nullopt;
+  }
+  mlir::Builder b(val(ops[0]).getContext());
+  int y =
+      build<ko::Conv2dOp>(c.loc, val(ops[0]), val(ops[1]),
+                          ops.size() > 2 ? val(ops[2]) : mlir::Value(), runtime,
+                          b.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
+                          b.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
+                          b.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
+                          b.getI64IntegerAttr(attrs[6]));
+  if (!oneD)
+    return y;
+  return build<ko::SqueezeOp>(c.loc, val(y), int64_t(-2));
+}
+
+std::optional<int> Tracer::traceRandom(const KilnCall &c) {
+  // randn(shape, seed, dtype), rand(...): the seed a host integer.
+  if (c.size() < 2)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::optional<int> seed = traceExpr(stripArg(c.arg(1)));
+  if (!seed)
+    return seed;
+  if (kindOf(*seed) != ValueKind::I64)
+    return breakAt(c.arg(1)->getExprLoc(),
+                   "kiln::" + c.name + " with a seed that is not an integer");
+  std::vector<int> sizes;
+  if (!traceIntList(c.arg(0), sizes))
+    return std::nullopt;
+  int64_t dtype = 5; // f32
+  if (c.size() > 2) {
+    std::optional<int64_t> d = constArg(c, 2, "dtype");
+    if (!d)
+      return std::nullopt;
+    dtype = *d;
+  }
+  if (dtype < 3 || dtype > 6)
+    return breakAt(c.loc, "kiln::" + c.name +
+                              " of a dtype that is not floating (an error "
+                              "in eager)");
+  return random(*seed, sizes, c.name == "randn", dtype, c.loc);
+}
+
+std::optional<int> Tracer::traceAdaptivePool(const KilnCall &c) {
+  // adaptive_avg_pool2d(x, output_size): one value for both dims or
+  // {h, w}; a value known only at run time is an operand, checked by the
+  // lowering.
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  needsDim(*x, 2);
+  if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
+    in->preferredRank = 4;
+    in->otherRank = 3; // [C, H, W]
+  }
+  std::vector<int> values;
+  if (c.size() < 2 || !traceIntList(c.arg(1), values))
+    return std::nullopt;
+  if (values.empty() || values.size() > 2)
+    return breakAt(c.arg(1)->getExprLoc(),
+                   "kiln::adaptive_avg_pool2d with an output size of " +
+                       std::to_string(values.size()) + " values");
+  if (values.size() == 1)
+    values.push_back(values[0]);
+  llvm::SmallVector<int64_t> sizes;
+  llvm::SmallVector<mlir::Value> runtime;
+  for (int v : values) {
+    std::optional<double> k = graph().constantValue(v);
+    if (k && *k < 1)
+      return breakAt(c.arg(1)->getExprLoc(),
+                     "kiln::adaptive_avg_pool2d with an output size below "
+                     "1 (an error in eager)");
+    sizes.push_back(k ? static_cast<int64_t>(*k) : mlir::ShapedType::kDynamic);
+    if (!k)
+      runtime.push_back(indexOf(v, c.loc));
+  }
+  mlir::Builder b(val(*x).getContext());
+  return build<ko::AdaptiveAvgPool2dOp>(c.loc, val(*x), runtime,
+                                        b.getDenseI64ArrayAttr(sizes));
+}
+
+std::optional<int> Tracer::tracePool(const KilnCall &c) {
+  // max_pool2d(x, kernel, stride, padding, dilation, ceil_mode) and
+  // avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
+  // divisor_override): one value for both dims or {h, w}; an absent or
+  // empty stride is the kernel's. A value known only at run time (a
+  // module's member) is an operand, checked by the lowering as the runtime
+  // checks it.
+  bool isMax = c.name == "max_pool2d";
+  unsigned n = c.size();
+  std::optional<int> x = tensorArg(c, 0);
+  if (!x)
+    return x;
+  needsDim(*x, 2); // [C, H, W] or, preferably, [N, C, H, W]
+  if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
+    in->preferredRank = 4;
+    in->otherRank = 3;
+  }
+  // kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode, count_include_pad
+  llvm::SmallVector<int64_t> attrs;
+  llvm::SmallVector<mlir::Value> runtime;
+  static const char *const what[] = {"kernel_size", "stride", "padding",
+                                     "dilation"};
+  auto isOptional = [](const Expr *e) {
+    return e->getType().getAsString().find("optional") != std::string::npos;
+  };
+  std::vector<int> kernel;
+  for (unsigned w = 0; w < 4; ++w) {
+    unsigned a = w + 1;
+    std::vector<int> values;
+    if (n > a && (isMax || w < 3)) {
+      if (isOptional(c.arg(a))) {
+        bool absent = false;
+        std::optional<int> v = optionalScalar(c.name, c.arg(a), absent);
+        if (!absent && !v)
+          return v;
+        if (!absent)
+          values.push_back(*v);
+      } else if (!traceIntList(c.arg(a), values)) {
+        return std::nullopt;
+      }
+    }
+    if (values.empty() && w == 1)
+      values = kernel;
+    if (values.empty())
+      values.push_back(constant(w == 2 ? 0.0 : 1.0, ValueKind::I64, c.loc));
+    if (values.size() > 2)
+      return breakAt(c.arg(a)->getExprLoc(),
+                     "kiln::" + c.name + " with more than two " + what[w]);
+    if (values.size() == 1)
+      values.push_back(values[0]);
+    if (w == 0)
+      kernel = values;
+    for (int v : values) {
+      std::optional<double> k = graph().constantValue(v);
+      if (k && *k < (w == 2 ? 0 : 1))
+        return breakAt(c.arg(a)->getExprLoc(),
+                       "kiln::" + c.name + " with " + what[w] +
+                           (w == 2 ? " below 0" : " below 1"));
+      attrs.push_back(k ? static_cast<int64_t>(*k)
+                        : mlir::ShapedType::kDynamic);
+      if (!k)
+        runtime.push_back(indexOf(v, c.loc));
+    }
+  }
+  // ceil_mode, count_include_pad: constants or run-time bools.
+  auto flag = [&](unsigned a, int64_t byDefault) -> bool {
+    if (n <= a) {
+      attrs.push_back(byDefault);
+      return true;
+    }
+    std::optional<int> v = traceExpr(c.arg(a));
+    if (!v)
+      return false;
+    if (kindOf(*v) == ValueKind::Tensor) {
+      breakAt(c.arg(a)->getExprLoc(),
+              "kiln::" + c.name + " with a tensor where it takes a bool");
+      return false;
+    }
+    std::optional<double> k = graph().constantValue(*v);
+    attrs.push_back(k ? static_cast<int64_t>(*k != 0)
+                      : mlir::ShapedType::kDynamic);
+    if (!k)
+      runtime.push_back(indexOf(*v, c.loc));
+    return true;
+  };
+  if (!flag(isMax ? 5 : 4, 0))
+    return std::nullopt;
+  if (isMax) // count_include_pad is average pooling's
+    attrs.push_back(1);
+  else if (!flag(5, 1))
+    return std::nullopt;
+  int64_t divisor = 0;
+  if (!isMax && n > 6) {
+    bool absent = false;
+    std::optional<int> v = optionalScalar(c.name, c.arg(6), absent);
+    if (!absent && !v)
+      return v;
+    std::optional<double> k = absent ? std::nullopt : graph().constantValue(*v);
+    if (!absent && (!k || *k == 0))
+      return breakAt(c.arg(6)->getExprLoc(),
+                     "kiln::avg_pool2d with a divisor_override that is " +
+                         std::string(k ? "0 (an error in eager)"
+                                       : "not a compile-time constant"));
+    if (k)
+      divisor = static_cast<int64_t>(*k);
+  }
+  mlir::Builder b(val(*x).getContext());
+  auto pair = [&](size_t i) {
+    return b.getDenseI64ArrayAttr({attrs[i], attrs[i + 1]});
+  };
+  return build<ko::Pool2dOp>(
+      c.loc,
+      ko::PoolKindAttr::get(b.getContext(),
+                            isMax ? ko::PoolKind::max : ko::PoolKind::avg),
+      val(*x), runtime, pair(0), pair(2), pair(4), pair(6),
+      b.getI64IntegerAttr(attrs[8]), b.getI64IntegerAttr(attrs[9]),
+      divisor ? b.getI64IntegerAttr(divisor) : mlir::IntegerAttr());
+}
+
+std::optional<int> Tracer::traceCat(const KilnCall &c) {
+  std::vector<int> ops;
+  if (c.size() < 1 || !tensorList(c.name, c.arg(0), c.loc, ops))
+    return std::nullopt;
+  int64_t dim = 0;
+  if (c.size() > 1) {
+    std::optional<int64_t> d = constArg(c, 1, "dim");
+    if (!d)
+      return std::nullopt;
+    dim = *d;
+  }
+  llvm::SmallVector<mlir::Value> inputs;
+  for (int o : ops)
+    inputs.push_back(val(o));
+  return build<ko::CatOp>(c.loc, inputs, dim);
+}
+
+std::optional<int> Tracer::traceFull(const KilnCall &c) {
+  // full(shape, value, dtype), zeros(shape, dtype), ones(shape, dtype).
+  bool isFull = c.name == "full";
+  unsigned dtypeArg = isFull ? 2 : 1;
+  if (c.size() < dtypeArg)
+    return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
+  std::vector<int> sizes;
+  if (!traceIntList(c.arg(0), sizes))
+    return std::nullopt;
+  double value = c.name == "ones" ? 1 : 0;
+  int64_t dtype = 5; // f32
+  if (c.size() > dtypeArg) {
+    std::optional<int64_t> d = constArg(c, dtypeArg, "dtype");
+    if (!d)
+      return std::nullopt;
+    dtype = *d;
+  }
+  std::optional<int> scalar; // a value known only at run time
+  if (isFull) {
+    const Expr *v = stripArg(c.arg(1));
+    if (std::optional<double> k = constantFloat(v)) {
+      value = *k;
+    } else {
+      scalar = traceExpr(v);
+      if (!scalar)
+        return std::nullopt;
+      if (kindOf(*scalar) == ValueKind::Tensor)
+        return breakAt(v->getExprLoc(), "kiln::full with a tensor value");
+      value = 1;
+    }
+  }
+  int filled = full(sizes, dtype, value, c.loc);
+  if (!scalar)
+    return filled;
+  // ones * value: exactly the value (-0.0 and NaN included), converted to
+  // the dtype first as the runtime's full converts it.
+  ElementType e = elementOfDType(dtype);
+  ValueKind kind = e == ElementType::Bool ? ValueKind::Bool
+                   : e == ElementType::I32 || e == ElementType::I64
+                       ? ValueKind::I64
+                   : e == ElementType::F64 ? ValueKind::F64
+                                           : ValueKind::F32;
+  int v = scalarCast(*scalar, kind, c.loc);
+  return apply<ko::MulOp>(c.loc, filled, asTensor(v, c.loc));
+}
+
+std::optional<int> Tracer::traceArange(const KilnCall &c) {
+  // Integer ranges (a float range is a break: its length depends on
+  // rounding the runtime does).
+  unsigned n = c.size();
+  if (n < 1 || n > 3)
+    return breakAt(c.loc, "kiln::arange is not traced yet");
+  std::vector<int> bounds;
+  for (unsigned i = 0; i < n; ++i) {
+    std::optional<int> v = traceExpr(stripArg(c.arg(i)));
+    if (!v)
+      return v;
+    if (kindOf(*v) != ValueKind::I64)
+      return breakAt(c.arg(i)->getExprLoc(), "kiln::arange of floats");
+    bounds.push_back(*v);
+  }
+  if (n == 1)
+    bounds.insert(bounds.begin(), constant(0, ValueKind::I64, c.loc));
+  if (bounds.size() == 2)
+    bounds.push_back(constant(1, ValueKind::I64, c.loc));
+  return arange(bounds[0], bounds[1], bounds[2], c.loc);
+}
+
+const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
+  // Each kiln:: function traced as the op (or ops) it is, by name; `true`:
+  // the Tensor method of the same name is the function on its object
+  // (x.exp(), x.sum({-1}, true)).
+  static const std::map<std::string, KilnCallTracer> calls = {
+      {"exp", {&Tracer::traceUnary<ko::ExpOp>, true}},
+      {"log", {&Tracer::traceUnary<ko::LogOp>, true}},
+      {"sqrt", {&Tracer::traceUnary<ko::SqrtOp>, true}},
+      {"rsqrt", {&Tracer::traceUnary<ko::RsqrtOp>, true}},
+      {"tanh", {&Tracer::traceUnary<ko::TanhOp>, true}},
+      {"sigmoid", {&Tracer::traceUnary<ko::SigmoidOp>, true}},
+      {"silu", {&Tracer::traceUnary<ko::SiluOp>, true}},
+      {"sin", {&Tracer::traceUnary<ko::SinOp>, true}},
+      {"cos", {&Tracer::traceUnary<ko::CosOp>, true}},
+      {"tan", {&Tracer::traceUnary<ko::TanOp>, true}},
+      {"atan", {&Tracer::traceUnary<ko::AtanOp>, true}},
+      {"erf", {&Tracer::traceUnary<ko::ErfOp>, true}},
+      {"erfc", {&Tracer::traceUnary<ko::ErfcOp>, true}},
+      {"log1p", {&Tracer::traceUnary<ko::Log1pOp>, true}},
+      {"expm1", {&Tracer::traceUnary<ko::Expm1Op>, true}},
+      {"log2", {&Tracer::traceUnary<ko::Log2Op>, true}},
+      {"exp2", {&Tracer::traceUnary<ko::Exp2Op>, true}},
+      {"reciprocal", {&Tracer::traceUnary<ko::ReciprocalOp>, true}},
+      {"softplus", {&Tracer::traceUnary<ko::SoftplusOp>, true}},
+      {"mish", {&Tracer::traceUnary<ko::MishOp>, true}},
+      {"hardswish", {&Tracer::traceUnary<ko::HardswishOp>, true}},
+      {"hardsigmoid", {&Tracer::traceUnary<ko::HardsigmoidOp>, true}},
+      {"abs", {&Tracer::traceUnary<ko::AbsOp>, true}},
+      {"neg", {&Tracer::traceUnary<ko::NegOp>, true}},
+      {"relu", {&Tracer::traceUnary<ko::ReluOp>, true}},
+      {"floor", {&Tracer::traceUnary<ko::FloorOp>, true}},
+      {"ceil", {&Tracer::traceUnary<ko::CeilOp>, true}},
+      {"round", {&Tracer::traceUnary<ko::RoundOp>, true}},
+      {"trunc", {&Tracer::traceUnary<ko::TruncOp>, true}},
+      {"square", {&Tracer::traceUnary<ko::SquareOp>, true}},
+      {"add", {&Tracer::traceBinary<ko::AddOp>, false}},
+      {"sub", {&Tracer::traceBinary<ko::SubOp>, false}},
+      {"mul", {&Tracer::traceBinary<ko::MulOp>, false}},
+      {"div", {&Tracer::traceBinary<ko::DivOp>, false}},
+      {"pow", {&Tracer::traceBinary<ko::PowOp>, false}},
+      {"maximum", {&Tracer::traceBinary<ko::MaximumOp>, true}},
+      {"minimum", {&Tracer::traceBinary<ko::MinimumOp>, true}},
+      {"sum", {&Tracer::traceReduction<ko::SumOp>, true}},
+      {"mean", {&Tracer::traceReduction<ko::MeanOp>, true}},
+      {"amax", {&Tracer::traceReduction<ko::AmaxOp>, true}},
+      {"amin", {&Tracer::traceReduction<ko::AminOp>, true}},
+      {"prod", {&Tracer::traceReduction<ko::ProdOp>, true}},
+      {"logsumexp", {&Tracer::traceReduction<ko::LogsumexpOp>, true}},
+      {"argmax", {&Tracer::traceArgReduction<ko::ArgmaxOp>, true}},
+      {"argmin", {&Tracer::traceArgReduction<ko::ArgminOp>, true}},
+      {"softmax", {&Tracer::traceSoftmax<ko::SoftmaxOp>, true}},
+      {"log_softmax", {&Tracer::traceSoftmax<ko::LogSoftmaxOp>, true}},
+      {"gelu", {&Tracer::traceGelu, true}},
+      {"where", {&Tracer::traceWhere, false}},
+      {"layer_norm", {&Tracer::traceNorm, false}},
+      {"rms_norm", {&Tracer::traceNorm, false}},
+      {"scaled_dot_product_attention", {&Tracer::traceAttention, false}},
+      {"matmul", {&Tracer::traceProduct, true}},
+      {"linear", {&Tracer::traceProduct, false}},
+      {"embedding", {&Tracer::traceProduct, false}},
+      {"cross_entropy", {&Tracer::traceProduct, false}},
+      {"conv2d", {&Tracer::traceConv, false}},
+      {"conv1d", {&Tracer::traceConv, false}},
+      {"randn", {&Tracer::traceRandom, false}},
+      {"rand", {&Tracer::traceRandom, false}},
+      {"adaptive_avg_pool2d", {&Tracer::traceAdaptivePool, false}},
+      {"max_pool2d", {&Tracer::tracePool, false}},
+      {"avg_pool2d", {&Tracer::tracePool, false}},
+      {"cat", {&Tracer::traceCat, false}},
+      {"full", {&Tracer::traceFull, false}},
+      {"zeros", {&Tracer::traceFull, false}},
+      {"ones", {&Tracer::traceFull, false}},
+      {"arange", {&Tracer::traceArange, false}},
+      // Composites: traced as the ops the runtime composes them of
+      // (lib/Runtime/Ops/Composite.cpp, Indexing.cpp), with their arities.
+      {"unflatten", {&Tracer::traceUnflatten, true, 3, 3}},
+      {"group_norm", {&Tracer::traceGroupNorm, true, 2, kAnyArgs}},
+      {"instance_norm", {&Tracer::traceGroupNorm, true, 1, kAnyArgs}},
+      {"linspace", {&Tracer::traceLinspace, true, 3, kAnyArgs}},
+      {"einsum", {&Tracer::traceEinsum, true, 2, kAnyArgs}},
+      {"randint", {&Tracer::traceRandint, true, 3, kAnyArgs}},
+      {"conv_transpose2d", {&Tracer::traceConvTranspose2d, true, 2, kAnyArgs}},
+      {"interpolate", {&Tracer::traceInterpolate, true, 2, kAnyArgs}},
+      {"max", {&Tracer::traceExtremum, true, 1, kAnyArgs}},
+      {"min", {&Tracer::traceExtremum, true, 1, kAnyArgs}},
+      {"cumsum", {&Tracer::traceCumulative, true, 2, 3}},
+      {"cumprod", {&Tracer::traceCumulative, true, 2, 3}},
+      {"topk", {&Tracer::traceTopk, true, 2, 5}},
+      {"scatter_add", {&Tracer::traceScatterAdd, true, 4, 4}},
+      {"gather", {&Tracer::traceGather, true, 3, 3}},
+      {"index_select", {&Tracer::traceGather, true, 3, 3}},
+      {"flip", {&Tracer::traceFlip, true, 2, 2}},
+      {"roll", {&Tracer::traceRoll, true, 2, kAnyArgs}},
+      {"repeat", {&Tracer::traceRepeat, true, 2, 2}},
+      {"tile", {&Tracer::traceRepeat, true, 2, 2}},
+      {"pad", {&Tracer::tracePad, true, 2, kAnyArgs}},
+      {"leaky_relu", {&Tracer::traceLeakyRelu, true, 1, kAnyArgs}},
+      {"elu", {&Tracer::traceLeakyRelu, true, 1, kAnyArgs}},
+      {"clamp", {&Tracer::traceClamp, true, 2, kAnyArgs}},
+      {"masked_fill", {&Tracer::traceMaskedFill, true, 3, 3}},
+      {"tril", {&Tracer::traceTriangle, true, 1, kAnyArgs}},
+      {"triu", {&Tracer::traceTriangle, true, 1, kAnyArgs}},
+      {"dropout", {&Tracer::traceDropout, true, 1, kAnyArgs}},
+      {"narrow", {&Tracer::traceNarrow, true, 4, 4}},
+      {"select", {&Tracer::traceNarrow, true, 3, 3}},
+      {"stack", {&Tracer::traceStack, true, 1, kAnyArgs}},
+      {"bmm", {&Tracer::traceBmm, true, 2, 2}},
+      {"addmm", {&Tracer::traceBmm, true, 3, kAnyArgs}},
+      {"baddbmm", {&Tracer::traceBmm, true, 3, kAnyArgs}},
+      {"eye", {&Tracer::traceEye, true, 1, kAnyArgs}},
+      {"one_hot", {&Tracer::traceOneHot, true, 2, 2}},
+      {"batch_norm", {&Tracer::traceBatchNorm, true, 3, kAnyArgs}},
+      {"lerp", {&Tracer::traceLerp, true, 3, 3}},
+      {"isnan", {&Tracer::traceFloatClass, true, 1, 1}},
+      {"isinf", {&Tracer::traceFloatClass, true, 1, 1}},
+      {"isfinite", {&Tracer::traceFloatClass, true, 1, 1}},
+      {"logical_not", {&Tracer::traceFloatClass, true, 1, 1}},
+      {"sign", {&Tracer::traceSign, true, 1, 1}},
+      {"full_like", {&Tracer::traceFullLike, true, 2, 2}},
+      {"zeros_like", {&Tracer::traceFullLike, true, 1, 1}},
+      {"ones_like", {&Tracer::traceFullLike, true, 1, 1}},
+      {"empty_like", {&Tracer::traceFullLike, true, 1, 1}},
+      {"var", {&Tracer::traceVariance, true, 1, kAnyArgs}},
+      {"std", {&Tracer::traceVariance, true, 1, kAnyArgs}},
+      {"norm", {&Tracer::traceVectorNorm, true, 1, kAnyArgs}},
+      {"any", {&Tracer::traceAnyAll, true, 1, kAnyArgs}},
+      {"all", {&Tracer::traceAnyAll, true, 1, kAnyArgs}},
+      {"logical_and", {&Tracer::traceLogical, true, 2, 2}},
+      {"logical_or", {&Tracer::traceLogical, true, 2, 2}},
+  };
+  return calls;
+}
+
 std::optional<int> Tracer::traceKilnOp(const std::string &name,
                                        const std::vector<const Expr *> &args,
                                        SourceLocation loc) {
-  unsigned n = static_cast<unsigned>(args.size());
-  auto arg = [&](unsigned i) { return args[i]; };
-  // Traced tensor operands (scalars become 0-d tensors).
-  auto tensorArg = [&](unsigned i) -> std::optional<int> {
-    std::optional<int> v = traceExpr(arg(i));
-    if (!v)
-      return v;
-    return asTensor(*v, arg(i)->getExprLoc());
-  };
-  // Tensor operands 0 .. count-1 into ops, leaving out the one at
-  // `optional` (a bias) where the call passes the default; false when one
-  // cannot be traced (the break is recorded).
-  auto tensorArgs = [&](unsigned count, int optional, std::vector<int> &ops) {
-    for (unsigned i = 0; i < count; ++i) {
-      bool isOptional = static_cast<int>(i) == optional;
-      if (isOptional && isDefaultTensor(arg(i)))
-        continue;
-      std::optional<int> v = tensorArg(i);
-      if (!v)
-        return false;
-      // A bias input the source may leave undefined (a module's absent
-      // bias) when the weight is an input too: the call passes what
-      // kiln::abi::absentBias makes of it (a bias of -0.0s when it is
-      // undefined, nothing read when the weight is undefined too: a layer
-      // that is off).
-      GraphInput *in = inputOf(*v);
-      GraphInput *weight = ops.size() > 1 ? inputOf(ops[1]) : nullptr;
-      bool weightedBias =
-          name == "linear" || name == "conv2d" || name == "conv1d";
-      if (isOptional && weightedBias && in && weight && in->sourceUndefined)
-        in->standIn =
-            "::kiln::abi::absentBias(" + in->expr + ", " + weight->expr + ")";
-      ops.push_back(*v);
-    }
-    return true;
-  };
-  auto constArg = [&](unsigned i, const char *what) -> std::optional<int64_t> {
-    std::optional<int64_t> c = constantInt(arg(i));
-    if (!c)
-      breakAt(arg(i)->getExprLoc(), std::string("kiln::") + name + " with a " +
-                                        what +
-                                        " that is not a compile-time constant");
-    return c;
-  };
-  if (name == "graph_break")
-    return breakAt(loc, "kiln::graph_break()");
-  if (name == "allclose")
-    return breakAt(loc, "kiln::allclose (a value that depends on tensor data)");
-
-  if (isComposite(name))
-    return traceComposite(name, args, loc);
-
-  // The runtime's function names are the ops' names (zeros and ones are
-  // fulls).
-  std::optional<OpCode> named = opNamed(name);
-  if (name == "zeros" || name == "ones")
-    named = OpCode::Full;
-  if (name == "conv1d")
-    named = OpCode::Conv2d;
-  if (name == "max_pool2d" || name == "avg_pool2d")
-    named = OpCode::Pool2d;
-  if (name == "randn" || name == "rand")
-    named = OpCode::Random;
-  if (!named || opGroup(*named) == OpGroup::Scalar)
+  static const std::map<std::string, std::string> refused = {
+      {"graph_break", "kiln::graph_break()"},
+      {"allclose", "kiln::allclose (a value that depends on tensor data)"}};
+  if (auto it = refused.find(name); it != refused.end())
+    return breakAt(loc, it->second);
+  auto it = kilnCalls().find(name);
+  if (it == kilnCalls().end())
     return breakAt(loc, "kiln::" + name + " is not traced yet");
-  OpCode code = *named;
-  OpGroup group = opGroup(code);
-  if ((group == OpGroup::UnaryFloat || group == OpGroup::Unary) && n == 1) {
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    return addOp(code, {*x}, ValueKind::Tensor, loc);
-  }
-  if (code == OpCode::Gelu) {
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    std::string approximate = "none";
-    if (n > 1) {
-      std::optional<std::string> s = stringArg(arg(1));
-      if (!s)
-        return breakAt(
-            arg(1)->getExprLoc(),
-            "kiln::gelu with an approximation that is not a literal");
-      approximate = *s;
-    }
-    return addOp(code, {*x}, ValueKind::Tensor, loc, {}, 0, approximate);
-  }
-  if (group == OpGroup::Binary && n == 2) {
-    std::optional<int> l = tensorArg(0);
-    if (!l)
-      return l;
-    std::optional<int> r = tensorArg(1);
-    if (!r)
-      return r;
-    if (code == OpCode::Add || code == OpCode::Sub || code == OpCode::Mul ||
-        code == OpCode::Div)
-      preferBiasRank({*l, *r});
-    return addOp(code, {*l, *r}, ValueKind::Tensor, loc);
-  }
-  if (code == OpCode::Where && n == 3) {
-    std::vector<int> ops;
-    if (!tensorArgs(3, -1, ops))
-      return std::nullopt;
-    maskInput(ops[0]);
-    return addOp(code, ops, ValueKind::Tensor, loc);
-  }
-  if (code == OpCode::Argmax || code == OpCode::Argmin) {
-    // (x, dim = nullopt, keepdim = false): ints keepdim, then the dim
-    // when one is given (none: the flattened input).
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    std::vector<int64_t> ints = {0};
-    if (n > 1) {
-      const Expr *d = stripTemporaries(arg(1));
-      if (const auto *c = dyn_cast<CXXConstructExpr>(d))
-        d = c->getNumArgs() == 1 ? stripTemporaries(c->getArg(0)) : nullptr;
-      bool none = !d || d->getType().getAsString().find("nullopt_t") !=
-                            std::string::npos;
-      if (!none) {
-        std::optional<int64_t> dim = constantInt(d);
-        if (!dim)
-          return breakAt(arg(1)->getExprLoc(),
-                         "kiln::" + name +
-                             " with a dim that is not a constant");
-        needsDim(*x, *dim);
-        ints.push_back(*dim);
-      }
-    }
-    if (n > 2) {
-      std::optional<int64_t> keep = constArg(2, "keepdim");
-      if (!keep)
-        return std::nullopt;
-      ints[0] = *keep != 0;
-    }
-    return addOp(code, {*x}, ValueKind::Tensor, loc, ints);
-  }
-  if (group == OpGroup::Reduction) {
-    std::optional<int> x = tensorArg(0);
-    std::vector<int64_t> ints;
-    if (!x || !reductionInts(name, *x, n > 1 ? arg(1) : nullptr,
-                             n > 2 ? arg(2) : nullptr, ints))
-      return std::nullopt;
-    return addOp(code, {*x}, ValueKind::Tensor, loc, ints);
-  }
-  if (code == OpCode::Softmax || code == OpCode::LogSoftmax) {
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    std::optional<int64_t> dim = constArg(1, "dim");
-    if (!dim)
-      return std::nullopt;
-    needsDim(*x, *dim);
-    return addOp(code, {*x}, ValueKind::Tensor, loc, {*dim});
-  }
-  if (code == OpCode::LayerNorm || code == OpCode::RmsNorm) {
-    bool ln = code == OpCode::LayerNorm;
-    std::vector<int> ops;
-    if (!tensorArgs(ln ? 3 : 2, ln ? 2 : -1, ops))
-      return std::nullopt;
-    for (size_t i = 1; i < ops.size(); ++i)
-      if (GraphInput *in = inputOf(ops[i]))
-        in->preferredRank = 1;
-    double eps = ln ? 1e-5 : 1e-6;
-    unsigned epsArg = ln ? 3 : 2;
-    std::vector<int64_t> ints;
-    if (n > epsArg) {
-      if (std::optional<double> e = constantFloat(arg(epsArg))) {
-        eps = *e;
-      } else {
-        // A module's eps (`this->eps`): an f64 operand (ints {1}).
-        std::optional<int> v = traceExpr(arg(epsArg));
-        if (!v)
-          return std::nullopt;
-        if (kindOf(*v) == ValueKind::Tensor)
-          return breakAt(arg(epsArg)->getExprLoc(),
-                         "kiln::" + name + " with a tensor eps");
-        if (kindOf(*v) != ValueKind::F64)
-          v = addOp(OpCode::ScalarCast, {*v}, ValueKind::F64,
-                    arg(epsArg)->getExprLoc());
-        ops.push_back(*v);
-        ints.push_back(1);
-        eps = 0;
-      }
-    }
-    return addOp(code, ops, ValueKind::Tensor, loc, ints, eps);
-  }
-  if (code == OpCode::Attention && n >= 3) {
-    // (q, k, v, attn_mask = Tensor(), dropout_p = 0, is_causal = false,
-    // scale = nullopt): operands q, k, v, [mask], [scale as f64]; ints
-    // is_causal, has mask, has scale.
-    std::vector<int> ops;
-    if (!tensorArgs(n > 3 ? 4 : 3, 3, ops))
-      return std::nullopt;
-    int64_t hasMask = ops.size() > 3;
-    if (n > 4) {
-      std::optional<double> p = constantFloat(stripArg(arg(4)));
-      if (!p || *p != 0.0)
-        return breakAt(arg(4)->getExprLoc(),
-                       "kiln::scaled_dot_product_attention with a dropout_p "
-                       "other than a constant 0 (an error in eager)");
-    }
-    int64_t causal = 0;
-    if (n > 5) {
-      std::optional<int64_t> c = constArg(5, "is_causal");
-      if (!c)
-        return std::nullopt;
-      causal = *c != 0;
-    }
-    bool absent = true;
-    std::optional<int> scale =
-        optionalScalar(name, n > 6 ? arg(6) : nullptr, absent);
-    if (!scale && !absent)
-      return scale;
-    if (scale) {
-      if (kindOf(*scale) != ValueKind::F64)
-        scale = addOp(OpCode::ScalarCast, {*scale}, ValueKind::F64, loc);
-      ops.push_back(*scale);
-    }
-    return addOp(code, ops, ValueKind::Tensor, loc,
-                 {causal, hasMask, scale ? 1 : 0});
-  }
-  if (code == OpCode::Matmul || code == OpCode::Linear ||
-      code == OpCode::Embedding || code == OpCode::CrossEntropy) {
-    std::vector<int> ops;
-    if (!tensorArgs(n, code == OpCode::Linear ? 2 : -1, ops))
-      return std::nullopt;
-    auto prefer = [&](size_t i, int64_t rank, ElementType element) {
-      if (i < ops.size())
-        if (GraphInput *in = inputOf(ops[i])) {
-          in->preferredRank = rank;
-          in->preferredElement = element;
-          // Indices and targets must be integers: the op says so.
-          in->elementFromUses = element == ElementType::I64;
-        }
-    };
-    if (code == OpCode::Matmul || code == OpCode::Linear)
-      prefer(1, 2, ElementType::F32);
-    if (code == OpCode::Linear)
-      prefer(2, 1, ElementType::F32);
-    if (code == OpCode::Embedding) {
-      prefer(0, 2, ElementType::I64);
-      prefer(1, 2, ElementType::F32);
-    }
-    if (code == OpCode::CrossEntropy) {
-      prefer(0, 2, ElementType::F32);
-      prefer(1, 1, ElementType::I64);
-    }
-    return addOp(code, ops, ValueKind::Tensor, loc);
-  }
-  if (code == OpCode::Conv2d) {
-    // conv1d is conv2d over [N, C, 1, L] with a [O, C, 1, k] weight.
-    bool oneD = name == "conv1d";
-    std::vector<int> ops;
-    if (!tensorArgs(std::min(n, 3u), 2, ops))
-      return std::nullopt;
-    // The input may be unbatched ([C, H, W]; conv1d: [C, L]), as in eager.
-    if (GraphInput *in = inputOf(ops[0])) {
-      in->minRank = std::max<int64_t>(in->minRank, oneD ? 2 : 3);
-      if (in->preferredRank < 0) {
-        in->preferredRank = oneD ? 3 : 4;
-        in->otherRank = oneD ? 2 : 3;
-      }
-    }
-    for (size_t i = 1; i < ops.size(); ++i)
-      if (GraphInput *in = inputOf(ops[i]))
-        in->exactRank = i == 1 ? (oneD ? 3 : 4) : 1;
-    if (oneD)
-      for (size_t i = 0; i < 2; ++i)
-        ops[i] =
-            addOp(OpCode::Unsqueeze, {ops[i]}, ValueKind::Tensor, loc, {-2});
-    // stride, padding and dilation: one value for both dims or {h, w};
-    // groups one value. A value known only at run time (a module's member)
-    // is an operand, range-checked by the lowering as the runtime checks it.
-    size_t tensors = ops.size();
-    std::vector<int64_t> params;
-    static const char *const what[] = {"stride", "padding", "dilation",
-                                       "groups"};
-    for (unsigned a = 3; a < 7; ++a) {
-      int64_t byDefault = a == 4 ? 0 : 1, minimum = byDefault;
-      bool pair = a < 6;
-      std::vector<int> values;
-      BodyMark before = markBody(graph());
-      if (n > a && !traceIntList(arg(a), values))
-        return std::nullopt;
-      bool allConstant = llvm::all_of(
-          values, [&](int v) { return graph().constantValue(v).has_value(); });
-      if (values.empty())
-        values.push_back(
-            constant(static_cast<double>(byDefault), ValueKind::I64, loc));
-      if (values.size() > (oneD || !pair ? 1u : 2u))
-        return breakAt(arg(a)->getExprLoc(),
-                       "kiln::" + name + " with more than " +
-                           (oneD || !pair ? "one " : "two ") + what[a - 3]);
-      if (oneD && pair) // the height's: stride 1, no padding, no dilation
-        values.insert(values.begin(), constant(static_cast<double>(byDefault),
-                                               ValueKind::I64, loc));
-      if (pair && values.size() == 1)
-        values.push_back(values[0]);
-      for (int v : values) {
-        std::optional<double> c = graph().constantValue(v);
-        if (c && *c < static_cast<double>(minimum))
-          return breakAt(arg(a)->getExprLoc(),
-                         "kiln::" + name + " with " + what[a - 3] +
-                             (minimum ? " below 1" : " below 0"));
-        params.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
-        if (!c)
-          ops.push_back(v);
-      }
-      // Needed only as attributes (what added an input is kept: the
-      // graph's inputs and arguments stay one for one).
-      if (allConstant && markBody(graph()).arguments == before.arguments)
-        cutBody(graph(), before);
-    }
-    params.push_back(static_cast<int64_t>(tensors > 2));
-    int y = addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, params);
-    if (!oneD)
-      return y;
-    return addOp(OpCode::Squeeze, {y}, ValueKind::Tensor, loc, {-2});
-  }
-  if (code == OpCode::Random && n >= 2) {
-    // randn(shape, seed, dtype), rand(...): the seed a host integer.
-    std::vector<int> ops;
-    std::optional<int> seed = traceExpr(stripArg(arg(1)));
-    if (!seed)
-      return seed;
-    if (kindOf(*seed) != ValueKind::I64)
-      return breakAt(arg(1)->getExprLoc(),
-                     "kiln::" + name + " with a seed that is not an integer");
-    ops.push_back(*seed);
-    if (!traceIntList(arg(0), ops))
-      return std::nullopt;
-    int64_t dtype = 5; // f32
-    if (n > 2) {
-      std::optional<int64_t> d = constArg(2, "dtype");
-      if (!d)
-        return std::nullopt;
-      dtype = *d;
-    }
-    if (dtype < 3 || dtype > 6)
-      return breakAt(loc, "kiln::" + name +
-                              " of a dtype that is not floating (an error "
-                              "in eager)");
-    return addOp(OpCode::Random, ops, ValueKind::Tensor, loc,
-                 {name == "randn" ? 1 : 0, dtype});
-  }
-  if (code == OpCode::AdaptiveAvgPool2d) {
-    // adaptive_avg_pool2d(x, output_size): one value for both dims or
-    // {h, w}; a value known only at run time is an operand, checked by the
-    // lowering.
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    needsDim(*x, 2);
-    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
-      in->preferredRank = 4;
-      in->otherRank = 3; // [C, H, W]
-    }
-    std::vector<int> ops = {*x}, values;
-    if (n < 2 || !traceIntList(arg(1), values))
-      return std::nullopt;
-    if (values.empty() || values.size() > 2)
-      return breakAt(arg(1)->getExprLoc(),
-                     "kiln::adaptive_avg_pool2d with an output size of " +
-                         std::to_string(values.size()) + " values");
-    if (values.size() == 1)
-      values.push_back(values[0]);
-    std::vector<int64_t> ints;
-    for (int v : values) {
-      std::optional<double> c = graph().constantValue(v);
-      if (c && *c < 1)
-        return breakAt(arg(1)->getExprLoc(),
-                       "kiln::adaptive_avg_pool2d with an output size below "
-                       "1 (an error in eager)");
-      ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
-      if (!c)
-        ops.push_back(v);
-    }
-    return addOp(OpCode::AdaptiveAvgPool2d, ops, ValueKind::Tensor, loc, ints);
-  }
-  if (code == OpCode::Pool2d) {
-    // max_pool2d(x, kernel, stride, padding, dilation, ceil_mode) and
-    // avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
-    // divisor_override): one value for both dims or {h, w}; an absent or
-    // empty stride is the kernel's. A value known only at run time (a
-    // module's member) is an operand, checked by the lowering as the
-    // runtime checks it.
-    bool isMax = name == "max_pool2d";
-    std::optional<int> x = tensorArg(0);
-    if (!x)
-      return x;
-    needsDim(*x, 2); // [C, H, W] or, preferably, [N, C, H, W]
-    if (GraphInput *in = inputOf(*x); in && in->preferredRank < 0) {
-      in->preferredRank = 4;
-      in->otherRank = 3;
-    }
-    std::vector<int> ops = {*x};
-    std::vector<int64_t> ints = {isMax ? 0 : 1};
-    static const char *const what[] = {"kernel_size", "stride", "padding",
-                                       "dilation"};
-    auto isOptional = [](const Expr *e) {
-      return e->getType().getAsString().find("optional") != std::string::npos;
-    };
-    std::vector<int> kernel;
-    for (unsigned w = 0; w < 4; ++w) {
-      unsigned a = w + 1;
-      std::vector<int> values;
-      if (n > a && (isMax || w < 3)) {
-        if (isOptional(arg(a))) {
-          bool absent = false;
-          std::optional<int> v = optionalScalar(name, arg(a), absent);
-          if (!absent && !v)
-            return v;
-          if (!absent)
-            values.push_back(*v);
-        } else if (!traceIntList(arg(a), values)) {
-          return std::nullopt;
-        }
-      }
-      if (values.empty() && w == 1)
-        values = kernel;
-      if (values.empty())
-        values.push_back(constant(w == 2 ? 0.0 : 1.0, ValueKind::I64, loc));
-      if (values.size() > 2)
-        return breakAt(arg(a)->getExprLoc(),
-                       "kiln::" + name + " with more than two " + what[w]);
-      if (values.size() == 1)
-        values.push_back(values[0]);
-      if (w == 0)
-        kernel = values;
-      for (int v : values) {
-        std::optional<double> c = graph().constantValue(v);
-        if (c && *c < (w == 2 ? 0 : 1))
-          return breakAt(arg(a)->getExprLoc(),
-                         "kiln::" + name + " with " + what[w] +
-                             (w == 2 ? " below 0" : " below 1"));
-        ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
-        if (!c)
-          ops.push_back(v);
-      }
-    }
-    // ceil_mode, count_include_pad: constants or run-time bools.
-    auto flag = [&](unsigned a, int64_t byDefault) -> bool {
-      if (n <= a) {
-        ints.push_back(byDefault);
-        return true;
-      }
-      std::optional<int> v = traceExpr(arg(a));
-      if (!v)
-        return false;
-      if (kindOf(*v) == ValueKind::Tensor) {
-        breakAt(arg(a)->getExprLoc(),
-                "kiln::" + name + " with a tensor where it takes a bool");
-        return false;
-      }
-      std::optional<double> c = graph().constantValue(*v);
-      ints.push_back(c ? static_cast<int64_t>(*c != 0) : kRuntimeAttr);
-      if (!c)
-        ops.push_back(*v);
-      return true;
-    };
-    if (!flag(isMax ? 5 : 4, 0))
-      return std::nullopt;
-    if (isMax) // count_include_pad is average pooling's
-      ints.push_back(1);
-    else if (!flag(5, 1))
-      return std::nullopt;
-    int64_t divisor = 0;
-    if (!isMax && n > 6) {
-      bool absent = false;
-      std::optional<int> v = optionalScalar(name, arg(6), absent);
-      if (!absent && !v)
-        return v;
-      std::optional<double> c =
-          absent ? std::nullopt : graph().constantValue(*v);
-      if (!absent && (!c || *c == 0))
-        return breakAt(arg(6)->getExprLoc(),
-                       "kiln::avg_pool2d with a divisor_override that is " +
-                           std::string(c ? "0 (an error in eager)"
-                                         : "not a compile-time constant"));
-      if (c)
-        divisor = static_cast<int64_t>(*c);
-    }
-    ints.push_back(divisor);
-    return addOp(OpCode::Pool2d, ops, ValueKind::Tensor, loc, ints);
-  }
-  if (code == OpCode::Cat) {
-    std::vector<int> ops;
-    if (!tensorList(name, arg(0), loc, ops))
-      return std::nullopt;
-    int64_t dim = 0;
-    if (n > 1) {
-      std::optional<int64_t> d = constArg(1, "dim");
-      if (!d)
-        return std::nullopt;
-      dim = *d;
-    }
-    return addOp(OpCode::Cat, ops, ValueKind::Tensor, loc, {dim});
-  }
-  if (code == OpCode::Full) {
-    std::vector<int> sizes;
-    if (!traceIntList(arg(0), sizes))
-      return std::nullopt;
-    bool full = name != "zeros" && name != "ones";
-    double value = name == "ones" ? 1 : 0;
-    unsigned dtypeArg = full ? 2 : 1;
-    int64_t dtype = 5; // f32
-    if (n > dtypeArg) {
-      std::optional<int64_t> d = constArg(dtypeArg, "dtype");
-      if (!d)
-        return std::nullopt;
-      dtype = *d;
-    }
-    std::optional<int> scalar; // a value known only at run time
-    if (full) {
-      const Expr *v = stripArg(arg(1));
-      if (std::optional<double> c = constantFloat(v)) {
-        value = *c;
-      } else {
-        scalar = traceExpr(v);
-        if (!scalar)
-          return std::nullopt;
-        if (kindOf(*scalar) == ValueKind::Tensor)
-          return breakAt(v->getExprLoc(), "kiln::full with a tensor value");
-        value = 1;
-      }
-    }
-    int filled =
-        addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {dtype}, value);
-    if (!scalar)
-      return filled;
-    // ones * value: exactly the value (-0.0 and NaN included), converted
-    // to the dtype first as the runtime's full converts it.
-    ElementType e = elementOfDType(dtype);
-    ValueKind kind = e == ElementType::Bool ? ValueKind::Bool
-                     : e == ElementType::I32 || e == ElementType::I64
-                         ? ValueKind::I64
-                     : e == ElementType::F64 ? ValueKind::F64
-                                             : ValueKind::F32;
-    int v = *scalar;
-    if (kindOf(v) != kind)
-      v = addOp(OpCode::ScalarCast, {v}, kind, loc);
-    return addOp(OpCode::Mul, {filled, asTensor(v, loc)}, ValueKind::Tensor,
-                 loc);
-  }
-  if (code == OpCode::Arange && (n == 1 || n == 2 || n == 3)) {
-    // Integer ranges (a float range is a break: its length depends on
-    // rounding the runtime does).
-    std::vector<int> bounds;
-    for (unsigned i = 0; i < n; ++i) {
-      std::optional<int> v = traceExpr(stripArg(arg(i)));
-      if (!v)
-        return v;
-      if (kindOf(*v) != ValueKind::I64)
-        return breakAt(arg(i)->getExprLoc(), "kiln::arange of floats");
-      bounds.push_back(*v);
-    }
-    if (n == 1)
-      bounds.insert(bounds.begin(), constant(0, ValueKind::I64, loc));
-    if (bounds.size() == 2)
-      bounds.push_back(constant(1, ValueKind::I64, loc));
-    return addOp(OpCode::Arange, bounds, ValueKind::Tensor, loc);
-  }
-  return breakAt(loc, "kiln::" + name + " is not traced yet");
+  const KilnCallTracer &tracer = it->second;
+  if (args.size() < tracer.minArgs || args.size() > tracer.maxArgs)
+    return breakAt(loc, "kiln::" + name +
+                            " with arguments the tracer does not model");
+  return (this->*(tracer.trace))(KilnCall{name, args, loc});
 }
 
 void Tracer::maskInput(int mask, ElementType element) {
@@ -751,21 +955,14 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
   }
   needsDim(x, dim);
   auto i64 = [&](int64_t c) { return constant(c, ValueKind::I64, loc); };
-  auto scalar = [&](OpCode code, int a, int b, ValueKind kind) {
-    return addOp(code, {a, b}, kind, loc);
+  auto host = [&](BinaryOperatorKind op, int a, int b) {
+    return hostBinary(op, a, b, loc);
   };
-  auto cmp = [&](int a, int b, int64_t predicate) {
-    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
-  };
-  enum { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
-  auto check = [&](int ok, const std::string &why) {
-    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
-  };
+  auto min = [&](int a, int b) { return hostMath(HostMath::Min, {a, b}, loc); };
   auto piece = [&](int start, int end) {
-    pieces.push_back(addOp(OpCode::Slice, {x, start, end}, ValueKind::Tensor,
-                           loc, {dim, 1}));
+    pieces.push_back(slice(x, dim, start, end, 1, loc));
   };
-  int size = addOp(OpCode::Dim, {x}, ValueKind::I64, loc, {dim});
+  int size = dimOf(x, dim, loc);
   std::vector<int64_t> sizes;
   if (name == "split" && constantIntList(args[1], sizes) &&
       !constantInt(args[1])) {
@@ -779,7 +976,8 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
       piece(i64(start), i64(start + s));
       start += s;
     }
-    check(cmp(size, i64(start), EQ), "split: the sizes add up to the dim's");
+    check(host(BO_EQ, size, i64(start)), "split: the sizes add up to the dim's",
+          loc);
     return true;
   }
   // chunk: ceil(size / count) elements a piece, and there must be `count`
@@ -795,14 +993,10 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
       return false;
     }
     made = *count;
-    step =
-        scalar(OpCode::ScalarDiv,
-               scalar(OpCode::ScalarAdd, size, i64(made - 1), ValueKind::I64),
-               i64(made), ValueKind::I64);
-    int before = scalar(OpCode::ScalarMul, i64(made - 1), step, ValueKind::I64);
-    check(scalar(OpCode::ScalarOr, cmp(size, i64(0), EQ), cmp(before, size, LT),
-                 ValueKind::Bool),
-          "chunk: the dim's size makes fewer pieces");
+    step = host(BO_Div, host(BO_Add, size, i64(made - 1)), i64(made));
+    int before = host(BO_Mul, i64(made - 1), step);
+    check(host(BO_LOr, host(BO_EQ, size, i64(0)), host(BO_LT, before, size)),
+          "chunk: the dim's size makes fewer pieces", loc);
   } else {
     if (std::optional<int64_t> c = constantInt(args[1])) {
       step = i64(*c);
@@ -825,36 +1019,33 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
     made = needed;
     // A positive size (0 only for an empty dim), and the last piece read
     // starts inside the dim (or is the first).
-    int last = scalar(OpCode::ScalarMul, i64(made - 1), step, ValueKind::I64);
-    check(scalar(OpCode::ScalarAnd,
-                 scalar(OpCode::ScalarOr, cmp(step, i64(0), GT),
-                        scalar(OpCode::ScalarAnd, cmp(step, i64(0), EQ),
-                               cmp(size, i64(0), EQ), ValueKind::Bool),
-                        ValueKind::Bool),
-                 scalar(OpCode::ScalarOr, cmp(last, size, LT),
-                        cmp(i64(made), i64(1), LE), ValueKind::Bool),
-                 ValueKind::Bool),
-          "split: the size, or the pieces the dim's size makes");
+    int last = host(BO_Mul, i64(made - 1), step);
+    check(host(BO_LAnd,
+               host(BO_LOr, host(BO_GT, step, i64(0)),
+                    host(BO_LAnd, host(BO_EQ, step, i64(0)),
+                         host(BO_EQ, size, i64(0)))),
+               host(BO_LOr, host(BO_LT, last, size),
+                    host(BO_LE, i64(made), i64(1)))),
+          "split: the size, or the pieces the dim's size makes", loc);
   }
   for (int64_t i = 0; i < made; ++i) {
-    int start = scalar(OpCode::ScalarMul, i64(i), step, ValueKind::I64);
-    int end = scalar(OpCode::ScalarMin,
-                     scalar(OpCode::ScalarAdd, start, step, ValueKind::I64),
-                     size, ValueKind::I64);
-    piece(scalar(OpCode::ScalarMin, start, size, ValueKind::I64), end);
+    int start = host(BO_Mul, i64(i), step);
+    int end = min(host(BO_Add, start, step), size);
+    piece(min(start, size), end);
   }
   return true;
 }
 
-bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
-                           const Expr *keepArg, std::vector<int64_t> &ints) {
-  std::vector<int64_t> dims;
+bool Tracer::reductionArgs(const std::string &name, int x, const Expr *dimsArg,
+                           const Expr *keepArg, std::vector<int64_t> &dims,
+                           bool &keepdim) {
+  dims.clear();
   if (dimsArg && !constantIntList(dimsArg, dims)) {
     breakAt(dimsArg->getExprLoc(),
             "kiln::" + name + " over dims that are not constants");
     return false;
   }
-  int64_t keepdim = 0;
+  keepdim = false;
   if (keepArg) {
     std::optional<int64_t> k = constantInt(keepArg);
     if (!k) {
@@ -863,71 +1054,11 @@ bool Tracer::reductionInts(const std::string &name, int x, const Expr *dimsArg,
                   " with a keepdim that is not a compile-time constant");
       return false;
     }
-    keepdim = *k;
+    keepdim = *k != 0;
   }
   for (int64_t d : dims)
     needsDim(x, d);
-  ints = {keepdim};
-  ints.insert(ints.end(), dims.begin(), dims.end());
   return true;
-}
-
-bool Tracer::isComposite(const std::string &name) {
-  static const std::set<std::string> names = {"leaky_relu",
-                                              "elu",
-                                              "clamp",
-                                              "masked_fill",
-                                              "lerp",
-                                              "isnan",
-                                              "isinf",
-                                              "isfinite",
-                                              "logical_and",
-                                              "logical_or",
-                                              "logical_not",
-                                              "sign",
-                                              "full_like",
-                                              "zeros_like",
-                                              "ones_like",
-                                              "empty_like",
-                                              "var",
-                                              "std",
-                                              "norm",
-                                              "any",
-                                              "all",
-                                              "tril",
-                                              "triu",
-                                              "dropout",
-                                              "bmm",
-                                              "addmm",
-                                              "baddbmm",
-                                              "narrow",
-                                              "select",
-                                              "stack",
-                                              "one_hot",
-                                              "eye",
-                                              "batch_norm",
-                                              "gather",
-                                              "index_select",
-                                              "flip",
-                                              "roll",
-                                              "repeat",
-                                              "tile",
-                                              "pad",
-                                              "unflatten",
-                                              "group_norm",
-                                              "instance_norm",
-                                              "max",
-                                              "min",
-                                              "linspace",
-                                              "einsum",
-                                              "interpolate",
-                                              "conv_transpose2d",
-                                              "randint",
-                                              "cumsum",
-                                              "cumprod",
-                                              "topk",
-                                              "scatter_add"};
-  return names.count(name) > 0;
 }
 
 std::optional<int> Tracer::optionalScalar(const std::string &name,
@@ -952,1459 +1083,1597 @@ std::optional<int> Tracer::optionalScalar(const std::string &name,
   return v;
 }
 
-std::optional<int> Tracer::traceComposite(const std::string &name,
-                                          const std::vector<const Expr *> &args,
-                                          SourceLocation loc) {
-  // Written with the ops lib/Runtime/Ops/Composite.cpp writes them with.
-  unsigned n = static_cast<unsigned>(args.size());
-  auto tensor = [&](unsigned i) -> std::optional<int> {
-    std::optional<int> v = traceExpr(args[i]);
-    if (!v)
-      return v;
-    return asTensor(*v, args[i]->getExprLoc());
-  };
-  auto scalar = [&](unsigned i, bool &absent) -> std::optional<int> {
-    return optionalScalar(name, i < n ? args[i] : nullptr, absent);
-  };
-  auto wrapped = [&](int scalarValue) { return asTensor(scalarValue, loc); };
-  auto number = [&](double v) {
-    return asTensor(constant(v, ValueKind::F64, loc), loc);
-  };
-  auto cmp = [&](int a, int b, int64_t predicate) {
-    return addOp(OpCode::Cmp, {a, b}, ValueKind::Tensor, loc, {predicate});
-  };
-  auto op = [&](OpCode code, std::vector<int> operands) {
-    return addOp(code, std::move(operands), ValueKind::Tensor, loc);
-  };
-  // In x's dtype (ints {-1}: the cast takes its second operand's).
-  auto like = [&](int v, int x) {
-    return addOp(OpCode::Cast, {v, x}, ValueKind::Tensor, loc, {-1});
-  };
-  enum { LT = 0, LE = 1, GT = 2, GE = 3, EQ = 4, NE = 5 };
-  const double inf = std::numeric_limits<double>::infinity();
-  bool absent = false;
-  // A constant argument, `fallback` where the call leaves it out.
-  auto constantArg = [&](unsigned i, int64_t fallback,
-                         const char *what) -> std::optional<int64_t> {
-    if (i >= n)
+namespace {
+constexpr ko::CmpPredicate kLT = ko::CmpPredicate::lt,
+                           kGT = ko::CmpPredicate::gt,
+                           kGE = ko::CmpPredicate::ge,
+                           kEQ = ko::CmpPredicate::eq,
+                           kNE = ko::CmpPredicate::ne;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+} // namespace
+
+/// The arguments of a composite's call and the helpers its tracing is
+/// written with (the ops lib/Runtime/Ops/Composite.cpp writes it with).
+struct Tracer::Composite {
+  Tracer &t;
+  const KilnCall &c;
+  /// A reduction's dims and keepdim (reduction()).
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+
+  Composite(Tracer &tracer, const KilnCall &call) : t(tracer), c(call) {}
+
+  unsigned n() const { return c.size(); }
+  std::optional<int> tensor(unsigned i) { return t.tensorArg(c, i); }
+  /// An optional number argument (absent: left out or std::nullopt).
+  std::optional<int> scalar(unsigned i, bool &absent) {
+    return t.optionalScalar(c.name, i < n() ? c.arg(i) : nullptr, absent);
+  }
+  int wrapped(int scalarValue) { return t.asTensor(scalarValue, c.loc); }
+  /// A float64 number as a 0-d tensor.
+  int number(double v) {
+    return t.asTensor(t.constant(v, ValueKind::F64, c.loc), c.loc);
+  }
+  int cmp(int a, int b, ko::CmpPredicate predicate) {
+    return t.compare(predicate, a, b, c.loc);
+  }
+  /// v in x's dtype.
+  int like(int v, int x) { return t.castLike(v, x, c.loc); }
+  /// A constant argument, `fallback` where the call leaves it out.
+  std::optional<int64_t> constantArg(unsigned i, int64_t fallback,
+                                     const char *what) {
+    if (i >= n())
       return fallback;
-    std::optional<int64_t> c = constantInt(args[i]);
-    if (!c)
-      breakAt(args[i]->getExprLoc(),
-              "kiln::" + name + " with a " + what + " that is not a constant");
-    return c;
-  };
-  // The checks eager makes on values known only at run time: a failed one
-  // fails the graph call, and the statements rerun eagerly and throw.
-  auto check = [&](int ok, const std::string &why) {
-    addOp(OpCode::Check, {ok}, ValueKind::Bool, loc, {}, 0, why);
-  };
-  auto scalarCmp = [&](int a, int b, int64_t predicate) {
-    return addOp(OpCode::ScalarCmp, {a, b}, ValueKind::Bool, loc, {predicate});
-  };
-  auto both = [&](int a, int b) {
-    return addOp(OpCode::ScalarAnd, {a, b}, ValueKind::Bool, loc);
-  };
-  auto scalarAdd = [&](int a, int b) {
-    return addOp(OpCode::ScalarAdd, {a, b}, ValueKind::I64, loc);
-  };
-  auto i64 = [&](int64_t v) { return constant(v, ValueKind::I64, loc); };
-  // An integer argument: a constant, or a host integer.
-  auto integer = [&](unsigned i) -> std::optional<int> {
-    if (std::optional<int64_t> c = constantInt(args[i]))
-      return i64(*c);
-    std::optional<int> v = traceExpr(stripArg(args[i]));
-    if (v && kindOf(*v) != ValueKind::I64)
-      return breakAt(args[i]->getExprLoc(),
-                     "kiln::" + name + " with an index that is not an integer");
+    std::optional<int64_t> v = t.constantInt(c.arg(i));
+    if (!v)
+      t.breakAt(c.arg(i)->getExprLoc(), "kiln::" + c.name + " with a " + what +
+                                            " that is not a constant");
     return v;
-  };
-  // The tensor args[0] and the constant dim args[1] it must have; both
-  // nullopt after a break.
-  auto tensorAndDim =
-      [&]() -> std::pair<std::optional<int>, std::optional<int64_t>> {
+  }
+  /// The checks eager makes on values known only at run time: a failed one
+  /// fails the graph call, and the statements rerun eagerly and throw.
+  void check(int ok, const std::string &why) { t.check(ok, why, c.loc); }
+  int host(BinaryOperatorKind op, int a, int b) {
+    return t.hostBinary(op, a, b, c.loc);
+  }
+  int both(int a, int b) { return host(BO_LAnd, a, b); }
+  int scalarAdd(int a, int b) { return host(BO_Add, a, b); }
+  int hostMax(int a, int b) { return t.hostMath(HostMath::Max, {a, b}, c.loc); }
+  int i64(int64_t v) { return t.constant(v, ValueKind::I64, c.loc); }
+  /// An integer argument: a constant, or a host integer.
+  std::optional<int> integer(unsigned i) {
+    if (std::optional<int64_t> k = t.constantInt(c.arg(i)))
+      return i64(*k);
+    std::optional<int> v = t.traceExpr(stripArg(c.arg(i)));
+    if (v && t.kindOf(*v) != ValueKind::I64)
+      return t.breakAt(c.arg(i)->getExprLoc(),
+                       "kiln::" + c.name +
+                           " with an index that is not an integer");
+    return v;
+  }
+  /// The tensor argument 0 and the constant dim argument 1 it must have;
+  /// both nullopt after a break.
+  std::pair<std::optional<int>, std::optional<int64_t>> tensorAndDim() {
     std::optional<int> x = tensor(0);
     std::optional<int64_t> dim = x ? constantArg(1, 0, "dim") : std::nullopt;
     if (!dim)
       return {std::nullopt, std::nullopt};
-    needsDim(*x, *dim);
+    t.needsDim(*x, *dim);
     return {x, dim};
-  };
-  // The per-channel [C] tensors args[from, from + count) into ops, -1 for
-  // an optional one (from `optionalFrom` on) left out; false after a break.
-  auto channelTensors = [&](unsigned from, unsigned count,
-                            unsigned optionalFrom, std::vector<int> &ops) {
-    for (unsigned i = from; i < from + count && i < n; ++i) {
-      if (i >= optionalFrom && isDefaultTensor(args[i])) {
+  }
+  /// The per-channel [C] tensors arguments [from, from + count) into ops,
+  /// -1 for an optional one (from `optionalFrom` on) left out; false after
+  /// a break.
+  bool channelTensors(unsigned from, unsigned count, unsigned optionalFrom,
+                      std::vector<int> &ops) {
+    for (unsigned i = from; i < from + count && i < n(); ++i) {
+      if (i >= optionalFrom && isDefaultTensor(c.arg(i))) {
         ops.push_back(-1);
         continue;
       }
-      std::optional<int> t = tensor(i);
-      if (!t)
+      std::optional<int> v = tensor(i);
+      if (!v)
         return false;
-      if (GraphInput *in = inputOf(*t))
+      if (GraphInput *in = t.inputOf(*v))
         in->preferredRank = 1;
-      ops.push_back(*t);
+      ops.push_back(*v);
     }
     return true;
-  };
-  // Positions 0 .. size-1, int64.
-  auto positions = [&](int size) {
-    return op(OpCode::Arange, {i64(0), size, i64(1)});
-  };
-  auto scalarOp = [&](OpCode code, int a, int b) {
-    return addOp(code, {a, b}, ValueKind::I64, loc);
-  };
-  // index_select along a constant dim: the dim moved last, where a 1-d
-  // index broadcasts against a [..., 1] slice to the index the gather
-  // needs, then moved back. The checks are eager's that the gather's
-  // cannot make (an index of more dims; any index into an empty dim).
-  auto indexSelect = [&](int x, int64_t d, int index) {
-    auto swap = [&](int t) {
-      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {d, -1});
+  }
+  /// Positions 0 .. size-1, int64.
+  int positions(int size) { return t.arange(i64(0), size, i64(1), c.loc); }
+  int cat(std::initializer_list<int> parts, int64_t dim) {
+    llvm::SmallVector<mlir::Value> values;
+    for (int p : parts)
+      values.push_back(t.val(p));
+    return t.build<ko::CatOp>(c.loc, values, dim);
+  }
+  /// index_select along a constant dim: the dim moved last, where a 1-d
+  /// index broadcasts against a [..., 1] slice to the index the gather
+  /// needs, then moved back. The checks are eager's that the gather's
+  /// cannot make (an index of more dims; any index into an empty dim).
+  int indexSelect(int x, int64_t d, int index) {
+    SourceLocation loc = c.loc;
+    auto swap = [&](int v) {
+      return t.build<ko::TransposeOp>(loc, t.val(v), d, int64_t(-1));
     };
     int last = swap(x);
-    int one = addOp(OpCode::Slice, {last, i64(0), i64(1)}, ValueKind::Tensor,
-                    loc, {-1, 1});
+    int one = t.slice(last, -1, i64(0), i64(1), 1, loc);
     int zero = wrapped(i64(0));
-    int at = op(OpCode::Add,
-                {op(OpCode::Where, {cmp(one, one, EQ), zero, zero}), index});
-    int size = addOp(OpCode::Dim, {x}, ValueKind::I64, loc, {d});
-    int count = addOp(OpCode::Numel, {index}, ValueKind::I64, loc);
-    check(
-        both(scalarCmp(addOp(OpCode::Rank, {index}, ValueKind::I64, loc),
-                       i64(1), LE),
-             addOp(OpCode::ScalarOr,
-                   {scalarCmp(size, i64(0), GT), scalarCmp(count, i64(0), EQ)},
-                   ValueKind::Bool, loc)),
-        "index_select: a 1-d index in range");
+    int at = t.apply<ko::AddOp>(
+        loc, t.where(cmp(one, one, kEQ), zero, zero, loc), index);
+    int size = t.dimOf(x, d, loc);
+    int count = t.numelOf(index, loc);
+    check(both(host(BO_LE, t.rankOf(index, loc), i64(1)),
+               host(BO_LOr, host(BO_GT, size, i64(0)),
+                    host(BO_EQ, count, i64(0)))),
+          "index_select: a 1-d index in range");
     return swap(
-        addOp(OpCode::Gather, {last, at}, ValueKind::Tensor, loc, {-1}));
-  };
-  // A list of constant ints (dims, shifts, reps, pads).
-  auto constantList = [&](unsigned i, const char *what,
-                          std::vector<int64_t> &values) {
-    if (i < n && !constantIntList(args[i], values)) {
-      breakAt(args[i]->getExprLoc(),
-              "kiln::" + name + " with " + what + " that are not constants");
+        t.build<ko::GatherOp>(loc, t.val(last), t.val(at), int64_t(-1)));
+  }
+  /// A list of constant ints (dims, shifts, reps, pads) at argument i.
+  bool constantList(unsigned i, const char *what,
+                    std::vector<int64_t> &values) {
+    if (i < n() && !t.constantIntList(c.arg(i), values)) {
+      t.breakAt(c.arg(i)->getExprLoc(), "kiln::" + c.name + " with " + what +
+                                            " that are not constants");
       return false;
     }
     return true;
-  };
-  if (name == "unflatten" && n == 3) {
-    auto [x, dim] = tensorAndDim();
-    if (!x)
-      return std::nullopt;
-    std::vector<int> sizes = {*x};
-    if (!traceIntList(args[2], sizes))
-      return std::nullopt;
-    if (sizes.size() < 2)
-      return breakAt(loc, "kiln::unflatten to no sizes (an error in eager)");
-    return addOp(OpCode::Unflatten, sizes, ValueKind::Tensor, loc, {*dim});
   }
-  if ((name == "group_norm" && n >= 2) || (name == "instance_norm" && n >= 1)) {
-    // Each group's elements in a row, normalised, back to x's shape; the
-    // per-channel weight and bias with the channels last.
-    bool groupNorm = name == "group_norm";
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    needsDim(*x, groupNorm ? 1 : 2);
-    int channels = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {1});
-    int groups = channels;
-    if (groupNorm) {
-      std::optional<int> g = integer(1);
-      if (!g)
-        return g;
-      groups = *g;
-      int divides =
-          scalarCmp(scalarOp(OpCode::ScalarRem, channels,
-                             scalarOp(OpCode::ScalarMax, groups, i64(1))),
-                    i64(0), EQ);
-      check(both(scalarCmp(groups, i64(0), GT), divides),
-            "group_norm: the channels split into the groups");
-    }
-    unsigned first = groupNorm ? 2 : 1;
-    std::vector<int> affine;
-    if (!channelTensors(first, 2, first, affine))
-      return std::nullopt;
-    int eps = number(1e-5);
-    if (n > first + 2) {
-      if (std::optional<double> e = constantFloat(stripArg(args[first + 2]))) {
-        eps = number(*e);
-      } else {
-        std::optional<int> v = scalar(first + 2, absent);
-        if (!v)
-          return v;
-        eps = wrapped(*v);
-      }
-    }
-    int split = addOp(OpCode::Unflatten, {*x, groups, i64(-1)},
-                      ValueKind::Tensor, loc, {1});
-    int rows = addOp(OpCode::Flatten, {split}, ValueKind::Tensor, loc, {2, -1});
-    auto mean = [&](int t) {
-      return addOp(OpCode::Mean, {t}, ValueKind::Tensor, loc, {1, -1});
-    };
-    int centred = op(OpCode::Sub, {rows, mean(rows)});
-    int variance = mean(op(OpCode::Mul, {centred, centred}));
-    int y = addOp(
-        OpCode::ReshapeAs,
-        {op(OpCode::Mul,
-            {centred, op(OpCode::Rsqrt, {op(OpCode::Add, {variance, eps})})}),
-         *x},
-        ValueKind::Tensor, loc);
-    bool weighted = !affine.empty() && affine[0] >= 0;
-    bool biased = affine.size() > 1 && affine[1] >= 0;
-    if (!weighted && !biased)
-      return y;
-    auto swap = [&](int t) {
-      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {1, -1});
-    };
-    y = swap(y);
-    if (weighted)
-      y = op(OpCode::Mul, {y, affine[0]});
-    if (biased)
-      y = op(OpCode::Add, {y, affine[1]});
-    return like(swap(y), *x);
+  /// The identity of size rows by cols, of kiln::DType dtype, as eager's.
+  int identity(int rows, int cols, int64_t dtype) {
+    int r = t.build<ko::UnsqueezeOp>(c.loc, t.val(positions(rows)), int64_t(1));
+    return t.castTo(cmp(r, positions(cols), kEQ), elementOfDType(dtype), c.loc);
   }
-  if (name == "linspace" && n >= 3) {
-    // As eager writes it: positions counted up from start below the middle
-    // and down from end above it.
-    std::vector<int> ends;
-    for (unsigned i = 0; i < 2; ++i) {
-      std::optional<int> v = scalar(i, absent);
+  /// A tensor of x's shape and dtype holding `value`: a choice between two
+  /// equal values, made everywhere.
+  int filled(int x, int value) {
+    return like(t.where(cmp(x, x, kEQ), value, value, c.loc), x);
+  }
+  /// A reduction's dims at argument `at` and keepdim at `keepAt` into dims
+  /// and keepdim; false after a break.
+  bool reduction(int x, unsigned at, unsigned keepAt) {
+    return t.reductionArgs(c.name, x, n() > at ? c.arg(at) : nullptr,
+                           n() > keepAt ? c.arg(keepAt) : nullptr, dims,
+                           keepdim);
+  }
+  int sum(int x) { return t.reduce<ko::SumOp>(x, dims, keepdim, c.loc); }
+};
+
+std::optional<int> Tracer::traceUnflatten(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  auto [x, dim] = cx.tensorAndDim();
+  if (!x)
+    return std::nullopt;
+  std::vector<int> sizes = {*x};
+  if (!traceIntList(args[2], sizes))
+    return std::nullopt;
+  if (sizes.size() < 2)
+    return breakAt(loc, "kiln::unflatten to no sizes (an error in eager)");
+  return unflatten(sizes[0], *dim, llvm::ArrayRef<int>(sizes).drop_front(),
+                   loc);
+}
+
+std::optional<int> Tracer::traceGroupNorm(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // Each group's elements in a row, normalised, back to x's shape; the
+  // per-channel weight and bias with the channels last.
+  bool groupNorm = name == "group_norm";
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  needsDim(*x, groupNorm ? 1 : 2);
+  int channels = dimOf(*x, 1, loc);
+  int groups = channels;
+  if (groupNorm) {
+    std::optional<int> g = cx.integer(1);
+    if (!g)
+      return g;
+    groups = *g;
+    int divides =
+        cx.host(BO_EQ, cx.host(BO_Rem, channels, cx.hostMax(groups, cx.i64(1))),
+                cx.i64(0));
+    cx.check(cx.both(cx.host(BO_GT, groups, cx.i64(0)), divides),
+             "group_norm: the channels split into the groups");
+  }
+  unsigned first = groupNorm ? 2 : 1;
+  std::vector<int> affine;
+  if (!cx.channelTensors(first, 2, first, affine))
+    return std::nullopt;
+  int eps = cx.number(1e-5);
+  if (n > first + 2) {
+    if (std::optional<double> e = constantFloat(stripArg(args[first + 2]))) {
+      eps = cx.number(*e);
+    } else {
+      std::optional<int> v = cx.scalar(first + 2, absent);
       if (!v)
         return v;
-      ends.push_back(
-          kindOf(*v) == ValueKind::F64
-              ? *v
-              : addOp(OpCode::ScalarCast, {*v}, ValueKind::F64, loc));
+      eps = cx.wrapped(*v);
     }
-    std::optional<int> steps = integer(2);
-    if (!steps)
-      return steps;
-    std::optional<int64_t> dtype = constantArg(3, /*f32=*/5, "dtype");
-    if (!dtype)
-      return std::nullopt;
-    if (*dtype < 3 || *dtype > 6)
-      return breakAt(loc, "kiln::linspace of a dtype that is not floating (an "
-                          "error in eager)");
-    check(scalarCmp(*steps, i64(0), GE),
-          "linspace: the number of steps must be non-negative");
-    auto f64 = [&](int v) {
-      return addOp(OpCode::ScalarCast, {v}, ValueKind::F64, loc);
-    };
-    int last = f64(scalarOp(OpCode::ScalarSub, *steps, i64(1)));
-    int gaps =
-        f64(scalarOp(OpCode::ScalarMax,
-                     scalarOp(OpCode::ScalarSub, *steps, i64(1)), i64(1)));
-    int span =
-        addOp(OpCode::ScalarSub, {ends[1], ends[0]}, ValueKind::F64, loc);
-    int step =
-        addOp(OpCode::Select,
-              {scalarCmp(*steps, i64(1), GT),
-               addOp(OpCode::ScalarDiv, {span, gaps}, ValueKind::F64, loc),
-               constant(0, ValueKind::F64, loc)},
-              ValueKind::F64, loc);
-    int i = addOp(OpCode::Cast, {positions(*steps)}, ValueKind::Tensor, loc,
-                  {*dtype}, 0, kDTypeOps[*dtype]);
-    int up = op(OpCode::Add,
-                {op(OpCode::Mul, {i, wrapped(step)}), wrapped(ends[0])});
-    int down = op(OpCode::Add,
-                  {op(OpCode::Mul, {op(OpCode::Sub, {wrapped(last), i}),
-                                    wrapped(addOp(OpCode::ScalarNeg, {step},
-                                                  ValueKind::F64, loc))}),
-                   wrapped(ends[1])});
-    int half = f64(scalarOp(OpCode::ScalarDiv, *steps, i64(2)));
-    return addOp(OpCode::Cast,
-                 {op(OpCode::Where, {cmp(i, wrapped(half), LT), up, down})},
-                 ValueKind::Tensor, loc, {*dtype}, 0, kDTypeOps[*dtype]);
   }
-  if (name == "einsum" && n >= 2) {
-    // The plan eager follows (kiln/EinsumPlan.h): sums, permutes, and one
-    // batched matmul of the flattened kept and contracted dims.
-    std::optional<std::string> equation = stringArg(args[0]);
-    if (!equation)
-      return breakAt(args[0]->getExprLoc(),
-                     "kiln::einsum with an equation that is not a string "
-                     "literal");
-    if (equation->find("...") != std::string::npos)
-      return breakAt(args[0]->getExprLoc(),
-                     "kiln::einsum with '...' (its dims depend on the "
-                     "operands' ranks)");
-    std::vector<int> ops;
-    if (!tensorList(name, args[1], loc, ops))
-      return std::nullopt;
-    detail::EinsumPlan plan =
-        detail::planEinsum(*equation, std::vector<int64_t>(ops.size(), -1));
-    if (!plan.error.empty())
-      return breakAt(loc,
-                     "kiln::" + plan.error.substr(0) + " (an error in eager)");
-    // Each operand has as many dims as its subscripts.
-    std::string lhs = equation->substr(0, equation->find("->"));
-    std::vector<int64_t> ranks(1, 0);
-    for (char c : lhs) {
-      if (c == ',')
-        ranks.push_back(0);
-      else if (std::isalpha(static_cast<unsigned char>(c)))
-        ++ranks.back();
-    }
-    auto dim = [&](int v, int64_t d) {
-      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
-    };
-    std::vector<int> t;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      if (GraphInput *in = inputOf(ops[i]))
-        in->exactRank = ranks[i];
-      int x = ops[i];
-      const detail::EinsumOperandPlan &p = plan.operands[i];
-      if (!p.sumDims.empty()) {
-        std::vector<int64_t> ints = {0};
-        ints.insert(ints.end(), p.sumDims.begin(), p.sumDims.end());
-        x = addOp(OpCode::Sum, {x}, ValueKind::Tensor, loc, ints);
-      }
-      t.push_back(addOp(OpCode::Permute, {x}, ValueKind::Tensor, loc, p.perm));
-    }
-    if (t.size() == 1)
-      return t[0];
-    int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
-            nr = plan.rightKept;
-    int a = t[0], b = t[1];
-    auto product = [&](int v, int64_t from, int64_t count) {
-      int p = i64(1);
-      for (int64_t d = 0; d < count; ++d)
-        p = scalarOp(OpCode::ScalarMul, p, dim(v, from + d));
-      return p;
-    };
-    for (int64_t d = 0; d < nc; ++d)
-      check(scalarCmp(dim(a, nb + nl + d), dim(b, nb + d), EQ),
-            "einsum: a contracted subscript has different sizes in the "
-            "operands");
-    int m = product(a, nb, nl), k = product(b, nb, nc),
-        cols = product(b, nb + nc, nr);
-    std::vector<int> aShape = {a}, bShape = {b};
-    for (int64_t d = 0; d < nb; ++d) {
-      aShape.push_back(dim(a, d));
-      bShape.push_back(dim(b, d));
-    }
-    aShape.insert(aShape.end(), {m, k});
-    bShape.insert(bShape.end(), {k, cols});
-    int p = op(OpCode::Matmul,
-               {addOp(OpCode::Reshape, aShape, ValueKind::Tensor, loc),
-                addOp(OpCode::Reshape, bShape, ValueKind::Tensor, loc)});
-    std::vector<int> outShape = {p};
-    for (int64_t d = 0; d < nb; ++d)
-      outShape.push_back(dim(p, d));
-    for (int64_t d = 0; d < nl; ++d)
-      outShape.push_back(dim(a, nb + d));
-    for (int64_t d = 0; d < nr; ++d)
-      outShape.push_back(dim(b, nb + nc + d));
-    return addOp(OpCode::Permute,
-                 {addOp(OpCode::Reshape, outShape, ValueKind::Tensor, loc)},
-                 ValueKind::Tensor, loc, plan.outPerm);
-  }
-  if (name == "randint" && n >= 3) {
-    // floor(rand(shape, seed, float64) * (high - low)) + low, as eager
-    // composes it; randint(high, shape, seed) has low 0.
-    bool withLow = !isa<InitListExpr>(stripArg(args[1])) &&
-                   stripArg(args[1])->getType()->isIntegerType();
-    unsigned first = withLow ? 1 : 0;
-    std::optional<int> low = withLow ? integer(0) : i64(0);
-    std::optional<int> high = low ? integer(first) : std::nullopt;
-    if (!high)
-      return std::nullopt;
-    std::vector<int> ops;
-    std::optional<int> seed = traceExpr(stripArg(args[first + 2]));
-    if (!seed)
-      return seed;
-    if (kindOf(*seed) != ValueKind::I64)
-      return breakAt(args[first + 2]->getExprLoc(),
-                     "kiln::randint with a seed that is not an integer");
-    ops.push_back(*seed);
-    if (!traceIntList(args[first + 1], ops))
-      return std::nullopt;
-    std::optional<int64_t> dtype = constantArg(first + 3, /*i64=*/2, "dtype");
-    if (!dtype)
-      return std::nullopt;
-    if (*dtype == 0)
-      return breakAt(loc, "kiln::randint of bool (an error in eager)");
-    check(scalarCmp(*high, *low, GT), "randint: high must be greater than low");
-    int u = addOp(OpCode::Random, ops, ValueKind::Tensor, loc, {0, 6});
-    int span =
-        addOp(OpCode::ScalarCast, {scalarOp(OpCode::ScalarSub, *high, *low)},
-              ValueKind::F64, loc);
-    int picked = op(OpCode::Add,
-                    {op(OpCode::Floor, {op(OpCode::Mul, {u, wrapped(span)})}),
-                     wrapped(*low)});
-    return addOp(OpCode::Cast, {picked}, ValueKind::Tensor, loc, {*dtype}, 0,
-                 kDTypeOps[*dtype]);
-  }
-  if (name == "conv_transpose2d" && n >= 2) {
-    // As eager computes it (lib/Runtime/Ops/NN.cpp): x spread with stride
-    // - 1 zeros between its pixels, padded by dilation * (k - 1) - padding
-    // (cropped where negative), convolved with stride 1 by the weight
-    // flipped, its in and out swapped within each group.
-    std::optional<int> x = tensor(0), w = x ? tensor(1) : std::nullopt;
-    if (!w)
-      return std::nullopt;
-    std::optional<int> bias;
-    if (n > 2 && !isDefaultTensor(args[2]) && !(bias = tensor(2)))
-      return std::nullopt;
-    for (int v : {*x, *w})
-      if (GraphInput *in = inputOf(v))
-        in->exactRank = 4;
-    if (bias)
-      if (GraphInput *in = inputOf(*bias))
-        in->exactRank = 1;
-    // stride, padding, output_padding, groups, dilation: constants or host
-    // integers, checked as eager checks them.
-    static const char *const what[] = {"stride", "padding", "output_padding",
-                                       "groups", "dilation"};
-    std::vector<std::vector<int>> params;
-    for (unsigned a = 3; a < 8; ++a) {
-      int64_t byDefault = a == 3 || a >= 6 ? 1 : 0;
-      std::vector<int> values;
-      if (n > a && !traceIntList(args[a], values))
-        return std::nullopt;
-      if (values.empty())
-        values.push_back(i64(byDefault));
-      if (values.size() > (a == 6 ? 1u : 2u))
-        return breakAt(args[a]->getExprLoc(),
-                       "kiln::conv_transpose2d with more than " +
-                           std::string(a == 6 ? "one " : "two ") + what[a - 3]);
-      if (a != 6 && values.size() == 1)
-        values.push_back(values[0]);
-      for (int v : values) {
-        std::optional<double> c = graph().constantValue(v);
-        if (c && *c < static_cast<double>(byDefault))
-          return breakAt(args[a]->getExprLoc(), "kiln::conv_transpose2d with " +
-                                                    std::string(what[a - 3]) +
-                                                    " below " +
-                                                    std::to_string(byDefault) +
-                                                    " (an error in eager)");
-        check(scalarCmp(v, i64(byDefault), GE),
-              std::string("conv_transpose2d: ") + what[a - 3] +
-                  (byDefault ? " must be at least 1" : " must be at least 0"));
-      }
-      params.push_back(values);
-    }
-    const std::vector<int> &stride = params[0], &padding = params[1],
-                           &extra = params[2], &dilation = params[4];
-    int groups = params[3][0];
-    auto dimOf = [&](int v, int64_t d) {
-      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
-    };
-    auto mul = [&](int a, int b) { return scalarOp(OpCode::ScalarMul, a, b); };
-    auto sub = [&](int a, int b) { return scalarOp(OpCode::ScalarSub, a, b); };
-    auto atLeast0 = [&](int v) {
-      return scalarOp(OpCode::ScalarMax, v, i64(0));
-    };
-    int channels = dimOf(*x, 1);
-    check(both(scalarCmp(scalarOp(OpCode::ScalarRem, channels,
-                                  scalarOp(OpCode::ScalarMax, groups, i64(1))),
-                         i64(0), EQ),
-               scalarCmp(dimOf(*w, 0), channels, EQ)),
-          "conv_transpose2d: the channels, the weight and groups agree");
-    for (int i = 0; i < 2; ++i)
-      check(addOp(OpCode::ScalarOr,
-                  {scalarCmp(extra[i], stride[i], LT),
-                   scalarCmp(extra[i], dilation[i], LT)},
-                  ValueKind::Bool, loc),
-            "conv_transpose2d: output_padding must be smaller than either "
-            "stride or dilation");
-    // Zeros of y's shape with dim d of size `size`, in y's dtype.
-    auto zerosAlong = [&](int y, int64_t d, int size, bool insert) {
-      std::vector<int> sizes;
-      for (int64_t k = 0; k < 4; ++k) {
-        if (k == d && !insert) {
-          sizes.push_back(size);
-          continue;
-        }
-        sizes.push_back(dimOf(y, k));
-        if (k == d)
-          sizes.push_back(size);
-      }
-      return like(addOp(OpCode::Full, sizes, ValueKind::Tensor, loc, {5}, 0),
-                  y);
-    };
-    int y = *x;
-    for (int i = 0; i < 2; ++i) {
-      int64_t d = 2 + i;
-      std::optional<double> s = graph().constantValue(stride[i]);
-      if (s && *s == 1)
-        continue;
-      int size = dimOf(y, d);
-      int spread =
-          addOp(OpCode::Cat,
-                {addOp(OpCode::Unsqueeze, {y}, ValueKind::Tensor, loc, {d + 1}),
-                 zerosAlong(y, d, sub(stride[i], i64(1)), true)},
-                ValueKind::Tensor, loc, {d + 1});
-      std::vector<int> merged = {spread};
-      for (int64_t k = 0; k < 4; ++k)
-        merged.push_back(k == d ? mul(size, stride[i]) : dimOf(y, k));
-      int end = atLeast0(scalarOp(OpCode::ScalarAdd,
-                                  mul(sub(size, i64(1)), stride[i]), i64(1)));
-      y = addOp(
-          OpCode::Slice,
-          {addOp(OpCode::Reshape, merged, ValueKind::Tensor, loc), i64(0), end},
-          ValueKind::Tensor, loc, {d, 1});
-    }
-    for (int i = 0; i < 2; ++i) {
-      int64_t d = 2 + i;
-      // before = dilation * (k - 1) - padding, after = before +
-      // output_padding: zeros where positive, a crop where negative.
-      int before = sub(mul(dilation[i], sub(dimOf(*w, d), i64(1))), padding[i]);
-      int after = scalarOp(OpCode::ScalarAdd, before, extra[i]);
-      int padded = addOp(OpCode::Cat,
-                         {zerosAlong(y, d, atLeast0(before), false), y,
-                          zerosAlong(y, d, atLeast0(after), false)},
-                         ValueKind::Tensor, loc, {d});
-      int start = atLeast0(sub(i64(0), before));
-      int stop = sub(dimOf(padded, d), atLeast0(sub(i64(0), after)));
-      y = addOp(OpCode::Slice,
-                {padded, start, scalarOp(OpCode::ScalarMax, stop, start)},
-                ValueKind::Tensor, loc, {d, 1});
-    }
-    // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
-    // in and out swapped, as [O, C/g, kH, kW].
-    int wc = *w;
-    for (int64_t d = 2; d < 4; ++d) {
-      int k = dimOf(*w, d);
-      wc = indexSelect(
-          wc, d, op(OpCode::Sub, {wrapped(sub(k, i64(1))), positions(k)}));
-    }
-    int perGroup = scalarOp(OpCode::ScalarDiv, channels,
-                            scalarOp(OpCode::ScalarMax, groups, i64(1)));
-    int outPerGroup = dimOf(*w, 1), kh = dimOf(*w, 2), kw = dimOf(*w, 3);
-    wc = addOp(OpCode::Reshape, {wc, groups, perGroup, outPerGroup, kh, kw},
-               ValueKind::Tensor, loc);
-    wc = addOp(OpCode::Transpose, {wc}, ValueKind::Tensor, loc, {1, 2});
-    wc =
-        addOp(OpCode::Reshape, {wc, mul(groups, outPerGroup), perGroup, kh, kw},
-              ValueKind::Tensor, loc);
-    // conv2d ints: sh, sw, ph, pw, dh, dw, groups (kRuntimeAttr: the next
-    // scalar operand), has bias.
-    std::vector<int> ops = {y, wc};
-    if (bias)
-      ops.push_back(*bias);
-    std::vector<int64_t> ints = {1, 1, 0, 0};
-    for (int v : {dilation[0], dilation[1], groups}) {
-      std::optional<double> c = graph().constantValue(v);
-      ints.push_back(c ? static_cast<int64_t>(*c) : kRuntimeAttr);
-      if (!c)
-        ops.push_back(v);
-    }
-    ints.push_back(bias ? 1 : 0);
-    return addOp(OpCode::Conv2d, ops, ValueKind::Tensor, loc, ints);
-  }
-  if (name == "interpolate" && n >= 2) {
-    // As eager resamples (lib/Runtime/Ops/Indexing.cpp): rows, then
-    // columns, each an index_select at ATen's source positions (nearest's
-    // in float as ATen computes them; bilinear's in double, between two
-    // neighbours).
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    if (GraphInput *in = inputOf(*x))
-      in->exactRank = 4;
-    std::string mode = "nearest";
-    if (n > 2) {
-      std::optional<std::string> m = stringArg(args[2]);
-      if (!m)
-        return breakAt(args[2]->getExprLoc(),
-                       "kiln::interpolate with a mode that is not a string "
-                       "literal");
-      mode = *m;
-    }
-    bool bilinear = mode == "bilinear";
-    if (mode != "nearest" && !bilinear)
-      return breakAt(loc, "kiln::interpolate with mode \"" + mode +
-                              "\" (an error in eager)");
-    bool alignCorners = false;
-    if (n > 3) {
-      std::optional<int> a = scalar(3, absent);
-      if (!absent) {
-        std::optional<double> c = a ? graph().constantValue(*a) : std::nullopt;
-        if (!c)
-          return breakAt(args[3]->getExprLoc(),
-                         "kiln::interpolate with an align_corners that is "
-                         "not a constant");
-        if (!bilinear)
-          return breakAt(args[3]->getExprLoc(),
-                         "kiln::interpolate with align_corners in nearest "
-                         "mode (an error in eager)");
-        alignCorners = *c != 0;
-      }
-    }
-    auto f64 = [&](int v) {
-      return addOp(OpCode::ScalarCast, {v}, ValueKind::F64, loc);
-    };
-    auto fdiv = [&](int a, int b) {
-      return addOp(OpCode::ScalarDiv, {a, b}, ValueKind::F64, loc);
-    };
-    auto dimOf = [&](int v, int64_t d) {
-      return addOp(OpCode::Dim, {v}, ValueKind::I64, loc, {d});
-    };
-    std::vector<int> out;
-    std::optional<int> factor;
-    if (stripArg(args[1])->getType()->isArithmeticType()) {
-      factor = scalar(1, absent);
-      if (!factor)
-        return std::nullopt;
-      factor = f64(*factor);
-      check(addOp(OpCode::ScalarCmp,
-                  {*factor, constant(0, ValueKind::F64, loc)}, ValueKind::Bool,
-                  loc, {GT}),
-            "interpolate: scale_factor must be positive");
-      for (int64_t d = 2; d < 4; ++d)
-        out.push_back(
-            addOp(OpCode::ScalarCast,
-                  {addOp(OpCode::ScalarMul, {f64(dimOf(*x, d)), *factor},
-                         ValueKind::F64, loc)},
-                  ValueKind::I64, loc));
-    } else {
-      if (!traceIntList(args[1], out))
-        return std::nullopt;
-      if (out.empty() || out.size() > 2)
-        return breakAt(args[1]->getExprLoc(),
-                       "kiln::interpolate with a size of " +
-                           std::to_string(out.size()) +
-                           " values (an error in eager)");
-      if (out.size() == 1)
-        out.push_back(out[0]);
-    }
-    for (int v : out)
-      check(scalarCmp(v, i64(1), GE), "interpolate: size must be at least 1");
-    for (int64_t d = 1; d < 4; ++d)
-      check(scalarCmp(dimOf(*x, d), i64(0), GT),
-            "interpolate: only the batch dim may be empty");
-    int y = *x;
-    for (int64_t d = 2; d < 4; ++d) {
-      int size = out[d - 2], in = dimOf(*x, d);
-      int last = wrapped(scalarOp(OpCode::ScalarSub, in, i64(1)));
-      int scale = factor ? fdiv(constant(1, ValueKind::F64, loc), *factor)
-                         : fdiv(f64(in), f64(size));
-      if (!bilinear) {
-        int at = op(OpCode::Floor,
-                    {op(OpCode::Mul,
-                        {addOp(OpCode::Cast, {positions(size)},
-                               ValueKind::Tensor, loc, {5}, 0, kDTypeOps[5]),
-                         wrapped(scale)})});
-        at = addOp(OpCode::Cast, {at}, ValueKind::Tensor, loc, {2}, 0,
-                   kDTypeOps[2]);
-        y = indexSelect(y, d, op(OpCode::Minimum, {at, last}));
-        continue;
-      }
-      if (alignCorners)
-        scale = addOp(OpCode::Select,
-                      {scalarCmp(size, i64(1), GT),
-                       fdiv(f64(scalarOp(OpCode::ScalarSub, in, i64(1))),
-                            f64(scalarOp(OpCode::ScalarSub, size, i64(1)))),
-                       constant(0, ValueKind::F64, loc)},
-                      ValueKind::F64, loc);
-      int o = addOp(OpCode::Cast, {positions(size)}, ValueKind::Tensor, loc,
-                    {6}, 0, kDTypeOps[6]);
-      int src =
-          alignCorners
-              ? op(OpCode::Mul, {o, wrapped(scale)})
-              : op(OpCode::Maximum,
-                   {op(OpCode::Sub,
-                       {op(OpCode::Mul,
-                           {op(OpCode::Add, {o, number(0.5)}), wrapped(scale)}),
-                        number(0.5)}),
-                    number(0)});
-      int below = addOp(OpCode::Cast, {op(OpCode::Floor, {src})},
-                        ValueKind::Tensor, loc, {2}, 0, kDTypeOps[2]);
-      int above = op(OpCode::Minimum,
-                     {op(OpCode::Add, {below, wrapped(i64(1))}), last});
-      int far =
-          op(OpCode::Sub, {src, addOp(OpCode::Cast, {below}, ValueKind::Tensor,
-                                      loc, {6}, 0, kDTypeOps[6])});
-      if (d == 2) // [h, 1] against [N, C, h, W]
-        far = addOp(OpCode::Unsqueeze, {far}, ValueKind::Tensor, loc, {1});
-      y = op(OpCode::Add, {op(OpCode::Mul, {indexSelect(y, d, below),
-                                            op(OpCode::Sub, {number(1), far})}),
-                           op(OpCode::Mul, {indexSelect(y, d, above), far})});
-    }
-    return like(y, *x);
-  }
-  if ((name == "max" || name == "min") && n >= 1) {
-    // The extremum of all (amax), or along a dim: the values gathered at
-    // argmax's index, a (values, indices) tuple.
-    bool largest = name == "max";
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    if (n == 1)
-      return addOp(largest ? OpCode::Amax : OpCode::Amin, {*x},
-                   ValueKind::Tensor, loc, {0});
-    std::optional<int64_t> dim = constantArg(1, 0, "dim");
-    std::optional<int64_t> keep =
-        dim ? constantArg(2, 0, "keepdim") : std::nullopt;
-    if (!keep)
-      return std::nullopt;
-    needsDim(*x, *dim);
-    int index = addOp(largest ? OpCode::Argmax : OpCode::Argmin, {*x},
-                      ValueKind::Tensor, loc, {1, *dim});
-    int values =
-        addOp(OpCode::Gather, {*x, index}, ValueKind::Tensor, loc, {*dim});
-    if (!*keep) {
-      values = addOp(OpCode::Squeeze, {values}, ValueKind::Tensor, loc, {*dim});
-      index = addOp(OpCode::Squeeze, {index}, ValueKind::Tensor, loc, {*dim});
-    }
-    return makeRecord({values, index});
-  }
-  if ((name == "cumsum" || name == "cumprod") && (n == 2 || n == 3)) {
-    auto [x, dim] = tensorAndDim();
-    if (!x)
-      return x;
-    // dtype: std::nullopt by default, else a constant DType (inside the
-    // std::optional the call constructs).
-    int64_t dtype = -1;
-    const Expr *d = n > 2 ? args[2]->IgnoreImplicit() : nullptr;
-    while (d && isa<CXXConstructExpr>(d) &&
-           cast<CXXConstructExpr>(d)->getNumArgs() == 1)
-      d = cast<CXXConstructExpr>(d)->getArg(0)->IgnoreImplicit();
-    if (d && !isa<CXXDefaultArgExpr>(d)) {
-      std::optional<int64_t> c = constantInt(d);
-      if (!c)
-        return breakAt(d->getExprLoc(),
-                       "kiln::" + name +
-                           " with a dtype that is not a constant");
-      dtype = *c;
-    }
-    return addOp(name == "cumsum" ? OpCode::Cumsum : OpCode::Cumprod, {*x},
-                 ValueKind::Tensor, loc, {*dim, dtype});
-  }
-  if (name == "topk" && n >= 2 && n <= 5) {
-    // The indices, then the values as a gather of them: eager's values.
-    // (Sorted whatever `sorted` says, as the runtime sorts.)
-    std::optional<int> x = tensor(0);
-    std::optional<int> k = x ? integer(1) : std::nullopt;
-    std::optional<int64_t> dim = k ? constantArg(2, -1, "dim") : std::nullopt;
-    std::optional<int64_t> largest =
-        dim ? constantArg(3, 1, "largest") : std::nullopt;
-    if (!largest)
-      return std::nullopt;
-    needsDim(*x, *dim);
-    int index = addOp(OpCode::Topk, {*x, *k}, ValueKind::Tensor, loc,
-                      {*dim, *largest != 0});
-    int values =
-        addOp(OpCode::Gather, {*x, index}, ValueKind::Tensor, loc, {*dim});
-    return makeRecord({values, index});
-  }
-  if (name == "scatter_add" && n == 4) {
-    auto [x, dim] = tensorAndDim();
-    std::optional<int> index = x ? tensor(2) : std::nullopt;
-    std::optional<int> src = index ? tensor(3) : std::nullopt;
-    if (!src)
-      return src;
-    maskInput(*index, ElementType::I64);
-    return addOp(OpCode::ScatterAdd, {*x, *index, *src}, ValueKind::Tensor, loc,
-                 {*dim});
-  }
-  if ((name == "gather" || name == "index_select") && n == 3) {
-    auto [x, dim] = tensorAndDim();
-    std::optional<int> index = x ? tensor(2) : std::nullopt;
-    if (!index)
-      return index;
-    maskInput(*index, ElementType::I64);
-    if (name == "gather")
-      return addOp(OpCode::Gather, {*x, *index}, ValueKind::Tensor, loc,
-                   {*dim});
-    if (GraphInput *in = inputOf(*index))
-      in->exactRank = 1;
-    return indexSelect(*x, *dim, *index);
-  }
-  if (name == "flip" && n == 2) {
-    std::optional<int> x = tensor(0);
-    std::vector<int64_t> dims;
-    if (!x || !constantList(1, "dims", dims))
-      return std::nullopt;
-    std::set<int64_t> seen(dims.begin(), dims.end());
-    if (seen.size() != dims.size() || seen.empty())
-      return breakAt(loc, "kiln::flip with no dims or a dim given twice");
-    int y = *x;
-    for (int64_t d : dims) {
-      needsDim(*x, d);
-      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
-      int last = scalarOp(OpCode::ScalarSub, size, i64(1));
-      y = indexSelect(y, d, op(OpCode::Sub, {wrapped(last), positions(size)}));
-    }
-    return y;
-  }
-  if (name == "roll" && n >= 2) {
-    std::optional<int> x = tensor(0);
-    std::vector<int64_t> shifts, dims;
-    if (!x || !constantList(1, "shifts", shifts) ||
-        !constantList(2, "dims", dims))
-      return std::nullopt;
-    if (dims.empty() || dims.size() != shifts.size())
-      return breakAt(loc, "kiln::roll without one dim per shift (the "
-                          "flattened roll is not traced)");
-    int y = *x;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t d = dims[i];
-      needsDim(*x, d);
-      // Element j comes from (j - shift) mod size.
-      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
-      int modulus = scalarOp(OpCode::ScalarMax, size, i64(1));
-      int r = scalarOp(
-          OpCode::ScalarRem,
-          scalarAdd(scalarOp(OpCode::ScalarRem, i64(shifts[i]), modulus),
-                    modulus),
-          modulus);
-      int from =
-          op(OpCode::Add,
-             {positions(size), wrapped(scalarOp(OpCode::ScalarSub, size, r))});
-      int sizeT = wrapped(size);
-      y = indexSelect(
-          y, d,
-          op(OpCode::Where,
-             {cmp(from, sizeT, GE), op(OpCode::Sub, {from, sizeT}), from}));
-    }
-    return y;
-  }
-  if ((name == "repeat" || name == "tile") && n == 2) {
-    // One frontend op: how the repeats meet the dims depends on the rank.
-    std::optional<int> x = tensor(0);
-    std::vector<int64_t> reps;
-    if (!x || !constantList(1, "repeats", reps))
-      return std::nullopt;
-    for (int64_t r : reps)
-      if (r < 0)
-        return breakAt(loc, "kiln::" + name +
-                                " with negative repeats (an "
-                                "error in eager)");
-    return addOp(OpCode::Repeat, {*x}, ValueKind::Tensor, loc, reps, 0,
-                 name == "tile" ? "tile" : "");
-  }
-  if (name == "pad" && n >= 2) {
-    std::optional<int> x = tensor(0);
-    std::vector<int64_t> pads;
-    if (!x || !constantList(1, "pads", pads))
-      return std::nullopt;
-    std::string mode = "constant";
-    if (n > 2) {
-      std::optional<std::string> m = stringArg(args[2]);
-      if (!m)
-        return breakAt(args[2]->getExprLoc(),
-                       "kiln::pad with a mode that is not a literal");
-      mode = *m;
-    }
-    if (pads.size() % 2 != 0 ||
-        (mode != "constant" && mode != "reflect" && mode != "replicate"))
-      return breakAt(loc, "kiln::pad with an odd number of pads or an "
-                          "unknown mode (an error in eager)");
-    int value = wrapped(i64(0));
-    if (n > 3) {
-      std::optional<int> v = scalar(3, absent);
-      if (!v && !absent)
-        return v;
-      if (v)
-        value = wrapped(*v);
-    }
-    int64_t pairs = static_cast<int64_t>(pads.size()) / 2;
-    if (pairs > 0)
-      needsDim(*x, -pairs);
-    int y = *x;
-    for (int64_t j = 0; j < pairs; ++j) {
-      int64_t d = -(j + 1), before = pads[2 * j], after = pads[2 * j + 1];
-      int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {d});
-      int out = scalarAdd(size, i64(before + after));
-      check(scalarCmp(out, i64(0), GE), "pad: a negative size");
-      int from = op(OpCode::Sub, {positions(out), wrapped(i64(before))});
-      int sizeT = wrapped(size);
-      int last = wrapped(scalarOp(OpCode::ScalarSub, size, i64(1)));
-      auto clamped = [&] {
-        return op(OpCode::Maximum,
-                  {op(OpCode::Minimum, {from, last}), wrapped(i64(0))});
-      };
-      if (mode == "constant") {
-        int inside = op(OpCode::Mul,
-                        {cmp(from, wrapped(i64(0)), GE), cmp(from, sizeT, LT)});
-        for (int64_t t = 0; t < j; ++t)
-          inside =
-              addOp(OpCode::Unsqueeze, {inside}, ValueKind::Tensor, loc, {-1});
-        y = like(
-            op(OpCode::Where, {inside, indexSelect(y, d, clamped()), value}),
-            *x);
-      } else if (mode == "reflect") {
-        check(both(both(scalarCmp(i64(before), i64(0), GE),
-                        scalarCmp(i64(after), i64(0), GE)),
-                   both(scalarCmp(i64(before), size, LT),
-                        scalarCmp(i64(after), size, LT))),
-              "pad: reflect padding of at least the size");
-        int mirrored = op(OpCode::Abs, {from});
-        int back = op(OpCode::Sub,
-                      {op(OpCode::Mul, {last, wrapped(i64(2))}), mirrored});
-        y = indexSelect(
-            y, d,
-            op(OpCode::Where, {cmp(mirrored, sizeT, GE), back, mirrored}));
-      } else {
-        y = indexSelect(y, d, clamped());
-      }
-    }
-    return y;
-  }
-  if ((name == "leaky_relu" || name == "elu") && n >= 1) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    std::optional<int> k = scalar(1, absent);
-    if (!k && !absent)
-      return k;
-    int factor = absent ? number(name == "elu" ? 1.0 : 0.01) : wrapped(*k);
-    int below = name == "elu"
-                    ? op(OpCode::Mul, {op(OpCode::Expm1, {*x}), factor})
-                    : op(OpCode::Mul, {*x, factor});
-    return op(OpCode::Where, {cmp(*x, number(0), GT), *x, below});
-  }
-  if (name == "clamp" && n >= 2) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    int y = *x;
-    bool bounded = false;
-    for (unsigned i = 1; i < 3; ++i) {
-      std::optional<int> bound = scalar(i, absent);
-      if (!bound && !absent)
-        return bound;
-      if (absent)
-        continue;
-      bounded = true;
-      y = op(i == 1 ? OpCode::Maximum : OpCode::Minimum, {y, wrapped(*bound)});
-    }
-    if (!bounded)
-      return breakAt(loc, "kiln::clamp without a bound (an error in eager)");
-    return y;
-  }
-  if (name == "masked_fill" && n == 3) {
-    std::optional<int> x = tensor(0), mask = x ? tensor(1) : std::nullopt;
-    if (!mask)
-      return mask;
-    maskInput(*mask);
-    std::optional<int> value = scalar(2, absent);
-    if (!value)
-      return value;
-    int filled = like(op(OpCode::Where, {*mask, wrapped(*value), *x}), *x);
-    // Eager refuses a mask that would make the result larger than x.
-    auto same = [&](OpCode query) {
-      return scalarCmp(addOp(query, {filled}, ValueKind::I64, loc),
-                       addOp(query, {*x}, ValueKind::I64, loc), EQ);
-    };
-    check(both(same(OpCode::Rank), same(OpCode::Numel)),
-          "masked_fill: the mask does not broadcast to the tensor's shape");
-    return filled;
-  }
-  if ((name == "tril" || name == "triu") && n >= 1) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    std::optional<int64_t> diagonal = constantArg(1, 0, "diagonal");
-    if (!diagonal)
-      return std::nullopt;
-    needsDim(*x, -2);
-    return addOp(name == "tril" ? OpCode::Tril : OpCode::Triu, {*x},
-                 ValueKind::Tensor, loc, {*diagonal});
-  }
-  if (name == "dropout" && n >= 1) {
-    // The identity at inference; p's range is still checked, as eager does.
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    if (n > 2 && constantInt(args[2]).value_or(1) != 0)
-      return breakAt(args[2]->getExprLoc(),
-                     "kiln::dropout in training mode (a random mask) or "
-                     "with a training flag known only at run time");
-    if (n > 1) {
-      std::optional<int> p = scalar(1, absent);
-      if (!p)
-        return p;
-      int pf = kindOf(*p) == ValueKind::F64
-                   ? *p
-                   : addOp(OpCode::ScalarCast, {*p}, ValueKind::F64, loc);
-      int zero = constant(0, ValueKind::F64, loc),
-          one = constant(1, ValueKind::F64, loc);
-      check(both(scalarCmp(pf, zero, GE), scalarCmp(pf, one, LE)),
-            "dropout: probability has to be between 0 and 1");
-    }
-    return x;
-  }
-  if ((name == "narrow" || name == "select") &&
-      n == (name == "narrow" ? 4u : 3u)) {
-    // A slice [start, end) of dim, start counted from the end when
-    // negative, the range checked as eager checks it.
-    auto [x, dim] = tensorAndDim();
-    if (!x)
-      return std::nullopt;
-    std::optional<int> start = integer(2);
-    if (!start)
-      return start;
-    int size = addOp(OpCode::Dim, {*x}, ValueKind::I64, loc, {*dim});
-    int negative = scalarCmp(*start, i64(0), LT);
-    int from =
-        addOp(OpCode::Select, {negative, scalarAdd(*start, size), *start},
-              ValueKind::I64, loc);
-    int end;
-    if (name == "narrow") {
-      std::optional<int> length = integer(3);
-      if (!length)
-        return length;
-      end = scalarAdd(from, *length);
-      check(
-          both(both(scalarCmp(from, i64(0), GE), scalarCmp(from, size, LE)),
-               both(scalarCmp(*length, i64(0), GE), scalarCmp(end, size, LE))),
-          "narrow: start or length out of range");
-    } else {
-      end = scalarAdd(from, i64(1));
-      check(both(scalarCmp(from, i64(0), GE), scalarCmp(from, size, LT)),
-            "select: index out of range");
-    }
-    int sliced = addOp(OpCode::Slice, {*x, from, end}, ValueKind::Tensor, loc,
-                       {*dim, 1});
-    if (name == "narrow")
-      return sliced;
-    return addOp(OpCode::Squeeze, {sliced}, ValueKind::Tensor, loc, {*dim});
-  }
-  if (name == "stack" && n >= 1) {
-    std::vector<int> parts;
-    if (!tensorList(name, args[0], loc, parts))
-      return std::nullopt;
-    std::optional<int64_t> dim = constantArg(1, 0, "dim");
-    if (!dim)
-      return std::nullopt;
-    for (int &part : parts)
-      part = addOp(OpCode::Unsqueeze, {part}, ValueKind::Tensor, loc, {*dim});
-    return addOp(OpCode::Cat, parts, ValueKind::Tensor, loc, {*dim});
-  }
-  if ((name == "bmm" && n == 2) ||
-      ((name == "addmm" || name == "baddbmm") && n >= 3)) {
-    bool scaled = name != "bmm";
-    std::vector<int> ops;
-    for (unsigned i = 0; i < (scaled ? 3u : 2u); ++i) {
-      std::optional<int> t = tensor(i);
-      if (!t)
-        return t;
-      ops.push_back(*t);
-    }
-    unsigned first = scaled ? 1 : 0;
-    int64_t rank = name == "addmm" ? 2 : 3;
-    for (unsigned i = first; i < first + 2; ++i)
-      if (GraphInput *in = inputOf(ops[i]))
-        in->exactRank = rank;
-    int product = op(OpCode::Matmul, {ops[first], ops[first + 1]});
-    if (!scaled)
-      return product;
-    // beta and alpha must be constants: beta 0 ignores the input.
-    double factors[2] = {1, 1};
-    for (unsigned i = 3; i < 5 && i < n; ++i) {
-      std::optional<double> c = constantFloat(stripArg(args[i]));
-      if (!c)
-        return breakAt(args[i]->getExprLoc(),
-                       "kiln::" + name +
-                           " with a beta or alpha that is not a "
-                           "constant");
-      factors[i - 3] = *c;
-    }
-    if (factors[1] != 1)
-      product = op(OpCode::Mul, {product, number(factors[1])});
-    if (factors[0] == 0)
-      return product;
-    int input = factors[0] == 1 ? ops[0]
-                                : op(OpCode::Mul, {ops[0], number(factors[0])});
-    return op(OpCode::Add, {input, product});
-  }
-  // The identity of size n by m, in a dtype (ints), as eager's.
-  auto identity = [&](int rows, int cols, int64_t dtype) {
-    auto range = [&](int size) {
-      return op(OpCode::Arange, {i64(0), size, i64(1)});
-    };
-    int r =
-        addOp(OpCode::Unsqueeze, {range(rows)}, ValueKind::Tensor, loc, {1});
-    return addOp(OpCode::Cast, {cmp(r, range(cols), EQ)}, ValueKind::Tensor,
-                 loc, {dtype});
+  int split = unflatten(*x, 1, {groups, cx.i64(-1)}, loc);
+  int rows = build<ko::FlattenOp>(loc, val(split), int64_t(2), int64_t(-1));
+  auto mean = [&](int t) {
+    return reduce<ko::MeanOp>(t, {-1}, /*keepdim=*/true, loc);
   };
-  if (name == "eye" && n >= 1) {
-    std::optional<int> rows = integer(0);
-    if (!rows)
-      return rows;
-    int cols = *rows;
-    if (n > 1 && constantInt(args[1]) != std::optional<int64_t>(-1)) {
-      std::optional<int> c = integer(1);
-      if (!c)
-        return c;
-      cols = *c;
-    }
-    std::optional<int64_t> dtype = constantArg(2, /*f32=*/5, "dtype");
-    if (!dtype)
-      return std::nullopt;
-    check(both(scalarCmp(*rows, i64(0), GE), scalarCmp(cols, i64(0), GE)),
-          "eye: sizes must be non-negative");
-    return identity(*rows, cols, *dtype);
+  int centred = apply<ko::SubOp>(loc, rows, mean(rows));
+  int variance = mean(apply<ko::MulOp>(loc, centred, centred));
+  int y = apply<ko::ReshapeAsOp>(
+      loc,
+      apply<ko::MulOp>(
+          loc, centred,
+          apply<ko::RsqrtOp>(loc, apply<ko::AddOp>(loc, variance, eps))),
+      *x);
+  bool weighted = !affine.empty() && affine[0] >= 0;
+  bool biased = affine.size() > 1 && affine[1] >= 0;
+  if (!weighted && !biased)
+    return y;
+  auto swap = [&](int t) {
+    return build<ko::TransposeOp>(loc, val(t), int64_t(1), int64_t(-1));
+  };
+  y = swap(y);
+  if (weighted)
+    y = apply<ko::MulOp>(loc, y, affine[0]);
+  if (biased)
+    y = apply<ko::AddOp>(loc, y, affine[1]);
+  return cx.like(swap(y), *x);
+}
+
+std::optional<int> Tracer::traceLinspace(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // As eager writes it: positions counted up from start below the middle
+  // and down from end above it.
+  std::vector<int> ends;
+  for (unsigned i = 0; i < 2; ++i) {
+    std::optional<int> v = cx.scalar(i, absent);
+    if (!v)
+      return v;
+    ends.push_back(scalarCast(*v, ValueKind::F64, loc));
   }
-  if (name == "one_hot" && n == 2) {
-    // The rows of the identity that the ids pick: embedding checks them.
-    std::optional<int> ids = tensor(0);
-    if (!ids)
-      return ids;
-    std::optional<int64_t> classes = constantInt(args[1]);
-    if (classes && *classes == -1)
+  std::optional<int> steps = cx.integer(2);
+  if (!steps)
+    return steps;
+  std::optional<int64_t> dtype = cx.constantArg(3, /*f32=*/5, "dtype");
+  if (!dtype)
+    return std::nullopt;
+  if (*dtype < 3 || *dtype > 6)
+    return breakAt(loc, "kiln::linspace of a dtype that is not floating (an "
+                        "error in eager)");
+  cx.check(cx.host(BO_GE, *steps, cx.i64(0)),
+           "linspace: the number of steps must be non-negative");
+  auto f64 = [&](int v) { return scalarCast(v, ValueKind::F64, loc); };
+  int last = f64(cx.host(BO_Sub, *steps, cx.i64(1)));
+  int gaps = f64(cx.hostMax(cx.host(BO_Sub, *steps, cx.i64(1)), cx.i64(1)));
+  int span = cx.host(BO_Sub, ends[1], ends[0]);
+  int step =
+      select(cx.host(BO_GT, *steps, cx.i64(1)), cx.host(BO_Div, span, gaps),
+             constant(0, ValueKind::F64, loc), loc);
+  ElementType e = elementOfDType(*dtype);
+  int i = castTo(cx.positions(*steps), e, loc);
+  int up = apply<ko::AddOp>(loc, apply<ko::MulOp>(loc, i, cx.wrapped(step)),
+                            cx.wrapped(ends[0]));
+  int down = apply<ko::AddOp>(
+      loc,
+      apply<ko::MulOp>(loc, apply<ko::SubOp>(loc, cx.wrapped(last), i),
+                       cx.wrapped(hostNeg(step, loc))),
+      cx.wrapped(ends[1]));
+  int half = f64(cx.host(BO_Div, *steps, cx.i64(2)));
+  return castTo(where(cx.cmp(i, cx.wrapped(half), kLT), up, down, loc), e, loc);
+}
+
+std::optional<int> Tracer::traceEinsum(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  // The plan eager follows (kiln/EinsumPlan.h): sums, permutes, and one
+  // batched matmul of the flattened kept and contracted dims.
+  std::optional<std::string> equation = stringArg(args[0]);
+  if (!equation)
+    return breakAt(args[0]->getExprLoc(),
+                   "kiln::einsum with an equation that is not a string "
+                   "literal");
+  if (equation->find("...") != std::string::npos)
+    return breakAt(args[0]->getExprLoc(),
+                   "kiln::einsum with '...' (its dims depend on the "
+                   "operands' ranks)");
+  std::vector<int> ops;
+  if (!tensorList(name, args[1], loc, ops))
+    return std::nullopt;
+  detail::EinsumPlan plan =
+      detail::planEinsum(*equation, std::vector<int64_t>(ops.size(), -1));
+  if (!plan.error.empty())
+    return breakAt(loc,
+                   "kiln::" + plan.error.substr(0) + " (an error in eager)");
+  // Each operand has as many dims as its subscripts.
+  std::string lhs = equation->substr(0, equation->find("->"));
+  std::vector<int64_t> ranks(1, 0);
+  for (char c : lhs) {
+    if (c == ',')
+      ranks.push_back(0);
+    else if (std::isalpha(static_cast<unsigned char>(c)))
+      ++ranks.back();
+  }
+  auto dim = [&](int v, int64_t d) { return dimOf(v, d, loc); };
+  std::vector<int> t;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (GraphInput *in = inputOf(ops[i]))
+      in->exactRank = ranks[i];
+    int x = ops[i];
+    const detail::EinsumOperandPlan &p = plan.operands[i];
+    if (!p.sumDims.empty())
+      x = reduce<ko::SumOp>(x, p.sumDims, /*keepdim=*/false, loc);
+    t.push_back(build<ko::PermuteOp>(loc, val(x), p.perm));
+  }
+  if (t.size() == 1)
+    return t[0];
+  int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
+          nr = plan.rightKept;
+  int a = t[0], b = t[1];
+  auto product = [&](int v, int64_t from, int64_t count) {
+    int p = cx.i64(1);
+    for (int64_t d = 0; d < count; ++d)
+      p = cx.host(BO_Mul, p, dim(v, from + d));
+    return p;
+  };
+  for (int64_t d = 0; d < nc; ++d)
+    cx.check(cx.host(BO_EQ, dim(a, nb + nl + d), dim(b, nb + d)),
+             "einsum: a contracted subscript has different sizes in the "
+             "operands");
+  int m = product(a, nb, nl), k = product(b, nb, nc),
+      cols = product(b, nb + nc, nr);
+  std::vector<int> aShape, bShape;
+  for (int64_t d = 0; d < nb; ++d) {
+    aShape.push_back(dim(a, d));
+    bShape.push_back(dim(b, d));
+  }
+  aShape.insert(aShape.end(), {m, k});
+  bShape.insert(bShape.end(), {k, cols});
+  int p = apply<ko::MatmulOp>(loc, reshape(a, aShape, loc),
+                              reshape(b, bShape, loc));
+  std::vector<int> outShape;
+  for (int64_t d = 0; d < nb; ++d)
+    outShape.push_back(dim(p, d));
+  for (int64_t d = 0; d < nl; ++d)
+    outShape.push_back(dim(a, nb + d));
+  for (int64_t d = 0; d < nr; ++d)
+    outShape.push_back(dim(b, nb + nc + d));
+  return build<ko::PermuteOp>(loc, val(reshape(p, outShape, loc)),
+                              plan.outPerm);
+}
+
+std::optional<int> Tracer::traceRandint(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  // floor(rand(shape, seed, float64) * (high - low)) + low, as eager
+  // composes it; randint(high, shape, seed) has low 0.
+  bool withLow = !isa<InitListExpr>(stripArg(args[1])) &&
+                 stripArg(args[1])->getType()->isIntegerType();
+  unsigned first = withLow ? 1 : 0;
+  std::optional<int> low = withLow ? cx.integer(0) : cx.i64(0);
+  std::optional<int> high = low ? cx.integer(first) : std::nullopt;
+  if (!high)
+    return std::nullopt;
+  std::vector<int> sizes;
+  std::optional<int> seed = traceExpr(stripArg(args[first + 2]));
+  if (!seed)
+    return seed;
+  if (kindOf(*seed) != ValueKind::I64)
+    return breakAt(args[first + 2]->getExprLoc(),
+                   "kiln::randint with a seed that is not an integer");
+  if (!traceIntList(args[first + 1], sizes))
+    return std::nullopt;
+  std::optional<int64_t> dtype = cx.constantArg(first + 3, /*i64=*/2, "dtype");
+  if (!dtype)
+    return std::nullopt;
+  if (*dtype == 0)
+    return breakAt(loc, "kiln::randint of bool (an error in eager)");
+  cx.check(cx.host(BO_GT, *high, *low),
+           "randint: high must be greater than low");
+  int u = random(*seed, sizes, /*normal=*/false, /*f64=*/6, loc);
+  int span = scalarCast(cx.host(BO_Sub, *high, *low), ValueKind::F64, loc);
+  int picked = apply<ko::AddOp>(
+      loc, apply<ko::FloorOp>(loc, apply<ko::MulOp>(loc, u, cx.wrapped(span))),
+      cx.wrapped(*low));
+  return castTo(picked, elementOfDType(*dtype), loc);
+}
+
+std::optional<int> Tracer::traceConvTranspose2d(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  // As eager computes it (lib/Runtime/Ops/NN.cpp): x spread with stride
+  // - 1 zeros between its pixels, padded by dilation * (k - 1) - padding
+  // (cropped where negative), convolved with stride 1 by the weight
+  // flipped, its in and out swapped within each group.
+  std::optional<int> x = cx.tensor(0), w = x ? cx.tensor(1) : std::nullopt;
+  if (!w)
+    return std::nullopt;
+  std::optional<int> bias;
+  if (n > 2 && !isDefaultTensor(args[2]) && !(bias = cx.tensor(2)))
+    return std::nullopt;
+  for (int v : {*x, *w})
+    if (GraphInput *in = inputOf(v))
+      in->exactRank = 4;
+  if (bias)
+    if (GraphInput *in = inputOf(*bias))
+      in->exactRank = 1;
+  // stride, padding, output_padding, groups, dilation: constants or host
+  // integers, checked as eager checks them.
+  static const char *const what[] = {"stride", "padding", "output_padding",
+                                     "groups", "dilation"};
+  std::vector<std::vector<int>> params;
+  for (unsigned a = 3; a < 8; ++a) {
+    int64_t byDefault = a == 3 || a >= 6 ? 1 : 0;
+    std::vector<int> values;
+    if (n > a && !traceIntList(args[a], values))
+      return std::nullopt;
+    if (values.empty())
+      values.push_back(cx.i64(byDefault));
+    if (values.size() > (a == 6 ? 1u : 2u))
+      return breakAt(args[a]->getExprLoc(),
+                     "kiln::conv_transpose2d with more than " +
+                         std::string(a == 6 ? "one " : "two ") + what[a - 3]);
+    if (a != 6 && values.size() == 1)
+      values.push_back(values[0]);
+    for (int v : values) {
+      std::optional<double> c = graph().constantValue(v);
+      if (c && *c < static_cast<double>(byDefault))
+        return breakAt(args[a]->getExprLoc(),
+                       "kiln::conv_transpose2d with " +
+                           std::string(what[a - 3]) + " below " +
+                           std::to_string(byDefault) + " (an error in eager)");
+      cx.check(cx.host(BO_GE, v, cx.i64(byDefault)),
+               std::string("conv_transpose2d: ") + what[a - 3] +
+                   (byDefault ? " must be at least 1" : " must be at least 0"));
+    }
+    params.push_back(values);
+  }
+  const std::vector<int> &stride = params[0], &padding = params[1],
+                         &extra = params[2], &dilation = params[4];
+  int groups = params[3][0];
+  auto sizeOf = [&](int v, int64_t d) { return dimOf(v, d, loc); };
+  auto mul = [&](int a, int b) { return cx.host(BO_Mul, a, b); };
+  auto sub = [&](int a, int b) { return cx.host(BO_Sub, a, b); };
+  auto atLeast0 = [&](int v) { return cx.hostMax(v, cx.i64(0)); };
+  int channels = sizeOf(*x, 1);
+  cx.check(
+      cx.both(cx.host(BO_EQ,
+                      cx.host(BO_Rem, channels, cx.hostMax(groups, cx.i64(1))),
+                      cx.i64(0)),
+              cx.host(BO_EQ, sizeOf(*w, 0), channels)),
+      "conv_transpose2d: the channels, the weight and groups agree");
+  for (int i = 0; i < 2; ++i)
+    cx.check(cx.host(BO_LOr, cx.host(BO_LT, extra[i], stride[i]),
+                     cx.host(BO_LT, extra[i], dilation[i])),
+             "conv_transpose2d: output_padding must be smaller than either "
+             "stride or dilation");
+  // Zeros of y's shape with dim d of size `size`, in y's dtype.
+  auto zerosAlong = [&](int y, int64_t d, int size, bool insert) {
+    std::vector<int> sizes;
+    for (int64_t k = 0; k < 4; ++k) {
+      if (k == d && !insert) {
+        sizes.push_back(size);
+        continue;
+      }
+      sizes.push_back(sizeOf(y, k));
+      if (k == d)
+        sizes.push_back(size);
+    }
+    return cx.like(full(sizes, /*f32=*/5, 0, loc), y);
+  };
+  int y = *x;
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = 2 + i;
+    std::optional<double> s = graph().constantValue(stride[i]);
+    if (s && *s == 1)
+      continue;
+    int size = sizeOf(y, d);
+    int spread = cx.cat({build<ko::UnsqueezeOp>(loc, val(y), d + 1),
+                         zerosAlong(y, d, sub(stride[i], cx.i64(1)), true)},
+                        d + 1);
+    std::vector<int> merged;
+    for (int64_t k = 0; k < 4; ++k)
+      merged.push_back(k == d ? mul(size, stride[i]) : sizeOf(y, k));
+    int end = atLeast0(
+        cx.host(BO_Add, mul(sub(size, cx.i64(1)), stride[i]), cx.i64(1)));
+    y = slice(reshape(spread, merged, loc), d, cx.i64(0), end, 1, loc);
+  }
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = 2 + i;
+    // before = dilation * (k - 1) - padding, after = before +
+    // output_padding: zeros where positive, a crop where negative.
+    int before =
+        sub(mul(dilation[i], sub(sizeOf(*w, d), cx.i64(1))), padding[i]);
+    int after = cx.host(BO_Add, before, extra[i]);
+    int padded = cx.cat({zerosAlong(y, d, atLeast0(before), false), y,
+                         zerosAlong(y, d, atLeast0(after), false)},
+                        d);
+    int start = atLeast0(sub(cx.i64(0), before));
+    int stop = sub(sizeOf(padded, d), atLeast0(sub(cx.i64(0), after)));
+    y = slice(padded, d, start, cx.hostMax(stop, start), 1, loc);
+  }
+  // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
+  // in and out swapped, as [O, C/g, kH, kW].
+  int wc = *w;
+  for (int64_t d = 2; d < 4; ++d) {
+    int k = sizeOf(*w, d);
+    wc = cx.indexSelect(
+        wc, d,
+        apply<ko::SubOp>(loc, cx.wrapped(sub(k, cx.i64(1))), cx.positions(k)));
+  }
+  int perGroup = cx.host(BO_Div, channels, cx.hostMax(groups, cx.i64(1)));
+  int outPerGroup = sizeOf(*w, 1), kh = sizeOf(*w, 2), kw = sizeOf(*w, 3);
+  wc = reshape(wc, {groups, perGroup, outPerGroup, kh, kw}, loc);
+  wc = build<ko::TransposeOp>(loc, val(wc), int64_t(1), int64_t(2));
+  wc = reshape(wc, {mul(groups, outPerGroup), perGroup, kh, kw}, loc);
+  // Stride 1, no padding; dilation and groups constants or run-time
+  // operands (kDynamic in the attributes).
+  llvm::SmallVector<int64_t> attrs;
+  llvm::SmallVector<mlir::Value> runtime;
+  for (int v : {dilation[0], dilation[1], groups}) {
+    std::optional<double> c = graph().constantValue(v);
+    attrs.push_back(c ? static_cast<int64_t>(*c) : mlir::ShapedType::kDynamic);
+    if (!c)
+      runtime.push_back(val(v));
+  }
+  mlir::Builder b(val(y).getContext());
+  return build<ko::Conv2dOp>(
+      loc, val(y), val(wc), bias ? val(*bias) : mlir::Value(), runtime,
+      b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({0, 0}),
+      b.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
+      b.getI64IntegerAttr(attrs[2]));
+}
+
+std::optional<int> Tracer::traceInterpolate(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // As eager resamples (lib/Runtime/Ops/Indexing.cpp): rows, then
+  // columns, each an index_select at ATen's source positions (nearest's
+  // in float as ATen computes them; bilinear's in double, between two
+  // neighbours).
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  if (GraphInput *in = inputOf(*x))
+    in->exactRank = 4;
+  std::string mode = "nearest";
+  if (n > 2) {
+    std::optional<std::string> m = stringArg(args[2]);
+    if (!m)
+      return breakAt(args[2]->getExprLoc(),
+                     "kiln::interpolate with a mode that is not a string "
+                     "literal");
+    mode = *m;
+  }
+  bool bilinear = mode == "bilinear";
+  if (mode != "nearest" && !bilinear)
+    return breakAt(loc, "kiln::interpolate with mode \"" + mode +
+                            "\" (an error in eager)");
+  bool alignCorners = false;
+  if (n > 3) {
+    std::optional<int> a = cx.scalar(3, absent);
+    if (!absent) {
+      std::optional<double> c = a ? graph().constantValue(*a) : std::nullopt;
+      if (!c)
+        return breakAt(args[3]->getExprLoc(),
+                       "kiln::interpolate with an align_corners that is "
+                       "not a constant");
+      if (!bilinear)
+        return breakAt(args[3]->getExprLoc(),
+                       "kiln::interpolate with align_corners in nearest "
+                       "mode (an error in eager)");
+      alignCorners = *c != 0;
+    }
+  }
+  auto f64 = [&](int v) { return scalarCast(v, ValueKind::F64, loc); };
+  auto fdiv = [&](int a, int b) { return cx.host(BO_Div, a, b); };
+  auto sizeOf = [&](int v, int64_t d) { return dimOf(v, d, loc); };
+  std::vector<int> out;
+  std::optional<int> factor;
+  if (stripArg(args[1])->getType()->isArithmeticType()) {
+    factor = cx.scalar(1, absent);
+    if (!factor)
+      return std::nullopt;
+    factor = f64(*factor);
+    cx.check(cx.host(BO_GT, *factor, constant(0, ValueKind::F64, loc)),
+             "interpolate: scale_factor must be positive");
+    for (int64_t d = 2; d < 4; ++d)
+      out.push_back(scalarCast(cx.host(BO_Mul, f64(sizeOf(*x, d)), *factor),
+                               ValueKind::I64, loc));
+  } else {
+    if (!traceIntList(args[1], out))
+      return std::nullopt;
+    if (out.empty() || out.size() > 2)
       return breakAt(args[1]->getExprLoc(),
-                     "kiln::one_hot with num_classes -1 (the count depends "
-                     "on the ids' values)");
-    std::optional<int> c = integer(1);
+                     "kiln::interpolate with a size of " +
+                         std::to_string(out.size()) +
+                         " values (an error in eager)");
+    if (out.size() == 1)
+      out.push_back(out[0]);
+  }
+  for (int v : out)
+    cx.check(cx.host(BO_GE, v, cx.i64(1)),
+             "interpolate: size must be at least 1");
+  for (int64_t d = 1; d < 4; ++d)
+    cx.check(cx.host(BO_GT, sizeOf(*x, d), cx.i64(0)),
+             "interpolate: only the batch dim may be empty");
+  int y = *x;
+  for (int64_t d = 2; d < 4; ++d) {
+    int size = out[d - 2], in = sizeOf(*x, d);
+    int last = cx.wrapped(cx.host(BO_Sub, in, cx.i64(1)));
+    int scale = factor ? fdiv(constant(1, ValueKind::F64, loc), *factor)
+                       : fdiv(f64(in), f64(size));
+    if (!bilinear) {
+      int at = apply<ko::FloorOp>(
+          loc, apply<ko::MulOp>(
+                   loc, castTo(cx.positions(size), ElementType::F32, loc),
+                   cx.wrapped(scale)));
+      at = castTo(at, ElementType::I64, loc);
+      y = cx.indexSelect(y, d, apply<ko::MinimumOp>(loc, at, last));
+      continue;
+    }
+    if (alignCorners)
+      scale = select(cx.host(BO_GT, size, cx.i64(1)),
+                     fdiv(f64(cx.host(BO_Sub, in, cx.i64(1))),
+                          f64(cx.host(BO_Sub, size, cx.i64(1)))),
+                     constant(0, ValueKind::F64, loc), loc);
+    int o = castTo(cx.positions(size), ElementType::F64, loc);
+    int src = alignCorners
+                  ? apply<ko::MulOp>(loc, o, cx.wrapped(scale))
+                  : apply<ko::MaximumOp>(
+                        loc,
+                        apply<ko::SubOp>(
+                            loc,
+                            apply<ko::MulOp>(
+                                loc, apply<ko::AddOp>(loc, o, cx.number(0.5)),
+                                cx.wrapped(scale)),
+                            cx.number(0.5)),
+                        cx.number(0));
+    int below = castTo(apply<ko::FloorOp>(loc, src), ElementType::I64, loc);
+    int above = apply<ko::MinimumOp>(
+        loc, apply<ko::AddOp>(loc, below, cx.wrapped(cx.i64(1))), last);
+    int far = apply<ko::SubOp>(loc, src, castTo(below, ElementType::F64, loc));
+    if (d == 2) // [h, 1] against [N, C, h, W]
+      far = build<ko::UnsqueezeOp>(loc, val(far), int64_t(1));
+    y = apply<ko::AddOp>(
+        loc,
+        apply<ko::MulOp>(loc, cx.indexSelect(y, d, below),
+                         apply<ko::SubOp>(loc, cx.number(1), far)),
+        apply<ko::MulOp>(loc, cx.indexSelect(y, d, above), far));
+  }
+  return cx.like(y, *x);
+}
+
+std::optional<int> Tracer::traceExtremum(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  unsigned n = call.size();
+  SourceLocation loc = call.loc;
+  // The extremum of all (amax), or along a dim: the values gathered at
+  // argmax's index, a (values, indices) tuple.
+  bool largest = name == "max";
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  if (n == 1)
+    return largest ? reduce<ko::AmaxOp>(*x, {}, false, loc)
+                   : reduce<ko::AminOp>(*x, {}, false, loc);
+  std::optional<int64_t> dim = cx.constantArg(1, 0, "dim");
+  std::optional<int64_t> keep =
+      dim ? cx.constantArg(2, 0, "keepdim") : std::nullopt;
+  if (!keep)
+    return std::nullopt;
+  needsDim(*x, *dim);
+  int index = largest ? reduce<ko::ArgmaxOp>(*x, {*dim}, true, loc)
+                      : reduce<ko::ArgminOp>(*x, {*dim}, true, loc);
+  int values = build<ko::GatherOp>(loc, val(*x), val(index), *dim);
+  if (!*keep) {
+    values = build<ko::SqueezeOp>(loc, val(values), *dim);
+    index = build<ko::SqueezeOp>(loc, val(index), *dim);
+  }
+  return makeRecord({values, index});
+}
+
+std::optional<int> Tracer::traceCumulative(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  auto [x, dim] = cx.tensorAndDim();
+  if (!x)
+    return x;
+  // dtype: std::nullopt by default, else a constant DType (inside the
+  // std::optional the call constructs).
+  int64_t dtype = -1;
+  const Expr *d = n > 2 ? args[2]->IgnoreImplicit() : nullptr;
+  while (d && isa<CXXConstructExpr>(d) &&
+         cast<CXXConstructExpr>(d)->getNumArgs() == 1)
+    d = cast<CXXConstructExpr>(d)->getArg(0)->IgnoreImplicit();
+  if (d && !isa<CXXDefaultArgExpr>(d)) {
+    std::optional<int64_t> c = constantInt(d);
+    if (!c)
+      return breakAt(d->getExprLoc(),
+                     "kiln::" + name + " with a dtype that is not a constant");
+    dtype = *c;
+  }
+  // In its dtype when one is given (refinement scans integers as i64;
+  // eager refuses to scan in int32 or bool).
+  mlir::Value input = val(*x);
+  if (dtype >= 0) {
+    ElementType e = elementOfDType(dtype);
+    if (e == ElementType::I32 || e == ElementType::Bool)
+      return refuse(
+          loc, name,
+          ko::unsupportedDTypeMessage(elementType(input.getContext(), e)));
+    input = convertTo(*x, e, loc);
+  }
+  if (name == "cumsum")
+    return build<ko::CumsumOp>(loc, input, *dim);
+  return build<ko::CumprodOp>(loc, input, *dim);
+}
+
+std::optional<int> Tracer::traceTopk(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  // The indices, then the values as a gather of them: eager's values.
+  // (Sorted whatever `sorted` says, as the runtime sorts.)
+  std::optional<int> x = cx.tensor(0);
+  std::optional<int> k = x ? cx.integer(1) : std::nullopt;
+  std::optional<int64_t> dim = k ? cx.constantArg(2, -1, "dim") : std::nullopt;
+  std::optional<int64_t> largest =
+      dim ? cx.constantArg(3, 1, "largest") : std::nullopt;
+  if (!largest)
+    return std::nullopt;
+  needsDim(*x, *dim);
+  int index =
+      build<ko::TopkOp>(loc, val(*x), indexOf(*k, loc), *dim, *largest != 0);
+  int values = build<ko::GatherOp>(loc, val(*x), val(index), *dim);
+  return makeRecord({values, index});
+}
+
+std::optional<int> Tracer::traceScatterAdd(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  auto [x, dim] = cx.tensorAndDim();
+  std::optional<int> index = x ? cx.tensor(2) : std::nullopt;
+  std::optional<int> src = index ? cx.tensor(3) : std::nullopt;
+  if (!src)
+    return src;
+  maskInput(*index, ElementType::I64);
+  return build<ko::ScatterAddOp>(loc, val(*x), val(*index), val(*src), *dim);
+}
+
+std::optional<int> Tracer::traceGather(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  auto [x, dim] = cx.tensorAndDim();
+  std::optional<int> index = x ? cx.tensor(2) : std::nullopt;
+  if (!index)
+    return index;
+  maskInput(*index, ElementType::I64);
+  if (name == "gather")
+    return build<ko::GatherOp>(loc, val(*x), val(*index), *dim);
+  if (GraphInput *in = inputOf(*index))
+    in->exactRank = 1;
+  return cx.indexSelect(*x, *dim, *index);
+}
+
+std::optional<int> Tracer::traceFlip(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  std::vector<int64_t> dims;
+  if (!x || !cx.constantList(1, "dims", dims))
+    return std::nullopt;
+  std::set<int64_t> seen(dims.begin(), dims.end());
+  if (seen.size() != dims.size() || seen.empty())
+    return breakAt(loc, "kiln::flip with no dims or a dim given twice");
+  int y = *x;
+  for (int64_t d : dims) {
+    needsDim(*x, d);
+    int size = dimOf(*x, d, loc);
+    int last = cx.host(BO_Sub, size, cx.i64(1));
+    y = cx.indexSelect(
+        y, d, apply<ko::SubOp>(loc, cx.wrapped(last), cx.positions(size)));
+  }
+  return y;
+}
+
+std::optional<int> Tracer::traceRoll(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  std::vector<int64_t> shifts, dims;
+  if (!x || !cx.constantList(1, "shifts", shifts) ||
+      !cx.constantList(2, "dims", dims))
+    return std::nullopt;
+  if (dims.empty() || dims.size() != shifts.size())
+    return breakAt(loc, "kiln::roll without one dim per shift (the "
+                        "flattened roll is not traced)");
+  int y = *x;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = dims[i];
+    needsDim(*x, d);
+    // Element j comes from (j - shift) mod size.
+    int size = dimOf(*x, d, loc);
+    int modulus = cx.hostMax(size, cx.i64(1));
+    int r = cx.host(
+        BO_Rem,
+        cx.scalarAdd(cx.host(BO_Rem, cx.i64(shifts[i]), modulus), modulus),
+        modulus);
+    int from = apply<ko::AddOp>(loc, cx.positions(size),
+                                cx.wrapped(cx.host(BO_Sub, size, r)));
+    int sizeT = cx.wrapped(size);
+    y = cx.indexSelect(y, d,
+                       where(cx.cmp(from, sizeT, kGE),
+                             apply<ko::SubOp>(loc, from, sizeT), from, loc));
+  }
+  return y;
+}
+
+std::optional<int> Tracer::traceRepeat(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  // One frontend op: how the repeats meet the dims depends on the rank.
+  std::optional<int> x = cx.tensor(0);
+  std::vector<int64_t> reps;
+  if (!x || !cx.constantList(1, "repeats", reps))
+    return std::nullopt;
+  for (int64_t r : reps)
+    if (r < 0)
+      return breakAt(loc, "kiln::" + name +
+                              " with negative repeats (an "
+                              "error in eager)");
+  // tile pads the repeats to the rank; repeat needs one per dim.
+  if (name == "tile")
+    return build<ko::TileOp>(loc, val(*x), reps);
+  return build<ko::RepeatOp>(loc, val(*x), reps);
+}
+
+std::optional<int> Tracer::tracePad(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  std::optional<int> x = cx.tensor(0);
+  std::vector<int64_t> pads;
+  if (!x || !cx.constantList(1, "pads", pads))
+    return std::nullopt;
+  std::string mode = "constant";
+  if (n > 2) {
+    std::optional<std::string> m = stringArg(args[2]);
+    if (!m)
+      return breakAt(args[2]->getExprLoc(),
+                     "kiln::pad with a mode that is not a literal");
+    mode = *m;
+  }
+  if (pads.size() % 2 != 0 ||
+      (mode != "constant" && mode != "reflect" && mode != "replicate"))
+    return breakAt(loc, "kiln::pad with an odd number of pads or an "
+                        "unknown mode (an error in eager)");
+  int value = cx.wrapped(cx.i64(0));
+  if (n > 3) {
+    std::optional<int> v = cx.scalar(3, absent);
+    if (!v && !absent)
+      return v;
+    if (v)
+      value = cx.wrapped(*v);
+  }
+  int64_t pairs = static_cast<int64_t>(pads.size()) / 2;
+  if (pairs > 0)
+    needsDim(*x, -pairs);
+  int y = *x;
+  for (int64_t j = 0; j < pairs; ++j) {
+    int64_t d = -(j + 1), before = pads[2 * j], after = pads[2 * j + 1];
+    int size = dimOf(*x, d, loc);
+    int out = cx.scalarAdd(size, cx.i64(before + after));
+    cx.check(cx.host(BO_GE, out, cx.i64(0)), "pad: a negative size");
+    int from =
+        apply<ko::SubOp>(loc, cx.positions(out), cx.wrapped(cx.i64(before)));
+    int sizeT = cx.wrapped(size);
+    int last = cx.wrapped(cx.host(BO_Sub, size, cx.i64(1)));
+    auto clamped = [&] {
+      return apply<ko::MaximumOp>(loc, apply<ko::MinimumOp>(loc, from, last),
+                                  cx.wrapped(cx.i64(0)));
+    };
+    if (mode == "constant") {
+      int inside =
+          apply<ko::MulOp>(loc, cx.cmp(from, cx.wrapped(cx.i64(0)), kGE),
+                           cx.cmp(from, sizeT, kLT));
+      for (int64_t t = 0; t < j; ++t)
+        inside = build<ko::UnsqueezeOp>(loc, val(inside), int64_t(-1));
+      y = cx.like(where(inside, cx.indexSelect(y, d, clamped()), value, loc),
+                  *x);
+    } else if (mode == "reflect") {
+      cx.check(cx.both(cx.both(cx.host(BO_GE, cx.i64(before), cx.i64(0)),
+                               cx.host(BO_GE, cx.i64(after), cx.i64(0))),
+                       cx.both(cx.host(BO_LT, cx.i64(before), size),
+                               cx.host(BO_LT, cx.i64(after), size))),
+               "pad: reflect padding of at least the size");
+      int mirrored = apply<ko::AbsOp>(loc, from);
+      int back = apply<ko::SubOp>(
+          loc, apply<ko::MulOp>(loc, last, cx.wrapped(cx.i64(2))), mirrored);
+      y = cx.indexSelect(
+          y, d, where(cx.cmp(mirrored, sizeT, kGE), back, mirrored, loc));
+    } else {
+      y = cx.indexSelect(y, d, clamped());
+    }
+  }
+  return y;
+}
+
+std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  std::optional<int> k = cx.scalar(1, absent);
+  if (!k && !absent)
+    return k;
+  int factor = absent ? cx.number(name == "elu" ? 1.0 : 0.01) : cx.wrapped(*k);
+  int below = name == "elu"
+                  ? apply<ko::MulOp>(loc, apply<ko::Expm1Op>(loc, *x), factor)
+                  : apply<ko::MulOp>(loc, *x, factor);
+  return where(cx.cmp(*x, cx.number(0), kGT), *x, below, loc);
+}
+
+std::optional<int> Tracer::traceClamp(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  int y = *x;
+  bool bounded = false;
+  for (unsigned i = 1; i < 3; ++i) {
+    std::optional<int> bound = cx.scalar(i, absent);
+    if (!bound && !absent)
+      return bound;
+    if (absent)
+      continue;
+    bounded = true;
+    y = i == 1 ? apply<ko::MaximumOp>(loc, y, cx.wrapped(*bound))
+               : apply<ko::MinimumOp>(loc, y, cx.wrapped(*bound));
+  }
+  if (!bounded)
+    return breakAt(loc, "kiln::clamp without a bound (an error in eager)");
+  return y;
+}
+
+std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  std::optional<int> x = cx.tensor(0), mask = x ? cx.tensor(1) : std::nullopt;
+  if (!mask)
+    return mask;
+  maskInput(*mask);
+  std::optional<int> value = cx.scalar(2, absent);
+  if (!value)
+    return value;
+  int filled = cx.like(where(*mask, cx.wrapped(*value), *x, loc), *x);
+  // Eager refuses a mask that would make the result larger than x.
+  cx.check(cx.both(cx.host(BO_EQ, rankOf(filled, loc), rankOf(*x, loc)),
+                   cx.host(BO_EQ, numelOf(filled, loc), numelOf(*x, loc))),
+           "masked_fill: the mask does not broadcast to the tensor's shape");
+  return filled;
+}
+
+std::optional<int> Tracer::traceTriangle(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  std::optional<int64_t> diagonal = cx.constantArg(1, 0, "diagonal");
+  if (!diagonal)
+    return std::nullopt;
+  needsDim(*x, -2);
+  if (name == "tril")
+    return build<ko::TrilOp>(loc, val(*x), *diagonal);
+  return build<ko::TriuOp>(loc, val(*x), *diagonal);
+}
+
+std::optional<int> Tracer::traceDropout(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // The identity at inference; p's range is still checked, as eager does.
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  if (n > 2 && constantInt(args[2]).value_or(1) != 0)
+    return breakAt(args[2]->getExprLoc(),
+                   "kiln::dropout in training mode (a random mask) or "
+                   "with a training flag known only at run time");
+  if (n > 1) {
+    std::optional<int> p = cx.scalar(1, absent);
+    if (!p)
+      return p;
+    int pf = scalarCast(*p, ValueKind::F64, loc);
+    int zero = constant(0, ValueKind::F64, loc),
+        one = constant(1, ValueKind::F64, loc);
+    cx.check(cx.both(cx.host(BO_GE, pf, zero), cx.host(BO_LE, pf, one)),
+             "dropout: probability has to be between 0 and 1");
+  }
+  return x;
+}
+
+std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  // A slice [start, end) of dim, start counted from the end when
+  // negative, the range checked as eager checks it.
+  auto [x, dim] = cx.tensorAndDim();
+  if (!x)
+    return std::nullopt;
+  std::optional<int> start = cx.integer(2);
+  if (!start)
+    return start;
+  int size = dimOf(*x, *dim, loc);
+  int negative = cx.host(BO_LT, *start, cx.i64(0));
+  int from = select(negative, cx.scalarAdd(*start, size), *start, loc);
+  int end;
+  if (name == "narrow") {
+    std::optional<int> length = cx.integer(3);
+    if (!length)
+      return length;
+    end = cx.scalarAdd(from, *length);
+    cx.check(cx.both(cx.both(cx.host(BO_GE, from, cx.i64(0)),
+                             cx.host(BO_LE, from, size)),
+                     cx.both(cx.host(BO_GE, *length, cx.i64(0)),
+                             cx.host(BO_LE, end, size))),
+             "narrow: start or length out of range");
+  } else {
+    end = cx.scalarAdd(from, cx.i64(1));
+    cx.check(
+        cx.both(cx.host(BO_GE, from, cx.i64(0)), cx.host(BO_LT, from, size)),
+        "select: index out of range");
+  }
+  int sliced = slice(*x, *dim, from, end, 1, loc);
+  if (name == "narrow")
+    return sliced;
+  return build<ko::SqueezeOp>(loc, val(sliced), *dim);
+}
+
+std::optional<int> Tracer::traceStack(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  std::vector<int> parts;
+  if (!tensorList(name, args[0], loc, parts))
+    return std::nullopt;
+  std::optional<int64_t> dim = cx.constantArg(1, 0, "dim");
+  if (!dim)
+    return std::nullopt;
+  llvm::SmallVector<mlir::Value> unsqueezed;
+  for (int part : parts)
+    unsqueezed.push_back(val(build<ko::UnsqueezeOp>(loc, val(part), *dim)));
+  return build<ko::CatOp>(loc, unsqueezed, *dim);
+}
+
+std::optional<int> Tracer::traceBmm(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool scaled = name != "bmm";
+  std::vector<int> ops;
+  for (unsigned i = 0; i < (scaled ? 3u : 2u); ++i) {
+    std::optional<int> t = cx.tensor(i);
+    if (!t)
+      return t;
+    ops.push_back(*t);
+  }
+  unsigned first = scaled ? 1 : 0;
+  int64_t rank = name == "addmm" ? 2 : 3;
+  for (unsigned i = first; i < first + 2; ++i)
+    if (GraphInput *in = inputOf(ops[i]))
+      in->exactRank = rank;
+  int product = apply<ko::MatmulOp>(loc, ops[first], ops[first + 1]);
+  if (!scaled)
+    return product;
+  // beta and alpha must be constants: beta 0 ignores the input.
+  double factors[2] = {1, 1};
+  for (unsigned i = 3; i < 5 && i < n; ++i) {
+    std::optional<double> c = constantFloat(stripArg(args[i]));
+    if (!c)
+      return breakAt(args[i]->getExprLoc(),
+                     "kiln::" + name +
+                         " with a beta or alpha that is not a "
+                         "constant");
+    factors[i - 3] = *c;
+  }
+  if (factors[1] != 1)
+    product = apply<ko::MulOp>(loc, product, cx.number(factors[1]));
+  if (factors[0] == 0)
+    return product;
+  int input = factors[0] == 1
+                  ? ops[0]
+                  : apply<ko::MulOp>(loc, ops[0], cx.number(factors[0]));
+  return apply<ko::AddOp>(loc, input, product);
+}
+
+std::optional<int> Tracer::traceEye(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  std::optional<int> rows = cx.integer(0);
+  if (!rows)
+    return rows;
+  int cols = *rows;
+  if (n > 1 && constantInt(args[1]) != std::optional<int64_t>(-1)) {
+    std::optional<int> c = cx.integer(1);
     if (!c)
       return c;
-    check(scalarCmp(*c, i64(0), GE),
-          "one_hot: num_classes must be -1 or non-negative");
-    return addOp(OpCode::Embedding, {*ids, identity(*c, *c, /*i64=*/2)},
-                 ValueKind::Tensor, loc);
+    cols = *c;
   }
-  if (name == "batch_norm" && n >= 3) {
-    // Channels (dim 1) last, where the [C] statistics broadcast, and back.
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    std::vector<int> stats;
-    if (!channelTensors(1, 4, 3, stats))
-      return std::nullopt;
-    if (n > 5 && constantInt(args[5]).value_or(1) != 0)
-      return breakAt(args[5]->getExprLoc(),
-                     "kiln::batch_norm in training mode (batch statistics, "
-                     "running statistics updated in place) or with a "
-                     "training flag known only at run time");
-    double eps = 1e-5;
-    int epsValue = -1;
-    if (n > 7) {
-      if (std::optional<double> e = constantFloat(stripArg(args[7]))) {
-        eps = *e;
-      } else {
-        std::optional<int> v = scalar(7, absent);
-        if (!v)
-          return v;
-        epsValue = *v;
-      }
-    }
-    needsDim(*x, 1);
-    auto swap = [&](int t) {
-      return addOp(OpCode::Transpose, {t}, ValueKind::Tensor, loc, {1, -1});
-    };
-    int variance = op(OpCode::Add, {stats[1], epsValue >= 0 ? wrapped(epsValue)
-                                                            : number(eps)});
-    int y = op(OpCode::Mul, {op(OpCode::Sub, {swap(*x), stats[0]}),
-                             op(OpCode::Rsqrt, {variance})});
-    if (stats.size() > 2 && stats[2] >= 0)
-      y = op(OpCode::Mul, {y, stats[2]});
-    if (stats.size() > 3 && stats[3] >= 0)
-      y = op(OpCode::Add, {y, stats[3]});
-    return like(swap(y), *x);
-  }
-  if (name == "lerp" && n == 3) {
-    std::optional<int> start = tensor(0),
-                       end = start ? tensor(1) : std::nullopt;
-    if (!end)
-      return end;
-    std::optional<int> weight = scalar(2, absent);
-    if (!weight)
-      return weight;
-    // From the nearer end, as ATen: chosen here when the weight is known.
-    int diff = op(OpCode::Sub, {*end, *start});
-    int w = *weight;
-    if (kindOf(w) != ValueKind::F64)
-      w = addOp(OpCode::ScalarCast, {w}, ValueKind::F64, loc);
-    auto fromStart = [&] {
-      return op(OpCode::Add, {*start, op(OpCode::Mul, {diff, wrapped(w)})});
-    };
-    auto fromEnd = [&] {
-      int rest = addOp(OpCode::ScalarSub, {constant(1, ValueKind::F64, loc), w},
-                       ValueKind::F64, loc);
-      return op(OpCode::Sub, {*end, op(OpCode::Mul, {diff, wrapped(rest)})});
-    };
-    if (std::optional<double> c = graph().constantValue(w))
-      return *c < 0.5 ? fromStart() : fromEnd();
-    int nearStart =
-        addOp(OpCode::ScalarCmp, {w, constant(0.5, ValueKind::F64, loc)},
-              ValueKind::Bool, loc, {LT});
-    return addOp(OpCode::Select, {nearStart, fromStart(), fromEnd()},
-                 ValueKind::Tensor, loc);
-  }
-  if ((name == "isnan" || name == "isinf" || name == "isfinite" ||
-       name == "logical_not") &&
-      n == 1) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    if (name == "isnan")
-      return cmp(*x, *x, NE);
-    if (name == "logical_not")
-      return cmp(*x, number(0), EQ);
-    if (name == "isinf") // bools add as or
-      return op(OpCode::Add,
-                {cmp(*x, number(inf), EQ), cmp(*x, number(-inf), EQ)});
-    return op(OpCode::Mul, // bools multiply as and
-              {cmp(*x, *x, EQ), op(OpCode::Mul, {cmp(*x, number(inf), NE),
-                                                 cmp(*x, number(-inf), NE)})});
-  }
-  if (name == "sign" && n == 1) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    return op(OpCode::Sub, {like(cmp(*x, number(0), GT), *x),
-                            like(cmp(*x, number(0), LT), *x)});
-  }
-  // A tensor of x's shape and dtype holding `value`: a choice between two
-  // equal values, made everywhere.
-  auto filled = [&](int x, int value) {
-    return like(op(OpCode::Where, {cmp(x, x, EQ), value, value}), x);
-  };
-  if ((name == "full_like" && n == 2) ||
-      ((name == "zeros_like" || name == "ones_like" || name == "empty_like") &&
-       n == 1)) {
-    std::optional<int> x = tensor(0);
-    if (!x)
-      return x;
-    int value;
-    if (name == "full_like") {
-      std::optional<int> v = scalar(1, absent);
+  std::optional<int64_t> dtype = cx.constantArg(2, /*f32=*/5, "dtype");
+  if (!dtype)
+    return std::nullopt;
+  cx.check(cx.both(cx.host(BO_GE, *rows, cx.i64(0)),
+                   cx.host(BO_GE, cols, cx.i64(0))),
+           "eye: sizes must be non-negative");
+  return cx.identity(*rows, cols, *dtype);
+}
+
+std::optional<int> Tracer::traceOneHot(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  // The rows of the identity that the ids pick: embedding checks them.
+  std::optional<int> ids = cx.tensor(0);
+  if (!ids)
+    return ids;
+  std::optional<int64_t> classes = constantInt(args[1]);
+  if (classes && *classes == -1)
+    return breakAt(args[1]->getExprLoc(),
+                   "kiln::one_hot with num_classes -1 (the count depends "
+                   "on the ids' values)");
+  std::optional<int> c = cx.integer(1);
+  if (!c)
+    return c;
+  cx.check(cx.host(BO_GE, *c, cx.i64(0)),
+           "one_hot: num_classes must be -1 or non-negative");
+  return apply<ko::EmbeddingOp>(loc, *ids, cx.identity(*c, *c, /*i64=*/2));
+}
+
+std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // Channels (dim 1) last, where the [C] statistics broadcast, and back.
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  std::vector<int> stats;
+  if (!cx.channelTensors(1, 4, 3, stats))
+    return std::nullopt;
+  if (n > 5 && constantInt(args[5]).value_or(1) != 0)
+    return breakAt(args[5]->getExprLoc(),
+                   "kiln::batch_norm in training mode (batch statistics, "
+                   "running statistics updated in place) or with a "
+                   "training flag known only at run time");
+  double eps = 1e-5;
+  int epsValue = -1;
+  if (n > 7) {
+    if (std::optional<double> e = constantFloat(stripArg(args[7]))) {
+      eps = *e;
+    } else {
+      std::optional<int> v = cx.scalar(7, absent);
       if (!v)
         return v;
-      value = wrapped(*v);
+      epsValue = *v;
+    }
+  }
+  needsDim(*x, 1);
+  auto swap = [&](int t) {
+    return build<ko::TransposeOp>(loc, val(t), int64_t(1), int64_t(-1));
+  };
+  int variance = apply<ko::AddOp>(
+      loc, stats[1], epsValue >= 0 ? cx.wrapped(epsValue) : cx.number(eps));
+  int y = apply<ko::MulOp>(loc, apply<ko::SubOp>(loc, swap(*x), stats[0]),
+                           apply<ko::RsqrtOp>(loc, variance));
+  if (stats.size() > 2 && stats[2] >= 0)
+    y = apply<ko::MulOp>(loc, y, stats[2]);
+  if (stats.size() > 3 && stats[3] >= 0)
+    y = apply<ko::AddOp>(loc, y, stats[3]);
+  return cx.like(swap(y), *x);
+}
+
+std::optional<int> Tracer::traceLerp(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  std::optional<int> start = cx.tensor(0),
+                     end = start ? cx.tensor(1) : std::nullopt;
+  if (!end)
+    return end;
+  std::optional<int> weight = cx.scalar(2, absent);
+  if (!weight)
+    return weight;
+  // From the nearer end, as ATen: chosen here when the weight is known.
+  int diff = apply<ko::SubOp>(loc, *end, *start);
+  int w = scalarCast(*weight, ValueKind::F64, loc);
+  auto fromStart = [&] {
+    return apply<ko::AddOp>(loc, *start,
+                            apply<ko::MulOp>(loc, diff, cx.wrapped(w)));
+  };
+  auto fromEnd = [&] {
+    int rest = cx.host(BO_Sub, constant(1, ValueKind::F64, loc), w);
+    return apply<ko::SubOp>(loc, *end,
+                            apply<ko::MulOp>(loc, diff, cx.wrapped(rest)));
+  };
+  if (std::optional<double> c = graph().constantValue(w))
+    return *c < 0.5 ? fromStart() : fromEnd();
+  int nearStart = cx.host(BO_LT, w, constant(0.5, ValueKind::F64, loc));
+  return select(nearStart, fromStart(), fromEnd(), loc);
+}
+
+std::optional<int> Tracer::traceFloatClass(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  if (name == "isnan")
+    return cx.cmp(*x, *x, kNE);
+  if (name == "logical_not")
+    return cx.cmp(*x, cx.number(0), kEQ);
+  if (name == "isinf") // bools add as or
+    return apply<ko::AddOp>(loc, cx.cmp(*x, cx.number(kInf), kEQ),
+                            cx.cmp(*x, cx.number(-kInf), kEQ));
+  return apply<ko::MulOp>( // bools multiply as and
+      loc, cx.cmp(*x, *x, kEQ),
+      apply<ko::MulOp>(loc, cx.cmp(*x, cx.number(kInf), kNE),
+                       cx.cmp(*x, cx.number(-kInf), kNE)));
+}
+
+std::optional<int> Tracer::traceSign(const KilnCall &call) {
+  Composite cx(*this, call);
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  return apply<ko::SubOp>(loc, cx.like(cx.cmp(*x, cx.number(0), kGT), *x),
+                          cx.like(cx.cmp(*x, cx.number(0), kLT), *x));
+}
+
+std::optional<int> Tracer::traceFullLike(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  bool absent = false;
+  std::optional<int> x = cx.tensor(0);
+  if (!x)
+    return x;
+  int value;
+  if (name == "full_like") {
+    std::optional<int> v = cx.scalar(1, absent);
+    if (!v)
+      return v;
+    value = cx.wrapped(*v);
+  } else {
+    value = cx.number(name == "ones_like" ? 1 : 0);
+  }
+  return cx.filled(*x, value);
+}
+
+std::optional<int> Tracer::traceVariance(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  bool absent = false;
+  // One op of the dialect: a correction known at compile time, else an
+  // operand.
+  std::optional<int> x = cx.tensor(0);
+  if (!x || !cx.reduction(*x, 1, 3))
+    return std::nullopt;
+  mlir::Value runtime;
+  int64_t correction = 1;
+  if (n > 2) {
+    if (std::optional<int64_t> c = constantInt(args[2])) {
+      correction = *c;
     } else {
-      value = number(name == "ones_like" ? 1 : 0);
+      std::optional<int> c2 = cx.scalar(2, absent);
+      if (!c2)
+        return c2;
+      runtime = indexOf(*c2, loc);
     }
-    return filled(*x, value);
   }
-  // Reductions: dims at `at` and keepdim at `keepAt`.
-  auto reductionArgs = [&](int x, unsigned at, unsigned keepAt,
-                           std::vector<int64_t> &ints) {
-    return reductionInts(name, x, n > at ? args[at] : nullptr,
-                         n > keepAt ? args[keepAt] : nullptr, ints);
-  };
-  auto reduce = [&](OpCode code, int x, std::vector<int64_t> ints,
-                    std::optional<bool> keep = std::nullopt) {
-    if (keep)
-      ints[0] = *keep;
-    return addOp(code, {x}, ValueKind::Tensor, loc, ints);
-  };
-  std::vector<int64_t> ints;
-  if ((name == "var" || name == "std") && n >= 1) {
-    // One op of the dialect: ints {keepdim, dims...}; a correction known
-    // at compile time in `number`, else the second operand.
-    std::optional<int> x = tensor(0);
-    if (!x || !reductionArgs(*x, 1, 3, ints))
-      return std::nullopt;
-    std::vector<int> operands = {*x};
-    double correction = 1;
-    if (n > 2) {
-      if (std::optional<int64_t> c = constantInt(args[2])) {
-        correction = static_cast<double>(*c);
-      } else {
-        std::optional<int> c2 = scalar(2, absent);
-        if (!c2)
-          return c2;
-        operands.push_back(*c2);
-      }
-    }
-    return addOp(name == "var" ? OpCode::Var : OpCode::Std, operands,
-                 ValueKind::Tensor, loc, ints, correction);
+  mlir::Builder b(val(*x).getContext());
+  mlir::UnitAttr keep = cx.keepdim ? b.getUnitAttr() : mlir::UnitAttr();
+  if (name == "var")
+    return build<ko::VarOp>(loc, val(*x), b.getDenseI64ArrayAttr(cx.dims),
+                            runtime, b.getI64IntegerAttr(correction), keep);
+  return build<ko::StdOp>(loc, val(*x), b.getDenseI64ArrayAttr(cx.dims),
+                          runtime, b.getI64IntegerAttr(correction), keep);
+}
+
+std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
+  Composite cx(*this, call);
+  unsigned n = call.size();
+  const std::vector<const Expr *> &args = call.args;
+  SourceLocation loc = call.loc;
+  std::optional<int> x = cx.tensor(0);
+  if (!x || !cx.reduction(*x, 2, 3))
+    return std::nullopt;
+  double p = 2;
+  if (n > 1) {
+    std::optional<double> c = constantFloat(stripArg(args[1]));
+    if (!c)
+      return breakAt(args[1]->getExprLoc(),
+                     "kiln::norm with a p that is not a constant");
+    p = *c;
   }
-  if (name == "norm" && n >= 1) {
-    std::optional<int> x = tensor(0);
-    if (!x || !reductionArgs(*x, 2, 3, ints))
-      return std::nullopt;
-    double p = 2;
-    if (n > 1) {
-      std::optional<double> c = constantFloat(stripArg(args[1]));
-      if (!c)
-        return breakAt(args[1]->getExprLoc(),
-                       "kiln::norm with a p that is not a constant");
-      p = *c;
-    }
-    if (p == 2)
-      return op(OpCode::Sqrt,
-                {reduce(OpCode::Sum, op(OpCode::Mul, {*x, *x}), ints)});
-    int magnitude = op(OpCode::Abs, {*x});
-    if (p == 1)
-      return reduce(OpCode::Sum, magnitude, ints);
-    if (std::isinf(p))
-      return reduce(p > 0 ? OpCode::Amax : OpCode::Amin, magnitude, ints);
-    if (p == 0)
-      return reduce(OpCode::Sum, like(cmp(*x, number(0), NE), *x), ints);
-    int powered = op(OpCode::Pow, {magnitude, number(p)});
-    return op(OpCode::Pow,
-              {reduce(OpCode::Sum, powered, ints), number(1.0 / p)});
-  }
-  if ((name == "any" || name == "all") && n >= 1) {
-    std::optional<int> x = tensor(0);
-    if (!x || !reductionArgs(*x, 1, 2, ints))
-      return std::nullopt;
-    bool any = name == "any";
-    int count = reduce(OpCode::Sum, cmp(*x, number(0), any ? NE : EQ), ints);
-    return cmp(count, number(0), any ? GT : EQ);
-  }
-  if ((name == "logical_and" || name == "logical_or") && n == 2) {
-    std::optional<int> a = tensor(0), b = a ? tensor(1) : std::nullopt;
-    if (!b)
-      return b;
-    return op(name == "logical_and" ? OpCode::Mul : OpCode::Add,
-              {cmp(*a, number(0), NE), cmp(*b, number(0), NE)});
-  }
-  return breakAt(loc, "kiln::" + name +
-                          " with arguments the tracer does "
-                          "not model");
+  if (p == 2)
+    return apply<ko::SqrtOp>(loc, cx.sum(apply<ko::MulOp>(loc, *x, *x)));
+  int magnitude = apply<ko::AbsOp>(loc, *x);
+  if (p == 1)
+    return cx.sum(magnitude);
+  if (std::isinf(p))
+    return p > 0 ? reduce<ko::AmaxOp>(magnitude, cx.dims, cx.keepdim, loc)
+                 : reduce<ko::AminOp>(magnitude, cx.dims, cx.keepdim, loc);
+  if (p == 0)
+    return cx.sum(cx.like(cx.cmp(*x, cx.number(0), kNE), *x));
+  int powered = apply<ko::PowOp>(loc, magnitude, cx.number(p));
+  return apply<ko::PowOp>(loc, cx.sum(powered), cx.number(1.0 / p));
+}
+
+std::optional<int> Tracer::traceAnyAll(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  std::optional<int> x = cx.tensor(0);
+  if (!x || !cx.reduction(*x, 1, 2))
+    return std::nullopt;
+  bool any = name == "any";
+  int count = cx.sum(cx.cmp(*x, cx.number(0), any ? kNE : kEQ));
+  return cx.cmp(count, cx.number(0), any ? kGT : kEQ);
+}
+
+std::optional<int> Tracer::traceLogical(const KilnCall &call) {
+  Composite cx(*this, call);
+  const std::string &name = call.name;
+  SourceLocation loc = call.loc;
+  std::optional<int> a = cx.tensor(0), b = a ? cx.tensor(1) : std::nullopt;
+  if (!b)
+    return b;
+  int l = cx.cmp(*a, cx.number(0), kNE), r = cx.cmp(*b, cx.number(0), kNE);
+  return name == "logical_and" ? apply<ko::MulOp>(loc, l, r)
+                               : apply<ko::AddOp>(loc, l, r);
 }
 
 bool Tracer::isAtenStyleMethod(const std::string &name) {
-  if (isComposite(name))
-    return true;
-  std::optional<OpCode> code = opNamed(name);
-  if (!code)
-    return false;
-  switch (opGroup(*code)) {
-  case OpGroup::UnaryFloat:
-  case OpGroup::Unary:
-  case OpGroup::Reduction:
-    return true;
-  default:
-    return *code == OpCode::Gelu || *code == OpCode::Softmax ||
-           *code == OpCode::LogSoftmax || *code == OpCode::Matmul ||
-           *code == OpCode::Maximum || *code == OpCode::Minimum;
-  }
+  auto it = kilnCalls().find(name);
+  return it != kilnCalls().end() && it->second.method;
 }
 
 std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
                                              const CXXMemberCallExpr *call) {
   std::string name = method->getNameAsString();
   SourceLocation loc = call->getExprLoc();
-  unsigned n = call->getNumArgs();
-  if (name == "item" || name == "data" || name == "itemAsDouble")
+  static const std::set<std::string> dataReads = {"item", "data",
+                                                  "itemAsDouble"};
+  if (dataReads.count(name))
     return breakAt(loc, "Tensor::" + name +
                             "() (a value that depends on tensor data)");
   // ATen-style methods (x.sum({-1}, true), x.exp(), x.matmul(w)) are the
   // free functions of the same name, the object their first argument.
-  if (isAtenStyleMethod(name)) {
-    std::vector<const Expr *> args = {call->getImplicitObjectArgument()};
-    args.insert(args.end(), call->arguments().begin(), call->arguments().end());
+  std::vector<const Expr *> args = {call->getImplicitObjectArgument()};
+  args.insert(args.end(), call->arguments().begin(), call->arguments().end());
+  if (isAtenStyleMethod(name))
     return traceKilnOp(name, args, loc);
+  // The view and shape methods: the object, then the call's arguments.
+  static const std::map<std::string,
+                        std::optional<int> (Tracer::*)(const KilnCall &)>
+      methods = {{"size", &Tracer::traceSizeMethod},
+                 {"dim", &Tracer::traceSizeMethod},
+                 {"numel", &Tracer::traceSizeMethod},
+                 {"reshape_as", &Tracer::traceReshapeMethod},
+                 {"view_as", &Tracer::traceReshapeMethod},
+                 {"contiguous", &Tracer::traceReshapeMethod},
+                 {"clone", &Tracer::traceReshapeMethod},
+                 {"reshape", &Tracer::traceReshapeMethod},
+                 {"view", &Tracer::traceReshapeMethod},
+                 {"expand", &Tracer::traceReshapeMethod},
+                 {"transpose", &Tracer::traceDimsMethod},
+                 {"permute", &Tracer::traceDimsMethod},
+                 {"unsqueeze", &Tracer::traceDimsMethod},
+                 {"squeeze", &Tracer::traceDimsMethod},
+                 {"flatten", &Tracer::traceDimsMethod},
+                 {"slice", &Tracer::traceDimsMethod},
+                 {"to", &Tracer::traceToMethod}};
+  auto it = methods.find(name);
+  if (it == methods.end()) {
+    if (std::optional<int> self = traceExpr(args[0]); !self)
+      return self;
+    return breakAt(loc, "Tensor::" + name + " is not traced yet");
   }
-  std::optional<int> self = traceExpr(call->getImplicitObjectArgument());
+  return (this->*(it->second))(KilnCall{name, args, loc});
+}
+
+std::optional<int64_t> Tracer::methodConstArg(const KilnCall &c, unsigned i) {
+  std::optional<int64_t> v = constantInt(c.arg(i));
+  if (!v)
+    breakAt(c.arg(i)->getExprLoc(),
+            "Tensor::" + c.name +
+                " with a dim that is not a compile-time constant");
+  return v;
+}
+
+std::optional<int> Tracer::traceSizeMethod(const KilnCall &c) {
+  // x.size(d), x.dim(), x.numel().
+  std::optional<int> self = traceExpr(c.arg(0));
   if (!self)
     return self;
-  auto constArg = [&](unsigned i) -> std::optional<int64_t> {
-    std::optional<int64_t> c = constantInt(call->getArg(i));
-    if (!c)
-      breakAt(call->getArg(i)->getExprLoc(),
-              "Tensor::" + name +
-                  " with a dim that is not a compile-time constant");
-    return c;
-  };
-  // Methods named as ops are those ops (view is reshape, size a dim).
-  std::optional<OpCode> named =
-      opNamed(name == "view" ? opName(OpCode::Reshape) : name);
-  if (name == "size" && n == 1) {
-    std::optional<int64_t> d = constArg(0);
+  unsigned n = c.size() - 1;
+  if (c.name == "size" && n == 1) {
+    std::optional<int64_t> d = methodConstArg(c, 1);
     if (!d)
       return std::nullopt;
     needsDim(*self, *d);
-    return addOp(OpCode::Dim, {*self}, ValueKind::I64, loc, {*d});
+    return dimOf(*self, *d, c.loc);
   }
-  if (name == "dim" && n == 0)
-    return addOp(OpCode::Rank, {*self}, ValueKind::I64, loc);
-  if (named == OpCode::Numel && n == 0)
-    return addOp(OpCode::Numel, {*self}, ValueKind::I64, loc);
-  if ((name == "reshape_as" || name == "view_as") && n == 1) {
-    std::optional<int> other = traceExpr(call->getArg(0));
+  if (c.name == "dim" && n == 0)
+    return rankOf(*self, c.loc);
+  if (c.name == "numel" && n == 0)
+    return numelOf(*self, c.loc);
+  return breakAt(c.loc, "Tensor::" + c.name + " is not traced yet");
+}
+
+std::optional<int> Tracer::traceReshapeMethod(const KilnCall &c) {
+  // x.reshape({B, -1}), x.view(...); x.expand({B, -1, T, d}), where -1
+  // keeps a size; x.reshape_as(y), x.view_as(y); x.contiguous(), x.clone().
+  std::optional<int> self = traceExpr(c.arg(0));
+  if (!self)
+    return self;
+  unsigned n = c.size() - 1;
+  if (n == 0 && (c.name == "contiguous" || c.name == "clone"))
+    return self; // graphs are pure: every result is a fresh tensor already
+  if (n != 1)
+    return breakAt(c.loc, "Tensor::" + c.name + " is not traced yet");
+  if (c.name == "reshape_as" || c.name == "view_as") {
+    std::optional<int> other = traceExpr(c.arg(1));
     if (!other)
       return other;
-    return addOp(OpCode::ReshapeAs, {*self, asTensor(*other, loc)},
-                 ValueKind::Tensor, loc);
+    return apply<ko::ReshapeAsOp>(c.loc, *self, asTensor(*other, c.loc));
   }
-  if ((name == "contiguous" || name == "clone") && n == 0)
-    return self; // graphs are pure: every result is a fresh tensor already
-  // x.reshape({B, -1}); x.expand({B, -1, T, d}), where -1 keeps a size.
-  if ((named == OpCode::Reshape || named == OpCode::Expand) && n == 1) {
-    std::vector<int> sizes = {*self};
-    std::vector<int> list;
-    if (!traceIntList(call->getArg(0), list))
-      return std::nullopt;
-    sizes.insert(sizes.end(), list.begin(), list.end());
-    return addOp(*named, sizes, ValueKind::Tensor, loc);
-  }
-  if (named == OpCode::Transpose && n == 2) {
-    std::optional<int64_t> a = constArg(0), b = a ? constArg(1) : std::nullopt;
+  std::vector<int> sizes;
+  if (!traceIntList(c.arg(1), sizes))
+    return std::nullopt;
+  if (c.name == "expand")
+    return expand(*self, sizes, c.loc);
+  return reshape(*self, sizes, c.loc);
+}
+
+std::optional<int> Tracer::traceDimsMethod(const KilnCall &c) {
+  // transpose(a, b), permute(dims), unsqueeze(d), squeeze(d),
+  // flatten(start = 0, end = -1), slice(d, start, end, step = 1): the dims
+  // compile-time constants, slice bounds host integers.
+  std::optional<int> self = traceExpr(c.arg(0));
+  if (!self)
+    return self;
+  unsigned n = c.size() - 1;
+  const std::string &name = c.name;
+  if (name == "transpose" && n == 2) {
+    std::optional<int64_t> a = methodConstArg(c, 1),
+                           b = a ? methodConstArg(c, 2) : std::nullopt;
     if (!a || !b)
       return std::nullopt;
     needsDim(*self, *a);
     needsDim(*self, *b);
-    return addOp(OpCode::Transpose, {*self}, ValueKind::Tensor, loc, {*a, *b});
+    return build<ko::TransposeOp>(c.loc, val(*self), *a, *b);
   }
-  if (named == OpCode::Permute && n == 1) {
+  if (name == "permute" && n == 1) {
     std::vector<int64_t> dims;
-    if (!constantIntList(call->getArg(0), dims))
-      return breakAt(loc, "Tensor::permute with dims that are not constants");
+    if (!constantIntList(c.arg(1), dims))
+      return breakAt(c.loc, "Tensor::permute with dims that are not constants");
     if (GraphInput *in = inputOf(*self))
       in->exactRank = static_cast<int64_t>(dims.size());
-    return addOp(OpCode::Permute, {*self}, ValueKind::Tensor, loc, dims);
+    return build<ko::PermuteOp>(c.loc, val(*self), dims);
   }
-  if ((named == OpCode::Unsqueeze || named == OpCode::Squeeze) && n == 1) {
-    std::optional<int64_t> d = constArg(0);
+  if (name == "unsqueeze" && n == 1) {
+    std::optional<int64_t> d = methodConstArg(c, 1);
     if (!d)
       return std::nullopt;
-    if (named == OpCode::Squeeze)
-      needsDim(*self, *d);
-    return addOp(*named, {*self}, ValueKind::Tensor, loc, {*d});
+    return build<ko::UnsqueezeOp>(c.loc, val(*self), *d);
   }
-  if (named == OpCode::Squeeze && n == 0)
-    return breakAt(loc, "Tensor::squeeze() without a dim (the result's rank "
-                        "depends on which sizes are 1 at run time; name the "
-                        "dim)");
-  if (named == OpCode::Flatten && n <= 2) {
-    std::optional<int64_t> start = n > 0 ? constArg(0) : 0;
-    std::optional<int64_t> end = n > 1 ? constArg(1) : -1;
+  if (name == "squeeze" && n == 1) {
+    std::optional<int64_t> d = methodConstArg(c, 1);
+    if (!d)
+      return std::nullopt;
+    needsDim(*self, *d);
+    // (Eager's squeeze of a dim whose size is not 1 is the tensor itself:
+    // where that size is static, refinement makes it a copy.)
+    return build<ko::SqueezeOp>(c.loc, val(*self), *d);
+  }
+  if (name == "squeeze" && n == 0)
+    return breakAt(c.loc, "Tensor::squeeze() without a dim (the result's "
+                          "rank depends on which sizes are 1 at run time; "
+                          "name the dim)");
+  if (name == "flatten" && n <= 2) {
+    std::optional<int64_t> start = n > 0 ? methodConstArg(c, 1) : 0;
+    std::optional<int64_t> end = n > 1 ? methodConstArg(c, 2) : -1;
     if (!start || !end)
       return std::nullopt;
     if (*start != 0)
       needsDim(*self, *start);
     if (*end != -1)
       needsDim(*self, *end);
-    return addOp(OpCode::Flatten, {*self}, ValueKind::Tensor, loc,
-                 {*start, *end});
+    return build<ko::FlattenOp>(c.loc, val(*self), *start, *end);
   }
-  if (named == OpCode::Slice && (n == 3 || n == 4)) {
-    std::optional<int64_t> d = constArg(0);
+  if (name == "slice" && (n == 3 || n == 4)) {
+    std::optional<int64_t> d = methodConstArg(c, 1);
     if (!d)
       return std::nullopt;
     needsDim(*self, *d);
-    std::optional<int> start = traceExpr(call->getArg(1));
+    std::optional<int> start = traceExpr(c.arg(2));
     if (!start)
       return start;
-    std::optional<int> end = traceExpr(call->getArg(2));
+    std::optional<int> end = traceExpr(c.arg(3));
     if (!end)
       return end;
     int64_t step = 1;
     if (n == 4) {
-      std::optional<int64_t> s = constArg(3);
+      std::optional<int64_t> s = methodConstArg(c, 4);
       if (!s)
         return std::nullopt;
       step = *s;
     }
-    return addOp(OpCode::Slice, {*self, *start, *end}, ValueKind::Tensor, loc,
-                 {*d, step});
+    return slice(*self, *d, *start, *end, step, c.loc);
   }
-  if (name == "to" && n == 1) {
-    QualType t = call->getArg(0)->getType().getCanonicalType();
-    if (const auto *e = t->getAs<EnumType>())
-      if (e->getDecl()->getName() == "DType") {
-        std::optional<int64_t> d = constantInt(call->getArg(0));
-        if (!d || *d < 0 || *d > 6)
-          return breakAt(loc, "Tensor::to with a dtype that is not a constant");
-        return addOp(OpCode::Cast, {*self}, ValueKind::Tensor, loc, {*d}, 0,
-                     kDTypeOps[*d]);
-      }
-    return breakAt(loc, "Tensor::to(Device) (devices are not traced yet)");
-  }
-  return breakAt(loc, "Tensor::" + name + " is not traced yet");
+  return breakAt(c.loc, "Tensor::" + name + " is not traced yet");
+}
+
+std::optional<int> Tracer::traceToMethod(const KilnCall &c) {
+  std::optional<int> self = traceExpr(c.arg(0));
+  if (!self)
+    return self;
+  if (c.size() != 2)
+    return breakAt(c.loc, "Tensor::to is not traced yet");
+  QualType t = c.arg(1)->getType().getCanonicalType();
+  if (const auto *e = t->getAs<EnumType>())
+    if (e->getDecl()->getName() == "DType") {
+      std::optional<int64_t> d = constantInt(c.arg(1));
+      if (!d || *d < 0 || *d > 6)
+        return breakAt(c.loc, "Tensor::to with a dtype that is not a constant");
+      return castTo(*self, elementOfDType(*d), c.loc);
+    }
+  return breakAt(c.loc, "Tensor::to(Device) (devices are not traced yet)");
 }
 
 } // namespace kiln::frontend

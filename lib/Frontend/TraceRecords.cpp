@@ -109,7 +109,7 @@ std::optional<int> Tracer::traceRecordInit(QualType type, const Expr *init,
       return breakAt(plain->getExprLoc(), "a struct field of a type the "
                                           "tracer does not model");
     if (*v >= 0 && kind != ValueKind::Tensor && kindOf(*v) != kind)
-      v = addOp(OpCode::ScalarCast, {*v}, kind, plain->getExprLoc());
+      v = scalarCast(*v, kind, plain->getExprLoc());
     return v;
   };
   auto fromParts =
@@ -293,7 +293,7 @@ std::optional<int> Tracer::choose(int cond, int a, int b, SourceLocation loc,
   if (kindOf(a) != kindOf(b))
     return breakAt(loc,
                    "a branch whose arms give " + what + " different kinds");
-  return addOp(OpCode::Select, {cond, a, b}, kindOf(a), loc);
+  return select(cond, a, b, loc);
 }
 
 } // namespace kiln::frontend

@@ -438,8 +438,7 @@ bool Tracer::traceIf(const IfStmt *i, llvm::ArrayRef<const Stmt *> rest) {
     const Stmt *arm = *known != 0 ? i->getThen() : i->getElse();
     return !arm || traceStmt(arm);
   }
-  if (kindOf(*cond) != ValueKind::Bool)
-    cond = addOp(OpCode::ScalarCast, {*cond}, ValueKind::Bool, i->getIfLoc());
+  cond = scalarCast(*cond, ValueKind::Bool, i->getIfLoc());
   // A condition on host values: both arms are traced (graphs are pure) and
   // each variable either assigns is chosen by the condition.
   using Bindings = std::vector<std::map<const ValueDecl *, int>>;
@@ -745,7 +744,7 @@ bool Tracer::traceDecl(const VarDecl *var) {
   if (!v)
     return false;
   if (*kind != ValueKind::Tensor && kindOf(*v) != *kind)
-    v = addOp(OpCode::ScalarCast, {*v}, *kind, var->getLocation());
+    v = scalarCast(*v, *kind, var->getLocation());
   bindLocal(var, *v);
   return true;
 }
@@ -840,7 +839,7 @@ bool Tracer::assignTo(const Expr *lhs, int v, SourceLocation loc,
   auto converted = [&](QualType type) {
     ValueKind kind = *valueKindOf(type);
     return kind != ValueKind::Tensor && kindOf(v) != kind
-               ? addOp(OpCode::ScalarCast, {v}, kind, loc)
+               ? scalarCast(v, kind, loc)
                : v;
   };
   if (const auto *member = dyn_cast<MemberExpr>(lhs);

@@ -15,8 +15,9 @@
 
 #include "AnnotationIndex.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Frontend/Frontend.h"
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 #include "kiln/Frontend/Signature.h"
 
 #include "clang/AST/ASTContext.h"
@@ -194,6 +195,9 @@ public:
   /// Warns of each --signature whose function this translation unit does
   /// not declare at all (a misspelt name would otherwise be ignored).
   void warnUnknownSignatures();
+
+  /// The <cmath>/<algorithm> functions traced on host scalars.
+  enum class HostMath { Sqrt, Exp, Log, Tanh, Pow, Abs, Min, Max };
 
   // ---- TraceFunction.cpp ------------------------------------------------
 private:
@@ -400,16 +404,88 @@ private:
   std::optional<int> traceKilnOp(const std::string &name,
                                  const std::vector<const clang::Expr *> &args,
                                  clang::SourceLocation loc);
+  /// A call of a kiln:: function being traced: its name, its arguments as
+  /// the free function takes them (a method's object first), where it is.
+  struct KilnCall {
+    const std::string &name;
+    const std::vector<const clang::Expr *> &args;
+    clang::SourceLocation loc;
+    unsigned size() const { return static_cast<unsigned>(args.size()); }
+    const clang::Expr *arg(unsigned i) const { return args[i]; }
+  };
+  /// How a kiln:: function is traced, and whether the Tensor method of the
+  /// same name is that function on its object (x.exp(), x.sum({-1}, true)).
+  static constexpr size_t kAnyArgs = ~size_t(0);
+  struct KilnCallTracer {
+    std::optional<int> (Tracer::*trace)(const KilnCall &);
+    bool method;
+    /// The arguments (defaults included) it traces: others break.
+    size_t minArgs = 0, maxArgs = kAnyArgs;
+  };
+  /// The kiln:: functions traced as the op (or ops) they are, by name.
+  static const std::map<std::string, KilnCallTracer> &kilnCalls();
+  /// Argument i as a tensor (a scalar becomes a 0-d tensor).
+  std::optional<int> tensorArg(const KilnCall &c, unsigned i);
+  /// Tensor arguments 0 .. count-1 into ops, leaving out the one at
+  /// `optional` (a bias) where the call passes the default; false when one
+  /// cannot be traced (the break is recorded). weightedBias: the optional
+  /// one is a weight's bias (an absent one has a stand-in).
+  bool tensorArgs(const KilnCall &c, unsigned count, int optional,
+                  std::vector<int> &ops, bool weightedBias = false);
+  /// Argument i, which must be a compile-time constant integer.
+  std::optional<int64_t> constArg(const KilnCall &c, unsigned i,
+                                  const char *what);
+  template <typename OpTy> std::optional<int> traceUnary(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceBinary(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceReduction(const KilnCall &c);
+  template <typename OpTy>
+  std::optional<int> traceArgReduction(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceSoftmax(const KilnCall &c);
+  std::optional<int> traceGelu(const KilnCall &c);
+  std::optional<int> traceWhere(const KilnCall &c);
+  std::optional<int> traceNorm(const KilnCall &c);
+  std::optional<int> traceAttention(const KilnCall &c);
+  std::optional<int> traceProduct(const KilnCall &c);
+  std::optional<int> traceConv(const KilnCall &c);
+  std::optional<int> traceRandom(const KilnCall &c);
+  std::optional<int> traceAdaptivePool(const KilnCall &c);
+  std::optional<int> tracePool(const KilnCall &c);
+  std::optional<int> traceCat(const KilnCall &c);
+  std::optional<int> traceFull(const KilnCall &c);
+  std::optional<int> traceArange(const KilnCall &c);
+  /// A stride, padding, dilation or groups argument at `a`: one value for
+  /// both dims or {h, w} (one: a single value), `byDefault` when left out,
+  /// at least `minimum`; constants into attrs, a value known only at run
+  /// time as kDynamic there and an operand in runtime. False on a break.
+  bool pairArg(const KilnCall &c, unsigned a, const char *what,
+               int64_t byDefault, int64_t minimum, bool one,
+               llvm::SmallVectorImpl<int64_t> &attrs,
+               llvm::SmallVectorImpl<mlir::Value> &runtime);
   /// Whether Tensor::NAME is an ATen-style method traced as kiln::NAME.
   static bool isAtenStyleMethod(const std::string &name);
-  /// The ints of a kiln reduction ({keepdim, dims...}; no dims: all of
-  /// them) from a call's dims and keepdim arguments (null: left out), which
-  /// must be constants; false on a break.
-  bool reductionInts(const std::string &name, int x, const clang::Expr *dimsArg,
-                     const clang::Expr *keepArg, std::vector<int64_t> &ints);
-  /// kiln::NAME is one of the runtime's compositions of kiln's ops
-  /// (lib/Runtime/Ops/Composite.cpp, Indexing.cpp), traced as the same ops.
-  static bool isComposite(const std::string &name);
+  /// The Tensor methods that are not ATen-style (their object is argument
+  /// 0 of the call): size, dim, numel; the reshapes; the dim-taking views;
+  /// to(dtype).
+  std::optional<int> traceSizeMethod(const KilnCall &c);
+  std::optional<int> traceReshapeMethod(const KilnCall &c);
+  std::optional<int> traceDimsMethod(const KilnCall &c);
+  std::optional<int> traceToMethod(const KilnCall &c);
+  /// Argument i of a method call, a compile-time constant dim.
+  std::optional<int64_t> methodConstArg(const KilnCall &c, unsigned i);
+  /// A kiln reduction's dims and keepdim from a call's arguments (null:
+  /// left out; no dims: all of them), which must be constants; false on a
+  /// break.
+  bool reductionArgs(const std::string &name, int x, const clang::Expr *dimsArg,
+                     const clang::Expr *keepArg, std::vector<int64_t> &dims,
+                     bool &keepdim);
+  /// OpTy (a reduction) of x over dims.
+  template <typename OpTy>
+  int reduce(int x, llvm::ArrayRef<int64_t> dims, bool keepdim,
+             clang::SourceLocation loc) {
+    mlir::Builder b(val(x).getContext());
+    return build<OpTy>(loc, val(x), b.getDenseI64ArrayAttr(dims),
+                       keepdim ? b.getUnitAttr() : mlir::UnitAttr());
+  }
   /// Marks the graph input that `mask` is (or views) as bool (where's
   /// condition, masked_fill's mask) or an index as int64 (gather's), as the
   /// runtime requires.
@@ -435,17 +511,51 @@ private:
   /// argument), nullopt after a break where it cannot be traced.
   std::optional<int> optionalScalar(const std::string &name,
                                     const clang::Expr *arg, bool &absent);
-  std::optional<int>
-  traceComposite(const std::string &name,
-                 const std::vector<const clang::Expr *> &args,
-                 clang::SourceLocation loc);
+  /// The composites: each traced as the ops the runtime composes it of,
+  /// with the helpers of Composite (TraceOps.cpp).
+  struct Composite;
+  std::optional<int> traceUnflatten(const KilnCall &c);
+  std::optional<int> traceGroupNorm(const KilnCall &c);
+  std::optional<int> traceLinspace(const KilnCall &c);
+  std::optional<int> traceEinsum(const KilnCall &c);
+  std::optional<int> traceRandint(const KilnCall &c);
+  std::optional<int> traceConvTranspose2d(const KilnCall &c);
+  std::optional<int> traceInterpolate(const KilnCall &c);
+  std::optional<int> traceExtremum(const KilnCall &c);
+  std::optional<int> traceCumulative(const KilnCall &c);
+  std::optional<int> traceTopk(const KilnCall &c);
+  std::optional<int> traceScatterAdd(const KilnCall &c);
+  std::optional<int> traceGather(const KilnCall &c);
+  std::optional<int> traceFlip(const KilnCall &c);
+  std::optional<int> traceRoll(const KilnCall &c);
+  std::optional<int> traceRepeat(const KilnCall &c);
+  std::optional<int> tracePad(const KilnCall &c);
+  std::optional<int> traceLeakyRelu(const KilnCall &c);
+  std::optional<int> traceClamp(const KilnCall &c);
+  std::optional<int> traceMaskedFill(const KilnCall &c);
+  std::optional<int> traceTriangle(const KilnCall &c);
+  std::optional<int> traceDropout(const KilnCall &c);
+  std::optional<int> traceNarrow(const KilnCall &c);
+  std::optional<int> traceStack(const KilnCall &c);
+  std::optional<int> traceBmm(const KilnCall &c);
+  std::optional<int> traceEye(const KilnCall &c);
+  std::optional<int> traceOneHot(const KilnCall &c);
+  std::optional<int> traceBatchNorm(const KilnCall &c);
+  std::optional<int> traceLerp(const KilnCall &c);
+  std::optional<int> traceFloatClass(const KilnCall &c);
+  std::optional<int> traceSign(const KilnCall &c);
+  std::optional<int> traceFullLike(const KilnCall &c);
+  std::optional<int> traceVariance(const KilnCall &c);
+  std::optional<int> traceVectorNorm(const KilnCall &c);
+  std::optional<int> traceAnyAll(const KilnCall &c);
+  std::optional<int> traceLogical(const KilnCall &c);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);
   std::optional<int> traceOpaqueCall(const clang::FunctionDecl *fn,
                                      const clang::CallExpr *call);
   std::optional<int> traceScalarBinary(const clang::BinaryOperator *op);
-  std::optional<int> traceScalarMath(OpCode code, const clang::CallExpr *call);
+  std::optional<int> traceScalarMath(HostMath fn, const clang::CallExpr *call);
   /// An integer list argument ({B, T, C} or a vector of them).
   bool traceIntList(const clang::Expr *e, std::vector<int> &values);
   bool constantIntList(const clang::Expr *e, std::vector<int64_t> &values);
@@ -486,10 +596,101 @@ private:
   std::optional<int> choose(int cond, int a, int b, clang::SourceLocation loc,
                             const std::string &what);
 
-  // Graph building helpers.
-  int addOp(OpCode code, std::vector<int> operands, ValueKind kind,
-            clang::SourceLocation loc, std::vector<int64_t> ints = {},
-            double number = 0, const std::string &text = "");
+  // ---- TraceBuild.cpp: the graph's ops -----------------------------------
+  /// The graph's value of traced value v.
+  mlir::Value val(int v) const {
+    return segment_->segment.graph.body->values[v];
+  }
+  /// A builder at the end of the graph's body.
+  mlir::OpBuilder bodyBuilder();
+  /// Where an op traced at loc is: its source, under the op's name
+  /// (kiln::NAME for a kiln op), which an error about it names.
+  mlir::Location opLoc(clang::SourceLocation loc, llvm::StringRef opName);
+  /// Numbers `value` (the result of an op just built) as a traced value of
+  /// the kind its type is.
+  int number(mlir::Value value);
+  /// OpTy built at the end of the graph on open types (GraphBody.h's
+  /// buildOpen) with its builder's arguments, its result numbered.
+  template <typename OpTy, typename... Args>
+  int build(clang::SourceLocation loc, Args &&...args) {
+    mlir::OpBuilder b = bodyBuilder();
+    return number(buildOpen<OpTy>(b, opLoc(loc, OpTy::getOperationName()),
+                                  std::forward<Args>(args)...)
+                      ->getResult(0));
+  }
+  /// OpTy of traced values (an op without attributes: add, exp, matmul).
+  template <typename OpTy, typename... Values>
+  int apply(clang::SourceLocation loc, Values... operands) {
+    return build<OpTy>(loc, val(operands)...);
+  }
+  /// where(cond, a, b): cond as bool, as the runtime takes it.
+  int where(int cond, int a, int b, clang::SourceLocation loc);
+  /// An op that cannot be built as the source calls it: the graph's error
+  /// (the first), and a value of `kind` standing for its result, so that
+  /// tracing goes on.
+  int refuse(clang::SourceLocation loc, llvm::StringRef opName,
+             const std::string &why, ValueKind kind = ValueKind::Tensor);
+  /// Host scalar arithmetic and logic, as C++ computes it, on operands of
+  /// the result's kind (a comparison: of one kind, giving a bool); on
+  /// constants it folds (so that reshape sees its -1, and `if (i == 1)` in
+  /// an unrolled loop takes one arm).
+  int hostBinary(clang::BinaryOperatorKind op, int a, int b,
+                 clang::SourceLocation loc);
+  int hostNeg(int v, clang::SourceLocation loc);
+  int hostNot(int v, clang::SourceLocation loc);
+  int hostMath(HostMath fn, llvm::ArrayRef<int> args,
+               clang::SourceLocation loc);
+  /// v converted to `kind` as C++ converts it.
+  int scalarCast(int v, ValueKind kind, clang::SourceLocation loc);
+  /// cond ? a : b, on host scalars or tensors.
+  int select(int cond, int a, int b, clang::SourceLocation loc);
+  /// A check eager makes on values known only at run time: a failed one
+  /// fails the graph call (its statements then rerun eagerly and throw).
+  void check(int ok, const std::string &why, clang::SourceLocation loc);
+  /// v as an index (a size or a seed) or an f64 (an eps, a scale).
+  mlir::Value indexOf(int v, clang::SourceLocation loc);
+  mlir::Value f64Of(int v, clang::SourceLocation loc);
+  /// Tensor v in element type e / in the element type of `like`: a
+  /// conversion that typing drops where it is a no-op.
+  mlir::Value convertTo(int v, ElementType e, clang::SourceLocation loc);
+  mlir::Value convertLike(int v, mlir::Value like, clang::SourceLocation loc);
+  /// Tensor v cast to element type e, or to the element type of `like`
+  /// (always a cast: a graph's results are never its inputs' buffers).
+  int castTo(int v, ElementType e, clang::SourceLocation loc);
+  int castLike(int v, int like, clang::SourceLocation loc);
+  /// Shape queries of tensor x.
+  int dimOf(int x, int64_t dim, clang::SourceLocation loc);
+  int rankOf(int x, clang::SourceLocation loc);
+  int numelOf(int x, clang::SourceLocation loc);
+  /// A shape from host integers: constants become static sizes, one -1 the
+  /// size the element count of `input` leaves (reshape).
+  void shapeOf(llvm::ArrayRef<int> sizes, mlir::Value input,
+               clang::SourceLocation loc,
+               llvm::SmallVectorImpl<int64_t> &staticSizes,
+               llvm::SmallVectorImpl<mlir::Value> &dynamic);
+  int reshape(int x, llvm::ArrayRef<int> sizes, clang::SourceLocation loc);
+  /// x expanded to sizes (trailing dims align; -1 keeps x's size).
+  int expand(int x, llvm::ArrayRef<int> sizes, clang::SourceLocation loc);
+  /// A tensor of `sizes` filled with `value`, of kiln::DType `dtype`.
+  int full(llvm::ArrayRef<int> sizes, int64_t dtype, double value,
+           clang::SourceLocation loc);
+  /// kiln::randn (normal) or kiln::rand of `sizes` from host integer seed.
+  int random(int seed, llvm::ArrayRef<int> sizes, bool normal, int64_t dtype,
+             clang::SourceLocation loc);
+  /// int64 start, start + step, ... below end.
+  int arange(int start, int end, int step, clang::SourceLocation loc);
+  /// A call of a C++ function on traced tensors that the graph calls back.
+  int opaqueCall(const std::string &callee, llvm::ArrayRef<int> args,
+                 clang::SourceLocation loc);
+  /// x[start:end:step] along dim (start and end host integers).
+  int slice(int x, int64_t dim, int start, int end, int64_t step,
+            clang::SourceLocation loc);
+  /// x's dim split into host-integer sizes.
+  int unflatten(int x, int64_t dim, llvm::ArrayRef<int> sizes,
+                clang::SourceLocation loc);
+  /// An elementwise comparison of tensors (kiln.cmp).
+  int compare(mlir::kiln::CmpPredicate predicate, int a, int b,
+              clang::SourceLocation loc);
   /// An input spelled expr; decl (a member, parameter or variable) gives
   /// the rank the source shows for it.
   int addInput(const std::string &expr, ValueKind kind,

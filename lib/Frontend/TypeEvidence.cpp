@@ -28,6 +28,34 @@ namespace kiln::frontend {
 
 namespace {
 
+/// How a kiln op's result type follows from its input's, by the op's
+/// definition in the dialect (its traits): elementwise in the input's type
+/// (neg, relu, floor), a float of its shape (exp, gelu, softmax), or
+/// otherwise.
+enum class ResultRule { None, SameType, FloatResult };
+
+ResultRule resultRule(llvm::StringRef name) {
+  std::optional<mlir::RegisteredOperationName> op =
+      mlir::RegisteredOperationName::lookup(("kiln." + name).str(),
+                                            &graphContext());
+  if (!op)
+    return ResultRule::None;
+  bool sameType = op->hasTrait<mlir::OpTrait::SameOperandsAndResultType>();
+  if ((op->hasTrait<mlir::kiln::trait::PromotesToResult>() &&
+       op->hasTrait<mlir::OpTrait::SameOperandsAndResultShape>()) ||
+      (sameType && op->hasTrait<mlir::kiln::trait::FloatInput>()))
+    return ResultRule::FloatResult;
+  if (sameType && !op->hasInterface<mlir::kiln::DimsOpInterface>())
+    return ResultRule::SameType;
+  return ResultRule::None;
+}
+
+/// The ops whose result has their first argument's rank and element type.
+const std::set<llvm::StringRef> kKeepsType = {
+    "contiguous", "clone",    "transpose", "permute",
+    "layer_norm", "rms_norm", "linear",    "scaled_dot_product_attention",
+    "tril",       "triu"};
+
 /// How many steps out of the expression at hand the evidence is followed:
 /// into a called function's returns, from a parameter to the argument of
 /// the call being typed, from a local to its initializer. An expression's
@@ -305,7 +333,7 @@ private:
   }
 
   /// The ops traced as compositions of graph ops (TraceOps.cpp's
-  /// traceComposite), from their first tensor x: the ones that keep x's
+  /// Tracer::Composite), from their first tensor x: the ones that keep x's
   /// shape keep its rank, the reductions its element type alone (their
   /// rank depends on dims and keepdim), the predicates give bools.
   ExprTypes ofComposite(llvm::StringRef name, const Expr *x,
@@ -402,15 +430,14 @@ private:
     if (fn->isInStdNamespace() && (name == "move" || name == "forward") &&
         n == 1)
       return of(call->getArg(0), depth);
-    // Ops are known by their entry in the op table (TracedOps.def), not by
-    // a second list of their names.
-    std::optional<OpCode> code = opNamed(name.str());
+    // An elementwise op is known by its definition in the kiln dialect:
+    // its result takes the input's type, or a float of its shape.
+    ResultRule rule = resultRule(name);
     if (const auto *m = dyn_cast<CXXMemberCallExpr>(call)) {
       const Expr *self = m->getImplicitObjectArgument();
       if (!isKilnTensorMethod(fn))
         return ofUserFunction(fn, call, depth);
-      if (name == "view" ||
-          ((code == OpCode::Reshape || code == OpCode::Expand) && n == 1))
+      if (name == "view" || ((name == "reshape" || name == "expand") && n == 1))
         return n == 1 ? ExprTypes{shapeLength(m->getArg(0)),
                                   of(self, depth).element}
                       : ExprTypes{};
@@ -423,13 +450,9 @@ private:
       }
       // Views the tracer composes (slice, narrow, flip, ...) fall through
       // to ofComposite at the end.
-      if (name == "contiguous" || name == "clone" ||
-          code == OpCode::Transpose || code == OpCode::Permute ||
-          code == OpCode::Softmax || code == OpCode::LogSoftmax ||
-          (code && opGroup(*code) == OpGroup::Unary))
+      if (kKeepsType.count(name) || rule == ResultRule::SameType)
         return of(self, depth);
-      if (code == OpCode::Gelu ||
-          (code && opGroup(*code) == OpGroup::UnaryFloat)) {
+      if (rule == ResultRule::FloatResult) {
         ExprTypes r = of(self, depth); // x.exp(), x.gelu()
         r.element = floatResult(r.element);
         return r;
@@ -440,10 +463,10 @@ private:
             r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;
         return r;
       }
-      if (code == OpCode::Unsqueeze || code == OpCode::Squeeze) {
+      if (name == "unsqueeze" || name == "squeeze") {
         ExprTypes r = of(self, depth);
         if (r.rank)
-          *r.rank += code == OpCode::Unsqueeze ? 1 : -1;
+          *r.rank += name == "unsqueeze" ? 1 : -1;
         if (r.rank && *r.rank < 0)
           r.rank.reset();
         return r;
@@ -490,27 +513,23 @@ private:
     }
     if (std::optional<ExprTypes> joined = ofJoin(name, call, depth))
       return *joined;
-    if (!code)
-      return n >= 1 ? ofComposite(name, call->getArg(0), call, depth)
-                    : ExprTypes{};
-    switch (opGroup(*code)) {
-    case OpGroup::UnaryFloat: {
+    switch (rule) {
+    case ResultRule::FloatResult: {
       if (n < 1)
         return {};
       ExprTypes r = of(call->getArg(0), depth);
       r.element = floatResult(r.element);
       return r;
     }
-    case OpGroup::Unary:
+    case ResultRule::SameType:
       return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
-    default:
+    case ResultRule::None:
       break;
     }
-    switch (*code) {
-    case OpCode::Full:
+    if (name == "full")
       return n >= 2 ? ExprTypes{shapeLength(call->getArg(0)), dtypeAt(2)}
                     : ExprTypes{};
-    case OpCode::Arange: {
+    if (name == "arange") {
       // int64 when every bound is an integer, as the runtime's arange.
       bool integers = true;
       for (const Expr *arg : call->arguments())
@@ -518,13 +537,7 @@ private:
           integers = false;
       return {1, integers ? ElementType::I64 : ElementType::F32};
     }
-    case OpCode::Gelu: {
-      ExprTypes r = n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
-      r.element = floatResult(r.element);
-      return r;
-    }
-    case OpCode::Cumsum:
-    case OpCode::Cumprod: {
+    if (name == "cumsum" || name == "cumprod") {
       // The input's rank; integers and bools accumulate in int64, as
       // torch's do, unless a dtype is given.
       if (n < 2)
@@ -536,16 +549,9 @@ private:
         r.element = ElementType::I64;
       return r;
     }
-    case OpCode::Softmax:
-    case OpCode::LogSoftmax:
-    case OpCode::LayerNorm:
-    case OpCode::RmsNorm:
-    case OpCode::Linear:
-    case OpCode::Attention:
-    case OpCode::Tril:
-    case OpCode::Triu:
+    if (kKeepsType.count(name))
       return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
-    case OpCode::Embedding: {
+    if (name == "embedding") {
       if (n != 2)
         return {};
       // The table's rows, one per index: rank of the indices + 1.
@@ -555,9 +561,8 @@ private:
         r.rank = *ids.rank + 1;
       return r;
     }
-    default:
-      return {};
-    }
+    return n >= 1 ? ofComposite(name, call->getArg(0), call, depth)
+                  : ExprTypes{};
   }
 
   /// A function of the user's with a visible body: what all its return

@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Stitch/Stitch.h"
 
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"

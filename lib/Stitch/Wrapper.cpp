@@ -13,7 +13,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 #include "kiln/Target/Cpp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,7 +2,7 @@
 //
 // The frontend of `kiln compile` and `kiln explain`: parses C++ sources with
 // Clang (LibTooling), finds the compile roots, traces each root's tensor work
-// into graphs (kiln/Frontend/TraceGraph.h) and records every graph break with
+// into graphs (kiln/Frontend/Graph.h) and records every graph break with
 // its reason, location and inline chain. What is done with the result
 // (explain's report, code generation and stitching) is the caller's: each
 // translation unit comes back with its AST alive.
@@ -11,7 +11,7 @@
 #ifndef KILN_FRONTEND_FRONTEND_H
 #define KILN_FRONTEND_FRONTEND_H
 
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
 #include "kiln/Pipelines/Backend.h"
 
 #include "llvm/Support/Error.h"

@@ -10,7 +10,7 @@
 #ifndef KILN_FRONTEND_SIGNATURE_H
 #define KILN_FRONTEND_SIGNATURE_H
 
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
 
 #include "llvm/Support/Error.h"
 

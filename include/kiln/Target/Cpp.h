@@ -10,7 +10,7 @@
 #ifndef KILN_TARGET_CPP_H
 #define KILN_TARGET_CPP_H
 
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

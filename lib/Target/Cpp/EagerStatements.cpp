@@ -11,7 +11,7 @@
 #include "kiln/Target/Cpp.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Frontend/GraphBuilder.h"
+#include "kiln/Frontend/GraphBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"

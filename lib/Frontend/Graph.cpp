@@ -1,4 +1,4 @@
-//===- TraceGraph.cpp - Ranks and element types of a traced graph ---------===//
+//===- Graph.cpp - Ranks and element types of a traced graph --------------===//
 //
 // C++ gives a kiln::Tensor no static rank or dtype, and compiled graphs need
 // both (sizes stay dynamic). Each tensor input gets one: an exact rank when
@@ -11,7 +11,7 @@
 // as torch's result_type: dimensioned tensors over 0-d ones over C++ numbers).
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
 
 #include <algorithm>
 #include <map>
@@ -88,52 +88,6 @@ const char *dtypeSpelling(ElementType type) {
   return "?";
 }
 
-const char *opName(OpCode code) {
-  switch (code) {
-#define KILN_OP(E, NAME)                                                       \
-  case OpCode::E:                                                              \
-    return NAME;
-#include "kiln/Frontend/TracedOps.def"
-  }
-  return "?";
-}
-
-OpGroup opGroup(OpCode code) {
-  switch (code) {
-#define KILN_UNARY_FLOAT_OP(E, NAME)                                           \
-  case OpCode::E:                                                              \
-    return OpGroup::UnaryFloat;
-#define KILN_UNARY_OP(E, NAME)                                                 \
-  case OpCode::E:                                                              \
-    return OpGroup::Unary;
-#define KILN_BINARY_OP(E, NAME)                                                \
-  case OpCode::E:                                                              \
-    return OpGroup::Binary;
-#define KILN_REDUCTION_OP(E, NAME)                                             \
-  case OpCode::E:                                                              \
-    return OpGroup::Reduction;
-#define KILN_TENSOR_OP(E, NAME)                                                \
-  case OpCode::E:                                                              \
-    return OpGroup::Tensor;
-#define KILN_SCALAR_OP(E, NAME)                                                \
-  case OpCode::E:                                                              \
-    return OpGroup::Scalar;
-#include "kiln/Frontend/TracedOps.def"
-  }
-  return OpGroup::Scalar;
-}
-
-std::optional<OpCode> opNamed(const std::string &name) {
-  static const std::map<std::string, OpCode> byName = {
-#define KILN_OP(E, NAME) {NAME, OpCode::E},
-#include "kiln/Frontend/TracedOps.def"
-  };
-  auto it = byName.find(name);
-  if (it == byName.end())
-    return std::nullopt;
-  return it->second;
-}
-
 namespace {
 int category(ElementType t) {
   switch (t) {
@@ -180,15 +134,6 @@ bool isFloat(ElementType t) { return category(t) == 2; }
 ElementType promoteTypes(ElementType a, ElementType b) {
   return promotePair(a, b);
 }
-
-namespace {
-
-/// What the dialect takes as ids and class targets (Kiln_IntTensor).
-bool isIndex(ElementType t) {
-  return t == ElementType::I32 || t == ElementType::I64;
-}
-
-} // namespace
 
 namespace {
 /// Where an input's rank and element type will come from (all inputs are

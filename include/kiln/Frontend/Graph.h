@@ -1,4 +1,4 @@
-//===- kiln/Frontend/TraceGraph.h - What the tracer captures ----*- C++ -*-===//
+//===- kiln/Frontend/Graph.h - What the tracer captures --------*- C++ -*-===//
 //
 // The tracer's output: one Graph per segment of a compile root that holds
 // tensor work: its ops, built in the kiln dialect as they are traced (its
@@ -11,8 +11,8 @@
 // back as calls into the runtime.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_FRONTEND_TRACEGRAPH_H
-#define KILN_FRONTEND_TRACEGRAPH_H
+#ifndef KILN_FRONTEND_GRAPH_H
+#define KILN_FRONTEND_GRAPH_H
 
 #include "llvm/Support/Error.h"
 
@@ -43,29 +43,7 @@ struct SourcePos {
   unsigned line = 0, column = 0;
 };
 
-/// What a traced op computes: one enumerator per entry of TracedOps.def.
-enum class OpCode {
-#define KILN_OP(E, NAME) E,
-#include "kiln/Frontend/TracedOps.def"
-};
-
-/// How the tracer, inferSignature, GraphBuilder and the eager backend treat
-/// an op: its group in TracedOps.def.
-enum class OpGroup { UnaryFloat, Unary, Binary, Reduction, Tensor, Scalar };
-
-/// The op's name: what explain prints and, for a tensor op, the runtime
-/// function kiln::NAME the eager backend calls.
-const char *opName(OpCode code);
-OpGroup opGroup(OpCode code);
-/// The op named `name`, if one is.
-std::optional<OpCode> opNamed(const std::string &name);
-
-/// An int attribute of an op whose value is known only at run time (a
-/// conv2d stride held in a module's member): the value is the op's next
-/// scalar operand after its tensors.
-constexpr int64_t kRuntimeAttr = std::numeric_limits<int64_t>::min();
-
-/// A graph's ops in the kiln dialect (GraphBuilder.h).
+/// A graph's ops in the kiln dialect (GraphBody.h).
 struct GraphBody;
 
 struct TraceValue {
@@ -247,7 +225,7 @@ ElementType promoteTypes(ElementType a, ElementType b);
 /// Chooses each tensor input's rank and element type (exact constraints,
 /// else the larger of the uses' minimum and the role's preferred rank) and
 /// types every op as the kiln dialect does: a copy of the body is refined
-/// (GraphBuilder.cpp) and each value takes its op's inferred type. Fails
+/// (GraphBody.cpp) and each value takes its op's inferred type. Fails
 /// with why the graph cannot be typed: an op's own refusal, in eager's
 /// words where eager refuses it too.
 llvm::Error inferSignature(Graph &graph);

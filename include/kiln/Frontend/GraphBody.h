@@ -1,4 +1,4 @@
-//===- kiln/Frontend/GraphBuilder.h - A traced graph's kiln ops --*- C++
+//===- kiln/Frontend/GraphBody.h - A traced graph's kiln ops --*- C++
 //-*-===//
 //
 // The tracer builds each graph's ops in the kiln dialect as it walks the
@@ -8,11 +8,15 @@
 // inference (refineOp, kiln-refine-types).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_FRONTEND_GRAPHBUILDER_H
-#define KILN_FRONTEND_GRAPHBUILDER_H
+#ifndef KILN_FRONTEND_GRAPHBODY_H
+#define KILN_FRONTEND_GRAPHBODY_H
 
-#include "kiln/Frontend/TraceGraph.h"
+#include "kiln/Frontend/Graph.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Value.h"
@@ -20,6 +24,8 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace mlir {
@@ -61,13 +67,53 @@ struct GraphBody {
 void startBody(Graph &graph, mlir::MLIRContext &context);
 /// Adds input `in` (already in graph.inputs) to the body as an argument.
 void addBodyInput(Graph &graph, const GraphInput &in);
-/// Builds the ops of one traced op, whose result is value `result`
-/// (already numbered), at `pos`: `code` with its attributes as TracedOps.def
-/// gives them. A failure is kept as the body's error (the first), the
-/// result a placeholder of its kind, so that tracing goes on as before.
-void buildOp(Graph &graph, OpCode code, const std::vector<int> &operands,
-             int result, const std::vector<int64_t> &ints, double number,
-             const std::string &text, const SourcePos &pos);
+
+/// Whether a builder's arguments start with the result type.
+template <typename... Args> constexpr bool givesTypes() {
+  if constexpr (sizeof...(Args) == 0)
+    return false;
+  else
+    return std::is_convertible_v<
+        std::tuple_element_t<0, std::tuple<std::decay_t<Args>...>>, mlir::Type>;
+}
+
+/// OpTy built at `b`'s insertion point on an open result type (or the type
+/// its arguments state), its dims as the source wrote them: typing refines
+/// it (refineOp).
+template <typename OpTy, typename... Args>
+OpTy buildOpen(mlir::OpBuilder &b, mlir::Location loc, Args &&...args) {
+  if constexpr (!OpTy::template hasTrait<mlir::InferTypeOpInterface::Trait>() ||
+                givesTypes<Args...>()) {
+    return OpTy::create(b, loc, std::forward<Args>(args)...);
+  } else {
+    mlir::OperationState state(loc, OpTy::getOperationName());
+    OpTy::build(b, state, mlir::kiln::openTensorType(b.getContext()),
+                std::forward<Args>(args)...);
+    auto op = mlir::cast<OpTy>(b.create(state));
+    // What it gives on open operands (an index for kiln.dim).
+    (void)mlir::kiln::inferResultTypes(
+        mlir::cast<mlir::InferTypeOpInterface>(op.getOperation()));
+    return op;
+  }
+}
+
+/// A conversion to another type that the graph's types may make a no-op
+/// (it then goes when the graph is typed): an attribute on the op.
+constexpr llvm::StringLiteral kConversion = "kiln.conversion";
+/// The C++ function an opaque call calls, on the traced op.
+constexpr llvm::StringLiteral kCallee = "kiln.callee";
+
+/// MLIR's type of a tensor element type.
+mlir::Type elementType(mlir::MLIRContext *ctx, ElementType e);
+/// The ABI's type of a host scalar input (i64, f32, f64, i1).
+mlir::Type scalarArgType(mlir::MLIRContext *ctx, ValueKind kind);
+/// The type of a host scalar inside the graph (integers are `index`).
+mlir::Type scalarType(mlir::MLIRContext *ctx, ValueKind kind);
+/// The kind of traced value a value of `type` is (tensor or host scalar).
+ValueKind kindOfType(mlir::Type type);
+/// A host scalar converted as C++ converts it (a bool is nonzero).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type to);
 
 /// Where a body ends now, to cut it back to.
 struct BodyMark {
