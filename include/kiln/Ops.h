@@ -181,6 +181,7 @@ Tensor erfc(const Tensor &x);
 Tensor log1p(const Tensor &x);
 Tensor expm1(const Tensor &x);
 Tensor log2(const Tensor &x);
+Tensor log10(const Tensor &x);
 Tensor exp2(const Tensor &x);
 /// 1 / x.
 Tensor reciprocal(const Tensor &x);

@@ -25,6 +25,7 @@ using kiln::Tensor;
 // CHECK-DAG: log1p(
 // CHECK-DAG: expm1(
 // CHECK-DAG: log2(
+// CHECK-DAG: log10(
 // CHECK-DAG: exp2(
 // CHECK-DAG: reciprocal(
 // CHECK-DAG: softplus(
@@ -42,6 +43,7 @@ Tensor features(const Tensor &positions, const Tensor &x, const Tensor &ids) {
   Tensor rope = kiln::sin(angles) * x + angles.cos() * x.tan().atan();
   Tensor errors = kiln::erf(x) + x.erfc() + kiln::log1p(kiln::abs(x)) +
                   x.expm1() * 0.01f + kiln::log2(x.square() + 1.0f) +
+                  kiln::log10(kiln::abs(x) + 0.5f) +
                   (x * 0.5f).exp2() + (kiln::abs(x) + 1.0f).reciprocal();
   Tensor acts = kiln::softplus(x) + x.mish() + kiln::hardswish(x) +
                 x.hardsigmoid();

@@ -220,6 +220,7 @@ KILN_MATH_FUNCTION(Atan)
 KILN_MATH_FUNCTION(Erf)
 KILN_MATH_FUNCTION(Erfc)
 KILN_MATH_FUNCTION(Log2)
+KILN_MATH_FUNCTION(Log10)
 KILN_MATH_FUNCTION(Exp2)
 #undef KILN_MATH_FUNCTION
 
@@ -481,26 +482,27 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
 void mlir::kiln::populateElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns
-      .add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
-           ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
-           ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
-           ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<CmpOp>,
-           ElementwiseToGeneric<WhereOp>, ElementwiseToGeneric<NegOp>,
-           ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ReluOp>,
-           ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
-           ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
-           ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
-           ElementwiseToGeneric<SiluOp>, ElementwiseToGeneric<GeluOp>,
-           ElementwiseToGeneric<SinOp>, ElementwiseToGeneric<CosOp>,
-           ElementwiseToGeneric<TanOp>, ElementwiseToGeneric<AtanOp>,
-           ElementwiseToGeneric<ErfOp>, ElementwiseToGeneric<ErfcOp>,
-           ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<Expm1Op>,
-           ElementwiseToGeneric<Log2Op>, ElementwiseToGeneric<Exp2Op>,
-           ElementwiseToGeneric<ReciprocalOp>, ElementwiseToGeneric<SoftplusOp>,
-           ElementwiseToGeneric<MishOp>, ElementwiseToGeneric<HardswishOp>,
-           ElementwiseToGeneric<HardsigmoidOp>, ElementwiseToGeneric<FloorOp>,
-           ElementwiseToGeneric<CeilOp>, ElementwiseToGeneric<RoundOp>,
-           ElementwiseToGeneric<TruncOp>, ElementwiseToGeneric<SquareOp>,
-           ElementwiseToGeneric<CastOp>>(ctx);
+  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+               ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
+               ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<CmpOp>,
+               ElementwiseToGeneric<WhereOp>, ElementwiseToGeneric<NegOp>,
+               ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ReluOp>,
+               ElementwiseToGeneric<ExpOp>, ElementwiseToGeneric<LogOp>,
+               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
+               ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
+               ElementwiseToGeneric<SiluOp>, ElementwiseToGeneric<GeluOp>,
+               ElementwiseToGeneric<SinOp>, ElementwiseToGeneric<CosOp>,
+               ElementwiseToGeneric<TanOp>, ElementwiseToGeneric<AtanOp>,
+               ElementwiseToGeneric<ErfOp>, ElementwiseToGeneric<ErfcOp>,
+               ElementwiseToGeneric<Log1pOp>, ElementwiseToGeneric<Expm1Op>,
+               ElementwiseToGeneric<Log2Op>, ElementwiseToGeneric<Log10Op>,
+               ElementwiseToGeneric<Exp2Op>, ElementwiseToGeneric<ReciprocalOp>,
+               ElementwiseToGeneric<SoftplusOp>, ElementwiseToGeneric<MishOp>,
+               ElementwiseToGeneric<HardswishOp>,
+               ElementwiseToGeneric<HardsigmoidOp>,
+               ElementwiseToGeneric<FloorOp>, ElementwiseToGeneric<CeilOp>,
+               ElementwiseToGeneric<RoundOp>, ElementwiseToGeneric<TruncOp>,
+               ElementwiseToGeneric<SquareOp>, ElementwiseToGeneric<CastOp>>(
+      ctx);
 }

@@ -355,6 +355,8 @@ KILN_FLOAT_FUNCTION(expm1, Floating, std::expm1(v), "Expm1Backward0",
                     g *(o.get() + 1))
 KILN_FLOAT_FUNCTION(log2, Floating, std::log2(v), "Log2Backward0",
                     g / (x.get() * std::log(2.0)))
+KILN_FLOAT_FUNCTION(log10, Floating, std::log10(v), "Log10Backward0",
+                    g / (x.get() * std::log(10.0)))
 KILN_FLOAT_FUNCTION(exp2, Floating, std::exp2(v), "Exp2Backward0",
                     g *o.get() * std::log(2.0))
 KILN_FLOAT_FUNCTION(reciprocal, Floating, T(1) / v, "ReciprocalBackward0",

@@ -63,6 +63,15 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
   // the test interpreter's evaluation; empty for ops that have no single
   // runtime call (their result type says what the call needs).
   string cppCall = "";
+  // How the frontend traces a call of `kiln::<mnemonic>` into this op: a
+  // member template of the tracer (lib/Frontend/Tracer.h) instantiated on
+  // the op's class (traceUnary, traceBinary, traceReduction,
+  // traceArgReduction, traceSoftmax), and whether the Tensor method of that
+  // name is the same call. kiln-tblgen (-gen-kiln-traced-calls) makes of
+  // them the op's entry in the tracer's table; empty for ops the tracer
+  // builds with a function of its own, or from other calls.
+  string traceWith = "";
+  bit tensorMethod = 0;
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -45,6 +45,7 @@ class Kiln_BinaryOp<string mnemonic, Type resultType, list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
                                              Kiln_PromotesToResult])> {
   let cppCall = "kiln::" # mnemonic # "($lhs, $rhs)";
+  let traceWith = "traceBinary";
   let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
   let results = (outs resultType:$result);
   let assemblyFormat = [{
@@ -126,6 +127,7 @@ def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_Tensor> {
 }
 
 def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_Tensor, [Commutative]> {
+  let tensorMethod = 1;
   let summary = "elementwise maximum with broadcasting (NaN propagates)";
   let description = [{
     ```mlir
@@ -135,6 +137,7 @@ def Kiln_MaximumOp : Kiln_BinaryOp<"maximum", Kiln_Tensor, [Commutative]> {
 }
 
 def Kiln_MinimumOp : Kiln_BinaryOp<"minimum", Kiln_Tensor, [Commutative]> {
+  let tensorMethod = 1;
   let summary = "elementwise minimum with broadcasting (NaN propagates)";
   let description = [{
     ```mlir
@@ -195,6 +198,8 @@ class Kiln_UnaryFloatOp<string mnemonic, string opSummary, bit floatOnly = 0>
                                      InferTypeOpAdaptor, Kiln_PromotesToResult],
                                     !if(floatOnly, [Kiln_FloatInput], []))> {
   let cppCall = "kiln::" # mnemonic # "($input)";
+  let traceWith = "traceUnary";
+  let tensorMethod = 1;
   let summary = opSummary;
   let arguments = (ins Kiln_Tensor:$input);
   let results = (outs Kiln_FloatTensor:$result);
@@ -222,6 +227,8 @@ class Kiln_UnaryOp<string mnemonic, string opSummary, list<Trait> traits = []>
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType,
                                              Kiln_NoBoolInput])> {
   let cppCall = "kiln::" # mnemonic # "($input)";
+  let traceWith = "traceUnary";
+  let tensorMethod = 1;
   let summary = opSummary;
   let arguments = (ins Kiln_Tensor:$input);
   let results = (outs Kiln_Tensor:$result);
@@ -266,6 +273,8 @@ def Kiln_Expm1Op : Kiln_UnaryFloatOp<"expm1",
     "exp(x) - 1, accurate for small x">;
 def Kiln_Log2Op : Kiln_UnaryFloatOp<"log2",
     "base-2 logarithm">;
+def Kiln_Log10Op : Kiln_UnaryFloatOp<"log10",
+    "base-10 logarithm">;
 def Kiln_Exp2Op : Kiln_UnaryFloatOp<"exp2",
     "2 to the x">;
 def Kiln_ReciprocalOp : Kiln_UnaryFloatOp<"reciprocal",
@@ -340,6 +349,8 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
                                     !if(widensIntegers, [Kiln_PromotesToResult],
                                         []))> {
   let cppCall = "kiln::" # mnemonic # "($input, $dims, $keepdim)";
+  let traceWith = "traceReduction";
+  let tensorMethod = 1;
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ over `dims` (sorted, distinct,
     non-negative; empty means every dim), keeping them as size 1 when
@@ -396,6 +407,8 @@ def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_Tensor, Kiln_NumericTensor,
 class Kiln_ArgReductionOp<string mnemonic, string which>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor, Kiln_NoBoolInput,
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let traceWith = "traceArgReduction";
+  let tensorMethod = 1;
   let summary = "index of the first " # which;
   let description = !strconcat("The index of the first ", which, [{ along
     the one dim in `dims`, or of the flattened input when `dims` is empty,
@@ -447,6 +460,8 @@ class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
     : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType, Kiln_FloatInput,
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::" # mnemonic # "($input, $dim)";
+  let traceWith = "traceSoftmax";
+  let tensorMethod = 1;
   let summary = opSummary;
   let description = !strconcat(opSummary, [{ along `dim` (non-negative).
     Kept whole rather than decomposed, so that lowering can use a stable
@@ -1108,6 +1123,8 @@ def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
 def Kiln_LogsumexpOp : Kiln_Op<"logsumexp", [Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::logsumexp($input, $dims, $keepdim)";
+  let traceWith = "traceReduction";
+  let tensorMethod = 1;
   let summary = "log of the sum of exponentials over dims";
   let description = [{
     `log(sum(exp(x - m), dims)) + m` over `dims` (sorted, distinct,
