@@ -105,8 +105,9 @@ std::vector<OpLine> opLines(const Graph &g) {
     if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
       os << "const ";
       if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(constant.getValue()))
-        os << (i.getType().isInteger(1) ? i.getValue().getZExtValue()
-                                        : i.getInt());
+        os << (i.getType().isInteger(1)
+                   ? static_cast<int64_t>(i.getValue().getZExtValue())
+                   : i.getInt());
       else if (auto f = llvm::dyn_cast<mlir::FloatAttr>(constant.getValue()))
         os << f.getValueAsDouble();
     } else {

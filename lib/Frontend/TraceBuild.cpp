@@ -351,9 +351,10 @@ void Tracer::shapeOf(llvm::ArrayRef<int> sizes, mlir::Value input,
     constants.push_back(c ? std::optional<int64_t>(static_cast<int64_t>(*c))
                           : std::nullopt);
   }
+  // (Only a reshape has an element count to infer a size from.)
   int inferred = -1;
   for (size_t i = 0; i < constants.size(); ++i)
-    if (constants[i] && *constants[i] == -1)
+    if (input && constants[i] && *constants[i] == -1)
       inferred = static_cast<int>(i);
   mlir::OpBuilder b = bodyBuilder();
   mlir::Location at = opLoc(loc, "kiln.reshape");

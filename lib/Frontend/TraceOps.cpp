@@ -423,7 +423,7 @@ std::optional<int> Tracer::traceRandom(const KilnCall &c) {
     return breakAt(c.arg(1)->getExprLoc(),
                    "kiln::" + c.name + " with a seed that is not an integer");
   std::vector<int> sizes;
-  if (!traceIntList(c.arg(0), sizes))
+  if (!traceIntList(c.arg(0), sizes) || !nonNegativeSizes(c, sizes))
     return std::nullopt;
   int64_t dtype = 5; // f32
   if (c.size() > 2) {
@@ -437,6 +437,16 @@ std::optional<int> Tracer::traceRandom(const KilnCall &c) {
                               " of a dtype that is not floating (an error "
                               "in eager)");
   return random(*seed, sizes, c.name == "randn", dtype, c.loc);
+}
+
+bool Tracer::nonNegativeSizes(const KilnCall &c, llvm::ArrayRef<int> sizes) {
+  for (int s : sizes)
+    if (std::optional<double> k = graph().constantValue(s); k && *k < 0) {
+      breakAt(c.loc,
+              "kiln::" + c.name + " with a negative size (an error in eager)");
+      return false;
+    }
+  return true;
 }
 
 std::optional<int> Tracer::traceAdaptivePool(const KilnCall &c) {
@@ -620,7 +630,7 @@ std::optional<int> Tracer::traceFull(const KilnCall &c) {
   if (c.size() < dtypeArg)
     return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
   std::vector<int> sizes;
-  if (!traceIntList(c.arg(0), sizes))
+  if (!traceIntList(c.arg(0), sizes) || !nonNegativeSizes(c, sizes))
     return std::nullopt;
   double value = c.name == "ones" ? 1 : 0;
   int64_t dtype = 5; // f32
@@ -1428,7 +1438,7 @@ std::optional<int> Tracer::traceRandint(const KilnCall &call) {
   if (kindOf(*seed) != ValueKind::I64)
     return breakAt(args[first + 2]->getExprLoc(),
                    "kiln::randint with a seed that is not an integer");
-  if (!traceIntList(args[first + 1], sizes))
+  if (!traceIntList(args[first + 1], sizes) || !nonNegativeSizes(call, sizes))
     return std::nullopt;
   std::optional<int64_t> dtype = cx.constantArg(first + 3, /*i64=*/2, "dtype");
   if (!dtype)

@@ -449,6 +449,8 @@ private:
   std::optional<int> traceConv(const KilnCall &c);
   std::optional<int> traceRandom(const KilnCall &c);
   std::optional<int> traceAdaptivePool(const KilnCall &c);
+  /// False, with the break recorded, where a constant size is negative.
+  bool nonNegativeSizes(const KilnCall &c, llvm::ArrayRef<int> sizes);
   std::optional<int> tracePool(const KilnCall &c);
   std::optional<int> traceCat(const KilnCall &c);
   std::optional<int> traceFull(const KilnCall &c);

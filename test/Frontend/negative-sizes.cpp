@@ -1,0 +1,55 @@
+// Tests that a factory with a negative constant size (an error in eager)
+// breaks the graph with its reason instead of reaching kiln compile as a
+// size to infer, and that the statement, left to eager, raises eager's own
+// error; the rest of the root still compiles.
+//
+// RUN: kiln explain %s | FileCheck %s
+// RUN: kiln compile %s -o %t.cpp
+// RUN: %clangxx -std=c++17 %kiln_includes %s -o %t.ref %kiln_link
+// RUN: %clangxx -std=c++17 %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
+// RUN: %t.ref > %t.ref.txt
+// RUN: %t.cpu > %t.cpu.txt
+// RUN: diff %t.ref.txt %t.cpu.txt
+// RUN: FileCheck %s --check-prefix=OUT < %t.cpu.txt
+#include <kiln/kiln.h>
+
+#include <cstdio>
+
+using kiln::Tensor;
+
+// CHECK-LABEL: padded (
+// CHECK: kiln::zeros with a negative size (an error in eager)
+// CHECK-NEXT: at {{.*}}negative-sizes.cpp:[[@LINE+3]]
+KILN_COMPILE() Tensor padded(const Tensor &x, bool wrong) {
+  Tensor y = x * 2.0f;
+  Tensor z = wrong ? kiln::zeros({-1, 4}) : kiln::zeros({2, 4});
+  return y + z;
+}
+
+// A size known only at run time is checked there, as eager checks it.
+// CHECK-LABEL: noisy (
+// CHECK-NOT: Graph breaks
+KILN_COMPILE() Tensor noisy(const Tensor &x, int64_t n) {
+  return x + kiln::randn({n, 4}, 7) + kiln::zeros({n, 4});
+}
+
+int main() {
+  Tensor x = kiln::ones({2, 4});
+  // OUT: sum 16
+  std::printf("sum %g\n", kiln::sum(padded(x, false)).item<float>());
+  try {
+    padded(x, true);
+    std::printf("no error\n");
+  } catch (const kiln::Error &e) {
+    // OUT: error: tensor: negative size in shape [-1, 4]
+    std::printf("error: %s\n", e.what());
+  }
+  std::printf("noisy %g\n", kiln::sum(noisy(x, 2)).item<float>());
+  try {
+    noisy(x, -2);
+    std::printf("no error\n");
+  } catch (const kiln::Error &e) {
+    // OUT: error: tensor: negative size in shape [-2, 4]
+    std::printf("error: %s\n", e.what());
+  }
+}
