@@ -292,13 +292,12 @@ void Tracer::check(int ok, const std::string &why, SourceLocation loc) {
 }
 
 mlir::Value Tracer::indexOf(int v, SourceLocation loc) {
-  mlir::OpBuilder b = bodyBuilder();
-  return castScalar(b, opLoc(loc, "scalar.cast"), val(v), b.getIndexType());
+  // (Integers are `index` in the graph.)
+  return val(scalarCast(v, ValueKind::I64, loc));
 }
 
 mlir::Value Tracer::f64Of(int v, SourceLocation loc) {
-  mlir::OpBuilder b = bodyBuilder();
-  return castScalar(b, opLoc(loc, "scalar.cast"), val(v), b.getF64Type());
+  return val(scalarCast(v, ValueKind::F64, loc));
 }
 
 mlir::Value Tracer::convertTo(int v, ElementType e, SourceLocation loc) {
