@@ -234,6 +234,7 @@ public:
   Tensor log1p() const;
   Tensor expm1() const;
   Tensor log2() const;
+  Tensor log10() const;
   Tensor exp2() const;
   Tensor reciprocal() const;
   Tensor softplus() const;

@@ -44,6 +44,7 @@ Tensor features(const Tensor &positions, const Tensor &x, const Tensor &ids) {
   Tensor errors = kiln::erf(x) + x.erfc() + kiln::log1p(kiln::abs(x)) +
                   x.expm1() * 0.01f + kiln::log2(x.square() + 1.0f) +
                   kiln::log10(kiln::abs(x) + 0.5f) +
+                  (x.square() + 2.0f).log10() +
                   (x * 0.5f).exp2() + (kiln::abs(x) + 1.0f).reciprocal();
   Tensor acts = kiln::softplus(x) + x.mish() + kiln::hardswish(x) +
                 x.hardsigmoid();

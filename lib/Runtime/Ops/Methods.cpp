@@ -27,6 +27,7 @@ Tensor Tensor::erfc() const { return kiln::erfc(*this); }
 Tensor Tensor::log1p() const { return kiln::log1p(*this); }
 Tensor Tensor::expm1() const { return kiln::expm1(*this); }
 Tensor Tensor::log2() const { return kiln::log2(*this); }
+Tensor Tensor::log10() const { return kiln::log10(*this); }
 Tensor Tensor::exp2() const { return kiln::exp2(*this); }
 Tensor Tensor::reciprocal() const { return kiln::reciprocal(*this); }
 Tensor Tensor::softplus() const { return kiln::softplus(*this); }
