@@ -68,6 +68,38 @@ ElementType elementOfDType(int64_t dtype) {
   return dtype >= 0 && dtype < 7 ? order[dtype] : ElementType::F32;
 }
 
+ElementType elementOfScalar(ValueKind kind) {
+  switch (kind) {
+  case ValueKind::Bool:
+    return ElementType::Bool;
+  case ValueKind::I64:
+    return ElementType::I64;
+  case ValueKind::F64:
+    return ElementType::F64;
+  case ValueKind::F32:
+  case ValueKind::Tensor:
+    break;
+  }
+  return ElementType::F32;
+}
+
+ValueKind scalarOfElement(ElementType e) {
+  switch (e) {
+  case ElementType::Bool:
+    return ValueKind::Bool;
+  case ElementType::I32:
+  case ElementType::I64:
+    return ValueKind::I64;
+  case ElementType::F64:
+    return ValueKind::F64;
+  case ElementType::F32:
+  case ElementType::F16:
+  case ElementType::BF16:
+    break;
+  }
+  return ValueKind::F32;
+}
+
 const char *dtypeSpelling(ElementType type) {
   switch (type) {
   case ElementType::F32:

@@ -159,15 +159,8 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
 
 namespace {
 
-/// "kiln::NAME at FILE:LINE: why" for an op at `loc` (a traced op's
-/// location names the op).
 llvm::Error opErrorAt(Location loc, const std::string &why) {
-  std::string name;
-  SourcePos pos = sourceOf(loc, &name);
-  std::string where = pos.file.empty()
-                          ? ""
-                          : " at " + pos.file + ":" + std::to_string(pos.line);
-  return llvm::createStringError(name + where + ": " + why);
+  return llvm::createStringError(opErrorText(loc, why));
 }
 
 /// Types a copy of a graph's body: its inputs take the graph's types and
@@ -425,6 +418,15 @@ SourcePos sourceOf(Location loc, std::string *name) {
   if (auto at = dyn_cast<FileLineColLoc>(loc))
     pos = {at.getFilename().str(), at.getLine(), at.getColumn()};
   return pos;
+}
+
+std::string opErrorText(Location loc, const std::string &why) {
+  std::string name;
+  SourcePos pos = sourceOf(loc, &name);
+  std::string where = pos.file.empty()
+                          ? ""
+                          : " at " + pos.file + ":" + std::to_string(pos.line);
+  return name + where + ": " + why;
 }
 
 int64_t Graph::tensorOpCount() const {

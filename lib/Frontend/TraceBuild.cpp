@@ -54,17 +54,16 @@ int Tracer::number(mlir::Value value) {
 int Tracer::refuse(SourceLocation loc, llvm::StringRef opName,
                    const std::string &why, ValueKind kind) {
   GraphBody &body = *graph().body;
-  SourcePos pos = posOf(loc);
+  mlir::Location at = opLoc(loc, opName);
   if (!body.error)
-    body.error = "kiln::" + opName.str() + " at " + pos.file + ":" +
-                 std::to_string(pos.line) + ": " + why;
+    body.error = opErrorText(at, why);
   mlir::OpBuilder b = bodyBuilder();
   mlir::MLIRContext *ctx = b.getContext();
   mlir::Type type = kind == ValueKind::Tensor ? mlir::kiln::openTensorType(ctx)
                                               : scalarType(ctx, kind);
-  return number(mlir::UnrealizedConversionCastOp::create(
-                    b, opLoc(loc, opName), type, mlir::ValueRange{})
-                    .getResult(0));
+  return number(
+      mlir::UnrealizedConversionCastOp::create(b, at, type, mlir::ValueRange{})
+          .getResult(0));
 }
 
 int Tracer::constant(double value, ValueKind kind, SourceLocation loc) {
@@ -90,11 +89,7 @@ int Tracer::asTensor(int value, SourceLocation loc) {
   // A wrapped number in the type its C++ kind promotes as.
   mlir::OpBuilder b = bodyBuilder();
   mlir::Location at = opLoc(loc, "kiln.from_scalar");
-  mlir::Type el =
-      elementType(b.getContext(), kind == ValueKind::Bool  ? ElementType::Bool
-                                  : kind == ValueKind::I64 ? ElementType::I64
-                                  : kind == ValueKind::F64 ? ElementType::F64
-                                                           : ElementType::F32);
+  mlir::Type el = elementType(b.getContext(), elementOfScalar(kind));
   mlir::Value s = val(value);
   if (!mlir::isa<mlir::IndexType>(s.getType()) || el.isInteger(1))
     s = castScalar(b, at, s, el);
@@ -468,16 +463,13 @@ int Tracer::opaqueCall(const std::string &callee, llvm::ArrayRef<int> args,
   // Assumed to give its first argument's rank and dtype (refinement); the
   // adapter checks, and the statements run eagerly when it does not. Its
   // callee is declared once the call is typed.
-  llvm::SmallVector<mlir::Value> values;
-  for (int a : args)
-    values.push_back(val(a));
   mlir::OpBuilder b = bodyBuilder();
   std::string symbol =
       graph().name + "_opaque_" + std::to_string(graph().values.size());
   auto call = buildOpen<mlir::kiln::OpaqueCallOp>(
       b, opLoc(loc, "kiln.opaque_call"),
       mlir::TypeRange{mlir::kiln::openTensorType(b.getContext())}, symbol,
-      values);
+      vals(args));
   call->setAttr(kCallee, b.getStringAttr(callee));
   return number(call.getResult(0));
 }
@@ -492,14 +484,15 @@ int Tracer::slice(int x, int64_t dim, int start, int end, int64_t step,
       b.getI64IntegerAttr(step));
 }
 
+int Tracer::concat(llvm::ArrayRef<int> parts, int64_t dim, SourceLocation loc) {
+  return build<mlir::kiln::CatOp>(loc, vals(parts), dim);
+}
+
 int Tracer::unflatten(int x, int64_t dim, llvm::ArrayRef<int> sizes,
                       SourceLocation loc) {
-  llvm::SmallVector<mlir::Value> values;
-  for (int s : sizes)
-    values.push_back(val(s));
   mlir::Builder b(val(x).getContext());
   return build<mlir::kiln::UnflattenOp>(loc, val(x), b.getI64IntegerAttr(dim),
-                                        values);
+                                        vals(sizes));
 }
 
 int Tracer::where(int cond, int a, int b, SourceLocation loc) {

@@ -172,21 +172,22 @@ bool inNamespace(const Decl *d, llvm::StringRef name) {
 namespace {
 /// The host function a <cmath> or <algorithm> function is (std::sqrt,
 /// sqrtf and fabs too), if it is one.
-std::optional<std::pair<int, std::string>>
-stdMathFunction(const FunctionDecl *fn) {
+std::optional<Tracer::HostMath> stdMathFunction(const FunctionDecl *fn) {
   if (!fn->getIdentifier())
     return std::nullopt;
   if (!inNamespace(fn, "std") && !fn->getDeclContext()->isTranslationUnit() &&
       !fn->getDeclContext()->isExternCContext())
     return std::nullopt;
-  static const std::map<std::string, int> functions = {
-      {"sqrt", 0}, {"sqrtf", 0}, {"exp", 1},  {"expf", 1},
-      {"log", 2},  {"logf", 2},  {"tanh", 3}, {"pow", 4},
-      {"abs", 5},  {"fabs", 5},  {"min", 6},  {"max", 7}};
+  using M = Tracer::HostMath;
+  static const std::map<std::string, M> functions = {
+      {"sqrt", M::Sqrt}, {"sqrtf", M::Sqrt}, {"exp", M::Exp},
+      {"expf", M::Exp},  {"log", M::Log},    {"logf", M::Log},
+      {"tanh", M::Tanh}, {"pow", M::Pow},    {"abs", M::Abs},
+      {"fabs", M::Abs},  {"min", M::Min},    {"max", M::Max}};
   auto it = functions.find(fn->getName().str());
   if (it == functions.end())
     return std::nullopt;
-  return std::make_pair(it->second, it->first);
+  return it->second;
 }
 } // namespace
 
@@ -718,8 +719,8 @@ std::optional<int> Tracer::traceCall(const CallExpr *call) {
     return traceOpaqueCall(fn, call);
   if (inNamespace(fn, "kiln"))
     return traceKilnCall(fn, call);
-  if (std::optional<std::pair<int, std::string>> math = stdMathFunction(fn))
-    return traceScalarMath(static_cast<HostMath>(math->first), call);
+  if (std::optional<HostMath> math = stdMathFunction(fn))
+    return traceScalarMath(*math, call);
   if (!fn->hasBody())
     return breakAt(call->getExprLoc(),
                    "call to '" + name +

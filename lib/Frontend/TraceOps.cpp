@@ -197,7 +197,8 @@ std::optional<int> Tracer::traceGelu(const KilnCall &c) {
   std::optional<ko::GeluApproximation> kind =
       ko::symbolizeGeluApproximation(approximate);
   if (!kind)
-    return refuse(c.loc, "gelu", "gelu approximation '" + approximate + "'");
+    return refuse(c.loc, ko::GeluOp::getOperationName(),
+                  "gelu approximation '" + approximate + "'");
   return build<ko::GeluOp>(c.loc, val(*x), *kind);
 }
 
@@ -617,10 +618,7 @@ std::optional<int> Tracer::traceCat(const KilnCall &c) {
       return std::nullopt;
     dim = *d;
   }
-  llvm::SmallVector<mlir::Value> inputs;
-  for (int o : ops)
-    inputs.push_back(val(o));
-  return build<ko::CatOp>(c.loc, inputs, dim);
+  return concat(ops, dim, c.loc);
 }
 
 std::optional<int> Tracer::traceFull(const KilnCall &c) {
@@ -659,12 +657,7 @@ std::optional<int> Tracer::traceFull(const KilnCall &c) {
     return filled;
   // ones * value: exactly the value (-0.0 and NaN included), converted to
   // the dtype first as the runtime's full converts it.
-  ElementType e = elementOfDType(dtype);
-  ValueKind kind = e == ElementType::Bool ? ValueKind::Bool
-                   : e == ElementType::I32 || e == ElementType::I64
-                       ? ValueKind::I64
-                   : e == ElementType::F64 ? ValueKind::F64
-                                           : ValueKind::F32;
+  ValueKind kind = scalarOfElement(elementOfDType(dtype));
   int v = scalarCast(*scalar, kind, c.loc);
   return apply<ko::MulOp>(c.loc, filled, asTensor(v, c.loc));
 }
@@ -1149,10 +1142,7 @@ struct Tracer::Composite {
   /// Positions 0 .. size-1, int64.
   int positions(int size) { return t.arange(i64(0), size, i64(1), c.loc); }
   int cat(std::initializer_list<int> parts, int64_t dim) {
-    llvm::SmallVector<mlir::Value> values;
-    for (int p : parts)
-      values.push_back(t.val(p));
-    return t.build<ko::CatOp>(c.loc, values, dim);
+    return t.concat(parts, dim, c.loc);
   }
   /// index_select along a constant dim: the dim moved last, where a 1-d
   /// index broadcasts against a [..., 1] slice to the index the gather
@@ -1786,7 +1776,7 @@ std::optional<int> Tracer::traceCumulative(const KilnCall &call) {
     ElementType e = elementOfDType(dtype);
     if (e == ElementType::I32 || e == ElementType::Bool)
       return refuse(
-          loc, name,
+          loc, "kiln." + name,
           ko::unsupportedDTypeMessage(elementType(input.getContext(), e)));
     input = convertTo(*x, e, loc);
   }
@@ -2141,10 +2131,9 @@ std::optional<int> Tracer::traceStack(const KilnCall &call) {
   std::optional<int64_t> dim = cx.constantArg(1, 0, "dim");
   if (!dim)
     return std::nullopt;
-  llvm::SmallVector<mlir::Value> unsqueezed;
-  for (int part : parts)
-    unsqueezed.push_back(val(build<ko::UnsqueezeOp>(loc, val(part), *dim)));
-  return build<ko::CatOp>(loc, unsqueezed, *dim);
+  for (int &part : parts)
+    part = build<ko::UnsqueezeOp>(loc, val(part), *dim);
+  return concat(parts, *dim, loc);
 }
 
 std::optional<int> Tracer::traceBmm(const KilnCall &call) {

@@ -603,6 +603,12 @@ private:
   mlir::Value val(int v) const {
     return segment_->segment.graph.body->values[v];
   }
+  llvm::SmallVector<mlir::Value> vals(llvm::ArrayRef<int> vs) const {
+    llvm::SmallVector<mlir::Value> out;
+    for (int v : vs)
+      out.push_back(val(v));
+    return out;
+  }
   /// A builder at the end of the graph's body.
   mlir::OpBuilder bodyBuilder();
   /// Where an op traced at loc is: its source, under the op's name
@@ -627,9 +633,9 @@ private:
   }
   /// where(cond, a, b): cond as bool, as the runtime takes it.
   int where(int cond, int a, int b, clang::SourceLocation loc);
-  /// An op that cannot be built as the source calls it: the graph's error
-  /// (the first), and a value of `kind` standing for its result, so that
-  /// tracing goes on.
+  /// An op (`opName`: "kiln.gelu") that cannot be built as the source calls
+  /// it: the graph's error (the first, spelled as typing's, opErrorText),
+  /// and a value of `kind` standing for its result, so that tracing goes on.
   int refuse(clang::SourceLocation loc, llvm::StringRef opName,
              const std::string &why, ValueKind kind = ValueKind::Tensor);
   /// Host scalar arithmetic and logic, as C++ computes it, on operands of
@@ -687,6 +693,8 @@ private:
   /// x[start:end:step] along dim (start and end host integers).
   int slice(int x, int64_t dim, int start, int end, int64_t step,
             clang::SourceLocation loc);
+  /// The tensors `parts` joined along dim.
+  int concat(llvm::ArrayRef<int> parts, int64_t dim, clang::SourceLocation loc);
   /// x's dim split into host-integer sizes.
   int unflatten(int x, int64_t dim, llvm::ArrayRef<int> sizes,
                 clang::SourceLocation loc);

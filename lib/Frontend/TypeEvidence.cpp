@@ -332,6 +332,15 @@ private:
     return r;
   }
 
+  /// An elementwise op of input x: x's types, its element type made a
+  /// float where the op's result is.
+  ExprTypes ofElementwise(ResultRule rule, const Expr *x, int depth) {
+    ExprTypes r = of(x, depth);
+    if (rule == ResultRule::FloatResult)
+      r.element = floatResult(r.element);
+    return r;
+  }
+
   /// The ops traced as compositions of graph ops (TraceOps.cpp's
   /// Tracer::Composite), from their first tensor x: the ones that keep x's
   /// shape keep its rank, the reductions its element type alone (their
@@ -450,13 +459,10 @@ private:
       }
       // Views the tracer composes (slice, narrow, flip, ...) fall through
       // to ofComposite at the end.
-      if (kKeepsType.count(name) || rule == ResultRule::SameType)
+      if (kKeepsType.count(name))
         return of(self, depth);
-      if (rule == ResultRule::FloatResult) {
-        ExprTypes r = of(self, depth); // x.exp(), x.gelu()
-        r.element = floatResult(r.element);
-        return r;
-      }
+      if (rule != ResultRule::None) // x.exp(), x.relu()
+        return ofElementwise(rule, self, depth);
       if (name == "select") {
         ExprTypes r = of(self, depth);
         r.rank =
@@ -513,19 +519,8 @@ private:
     }
     if (std::optional<ExprTypes> joined = ofJoin(name, call, depth))
       return *joined;
-    switch (rule) {
-    case ResultRule::FloatResult: {
-      if (n < 1)
-        return {};
-      ExprTypes r = of(call->getArg(0), depth);
-      r.element = floatResult(r.element);
-      return r;
-    }
-    case ResultRule::SameType:
-      return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
-    case ResultRule::None:
-      break;
-    }
+    if (rule != ResultRule::None)
+      return n >= 1 ? ofElementwise(rule, call->getArg(0), depth) : ExprTypes{};
     if (name == "full")
       return n >= 2 ? ExprTypes{shapeLength(call->getArg(0)), dtypeAt(2)}
                     : ExprTypes{};

@@ -204,11 +204,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];
       bool tensor = v.kind == ValueKind::Tensor;
-      ElementType e = tensor                     ? v.element
-                      : v.kind == ValueKind::I64 ? ElementType::I64
-                      : v.kind == ValueKind::F32 ? ElementType::F32
-                      : v.kind == ValueKind::F64 ? ElementType::F64
-                                                 : ElementType::Bool;
+      ElementType e = tensor ? v.element : elementOfScalar(v.kind);
       os << "\n           .output(" << (tensor ? "o" : "r") << i << ", "
          << (tensor ? v.rank : 0) << ", " << dtypeSpelling(e) << ")";
     }

@@ -36,6 +36,11 @@ enum class ElementType { F32, F64, F16, BF16, I32, I64, Bool };
 const char *elementTypeName(ElementType type); // "f32", "i64", ...
 /// The element type of kiln::DType's enumerator number `dtype`.
 ElementType elementOfDType(int64_t dtype);
+/// The element type of a host scalar of `kind` (bool, int64, float,
+/// double) as a 0-d tensor, and the host kind that holds an element of
+/// type `e` (int32 in an int64, half types in a float).
+ElementType elementOfScalar(ValueKind kind);
+ValueKind scalarOfElement(ElementType e);
 const char *dtypeSpelling(ElementType type); // "kiln::kFloat32", ...
 
 struct SourcePos {

@@ -137,6 +137,9 @@ std::string opaqueSymbol(const Graph &graph, mlir::Operation *call);
 /// column), and the runtime function it was traced from ("kiln::softmax"),
 /// if its location says.
 SourcePos sourceOf(mlir::Location loc, std::string *name = nullptr);
+/// "kiln::NAME at FILE:LINE: why" for an op at `loc` (the graph's error
+/// when the op cannot be built or typed).
+std::string opErrorText(mlir::Location loc, const std::string &why);
 
 /// `graph` (its inputs' ranks and element types chosen by typeInputs)
 /// typed: each value takes the type of its op, refined from the inputs'.
