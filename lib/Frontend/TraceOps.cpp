@@ -197,8 +197,9 @@ std::optional<int> Tracer::traceGelu(const KilnCall &c) {
   std::optional<ko::GeluApproximation> kind =
       ko::symbolizeGeluApproximation(approximate);
   if (!kind)
-    return refuse(c.loc, ko::GeluOp::getOperationName(),
-                  "gelu approximation '" + approximate + "'");
+    return breakAt(c.arg(1)->getExprLoc(), "kiln::gelu with approximation \"" +
+                                               approximate +
+                                               "\" (an error in eager)");
   return build<ko::GeluOp>(c.loc, val(*x), *kind);
 }
 

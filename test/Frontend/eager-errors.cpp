@@ -1,7 +1,8 @@
-// Tests that a factory with a negative constant size (an error in eager)
-// breaks the graph with its reason instead of reaching kiln compile as a
-// size to infer, and that the statement, left to eager, raises eager's own
-// error; the rest of the root still compiles.
+// Tests that a call the tracer sees is an error in eager (a factory with a
+// negative constant size, gelu with an approximation eager does not know)
+// breaks the graph with its reason, instead of reaching kiln compile (a
+// factory's -1 taken as a size to infer), and that the statement, left to
+// eager, raises eager's own error; the rest of the root still compiles.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: kiln compile %s -o %t.cpp
@@ -19,7 +20,7 @@ using kiln::Tensor;
 
 // CHECK-LABEL: padded (
 // CHECK: kiln::zeros with a negative size (an error in eager)
-// CHECK-NEXT: at {{.*}}negative-sizes.cpp:[[@LINE+3]]
+// CHECK-NEXT: at {{.*}}eager-errors.cpp:[[@LINE+3]]
 KILN_COMPILE() Tensor padded(const Tensor &x, bool wrong) {
   Tensor y = x * 2.0f;
   Tensor z = wrong ? kiln::zeros({-1, 4}) : kiln::zeros({2, 4});
@@ -31,6 +32,15 @@ KILN_COMPILE() Tensor padded(const Tensor &x, bool wrong) {
 // CHECK-NOT: Graph breaks
 KILN_COMPILE() Tensor noisy(const Tensor &x, int64_t n) {
   return x + kiln::randn({n, 4}, 7) + kiln::zeros({n, 4});
+}
+
+// CHECK-LABEL: activated (
+// CHECK: kiln::gelu with approximation "erf" (an error in eager)
+// CHECK-NEXT: at {{.*}}eager-errors.cpp:[[@LINE+3]]
+KILN_COMPILE() Tensor activated(const Tensor &x, bool wrong) {
+  Tensor y = x * 2.0f;
+  Tensor z = wrong ? kiln::gelu(y, "erf") : kiln::gelu(y, "tanh");
+  return z + y;
 }
 
 int main() {
@@ -50,6 +60,14 @@ int main() {
     std::printf("no error\n");
   } catch (const kiln::Error &e) {
     // OUT: error: tensor: negative size in shape [-2, 4]
+    std::printf("error: %s\n", e.what());
+  }
+  std::printf("activated %g\n", kiln::sum(activated(x, false)).item<float>());
+  try {
+    activated(x, true);
+    std::printf("no error\n");
+  } catch (const kiln::Error &e) {
+    // OUT: error: gelu: approximate must be "none" or "tanh", got "erf"
     std::printf("error: %s\n", e.what());
   }
 }
