@@ -213,11 +213,12 @@ std::optional<int> Tracer::traceWhere(const KilnCall &c) {
   return where(ops[0], ops[1], ops[2], c.loc);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceNorm(const KilnCall &c) {
   // layer_norm(x, weight, bias = {}, eps = 1e-5), rms_norm(x, weight,
   // eps = 1e-6): the weight and bias in the input's type; an eps known only
   // at run time (a module's `this->eps`) is an f64 operand.
-  bool ln = c.name == "layer_norm";
+  constexpr bool ln = std::is_same_v<OpTy, ko::LayerNormOp>;
   std::vector<int> ops;
   if (!tensorArgs(c, std::min<unsigned>(c.size(), ln ? 3 : 2), ln ? 2 : -1,
                   ops))
@@ -288,10 +289,11 @@ std::optional<int> Tracer::traceAttention(const KilnCall &c) {
       scale ? f64Of(*scale, c.loc) : mlir::Value(), causal);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceProduct(const KilnCall &c) {
   // matmul(a, b), linear(x, w, bias = {}), embedding(ids, table),
   // cross_entropy(logits, targets): each input's usual rank and type.
-  bool linear = c.name == "linear";
+  constexpr bool linear = std::is_same_v<OpTy, ko::LinearOp>;
   std::vector<int> ops;
   if (!tensorArgs(c, c.size(), linear ? 2 : -1, ops, linear))
     return std::nullopt;
@@ -304,7 +306,7 @@ std::optional<int> Tracer::traceProduct(const KilnCall &c) {
         in->elementFromUses = element == ElementType::I64;
       }
   };
-  if (c.name == "matmul" && ops.size() == 2) {
+  if (std::is_same_v<OpTy, ko::MatmulOp> && ops.size() == 2) {
     prefer(1, 2, ElementType::F32);
     return apply<ko::MatmulOp>(c.loc, ops[0], ops[1]);
   }
@@ -314,12 +316,12 @@ std::optional<int> Tracer::traceProduct(const KilnCall &c) {
     return build<ko::LinearOp>(c.loc, val(ops[0]), val(ops[1]),
                                ops.size() > 2 ? val(ops[2]) : mlir::Value());
   }
-  if (c.name == "embedding" && ops.size() == 2) {
+  if (std::is_same_v<OpTy, ko::EmbeddingOp> && ops.size() == 2) {
     prefer(0, 2, ElementType::I64);
     prefer(1, 2, ElementType::F32);
     return apply<ko::EmbeddingOp>(c.loc, ops[0], ops[1]);
   }
-  if (c.name == "cross_entropy" && ops.size() == 2) {
+  if (std::is_same_v<OpTy, ko::CrossEntropyOp> && ops.size() == 2) {
     prefer(0, 2, ElementType::F32);
     prefer(1, 1, ElementType::I64);
     return apply<ko::CrossEntropyOp>(c.loc, ops[0], ops[1]);
@@ -368,12 +370,13 @@ bool Tracer::pairArg(const KilnCall &c, unsigned a, const char *what,
   return true;
 }
 
+template <int SpatialDims>
 std::optional<int> Tracer::traceConv(const KilnCall &c) {
   // conv2d(x, w, bias = {}, stride = 1, padding = 0, dilation = 1,
   // groups = 1); conv1d is conv2d over [N, C, 1, L] with a [O, C, 1, k]
   // weight. The input may be unbatched ([C, H, W]; conv1d: [C, L]), as in
   // eager.
-  bool oneD = c.name == "conv1d";
+  constexpr bool oneD = SpatialDims == 1;
   std::vector<int> ops;
   if (!tensorArgs(c, std::min(c.size(), 3u), 2, ops, true))
     return std::nullopt;
@@ -414,6 +417,7 @@ std::optional<int> Tracer::traceConv(const KilnCall &c) {
   return build<ko::SqueezeOp>(c.loc, val(y), int64_t(-2));
 }
 
+template <ko::RandomDistribution Distribution>
 std::optional<int> Tracer::traceRandom(const KilnCall &c) {
   // randn(shape, seed, dtype), rand(...): the seed a host integer.
   if (c.size() < 2)
@@ -438,7 +442,8 @@ std::optional<int> Tracer::traceRandom(const KilnCall &c) {
     return breakAt(c.loc, "kiln::" + c.name +
                               " of a dtype that is not floating (an error "
                               "in eager)");
-  return random(*seed, sizes, c.name == "randn", dtype, c.loc);
+  return random(*seed, sizes, Distribution == ko::RandomDistribution::normal,
+                dtype, c.loc);
 }
 
 bool Tracer::nonNegativeSizes(const KilnCall &c, llvm::ArrayRef<int> sizes) {
@@ -489,6 +494,7 @@ std::optional<int> Tracer::traceAdaptivePool(const KilnCall &c) {
                                         b.getDenseI64ArrayAttr(sizes));
 }
 
+template <ko::PoolKind Kind>
 std::optional<int> Tracer::tracePool(const KilnCall &c) {
   // max_pool2d(x, kernel, stride, padding, dilation, ceil_mode) and
   // avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad,
@@ -496,7 +502,7 @@ std::optional<int> Tracer::tracePool(const KilnCall &c) {
   // empty stride is the kernel's. A value known only at run time (a
   // module's member) is an operand, checked by the lowering as the runtime
   // checks it.
-  bool isMax = c.name == "max_pool2d";
+  constexpr bool isMax = Kind == ko::PoolKind::max;
   unsigned n = c.size();
   std::optional<int> x = tensorArg(c, 0);
   if (!x)
@@ -622,16 +628,17 @@ std::optional<int> Tracer::traceCat(const KilnCall &c) {
   return concat(ops, dim, c.loc);
 }
 
+template <Tracer::Fill With>
 std::optional<int> Tracer::traceFull(const KilnCall &c) {
   // full(shape, value, dtype), zeros(shape, dtype), ones(shape, dtype).
-  bool isFull = c.name == "full";
+  constexpr bool isFull = With == Fill::Value;
   unsigned dtypeArg = isFull ? 2 : 1;
   if (c.size() < dtypeArg)
     return breakAt(c.loc, "kiln::" + c.name + " is not traced yet");
   std::vector<int> sizes;
   if (!traceIntList(c.arg(0), sizes) || !nonNegativeSizes(c, sizes))
     return std::nullopt;
-  double value = c.name == "ones" ? 1 : 0;
+  double value = With == Fill::Ones ? 1 : 0;
   int64_t dtype = 5; // f32
   if (c.size() > dtypeArg) {
     std::optional<int64_t> d = constArg(c, dtypeArg, "dtype");
@@ -695,81 +702,74 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
 #include "kiln/Dialect/Kiln/IR/KilnTracedCalls.h.inc"
       {"gelu", {&Tracer::traceGelu, true}},
       {"where", {&Tracer::traceWhere, false}},
-      {"layer_norm", {&Tracer::traceNorm, false}},
-      {"rms_norm", {&Tracer::traceNorm, false}},
       {"scaled_dot_product_attention", {&Tracer::traceAttention, false}},
-      {"matmul", {&Tracer::traceProduct, true}},
-      {"linear", {&Tracer::traceProduct, false}},
-      {"embedding", {&Tracer::traceProduct, false}},
-      {"cross_entropy", {&Tracer::traceProduct, false}},
-      {"conv2d", {&Tracer::traceConv, false}},
-      {"conv1d", {&Tracer::traceConv, false}},
-      {"randn", {&Tracer::traceRandom, false}},
-      {"rand", {&Tracer::traceRandom, false}},
+      {"conv2d", {&Tracer::traceConv<2>, false}},
+      {"conv1d", {&Tracer::traceConv<1>, false}},
+      {"randn", {&Tracer::traceRandom<ko::RandomDistribution::normal>, false}},
+      {"rand", {&Tracer::traceRandom<ko::RandomDistribution::uniform>, false}},
       {"adaptive_avg_pool2d", {&Tracer::traceAdaptivePool, false}},
-      {"max_pool2d", {&Tracer::tracePool, false}},
-      {"avg_pool2d", {&Tracer::tracePool, false}},
+      {"max_pool2d", {&Tracer::tracePool<ko::PoolKind::max>, false}},
+      {"avg_pool2d", {&Tracer::tracePool<ko::PoolKind::avg>, false}},
       {"cat", {&Tracer::traceCat, false}},
-      {"full", {&Tracer::traceFull, false}},
-      {"zeros", {&Tracer::traceFull, false}},
-      {"ones", {&Tracer::traceFull, false}},
+      {"full", {&Tracer::traceFull<Fill::Value>, false}},
+      {"zeros", {&Tracer::traceFull<Fill::Zeros>, false}},
+      {"ones", {&Tracer::traceFull<Fill::Ones>, false}},
       {"arange", {&Tracer::traceArange, false}},
       // Composites: traced as the ops the runtime composes them of
       // (lib/Runtime/Ops/Composite.cpp, Indexing.cpp), with their arities.
       {"unflatten", {&Tracer::traceUnflatten, true, 3, 3}},
-      {"group_norm", {&Tracer::traceGroupNorm, true, 2, kAnyArgs}},
-      {"instance_norm", {&Tracer::traceGroupNorm, true, 1, kAnyArgs}},
+      {"group_norm",
+       {&Tracer::traceGroupNorm<NormGroups::Given>, true, 2, kAnyArgs}},
+      {"instance_norm",
+       {&Tracer::traceGroupNorm<NormGroups::PerChannel>, true, 1, kAnyArgs}},
       {"linspace", {&Tracer::traceLinspace, true, 3, kAnyArgs}},
       {"einsum", {&Tracer::traceEinsum, true, 2, kAnyArgs}},
       {"randint", {&Tracer::traceRandint, true, 3, kAnyArgs}},
       {"conv_transpose2d", {&Tracer::traceConvTranspose2d, true, 2, kAnyArgs}},
       {"interpolate", {&Tracer::traceInterpolate, true, 2, kAnyArgs}},
-      {"max", {&Tracer::traceExtremum, true, 1, kAnyArgs}},
-      {"min", {&Tracer::traceExtremum, true, 1, kAnyArgs}},
-      {"cumsum", {&Tracer::traceCumulative, true, 2, 3}},
-      {"cumprod", {&Tracer::traceCumulative, true, 2, 3}},
+      {"max",
+       {&Tracer::traceExtremum<ko::AmaxOp, ko::ArgmaxOp>, true, 1, kAnyArgs}},
+      {"min",
+       {&Tracer::traceExtremum<ko::AminOp, ko::ArgminOp>, true, 1, kAnyArgs}},
       {"topk", {&Tracer::traceTopk, true, 2, 5}},
       {"scatter_add", {&Tracer::traceScatterAdd, true, 4, 4}},
-      {"gather", {&Tracer::traceGather, true, 3, 3}},
-      {"index_select", {&Tracer::traceGather, true, 3, 3}},
+      {"index_select", {&Tracer::traceIndexSelect, true, 3, 3}},
       {"flip", {&Tracer::traceFlip, true, 2, 2}},
       {"roll", {&Tracer::traceRoll, true, 2, kAnyArgs}},
-      {"repeat", {&Tracer::traceRepeat, true, 2, 2}},
-      {"tile", {&Tracer::traceRepeat, true, 2, 2}},
       {"pad", {&Tracer::tracePad, true, 2, kAnyArgs}},
-      {"leaky_relu", {&Tracer::traceLeakyRelu, true, 1, kAnyArgs}},
-      {"elu", {&Tracer::traceLeakyRelu, true, 1, kAnyArgs}},
+      {"leaky_relu",
+       {&Tracer::traceLeakyRelu<BelowZero::Linear>, true, 1, kAnyArgs}},
+      {"elu",
+       {&Tracer::traceLeakyRelu<BelowZero::Exponential>, true, 1, kAnyArgs}},
       {"clamp", {&Tracer::traceClamp, true, 2, kAnyArgs}},
       {"masked_fill", {&Tracer::traceMaskedFill, true, 3, 3}},
-      {"tril", {&Tracer::traceTriangle, true, 1, kAnyArgs}},
-      {"triu", {&Tracer::traceTriangle, true, 1, kAnyArgs}},
       {"dropout", {&Tracer::traceDropout, true, 1, kAnyArgs}},
-      {"narrow", {&Tracer::traceNarrow, true, 4, 4}},
-      {"select", {&Tracer::traceNarrow, true, 3, 3}},
+      {"narrow", {&Tracer::traceNarrow<SliceOf::Range>, true, 4, 4}},
+      {"select", {&Tracer::traceNarrow<SliceOf::Index>, true, 3, 3}},
       {"stack", {&Tracer::traceStack, true, 1, kAnyArgs}},
-      {"bmm", {&Tracer::traceBmm, true, 2, 2}},
-      {"addmm", {&Tracer::traceBmm, true, 3, kAnyArgs}},
-      {"baddbmm", {&Tracer::traceBmm, true, 3, kAnyArgs}},
+      {"bmm", {&Tracer::traceBmm<BatchedProduct::Plain>, true, 2, 2}},
+      {"addmm",
+       {&Tracer::traceBmm<BatchedProduct::AddMatrix>, true, 3, kAnyArgs}},
+      {"baddbmm",
+       {&Tracer::traceBmm<BatchedProduct::AddBatched>, true, 3, kAnyArgs}},
       {"eye", {&Tracer::traceEye, true, 1, kAnyArgs}},
       {"one_hot", {&Tracer::traceOneHot, true, 2, 2}},
       {"batch_norm", {&Tracer::traceBatchNorm, true, 3, kAnyArgs}},
       {"lerp", {&Tracer::traceLerp, true, 3, 3}},
-      {"isnan", {&Tracer::traceFloatClass, true, 1, 1}},
-      {"isinf", {&Tracer::traceFloatClass, true, 1, 1}},
-      {"isfinite", {&Tracer::traceFloatClass, true, 1, 1}},
-      {"logical_not", {&Tracer::traceFloatClass, true, 1, 1}},
+      {"isnan", {&Tracer::traceFloatClass<FloatClass::NaN>, true, 1, 1}},
+      {"isinf", {&Tracer::traceFloatClass<FloatClass::Inf>, true, 1, 1}},
+      {"isfinite", {&Tracer::traceFloatClass<FloatClass::Finite>, true, 1, 1}},
+      {"logical_not", {&Tracer::traceFloatClass<FloatClass::Zero>, true, 1, 1}},
       {"sign", {&Tracer::traceSign, true, 1, 1}},
-      {"full_like", {&Tracer::traceFullLike, true, 2, 2}},
-      {"zeros_like", {&Tracer::traceFullLike, true, 1, 1}},
-      {"ones_like", {&Tracer::traceFullLike, true, 1, 1}},
-      {"empty_like", {&Tracer::traceFullLike, true, 1, 1}},
-      {"var", {&Tracer::traceVariance, true, 1, kAnyArgs}},
-      {"std", {&Tracer::traceVariance, true, 1, kAnyArgs}},
+      {"full_like", {&Tracer::traceFullLike<Fill::Value>, true, 2, 2}},
+      {"zeros_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
+      {"ones_like", {&Tracer::traceFullLike<Fill::Ones>, true, 1, 1}},
+      {"empty_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
       {"norm", {&Tracer::traceVectorNorm, true, 1, kAnyArgs}},
-      {"any", {&Tracer::traceAnyAll, true, 1, kAnyArgs}},
-      {"all", {&Tracer::traceAnyAll, true, 1, kAnyArgs}},
-      {"logical_and", {&Tracer::traceLogical, true, 2, 2}},
-      {"logical_or", {&Tracer::traceLogical, true, 2, 2}},
+      {"any", {&Tracer::traceAnyAll<Quantifier::Any>, true, 1, kAnyArgs}},
+      {"all", {&Tracer::traceAnyAll<Quantifier::All>, true, 1, kAnyArgs}},
+      {"logical_and", {&Tracer::traceLogical<ko::MulOp>, true, 2, 2}},
+      {"logical_or", {&Tracer::traceLogical<ko::AddOp>, true, 2, 2}},
   };
   return calls;
 }
@@ -841,13 +841,25 @@ bool Tracer::tensorList(const std::string &name, const Expr *arg,
   return true;
 }
 
+namespace {
+/// The kiln:: functions (and Tensor methods) that return pieces of a
+/// tensor: chunk(count, dim) or split(size or sizes, dim).
+enum class Pieces { Chunk, Split };
+std::optional<Pieces> piecesOf(const FunctionDecl *fn) {
+  static const std::map<std::string, Pieces> functions = {
+      {"chunk", Pieces::Chunk}, {"split", Pieces::Split}};
+  auto it = fn->getIdentifier() ? functions.find(fn->getName().str())
+                                : functions.end();
+  if (it == functions.end())
+    return std::nullopt;
+  return it->second;
+}
+} // namespace
+
 bool Tracer::isPiecesCall(const Expr *e) {
   const auto *call = dyn_cast<CallExpr>(stripTemporaries(e));
   const FunctionDecl *fn = call ? call->getDirectCallee() : nullptr;
-  if (!fn || !isTensorVectorType(call->getType()))
-    return false;
-  std::string name = fn->getNameAsString();
-  if (name != "chunk" && name != "split")
+  if (!fn || !isTensorVectorType(call->getType()) || !piecesOf(fn))
     return false;
   if (const auto *method = dyn_cast<CXXMethodDecl>(fn))
     return isTensorRecord(method->getParent());
@@ -894,6 +906,7 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
                          std::vector<int> &pieces) {
   const auto *call = cast<CallExpr>(stripTemporaries(e));
   std::string name = call->getDirectCallee()->getNameAsString();
+  Pieces kind = *piecesOf(call->getDirectCallee());
   SourceLocation loc = call->getExprLoc();
   std::vector<const Expr *> args;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
@@ -924,7 +937,7 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
   };
   int size = dimOf(x, dim, loc);
   std::vector<int64_t> sizes;
-  if (name == "split" && constantIntList(args[1], sizes) &&
+  if (kind == Pieces::Split && constantIntList(args[1], sizes) &&
       !constantInt(args[1])) {
     // Pieces of the sizes listed, which must add up to the dim's size.
     int64_t start = 0;
@@ -945,7 +958,7 @@ bool Tracer::tracePieces(const Expr *e, int64_t needed,
   // piece (a constant or a host integer), as many pieces as the code reads.
   int step;
   int64_t made;
-  if (name == "chunk") {
+  if (kind == Pieces::Chunk) {
     std::optional<int64_t> count = constantInt(args[1]);
     if (!count || *count <= 0) {
       breakAt(args[1]->getExprLoc(),
@@ -1214,16 +1227,16 @@ std::optional<int> Tracer::traceUnflatten(const KilnCall &call) {
                    loc);
 }
 
+template <Tracer::NormGroups Groups>
 std::optional<int> Tracer::traceGroupNorm(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
   bool absent = false;
   // Each group's elements in a row, normalised, back to x's shape; the
   // per-channel weight and bias with the channels last.
-  bool groupNorm = name == "group_norm";
+  constexpr bool groupNorm = Groups == NormGroups::Given;
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
@@ -1717,28 +1730,25 @@ std::optional<int> Tracer::traceInterpolate(const KilnCall &call) {
   return cx.like(y, *x);
 }
 
+template <typename ReduceOp, typename ArgOp>
 std::optional<int> Tracer::traceExtremum(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   unsigned n = call.size();
   SourceLocation loc = call.loc;
   // The extremum of all (amax), or along a dim: the values gathered at
   // argmax's index, a (values, indices) tuple.
-  bool largest = name == "max";
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
   if (n == 1)
-    return largest ? reduce<ko::AmaxOp>(*x, {}, false, loc)
-                   : reduce<ko::AminOp>(*x, {}, false, loc);
+    return reduce<ReduceOp>(*x, {}, false, loc);
   std::optional<int64_t> dim = cx.constantArg(1, 0, "dim");
   std::optional<int64_t> keep =
       dim ? cx.constantArg(2, 0, "keepdim") : std::nullopt;
   if (!keep)
     return std::nullopt;
   needsDim(*x, *dim);
-  int index = largest ? reduce<ko::ArgmaxOp>(*x, {*dim}, true, loc)
-                      : reduce<ko::ArgminOp>(*x, {*dim}, true, loc);
+  int index = reduce<ArgOp>(*x, {*dim}, true, loc);
   int values = build<ko::GatherOp>(loc, val(*x), val(index), *dim);
   if (!*keep) {
     values = build<ko::SqueezeOp>(loc, val(values), *dim);
@@ -1747,6 +1757,7 @@ std::optional<int> Tracer::traceExtremum(const KilnCall &call) {
   return makeRecord({values, index});
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceCumulative(const KilnCall &call) {
   Composite cx(*this, call);
   const std::string &name = call.name;
@@ -1781,9 +1792,7 @@ std::optional<int> Tracer::traceCumulative(const KilnCall &call) {
           ko::unsupportedDTypeMessage(elementType(input.getContext(), e)));
     input = convertTo(*x, e, loc);
   }
-  if (name == "cumsum")
-    return build<ko::CumsumOp>(loc, input, *dim);
-  return build<ko::CumprodOp>(loc, input, *dim);
+  return build<OpTy>(loc, input, *dim);
 }
 
 std::optional<int> Tracer::traceTopk(const KilnCall &call) {
@@ -1817,17 +1826,25 @@ std::optional<int> Tracer::traceScatterAdd(const KilnCall &call) {
   return build<ko::ScatterAddOp>(loc, val(*x), val(*index), val(*src), *dim);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceGather(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   SourceLocation loc = call.loc;
   auto [x, dim] = cx.tensorAndDim();
   std::optional<int> index = x ? cx.tensor(2) : std::nullopt;
   if (!index)
     return index;
   maskInput(*index, ElementType::I64);
-  if (name == "gather")
-    return build<ko::GatherOp>(loc, val(*x), val(*index), *dim);
+  return build<OpTy>(loc, val(*x), val(*index), *dim);
+}
+
+std::optional<int> Tracer::traceIndexSelect(const KilnCall &call) {
+  Composite cx(*this, call);
+  auto [x, dim] = cx.tensorAndDim();
+  std::optional<int> index = x ? cx.tensor(2) : std::nullopt;
+  if (!index)
+    return index;
+  maskInput(*index, ElementType::I64);
   if (GraphInput *in = inputOf(*index))
     in->exactRank = 1;
   return cx.indexSelect(*x, *dim, *index);
@@ -1886,6 +1903,7 @@ std::optional<int> Tracer::traceRoll(const KilnCall &call) {
   return y;
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceRepeat(const KilnCall &call) {
   Composite cx(*this, call);
   const std::string &name = call.name;
@@ -1901,9 +1919,7 @@ std::optional<int> Tracer::traceRepeat(const KilnCall &call) {
                               " with negative repeats (an "
                               "error in eager)");
   // tile pads the repeats to the rank; repeat needs one per dim.
-  if (name == "tile")
-    return build<ko::TileOp>(loc, val(*x), reps);
-  return build<ko::RepeatOp>(loc, val(*x), reps);
+  return build<OpTy>(loc, val(*x), reps);
 }
 
 std::optional<int> Tracer::tracePad(const KilnCall &call) {
@@ -1979,9 +1995,9 @@ std::optional<int> Tracer::tracePad(const KilnCall &call) {
   return y;
 }
 
+template <Tracer::BelowZero Below>
 std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   SourceLocation loc = call.loc;
   bool absent = false;
   std::optional<int> x = cx.tensor(0);
@@ -1990,9 +2006,9 @@ std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
   std::optional<int> k = cx.scalar(1, absent);
   if (!k && !absent)
     return k;
-  int factor = absent ? cx.number(name == "elu" ? 1.0 : 0.01) : cx.wrapped(*k);
-  int below = name == "elu"
-                  ? apply<ko::MulOp>(loc, apply<ko::Expm1Op>(loc, *x), factor)
+  constexpr bool elu = Below == BelowZero::Exponential;
+  int factor = absent ? cx.number(elu ? 1.0 : 0.01) : cx.wrapped(*k);
+  int below = elu ? apply<ko::MulOp>(loc, apply<ko::Expm1Op>(loc, *x), factor)
                   : apply<ko::MulOp>(loc, *x, factor);
   return where(cx.cmp(*x, cx.number(0), kGT), *x, below, loc);
 }
@@ -2040,9 +2056,9 @@ std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {
   return filled;
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceTriangle(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   SourceLocation loc = call.loc;
   std::optional<int> x = cx.tensor(0);
   if (!x)
@@ -2051,9 +2067,7 @@ std::optional<int> Tracer::traceTriangle(const KilnCall &call) {
   if (!diagonal)
     return std::nullopt;
   needsDim(*x, -2);
-  if (name == "tril")
-    return build<ko::TrilOp>(loc, val(*x), *diagonal);
-  return build<ko::TriuOp>(loc, val(*x), *diagonal);
+  return build<OpTy>(loc, val(*x), *diagonal);
 }
 
 std::optional<int> Tracer::traceDropout(const KilnCall &call) {
@@ -2083,9 +2097,10 @@ std::optional<int> Tracer::traceDropout(const KilnCall &call) {
   return x;
 }
 
+template <Tracer::SliceOf Of>
 std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
+  constexpr bool narrow = Of == SliceOf::Range;
   SourceLocation loc = call.loc;
   // A slice [start, end) of dim, start counted from the end when
   // negative, the range checked as eager checks it.
@@ -2099,7 +2114,7 @@ std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
   int negative = cx.host(BO_LT, *start, cx.i64(0));
   int from = select(negative, cx.scalarAdd(*start, size), *start, loc);
   int end;
-  if (name == "narrow") {
+  if (narrow) {
     std::optional<int> length = cx.integer(3);
     if (!length)
       return length;
@@ -2116,7 +2131,7 @@ std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
         "select: index out of range");
   }
   int sliced = slice(*x, *dim, from, end, 1, loc);
-  if (name == "narrow")
+  if (narrow)
     return sliced;
   return build<ko::SqueezeOp>(loc, val(sliced), *dim);
 }
@@ -2137,13 +2152,14 @@ std::optional<int> Tracer::traceStack(const KilnCall &call) {
   return concat(parts, *dim, loc);
 }
 
+template <Tracer::BatchedProduct Product>
 std::optional<int> Tracer::traceBmm(const KilnCall &call) {
   Composite cx(*this, call);
   const std::string &name = call.name;
   unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
-  bool scaled = name != "bmm";
+  constexpr bool scaled = Product != BatchedProduct::Plain;
   std::vector<int> ops;
   for (unsigned i = 0; i < (scaled ? 3u : 2u); ++i) {
     std::optional<int> t = cx.tensor(i);
@@ -2152,7 +2168,7 @@ std::optional<int> Tracer::traceBmm(const KilnCall &call) {
     ops.push_back(*t);
   }
   unsigned first = scaled ? 1 : 0;
-  int64_t rank = name == "addmm" ? 2 : 3;
+  constexpr int64_t rank = Product == BatchedProduct::AddMatrix ? 2 : 3;
   for (unsigned i = first; i < first + 2; ++i)
     if (GraphInput *in = inputOf(ops[i]))
       in->exactRank = rank;
@@ -2298,18 +2314,18 @@ std::optional<int> Tracer::traceLerp(const KilnCall &call) {
   return select(nearStart, fromStart(), fromEnd(), loc);
 }
 
+template <Tracer::FloatClass Class>
 std::optional<int> Tracer::traceFloatClass(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   SourceLocation loc = call.loc;
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
-  if (name == "isnan")
+  if constexpr (Class == FloatClass::NaN)
     return cx.cmp(*x, *x, kNE);
-  if (name == "logical_not")
+  if constexpr (Class == FloatClass::Zero)
     return cx.cmp(*x, cx.number(0), kEQ);
-  if (name == "isinf") // bools add as or
+  if constexpr (Class == FloatClass::Inf) // bools add as or
     return apply<ko::AddOp>(loc, cx.cmp(*x, cx.number(kInf), kEQ),
                             cx.cmp(*x, cx.number(-kInf), kEQ));
   return apply<ko::MulOp>( // bools multiply as and
@@ -2328,28 +2344,28 @@ std::optional<int> Tracer::traceSign(const KilnCall &call) {
                           cx.like(cx.cmp(*x, cx.number(0), kLT), *x));
 }
 
+template <Tracer::Fill With>
 std::optional<int> Tracer::traceFullLike(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   bool absent = false;
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
   int value;
-  if (name == "full_like") {
+  if constexpr (With == Fill::Value) {
     std::optional<int> v = cx.scalar(1, absent);
     if (!v)
       return v;
     value = cx.wrapped(*v);
   } else {
-    value = cx.number(name == "ones_like" ? 1 : 0);
+    value = cx.number(With == Fill::Ones ? 1 : 0);
   }
   return cx.filled(*x, value);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceVariance(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
@@ -2373,11 +2389,8 @@ std::optional<int> Tracer::traceVariance(const KilnCall &call) {
   }
   mlir::Builder b(val(*x).getContext());
   mlir::UnitAttr keep = cx.keepdim ? b.getUnitAttr() : mlir::UnitAttr();
-  if (name == "var")
-    return build<ko::VarOp>(loc, val(*x), b.getDenseI64ArrayAttr(cx.dims),
-                            runtime, b.getI64IntegerAttr(correction), keep);
-  return build<ko::StdOp>(loc, val(*x), b.getDenseI64ArrayAttr(cx.dims),
-                          runtime, b.getI64IntegerAttr(correction), keep);
+  return build<OpTy>(loc, val(*x), b.getDenseI64ArrayAttr(cx.dims), runtime,
+                     b.getI64IntegerAttr(correction), keep);
 }
 
 std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
@@ -2410,27 +2423,26 @@ std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
   return apply<ko::PowOp>(loc, cx.sum(powered), cx.number(1.0 / p));
 }
 
+template <Tracer::Quantifier Q>
 std::optional<int> Tracer::traceAnyAll(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   std::optional<int> x = cx.tensor(0);
   if (!x || !cx.reduction(*x, 1, 2))
     return std::nullopt;
-  bool any = name == "any";
+  constexpr bool any = Q == Quantifier::Any;
   int count = cx.sum(cx.cmp(*x, cx.number(0), any ? kNE : kEQ));
   return cx.cmp(count, cx.number(0), any ? kGT : kEQ);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceLogical(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
   SourceLocation loc = call.loc;
   std::optional<int> a = cx.tensor(0), b = a ? cx.tensor(1) : std::nullopt;
   if (!b)
     return b;
   int l = cx.cmp(*a, cx.number(0), kNE), r = cx.cmp(*b, cx.number(0), kNE);
-  return name == "logical_and" ? apply<ko::MulOp>(loc, l, r)
-                               : apply<ko::AddOp>(loc, l, r);
+  return apply<OpTy>(loc, l, r); // bools multiply as and, add as or
 }
 
 bool Tracer::isAtenStyleMethod(const std::string &name) {
@@ -2454,32 +2466,37 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
   if (isAtenStyleMethod(name))
     return traceKilnOp(name, args, loc);
   // The view and shape methods: the object, then the call's arguments.
-  static const std::map<std::string,
-                        std::optional<int> (Tracer::*)(const KilnCall &)>
-      methods = {{"size", &Tracer::traceSizeMethod},
-                 {"dim", &Tracer::traceSizeMethod},
-                 {"numel", &Tracer::traceSizeMethod},
-                 {"reshape_as", &Tracer::traceReshapeMethod},
-                 {"view_as", &Tracer::traceReshapeMethod},
-                 {"contiguous", &Tracer::traceReshapeMethod},
-                 {"clone", &Tracer::traceReshapeMethod},
-                 {"reshape", &Tracer::traceReshapeMethod},
-                 {"view", &Tracer::traceReshapeMethod},
-                 {"expand", &Tracer::traceReshapeMethod},
-                 {"transpose", &Tracer::traceDimsMethod},
-                 {"permute", &Tracer::traceDimsMethod},
-                 {"unsqueeze", &Tracer::traceDimsMethod},
-                 {"squeeze", &Tracer::traceDimsMethod},
-                 {"flatten", &Tracer::traceDimsMethod},
-                 {"slice", &Tracer::traceDimsMethod},
-                 {"to", &Tracer::traceToMethod}};
+  struct MethodTracer {
+    std::optional<int> (Tracer::*trace)(const KilnCall &, int self);
+    /// The arguments after the object it traces: others break.
+    size_t minArgs, maxArgs;
+  };
+  static const std::map<std::string, MethodTracer> methods = {
+      {"size", {&Tracer::traceSizeMethod, 1, 1}},
+      {"dim", {&Tracer::traceRankMethod, 0, 0}},
+      {"numel", {&Tracer::traceNumelMethod, 0, 0}},
+      {"contiguous", {&Tracer::traceCopyMethod, 0, 0}},
+      {"clone", {&Tracer::traceCopyMethod, 0, 0}},
+      {"reshape_as", {&Tracer::traceReshapeAsMethod, 1, 1}},
+      {"view_as", {&Tracer::traceReshapeAsMethod, 1, 1}},
+      {"reshape", {&Tracer::traceReshapeMethod, 1, 1}},
+      {"view", {&Tracer::traceReshapeMethod, 1, 1}},
+      {"expand", {&Tracer::traceExpandMethod, 1, 1}},
+      {"transpose", {&Tracer::traceTransposeMethod, 2, 2}},
+      {"permute", {&Tracer::tracePermuteMethod, 1, 1}},
+      {"unsqueeze", {&Tracer::traceUnsqueezeMethod, 1, 1}},
+      {"squeeze", {&Tracer::traceSqueezeMethod, 0, 1}},
+      {"flatten", {&Tracer::traceFlattenMethod, 0, 2}},
+      {"slice", {&Tracer::traceSliceMethod, 3, 4}},
+      {"to", {&Tracer::traceToMethod, 1, 1}}};
   auto it = methods.find(name);
-  if (it == methods.end()) {
-    if (std::optional<int> self = traceExpr(args[0]); !self)
-      return self;
+  std::optional<int> self = traceExpr(args[0]);
+  if (!self)
+    return self;
+  if (it == methods.end() || args.size() - 1 < it->second.minArgs ||
+      args.size() - 1 > it->second.maxArgs)
     return breakAt(loc, "Tensor::" + name + " is not traced yet");
-  }
-  return (this->*(it->second))(KilnCall{name, args, loc});
+  return (this->*(it->second.trace))(KilnCall{name, args, loc}, *self);
 }
 
 std::optional<int64_t> Tracer::methodConstArg(const KilnCall &c, unsigned i) {
@@ -2491,143 +2508,136 @@ std::optional<int64_t> Tracer::methodConstArg(const KilnCall &c, unsigned i) {
   return v;
 }
 
-std::optional<int> Tracer::traceSizeMethod(const KilnCall &c) {
-  // x.size(d), x.dim(), x.numel().
-  std::optional<int> self = traceExpr(c.arg(0));
-  if (!self)
-    return self;
-  unsigned n = c.size() - 1;
-  if (c.name == "size" && n == 1) {
-    std::optional<int64_t> d = methodConstArg(c, 1);
-    if (!d)
-      return std::nullopt;
-    needsDim(*self, *d);
-    return dimOf(*self, *d, c.loc);
-  }
-  if (c.name == "dim" && n == 0)
-    return rankOf(*self, c.loc);
-  if (c.name == "numel" && n == 0)
-    return numelOf(*self, c.loc);
-  return breakAt(c.loc, "Tensor::" + c.name + " is not traced yet");
+std::optional<int> Tracer::traceSizeMethod(const KilnCall &c, int self) {
+  std::optional<int64_t> d = methodConstArg(c, 1);
+  if (!d)
+    return std::nullopt;
+  needsDim(self, *d);
+  return dimOf(self, *d, c.loc);
 }
 
-std::optional<int> Tracer::traceReshapeMethod(const KilnCall &c) {
-  // x.reshape({B, -1}), x.view(...); x.expand({B, -1, T, d}), where -1
-  // keeps a size; x.reshape_as(y), x.view_as(y); x.contiguous(), x.clone().
-  std::optional<int> self = traceExpr(c.arg(0));
-  if (!self)
-    return self;
-  unsigned n = c.size() - 1;
-  if (n == 0 && (c.name == "contiguous" || c.name == "clone"))
-    return self; // graphs are pure: every result is a fresh tensor already
-  if (n != 1)
-    return breakAt(c.loc, "Tensor::" + c.name + " is not traced yet");
-  if (c.name == "reshape_as" || c.name == "view_as") {
-    std::optional<int> other = traceExpr(c.arg(1));
-    if (!other)
-      return other;
-    return apply<ko::ReshapeAsOp>(c.loc, *self, asTensor(*other, c.loc));
-  }
+std::optional<int> Tracer::traceRankMethod(const KilnCall &c, int self) {
+  return rankOf(self, c.loc);
+}
+
+std::optional<int> Tracer::traceNumelMethod(const KilnCall &c, int self) {
+  return numelOf(self, c.loc);
+}
+
+std::optional<int> Tracer::traceCopyMethod(const KilnCall &, int self) {
+  return self; // graphs are pure: every result is a fresh tensor already
+}
+
+std::optional<int> Tracer::traceReshapeAsMethod(const KilnCall &c, int self) {
+  std::optional<int> other = traceExpr(c.arg(1));
+  if (!other)
+    return other;
+  return apply<ko::ReshapeAsOp>(c.loc, self, asTensor(*other, c.loc));
+}
+
+std::optional<int> Tracer::traceReshapeMethod(const KilnCall &c, int self) {
+  // x.reshape({B, -1}), x.view(...).
   std::vector<int> sizes;
   if (!traceIntList(c.arg(1), sizes))
     return std::nullopt;
-  if (c.name == "expand")
-    return expand(*self, sizes, c.loc);
-  return reshape(*self, sizes, c.loc);
+  return reshape(self, sizes, c.loc);
 }
 
-std::optional<int> Tracer::traceDimsMethod(const KilnCall &c) {
-  // transpose(a, b), permute(dims), unsqueeze(d), squeeze(d),
-  // flatten(start = 0, end = -1), slice(d, start, end, step = 1): the dims
-  // compile-time constants, slice bounds host integers.
-  std::optional<int> self = traceExpr(c.arg(0));
-  if (!self)
-    return self;
-  unsigned n = c.size() - 1;
-  const std::string &name = c.name;
-  if (name == "transpose" && n == 2) {
-    std::optional<int64_t> a = methodConstArg(c, 1),
-                           b = a ? methodConstArg(c, 2) : std::nullopt;
-    if (!a || !b)
-      return std::nullopt;
-    needsDim(*self, *a);
-    needsDim(*self, *b);
-    return build<ko::TransposeOp>(c.loc, val(*self), *a, *b);
-  }
-  if (name == "permute" && n == 1) {
-    std::vector<int64_t> dims;
-    if (!constantIntList(c.arg(1), dims))
-      return breakAt(c.loc, "Tensor::permute with dims that are not constants");
-    if (GraphInput *in = inputOf(*self))
-      in->exactRank = static_cast<int64_t>(dims.size());
-    return build<ko::PermuteOp>(c.loc, val(*self), dims);
-  }
-  if (name == "unsqueeze" && n == 1) {
-    std::optional<int64_t> d = methodConstArg(c, 1);
-    if (!d)
-      return std::nullopt;
-    return build<ko::UnsqueezeOp>(c.loc, val(*self), *d);
-  }
-  if (name == "squeeze" && n == 1) {
-    std::optional<int64_t> d = methodConstArg(c, 1);
-    if (!d)
-      return std::nullopt;
-    needsDim(*self, *d);
-    // (Eager's squeeze of a dim whose size is not 1 is the tensor itself:
-    // where that size is static, refinement makes it a copy.)
-    return build<ko::SqueezeOp>(c.loc, val(*self), *d);
-  }
-  if (name == "squeeze" && n == 0)
+std::optional<int> Tracer::traceExpandMethod(const KilnCall &c, int self) {
+  // x.expand({B, -1, T, d}), where -1 keeps a size.
+  std::vector<int> sizes;
+  if (!traceIntList(c.arg(1), sizes))
+    return std::nullopt;
+  return expand(self, sizes, c.loc);
+}
+
+// The dim-taking views: their dims compile-time constants, slice's bounds
+// host integers.
+
+std::optional<int> Tracer::traceTransposeMethod(const KilnCall &c, int self) {
+  std::optional<int64_t> a = methodConstArg(c, 1),
+                         b = a ? methodConstArg(c, 2) : std::nullopt;
+  if (!a || !b)
+    return std::nullopt;
+  needsDim(self, *a);
+  needsDim(self, *b);
+  return build<ko::TransposeOp>(c.loc, val(self), *a, *b);
+}
+
+std::optional<int> Tracer::tracePermuteMethod(const KilnCall &c, int self) {
+  std::vector<int64_t> dims;
+  if (!constantIntList(c.arg(1), dims))
+    return breakAt(c.loc, "Tensor::permute with dims that are not constants");
+  if (GraphInput *in = inputOf(self))
+    in->exactRank = static_cast<int64_t>(dims.size());
+  return build<ko::PermuteOp>(c.loc, val(self), dims);
+}
+
+std::optional<int> Tracer::traceUnsqueezeMethod(const KilnCall &c, int self) {
+  std::optional<int64_t> d = methodConstArg(c, 1);
+  if (!d)
+    return std::nullopt;
+  return build<ko::UnsqueezeOp>(c.loc, val(self), *d);
+}
+
+std::optional<int> Tracer::traceSqueezeMethod(const KilnCall &c, int self) {
+  if (c.size() == 1)
     return breakAt(c.loc, "Tensor::squeeze() without a dim (the result's "
                           "rank depends on which sizes are 1 at run time; "
                           "name the dim)");
-  if (name == "flatten" && n <= 2) {
-    std::optional<int64_t> start = n > 0 ? methodConstArg(c, 1) : 0;
-    std::optional<int64_t> end = n > 1 ? methodConstArg(c, 2) : -1;
-    if (!start || !end)
-      return std::nullopt;
-    if (*start != 0)
-      needsDim(*self, *start);
-    if (*end != -1)
-      needsDim(*self, *end);
-    return build<ko::FlattenOp>(c.loc, val(*self), *start, *end);
-  }
-  if (name == "slice" && (n == 3 || n == 4)) {
-    std::optional<int64_t> d = methodConstArg(c, 1);
-    if (!d)
-      return std::nullopt;
-    needsDim(*self, *d);
-    std::optional<int> start = traceExpr(c.arg(2));
-    if (!start)
-      return start;
-    std::optional<int> end = traceExpr(c.arg(3));
-    if (!end)
-      return end;
-    int64_t step = 1;
-    if (n == 4) {
-      std::optional<int64_t> s = methodConstArg(c, 4);
-      if (!s)
-        return std::nullopt;
-      step = *s;
-    }
-    return slice(*self, *d, *start, *end, step, c.loc);
-  }
-  return breakAt(c.loc, "Tensor::" + name + " is not traced yet");
+  std::optional<int64_t> d = methodConstArg(c, 1);
+  if (!d)
+    return std::nullopt;
+  needsDim(self, *d);
+  // (Eager's squeeze of a dim whose size is not 1 is the tensor itself:
+  // where that size is static, refinement makes it a copy.)
+  return build<ko::SqueezeOp>(c.loc, val(self), *d);
 }
 
-std::optional<int> Tracer::traceToMethod(const KilnCall &c) {
-  std::optional<int> self = traceExpr(c.arg(0));
-  if (!self)
-    return self;
-  if (c.size() != 2)
-    return breakAt(c.loc, "Tensor::to is not traced yet");
+std::optional<int> Tracer::traceFlattenMethod(const KilnCall &c, int self) {
+  // flatten(start = 0, end = -1).
+  unsigned n = c.size() - 1;
+  std::optional<int64_t> start = n > 0 ? methodConstArg(c, 1) : 0;
+  std::optional<int64_t> end = n > 1 ? methodConstArg(c, 2) : -1;
+  if (!start || !end)
+    return std::nullopt;
+  if (*start != 0)
+    needsDim(self, *start);
+  if (*end != -1)
+    needsDim(self, *end);
+  return build<ko::FlattenOp>(c.loc, val(self), *start, *end);
+}
+
+std::optional<int> Tracer::traceSliceMethod(const KilnCall &c, int self) {
+  // slice(d, start, end, step = 1).
+  std::optional<int64_t> d = methodConstArg(c, 1);
+  if (!d)
+    return std::nullopt;
+  needsDim(self, *d);
+  std::optional<int> start = traceExpr(c.arg(2));
+  if (!start)
+    return start;
+  std::optional<int> end = traceExpr(c.arg(3));
+  if (!end)
+    return end;
+  int64_t step = 1;
+  if (c.size() == 5) {
+    std::optional<int64_t> s = methodConstArg(c, 4);
+    if (!s)
+      return std::nullopt;
+    step = *s;
+  }
+  return slice(self, *d, *start, *end, step, c.loc);
+}
+
+std::optional<int> Tracer::traceToMethod(const KilnCall &c, int self) {
   QualType t = c.arg(1)->getType().getCanonicalType();
   if (const auto *e = t->getAs<EnumType>())
     if (e->getDecl()->getName() == "DType") {
       std::optional<int64_t> d = constantInt(c.arg(1));
       if (!d || *d < 0 || *d > 6)
         return breakAt(c.loc, "Tensor::to with a dtype that is not a constant");
-      return castTo(*self, elementOfDType(*d), c.loc);
+      return castTo(self, elementOfDType(*d), c.loc);
     }
   return breakAt(c.loc, "Tensor::to(Device) (devices are not traced yet)");
 }

@@ -413,6 +413,17 @@ private:
     unsigned size() const { return static_cast<unsigned>(args.size()); }
     const clang::Expr *arg(unsigned i) const { return args[i]; }
   };
+  /// What the handlers shared by several kiln:: functions compute, chosen
+  /// by each function's entry in kilnCalls() (a template argument).
+  enum class Fill { Zeros, Ones, Value };       // zeros, ones, full (_like)
+  enum class NormGroups { Given, PerChannel };  // group_norm, instance_norm
+  enum class BelowZero { Linear, Exponential }; // leaky_relu, elu
+  enum class SliceOf { Range, Index };          // narrow, select
+  /// bmm, addmm, baddbmm.
+  enum class BatchedProduct { Plain, AddMatrix, AddBatched };
+  /// isnan, isinf, isfinite, logical_not (the class "zero").
+  enum class FloatClass { NaN, Inf, Finite, Zero };
+  enum class Quantifier { Any, All }; // any, all
   /// How a kiln:: function is traced, and whether the Tensor method of the
   /// same name is that function on its object (x.exp(), x.sum({-1}, true)).
   static constexpr size_t kAnyArgs = ~size_t(0);
@@ -443,17 +454,19 @@ private:
   template <typename OpTy> std::optional<int> traceSoftmax(const KilnCall &c);
   std::optional<int> traceGelu(const KilnCall &c);
   std::optional<int> traceWhere(const KilnCall &c);
-  std::optional<int> traceNorm(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceNorm(const KilnCall &c);
   std::optional<int> traceAttention(const KilnCall &c);
-  std::optional<int> traceProduct(const KilnCall &c);
-  std::optional<int> traceConv(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceProduct(const KilnCall &c);
+  template <int SpatialDims> std::optional<int> traceConv(const KilnCall &c);
+  template <mlir::kiln::RandomDistribution Distribution>
   std::optional<int> traceRandom(const KilnCall &c);
   std::optional<int> traceAdaptivePool(const KilnCall &c);
   /// False, with the break recorded, where a constant size is negative.
   bool nonNegativeSizes(const KilnCall &c, llvm::ArrayRef<int> sizes);
+  template <mlir::kiln::PoolKind Kind>
   std::optional<int> tracePool(const KilnCall &c);
   std::optional<int> traceCat(const KilnCall &c);
-  std::optional<int> traceFull(const KilnCall &c);
+  template <Fill With> std::optional<int> traceFull(const KilnCall &c);
   std::optional<int> traceArange(const KilnCall &c);
   /// A stride, padding, dilation or groups argument at `a`: one value for
   /// both dims or {h, w} (one: a single value), `byDefault` when left out,
@@ -468,10 +481,20 @@ private:
   /// The Tensor methods that are not ATen-style (their object is argument
   /// 0 of the call): size, dim, numel; the reshapes; the dim-taking views;
   /// to(dtype).
-  std::optional<int> traceSizeMethod(const KilnCall &c);
-  std::optional<int> traceReshapeMethod(const KilnCall &c);
-  std::optional<int> traceDimsMethod(const KilnCall &c);
-  std::optional<int> traceToMethod(const KilnCall &c);
+  std::optional<int> traceSizeMethod(const KilnCall &c, int self);
+  std::optional<int> traceRankMethod(const KilnCall &c, int self);
+  std::optional<int> traceNumelMethod(const KilnCall &c, int self);
+  std::optional<int> traceCopyMethod(const KilnCall &c, int self);
+  std::optional<int> traceReshapeAsMethod(const KilnCall &c, int self);
+  std::optional<int> traceReshapeMethod(const KilnCall &c, int self);
+  std::optional<int> traceExpandMethod(const KilnCall &c, int self);
+  std::optional<int> traceTransposeMethod(const KilnCall &c, int self);
+  std::optional<int> tracePermuteMethod(const KilnCall &c, int self);
+  std::optional<int> traceUnsqueezeMethod(const KilnCall &c, int self);
+  std::optional<int> traceSqueezeMethod(const KilnCall &c, int self);
+  std::optional<int> traceFlattenMethod(const KilnCall &c, int self);
+  std::optional<int> traceSliceMethod(const KilnCall &c, int self);
+  std::optional<int> traceToMethod(const KilnCall &c, int self);
   /// Argument i of a method call, a compile-time constant dim.
   std::optional<int64_t> methodConstArg(const KilnCall &c, unsigned i);
   /// A kiln reduction's dims and keepdim from a call's arguments (null:
@@ -517,40 +540,47 @@ private:
   /// with the helpers of Composite (TraceOps.cpp).
   struct Composite;
   std::optional<int> traceUnflatten(const KilnCall &c);
+  template <NormGroups Groups>
   std::optional<int> traceGroupNorm(const KilnCall &c);
   std::optional<int> traceLinspace(const KilnCall &c);
   std::optional<int> traceEinsum(const KilnCall &c);
   std::optional<int> traceRandint(const KilnCall &c);
   std::optional<int> traceConvTranspose2d(const KilnCall &c);
   std::optional<int> traceInterpolate(const KilnCall &c);
+  template <typename ReduceOp, typename ArgOp>
   std::optional<int> traceExtremum(const KilnCall &c);
+  template <typename OpTy>
   std::optional<int> traceCumulative(const KilnCall &c);
   std::optional<int> traceTopk(const KilnCall &c);
   std::optional<int> traceScatterAdd(const KilnCall &c);
-  std::optional<int> traceGather(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceGather(const KilnCall &c);
+  std::optional<int> traceIndexSelect(const KilnCall &c);
   std::optional<int> traceFlip(const KilnCall &c);
   std::optional<int> traceRoll(const KilnCall &c);
-  std::optional<int> traceRepeat(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceRepeat(const KilnCall &c);
   std::optional<int> tracePad(const KilnCall &c);
+  template <BelowZero Below>
   std::optional<int> traceLeakyRelu(const KilnCall &c);
   std::optional<int> traceClamp(const KilnCall &c);
   std::optional<int> traceMaskedFill(const KilnCall &c);
-  std::optional<int> traceTriangle(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceTriangle(const KilnCall &c);
   std::optional<int> traceDropout(const KilnCall &c);
-  std::optional<int> traceNarrow(const KilnCall &c);
+  template <SliceOf Of> std::optional<int> traceNarrow(const KilnCall &c);
   std::optional<int> traceStack(const KilnCall &c);
+  template <BatchedProduct Product>
   std::optional<int> traceBmm(const KilnCall &c);
   std::optional<int> traceEye(const KilnCall &c);
   std::optional<int> traceOneHot(const KilnCall &c);
   std::optional<int> traceBatchNorm(const KilnCall &c);
   std::optional<int> traceLerp(const KilnCall &c);
+  template <FloatClass Class>
   std::optional<int> traceFloatClass(const KilnCall &c);
   std::optional<int> traceSign(const KilnCall &c);
-  std::optional<int> traceFullLike(const KilnCall &c);
-  std::optional<int> traceVariance(const KilnCall &c);
+  template <Fill With> std::optional<int> traceFullLike(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceVariance(const KilnCall &c);
   std::optional<int> traceVectorNorm(const KilnCall &c);
-  std::optional<int> traceAnyAll(const KilnCall &c);
-  std::optional<int> traceLogical(const KilnCall &c);
+  template <Quantifier Q> std::optional<int> traceAnyAll(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceLogical(const KilnCall &c);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);

@@ -50,12 +50,6 @@ ResultRule resultRule(llvm::StringRef name) {
   return ResultRule::None;
 }
 
-/// The ops whose result has their first argument's rank and element type.
-const std::set<llvm::StringRef> kKeepsType = {
-    "contiguous", "clone",    "transpose", "permute",
-    "layer_norm", "rms_norm", "linear",    "scaled_dot_product_attention",
-    "tril",       "triu"};
-
 /// How many steps out of the expression at hand the evidence is followed:
 /// into a called function's returns, from a parameter to the argument of
 /// the call being typed, from a local to its initializer. An expression's
@@ -217,26 +211,6 @@ private:
     return dtypeArgument(e, ctx_);
   }
 
-  /// cat and stack of a braced list: its first tensor's rank (torch
-  /// requires the ranks to agree), one more for stack, and the element
-  /// type all of them have (cat promotes mixed ones).
-  std::optional<ExprTypes> ofJoin(llvm::StringRef name, const CallExpr *call,
-                                  int depth) {
-    if ((name != "cat" && name != "stack") || call->getNumArgs() < 1)
-      return std::nullopt;
-    std::optional<llvm::ArrayRef<const Expr *>> items =
-        listItems(call->getArg(0));
-    if (!items || items->empty())
-      return ExprTypes{};
-    ExprTypes r = of(items->front(), depth);
-    if (r.rank && name == "stack")
-      ++*r.rank;
-    for (const Expr *item : items->drop_front())
-      if (r.element && of(item, depth).element != r.element)
-        r.element.reset();
-    return r;
-  }
-
   /// What the earlier pass found for `decl`, where it is unambiguous.
   ExprTypes known(const ValueDecl *decl) const {
     auto it = known_.find(decl);
@@ -341,41 +315,6 @@ private:
     return r;
   }
 
-  /// The ops traced as compositions of graph ops (TraceOps.cpp's
-  /// Tracer::Composite), from their first tensor x: the ones that keep x's
-  /// shape keep its rank, the reductions its element type alone (their
-  /// rank depends on dims and keepdim), the predicates give bools.
-  ExprTypes ofComposite(llvm::StringRef name, const Expr *x,
-                        const CallExpr *call, int depth) {
-    if (!isTensorType(x->getType()))
-      return {};
-    if (name == "clamp") { // a float bound makes integers float32
-      ExprTypes r = of(x, depth);
-      for (const Expr *arg : call->arguments())
-        if (arg != x && isFloatNumber(arg))
-          r.element = floatResult(r.element);
-      return r;
-    }
-    if (llvm::is_contained({"leaky_relu", "elu", "masked_fill", "flip", "roll",
-                            "tril", "triu", "sign", "dropout", "narrow",
-                            "slice"},
-                           name))
-      return of(x, depth);
-    if (llvm::is_contained({"isnan", "isinf", "isfinite", "logical_not",
-                            "logical_and", "logical_or"},
-                           name))
-      return {of(x, depth).rank, ElementType::Bool};
-    if (name == "any" || name == "all")
-      return {std::nullopt, ElementType::Bool};
-    if (llvm::is_contained({"var", "std", "logsumexp", "norm"}, name))
-      return {std::nullopt, floatResult(of(x, depth).element)};
-    if (llvm::is_contained(
-            {"gather", "index_select", "repeat", "tile", "pad", "unflatten"},
-            name))
-      return {std::nullopt, of(x, depth).element};
-    return {};
-  }
-
   /// The element type of a float function (exp, tanh) of e: e's own when
   /// it is a float type (half types stay half, as in torch), float32 for
   /// integers and bools.
@@ -439,125 +378,260 @@ private:
     if (fn->isInStdNamespace() && (name == "move" || name == "forward") &&
         n == 1)
       return of(call->getArg(0), depth);
-    // An elementwise op is known by its definition in the kiln dialect:
-    // its result takes the input's type, or a float of its shape.
-    ResultRule rule = resultRule(name);
-    if (const auto *m = dyn_cast<CXXMemberCallExpr>(call)) {
-      const Expr *self = m->getImplicitObjectArgument();
-      if (!isKilnTensorMethod(fn))
-        return ofUserFunction(fn, call, depth);
-      if (name == "view" || ((name == "reshape" || name == "expand") && n == 1))
-        return n == 1 ? ExprTypes{shapeLength(m->getArg(0)),
-                                  of(self, depth).element}
-                      : ExprTypes{};
-      if (name == "to" && n == 1) {
-        // The dtype a constant or a parameter bound to one names; else
-        // unknown (not the input's).
-        ExprTypes r = of(self, depth);
-        r.element = dtypeOf(m->getArg(0));
-        return r;
-      }
-      // Views the tracer composes (slice, narrow, flip, ...) fall through
-      // to ofComposite at the end.
-      if (kKeepsType.count(name))
-        return of(self, depth);
-      if (rule != ResultRule::None) // x.exp(), x.relu()
-        return ofElementwise(rule, self, depth);
-      if (name == "select") {
-        ExprTypes r = of(self, depth);
-        r.rank =
-            r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;
-        return r;
-      }
-      if (name == "unsqueeze" || name == "squeeze") {
-        ExprTypes r = of(self, depth);
-        if (r.rank)
-          *r.rank += name == "unsqueeze" ? 1 : -1;
-        if (r.rank && *r.rank < 0)
-          r.rank.reset();
-        return r;
-      }
-      return ofComposite(name, self, call, depth);
-    }
-    if (!isInKilnNamespace(fn))
+    bool method = isa<CXXMemberCallExpr>(call);
+    if (method ? !isKilnTensorMethod(fn) : !isInKilnNamespace(fn))
       return ofUserFunction(fn, call, depth);
-    auto dtypeAt = [&](unsigned i) -> std::optional<ElementType> {
-      if (i < n && !isa<CXXDefaultArgExpr>(call->getArg(i)))
-        return dtypeArgument(call->getArg(i), ctx_);
-      return ElementType::F32; // the factories' default
-    };
-    // The factories that are not graph ops.
-    if ((name == "zeros" || name == "ones" || name == "empty") && n >= 1)
-      return {shapeLength(call->getArg(0)), dtypeAt(1)};
-    if ((name == "randn" || name == "rand") && n >= 2)
-      return {shapeLength(call->getArg(0)), dtypeAt(2)};
-    if (name == "randint" && n >= 3) { // ([low,] high, shape, seed, dtype)
-      unsigned shape = fn->getNumParams() == 5 ? 2 : 1;
-      unsigned dtype = shape + 2;
-      return {shapeLength(call->getArg(shape)),
-              dtype < n && !isa<CXXDefaultArgExpr>(call->getArg(dtype))
-                  ? dtypeArgument(call->getArg(dtype), ctx_)
-                  : std::optional<ElementType>(ElementType::I64)};
+    // A kiln:: function or Tensor method, its arguments as the function
+    // takes them (a method's object first): its rule by name, or, for an
+    // elementwise op, its definition in the kiln dialect (its result takes
+    // the input's type, or a float of its shape).
+    KilnArgs a{fn, {}};
+    if (method)
+      a.args.push_back(
+          cast<CXXMemberCallExpr>(call)->getImplicitObjectArgument());
+    a.args.append(call->arg_begin(), call->arg_end());
+    auto it = kilnRules().find(name);
+    if (it != kilnRules().end())
+      return (this->*(it->second))(a, depth);
+    ResultRule rule = resultRule(name);
+    if (rule != ResultRule::None && a.size() >= 1)
+      return ofElementwise(rule, a.args[0], depth);
+    return {};
+  }
+
+  /// A call of a kiln:: function or Tensor method: its arguments as the
+  /// function takes them (a method's object first).
+  struct KilnArgs {
+    const FunctionDecl *fn;
+    llvm::SmallVector<const Expr *, 6> args;
+    unsigned size() const { return static_cast<unsigned>(args.size()); }
+    /// Whether argument i is written, not left to its default.
+    bool given(unsigned i) const {
+      return i < args.size() && !isa<CXXDefaultArgExpr>(args[i]);
     }
-    if (name == "from_vector" && n == 2) {
-      ExprTypes r{shapeLength(call->getArg(1)), std::nullopt};
-      if (const TemplateArgumentList *args =
-              fn->getTemplateSpecializationArgs())
-        if (args->size() == 1 &&
-            args->get(0).getKind() == TemplateArgument::Type)
-          r.element = elementOfCppType(args->get(0).getAsType());
-      if (!r.element && fn->getNumParams() == 2) // from_vector(vector<bool>)
-        if (const auto *vec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-                fn->getParamDecl(0)
-                    ->getType()
-                    .getNonReferenceType()
-                    ->getAsCXXRecordDecl());
-            vec && vec->getTemplateArgs().size() >= 1 &&
-            vec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-          r.element = elementOfCppType(vec->getTemplateArgs()[0].getAsType());
+  };
+  /// What a call's result types are from its arguments'.
+  using Rule = ExprTypes (ExprTyper::*)(const KilnArgs &, int depth);
+
+  /// The rules of the kiln:: functions and Tensor methods that are not
+  /// elementwise ops, by name: the factories, the views, and the ops the
+  /// tracer composes (TraceOps.cpp's Tracer::Composite), from their first
+  /// tensor x.
+  static const std::map<llvm::StringRef, Rule> &kilnRules() {
+    static const std::map<llvm::StringRef, Rule> rules = [] {
+      std::map<llvm::StringRef, Rule> r;
+      auto add = [&](std::initializer_list<llvm::StringRef> names, Rule rule) {
+        for (llvm::StringRef name : names)
+          r[name] = rule;
+      };
+      add({"contiguous", "clone", "transpose", "permute", "layer_norm",
+           "rms_norm", "linear", "scaled_dot_product_attention", "tril", "triu",
+           "leaky_relu", "elu", "masked_fill", "flip", "roll", "sign",
+           "dropout", "narrow", "slice"},
+          &ExprTyper::ofFirst);
+      add({"isnan", "isinf", "isfinite", "logical_not", "logical_and",
+           "logical_or"},
+          &ExprTyper::ofPredicate);
+      add({"any", "all"}, &ExprTyper::ofBoolReduction);
+      add({"var", "std", "logsumexp", "norm"}, &ExprTyper::ofFloatReduction);
+      add({"gather", "index_select", "repeat", "tile", "pad", "unflatten"},
+          &ExprTyper::ofElementOfFirst);
+      add({"clamp"}, &ExprTyper::ofClamp);
+      add({"view", "reshape", "expand"}, &ExprTyper::ofReshape);
+      add({"to"}, &ExprTyper::ofCast);
+      add({"select", "squeeze"}, &ExprTyper::ofDimDropped);
+      add({"unsqueeze"}, &ExprTyper::ofDimAdded);
+      add({"zeros", "ones", "empty"}, &ExprTyper::ofFactory<1>);
+      add({"randn", "rand", "full"}, &ExprTyper::ofFactory<2>);
+      add({"randint"}, &ExprTyper::ofRandint);
+      add({"from_vector"}, &ExprTyper::ofFromVector);
+      add({"cat"}, &ExprTyper::ofJoin<false>);
+      add({"stack"}, &ExprTyper::ofJoin<true>);
+      add({"arange"}, &ExprTyper::ofArange);
+      add({"cumsum", "cumprod"}, &ExprTyper::ofCumulative);
+      add({"embedding"}, &ExprTyper::ofEmbedding);
       return r;
-    }
-    if (std::optional<ExprTypes> joined = ofJoin(name, call, depth))
-      return *joined;
-    if (rule != ResultRule::None)
-      return n >= 1 ? ofElementwise(rule, call->getArg(0), depth) : ExprTypes{};
-    if (name == "full")
-      return n >= 2 ? ExprTypes{shapeLength(call->getArg(0)), dtypeAt(2)}
-                    : ExprTypes{};
-    if (name == "arange") {
-      // int64 when every bound is an integer, as the runtime's arange.
-      bool integers = true;
-      for (const Expr *arg : call->arguments())
-        if (!isa<CXXDefaultArgExpr>(arg) && !numberType(arg)->isIntegerType())
-          integers = false;
-      return {1, integers ? ElementType::I64 : ElementType::F32};
-    }
-    if (name == "cumsum" || name == "cumprod") {
-      // The input's rank; integers and bools accumulate in int64, as
-      // torch's do, unless a dtype is given.
-      if (n < 2)
-        return {};
-      ExprTypes r = of(call->getArg(0), depth);
-      if (n > 2 && !isa<CXXDefaultArgExpr>(call->getArg(2)))
-        r.element = dtypeArgument(call->getArg(2), ctx_);
-      else if (r.element && !isFloat(*r.element))
-        r.element = ElementType::I64;
-      return r;
-    }
-    if (kKeepsType.count(name))
-      return n >= 1 ? of(call->getArg(0), depth) : ExprTypes{};
-    if (name == "embedding") {
-      if (n != 2)
-        return {};
-      // The table's rows, one per index: rank of the indices + 1.
-      ExprTypes ids = of(call->getArg(0), depth);
-      ExprTypes r{std::nullopt, of(call->getArg(1), depth).element};
-      if (ids.rank)
-        r.rank = *ids.rank + 1;
-      return r;
-    }
-    return n >= 1 ? ofComposite(name, call->getArg(0), call, depth)
-                  : ExprTypes{};
+    }();
+    return rules;
+  }
+
+  /// x's rank and element type (x, the first argument, a tensor).
+  ExprTypes ofFirst(const KilnArgs &a, int depth) {
+    if (a.size() < 1 || !isTensorType(a.args[0]->getType()))
+      return {};
+    return of(a.args[0], depth);
+  }
+
+  /// x's rank, bools: the predicates.
+  ExprTypes ofPredicate(const KilnArgs &a, int depth) {
+    if (a.size() < 1 || !isTensorType(a.args[0]->getType()))
+      return {};
+    return {of(a.args[0], depth).rank, ElementType::Bool};
+  }
+
+  /// A bool of rank that depends on dims and keepdim: any, all.
+  ExprTypes ofBoolReduction(const KilnArgs &a, int) {
+    if (a.size() < 1 || !isTensorType(a.args[0]->getType()))
+      return {};
+    return {std::nullopt, ElementType::Bool};
+  }
+
+  /// A float of x's type, its rank depending on dims and keepdim.
+  ExprTypes ofFloatReduction(const KilnArgs &a, int depth) {
+    return {std::nullopt, floatResult(ofFirst(a, depth).element)};
+  }
+
+  /// x's element type, its rank depending on other arguments.
+  ExprTypes ofElementOfFirst(const KilnArgs &a, int depth) {
+    return {std::nullopt, ofFirst(a, depth).element};
+  }
+
+  /// clamp: x's types, a float bound making integers float32.
+  ExprTypes ofClamp(const KilnArgs &a, int depth) {
+    ExprTypes r = ofFirst(a, depth);
+    for (const Expr *arg : llvm::ArrayRef(a.args).drop_front())
+      if (isFloatNumber(arg))
+        r.element = floatResult(r.element);
+    return r;
+  }
+
+  /// x.view(shape), x.reshape(shape), x.expand(shape): the shape's length,
+  /// x's element type.
+  ExprTypes ofReshape(const KilnArgs &a, int depth) {
+    if (a.size() != 2)
+      return {};
+    return {shapeLength(a.args[1]), of(a.args[0], depth).element};
+  }
+
+  /// x.to(dtype): x's rank, the dtype a constant or a parameter bound to
+  /// one names; else unknown (not x's).
+  ExprTypes ofCast(const KilnArgs &a, int depth) {
+    if (a.size() != 2)
+      return {};
+    ExprTypes r = of(a.args[0], depth);
+    r.element = dtypeOf(a.args[1]);
+    return r;
+  }
+
+  /// select, squeeze(dim): one dim fewer than x.
+  ExprTypes ofDimDropped(const KilnArgs &a, int depth) {
+    if (a.size() < 1)
+      return {};
+    ExprTypes r = of(a.args[0], depth);
+    r.rank = r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;
+    return r;
+  }
+
+  /// unsqueeze(dim): one dim more than x.
+  ExprTypes ofDimAdded(const KilnArgs &a, int depth) {
+    if (a.size() < 1)
+      return {};
+    ExprTypes r = of(a.args[0], depth);
+    if (r.rank)
+      ++*r.rank;
+    return r;
+  }
+
+  /// The dtype argument at i, float32 (the factories' default) when left
+  /// out.
+  std::optional<ElementType> dtypeAt(const KilnArgs &a, unsigned i) const {
+    if (a.given(i))
+      return dtypeArgument(a.args[i], ctx_);
+    return ElementType::F32;
+  }
+
+  /// zeros(shape, dtype), ones, empty; randn(shape, seed, dtype), rand,
+  /// full(shape, value, dtype): the shape's length and the dtype at
+  /// DTypeArg.
+  template <unsigned DTypeArg> ExprTypes ofFactory(const KilnArgs &a, int) {
+    if (a.size() < DTypeArg)
+      return {};
+    return {shapeLength(a.args[0]), dtypeAt(a, DTypeArg)};
+  }
+
+  /// randint([low,] high, shape, seed, dtype): int64 unless a dtype is
+  /// given.
+  ExprTypes ofRandint(const KilnArgs &a, int) {
+    if (a.size() < 3)
+      return {};
+    unsigned shape = a.fn->getNumParams() == 5 ? 2 : 1;
+    unsigned dtype = shape + 2;
+    return {shapeLength(a.args[shape]),
+            a.given(dtype) ? dtypeArgument(a.args[dtype], ctx_)
+                           : std::optional<ElementType>(ElementType::I64)};
+  }
+
+  /// from_vector<T>(values, shape): the shape's length, T.
+  ExprTypes ofFromVector(const KilnArgs &a, int) {
+    if (a.size() != 2)
+      return {};
+    ExprTypes r{shapeLength(a.args[1]), std::nullopt};
+    const FunctionDecl *fn = a.fn;
+    if (const TemplateArgumentList *args = fn->getTemplateSpecializationArgs())
+      if (args->size() == 1 && args->get(0).getKind() == TemplateArgument::Type)
+        r.element = elementOfCppType(args->get(0).getAsType());
+    if (!r.element && fn->getNumParams() == 2) // from_vector(vector<bool>)
+      if (const auto *vec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+              fn->getParamDecl(0)
+                  ->getType()
+                  .getNonReferenceType()
+                  ->getAsCXXRecordDecl());
+          vec && vec->getTemplateArgs().size() >= 1 &&
+          vec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+        r.element = elementOfCppType(vec->getTemplateArgs()[0].getAsType());
+    return r;
+  }
+
+  /// cat and stack of a braced list: its first tensor's rank (torch
+  /// requires the ranks to agree), one more for stack, and the element
+  /// type all of them have (cat promotes mixed ones).
+  template <bool Stack> ExprTypes ofJoin(const KilnArgs &a, int depth) {
+    if (a.size() < 1)
+      return {};
+    std::optional<llvm::ArrayRef<const Expr *>> items = listItems(a.args[0]);
+    if (!items || items->empty())
+      return {};
+    ExprTypes r = of(items->front(), depth);
+    if (r.rank && Stack)
+      ++*r.rank;
+    for (const Expr *item : items->drop_front())
+      if (r.element && of(item, depth).element != r.element)
+        r.element.reset();
+    return r;
+  }
+
+  /// arange: int64 when every bound is an integer, as the runtime's.
+  ExprTypes ofArange(const KilnArgs &a, int) {
+    bool integers = true;
+    for (const Expr *arg : a.args)
+      if (!isa<CXXDefaultArgExpr>(arg) && !numberType(arg)->isIntegerType())
+        integers = false;
+    return {1, integers ? ElementType::I64 : ElementType::F32};
+  }
+
+  /// cumsum, cumprod: x's rank; integers and bools accumulate in int64, as
+  /// torch's do, unless a dtype is given.
+  ExprTypes ofCumulative(const KilnArgs &a, int depth) {
+    if (a.size() < 2)
+      return {};
+    ExprTypes r = of(a.args[0], depth);
+    if (a.given(2))
+      r.element = dtypeArgument(a.args[2], ctx_);
+    else if (r.element && !isFloat(*r.element))
+      r.element = ElementType::I64;
+    return r;
+  }
+
+  /// embedding(ids, table): the table's rows, one per index (the ids' rank
+  /// + 1).
+  ExprTypes ofEmbedding(const KilnArgs &a, int depth) {
+    if (a.size() != 2)
+      return {};
+    ExprTypes ids = of(a.args[0], depth);
+    ExprTypes r{std::nullopt, of(a.args[1], depth).element};
+    if (ids.rank)
+      r.rank = *ids.rank + 1;
+    return r;
   }
 
   /// A function of the user's with a visible body: what all its return

@@ -3,7 +3,8 @@
 
 // An op that sets traceWith gets the tracer's entry for kiln::<mnemonic>,
 // the template instantiated on its class, and whether the Tensor method of
-// that name is the same call; ops without traceWith get none.
+// that name is the same call, and the argument counts it traces (any by
+// default); ops without traceWith get none.
 
 include "kiln/Dialect/Kiln/IR/KilnBase.td"
 include "kiln/Dialect/Kiln/IR/KilnTypes.td"
@@ -21,6 +22,8 @@ def Test_HypotOp : Kiln_Op<"hypot"> {
   let results = (outs Kiln_Tensor:$result);
   let cppCall = "kiln::hypot($lhs, $rhs)";
   let traceWith = "traceBinary";
+  let traceMinArgs = 2;
+  let traceMaxArgs = 3;
 }
 
 def Test_UntracedOp : Kiln_Op<"untraced"> {
@@ -41,7 +44,7 @@ def Test_MisnamedOp : Kiln_Op<"misnamed"> {
 
 // CHECK-LABEL: #ifdef GET_KILN_TRACED_CALLS
 // CHECK-NOT: untraced
-// CHECK-DAG: {"cube", {&Tracer::traceUnary<::mlir::kiln::CubeOp>, true}},
-// CHECK-DAG: {"hypot", {&Tracer::traceBinary<::mlir::kiln::HypotOp>, false}},
+// CHECK-DAG: {"cube", {&Tracer::traceUnary<::mlir::kiln::CubeOp>, true, 0, kAnyArgs}},
+// CHECK-DAG: {"hypot", {&Tracer::traceBinary<::mlir::kiln::HypotOp>, false, 2, 3}},
 // CHECK-NOT: untraced
 // CHECK: #endif // GET_KILN_TRACED_CALLS

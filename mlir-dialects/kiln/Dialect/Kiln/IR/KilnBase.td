@@ -65,13 +65,17 @@ class Kiln_Op<string mnemonic, list<Trait> traits = []>
   string cppCall = "";
   // How the frontend traces a call of `kiln::<mnemonic>` into this op: a
   // member template of the tracer (lib/Frontend/Tracer.h) instantiated on
-  // the op's class (traceUnary, traceBinary, traceReduction,
-  // traceArgReduction, traceSoftmax), and whether the Tensor method of that
-  // name is the same call. kiln-tblgen (-gen-kiln-traced-calls) makes of
-  // them the op's entry in the tracer's table; empty for ops the tracer
-  // builds with a function of its own, or from other calls.
+  // the op's class (traceUnary, traceBinary, traceReduction, traceNorm,
+  // traceProduct, ...), whether the Tensor method of that name is the same
+  // call, and how many arguments (defaults included) a call of it may pass
+  // (-1: any number); other counts break. kiln-tblgen
+  // (-gen-kiln-traced-calls) makes of them the op's entry in the tracer's
+  // table; empty for ops the tracer builds with a function of its own, or
+  // from other calls.
   string traceWith = "";
   bit tensorMethod = 0;
+  int traceMinArgs = 0;
+  int traceMaxArgs = -1;
 }
 
 #endif // KILN_DIALECT_KILN_IR_KILNBASE_TD

@@ -491,6 +491,7 @@ def Kiln_LogSoftmaxOp : Kiln_SoftmaxLikeOp<"log_softmax", "Log of the softmax">;
 def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
     AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
   let cppCall = "kiln::layer_norm($input, $weight, $bias, $eps_value|$eps)";
+  let traceWith = "traceNorm";
   let summary = "layer normalisation over the trailing dims of the weight";
   let description = [{
     `(x - mean) / sqrt(var + eps) * weight + bias` where mean and the biased
@@ -520,6 +521,7 @@ def Kiln_LayerNormOp : Kiln_Op<"layer_norm", [Pure, AttrSizedOperandSegments,
 def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
     AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
   let cppCall = "kiln::rms_norm($input, $weight, $eps_value|$eps)";
+  let traceWith = "traceNorm";
   let summary = "root-mean-square normalisation";
   let description = [{
     `x / sqrt(mean(x^2) + eps) * weight` over the last `rank(weight)` dims;
@@ -547,6 +549,8 @@ def Kiln_RmsNormOp : Kiln_Op<"rms_norm", [Pure,
 def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor,
                                        Kiln_PromotesToResult]> {
   let cppCall = "kiln::matmul($lhs, $rhs)";
+  let traceWith = "traceProduct";
+  let tensorMethod = 1;
   let summary = "matrix product with torch.matmul's rules";
   let description = [{
     1-d x 1-d is a dot product (0-d result), 2-d x 1-d a matrix-vector
@@ -568,6 +572,7 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor,
 def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor,
                                        Kiln_PromotesToResult]> {
   let cppCall = "kiln::linear($input, $weight, $bias)";
+  let traceWith = "traceProduct";
   let summary = "x @ weight^T + bias";
   let description = [{
     `weight` is `[out, in]`; the input's last dim must be `in`; `bias`, when
@@ -624,6 +629,7 @@ def Kiln_ScaledDotProductAttentionOp : Kiln_Op<"scaled_dot_product_attention",
 
 def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "kiln::embedding($ids, $table)";
+  let traceWith = "traceProduct";
   let summary = "rows of a table picked by integer ids";
   let description = [{
     The result is `ids.shape + [D]` for a `[V, D]` table; ids outside
@@ -644,6 +650,10 @@ def Kiln_EmbeddingOp : Kiln_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
 def Kiln_GatherOp : Kiln_Op<"gather", [Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::gather($input, $dim, $index)";
+  let traceWith = "traceGather";
+  let tensorMethod = 1;
+  let traceMinArgs = 3;
+  let traceMaxArgs = 3;
   let summary = "elements picked along a dim by integer indices (torch.gather)";
   let description = [{
     `result[i0, .., id, ..] = input[i0, .., index[i0, .., id, ..], ..]` with
@@ -699,6 +709,10 @@ class Kiln_CumulativeOp<string mnemonic, string what>
     : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultType,
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::" # mnemonic # "($input, $dim)";
+  let traceWith = "traceCumulative";
+  let tensorMethod = 1;
+  let traceMinArgs = 2;
+  let traceMaxArgs = 3;
   let summary = "running " # what # " along a dim";
   let description = !strconcat("The running ", what, [{ along `dim`
     (non-negative): `result[.., j, ..]` combines `input[.., 0..j, ..]` in
@@ -883,6 +897,7 @@ def Kiln_CatOp : Kiln_Op<"cat", [Pure, InferTypeOpAdaptor,
 
 def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "kiln::cross_entropy($logits, $targets)";
+  let traceWith = "traceProduct";
   let summary = "mean cross-entropy of logits against class ids";
   let description = [{
     `logits` is `[N, C]` (or `[C]`), `targets` `[N]` (or `[]`); the result is
@@ -1155,6 +1170,9 @@ class Kiln_VarianceOp<string mnemonic, string what>
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::" # mnemonic #
                 "($input, $dims, $correction_value|$correction, $keepdim)";
+  let traceWith = "traceVariance";
+  let tensorMethod = 1;
+  let traceMinArgs = 1;
   let summary = what # " over dims";
   let description = !strconcat("The ", what, [{ of `input` over `dims`
     (sorted, distinct, non-negative; empty means every dim), keeping them as
@@ -1206,6 +1224,9 @@ def Kiln_StdOp : Kiln_VarianceOp<"std", "standard deviation">;
 class Kiln_TriangleOp<string mnemonic, string what, string keeps>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let cppCall = "kiln::" # mnemonic # "($input, $diagonal)";
+  let traceWith = "traceTriangle";
+  let tensorMethod = 1;
+  let traceMinArgs = 1;
   let summary = "the " # what # " triangle of the last two dims";
   let description = !strconcat([{The input with the elements of its last two
     dims (a batch of matrices) zeroed outside the }], what, [{ triangle: the
@@ -1265,6 +1286,10 @@ def Kiln_CastLikeOp : Kiln_Op<"cast_like", [Pure, InferTypeOpAdaptor]> {
 class Kiln_RepeatLikeOp<string mnemonic, bit padsRepeats>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let cppCall = "$input." # mnemonic # "($repeats)";
+  let traceWith = "traceRepeat";
+  let tensorMethod = 1;
+  let traceMinArgs = 2;
+  let traceMaxArgs = 2;
   let summary = "the input tiled repeats[i] times along dim i";
   let description = !strconcat("torch's `", mnemonic, "`: the input tiled ",
     "repeats[i] times along dim i. ",
