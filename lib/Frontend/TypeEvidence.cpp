@@ -513,9 +513,10 @@ private:
     return r;
   }
 
-  /// select, squeeze(dim): one dim fewer than x.
+  /// select(dim, index), squeeze(dim): one dim fewer than x (squeeze()
+  /// drops as many as are 1 at run time).
   ExprTypes ofDimDropped(const KilnArgs &a, int depth) {
-    if (a.size() < 1)
+    if (a.size() < 2)
       return {};
     ExprTypes r = of(a.args[0], depth);
     r.rank = r.rank && *r.rank > 0 ? std::optional(*r.rank - 1) : std::nullopt;

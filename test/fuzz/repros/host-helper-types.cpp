@@ -4,7 +4,8 @@
 // alone shows many types for its result), is typed from the earlier
 // graph's traced types; and that the true division of integer tensors is
 // float32 in the source's types as in torch, as is clamp of integers with a
-// float bound; and that what an earlier graph leaves in a local only its
+// float bound (halves' h: the source reads host_step(s) at this call, s's
+// x.cumsum(1) keeping its f16, as kiln::cumsum(x, 1) does); and that what an earlier graph leaves in a local only its
 // declaration sets wins over the source's reading of the initializer (seed
 // 2000: t0 below, read by the host loop's graphs). Each input had been open
 // or wrongly typed, so every call of the later graph missed its guard.
@@ -27,7 +28,7 @@
 // CHECK-LABEL: Graph kiln_halves_7
 // CHECK: inputs: h (f16 tensor of rank 3) s (f16 tensor of rank 3)
 // CHECK-NEXT: outputs: return
-// CHECK-NEXT: types: h earlier graph s earlier graph
+// CHECK-NEXT: types: h source s earlier graph
 // CHECK-LABEL: Graph kiln_clamped_9
 // CHECK: inputs: t1 (f32 tensor of rank 3) t0 (f32 tensor of rank 3)
 // CHECK-NEXT: outputs: t1
