@@ -196,6 +196,17 @@ private:
           }
         })
         .Case([&](arith::AndIOp o) { set(o, i(o.getLhs()) & i(o.getRhs())); })
+        .Case([&](arith::MaxSIOp o) {
+          set(o, std::max(i(o.getLhs()), i(o.getRhs())));
+        })
+        .Case([&](arith::MinSIOp o) {
+          set(o, std::min(i(o.getLhs()), i(o.getRhs())));
+        })
+        .Case([&](arith::SelectOp o) {
+          set(o, i(o.getCondition()) ? env.at(o.getTrueValue())
+                                     : env.at(o.getFalseValue()));
+        })
+        .Case([&](arith::IndexCastOp o) { set(o, i(o.getIn())); })
         // A traced shape check: eager raised it where the op ran.
         .Case([&](cf::AssertOp o) {
           if (!i(o.getArg()))

@@ -39,7 +39,13 @@
 // instead (`f32[400000]{-104,89}` sweeps exp's whole range; LO and HI may
 // be decimals, `{-0.001,0.001}`).
 // A line that ends in `expect-error` must make eager code throw kiln::Error
-// and compiled code return status 1. A `// E2E-TOLERANCE: RTOL ATOL` line
+// and compiled code return status 1. An `// E2E-GRAD: @fn ARG...` line
+// checks fn's backward instead (kiln-differentiate's buildBackward, built
+// for it before anything is compiled): for random gradients of fn's float
+// outputs, the gradient of each float input that @fn_backward returns,
+// compiled and interpreted, against eager autograd's (the interpreter
+// running fn on inputs that require grad, each runtime op recording as the
+// uncompiled program's would). A `// E2E-TOLERANCE: RTOL ATOL` line
 // widens the float32 tolerance for a file whose graphs are deep enough for
 // float32 rounding (compiled) and double accumulation (eager) to drift
 // further apart than the default rtol 1e-4, atol 1e-5. `// E2E-ULP: N`
@@ -83,6 +89,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 using namespace kiln;
@@ -105,6 +112,9 @@ struct RunSpec {
   std::string line, function;
   std::vector<ArgSpec> args;
   bool expectError = false;
+  /// An `E2E-GRAD:` line: the gradients of the function's backward
+  /// (kiln-differentiate) against eager autograd's.
+  bool gradients = false;
 };
 
 std::vector<RunSpec> parseSpecs(const std::string &text) {
@@ -112,11 +122,16 @@ std::vector<RunSpec> parseSpecs(const std::string &text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    auto pos = line.find("// E2E:");
-    if (pos == std::string::npos)
-      continue;
     RunSpec run;
-    run.line = line.substr(pos + 8);
+    auto pos = line.find("// E2E:");
+    if (pos != std::string::npos) {
+      run.line = line.substr(pos + 8);
+    } else if ((pos = line.find("// E2E-GRAD:")) != std::string::npos) {
+      run.line = line.substr(pos + 13);
+      run.gradients = true;
+    } else {
+      continue;
+    }
     std::istringstream words(run.line);
     std::string word;
     words >> word;
@@ -370,6 +385,115 @@ bool specializeDims(mlir::func::FuncOp fn, const RunSpec &run,
   return true;
 }
 
+/// Runs fn's compiled entry on inputs through the GraphCall stitched code
+/// uses (on the GPU, CPU inputs are copied over and results copied back);
+/// false where a shape check or opaque call fails (status 1).
+bool runCompiled(abi::EntryPoint entry, const std::string &name,
+                 mlir::func::FuncOp fn, const std::vector<RtValue> &inputs,
+                 bool cuda, std::vector<Tensor> &got) {
+  abi::GraphCall call(name.c_str(), entry,
+                      cuda ? Device::cuda() : Device::cpu());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    mlir::Type type = fn.getArgumentTypes()[i];
+    if (auto *tensor = std::get_if<Tensor>(&inputs[i]))
+      call.input(*tensor);
+    else if (auto *n = std::get_if<int64_t>(&inputs[i]))
+      call.input(*n);
+    else if (type.isF32())
+      call.input(static_cast<float>(std::get<double>(inputs[i])));
+    else
+      call.input(std::get<double>(inputs[i]));
+  }
+  got.resize(fn.getNumResults());
+  for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+    auto rt = mlir::cast<mlir::RankedTensorType>(fn.getResultTypes()[r]);
+    call.output(got[r], rt.getRank(), dtypeOf(rt.getElementType()));
+  }
+  return call.run();
+}
+
+bool isFloatTensor(const RtValue &v) {
+  const auto *t = std::get_if<Tensor>(&v);
+  return t && isFloating(t->dtype());
+}
+
+/// An E2E-GRAD run: eager autograd's gradients of sum(outputs * dy) (the
+/// interpreter runs the forward on inputs that require grad, each op
+/// recording as the uncompiled program's would) against fn_backward's,
+/// compiled and interpreted, for random output gradients dy.
+bool checkGradients(mlir::ModuleOp module, void *handle, const RunSpec &run,
+                    const std::vector<RtValue> &inputs, bool cuda,
+                    double f32Rtol, double f32Atol, double &worst,
+                    std::string &why) {
+  auto fn = module.lookupSymbol<mlir::func::FuncOp>(run.function);
+  std::string name = run.function + "_backward";
+  auto backward = module.lookupSymbol<mlir::func::FuncOp>(name);
+  auto entry = reinterpret_cast<abi::EntryPoint>(
+      dlsym(handle, ("kiln_entry_" + name).c_str()));
+  if (!backward || !entry) {
+    why = "no " + name;
+    return false;
+  }
+  std::vector<RtValue> tracked = inputs;
+  std::vector<Tensor> floatInputs;
+  for (RtValue &v : tracked)
+    if (isFloatTensor(v)) {
+      Tensor &t = std::get<Tensor>(v);
+      t = t.detach().requires_grad_();
+      floatInputs.push_back(t);
+    }
+  std::vector<RtValue> outputs = interpret(fn, tracked);
+  std::vector<RtValue> backwardInputs = inputs;
+  std::vector<Tensor> reached, dys;
+  uint64_t seed = 1000;
+  for (const RtValue &v : outputs)
+    if (isFloatTensor(v)) {
+      const Tensor &y = std::get<Tensor>(v);
+      Tensor dy = randn(y.shape(), seed++, kFloat32).to(y.dtype());
+      backwardInputs.push_back(dy);
+      if (y.requires_grad()) {
+        reached.push_back(y);
+        dys.push_back(dy);
+      }
+    }
+  std::vector<Tensor> want(floatInputs.size());
+  if (!reached.empty())
+    want = autograd::grad(reached, floatInputs, dys);
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!want[i].defined())
+      want[i] = zeros(floatInputs[i].shape(), floatInputs[i].dtype());
+
+  std::vector<Tensor> compiled;
+  if (!runCompiled(entry, name, backward, backwardInputs, cuda, compiled)) {
+    why = name + " compiled: status 1";
+    return false;
+  }
+  std::vector<RtValue> interpreted;
+  {
+    NoGradGuard noGrad;
+    interpreted = interpret(backward, backwardInputs);
+  }
+  // float64 tolerances where everything is float64: a float64 input's
+  // gradient through float32 ops has float32's rounding.
+  bool f64 = llvm::all_of(
+      floatInputs, [](const Tensor &t) { return t.dtype() == kFloat64; });
+  for (size_t i = 0; i < want.size(); ++i) {
+    double rtol = f64 ? 1e-9 : f32Rtol;
+    double atol = f64 ? 1e-9 : f32Atol;
+    for (const Tensor *got :
+         {&compiled[i], &std::get<Tensor>(interpreted[i])}) {
+      double w = compare(*got, want[i], rtol, atol, 0, why);
+      if (w < 0) {
+        why = "gradient of float input " + std::to_string(i) + " (" +
+              (got == &compiled[i] ? "compiled" : "interpreted") + "): " + why;
+        return false;
+      }
+      worst = std::max(worst, w);
+    }
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   registerOpaqueFunction("e2e_clip_and_shift", clipAndShift);
   std::string file, work = ".", cxx = "c++", arch = "sm_90";
@@ -426,6 +550,18 @@ int main(int argc, char **argv) {
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
     return 2;
+  // An E2E-GRAD line's function gets its backward (kiln-differentiate),
+  // compiled and interpreted beside it.
+  {
+    std::set<std::string> differentiated;
+    for (const RunSpec &run : runs)
+      if (run.gradients && differentiated.insert(run.function).second) {
+        auto fn = module->lookupSymbol<mlir::func::FuncOp>(run.function);
+        if (!fn || mlir::failed(mlir::kiln::buildBackward(fn, run.function +
+                                                                  "_backward")))
+          return 2;
+      }
+  }
   // The oracle runs the ops as the runtime would with the dialect's
   // promotions explicit: the runtime promotes a kiln.from_scalar result as
   // a 0-d tensor, where the dialect takes it for a wrapped number.
@@ -447,7 +583,7 @@ int main(int argc, char **argv) {
     for (size_t r = 0; r < runs.size(); ++r) {
       entryOf[r] = runs[r].function;
       auto fn = compiled->lookupSymbol<mlir::func::FuncOp>(runs[r].function);
-      if (!fn || runs[r].expectError)
+      if (!fn || runs[r].expectError || runs[r].gradients)
         continue; // static sizes may turn a run-time error into a type error
       std::string name = runs[r].function + "__static" + std::to_string(r);
       std::string why;
@@ -541,34 +677,21 @@ int main(int argc, char **argv) {
     }
 
     std::vector<Tensor> got;
-    int32_t status = 0;
-    // Through the GraphCall stitched code uses (on the GPU, CPU inputs are
-    // copied over and results copied back); a failed shape check or
-    // opaque call gives status 1.
-    abi::GraphCall call(run.function.c_str(), entry,
-                        cuda ? Device::cuda() : Device::cpu());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      mlir::Type type = fn.getArgumentTypes()[i];
-      if (auto *tensor = std::get_if<Tensor>(&inputs[i]))
-        call.input(*tensor);
-      else if (auto *n = std::get_if<int64_t>(&inputs[i]))
-        call.input(*n);
-      else if (type.isF32())
-        call.input(static_cast<float>(std::get<double>(inputs[i])));
-      else
-        call.input(std::get<double>(inputs[i]));
-    }
-    got.resize(fn.getNumResults());
-    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
-      auto rt = mlir::cast<mlir::RankedTensorType>(fn.getResultTypes()[r]);
-      call.output(got[r], rt.getRank(), dtypeOf(rt.getElementType()));
-    }
-    status = call.run() ? 0 : 1;
+    int32_t status =
+        runCompiled(entry, run.function, fn, inputs, cuda, got) ? 0 : 1;
 
     std::string why;
     bool ok;
     double worst = 0;
-    if (run.expectError) {
+    if (run.gradients) {
+      ok = !eagerError.empty() || status != 0
+               ? false
+               : checkGradients(*module, handle, run, inputs, cuda, f32Rtol,
+                                f32Atol, worst, why);
+      if (!eagerError.empty() || status != 0)
+        why = "eager: " + eagerError + "; compiled status " +
+              std::to_string(status);
+    } else if (run.expectError) {
       ok = !eagerError.empty() && status == 1;
       why = "eager: " +
             (eagerError.empty() ? std::string("no error") : eagerError) +

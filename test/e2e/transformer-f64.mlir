@@ -3,10 +3,14 @@
 // not the algorithm.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 3 passed, 0 failed
+// CHECK: 5 passed, 0 failed
 
 // E2E: @block f64[2,7,32] f64[32] f64[32] f64[96,32] f64[96] f64[32,32] f64[32] f64[32] f64[32] f64[128,32] f64[128] f64[32,128] f64[32]
 // E2E: @block f64[1,1,32] f64[32] f64[32] f64[96,32] f64[96] f64[32,32] f64[32] f64[32] f64[32] f64[128,32] f64[128] f64[32,128] f64[32]
+// The block's backward (kiln-differentiate): the gradient of the input and
+// of every weight against eager autograd's, to 1e-9 as well.
+// E2E-GRAD: @block f64[2,7,32] f64[32] f64[32] f64[96,32] f64[96] f64[32,32] f64[32] f64[32] f64[32] f64[128,32] f64[128] f64[32,128] f64[32]
+// E2E-GRAD: @block f64[1,5,32] f64[32] f64[32] f64[96,32] f64[96] f64[32,32] f64[32] f64[32] f64[32] f64[128,32] f64[128] f64[32,128] f64[32]
 // E2E: @block f64[3,19,32] f64[32] f64[32] f64[96,32] f64[96] f64[32,32] f64[32] f64[32] f64[32] f64[128,32] f64[128] f64[32,128] f64[32]
 func.func @block(%x: tensor<?x?x32xf64>,
                  %ln1w: tensor<32xf64>, %ln1b: tensor<32xf64>,

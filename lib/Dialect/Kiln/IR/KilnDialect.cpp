@@ -45,6 +45,7 @@ void KilnDialect::initialize() {
 #define GET_OP_LIST
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
       >();
+  attachGradients(*getContext());
 }
 
 Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -128,4 +128,10 @@ LogicalResult verifyDimInRange(Operation *op, int64_t dim, int64_t rank,
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
 
+namespace mlir::kiln {
+/// Attaches each differentiable op's GradientOpInterface (KilnGradients.cpp);
+/// the kiln dialect does when it loads.
+void attachGradients(MLIRContext &context);
+} // namespace mlir::kiln
+
 #endif

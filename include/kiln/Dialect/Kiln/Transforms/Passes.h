@@ -42,6 +42,14 @@ FailureOr<Operation *> refineOp(Operation *op);
 /// types or a type stays open.
 LogicalResult refineTypes(func::FuncOp fn);
 
+/// Reverse-mode differentiation of a graph function (kiln-differentiate):
+/// a function `name` of fn's arguments followed by one gradient for each of
+/// fn's floating-point tensor results, returning the gradient of each of
+/// fn's floating-point tensor arguments: fn's body recomputed, then each
+/// op's GradientOpInterface in reverse order (the joint graph). Fails, with
+/// the op's diagnostic, where a gradient flows into an op that has none.
+FailureOr<func::FuncOp> buildBackward(func::FuncOp fn, StringRef name);
+
 #define GEN_PASS_DECL
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 

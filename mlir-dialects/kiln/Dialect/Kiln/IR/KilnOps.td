@@ -37,6 +37,29 @@ def Kiln_DimsOpInterface : OpInterface<"DimsOpInterface"> {
   ];
 }
 
+def Kiln_GradientOpInterface : OpInterface<"GradientOpInterface"> {
+  let cppNamespace = "::mlir::kiln";
+  let description = [{
+    A differentiable op: its vector-Jacobian product, built of kiln ops, as
+    reverse-mode differentiation (kiln-differentiate) reads it. Given the
+    gradients of its results (a null Value where nothing reads a result),
+    it builds a gradient for each of its operands, of the operand's type,
+    or a null Value for an operand that takes none (an integer, bool or
+    index operand, a mask, a rounding op's input). The rules are ATen's
+    (torch's derivatives.yaml) as the runtime's autograd computes them
+    (lib/Runtime/Ops), one per op, in lib/Dialect/Kiln/IR/KilnGradients.cpp;
+    an op without one is not differentiated (kiln-differentiate names it).
+  }];
+  let methods = [
+    InterfaceMethod<[{Builds the operands' gradients from the results'
+                      (`operandGrads`: one per operand, null for none).}],
+                    "::llvm::LogicalResult", "buildGradients",
+                    (ins "::mlir::OpBuilder &":$b,
+                         "::mlir::ValueRange":$resultGrads,
+                         "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops (numpy broadcasting)
 //===----------------------------------------------------------------------===//

@@ -46,6 +46,37 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def KilnDifferentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
+  let summary = "Add each graph function's backward function";
+  let description = [{
+    Reverse-mode differentiation on the kiln dialect, the counterpart of
+    AOTAutograd's joint graph: for each function `@f` with a floating-point
+    tensor argument, `@f_backward` takes `@f`'s arguments and one gradient
+    per floating-point tensor result of `@f`, recomputes `@f`'s body and
+    returns the gradient of each floating-point tensor argument (zeros where
+    none flows). Each op's gradient is its GradientOpInterface, one rule per
+    op in lib/Dialect/Kiln/IR/KilnGradients.cpp with ATen's formulas;
+    gradients reaching an op twice are added; integer, bool and index
+    values take none. An op a gradient reaches that has no rule fails the
+    pass, naming it.
+
+    ```mlir
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+      %y = kiln.exp %x : tensor<?xf32> -> tensor<?xf32>
+      return %y : tensor<?xf32>
+    }
+    // gets
+    func.func @f_backward(%x: tensor<?xf32>, %dy: tensor<?xf32>) -> tensor<?xf32> {
+      %y = kiln.exp %x : tensor<?xf32> -> tensor<?xf32>
+      %dx = kiln.mul %dy, %y : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+      return %dx : tensor<?xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::kiln::KilnDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
   let summary = "Type a graph traced on open types from its arguments' types";
   let description = [{

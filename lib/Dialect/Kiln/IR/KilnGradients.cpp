@@ -1,0 +1,703 @@
+//===- KilnGradients.cpp - Each kiln op's vector-Jacobian product ---------===//
+//
+// The GradientOpInterface (KilnOps.td) of the differentiable kiln ops: for
+// each op, the gradients of its operands built of kiln ops from the
+// gradients of its results, with the formulas of torch's derivatives.yaml
+// as Kiln's eager autograd computes them (lib/Runtime/Ops): one function
+// `gradient(XOp, ...)` per op (the views that reshape and the rounding ops
+// share one rule each), attached to the op in attachGradients. A
+// gradient is summed over the dims its operand was broadcast along and
+// converted to the operand's element type where the op promoted it;
+// integer, bool and index operands take none.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+bool takesGradient(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && isa<FloatType>(t.getElementType());
+}
+
+/// A dim counted from 0 (torch's negative dims count from the end).
+int64_t dimIn(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
+
+/// The gradient expressions of one op, built before it... at its location,
+/// and the operands' gradients they set.
+struct Grad {
+  OpBuilder &b;
+  Location loc;
+  Operation *op;
+  SmallVectorImpl<Value> &out;
+
+  /// A 0-d tensor holding v, of like's element type.
+  Value scalar(double v, Value like) {
+    Type e = tensorType(like).getElementType();
+    return FullOp::create(b, loc, RankedTensorType::get({}, e), ValueRange{},
+                          b.getFloatAttr(e, v));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value mul(Value x, double k) { return mul(x, scalar(k, x)); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value cmp(CmpPredicate p, Value x, Value y) {
+    return CmpOp::create(b, loc, p, x, y);
+  }
+  Value where(Value c, Value x, Value y) {
+    return WhereOp::create(b, loc, c, x, y);
+  }
+  Value sum(Value x, ArrayRef<int64_t> dims, bool keep) {
+    return SumOp::create(b, loc, x, b.getDenseI64ArrayAttr(dims),
+                         keep ? b.getUnitAttr() : UnitAttr());
+  }
+  Value mean(Value x, ArrayRef<int64_t> dims, bool keep) {
+    return MeanOp::create(b, loc, x, b.getDenseI64ArrayAttr(dims),
+                          keep ? b.getUnitAttr() : UnitAttr());
+  }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value dim(Value x, int64_t d) {
+    return DimOp::create(b, loc, x, b.getI64IntegerAttr(d));
+  }
+  /// The sizes of x's dynamic dims, in order.
+  SmallVector<Value> dynamicSizes(Value x) {
+    SmallVector<Value> sizes;
+    RankedTensorType t = tensorType(x);
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.isDynamicDim(d))
+        sizes.push_back(dim(x, d));
+    return sizes;
+  }
+  /// g (of x's element count) as a tensor of type `type`, whose dynamic
+  /// sizes are `sizes`.
+  Value reshape(Value g, RankedTensorType type, ValueRange sizes) {
+    type = type.clone(tensorType(g).getElementType());
+    if (g.getType() == type)
+      return g;
+    return ReshapeOp::create(b, loc, type, g, sizes);
+  }
+  /// g with x's shape (and g's element type).
+  Value reshapeLike(Value g, Value x) {
+    return reshape(g, tensorType(x), dynamicSizes(x));
+  }
+  /// g broadcast to x's shape.
+  Value expandLike(Value g, Value x) {
+    RankedTensorType type = tensorType(x).clone(tensorType(g).getElementType());
+    if (g.getType() == type)
+      return g;
+    return ExpandOp::create(b, loc, type, g, dynamicSizes(x));
+  }
+  /// A gradient reduced over `dims` of x (kept or not) brought back to x's
+  /// shape: the reduced dims reinserted as 1s, then broadcast.
+  Value unreduce(Value g, Value x, ArrayRef<int64_t> dims) {
+    RankedTensorType in = tensorType(x);
+    SmallVector<int64_t> shape(in.getShape());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < in.getRank(); ++d) {
+      bool reduced = dims.empty() || llvm::is_contained(dims, d);
+      if (reduced)
+        shape[d] = 1;
+      else if (in.isDynamicDim(d))
+        sizes.push_back(dim(x, d));
+    }
+    return expandLike(
+        reshape(g, RankedTensorType::get(shape, in.getElementType()), sizes),
+        x);
+  }
+
+  /// g summed over the dims x was broadcast along: the leading dims x lacks,
+  /// and the dims of size 1 in x that are not in g (but for its last
+  /// `sameTrailing` dims, which the op keeps). A dim whose size x shows
+  /// only at run time is reduced or kept as it turns out: g viewed as
+  /// [r0, k0, r1, k1, ...] with (r, k) = (g's size, 1) where x's size is 1
+  /// and (1, x's size) otherwise, summed over the r dims.
+  Value sumToShape(Value g, Value x, int64_t sameTrailing = 0) {
+    RankedTensorType xt = tensorType(x);
+    int64_t lead = tensorType(g).getRank() - xt.getRank();
+    if (lead > 0)
+      g = sum(g, llvm::to_vector(llvm::seq<int64_t>(0, lead)), false);
+    RankedTensorType gt = tensorType(g);
+    int64_t checked = xt.getRank() - sameTrailing;
+    SmallVector<int64_t> reduce;
+    bool undetermined = false;
+    for (int64_t d = 0; d < checked; ++d) {
+      int64_t xs = xt.getDimSize(d), gs = gt.getDimSize(d);
+      if (xs == 1 && gs != 1)
+        reduce.push_back(d);
+      else if (ShapedType::isDynamic(xs) && gs != 1)
+        undetermined = true;
+    }
+    if (!undetermined)
+      return reduce.empty() ? g : sum(g, reduce, true);
+    SmallVector<int64_t> shape, rDims;
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < xt.getRank(); ++d) {
+      int64_t xs = xt.getDimSize(d), gs = gt.getDimSize(d);
+      rDims.push_back(2 * d);
+      if (d >= checked) {
+        shape.append({1, gs});
+        if (ShapedType::isDynamic(gs))
+          sizes.push_back(dim(g, d));
+      } else if (xs == 1) {
+        shape.append({gs, 1});
+        if (ShapedType::isDynamic(gs))
+          sizes.push_back(dim(g, d));
+      } else if (!ShapedType::isDynamic(xs)) {
+        shape.append({1, xs});
+      } else {
+        Value xd = dim(x, d);
+        Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, xd,
+                                          index(1));
+        shape.append({ShapedType::kDynamic, ShapedType::kDynamic});
+        sizes.push_back(
+            arith::SelectOp::create(b, loc, one, dim(g, d), index(1)));
+        sizes.push_back(xd);
+      }
+    }
+    Value pairs =
+        reshape(g, RankedTensorType::get(shape, gt.getElementType()), sizes);
+    return sum(pairs, rDims, false);
+  }
+
+  /// Sets operand i's gradient to g (of the operand's shape), converted to
+  /// its type, added to what another use of the same value set; nothing for
+  /// an operand that takes no gradient.
+  void set(unsigned i, Value g) {
+    Value x = op->getOperand(i);
+    if (!g || !takesGradient(x))
+      return;
+    RankedTensorType xt = tensorType(x);
+    if (tensorType(g).getElementType() != xt.getElementType())
+      g = CastOp::create(b, loc, tensorType(g).clone(xt.getElementType()), g);
+    g = reshapeLike(g, x);
+    for (unsigned j = 0; j < i; ++j)
+      if (op->getOperand(j) == x && out[j]) {
+        out[j] = add(out[j], g);
+        return;
+      }
+    out[i] = g;
+  }
+
+  /// set, for an operand the op broadcast: g summed to its shape first.
+  void setBroadcast(unsigned i, Value g, int64_t sameTrailing = 0) {
+    if (g && takesGradient(op->getOperand(i)))
+      set(i, sumToShape(g, op->getOperand(i), sameTrailing));
+  }
+};
+
+using Grads = ValueRange;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult gradient(AddOp op, Grads dy, Grad &g) {
+  g.setBroadcast(0, dy[0]);
+  g.setBroadcast(1, dy[0]);
+  return success();
+}
+
+LogicalResult gradient(SubOp op, Grads dy, Grad &g) {
+  g.setBroadcast(0, dy[0]);
+  g.setBroadcast(1, g.neg(dy[0]));
+  return success();
+}
+
+LogicalResult gradient(MulOp op, Grads dy, Grad &g) {
+  g.setBroadcast(0, g.mul(dy[0], op.getRhs()));
+  g.setBroadcast(1, g.mul(dy[0], op.getLhs()));
+  return success();
+}
+
+LogicalResult gradient(DivOp op, Grads dy, Grad &g) {
+  // d(a / b)/db = -(a / b) / b.
+  g.setBroadcast(0, g.div(dy[0], op.getRhs()));
+  g.setBroadcast(1, g.neg(g.div(g.mul(dy[0], op.getResult()), op.getRhs())));
+  return success();
+}
+
+LogicalResult gradient(WhereOp op, Grads dy, Grad &g) {
+  Value zero = g.scalar(0, dy[0]);
+  g.setBroadcast(1, g.where(op.getCond(), dy[0], zero));
+  g.setBroadcast(2, g.where(op.getCond(), zero, dy[0]));
+  return success();
+}
+
+LogicalResult gradient(CastOp op, Grads dy, Grad &g) {
+  g.set(0, dy[0]);
+  return success();
+}
+
+LogicalResult gradient(NegOp op, Grads dy, Grad &g) {
+  g.set(0, g.neg(dy[0]));
+  return success();
+}
+
+LogicalResult gradient(ReluOp op, Grads dy, Grad &g) {
+  // threshold_backward: the gradient where the result is positive.
+  Value y = op.getResult();
+  g.set(0, g.where(g.cmp(CmpPredicate::gt, y, g.scalar(0, y)), dy[0],
+                   g.scalar(0, dy[0])));
+  return success();
+}
+
+LogicalResult gradient(SquareOp op, Grads dy, Grad &g) {
+  g.set(0, g.mul(g.mul(dy[0], op.getInput()), 2.0));
+  return success();
+}
+
+LogicalResult gradient(ExpOp op, Grads dy, Grad &g) {
+  g.set(0, g.mul(dy[0], op.getResult()));
+  return success();
+}
+
+LogicalResult gradient(Exp2Op op, Grads dy, Grad &g) {
+  g.set(0, g.mul(g.mul(dy[0], op.getResult()), llvm::numbers::ln2));
+  return success();
+}
+
+LogicalResult gradient(Expm1Op op, Grads dy, Grad &g) {
+  Value y = op.getResult();
+  g.set(0, g.mul(dy[0], g.add(y, g.scalar(1, y))));
+  return success();
+}
+
+LogicalResult gradient(LogOp op, Grads dy, Grad &g) {
+  g.set(0, g.div(dy[0], op.getInput()));
+  return success();
+}
+
+LogicalResult gradient(Log2Op op, Grads dy, Grad &g) {
+  g.set(0, g.div(dy[0], g.mul(op.getInput(), llvm::numbers::ln2)));
+  return success();
+}
+
+LogicalResult gradient(Log10Op op, Grads dy, Grad &g) {
+  g.set(0, g.div(dy[0], g.mul(op.getInput(), llvm::numbers::ln10)));
+  return success();
+}
+
+LogicalResult gradient(Log1pOp op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  g.set(0, g.div(dy[0], g.add(x, g.scalar(1, x))));
+  return success();
+}
+
+LogicalResult gradient(SqrtOp op, Grads dy, Grad &g) {
+  g.set(0, g.div(dy[0], g.mul(op.getResult(), 2.0)));
+  return success();
+}
+
+LogicalResult gradient(RsqrtOp op, Grads dy, Grad &g) {
+  // -1/2 x^(-3/2) = -1/2 y^3.
+  Value y = op.getResult();
+  g.set(0, g.mul(g.mul(dy[0], g.mul(g.mul(y, y), y)), -0.5));
+  return success();
+}
+
+LogicalResult gradient(ReciprocalOp op, Grads dy, Grad &g) {
+  Value y = op.getResult();
+  g.set(0, g.neg(g.mul(dy[0], g.mul(y, y))));
+  return success();
+}
+
+LogicalResult gradient(TanhOp op, Grads dy, Grad &g) {
+  Value y = op.getResult();
+  g.set(0, g.mul(dy[0], g.sub(g.scalar(1, y), g.mul(y, y))));
+  return success();
+}
+
+LogicalResult gradient(SigmoidOp op, Grads dy, Grad &g) {
+  Value y = op.getResult();
+  g.set(0, g.mul(dy[0], g.mul(y, g.sub(g.scalar(1, y), y))));
+  return success();
+}
+
+LogicalResult gradient(SiluOp op, Grads dy, Grad &g) {
+  // s (1 + x (1 - s)), s = sigmoid(x).
+  Value x = op.getInput();
+  Value s = SigmoidOp::create(g.b, g.loc, x);
+  Value one = g.scalar(1, x);
+  g.set(0, g.mul(dy[0], g.mul(s, g.add(one, g.mul(x, g.sub(one, s))))));
+  return success();
+}
+
+LogicalResult gradient(SinOp op, Grads dy, Grad &g) {
+  g.set(0, g.mul(dy[0], CosOp::create(g.b, g.loc, op.getInput())));
+  return success();
+}
+
+LogicalResult gradient(CosOp op, Grads dy, Grad &g) {
+  g.set(0, g.neg(g.mul(dy[0], SinOp::create(g.b, g.loc, op.getInput()))));
+  return success();
+}
+
+LogicalResult gradient(ErfOp op, Grads dy, Grad &g) {
+  // 2/sqrt(pi) exp(-x^2).
+  Value x = op.getInput();
+  Value e = ExpOp::create(g.b, g.loc, g.neg(g.mul(x, x)));
+  g.set(0, g.mul(g.mul(dy[0], e), 2.0 * llvm::numbers::inv_sqrtpi));
+  return success();
+}
+
+LogicalResult gradient(GeluOp op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  Value one = g.scalar(1, x);
+  if (op.getApproximate() == GeluApproximation::none) {
+    // Phi(x) + x phi(x).
+    Value cdf =
+        g.mul(g.add(one, ErfOp::create(g.b, g.loc,
+                                       g.mul(x, llvm::numbers::sqrt2 / 2))),
+              0.5);
+    Value pdf = g.mul(ExpOp::create(g.b, g.loc, g.mul(g.mul(x, x), -0.5)),
+                      llvm::numbers::inv_sqrtpi / llvm::numbers::sqrt2);
+    g.set(0, g.mul(dy[0], g.add(cdf, g.mul(x, pdf))));
+    return success();
+  }
+  // tanh: ATen's gelu_backward.
+  const double beta = llvm::numbers::sqrt2 * llvm::numbers::inv_sqrtpi,
+               kappa = 0.044715;
+  Value x2 = g.mul(x, x);
+  Value inner = g.mul(g.add(x, g.mul(g.mul(x2, x), kappa)), beta);
+  Value t = TanhOp::create(g.b, g.loc, inner);
+  Value left = g.mul(g.add(one, t), 0.5);
+  Value right = g.mul(g.mul(g.mul(x, 0.5), g.sub(one, g.mul(t, t))),
+                      g.mul(g.add(one, g.mul(x2, 3 * kappa)), beta));
+  g.set(0, g.mul(dy[0], g.add(left, right)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+LogicalResult gradient(SumOp op, Grads dy, Grad &g) {
+  g.set(0, g.unreduce(dy[0], op.getInput(), op.getDims()));
+  return success();
+}
+
+LogicalResult gradient(MeanOp op, Grads dy, Grad &g) {
+  // The sum's, divided by the number of elements each mean took.
+  Value x = op.getInput();
+  RankedTensorType in = tensorType(x);
+  Value count = g.index(1);
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (op.getDims().empty() || llvm::is_contained(op.getDims(), d))
+      count = arith::MulIOp::create(g.b, g.loc, count, g.dim(x, d));
+  Value n = FromScalarOp::create(
+      g.b, g.loc, RankedTensorType::get({}, g.b.getI64Type()),
+      arith::IndexCastOp::create(g.b, g.loc, g.b.getI64Type(), count));
+  Value nf =
+      CastOp::create(g.b, g.loc, tensorType(n).clone(in.getElementType()), n);
+  g.set(0, g.div(g.unreduce(dy[0], x, op.getDims()), nf));
+  return success();
+}
+
+LogicalResult gradient(SoftmaxOp op, Grads dy, Grad &g) {
+  // y (dy - sum(dy y)).
+  Value y = op.getResult();
+  int64_t d = dimIn(op.getDim(), tensorType(y).getRank());
+  Value dot = g.sum(g.mul(dy[0], y), {d}, true);
+  g.set(0, g.mul(y, g.sub(dy[0], dot)));
+  return success();
+}
+
+LogicalResult gradient(LogSoftmaxOp op, Grads dy, Grad &g) {
+  // dy - exp(y) sum(dy).
+  Value y = op.getResult();
+  int64_t d = dimIn(op.getDim(), tensorType(y).getRank());
+  Value total = g.sum(dy[0], {d}, true);
+  g.set(0, g.sub(dy[0], g.mul(ExpOp::create(g.b, g.loc, y), total)));
+  return success();
+}
+
+/// eps as a 0-d tensor of x's element type: the attribute, or the f64
+/// operand that overrides it.
+Value epsOf(Grad &g, Value epsValue, double eps, Value x) {
+  if (!epsValue)
+    return g.scalar(eps, x);
+  Value e = FromScalarOp::create(
+      g.b, g.loc, RankedTensorType::get({}, epsValue.getType()), epsValue);
+  return CastOp::create(g.b, g.loc,
+                        tensorType(e).clone(tensorType(x).getElementType()), e);
+}
+
+LogicalResult gradient(LayerNormOp op, Grads dy, Grad &g) {
+  // Over the last dim: xhat = (x - mean) rstd; dw = sum(dy xhat),
+  // db = sum(dy); dx = rstd (d - mean(d) - xhat mean(d xhat)), d = dy w.
+  Value x = op.getInput();
+  int64_t last = tensorType(x).getRank() - 1;
+  Value centered = g.sub(x, g.mean(x, {last}, true));
+  Value var = g.mean(g.mul(centered, centered), {last}, true);
+  Value rstd = RsqrtOp::create(
+      g.b, g.loc,
+      g.add(var, epsOf(g, op.getEpsValue(), op.getEps().convertToDouble(), x)));
+  Value xhat = g.mul(centered, rstd);
+  g.setBroadcast(1, g.mul(dy[0], xhat), 1);
+  if (op.getBias())
+    g.setBroadcast(2, dy[0], 1);
+  Value d = g.mul(dy[0], op.getWeight());
+  Value inner = g.sub(g.sub(d, g.mean(d, {last}, true)),
+                      g.mul(xhat, g.mean(g.mul(d, xhat), {last}, true)));
+  g.set(0, g.mul(rstd, inner));
+  return success();
+}
+
+LogicalResult gradient(RmsNormOp op, Grads dy, Grad &g) {
+  // y = x r w, r = rsqrt(mean(x^2) + eps): dw = sum(dy x r),
+  // dx = r d - x r^3 mean(d x), d = dy w.
+  Value x = op.getInput();
+  int64_t last = tensorType(x).getRank() - 1;
+  Value r = RsqrtOp::create(
+      g.b, g.loc,
+      g.add(g.mean(g.mul(x, x), {last}, true),
+            epsOf(g, op.getEpsValue(), op.getEps().convertToDouble(), x)));
+  g.setBroadcast(1, g.mul(dy[0], g.mul(x, r)), 1);
+  Value d = g.mul(dy[0], op.getWeight());
+  Value r3 = g.mul(g.mul(r, r), r);
+  g.set(0, g.sub(g.mul(r, d),
+                 g.mul(g.mul(x, r3), g.mean(g.mul(d, x), {last}, true))));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Products
+//===----------------------------------------------------------------------===//
+
+/// x with its last two dims swapped.
+Value transposed(Grad &g, Value x) {
+  int64_t rank = tensorType(x).getRank();
+  return TransposeOp::create(g.b, g.loc, x, rank - 2, rank - 1);
+}
+
+LogicalResult gradient(MatmulOp op, Grads dy, Grad &g) {
+  // As batched matrices: a vector operand is a [1, k] row (lhs) or a
+  // [k, 1] column (rhs), and the result gets that dim back.
+  Value a = op.getLhs(), bm = op.getRhs(), grad = dy[0];
+  bool rowA = tensorType(a).getRank() == 1,
+       colB = tensorType(bm).getRank() == 1;
+  if (rowA) {
+    a = UnsqueezeOp::create(g.b, g.loc, a, 0);
+    grad = UnsqueezeOp::create(g.b, g.loc, grad,
+                               tensorType(grad).getRank() - (colB ? 0 : 1));
+  }
+  if (colB) {
+    bm = UnsqueezeOp::create(g.b, g.loc, bm, 1);
+    grad = UnsqueezeOp::create(g.b, g.loc, grad, tensorType(grad).getRank());
+  }
+  Value da = MatmulOp::create(g.b, g.loc, grad, transposed(g, bm));
+  Value db = MatmulOp::create(g.b, g.loc, transposed(g, a), grad);
+  // The batch dims a vector operand was broadcast along sum, and the dim
+  // added for it goes; set sums a matrix operand's.
+  if (rowA)
+    da = g.reshapeLike(g.sumToShape(da, a, 2), op.getLhs());
+  if (colB)
+    db = g.reshapeLike(g.sumToShape(db, bm, 2), op.getRhs());
+  g.setBroadcast(0, da, 2);
+  g.setBroadcast(1, db, 2);
+  return success();
+}
+
+LogicalResult gradient(LinearOp op, Grads dy, Grad &g) {
+  // y = x w^T + b: dx = dy w, dw = dy^T x over every row, db = sum(dy).
+  Value x = op.getInput(), w = op.getWeight(), grad = dy[0];
+  g.set(0, MatmulOp::create(g.b, g.loc, grad, w));
+  int64_t rank = tensorType(x).getRank();
+  Value rowsX = x, rowsDy = grad;
+  if (rank == 1) {
+    rowsX = UnsqueezeOp::create(g.b, g.loc, x, 0);
+    rowsDy = UnsqueezeOp::create(g.b, g.loc, grad, 0);
+  } else if (rank > 2) {
+    rowsX = FlattenOp::create(g.b, g.loc, x, 0, rank - 2);
+    rowsDy = FlattenOp::create(g.b, g.loc, grad, 0, rank - 2);
+  }
+  g.set(1, MatmulOp::create(g.b, g.loc, transposed(g, rowsDy), rowsX));
+  if (op.getBias())
+    g.setBroadcast(2, grad, 1);
+  return success();
+}
+
+LogicalResult gradient(CrossEntropyOp op, Grads dy, Grad &g) {
+  // The mean over rows of -log_softmax at each target: (softmax - onehot)
+  // dy / N.
+  Value logits = op.getLogits(), targets = op.getTargets();
+  if (tensorType(logits).getRank() != 2)
+    return op.emitOpError("has a gradient for [N, C] logits only");
+  Value p = SoftmaxOp::create(g.b, g.loc, logits, 1);
+  Value classes = ArangeOp::create(
+      g.b, g.loc,
+      RankedTensorType::get({tensorType(logits).getDimSize(1)},
+                            tensorType(targets).getElementType()),
+      g.index(0), g.dim(logits, 1), g.index(1));
+  Value hot =
+      g.cmp(CmpPredicate::eq, UnsqueezeOp::create(g.b, g.loc, classes, 0),
+            UnsqueezeOp::create(g.b, g.loc, targets, 1));
+  Value diff = g.sub(
+      p, CastOp::create(g.b, g.loc,
+                        tensorType(p).clone(tensorType(hot).getShape(),
+                                            tensorType(p).getElementType()),
+                        hot));
+  Value rows = FromScalarOp::create(
+      g.b, g.loc, RankedTensorType::get({}, g.b.getI64Type()),
+      arith::IndexCastOp::create(g.b, g.loc, g.b.getI64Type(),
+                                 g.dim(logits, 0)));
+  Value n = CastOp::create(
+      g.b, g.loc, tensorType(rows).clone(tensorType(p).getElementType()), rows);
+  g.set(0, g.mul(diff, g.div(dy[0], n)));
+  return success();
+}
+
+LogicalResult gradient(EmbeddingOp op, Grads dy, Grad &g) {
+  // Each row's gradient added into the table row it read.
+  Value ids = op.getIds(), table = op.getTable(), rows = dy[0], flatIds = ids;
+  int64_t idsRank = tensorType(ids).getRank();
+  if (idsRank == 0) {
+    rows = UnsqueezeOp::create(g.b, g.loc, rows, 0);
+    flatIds = UnsqueezeOp::create(g.b, g.loc, ids, 0);
+  } else if (idsRank > 1) {
+    rows = FlattenOp::create(g.b, g.loc, rows, 0, idsRank - 1);
+    flatIds = FlattenOp::create(g.b, g.loc, ids, 0, idsRank - 1);
+  }
+  Value index = g.expandLike(UnsqueezeOp::create(g.b, g.loc, flatIds, 1), rows);
+  RankedTensorType tt = tensorType(table);
+  Value zeros = FullOp::create(g.b, g.loc, tt, g.dynamicSizes(table),
+                               g.b.getFloatAttr(tt.getElementType(), 0));
+  g.set(1, ScatterAddOp::create(g.b, g.loc, zeros, index, rows, 0));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Views and data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult gradient(ExpandOp op, Grads dy, Grad &g) {
+  g.setBroadcast(0, dy[0]);
+  return success();
+}
+
+LogicalResult gradient(TransposeOp op, Grads dy, Grad &g) {
+  g.set(0, TransposeOp::create(g.b, g.loc, dy[0], op.getDim0(), op.getDim1()));
+  return success();
+}
+
+LogicalResult gradient(PermuteOp op, Grads dy, Grad &g) {
+  ArrayRef<int64_t> perm = op.getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[dimIn(p, perm.size())] = static_cast<int64_t>(i);
+  g.set(0, PermuteOp::create(g.b, g.loc, dy[0], inverse));
+  return success();
+}
+
+LogicalResult gradient(SliceOp op, Grads dy, Grad &g) {
+  // Zeros before and after the slice's elements (a step of 1), the
+  // slice's start counted as the runtime counts it.
+  if (op.getStep() != 1)
+    return op.emitOpError("has a gradient for a step of 1 only");
+  Value x = op.getInput();
+  RankedTensorType xt = tensorType(x);
+  int64_t d = dimIn(op.getDim(), xt.getRank());
+  Value size = g.dim(x, d), start = op.getStart();
+  Value negative = arith::CmpIOp::create(g.b, g.loc, arith::CmpIPredicate::slt,
+                                         start, g.index(0));
+  start = arith::SelectOp::create(
+      g.b, g.loc, negative, arith::AddIOp::create(g.b, g.loc, start, size),
+      start);
+  start = arith::MaxSIOp::create(g.b, g.loc, start, g.index(0));
+  start = arith::MinSIOp::create(g.b, g.loc, start, size);
+  Value after = arith::SubIOp::create(
+      g.b, g.loc, arith::SubIOp::create(g.b, g.loc, size, start),
+      g.dim(dy[0], d));
+  auto zeros = [&](Value n) -> Value {
+    SmallVector<int64_t> shape(xt.getShape());
+    shape[d] = ShapedType::kDynamic;
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < xt.getRank(); ++i)
+      if (ShapedType::isDynamic(shape[i]))
+        sizes.push_back(i == d ? n : g.dim(x, i));
+    Type e = tensorType(dy[0]).getElementType();
+    return FullOp::create(g.b, g.loc, RankedTensorType::get(shape, e), sizes,
+                          g.b.getFloatAttr(e, 0));
+  };
+  g.set(0, CatOp::create(g.b, g.loc,
+                         ValueRange{zeros(start), dy[0], zeros(after)}, d));
+  return success();
+}
+
+LogicalResult gradient(CatOp op, Grads dy, Grad &g) {
+  // Each input's part of the gradient, in order along dim.
+  int64_t rank = tensorType(dy[0]).getRank();
+  int64_t d = dimIn(op.getDim(), rank);
+  Value offset = g.index(0);
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    Value end = arith::AddIOp::create(g.b, g.loc, offset, g.dim(input, d));
+    RankedTensorType type =
+        tensorType(input).clone(tensorType(dy[0]).getElementType());
+    SmallVector<int64_t> shape(tensorType(dy[0]).getShape());
+    shape[d] = type.getDimSize(d);
+    Value part = SliceOp::create(
+        g.b, g.loc, RankedTensorType::get(shape, type.getElementType()), dy[0],
+        d, offset, end, 1);
+    g.set(i, part);
+    offset = end;
+  }
+  return success();
+}
+
+/// How an op's gradient is built: by its `gradient` function, or as one of
+/// the views that keep the elements in order (reshape, flatten, squeeze,
+/// unsqueeze: the gradient reshaped back), or as one of the rounding ops
+/// (zero almost everywhere: none flows back).
+enum class Rule { Function, ReshapedBack, None };
+
+/// The GradientOpInterface of OpTy.
+template <typename OpTy, Rule R = Rule::Function>
+struct GradientModel
+    : GradientOpInterface::ExternalModel<GradientModel<OpTy, R>, OpTy> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &b,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    operandGrads.assign(op->getNumOperands(), Value());
+    if (llvm::all_of(resultGrads, [](Value v) { return !v; }))
+      return success();
+    Grad g{b, op->getLoc(), op, operandGrads};
+    if constexpr (R == Rule::ReshapedBack)
+      g.set(0, g.reshapeLike(resultGrads[0], op->getOperand(0)));
+    if constexpr (R == Rule::Function)
+      return gradient(cast<OpTy>(op), resultGrads, g);
+    return success();
+  }
+};
+
+template <Rule R, typename... OpTys> void attach(MLIRContext &context) {
+  (OpTys::template attachInterface<GradientModel<OpTys, R>>(context), ...);
+}
+
+} // namespace
+
+void mlir::kiln::attachGradients(MLIRContext &context) {
+  attach<Rule::Function, AddOp, SubOp, MulOp, DivOp, WhereOp, CastOp, NegOp,
+         ReluOp, SquareOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op,
+         Log1pOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SiluOp,
+         SinOp, CosOp, ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp,
+         LayerNormOp, RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp,
+         EmbeddingOp, ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp>(
+      context);
+  attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
+      context);
+  attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);
+}

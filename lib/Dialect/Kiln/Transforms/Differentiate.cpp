@@ -1,0 +1,144 @@
+//===- Differentiate.cpp - Reverse-mode differentiation of kiln graphs ----===//
+//
+// kiln-differentiate (Passes.td): each graph function's backward function,
+// its body recomputed and then differentiated op by op in reverse through
+// the ops' GradientOpInterface (KilnGradients.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_KILNDIFFERENTIATE
+#include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+namespace k = mlir::kiln;
+
+namespace {
+
+bool takesGradient(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+Value zerosLike(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(k::DimOp::create(b, loc, x, b.getI64IntegerAttr(d)));
+  return k::FullOp::create(b, loc, type, sizes,
+                           b.getFloatAttr(type.getElementType(), 0));
+}
+
+struct KilnDifferentiate : k::impl::KilnDifferentiateBase<KilnDifferentiate> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> functions;
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal() &&
+          llvm::any_of(fn.getArgumentTypes(), takesGradient))
+        functions.push_back(fn);
+    for (func::FuncOp fn : functions)
+      if (failed(k::buildBackward(fn, (fn.getSymName() + "_backward").str())))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+
+FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
+                                                  StringRef name) {
+  MLIRContext *context = fn.getContext();
+  Location loc = fn.getLoc();
+  SmallVector<Type> inputs(fn.getArgumentTypes()), outputs;
+  SmallVector<unsigned> gradResults;
+  for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
+    if (takesGradient(t)) {
+      inputs.push_back(t);
+      gradResults.push_back(i);
+    }
+  for (Type t : fn.getArgumentTypes())
+    if (takesGradient(t))
+      outputs.push_back(t);
+  OpBuilder b(context);
+  b.setInsertionPointAfter(fn);
+  auto backward = func::FuncOp::create(
+      b, loc, name, FunctionType::get(context, inputs, outputs));
+  Block *entry = backward.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+
+  // The forward, recomputed.
+  IRMapping forward;
+  forward.map(fn.getArguments(),
+              entry->getArguments().take_front(fn.getNumArguments()));
+  Operation *ret = nullptr;
+  for (Operation &op : fn.getBody().front()) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      ret = &op;
+    else
+      b.clone(op, forward);
+  }
+  if (!ret || fn.getBody().getBlocks().size() != 1) {
+    backward.erase();
+    fn.emitOpError("is differentiated as one block only");
+    return failure();
+  }
+
+  // Each value's gradient, the sum of what its uses contribute.
+  DenseMap<Value, Value> adjoint;
+  auto accumulate = [&](Value v, Value g) {
+    if (!g)
+      return;
+    auto [it, first] = adjoint.try_emplace(v, g);
+    if (!first)
+      it->second = k::AddOp::create(b, loc, it->second, g);
+  };
+  for (auto [k, r] : llvm::enumerate(gradResults))
+    accumulate(forward.lookup(ret->getOperand(r)),
+               entry->getArgument(fn.getNumArguments() + k));
+  SmallVector<Operation *> ops;
+  for (Operation &op : *entry)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    SmallVector<Value> resultGrads;
+    bool reached = false;
+    for (Value r : op->getResults()) {
+      Value g = adjoint.lookup(r);
+      resultGrads.push_back(g);
+      reached |= static_cast<bool>(g);
+    }
+    if (!reached || llvm::none_of(op->getOperandTypes(), takesGradient))
+      continue;
+    auto rule = dyn_cast<k::GradientOpInterface>(op);
+    if (!rule) {
+      op->emitOpError("has no gradient");
+      backward.erase();
+      return failure();
+    }
+    SmallVector<Value> operandGrads;
+    if (failed(rule.buildGradients(b, resultGrads, operandGrads))) {
+      backward.erase();
+      return failure();
+    }
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      accumulate(operand, g);
+  }
+  SmallVector<Value> grads;
+  for (BlockArgument arg :
+       entry->getArguments().take_front(fn.getNumArguments()))
+    if (takesGradient(arg.getType())) {
+      Value g = adjoint.lookup(arg);
+      grads.push_back(g ? g : zerosLike(b, loc, arg));
+    }
+  func::ReturnOp::create(b, loc, grads);
+  // What the gradients do not read of the recomputed forward goes.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  return backward;
+}

@@ -1,0 +1,70 @@
+// Tests that kiln-differentiate adds each function's backward: the forward
+// recomputed, each op's gradient in reverse, gradients summed over the dims
+// an operand was broadcast along (decided at run time where its sizes are
+// dynamic), none for integer operands, zeros for an input nothing reaches;
+// and that a gradient reaching an op without one is an error that names it.
+// (test/e2e/gradients.mlir checks the values against eager autograd.)
+// RUN: kiln-opt %s -kiln-differentiate -cse -split-input-file -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @exp_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32>, %[[DY:.*]]: tensor<?xf32>) -> tensor<?xf32>
+// CHECK: %[[Y:.*]] = kiln.exp %[[X]]
+// CHECK: %[[DX:.*]] = kiln.mul %[[DY]], %[[Y]]
+// CHECK: return %[[DX]]
+func.func @exp(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = kiln.exp %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// An operand of dynamic sizes is viewed as [r0, k0, r1, k1] (r: the
+// gradient's size where the operand's is 1, else 1; k: the operand's) and
+// summed over the r dims, so that it is summed over what it was broadcast
+// along as that turns out at run time (a [1, N] row: r0 is the gradient's
+// size); the integer operand takes no gradient; a float input the results
+// do not read gets zeros.
+// CHECK-LABEL: func.func @broadcast_backward
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<1x?xf32>, %[[C:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi64>, %[[U:.*]]: tensor<?xf32>, %[[DY:.*]]: tensor<?x?xf32>, %[[DZ:.*]]: tensor<4xf32>)
+// CHECK-SAME: -> (tensor<?x?xf32>, tensor<1x?xf32>, tensor<4xf32>, tensor<?xf32>)
+// CHECK: %[[DC:.*]] = kiln.mul %[[DZ]], %[[I]] : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
+// CHECK: %[[A0:.*]] = kiln.dim %[[A]], 0
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[A0]], %[[C1:.*]] : index
+// CHECK: %[[G0:.*]] = kiln.dim %[[DY]], 0
+// CHECK: %[[R0:.*]] = arith.select %[[ONE]], %[[G0]], %[[C1]] : index
+// CHECK: %[[A1:.*]] = kiln.dim %[[A]], 1
+// CHECK: %[[PAIRS:.*]] = kiln.reshape %[[DY]] [%[[R0]], %[[A0]], %{{.*}}, %[[A1]]] : tensor<?x?xf32> -> tensor<?x?x?x?xf32>
+// CHECK: %[[DA:.*]] = kiln.sum %[[PAIRS]] dims [0, 2] : tensor<?x?x?x?xf32> -> tensor<?x?xf32>
+// CHECK: %[[ROW:.*]] = kiln.reshape %[[DY]] [%[[G0]], %{{.*}}, %{{.*}}] : tensor<?x?xf32> -> tensor<?x1x?x?xf32>
+// CHECK: %[[DB:.*]] = kiln.sum %[[ROW]] dims [0, 2] : tensor<?x1x?x?xf32> -> tensor<1x?xf32>
+// CHECK: %[[DU:.*]] = kiln.full [%{{.*}}] {value = 0.000000e+00 : f32} : tensor<?xf32>
+// CHECK: return %[[DA]], %[[DB]], %[[DC]], %[[DU]]
+func.func @broadcast(%a: tensor<?x?xf32>, %b: tensor<1x?xf32>, %c: tensor<4xf32>, %i: tensor<4xi64>, %u: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<4xf32>) {
+  %0 = kiln.add %a, %b : (tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.mul %c, %i : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A value used twice gets the sum of both uses' gradients; an integer
+// result (argmax) takes none, so its input's gradient is what the float
+// path gives.
+// CHECK-LABEL: func.func @uses_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[DY:.*]]: tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[T:.*]] = kiln.mul %[[DY]], %[[X]]
+// CHECK: %[[S:.*]] = kiln.add %[[T]], %[[T]]
+// CHECK: return %[[S]]
+func.func @uses(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<i64>) {
+  %0 = kiln.mul %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = kiln.argmax %x dims [] : tensor<4xf32> -> tensor<i64>
+  return %0, %1 : tensor<4xf32>, tensor<i64>
+}
+
+// -----
+
+func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'kiln.amax' op has no gradient}}
+  %0 = kiln.amax %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

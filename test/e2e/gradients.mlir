@@ -1,0 +1,137 @@
+// Tests the backward functions kiln-differentiate builds (each op's
+// GradientOpInterface): for random gradients of the outputs, the gradient of
+// every float input, compiled and interpreted, against eager autograd's
+// (the forward run by the runtime's own ops on inputs that require grad).
+// RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
+// E2E-TOLERANCE: 1e-4 1e-5
+// CHECK-NOT: FAIL
+// CHECK: [[N:[0-9]+]] passed, 0 failed
+
+// Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
+// vector, each summed back over the dims it was broadcast along, whether
+// its sizes are known or only seen at run time.
+// E2E-GRAD: @arith f32[4,5] f32[1,5] f32[4,1] f32[] f32[5]
+// E2E-GRAD: @arith f32[3,1] f32[3,6] f32[1,1] f32[] f32[1]
+func.func @arith(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x1xf32>, %s: tensor<f32>, %v: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.add %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.mul %0, %c : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %2 = kiln.sub %1, %s : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %3 = kiln.div %2, %v : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %4 = kiln.mul %a, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %3, %4 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// The unary functions, on inputs in their domains.
+// E2E-GRAD: @unary f32[3,7] f32[3,7]{0.5,3}
+func.func @unary(%x: tensor<?x?xf32>, %p: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.exp %x : tensor<?x?xf32>
+  %1 = kiln.tanh %x : tensor<?x?xf32>
+  %2 = kiln.sigmoid %x : tensor<?x?xf32>
+  %3 = kiln.silu %x : tensor<?x?xf32>
+  %4 = kiln.relu %x : tensor<?x?xf32>
+  %5 = kiln.gelu %x : tensor<?x?xf32>
+  %6 = kiln.gelu %x approximate tanh : tensor<?x?xf32>
+  %7 = kiln.sin %x : tensor<?x?xf32>
+  %8 = kiln.cos %x : tensor<?x?xf32>
+  %9 = kiln.erf %x : tensor<?x?xf32>
+  %10 = kiln.square %x : tensor<?x?xf32>
+  %11 = kiln.neg %x : tensor<?x?xf32>
+  %12 = kiln.floor %x : tensor<?x?xf32>
+  %13 = kiln.log %p : tensor<?x?xf32>
+  %14 = kiln.sqrt %p : tensor<?x?xf32>
+  %15 = kiln.rsqrt %p : tensor<?x?xf32>
+  %16 = kiln.reciprocal %p : tensor<?x?xf32>
+  %17 = kiln.log1p %p : tensor<?x?xf32>
+  %18 = kiln.log2 %p : tensor<?x?xf32>
+  %19 = kiln.log10 %p : tensor<?x?xf32>
+  %20 = kiln.exp2 %x : tensor<?x?xf32>
+  %21 = kiln.expm1 %x : tensor<?x?xf32>
+  %s0 = kiln.add %0, %1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s1 = kiln.add %2, %3 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s2 = kiln.add %4, %5 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s3 = kiln.add %6, %7 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s4 = kiln.add %8, %9 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s5 = kiln.add %10, %11 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s6 = kiln.add %12, %20 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s7 = kiln.add %s6, %21 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t0 = kiln.add %13, %14 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t1 = kiln.add %15, %16 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t2 = kiln.add %17, %18 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %t3 = kiln.add %t2, %19 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %u0 = kiln.add %s0, %s1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %u1 = kiln.add %s2, %s3 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %u2 = kiln.add %s4, %s5 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %u3 = kiln.add %t0, %t1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %u0, %u1, %u2, %t3 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Reductions, softmax and the norms over the last dim; f64 exactly.
+// E2E-GRAD: @reductions f32[4,6] f32[6] f32[6]
+// E2E-GRAD: @reductions f32[1,3] f32[3] f32[3]
+func.func @reductions(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<1x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.sum %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %1 = kiln.mean %x dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %2 = kiln.softmax %x dim 1 : tensor<?x?xf32>
+  %3 = kiln.log_softmax %x dim 0 : tensor<?x?xf32>
+  %4 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %5 = kiln.rms_norm %x, %w {eps = 1.0e-06 : f64} : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?xf32>, tensor<1x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// E2E-GRAD: @reductions_f64 f64[3,5] f64[5]
+func.func @reductions_f64(%x: tensor<?x?xf64>, %w: tensor<?xf64>) -> (tensor<f64>, tensor<?x?xf64>) {
+  %0 = kiln.mean %x dims [] : tensor<?x?xf64> -> tensor<f64>
+  %1 = kiln.layer_norm %x, %w {eps = 1.0e-05 : f64} : (tensor<?x?xf64>, tensor<?xf64>) -> tensor<?x?xf64>
+  return %0, %1 : tensor<f64>, tensor<?x?xf64>
+}
+
+// Products: batched matmul broadcasting its batch dims, vectors on either
+// side, linear over 3-d rows, with and without a bias.
+// E2E-GRAD: @products f32[2,3,4,5] f32[3,5,6] f32[5] f32[6] f32[2,7,5] f32[8,5] f32[8]
+func.func @products(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>, %u: tensor<?xf32>, %v: tensor<?xf32>, %x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<?xf32>) -> (tensor<?x?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %0 = kiln.matmul %a, %b : (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %1 = kiln.matmul %u, %b : (tensor<?xf32>, tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  %2 = kiln.matmul %b, %v : (tensor<?x?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.linear %x, %w, %bias : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+  %4 = kiln.linear %x, %w : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// A classifier's loss: embedding, cross_entropy of [N, C] logits.
+// E2E-GRAD: @loss i64[2,3]{0,10} f32[10,4] f32[6,4] i64[6]{0,4}
+func.func @loss(%ids: tensor<?x?xi64>, %table: tensor<?x?xf32>, %logits: tensor<?x?xf32>, %targets: tensor<?xi64>) -> (tensor<?x?x?xf32>, tensor<f32>) {
+  %0 = kiln.embedding %ids, %table : (tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.cross_entropy %logits, %targets : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<f32>
+  return %0, %1 : tensor<?x?x?xf32>, tensor<f32>
+}
+
+// Views and data movement: reshape, transpose, permute, squeeze, expand,
+// slices (a negative start counted from the end) and cat.
+// E2E-GRAD: @views f32[2,3,4] f32[1,4] idx=1 idx=-2
+func.func @views(%x: tensor<?x?x?xf32>, %r: tensor<1x?xf32>, %s: index, %n: index) -> (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %d0 = kiln.dim %x, 0 : tensor<?x?x?xf32>
+  %d1 = kiln.dim %x, 1 : tensor<?x?x?xf32>
+  %d2 = kiln.dim %x, 2 : tensor<?x?x?xf32>
+  %m = arith.muli %d0, %d1 : index
+  %0 = kiln.reshape %x [%m, %d2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %1 = kiln.transpose %x dims 0, 2 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %2 = kiln.permute %x [1, 2, 0] : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %3 = kiln.squeeze %r dim 0 : tensor<1x?xf32> -> tensor<?xf32>
+  %4 = kiln.expand %r [%d1, %d2] : tensor<1x?xf32> -> tensor<?x?xf32>
+  %5 = kiln.mul %4, %3 : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %6 = kiln.slice %x dim 1 [%s : %d1] : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %7 = kiln.slice %x dim 1 [%n : %d1] : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %8 = kiln.cat %6, %7 dim 1 : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %0, %1, %5, %2, %8 : tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// where's branches (the mask takes none) and a promotion: an f64 scalar
+// (0-d) times an f32 tensor computes in f32.
+// E2E-GRAD: @select f32[3,4] f32[4] f64[]
+func.func @select(%x: tensor<?x?xf32>, %y: tensor<?xf32>, %d: tensor<f64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %zero = kiln.full {value = 0.0 : f32} : tensor<f32>
+  %c = kiln.cmp gt, %x, %zero : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %0 = kiln.where %c, %x, %y : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.mul %x, %d : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
