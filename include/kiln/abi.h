@@ -83,14 +83,18 @@ using EntryPoint = void (*)(void **args);
 struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
                       int64_t ops = 0, const char *inputs = "",
-                      const char *cpuFeatures = "")
+                      const char *cpuFeatures = "", bool autograd = false)
       : graph(graph), location(location), ops(ops), inputs(inputs),
-        cpuFeatures(cpuFeatures) {}
+        cpuFeatures(cpuFeatures), autograd(autograd) {}
   const char *graph;
   const char *location;
   int64_t ops;
   const char *inputs;
   const char *cpuFeatures;
+  /// Compiled with backward graphs (kiln compile --autograd): an input that
+  /// requires grad does not send the call to eager code at its guard; its
+  /// GraphCall (given the backward) records the compiled backward instead.
+  bool autograd;
 };
 
 /// The features of `features` (comma-separated, LLVM's names) that the
@@ -182,6 +186,13 @@ public:
   GraphCall &input(double value);
   /// The next result: a tensor of this rank and dtype, stored into out.
   GraphCall &output(Tensor &out, int64_t rank, DType dtype);
+  /// The graph's compiled backward (kiln-differentiate: the graph's inputs
+  /// and a gradient per floating-point result in, a gradient per
+  /// floating-point tensor input out), null where the graph has none. When
+  /// grad mode is on and an input requires grad, run() records it as the
+  /// one autograd node of the call's results (its inputs saved for it); a
+  /// graph without one runs eagerly instead, `noBackward` saying why.
+  GraphCall &backward(EntryPoint entry, const char *noBackward = "");
   /// Calls the graph. False when a shape check inside it failed: the caller
   /// then runs the same statements eagerly, which raise the same kiln::Error.
   bool run();
@@ -210,6 +221,17 @@ private:
   };
   std::vector<Arg> args_;
   std::vector<Output> outputs_;
+  /// The tensor inputs as passed (what a recorded backward saves).
+  std::vector<Tensor> tensors_;
+  EntryPoint backward_ = nullptr;
+  bool backwardGiven_ = false;
+  const char *noBackward_ = "";
+  /// The call of a graph's backward, from its autograd node (counted as
+  /// backward_compiled by KILN_STATS).
+  bool backwardOf_ = false;
+
+  /// Calls the entry point and takes its results; false on a failed check.
+  bool call();
 };
 
 /// Runs an allow_in_graph function for compiled code (the adapter that

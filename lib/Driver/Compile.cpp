@@ -22,6 +22,7 @@
 #include "kiln/Target/Host.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -735,17 +736,24 @@ private:
       auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_));
       modules.push_back(module);
       timer_.start("build kiln-dialect graphs");
+      std::vector<Graph *> built;
       for (Root *root : mine)
         for (Segment &seg : root->segments) {
-          std::vector<const Graph *> graphs;
-          for (const GraphVariant &v : seg.variants)
+          std::vector<Graph *> graphs;
+          for (GraphVariant &v : seg.variants)
             graphs.push_back(&v.graph);
           if (graphs.empty())
             graphs.push_back(&seg.graph);
-          for (const Graph *graph : graphs)
+          for (Graph *graph : graphs) {
             if (llvm::Error error = buildGraphFunction(module, *graph))
               return error;
+            built.push_back(graph);
+          }
+          // The dispatcher's call site (seg.graph) says the same.
+          seg.graph.autograd = request_.autograd;
         }
+      if (request_.autograd && !mlirStage(request_.emit))
+        addBackwards(module, built);
       if (logging(request_, "graph_code")) {
         llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)
                      << ")\n";
@@ -831,6 +839,29 @@ private:
                      << "\n";
     }
     return llvm::Error::success();
+  }
+
+  /// kiln compile --autograd: each graph's backward function
+  /// (kiln-differentiate) beside it in `module`, compiled with it, or why
+  /// it has none (an op without a gradient: the call runs eagerly when it
+  /// needs one).
+  void addBackwards(mlir::ModuleOp module, const std::vector<Graph *> &graphs) {
+    timer_.start("build backward graphs");
+    for (Graph *graph : graphs) {
+      graph->autograd = true;
+      auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph->name);
+      if (!fn)
+        continue;
+      std::string why;
+      mlir::ScopedDiagnosticHandler quiet(&context_, [&](mlir::Diagnostic &d) {
+        if (why.empty())
+          why = d.str();
+        return mlir::success();
+      });
+      graph->backward = mlir::succeeded(
+          mlir::kiln::buildBackward(fn, graph->name + "_backward"));
+      graph->noBackward = graph->backward ? "" : why;
+    }
   }
 
   /// Whether the cache holds the object of `modules` (their key set in

@@ -264,6 +264,11 @@ int run(int argc, char **argv) {
   compileCmd->add_option("--target-features", compile.targetFeatures,
                          "Target features on top of the CPU's, e.g. "
                          "+avx512f,-avx512fp16");
+  compileCmd->add_flag(
+      "--autograd", compile.autograd,
+      "Compile each graph's backward too: a call with an input that "
+      "requires grad runs compiled and records the compiled backward as one "
+      "autograd node (without it, such a call runs eagerly)");
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");

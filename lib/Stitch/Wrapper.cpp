@@ -103,8 +103,12 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
       tensorInputs += (tensorInputs.empty() ? "" : ",") + in.expr;
   os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
      << cString(location) << ", " << g.tensorOpCount() << ", "
-     << cString(tensorInputs) << (cpuFeatures.empty() ? "" : ", " + cpuFeatures)
-     << ");\n";
+     << cString(tensorInputs);
+  if (!cpuFeatures.empty() || g.autograd)
+    os << ", " << (cpuFeatures.empty() ? "\"\"" : cpuFeatures);
+  if (g.autograd) // the call records the compiled backward
+    os << ", true";
+  os << ");\n";
 }
 /// The eager backend's body of graph g: its kiln function (the one the
 /// compiled backends lower) printed as runtime calls, then the outputs
@@ -163,6 +167,9 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+  if (compiled && g.backward)
+    decl << "extern \"C\" void kiln_entry_" << g.name
+         << "_backward(void **);\n";
   std::string signature = signatureOf(g);
   decl << signature << ";\n";
   os << signature << " {\n";
@@ -208,6 +215,12 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       os << "\n           .output(" << (tensor ? "o" : "r") << i << ", "
          << (tensor ? v.rank : 0) << ", " << dtypeSpelling(e) << ")";
     }
+    if (g.autograd && g.backward)
+      os << "\n           .backward(kiln_entry_" << g.name << "_backward)";
+    else if (g.autograd) // a call that needs gradients runs eagerly
+      os << "\n           .backward(nullptr, "
+         << cString(llvm::StringRef(g.noBackward).split('\n').first.str())
+         << ")";
     os << "\n           .run())\n    return false;\n";
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];

@@ -56,6 +56,10 @@ struct CompileRequest : SourceRequest {
   /// features ("+avx2,-avx512f"); empty: the host CPU. The stitched guard
   /// runs a graph eagerly on a CPU without the features it was built for.
   std::string targetCpu, targetFeatures;
+  /// Compile each graph's backward beside it (kiln-differentiate), which
+  /// the stitched call records as its autograd node when an input
+  /// requires grad.
+  bool autograd = false;
 };
 
 /// The gpu-module-to-binary format for a --cuda-format value (ptx, cubin,

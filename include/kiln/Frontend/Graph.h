@@ -156,6 +156,13 @@ struct Graph {
   /// The loops left on the host that run this graph once per iteration,
   /// outermost first (an id per loop: its location's encoding).
   std::vector<uint64_t> hostLoops;
+  /// kiln compile --autograd: a call with an input that requires grad
+  /// records the graph's compiled backward as its one autograd node;
+  /// `backward` says whether the graph has one (kiln-differentiate), and
+  /// `noBackward` why not (a call that needs one then runs eagerly).
+  bool autograd = false;
+  bool backward = false;
+  std::string noBackward;
 
   int addValue(ValueKind kind) {
     values.push_back({kind, -1, ElementType::F32, false});

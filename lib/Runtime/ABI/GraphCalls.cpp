@@ -8,11 +8,13 @@
 #include "kiln/abi.h"
 
 #include "CUDA/CudaDriver.h"
+#include "Core/Autograd.h"
 #include "Core/CpuFeatures.h"
 #include "Core/Stats.h"
 
 #include "kiln/Ops.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,12 +43,17 @@ struct StatsAtExit {
     detail::Stats &s = detail::stats();
     std::fprintf(stderr,
                  "kiln-stats graph_calls=%lld compiled=%lld guard_misses=%lld "
-                 "ops_compiled=%lld ops_eager=%lld\n",
+                 "ops_compiled=%lld ops_eager=%lld",
                  static_cast<long long>(s.graphCalls.load()),
                  static_cast<long long>(s.compiled.load()),
                  static_cast<long long>(s.guardMisses.load()),
                  static_cast<long long>(s.opsCompiled.load()),
                  static_cast<long long>(s.opsEager.load()));
+    // Compiled backward graphs run by autograd (kiln compile --autograd).
+    if (int64_t n = s.backwardCompiled.load())
+      std::fprintf(stderr, " backward_compiled=%lld",
+                   static_cast<long long>(n));
+    std::fprintf(stderr, "\n");
   }
 } statsAtExit;
 
@@ -198,7 +205,7 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
 /// op records, and says so once (counted as a guard miss).
 bool recordsGrad(const GraphSite &site,
                  std::initializer_list<TensorGuard> tensors) {
-  if (!GradMode::is_enabled())
+  if (!GradMode::is_enabled() || site.autograd)
     return false;
   size_t index = 0;
   for (const TensorGuard &g : tensors) {
@@ -384,6 +391,7 @@ int chooseVersion(const GraphSite &site,
 }
 
 GraphCall &GraphCall::input(const Tensor &t) {
+  tensors_.push_back(t);
   descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
   if (device_.type == DeviceType::CUDA && t.device().type == DeviceType::CPU) {
     hostInputs_ = true;
@@ -420,7 +428,89 @@ GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
   return *this;
 }
 
+GraphCall &GraphCall::backward(EntryPoint entry, const char *noBackward) {
+  backward_ = entry;
+  backwardGiven_ = true;
+  noBackward_ = noBackward;
+  return *this;
+}
+
 bool GraphCall::run() {
+  bool differentiate =
+      backwardGiven_ && GradMode::is_enabled() &&
+      std::any_of(tensors_.begin(), tensors_.end(), [](const Tensor &t) {
+        return t.defined() && t.requires_grad();
+      });
+  if (!differentiate)
+    return call();
+  if (!backward_) {
+    countEagerRun(site_, std::string("an input requires grad and the graph "
+                                     "has no compiled backward (") +
+                             noBackward_ + ")");
+    return false;
+  }
+  // Grad mode is off while the recorder lives: the call records nothing
+  // of its own.
+  autograd::Recorder recorder("CompiledFunctionBackward", tensors_);
+  if (!call())
+    return false;
+  // The node keeps the inputs (the backward recomputes the forward from
+  // them), the scalars and each output's shape, and calls the backward
+  // with the gradients of the floating-point outputs (zeros where none
+  // arrived); it gives a gradient to each floating-point tensor input.
+  struct Replay {
+    std::string graph;
+    EntryPoint entry;
+    Device device;
+    std::vector<autograd::SavedTensor> tensors;
+    std::vector<int64_t> scalars;
+    std::vector<Arg> args;
+    std::vector<Shape> shapes;
+    std::vector<Output> outputs;
+  };
+  auto replay = std::make_shared<Replay>();
+  replay->graph = std::string(site_.graph) + "_backward";
+  replay->entry = backward_;
+  replay->device = device_;
+  for (const Tensor &t : tensors_)
+    replay->tensors.push_back(recorder.save(t));
+  replay->scalars = scalars_;
+  replay->args = args_;
+  std::vector<Tensor> outs;
+  for (const Output &o : outputs_) {
+    outs.push_back(*o.target);
+    replay->shapes.push_back(o.target->shape());
+    replay->outputs.push_back({nullptr, o.rank, o.dtype});
+  }
+  recorder.record(outs, [replay](const autograd::Grads &grads,
+                                 const autograd::Needs &) {
+    GraphSite site(replay->graph.c_str());
+    GraphCall call(site, replay->entry, replay->device);
+    call.backwardOf_ = true;
+    std::vector<Tensor> inputs;
+    for (const Arg &a : replay->args)
+      if (a.tensor)
+        call.input(inputs.emplace_back(replay->tensors[inputs.size()].get()));
+      else
+        call.input(replay->scalars[a.index]);
+    for (size_t k = 0; k < replay->outputs.size(); ++k)
+      if (isFloating(replay->outputs[k].dtype))
+        call.input(grads[k].defined()
+                       ? grads[k]
+                       : zeros(replay->shapes[k], replay->outputs[k].dtype));
+    autograd::Grads result(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (isFloating(inputs[i].dtype()))
+        call.output(result[i], inputs[i].dim(), inputs[i].dtype());
+    if (!call.call())
+      throw Error("graph " + replay->graph +
+                  ": the compiled backward failed a shape check");
+    return result;
+  });
+  return true;
+}
+
+bool GraphCall::call() {
   detail::UncountedOps plumbing;
   // Results: one descriptor per output, then the int32 status.
   size_t words = 1;
@@ -486,7 +576,8 @@ bool GraphCall::run() {
     return false;
   }
   detail::Stats &stats = detail::stats();
-  stats.compiled.fetch_add(1, std::memory_order_relaxed);
+  (backwardOf_ ? stats.backwardCompiled : stats.compiled)
+      .fetch_add(1, std::memory_order_relaxed);
   stats.opsCompiled.fetch_add(site_.ops, std::memory_order_relaxed);
   if (logEnabled("graph_calls"))
     std::fprintf(stderr, "kiln: graph %s: ran compiled\n", site_.graph);

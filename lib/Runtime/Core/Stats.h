@@ -2,9 +2,10 @@
 //
 // The counters KILN_STATS=1 prints at exit (lib/Runtime/ABI/GraphCalls.cpp):
 // graph calls, how many ran compiled, guard misses, the kiln ops compiled
-// graphs executed, and the tensor ops that ran eagerly under a compile
-// root. Every public eager op opens a CountedOp; only the outermost one
-// counts, so that an op built from others counts once.
+// graphs executed, the tensor ops that ran eagerly under a compile root,
+// and the compiled backward graphs autograd ran. Every public eager op opens a
+// CountedOp; only the outermost one counts, so that an op built from others
+// counts once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_CORE_STATS_H
@@ -17,7 +18,7 @@ namespace kiln::detail {
 
 struct Stats {
   std::atomic<int64_t> graphCalls{0}, compiled{0}, guardMisses{0},
-      opsCompiled{0}, opsEager{0};
+      opsCompiled{0}, opsEager{0}, backwardCompiled{0};
 };
 Stats &stats();
 

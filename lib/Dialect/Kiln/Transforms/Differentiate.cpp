@@ -72,16 +72,29 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
   Block *entry = backward.addEntryBlock();
   b.setInsertionPointToEnd(entry);
 
-  // The forward, recomputed.
+  // The forward, recomputed, and which of its values vary with a float
+  // argument (activity analysis: only their ops are differentiated, so
+  // that a mask built from constants needs no gradient).
   IRMapping forward;
   forward.map(fn.getArguments(),
               entry->getArguments().take_front(fn.getNumArguments()));
+  DenseSet<Value> active;
+  for (BlockArgument arg :
+       entry->getArguments().take_front(fn.getNumArguments()))
+    if (takesGradient(arg.getType()))
+      active.insert(arg);
   Operation *ret = nullptr;
   for (Operation &op : fn.getBody().front()) {
-    if (op.hasTrait<OpTrait::IsTerminator>())
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
       ret = &op;
-    else
-      b.clone(op, forward);
+      continue;
+    }
+    Operation *copy = b.clone(op, forward);
+    if (llvm::any_of(copy->getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value r : copy->getResults())
+        if (takesGradient(r.getType()))
+          active.insert(r);
   }
   if (!ret || fn.getBody().getBlocks().size() != 1) {
     backward.erase();
@@ -112,7 +125,8 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
       resultGrads.push_back(g);
       reached |= static_cast<bool>(g);
     }
-    if (!reached || llvm::none_of(op->getOperandTypes(), takesGradient))
+    if (!reached || llvm::none_of(op->getOperands(),
+                                  [&](Value v) { return active.contains(v); }))
       continue;
     auto rule = dyn_cast<k::GradientOpInterface>(op);
     if (!rule) {
@@ -126,7 +140,8 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
       return failure();
     }
     for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
-      accumulate(operand, g);
+      if (active.contains(operand))
+        accumulate(operand, g);
   }
   SmallVector<Value> grads;
   for (BlockArgument arg :

@@ -57,8 +57,9 @@ def KilnDifferentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
     none flows). Each op's gradient is its GradientOpInterface, one rule per
     op in lib/Dialect/Kiln/IR/KilnGradients.cpp with ATen's formulas;
     gradients reaching an op twice are added; integer, bool and index
-    values take none. An op a gradient reaches that has no rule fails the
-    pass, naming it.
+    values take none, and neither do values that do not vary with a float
+    argument (a mask built from constants). An op on the way from a float
+    argument to a float result that has no rule fails the pass, naming it.
 
     ```mlir
     func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {

@@ -1,0 +1,83 @@
+// Tests compiled training (kiln compile --autograd): a compiled function
+// called on parameters that require grad runs compiled, and its results'
+// grad_fn is the graph's compiled backward (kiln-differentiate), one
+// autograd node that backward() runs (KILN_STATS: backward_compiled). The
+// losses, every parameter's gradient and the input's match the uncompiled
+// build through three SGD steps, on shapes the source never names; the
+// same functions run compiled under NoGradGuard. A graph with an op that
+// has no gradient yet (amax) runs eagerly when a gradient is needed, with a
+// warning that says so, and compiled otherwise.
+//
+// RUN: kiln compile %s --autograd -o %t.cpp
+// RUN: FileCheck %s --check-prefix=STITCHED < %t.cpp
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
+// RUN: %t.ref 5 > %t.ref.txt
+// RUN: env KILN_STATS=1 %t.cpu 5 > %t.cpu.txt 2> %t.cpu.err
+// RUN: %python %S/Inputs/compare.py %t.ref.txt %t.cpu.txt
+// RUN: FileCheck %s --check-prefix=EXEC < %t.cpu.err
+// RUN: %t.ref 3 > %t.ref3.txt
+// RUN: %t.cpu 3 > %t.cpu3.txt 2> /dev/null
+// RUN: %python %S/Inputs/compare.py %t.ref3.txt %t.cpu3.txt
+#include <kiln/kiln.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+using kiln::Tensor;
+
+struct Mlp {
+  Tensor w1, b1, w2;
+  // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_{{[0-9]+}}_backward(void **);
+  // STITCHED: GraphSite site("kiln_Mlp__forward_{{[0-9]+}}", {{.*}}, true);
+  // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_{{[0-9]+}}_backward)
+  KILN_COMPILE() Tensor forward(const Tensor &x) const {
+    return kiln::matmul(kiln::gelu(kiln::matmul(x, w1) + b1), w2);
+  }
+};
+
+// STITCHED: .backward(nullptr, "'kiln.amax' op has no gradient")
+// EXEC: kiln: warning: graph {{[A-Za-z_0-9]+}} (compiled-backward.cpp:[[# @LINE + 3]]) runs eagerly: an input requires grad and the graph has no compiled backward ('kiln.amax' op has no gradient)
+// EXEC-NOT: kiln: warning
+KILN_COMPILE() Tensor peak(const Tensor &x) {
+  return kiln::amax(kiln::tanh(x), {1}).sum();
+}
+
+static void print(const char *what, const Tensor &t) {
+  Tensor flat = t.detach().to(kiln::kFloat64).contiguous().reshape({-1});
+  std::printf("%s:", what);
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    std::printf(" %.5f", flat.data<double>()[i]);
+  std::printf("\n");
+}
+
+// EXEC: kiln-stats graph_calls=6 compiled=5 guard_misses=1 {{.*}} backward_compiled=3
+int main(int argc, char **argv) {
+  int64_t batch = argc > 1 ? std::atoll(argv[1]) : 5;
+  Mlp m{kiln::randn({4, 8}, 1), kiln::randn({8}, 2), kiln::randn({8, 3}, 3)};
+  Tensor x = kiln::randn({batch, 4}, 4);
+  std::vector<Tensor> params{m.w1, m.b1, m.w2};
+  for (const Tensor &p : params)
+    p.requires_grad_();
+  x.requires_grad_();
+  kiln::optim::SGD opt(params, kiln::optim::SGDOptions(0.05).momentum(0.9));
+  for (int step = 0; step < 3; ++step) {
+    opt.zero_grad();
+    x.mutable_grad() = Tensor();
+    Tensor loss = kiln::mean(kiln::square(m.forward(x)));
+    loss.backward();
+    print("loss", loss);
+    print("w1.grad", m.w1.grad());
+    print("b1.grad", m.b1.grad());
+    print("w2.grad", m.w2.grad());
+    print("x.grad", x.grad());
+    opt.step();
+  }
+  Tensor p = peak(x);
+  p.backward();
+  print("peak", p);
+  print("peak x.grad", x.grad());
+  kiln::NoGradGuard noGrad;
+  print("trained", m.forward(x));
+  print("peak", peak(x));
+}
