@@ -852,6 +852,14 @@ private:
       auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph->name);
       if (!fn)
         continue;
+      if (llvm::none_of(fn.getArgumentTypes(), [](mlir::Type t) {
+            auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(t);
+            return tensor &&
+                   llvm::isa<mlir::FloatType>(tensor.getElementType());
+          })) {
+        graph->noBackward = "no floating-point tensor input";
+        continue;
+      }
       std::string why;
       mlir::ScopedDiagnosticHandler quiet(&context_, [&](mlir::Diagnostic &d) {
         if (why.empty())

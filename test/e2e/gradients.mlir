@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: [[N:[0-9]+]] passed, 0 failed
+// CHECK: 13 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -78,6 +78,14 @@ func.func @reductions(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>)
   return %0, %1, %2, %3, %4, %5 : tensor<?xf32>, tensor<1x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
+// The norms over a 2-d weight's dims.
+// E2E-GRAD: @norms2d f32[3,4,5] f32[4,5] f32[4,5]
+func.func @norms2d(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %0 = kiln.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.rms_norm %x, %w {eps = 1.0e-06 : f64} : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
 // E2E-GRAD: @reductions_f64 f64[3,5] f64[5]
 func.func @reductions_f64(%x: tensor<?x?xf64>, %w: tensor<?xf64>) -> (tensor<f64>, tensor<?x?xf64>) {
   %0 = kiln.mean %x dims [] : tensor<?x?xf64> -> tensor<f64>
@@ -134,4 +142,22 @@ func.func @select(%x: tensor<?x?xf32>, %y: tensor<?xf32>, %d: tensor<f64>) -> (t
   %0 = kiln.where %c, %x, %y : (tensor<?x?xi1>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
   %1 = kiln.mul %x, %d : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
   return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// pow (a positive base; a 0 exponent passes nothing to the base), maximum
+// and minimum (of a tensor and itself: a tie everywhere, half each), abs,
+// and amax/amin (over a tensor and its copy: every extremum tied, the
+// gradient shared).
+// E2E-GRAD: @extrema f32[4,5]{0.5,3} f32[5] f32[4,5]
+// E2E-GRAD: @extrema f32[2,1]{0.5,3} f32[1]{0,0} f32[2,1]
+func.func @extrema(%p: tensor<?x?xf32>, %e: tensor<?xf32>, %x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<1x?xf32>) {
+  %0 = kiln.pow %p, %e : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.maximum %x, %p : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %2 = kiln.minimum %x, %x : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.abs %x : tensor<?x?xf32>
+  %c = kiln.cat %x, %x dim 1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %4 = kiln.amax %c dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %5 = kiln.amin %c dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %6 = kiln.add %0, %1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %6, %2, %3, %1, %4, %5 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<1x?xf32>
 }

@@ -493,18 +493,25 @@ bool GraphCall::run() {
         call.input(inputs.emplace_back(replay->tensors[inputs.size()].get()));
       else
         call.input(replay->scalars[a.index]);
+    // Each result's gradient where the graph runs (the engine makes the
+    // missing ones zeros on the CPU): the results follow the inputs.
     for (size_t k = 0; k < replay->outputs.size(); ++k)
-      if (isFloating(replay->outputs[k].dtype))
-        call.input(grads[k].defined()
+      if (isFloating(replay->outputs[k].dtype)) {
+        Tensor g = grads[k].defined()
                        ? grads[k]
-                       : zeros(replay->shapes[k], replay->outputs[k].dtype));
+                       : zeros(replay->shapes[k], replay->outputs[k].dtype);
+        call.input(g.device().type == replay->device.type
+                       ? g
+                       : g.to(replay->device)); // kept by the call
+      }
     autograd::Grads result(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       if (isFloating(inputs[i].dtype()))
         call.output(result[i], inputs[i].dim(), inputs[i].dtype());
     if (!call.call())
       throw Error("graph " + replay->graph +
-                  ": the compiled backward failed a shape check");
+                  ": the compiled backward failed a check (a shape check, or "
+                  "an allow_in_graph call)");
     return result;
   });
   return true;

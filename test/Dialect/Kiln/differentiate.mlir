@@ -2,7 +2,8 @@
 // recomputed, each op's gradient in reverse, gradients summed over the dims
 // an operand was broadcast along (decided at run time where its sizes are
 // dynamic), none for integer operands, zeros for an input nothing reaches;
-// and that a gradient reaching an op without one is an error that names it.
+// and that a gradient reaching an op without one, or an op with effects
+// the recomputed forward would repeat, is an error that names it.
 // (test/e2e/gradients.mlir checks the values against eager autograd.)
 // RUN: kiln-opt %s -kiln-differentiate -cse -split-input-file -verify-diagnostics | FileCheck %s
 
@@ -63,8 +64,19 @@ func.func @uses(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<i64>) {
 
 // -----
 
-func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'kiln.amax' op has no gradient}}
-  %0 = kiln.amax %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'kiln.cumsum' op has no gradient}}
+  %0 = kiln.cumsum %x dim 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// An allow_in_graph call would run again in the recomputed forward: the
+// function is not differentiated.
+func.func private @helper(tensor<?xf32>) -> tensor<?xf32>
+func.func @opaque(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'kiln.opaque_call' op has effects that a recomputed forward would repeat}}
+  %0 = kiln.opaque_call @helper(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }

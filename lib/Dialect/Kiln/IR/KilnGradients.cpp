@@ -230,6 +230,42 @@ LogicalResult gradient(DivOp op, Grads dy, Grad &g) {
   return success();
 }
 
+LogicalResult gradient(PowOp op, Grads dy, Grad &g) {
+  // a: b a^(b-1), none where b is 0; b: a^b log(a), none where a is 0 and
+  // b >= 0.
+  Value a = op.getLhs(), e = op.getRhs(), y = op.getResult(), grad = dy[0];
+  Value zero = g.scalar(0, grad);
+  Value da = g.mul(g.mul(grad, e),
+                   PowOp::create(g.b, g.loc, a, g.sub(e, g.scalar(1, y))));
+  g.setBroadcast(0,
+                 g.where(g.cmp(CmpPredicate::eq, e, g.scalar(0, y)), zero, da));
+  Value db = g.mul(g.mul(grad, y), LogOp::create(g.b, g.loc, a));
+  Value kept = g.where(g.cmp(CmpPredicate::ge, e, g.scalar(0, y)), zero, db);
+  g.setBroadcast(1,
+                 g.where(g.cmp(CmpPredicate::eq, a, g.scalar(0, y)), kept, db));
+  return success();
+}
+
+/// maximum (Larger = gt) and minimum (lt): the operand that wins takes the
+/// gradient, a tie half each, a NaN operand the whole (torch's).
+template <typename OpTy>
+LogicalResult extremumGradient(OpTy op, Grads dy, Grad &g, CmpPredicate wins,
+                               CmpPredicate loses) {
+  Value a = op.getLhs(), b = op.getRhs(), grad = dy[0];
+  Value zero = g.scalar(0, grad);
+  Value tie = g.cmp(CmpPredicate::eq, a, b);
+  Value shared = g.where(tie, g.mul(grad, 0.5), grad);
+  g.setBroadcast(0, g.where(g.cmp(loses, a, b), zero, shared));
+  g.setBroadcast(1, g.where(g.cmp(wins, a, b), zero, shared));
+  return success();
+}
+LogicalResult gradient(MaximumOp op, Grads dy, Grad &g) {
+  return extremumGradient(op, dy, g, CmpPredicate::gt, CmpPredicate::lt);
+}
+LogicalResult gradient(MinimumOp op, Grads dy, Grad &g) {
+  return extremumGradient(op, dy, g, CmpPredicate::lt, CmpPredicate::gt);
+}
+
 LogicalResult gradient(WhereOp op, Grads dy, Grad &g) {
   Value zero = g.scalar(0, dy[0]);
   g.setBroadcast(1, g.where(op.getCond(), dy[0], zero));
@@ -244,6 +280,19 @@ LogicalResult gradient(CastOp op, Grads dy, Grad &g) {
 
 LogicalResult gradient(NegOp op, Grads dy, Grad &g) {
   g.set(0, g.neg(dy[0]));
+  return success();
+}
+
+LogicalResult gradient(AbsOp op, Grads dy, Grad &g) {
+  // sign(x) = (x > 0) - (x < 0): 0 at 0 and NaN, as ATen's.
+  Value x = op.getInput();
+  RankedTensorType t = tensorType(x);
+  auto side = [&](CmpPredicate p) -> Value {
+    Value c = g.cmp(p, x, g.scalar(0, x));
+    return CastOp::create(g.b, g.loc, tensorType(c).clone(t.getElementType()),
+                          c);
+  };
+  g.set(0, g.mul(dy[0], g.sub(side(CmpPredicate::gt), side(CmpPredicate::lt))));
   return success();
 }
 
@@ -407,6 +456,27 @@ LogicalResult gradient(MeanOp op, Grads dy, Grad &g) {
   return success();
 }
 
+/// amax, amin: the gradient shared evenly between the elements that equal
+/// the result.
+template <typename OpTy>
+LogicalResult extremeGradient(OpTy op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  ArrayRef<int64_t> dims = op.getDims();
+  Value hit = g.cmp(CmpPredicate::eq, x, g.unreduce(op.getResult(), x, dims));
+  Value share = CastOp::create(
+      g.b, g.loc, tensorType(hit).clone(tensorType(dy[0]).getElementType()),
+      hit);
+  Value ties = g.unreduce(g.sum(share, dims, op.getKeepdim()), x, dims);
+  g.set(0, g.div(g.mul(g.unreduce(dy[0], x, dims), share), ties));
+  return success();
+}
+LogicalResult gradient(AmaxOp op, Grads dy, Grad &g) {
+  return extremeGradient(op, dy, g);
+}
+LogicalResult gradient(AminOp op, Grads dy, Grad &g) {
+  return extremeGradient(op, dy, g);
+}
+
 LogicalResult gradient(SoftmaxOp op, Grads dy, Grad &g) {
   // y (dy - sum(dy y)).
   Value y = op.getResult();
@@ -436,41 +506,49 @@ Value epsOf(Grad &g, Value epsValue, double eps, Value x) {
                         tensorType(e).clone(tensorType(x).getElementType()), e);
 }
 
+/// The dims a norm takes its statistics over: the last rank(weight) of x.
+SmallVector<int64_t> normDims(Value x, Value weight) {
+  int64_t rank = tensorType(x).getRank();
+  return llvm::to_vector(
+      llvm::seq<int64_t>(rank - tensorType(weight).getRank(), rank));
+}
+
 LogicalResult gradient(LayerNormOp op, Grads dy, Grad &g) {
-  // Over the last dim: xhat = (x - mean) rstd; dw = sum(dy xhat),
+  // Over the weight's dims: xhat = (x - mean) rstd; dw = sum(dy xhat),
   // db = sum(dy); dx = rstd (d - mean(d) - xhat mean(d xhat)), d = dy w.
-  Value x = op.getInput();
-  int64_t last = tensorType(x).getRank() - 1;
-  Value centered = g.sub(x, g.mean(x, {last}, true));
-  Value var = g.mean(g.mul(centered, centered), {last}, true);
+  Value x = op.getInput(), w = op.getWeight();
+  SmallVector<int64_t> rows = normDims(x, w);
+  int64_t kept = rows.size();
+  Value centered = g.sub(x, g.mean(x, rows, true));
+  Value var = g.mean(g.mul(centered, centered), rows, true);
   Value rstd = RsqrtOp::create(
       g.b, g.loc,
       g.add(var, epsOf(g, op.getEpsValue(), op.getEps().convertToDouble(), x)));
   Value xhat = g.mul(centered, rstd);
-  g.setBroadcast(1, g.mul(dy[0], xhat), 1);
+  g.setBroadcast(1, g.mul(dy[0], xhat), kept);
   if (op.getBias())
-    g.setBroadcast(2, dy[0], 1);
-  Value d = g.mul(dy[0], op.getWeight());
-  Value inner = g.sub(g.sub(d, g.mean(d, {last}, true)),
-                      g.mul(xhat, g.mean(g.mul(d, xhat), {last}, true)));
+    g.setBroadcast(2, dy[0], kept);
+  Value d = g.mul(dy[0], w);
+  Value inner = g.sub(g.sub(d, g.mean(d, rows, true)),
+                      g.mul(xhat, g.mean(g.mul(d, xhat), rows, true)));
   g.set(0, g.mul(rstd, inner));
   return success();
 }
 
 LogicalResult gradient(RmsNormOp op, Grads dy, Grad &g) {
-  // y = x r w, r = rsqrt(mean(x^2) + eps): dw = sum(dy x r),
-  // dx = r d - x r^3 mean(d x), d = dy w.
-  Value x = op.getInput();
-  int64_t last = tensorType(x).getRank() - 1;
+  // y = x r w, r = rsqrt(mean(x^2) + eps) over the weight's dims:
+  // dw = sum(dy x r), dx = r d - x r^3 mean(d x), d = dy w.
+  Value x = op.getInput(), w = op.getWeight();
+  SmallVector<int64_t> rows = normDims(x, w);
   Value r = RsqrtOp::create(
       g.b, g.loc,
-      g.add(g.mean(g.mul(x, x), {last}, true),
+      g.add(g.mean(g.mul(x, x), rows, true),
             epsOf(g, op.getEpsValue(), op.getEps().convertToDouble(), x)));
-  g.setBroadcast(1, g.mul(dy[0], g.mul(x, r)), 1);
-  Value d = g.mul(dy[0], op.getWeight());
+  g.setBroadcast(1, g.mul(dy[0], g.mul(x, r)), rows.size());
+  Value d = g.mul(dy[0], w);
   Value r3 = g.mul(g.mul(r, r), r);
   g.set(0, g.sub(g.mul(r, d),
-                 g.mul(g.mul(x, r3), g.mean(g.mul(d, x), {last}, true))));
+                 g.mul(g.mul(x, r3), g.mean(g.mul(d, x), rows, true))));
   return success();
 }
 
@@ -690,13 +768,13 @@ template <Rule R, typename... OpTys> void attach(MLIRContext &context) {
 } // namespace
 
 void mlir::kiln::attachGradients(MLIRContext &context) {
-  attach<Rule::Function, AddOp, SubOp, MulOp, DivOp, WhereOp, CastOp, NegOp,
-         ReluOp, SquareOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op,
-         Log1pOp, SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SiluOp,
-         SinOp, CosOp, ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp,
-         LayerNormOp, RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp,
-         EmbeddingOp, ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp>(
-      context);
+  attach<Rule::Function, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
+         MinimumOp, WhereOp, CastOp, NegOp, AbsOp, AmaxOp, AminOp, ReluOp,
+         SquareOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp,
+         SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SiluOp, SinOp, CosOp,
+         ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
+         RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp, EmbeddingOp, ExpandOp,
+         TransposeOp, PermuteOp, SliceOp, CatOp>(context);
   attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);

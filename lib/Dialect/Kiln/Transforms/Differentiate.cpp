@@ -8,7 +8,9 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::kiln {
@@ -89,6 +91,15 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
       ret = &op;
       continue;
     }
+    // An op with effects (an allow_in_graph call) would run again, or
+    // differently, in the backward: such a graph is not differentiated.
+    // A shape check may run twice.
+    if (isa<k::OpaqueCallOp>(op) ||
+        (!isMemoryEffectFree(&op) && !isa<cf::AssertOp>(op))) {
+      op.emitOpError("has effects that a recomputed forward would repeat");
+      backward.erase();
+      return failure();
+    }
     Operation *copy = b.clone(op, forward);
     if (llvm::any_of(copy->getOperands(),
                      [&](Value v) { return active.contains(v); }))
@@ -155,5 +166,9 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isOpTriviallyDead(&op))
       op.erase();
+  if (failed(verify(backward))) {
+    backward.erase();
+    return failure();
+  }
   return backward;
 }
