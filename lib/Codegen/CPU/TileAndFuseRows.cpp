@@ -27,6 +27,16 @@ namespace {
 /// outputs), and whose results no other linalg op reads. A broadcast copy
 /// is no root either: kiln-broadcast-copies makes it one strided copy.
 bool isRoot(linalg::LinalgOp op) {
+  // An op with a static size of 0 computes nothing: tiling it (SCF's tile
+  // size computation divides by that size) is left out.
+  auto empty = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  if (llvm::any_of(op->getOperandTypes(), empty) ||
+      llvm::any_of(op->getResultTypes(), empty))
+    return false;
   if (!op.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
       op->hasAttr(kiln::kBroadcastCopyAttrName) ||
       op.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
@@ -82,8 +92,11 @@ struct KilnTileAndFuseRowsPass
       // runs at half the speed of one on the whole matrix, which the
       // runtime splits over the threads itself.
       options.setFusionControlFn(
-          [](tensor::ExtractSliceOp, OpResult producer,
-             bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          [](tensor::ExtractSliceOp slice, OpResult producer, bool)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            // Nor is a producer tiled to a slice of static size 0.
+            if (llvm::is_contained(slice.getStaticSizes(), 0))
+              return std::nullopt;
             // Only what can be tiled: a call (the runtime's attention) was
             // cloned into every tile, dead there but not erasable (a call
             // may have effects), and ran once per tile: the GPT-2 block's

@@ -98,3 +98,38 @@ func.func @conv_through_slice(%x: tensor<?x?x?x?xf32>, %w: tensor<?x?x?x?xf32>, 
   %s = tensor.extract_slice %y[0, 0, 0, 0] [%n, %d1, %d2, %d3] [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
   return %s : tensor<?x?x?x?xf32>
 }
+
+// A chain that ends in a tensor of static size 0 (a slice from 1 of a
+// size-1 dim, a differential tester's find) computes nothing: it is left
+// untiled, as is a producer read only through a slice of size 0 (SCF's
+// tile size computation had crashed kiln compile on them); the producer's
+// own chain is tiled.
+// CHECK-LABEL: func.func @empty
+// CHECK: scf.forall
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [%{{.*}}, 0] [1, 1] : tensor<?x1xi64> to tensor<?x0xi64>
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : tensor<?x0xi64>, tensor<?x0xi64>)
+// CHECK: return
+#e3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#e2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#e = affine_map<(d0, d1) -> (d0, d1)>
+func.func @empty(%x: tensor<?x1x?xi64>) -> tensor<?x0xi64> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i64
+  %n = tensor.dim %x, %c0 : tensor<?x1x?xi64>
+  %e0 = tensor.empty(%n) : tensor<?x1xi64>
+  %init = linalg.fill ins(%zero : i64) outs(%e0 : tensor<?x1xi64>) -> tensor<?x1xi64>
+  %sum = linalg.generic {indexing_maps = [#e3, #e2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<?x1x?xi64>) outs(%init : tensor<?x1xi64>) {
+  ^bb0(%in: i64, %acc: i64):
+    %s = arith.addi %acc, %in : i64
+    linalg.yield %s : i64
+  } -> tensor<?x1xi64>
+  %slice = tensor.extract_slice %sum[0, 0] [%n, 0] [1, 1] : tensor<?x1xi64> to tensor<?x0xi64>
+  %e1 = tensor.empty(%n) : tensor<?x0xi64>
+  %y = linalg.generic {indexing_maps = [#e, #e, #e], iterator_types = ["parallel", "parallel"]} ins(%slice, %slice : tensor<?x0xi64>, tensor<?x0xi64>) outs(%e1 : tensor<?x0xi64>) {
+  ^bb0(%a: i64, %b: i64, %o: i64):
+    %s = arith.addi %a, %b : i64
+    linalg.yield %s : i64
+  } -> tensor<?x0xi64>
+  return %y : tensor<?x0xi64>
+}
