@@ -2,10 +2,10 @@
 // write it: modules as structs with operator(), the blocks in a
 // std::vector<Block> run by range-for, a struct return of logits and loss.
 // One KILN_COMPILE() on GPT::forward; the program prints the loss and a
-// checksum of the logits.
-//
-//   gpt2 [BATCH] [TOKENS]   (default 2 x 16; vocab 96, width 64, 4 heads,
-//                            3 layers)
+// checksum of the logits, then trains STEPS AdamW steps on that batch
+// (with `kiln compile --autograd`, the backward runs compiled too):
+//   gpt2 [BATCH] [TOKENS] [STEPS]   (default 2 x 16 x 0; vocab 96, width 64,
+//                                    4 heads, 3 layers)
 #include <kiln/kiln.h>
 
 #include <cmath>
@@ -119,5 +119,25 @@ int main(int argc, char **argv) {
               static_cast<long long>(out.logits.size(1)), static_cast<long long>(out.logits.size(2)),
               kiln::sum(out.logits).item<float>());
   std::printf("loss %.6f\n", out.loss.item<float>());
+
+  const int64_t steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  if (steps <= 0)
+    return 0;
+  std::vector<Tensor> params{model.wte, model.wpe, model.ln_f.weight, model.ln_f.bias};
+  for (const Block &b : model.h)
+    for (const Tensor &p : {b.ln_1.weight, b.ln_1.bias, b.attn.c_attn.weight, b.attn.c_attn.bias,
+                            b.attn.c_proj.weight, b.attn.c_proj.bias, b.ln_2.weight, b.ln_2.bias,
+                            b.mlp.c_fc.weight, b.mlp.c_fc.bias, b.mlp.c_proj.weight, b.mlp.c_proj.bias})
+      params.push_back(p);
+  for (const Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-3).weight_decay(0.01));
+  for (int64_t step = 0; step < steps; ++step) {
+    opt.zero_grad();
+    Tensor loss = model.forward(idx, targets).loss;
+    loss.backward();
+    opt.step();
+    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
+  }
   return 0;
 }
