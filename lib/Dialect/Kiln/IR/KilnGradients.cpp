@@ -662,6 +662,34 @@ LogicalResult gradient(EmbeddingOp op, Grads dy, Grad &g) {
 // Views and data movement
 //===----------------------------------------------------------------------===//
 
+LogicalResult gradient(GatherOp op, Grads dy, Grad &g) {
+  // Each read element's gradient added back where it was read.
+  Value x = op.getInput();
+  RankedTensorType xt = tensorType(x).clone(tensorType(dy[0]).getElementType());
+  Value zeros = FullOp::create(g.b, g.loc, xt, g.dynamicSizes(x),
+                               g.b.getFloatAttr(xt.getElementType(), 0));
+  g.set(0, ScatterAddOp::create(g.b, g.loc, zeros, op.getIndex(), dy[0],
+                                op.getDim()));
+  return success();
+}
+
+LogicalResult gradient(ScatterAddOp op, Grads dy, Grad &g) {
+  // The input's passes through; each source element's is read where it
+  // was added.
+  g.set(0, dy[0]);
+  g.set(2, GatherOp::create(g.b, g.loc, dy[0], op.getIndex(), op.getDim()));
+  return success();
+}
+
+LogicalResult gradient(CumsumOp op, Grads dy, Grad &g) {
+  // The sum of the gradients from each position on: the total less the
+  // running sum before it.
+  int64_t d = dimIn(op.getDim(), tensorType(dy[0]).getRank());
+  Value running = CumsumOp::create(g.b, g.loc, dy[0], d);
+  g.set(0, g.add(g.sub(g.sum(dy[0], {d}, true), running), dy[0]));
+  return success();
+}
+
 LogicalResult gradient(ExpandOp op, Grads dy, Grad &g) {
   g.setBroadcast(0, dy[0]);
   return success();
@@ -773,8 +801,9 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
          SquareOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp,
          SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SiluOp, SinOp, CosOp,
          ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-         RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp, EmbeddingOp, ExpandOp,
-         TransposeOp, PermuteOp, SliceOp, CatOp>(context);
+         RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp, EmbeddingOp, GatherOp,
+         ScatterAddOp, CumsumOp, ExpandOp, TransposeOp, PermuteOp, SliceOp,
+         CatOp>(context);
   attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);
