@@ -188,10 +188,11 @@ public:
   GraphCall &output(Tensor &out, int64_t rank, DType dtype);
   /// The graph's compiled backward (kiln-differentiate: the graph's inputs
   /// and a gradient per floating-point result in, a gradient per
-  /// floating-point tensor input out), null where the graph has none. When
-  /// grad mode is on and an input requires grad, run() records it as the
-  /// one autograd node of the call's results (its inputs saved for it); a
-  /// graph without one runs eagerly instead, `noBackward` saying why.
+  /// floating-point tensor input out), null where the graph has none; given
+  /// before the inputs. When grad mode is on and an input requires grad,
+  /// run() records it as the one autograd node of the call's results (its
+  /// inputs saved for it); a graph without one runs eagerly instead,
+  /// `noBackward` saying why.
   GraphCall &backward(EntryPoint entry, const char *noBackward = "");
   /// Calls the graph. False when a shape check inside it failed: the caller
   /// then runs the same statements eagerly, which raise the same kiln::Error.
@@ -221,7 +222,8 @@ private:
   };
   std::vector<Arg> args_;
   std::vector<Output> outputs_;
-  /// The tensor inputs as passed (what a recorded backward saves).
+  /// The tensor inputs as passed, kept once backward() is given (what a
+  /// recorded backward saves).
   std::vector<Tensor> tensors_;
   EntryPoint backward_ = nullptr;
   bool backwardGiven_ = false;

@@ -850,13 +850,8 @@ private:
     for (Graph *graph : graphs) {
       graph->autograd = true;
       auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph->name);
-      if (!fn)
-        continue;
-      if (llvm::none_of(fn.getArgumentTypes(), [](mlir::Type t) {
-            auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(t);
-            return tensor &&
-                   llvm::isa<mlir::FloatType>(tensor.getElementType());
-          })) {
+      if (!fn ||
+          llvm::none_of(fn.getArgumentTypes(), mlir::kiln::takesGradient)) {
         graph->noBackward = "no floating-point tensor input";
         continue;
       }
@@ -866,9 +861,9 @@ private:
           why = d.str();
         return mlir::success();
       });
-      graph->backward = mlir::succeeded(
-          mlir::kiln::buildBackward(fn, graph->name + "_backward"));
-      graph->noBackward = graph->backward ? "" : why;
+      if (mlir::failed(
+              mlir::kiln::buildBackward(fn, graph->name + "_backward")))
+        graph->noBackward = why.empty() ? "its backward was not built" : why;
     }
   }
 

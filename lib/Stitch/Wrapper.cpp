@@ -167,7 +167,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
   std::ostringstream os, decl;
   if (compiled)
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
-  if (compiled && g.backward)
+  if (compiled && g.hasBackward())
     decl << "extern \"C\" void kiln_entry_" << g.name
          << "_backward(void **);\n";
   std::string signature = signatureOf(g);
@@ -199,6 +199,12 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
         os << "  kiln::Tensor r" << i << ";\n";
     os << "  if (!kiln::abi::GraphCall(site, kiln_entry_" << g.name
        << (cuda ? ", kiln::Device::cuda()" : "") << ")";
+    if (g.hasBackward())
+      os << "\n           .backward(kiln_entry_" << g.name << "_backward)";
+    else if (g.autograd) // a call that needs gradients runs eagerly
+      os << "\n           .backward(nullptr, "
+         << cString(llvm::StringRef(g.noBackward).split('\n').first.str())
+         << ")";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       ValueKind k = g.values[g.inputs[i].value].kind;
       os << "\n           .input(";
@@ -215,12 +221,6 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
       os << "\n           .output(" << (tensor ? "o" : "r") << i << ", "
          << (tensor ? v.rank : 0) << ", " << dtypeSpelling(e) << ")";
     }
-    if (g.autograd && g.backward)
-      os << "\n           .backward(kiln_entry_" << g.name << "_backward)";
-    else if (g.autograd) // a call that needs gradients runs eagerly
-      os << "\n           .backward(nullptr, "
-         << cString(llvm::StringRef(g.noBackward).split('\n').first.str())
-         << ")";
     os << "\n           .run())\n    return false;\n";
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TraceValue &v = g.values[g.outputs[i].value];

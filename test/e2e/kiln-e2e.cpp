@@ -683,15 +683,7 @@ int main(int argc, char **argv) {
     std::string why;
     bool ok;
     double worst = 0;
-    if (run.gradients) {
-      ok = !eagerError.empty() || status != 0
-               ? false
-               : checkGradients(*module, handle, run, inputs, cuda, f32Rtol,
-                                f32Atol, worst, why);
-      if (!eagerError.empty() || status != 0)
-        why = "eager: " + eagerError + "; compiled status " +
-              std::to_string(status);
-    } else if (run.expectError) {
+    if (run.expectError) {
       ok = !eagerError.empty() && status == 1;
       why = "eager: " +
             (eagerError.empty() ? std::string("no error") : eagerError) +
@@ -700,6 +692,9 @@ int main(int argc, char **argv) {
       ok = false;
       why = "eager: " + eagerError + "; compiled status " +
             std::to_string(status);
+    } else if (run.gradients) {
+      ok = checkGradients(*module, handle, run, inputs, cuda, f32Rtol, f32Atol,
+                          worst, why);
     } else {
       ok = true;
       for (size_t r = 0; ok && r < got.size(); ++r) {

@@ -157,12 +157,12 @@ struct Graph {
   /// outermost first (an id per loop: its location's encoding).
   std::vector<uint64_t> hostLoops;
   /// kiln compile --autograd: a call with an input that requires grad
-  /// records the graph's compiled backward as its one autograd node;
-  /// `backward` says whether the graph has one (kiln-differentiate), and
-  /// `noBackward` why not (a call that needs one then runs eagerly).
+  /// records the graph's compiled backward (kiln-differentiate) as its one
+  /// autograd node; `noBackward` says why the graph has none (a call that
+  /// needs one then runs eagerly).
   bool autograd = false;
-  bool backward = false;
   std::string noBackward;
+  bool hasBackward() const { return autograd && noBackward.empty(); }
 
   int addValue(ValueKind kind) {
     values.push_back({kind, -1, ElementType::F32, false});

@@ -391,7 +391,8 @@ int chooseVersion(const GraphSite &site,
 }
 
 GraphCall &GraphCall::input(const Tensor &t) {
-  tensors_.push_back(t);
+  if (backwardGiven_)
+    tensors_.push_back(t);
   descriptors_.emplace_back(descriptorSize(t.dim()) / sizeof(int64_t));
   if (device_.type == DeviceType::CUDA && t.device().type == DeviceType::CPU) {
     hostInputs_ = true;
@@ -465,8 +466,7 @@ bool GraphCall::run() {
     std::vector<autograd::SavedTensor> tensors;
     std::vector<int64_t> scalars;
     std::vector<Arg> args;
-    std::vector<Shape> shapes;
-    std::vector<Output> outputs;
+    std::vector<autograd::GradSlot> results;
   };
   auto replay = std::make_shared<Replay>();
   replay->graph = std::string(site_.graph) + "_backward";
@@ -479,8 +479,7 @@ bool GraphCall::run() {
   std::vector<Tensor> outs;
   for (const Output &o : outputs_) {
     outs.push_back(*o.target);
-    replay->shapes.push_back(o.target->shape());
-    replay->outputs.push_back({nullptr, o.rank, o.dtype});
+    replay->results.push_back({o.target->shape(), o.dtype});
   }
   recorder.record(outs, [replay](const autograd::Grads &grads,
                                  const autograd::Needs &) {
@@ -494,15 +493,16 @@ bool GraphCall::run() {
       else
         call.input(replay->scalars[a.index]);
     // Each result's gradient where the graph runs (the engine makes the
-    // missing ones zeros on the CPU): the results follow the inputs.
-    for (size_t k = 0; k < replay->outputs.size(); ++k)
-      if (isFloating(replay->outputs[k].dtype)) {
-        Tensor g = grads[k].defined()
-                       ? grads[k]
-                       : zeros(replay->shapes[k], replay->outputs[k].dtype);
-        call.input(g.device().type == replay->device.type
-                       ? g
-                       : g.to(replay->device)); // kept by the call
+    // missing ones zeros on the CPU; the results follow the inputs), kept
+    // alive until the call returns.
+    std::vector<Tensor> resultGrads;
+    for (size_t k = 0; k < replay->results.size(); ++k)
+      if (const autograd::GradSlot &r = replay->results[k];
+          isFloating(r.dtype)) {
+        Tensor g = grads[k].defined() ? grads[k] : zeros(r.shape, r.dtype);
+        if (g.device().type != replay->device.type)
+          g = g.to(replay->device);
+        call.input(resultGrads.emplace_back(std::move(g)));
       }
     autograd::Grads result(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)

@@ -27,16 +27,11 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-bool takesGradient(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && isa<FloatType>(t.getElementType());
-}
-
 /// A dim counted from 0 (torch's negative dims count from the end).
 int64_t dimIn(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
 
-/// The gradient expressions of one op, built before it... at its location,
-/// and the operands' gradients they set.
+/// Builds the gradient expressions of one op at its location, and sets the
+/// operands' gradients.
 struct Grad {
   OpBuilder &b;
   Location loc;
@@ -73,14 +68,25 @@ struct Grad {
   Value dim(Value x, int64_t d) {
     return DimOp::create(b, loc, x, b.getI64IntegerAttr(d));
   }
-  /// The sizes of x's dynamic dims, in order.
-  SmallVector<Value> dynamicSizes(Value x) {
-    SmallVector<Value> sizes;
-    RankedTensorType t = tensorType(x);
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (t.isDynamicDim(d))
-        sizes.push_back(dim(x, d));
-    return sizes;
+  SmallVector<Value> dynamicSizes(Value x) { return dynamicSizesOf(b, loc, x); }
+  /// t converted to element type e (a cast where it has another).
+  Value castTo(Value t, Type e) {
+    RankedTensorType type = tensorType(t);
+    if (type.getElementType() == e)
+      return t;
+    return CastOp::create(b, loc, type.clone(e), t);
+  }
+  /// A count (an index) as a 0-d tensor of like's element type.
+  Value countOf(Value n, Value like) {
+    Value i64 = FromScalarOp::create(
+        b, loc, RankedTensorType::get({}, b.getI64Type()),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
+    return castTo(i64, tensorType(like).getElementType());
+  }
+  /// Zeros of `type`, its dynamic sizes `sizes`.
+  Value zeros(RankedTensorType type, ValueRange sizes) {
+    return FullOp::create(b, loc, type, sizes,
+                          b.getFloatAttr(type.getElementType(), 0));
   }
   /// g (of x's element count) as a tensor of type `type`, whose dynamic
   /// sizes are `sizes`.
@@ -174,27 +180,17 @@ struct Grad {
   }
 
   /// Sets operand i's gradient to g (of the operand's shape), converted to
-  /// its type, added to what another use of the same value set; nothing for
-  /// an operand that takes no gradient.
+  /// its type; nothing for an operand that takes no gradient. (An operand
+  /// used twice gets each use's: buildBackward adds them.)
   void set(unsigned i, Value g) {
     Value x = op->getOperand(i);
-    if (!g || !takesGradient(x))
-      return;
-    RankedTensorType xt = tensorType(x);
-    if (tensorType(g).getElementType() != xt.getElementType())
-      g = CastOp::create(b, loc, tensorType(g).clone(xt.getElementType()), g);
-    g = reshapeLike(g, x);
-    for (unsigned j = 0; j < i; ++j)
-      if (op->getOperand(j) == x && out[j]) {
-        out[j] = add(out[j], g);
-        return;
-      }
-    out[i] = g;
+    if (g && takesGradient(x.getType()))
+      out[i] = reshapeLike(castTo(g, tensorType(x).getElementType()), x);
   }
 
   /// set, for an operand the op broadcast: g summed to its shape first.
   void setBroadcast(unsigned i, Value g, int64_t sameTrailing = 0) {
-    if (g && takesGradient(op->getOperand(i)))
+    if (g && takesGradient(op->getOperand(i).getType()))
       set(i, sumToShape(g, op->getOperand(i), sameTrailing));
   }
 };
@@ -246,8 +242,9 @@ LogicalResult gradient(PowOp op, Grads dy, Grad &g) {
   return success();
 }
 
-/// maximum (Larger = gt) and minimum (lt): the operand that wins takes the
-/// gradient, a tie half each, a NaN operand the whole (torch's).
+/// maximum (an operand wins by `wins` = gt) and minimum (lt): the operand
+/// that wins takes the gradient, a tie half each, a NaN operand the whole
+/// (torch's).
 template <typename OpTy>
 LogicalResult extremumGradient(OpTy op, Grads dy, Grad &g, CmpPredicate wins,
                                CmpPredicate loses) {
@@ -286,11 +283,9 @@ LogicalResult gradient(NegOp op, Grads dy, Grad &g) {
 LogicalResult gradient(AbsOp op, Grads dy, Grad &g) {
   // sign(x) = (x > 0) - (x < 0): 0 at 0 and NaN, as ATen's.
   Value x = op.getInput();
-  RankedTensorType t = tensorType(x);
-  auto side = [&](CmpPredicate p) -> Value {
-    Value c = g.cmp(p, x, g.scalar(0, x));
-    return CastOp::create(g.b, g.loc, tensorType(c).clone(t.getElementType()),
-                          c);
+  auto side = [&](CmpPredicate p) {
+    return g.castTo(g.cmp(p, x, g.scalar(0, x)),
+                    tensorType(x).getElementType());
   };
   g.set(0, g.mul(dy[0], g.sub(side(CmpPredicate::gt), side(CmpPredicate::lt))));
   return success();
@@ -447,12 +442,7 @@ LogicalResult gradient(MeanOp op, Grads dy, Grad &g) {
   for (int64_t d = 0; d < in.getRank(); ++d)
     if (op.getDims().empty() || llvm::is_contained(op.getDims(), d))
       count = arith::MulIOp::create(g.b, g.loc, count, g.dim(x, d));
-  Value n = FromScalarOp::create(
-      g.b, g.loc, RankedTensorType::get({}, g.b.getI64Type()),
-      arith::IndexCastOp::create(g.b, g.loc, g.b.getI64Type(), count));
-  Value nf =
-      CastOp::create(g.b, g.loc, tensorType(n).clone(in.getElementType()), n);
-  g.set(0, g.div(g.unreduce(dy[0], x, op.getDims()), nf));
+  g.set(0, g.div(g.unreduce(dy[0], x, op.getDims()), g.countOf(count, x)));
   return success();
 }
 
@@ -463,9 +453,7 @@ LogicalResult extremeGradient(OpTy op, Grads dy, Grad &g) {
   Value x = op.getInput();
   ArrayRef<int64_t> dims = op.getDims();
   Value hit = g.cmp(CmpPredicate::eq, x, g.unreduce(op.getResult(), x, dims));
-  Value share = CastOp::create(
-      g.b, g.loc, tensorType(hit).clone(tensorType(dy[0]).getElementType()),
-      hit);
+  Value share = g.castTo(hit, tensorType(dy[0]).getElementType());
   Value ties = g.unreduce(g.sum(share, dims, op.getKeepdim()), x, dims);
   g.set(0, g.div(g.mul(g.unreduce(dy[0], x, dims), share), ties));
   return success();
@@ -502,8 +490,7 @@ Value epsOf(Grad &g, Value epsValue, double eps, Value x) {
     return g.scalar(eps, x);
   Value e = FromScalarOp::create(
       g.b, g.loc, RankedTensorType::get({}, epsValue.getType()), epsValue);
-  return CastOp::create(g.b, g.loc,
-                        tensorType(e).clone(tensorType(x).getElementType()), e);
+  return g.castTo(e, tensorType(x).getElementType());
 }
 
 /// The dims a norm takes its statistics over: the last rank(weight) of x.
@@ -624,18 +611,8 @@ LogicalResult gradient(CrossEntropyOp op, Grads dy, Grad &g) {
   Value hot =
       g.cmp(CmpPredicate::eq, UnsqueezeOp::create(g.b, g.loc, classes, 0),
             UnsqueezeOp::create(g.b, g.loc, targets, 1));
-  Value diff = g.sub(
-      p, CastOp::create(g.b, g.loc,
-                        tensorType(p).clone(tensorType(hot).getShape(),
-                                            tensorType(p).getElementType()),
-                        hot));
-  Value rows = FromScalarOp::create(
-      g.b, g.loc, RankedTensorType::get({}, g.b.getI64Type()),
-      arith::IndexCastOp::create(g.b, g.loc, g.b.getI64Type(),
-                                 g.dim(logits, 0)));
-  Value n = CastOp::create(
-      g.b, g.loc, tensorType(rows).clone(tensorType(p).getElementType()), rows);
-  g.set(0, g.mul(diff, g.div(dy[0], n)));
+  Value diff = g.sub(p, g.castTo(hot, tensorType(p).getElementType()));
+  g.set(0, g.mul(diff, g.div(dy[0], g.countOf(g.dim(logits, 0), p))));
   return success();
 }
 
@@ -651,9 +628,7 @@ LogicalResult gradient(EmbeddingOp op, Grads dy, Grad &g) {
     flatIds = FlattenOp::create(g.b, g.loc, ids, 0, idsRank - 1);
   }
   Value index = g.expandLike(UnsqueezeOp::create(g.b, g.loc, flatIds, 1), rows);
-  RankedTensorType tt = tensorType(table);
-  Value zeros = FullOp::create(g.b, g.loc, tt, g.dynamicSizes(table),
-                               g.b.getFloatAttr(tt.getElementType(), 0));
+  Value zeros = g.zeros(tensorType(table), g.dynamicSizes(table));
   g.set(1, ScatterAddOp::create(g.b, g.loc, zeros, index, rows, 0));
   return success();
 }
@@ -665,9 +640,8 @@ LogicalResult gradient(EmbeddingOp op, Grads dy, Grad &g) {
 LogicalResult gradient(GatherOp op, Grads dy, Grad &g) {
   // Each read element's gradient added back where it was read.
   Value x = op.getInput();
-  RankedTensorType xt = tensorType(x).clone(tensorType(dy[0]).getElementType());
-  Value zeros = FullOp::create(g.b, g.loc, xt, g.dynamicSizes(x),
-                               g.b.getFloatAttr(xt.getElementType(), 0));
+  Value zeros = g.zeros(tensorType(x).clone(tensorType(dy[0]).getElementType()),
+                        g.dynamicSizes(x));
   g.set(0, ScatterAddOp::create(g.b, g.loc, zeros, op.getIndex(), dy[0],
                                 op.getDim()));
   return success();
@@ -735,9 +709,9 @@ LogicalResult gradient(SliceOp op, Grads dy, Grad &g) {
     for (int64_t i = 0; i < xt.getRank(); ++i)
       if (ShapedType::isDynamic(shape[i]))
         sizes.push_back(i == d ? n : g.dim(x, i));
-    Type e = tensorType(dy[0]).getElementType();
-    return FullOp::create(g.b, g.loc, RankedTensorType::get(shape, e), sizes,
-                          g.b.getFloatAttr(e, 0));
+    return g.zeros(
+        RankedTensorType::get(shape, tensorType(dy[0]).getElementType()),
+        sizes);
   };
   g.set(0, CatOp::create(g.b, g.loc,
                          ValueRange{zeros(start), dy[0], zeros(after)}, d));
@@ -794,6 +768,11 @@ template <Rule R, typename... OpTys> void attach(MLIRContext &context) {
 }
 
 } // namespace
+
+bool mlir::kiln::takesGradient(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
 
 void mlir::kiln::attachGradients(MLIRContext &context) {
   attach<Rule::Function, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,

@@ -119,6 +119,16 @@ mlir::kiln::inferBroadcastResult(std::optional<Location> loc,
   return success();
 }
 
+SmallVector<Value> mlir::kiln::dynamicSizesOf(OpBuilder &b, Location loc,
+                                              Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(DimOp::create(b, loc, x, b.getI64IntegerAttr(d)));
+  return sizes;
+}
+
 LogicalResult mlir::kiln::verifyDimInRange(Operation *op, int64_t dim,
                                            int64_t rank, StringRef name) {
   if (dim < 0 || dim >= rank)

@@ -43,17 +43,6 @@ Value dimOf(PatternRewriter &b, Location loc, Value x, int64_t d) {
   return k::DimOp::create(b, loc, x, b.getI64IntegerAttr(d));
 }
 
-/// The sizes of x's dynamic dims, in order (what a tensor of its shape is
-/// built with).
-SmallVector<Value> dynamicSizesOf(PatternRewriter &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(dimOf(b, loc, x, d));
-  return sizes;
-}
-
 Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -137,7 +126,7 @@ struct DecomposeReshapeAs : OpRewritePattern<k::ReshapeAsOp> {
                                 PatternRewriter &b) const override {
     Value like = op.getOther();
     b.replaceOpWithNewOp<k::ReshapeOp>(op, op.getType(), op.getInput(),
-                                       dynamicSizesOf(b, op.getLoc(), like));
+                                       k::dynamicSizesOf(b, op.getLoc(), like));
     return success();
   }
 };
@@ -263,7 +252,7 @@ template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
         k::SumOp::create(b, loc, k::MulOp::create(b, loc, deviation, deviation),
                          dims, op.getKeepdimAttr());
     // The count of the reduced elements: a sum of ones shaped as x.
-    Value ones = k::FullOp::create(b, loc, in, dynamicSizesOf(b, loc, x),
+    Value ones = k::FullOp::create(b, loc, in, k::dynamicSizesOf(b, loc, x),
                                    b.getFloatAttr(in.getElementType(), 1));
     Value count = k::SumOp::create(b, loc, ones, dims, op.getKeepdimAttr());
     Value correction =

@@ -23,18 +23,9 @@ namespace k = mlir::kiln;
 
 namespace {
 
-bool takesGradient(Type t) {
-  auto tensor = dyn_cast<RankedTensorType>(t);
-  return tensor && isa<FloatType>(tensor.getElementType());
-}
-
 Value zerosLike(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      sizes.push_back(k::DimOp::create(b, loc, x, b.getI64IntegerAttr(d)));
-  return k::FullOp::create(b, loc, type, sizes,
+  return k::FullOp::create(b, loc, type, k::dynamicSizesOf(b, loc, x),
                            b.getFloatAttr(type.getElementType(), 0));
 }
 
@@ -43,7 +34,7 @@ struct KilnDifferentiate : k::impl::KilnDifferentiateBase<KilnDifferentiate> {
     SmallVector<func::FuncOp> functions;
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (!fn.isExternal() &&
-          llvm::any_of(fn.getArgumentTypes(), takesGradient))
+          llvm::any_of(fn.getArgumentTypes(), k::takesGradient))
         functions.push_back(fn);
     for (func::FuncOp fn : functions)
       if (failed(k::buildBackward(fn, (fn.getSymName() + "_backward").str())))
@@ -60,12 +51,12 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
   SmallVector<Type> inputs(fn.getArgumentTypes()), outputs;
   SmallVector<unsigned> gradResults;
   for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
-    if (takesGradient(t)) {
+    if (k::takesGradient(t)) {
       inputs.push_back(t);
       gradResults.push_back(i);
     }
   for (Type t : fn.getArgumentTypes())
-    if (takesGradient(t))
+    if (k::takesGradient(t))
       outputs.push_back(t);
   OpBuilder b(context);
   b.setInsertionPointAfter(fn);
@@ -83,7 +74,7 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
   DenseSet<Value> active;
   for (BlockArgument arg :
        entry->getArguments().take_front(fn.getNumArguments()))
-    if (takesGradient(arg.getType()))
+    if (k::takesGradient(arg.getType()))
       active.insert(arg);
   Operation *ret = nullptr;
   for (Operation &op : fn.getBody().front()) {
@@ -104,7 +95,7 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
     if (llvm::any_of(copy->getOperands(),
                      [&](Value v) { return active.contains(v); }))
       for (Value r : copy->getResults())
-        if (takesGradient(r.getType()))
+        if (k::takesGradient(r.getType()))
           active.insert(r);
   }
   if (!ret || fn.getBody().getBlocks().size() != 1) {
@@ -157,7 +148,7 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
   SmallVector<Value> grads;
   for (BlockArgument arg :
        entry->getArguments().take_front(fn.getNumArguments()))
-    if (takesGradient(arg.getType())) {
+    if (k::takesGradient(arg.getType())) {
       Value g = adjoint.lookup(arg);
       grads.push_back(g ? g : zerosLike(b, loc, arg));
     }

@@ -132,6 +132,14 @@ namespace mlir::kiln {
 /// Attaches each differentiable op's GradientOpInterface (KilnGradients.cpp);
 /// the kiln dialect does when it loads.
 void attachGradients(MLIRContext &context);
+
+/// Whether values of type t take gradients: ranked tensors of a
+/// floating-point element type (not integers, bools or index sizes).
+bool takesGradient(Type t);
+
+/// The sizes of x's dynamic dims, in order (kiln.dim of each): what a
+/// tensor of x's shape is built with (kiln.full, kiln.reshape, kiln.expand).
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value x);
 } // namespace mlir::kiln
 
 #endif
