@@ -676,6 +676,11 @@ int main(int argc, char **argv) {
       eagerError = e.what();
     }
 
+    // The inputs are the caller's: compiled code reads them only.
+    std::vector<Tensor> before;
+    for (const RtValue &v : inputs)
+      if (const auto *t = std::get_if<Tensor>(&v))
+        before.push_back(t->clone());
     std::vector<Tensor> got;
     int32_t status =
         runCompiled(entry, run.function, fn, inputs, cuda, got) ? 0 : 1;
@@ -683,7 +688,19 @@ int main(int argc, char **argv) {
     std::string why;
     bool ok;
     double worst = 0;
-    if (run.expectError) {
+    size_t written = 0;
+    for (const RtValue &v : inputs)
+      if (const auto *t = std::get_if<Tensor>(&v)) {
+        if (compare(*t, before[written], 0, 0, 0, why) < 0) {
+          why = "the compiled call wrote into its tensor input " +
+                std::to_string(written) + ": " + why;
+          break;
+        }
+        ++written;
+      }
+    if (written < before.size()) {
+      ok = false;
+    } else if (run.expectError) {
       ok = !eagerError.empty() && status == 1;
       why = "eager: " +
             (eagerError.empty() ? std::string("no error") : eagerError) +

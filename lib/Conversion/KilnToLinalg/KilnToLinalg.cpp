@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -49,7 +50,17 @@ struct ConvertKilnToLinalgPass
     populateKilnToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // A graph's tensor arguments are its caller's (a scatter's input, say,
+    // is not its output): bufferization copies them rather than writing
+    // into them.
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal() && fn.isPublic())
+        for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+          if (isa<TensorType>(type))
+            fn.setArgAttr(
+                i, bufferization::BufferizationDialect::kWritableAttrName,
+                BoolAttr::get(ctx, false));
   }
 };
 } // namespace

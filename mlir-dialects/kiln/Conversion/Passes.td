@@ -20,10 +20,14 @@ def ConvertKilnToLinalg : Pass<"convert-kiln-to-linalg", "ModuleOp"> {
     the same dim of the same value). Shape conditions the eager runtime would
     reject become `cf.assert`s; the generated code stays in bounds when they
     fail, and `kiln-lower-shape-asserts` turns them into the entry point's
-    status result.
+    status result. The tensor arguments of public functions (a graph's
+    inputs, its caller's tensors) are marked `bufferization.writable =
+    false`: an op that updates a copy of its input (scatter_add) never
+    writes into the caller's.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
