@@ -18,6 +18,9 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -596,6 +599,67 @@ LogicalResult gradient(LinearOp op, Grads dy, Grad &g) {
   return success();
 }
 
+LogicalResult gradient(ScaledDotProductAttentionOp op, Grads dy, Grad &g) {
+  // The runtime's backward (lib/Runtime/Ops/Attention.cpp): the
+  // probabilities recomputed, as FlashAttention's backward does, with
+  // torch's masking and _safe_softmax (a query that attends to no key has
+  // none), then dv = p^T do, ds = p (do v^T - rowsum(do v^T p)),
+  // dq = ds k scale, dk = ds^T q scale, a float mask's gradient ds.
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue(),
+        mask = op.getMask(), grad = dy[0];
+  Type e = tensorType(q).getElementType();
+  int64_t rank = tensorType(q).getRank();
+  Value scale;
+  if (Value given = op.getScale()) {
+    scale = g.castTo(
+        FromScalarOp::create(g.b, g.loc,
+                             RankedTensorType::get({}, given.getType()), given),
+        e);
+  } else if (int64_t E = tensorType(q).getDimSize(rank - 1);
+             !ShapedType::isDynamic(E)) {
+    scale = g.scalar(1.0 / std::sqrt(static_cast<double>(E)), q);
+  } else {
+    scale = RsqrtOp::create(g.b, g.loc, g.countOf(g.dim(q, rank - 1), q));
+  }
+  Value scores =
+      g.mul(MatmulOp::create(g.b, g.loc, q, transposed(g, k)), scale);
+  Value minusInf = g.scalar(-std::numeric_limits<double>::infinity(), q);
+  int64_t scoresRank = tensorType(scores).getRank();
+  if (op.getIsCausal()) {
+    auto positions = [&](Value x) {
+      int64_t n = tensorType(x).getDimSize(tensorType(x).getRank() - 2);
+      return ArangeOp::create(
+          g.b, g.loc, RankedTensorType::get({n}, g.b.getI64Type()), g.index(0),
+          g.dim(x, tensorType(x).getRank() - 2), g.index(1));
+    };
+    Value later = g.cmp(CmpPredicate::gt,
+                        UnsqueezeOp::create(g.b, g.loc, positions(k), 0),
+                        UnsqueezeOp::create(g.b, g.loc, positions(q), 1));
+    scores = g.where(later, minusInf, scores);
+  } else if (mask && tensorType(mask).getElementType().isInteger(1)) {
+    scores = g.where(mask, scores, minusInf);
+  } else if (mask) {
+    scores = g.add(scores, mask);
+  }
+  Value rowMax = AmaxOp::create(g.b, g.loc, scores,
+                                g.b.getDenseI64ArrayAttr({scoresRank - 1}),
+                                g.b.getUnitAttr());
+  Value unattended = g.cmp(CmpPredicate::eq, rowMax, minusInf);
+  Value zero = g.scalar(0, q);
+  Value p = SoftmaxOp::create(g.b, g.loc, g.where(unattended, zero, scores),
+                              scoresRank - 1);
+  p = g.where(unattended, zero, p);
+  g.setBroadcast(2, MatmulOp::create(g.b, g.loc, transposed(g, p), grad), 2);
+  Value dp = MatmulOp::create(g.b, g.loc, grad, transposed(g, v));
+  Value ds = g.mul(p, g.sub(dp, g.sum(g.mul(dp, p), {scoresRank - 1}, true)));
+  if (mask && !op.getIsCausal() && takesGradient(mask.getType()))
+    g.setBroadcast(3, ds);
+  Value scaled = g.mul(ds, scale);
+  g.setBroadcast(0, MatmulOp::create(g.b, g.loc, scaled, k), 2);
+  g.setBroadcast(1, MatmulOp::create(g.b, g.loc, transposed(g, scaled), q), 2);
+  return success();
+}
+
 LogicalResult gradient(CrossEntropyOp op, Grads dy, Grad &g) {
   // The mean over rows of -log_softmax at each target: (softmax - onehot)
   // dy / N.
@@ -780,9 +844,9 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
          SquareOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log2Op, Log10Op, Log1pOp,
          SqrtOp, RsqrtOp, ReciprocalOp, TanhOp, SigmoidOp, SiluOp, SinOp, CosOp,
          ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
-         RmsNormOp, MatmulOp, LinearOp, CrossEntropyOp, EmbeddingOp, GatherOp,
-         ScatterAddOp, CumsumOp, ExpandOp, TransposeOp, PermuteOp, SliceOp,
-         CatOp>(context);
+         RmsNormOp, MatmulOp, LinearOp, ScaledDotProductAttentionOp,
+         CrossEntropyOp, EmbeddingOp, GatherOp, ScatterAddOp, CumsumOp,
+         ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp>(context);
   attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);
