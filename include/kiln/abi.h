@@ -168,6 +168,20 @@ Tensor absentBias(const Tensor &bias, const Tensor &weight);
 /// with the warning a miss gives (once per site). The code runs eagerly.
 bool uncompiledCall(const GraphSite &site, const char *why);
 
+/// What a graph's training forward saves for its backward (kiln compile
+/// --autograd): one of the call's inputs, one of its results, or the
+/// forward's extra result `index` (after the graph's results), of `rank`
+/// and `dtype`; an extra `scalar` comes back as a 0-d tensor and is passed
+/// to the backward as a scalar.
+struct SavedValue {
+  enum From : uint8_t { input, result, extra };
+  From from;
+  uint32_t index;
+  int64_t rank = 0;
+  DType dtype = kFloat32;
+  bool scalar = false;
+};
+
 /// Packs the arguments of a compiled graph's entry point, calls it and
 /// hands its results to Tensors (see the ABI above). For a graph compiled
 /// for CUDA, CPU inputs are copied to the GPU first; the results stay on
@@ -186,14 +200,19 @@ public:
   GraphCall &input(double value);
   /// The next result: a tensor of this rank and dtype, stored into out.
   GraphCall &output(Tensor &out, int64_t rank, DType dtype);
-  /// The graph's compiled backward (kiln-differentiate: the graph's inputs
-  /// and a gradient per floating-point result in, a gradient per
-  /// floating-point tensor input out), null where the graph has none; given
-  /// before the inputs. When grad mode is on and an input requires grad,
-  /// run() records it as the one autograd node of the call's results (its
-  /// inputs saved for it); a graph without one runs eagerly instead,
-  /// `noBackward` saying why.
-  GraphCall &backward(EntryPoint entry, const char *noBackward = "");
+  /// The graph's training pair (buildForwardBackward), given before the
+  /// inputs: `forward` returns the graph's results, then the extra values
+  /// of `saved`; `backward` takes the `saved` values in order and a
+  /// gradient per floating-point result, and returns a gradient per
+  /// floating-point tensor input. When grad mode is on and an input
+  /// requires grad, run() calls `forward` instead of the graph and records
+  /// `backward` as the one autograd node of the call's results, keeping
+  /// what it saves (and nothing else) until then.
+  GraphCall &backward(EntryPoint forward, EntryPoint backward,
+                      std::initializer_list<SavedValue> saved);
+  /// A graph without a compiled backward, `why`: a call that needs one runs
+  /// eagerly instead (counted as a fallback and warned of once).
+  GraphCall &noBackward(const char *why);
   /// Calls the graph. False when a shape check inside it failed: the caller
   /// then runs the same statements eagerly, which raise the same kiln::Error.
   bool run();
@@ -222,10 +241,11 @@ private:
   };
   std::vector<Arg> args_;
   std::vector<Output> outputs_;
-  /// The tensor inputs as passed, kept once backward() is given (what a
-  /// recorded backward saves).
+  /// The tensor inputs as passed, kept once backward() or noBackward() is
+  /// given (a recorded backward's inputs).
   std::vector<Tensor> tensors_;
-  EntryPoint backward_ = nullptr;
+  EntryPoint forward_ = nullptr, backward_ = nullptr;
+  std::vector<SavedValue> saved_;
   bool backwardGiven_ = false;
   const char *noBackward_ = "";
   /// The call of a graph's backward, from its autograd node (counted as
@@ -234,6 +254,8 @@ private:
 
   /// Calls the entry point and takes its results; false on a failed check.
   bool call();
+  /// run() where the call records its backward.
+  bool runForward();
 };
 
 /// Runs an allow_in_graph function for compiled code (the adapter that

@@ -841,30 +841,14 @@ private:
     return llvm::Error::success();
   }
 
-  /// kiln compile --autograd: each graph's backward function
-  /// (kiln-differentiate) beside it in `module`, compiled with it, or why
+  /// kiln compile --autograd: each graph's training forward and backward
+  /// (buildForwardBackward) beside it in `module`, compiled with it, or why
   /// it has none (an op without a gradient: the call runs eagerly when it
   /// needs one).
   void addBackwards(mlir::ModuleOp module, const std::vector<Graph *> &graphs) {
     timer_.start("build backward graphs");
-    for (Graph *graph : graphs) {
-      graph->autograd = true;
-      auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph->name);
-      if (!fn ||
-          llvm::none_of(fn.getArgumentTypes(), mlir::kiln::takesGradient)) {
-        graph->noBackward = "no floating-point tensor input";
-        continue;
-      }
-      std::string why;
-      mlir::ScopedDiagnosticHandler quiet(&context_, [&](mlir::Diagnostic &d) {
-        if (why.empty())
-          why = d.str();
-        return mlir::success();
-      });
-      if (mlir::failed(
-              mlir::kiln::buildBackward(fn, graph->name + "_backward")))
-        graph->noBackward = why.empty() ? "its backward was not built" : why;
-    }
+    for (Graph *graph : graphs)
+      detail::addBackward(module, *graph);
   }
 
   /// Whether the cache holds the object of `modules` (their key set in
@@ -1028,6 +1012,44 @@ int runCompile(const CompileRequest &request) {
   if (usageError)
     return 2;
   return failed ? 1 : 0;
+}
+
+std::optional<mlir::kiln::ForwardBackward>
+detail::addBackward(mlir::ModuleOp module, Graph &graph) {
+  graph.autograd = true;
+  auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph.name);
+  if (!fn || llvm::none_of(fn.getArgumentTypes(), mlir::kiln::takesGradient)) {
+    graph.noBackward = "no floating-point tensor input";
+    return std::nullopt;
+  }
+  std::string why;
+  mlir::ScopedDiagnosticHandler quiet(module.getContext(),
+                                      [&](mlir::Diagnostic &d) {
+                                        if (why.empty())
+                                          why = d.str();
+                                        return mlir::success();
+                                      });
+  mlir::FailureOr<mlir::kiln::ForwardBackward> pair =
+      mlir::kiln::buildForwardBackward(fn, graph.name + "_forward",
+                                       graph.name + "_backward");
+  if (mlir::failed(pair)) {
+    graph.noBackward = why.empty() ? "its backward was not built" : why;
+    return std::nullopt;
+  }
+  for (auto [s, type] :
+       llvm::zip(pair->saved, pair->backward.getArgumentTypes())) {
+    using From = mlir::kiln::SavedValue::From;
+    Graph::Saved saved{s.from == From::Argument ? Graph::Saved::From::Input
+                       : s.from == From::Result ? Graph::Saved::From::Result
+                                                : Graph::Saved::From::Extra,
+                       s.index};
+    auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    saved.rank = tensor ? tensor.getRank() : 0;
+    saved.element = elementOf(tensor ? tensor.getElementType() : type);
+    saved.scalar = s.scalar;
+    graph.saved.push_back(saved);
+  }
+  return *pair;
 }
 
 } // namespace kiln::driver

@@ -303,6 +303,11 @@ int run(int argc, char **argv) {
   explainCmd->add_option(
       "--function", explain.function,
       "Only this compile root (qualified name, e.g. Mlp::forward)");
+  explainCmd->add_flag(
+      "--autograd", explain.autograd,
+      "Each graph's backward too (as kiln compile --autograd builds it): "
+      "its ops, what the forward saves for it and what it computes again, "
+      "with byte counts");
   explainCmd->add_flag("--json", explain.json,
                        "The report as JSON (schema kiln.explain, version 1)");
   explainCmd->add_flag("--dot", explain.dot,

@@ -15,10 +15,12 @@
 #include "kiln/Frontend/Signature.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <set>
@@ -151,6 +153,53 @@ std::vector<OpLine> opLines(const Graph &g) {
   return lines;
 }
 
+/// The graphs a segment is compiled as: its variants, or itself.
+std::vector<const Graph *> compiledGraphs(const Segment &s) {
+  std::vector<const Graph *> graphs;
+  for (const GraphVariant &v : s.variants)
+    graphs.push_back(&v.graph);
+  if (graphs.empty())
+    graphs.push_back(&s.graph);
+  return graphs;
+}
+
+/// explain --autograd: g's backward, what its forward saves for it and
+/// what it computes again (buildForwardBackward's estimates).
+void printBackward(llvm::raw_ostream &os, const Graph &g) {
+  if (!g.autograd)
+    return;
+  if (!g.backwardReport) {
+    os << "    no backward for " << g.name << ": " << g.noBackward << "\n";
+    return;
+  }
+  const Graph::BackwardReport &r = *g.backwardReport;
+  static const char *from[] = {"input", "result", "extra"};
+  os << "    backward " << g.name << "_backward: the forward saves";
+  for (const Graph::Saved &s : g.saved) {
+    os << " " << from[static_cast<int>(s.from)];
+    if (s.from == Graph::Saved::From::Input)
+      os << " " << g.inputs[s.index].expr;
+    else if (s.from == Graph::Saved::From::Result)
+      os << " " << s.index;
+    else
+      os << " "
+         << (s.scalar ? std::string("scalar")
+                      : signatureSpelling(s.element, s.rank));
+    os << ",";
+  }
+  os << " " << r.savedBytes
+     << " bytes beyond its inputs and results; the backward computes "
+     << r.recomputedOps << " ops of the forward again, " << r.recomputedBytes
+     << " bytes (each dynamic dim counted as "
+     << mlir::kiln::kDynamicSizeEstimate << ")\n";
+  llvm::StringRef text = r.ir;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    os << "      " << line << "\n";
+    text = rest;
+  }
+}
+
 std::string dotEscape(const std::string &s) {
   std::string out;
   for (char c : s)
@@ -259,8 +308,36 @@ void detail::printExplainText(llvm::raw_ostream &os,
              << ":" << op.pos.line;
         os << "\n";
       }
+      for (const Graph *compiled : compiledGraphs(s))
+        printBackward(os, *compiled);
     }
   }
+}
+
+/// explain --autograd: g's backward built as compile builds it, for the
+/// report.
+static void explainBackward(Graph &g) {
+  g.autograd = true;
+  mlir::MLIRContext &context = *g.body->module->getContext();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  if (llvm::Error error = buildGraphFunction(*module, g)) {
+    g.noBackward = llvm::toString(std::move(error));
+    return;
+  }
+  std::optional<mlir::kiln::ForwardBackward> pair =
+      detail::addBackward(*module, g);
+  if (!pair)
+    return;
+  Graph::BackwardReport report;
+  llvm::raw_string_ostream ir(report.ir);
+  mlir::OpPrintingFlags flags;
+  flags.enableDebugInfo(false);
+  pair->backward.print(ir, flags);
+  report.savedBytes = pair->savedBytes;
+  report.recomputedBytes = pair->recomputedBytes;
+  report.recomputedOps = pair->recomputedOps;
+  g.backwardReport = std::move(report);
 }
 
 int runExplain(const ExplainRequest &request) {
@@ -296,6 +373,13 @@ int runExplain(const ExplainRequest &request) {
                                     /*requireKnownTypes=*/false, nullptr);
       for (size_t i = 0; i < r.segments.size(); ++i)
         r.segments[i].variants = std::move(variants[i]);
+      if (request.autograd)
+        for (Segment &seg : r.segments) {
+          if (seg.variants.empty())
+            explainBackward(seg.graph);
+          for (GraphVariant &v : seg.variants)
+            explainBackward(v.graph);
+        }
       all.push_back(std::move(r));
     }
     if (unit->failed())
@@ -383,6 +467,31 @@ int runExplain(const ExplainRequest &request) {
           jg["ops"].push_back({{"op", op.name},
                                {"text", op.text},
                                {"location", posJson(op.pos)}});
+        if (request.autograd) {
+          jg["backwards"] = nlohmann::json::array();
+          for (const Graph *c : compiledGraphs(s)) {
+            nlohmann::json jb = {{"graph", c->name}};
+            if (!c->backwardReport) {
+              jb["no_backward"] = c->noBackward;
+            } else {
+              static const char *from[] = {"input", "result", "extra"};
+              jb["name"] = c->name + "_backward";
+              jb["saved"] = nlohmann::json::array();
+              for (const Graph::Saved &sv : c->saved)
+                jb["saved"].push_back(
+                    {{"from", from[static_cast<int>(sv.from)]},
+                     {"index", sv.index},
+                     {"type", sv.scalar
+                                  ? std::string("scalar")
+                                  : signatureSpelling(sv.element, sv.rank)}});
+              jb["saved_bytes"] = c->backwardReport->savedBytes;
+              jb["recomputed_ops"] = c->backwardReport->recomputedOps;
+              jb["recomputed_bytes"] = c->backwardReport->recomputedBytes;
+              jb["ir"] = c->backwardReport->ir;
+            }
+            jg["backwards"].push_back(jb);
+          }
+        }
         root["graphs"].push_back(jg);
       }
       doc["roots"].push_back(root);

@@ -169,6 +169,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
   if (compiled && g.hasBackward())
     decl << "extern \"C\" void kiln_entry_" << g.name
+         << "_forward(void **);\nextern \"C\" void kiln_entry_" << g.name
          << "_backward(void **);\n";
   std::string signature = signatureOf(g);
   decl << signature << ";\n";
@@ -199,12 +200,26 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
         os << "  kiln::Tensor r" << i << ";\n";
     os << "  if (!kiln::abi::GraphCall(site, kiln_entry_" << g.name
        << (cuda ? ", kiln::Device::cuda()" : "") << ")";
-    if (g.hasBackward())
-      os << "\n           .backward(kiln_entry_" << g.name << "_backward)";
-    else if (g.autograd) // a call that needs gradients runs eagerly
-      os << "\n           .backward(nullptr, "
+    if (g.hasBackward()) {
+      os << "\n           .backward(kiln_entry_" << g.name
+         << "_forward, kiln_entry_" << g.name << "_backward, {";
+      static const char *from[] = {"input", "result", "extra"};
+      for (size_t i = 0; i < g.saved.size(); ++i) {
+        const Graph::Saved &s = g.saved[i];
+        os << (i ? ", " : "")
+           << "{kiln::abi::SavedValue::" << from[static_cast<int>(s.from)]
+           << ", " << s.index;
+        if (s.from == Graph::Saved::From::Extra)
+          os << ", " << s.rank << ", " << dtypeSpelling(s.element)
+             << (s.scalar ? ", true" : "");
+        os << "}";
+      }
+      os << "})";
+    } else if (g.autograd) { // a call that needs gradients runs eagerly
+      os << "\n           .noBackward("
          << cString(llvm::StringRef(g.noBackward).split('\n').first.str())
          << ")";
+    }
     for (size_t i = 0; i < g.inputs.size(); ++i) {
       ValueKind k = g.values[g.inputs[i].value].kind;
       os << "\n           .input(";

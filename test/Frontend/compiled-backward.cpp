@@ -1,14 +1,19 @@
 // Tests compiled training (kiln compile --autograd): a compiled function
-// called on parameters that require grad runs compiled, and its results'
-// grad_fn is the graph's compiled backward (kiln-differentiate), one
-// autograd node that backward() runs (KILN_STATS: backward_compiled). The
+// called on parameters that require grad runs its compiled training forward,
+// which returns what the backward reads besides the results (here the first
+// product: the min-cut partition saves it and recomputes the bias add and
+// gelu from it), and its results' grad_fn is the graph's compiled backward,
+// one autograd node that backward() runs (KILN_STATS: backward_compiled). The
 // losses, every parameter's gradient and the input's match the uncompiled
 // build through three SGD steps, on shapes the source never names; the
 // same functions run compiled under NoGradGuard. A graph with an op that
 // has no gradient yet (prod) runs eagerly when a gradient is needed, with a
-// warning that says so, and compiled otherwise.
+// warning that says so, and compiled otherwise. kiln explain --autograd
+// shows the backward, what the forward saves and what the backward computes
+// again.
 //
 // RUN: kiln compile %s --autograd -o %t.cpp
+// RUN: kiln explain %s --autograd | FileCheck %s --check-prefix=EXPLAIN
 // RUN: FileCheck %s --check-prefix=STITCHED < %t.cpp
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
@@ -28,15 +33,22 @@ using kiln::Tensor;
 
 struct Mlp {
   Tensor w1, b1, w2;
-  // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_{{[0-9]+}}_backward(void **);
-  // STITCHED: GraphSite site("kiln_Mlp__forward_{{[0-9]+}}", {{.*}}, true);
-  // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_{{[0-9]+}}_backward)
+  // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G:[0-9]+]]_forward(void **);
+  // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G]]_backward(void **);
+  // STITCHED: GraphSite site("kiln_Mlp__forward_[[G]]", {{.*}}, true);
+  // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_[[G]]_forward, kiln_entry_kiln_Mlp__forward_[[G]]_backward, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 2}, {kiln::abi::SavedValue::input, 3}, {kiln::abi::SavedValue::extra, 0, 2, kiln::kFloat32}})
+  // EXPLAIN: backward kiln_Mlp__forward_[[G:[0-9]+]]_backward: the forward saves input x, input this->w1, input this->b1, input this->w2, extra f32[?,?], 65536 bytes beyond its inputs and results; the backward computes 2 ops of the forward again, 131072 bytes (each dynamic dim counted as 128)
+  // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>)
+  // EXPLAIN-NEXT: %0 = kiln.add %arg4, %arg2
+  // EXPLAIN-NEXT: %1 = kiln.gelu %0
+  // EXPLAIN-NOT: kiln.matmul %arg0, %arg1
+  // EXPLAIN: no backward for kiln_peak_{{[0-9]+}}: 'kiln.prod' op has no gradient
   KILN_COMPILE() Tensor forward(const Tensor &x) const {
     return kiln::matmul(kiln::gelu(kiln::matmul(x, w1) + b1), w2);
   }
 };
 
-// STITCHED: .backward(nullptr, "'kiln.prod' op has no gradient")
+// STITCHED: .noBackward("'kiln.prod' op has no gradient")
 // EXEC: kiln: warning: graph {{[A-Za-z_0-9]+}} (compiled-backward.cpp:[[# @LINE + 3]]) runs eagerly: an input requires grad and the graph has no compiled backward ('kiln.prod' op has no gradient)
 // EXEC-NOT: kiln: warning
 KILN_COMPILE() Tensor peak(const Tensor &x) {

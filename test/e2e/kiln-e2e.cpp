@@ -417,23 +417,111 @@ bool isFloatTensor(const RtValue &v) {
   return t && isFloating(t->dtype());
 }
 
+/// What each E2E-GRAD function's partitioned forward saves.
+std::map<std::string, llvm::SmallVector<mlir::kiln::SavedValue>> &savedOf() {
+  static std::map<std::string, llvm::SmallVector<mlir::kiln::SavedValue>> m;
+  return m;
+}
+
+/// Where a backward comes from: the joint graph fn_joint (the forward
+/// recomputed from fn's arguments), or the partition, fn_forward's saved
+/// values read by fn_backward.
+enum class BackwardKind { Joint, Partitioned };
+
+/// The gradients fn's backward of `kind` gives, compiled (interpreted:
+/// false) or interpreted, for output gradients dys; false with why.
+bool backwardGradients(mlir::ModuleOp module, void *handle,
+                       const std::string &function, BackwardKind kind,
+                       bool interpreted, const std::vector<RtValue> &inputs,
+                       const std::vector<Tensor> &dys,
+                       const std::vector<RtValue> &outputs, bool cuda,
+                       std::vector<Tensor> &grads, std::string &why) {
+  auto lookup = [&](const std::string &name, mlir::func::FuncOp &fn,
+                    abi::EntryPoint &entry) {
+    fn = module.lookupSymbol<mlir::func::FuncOp>(name);
+    entry = reinterpret_cast<abi::EntryPoint>(
+        dlsym(handle, ("kiln_entry_" + name).c_str()));
+    if (!fn || !entry)
+      why = "no " + name;
+    return fn && entry;
+  };
+  auto run = [&](const std::string &name, mlir::func::FuncOp fn,
+                 abi::EntryPoint entry, const std::vector<RtValue> &args,
+                 std::vector<RtValue> &results) {
+    if (interpreted) {
+      NoGradGuard noGrad;
+      results = interpret(fn, args);
+      return true;
+    }
+    std::vector<Tensor> got;
+    if (!runCompiled(entry, name, fn, args, cuda, got)) {
+      why = name + " compiled: status 1";
+      return false;
+    }
+    results.assign(got.begin(), got.end());
+    return true;
+  };
+  std::vector<RtValue> backwardInputs;
+  mlir::func::FuncOp fn;
+  abi::EntryPoint entry;
+  std::string name = function + "_backward";
+  if (kind == BackwardKind::Joint) {
+    name = function + "_joint";
+    backwardInputs = inputs;
+  } else {
+    // The forward returns fn's results (checked against the oracle's) and
+    // what it saves.
+    std::vector<RtValue> forward;
+    if (!lookup(function + "_forward", fn, entry) ||
+        !run(function + "_forward", fn, entry, inputs, forward))
+      return false;
+    for (size_t r = 0; r < outputs.size(); ++r)
+      if (const auto *want = std::get_if<Tensor>(&outputs[r]);
+          want && isFloating(want->dtype()) &&
+          compare(std::get<Tensor>(forward[r]), want->detach(), 1e-4, 1e-5, 0,
+                  why) < 0) {
+        why = function + "_forward's result " + std::to_string(r) + ": " + why;
+        return false;
+      }
+    for (const mlir::kiln::SavedValue &s : savedOf()[function]) {
+      using From = mlir::kiln::SavedValue::From;
+      if (s.from == From::Argument) {
+        backwardInputs.push_back(inputs[s.index]);
+      } else if (s.from == From::Result) {
+        backwardInputs.push_back(forward[s.index]);
+      } else if (!s.scalar) {
+        backwardInputs.push_back(forward[outputs.size() + s.index]);
+      } else {
+        // A scalar comes back as a 0-d tensor and goes in as a scalar.
+        const Tensor &t = std::get<Tensor>(forward[outputs.size() + s.index]);
+        if (isFloating(t.dtype()))
+          backwardInputs.push_back(t.item<double>());
+        else
+          backwardInputs.push_back(t.item<int64_t>());
+      }
+    }
+  }
+  backwardInputs.insert(backwardInputs.end(), dys.begin(), dys.end());
+  std::vector<RtValue> results;
+  if (!lookup(name, fn, entry) ||
+      !run(name, fn, entry, backwardInputs, results))
+    return false;
+  grads.clear();
+  for (RtValue &r : results)
+    grads.push_back(std::get<Tensor>(r));
+  return true;
+}
+
 /// An E2E-GRAD run: eager autograd's gradients of sum(outputs * dy) (the
 /// interpreter runs the forward on inputs that require grad, each op
-/// recording as the uncompiled program's would) against fn_backward's,
-/// compiled and interpreted, for random output gradients dy.
+/// recording as the uncompiled program's would) against those of
+/// fn_joint and of the partition fn_forward + fn_backward, each compiled
+/// and interpreted, for random output gradients dy.
 bool checkGradients(mlir::ModuleOp module, void *handle, const RunSpec &run,
                     const std::vector<RtValue> &inputs, bool cuda,
                     double f32Rtol, double f32Atol, double &worst,
                     std::string &why) {
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(run.function);
-  std::string name = run.function + "_backward";
-  auto backward = module.lookupSymbol<mlir::func::FuncOp>(name);
-  auto entry = reinterpret_cast<abi::EntryPoint>(
-      dlsym(handle, ("kiln_entry_" + name).c_str()));
-  if (!backward || !entry) {
-    why = "no " + name;
-    return false;
-  }
   std::vector<RtValue> tracked = inputs;
   std::vector<Tensor> floatInputs;
   for (RtValue &v : tracked)
@@ -443,14 +531,13 @@ bool checkGradients(mlir::ModuleOp module, void *handle, const RunSpec &run,
       floatInputs.push_back(t);
     }
   std::vector<RtValue> outputs = interpret(fn, tracked);
-  std::vector<RtValue> backwardInputs = inputs;
-  std::vector<Tensor> reached, dys;
+  std::vector<Tensor> reached, dys, allDys;
   uint64_t seed = 1000;
   for (const RtValue &v : outputs)
     if (isFloatTensor(v)) {
       const Tensor &y = std::get<Tensor>(v);
       Tensor dy = randn(y.shape(), seed++, kFloat32).to(y.dtype());
-      backwardInputs.push_back(dy);
+      allDys.push_back(dy);
       if (y.requires_grad()) {
         reached.push_back(y);
         dys.push_back(dy);
@@ -463,34 +550,29 @@ bool checkGradients(mlir::ModuleOp module, void *handle, const RunSpec &run,
     if (!want[i].defined())
       want[i] = zeros(floatInputs[i].shape(), floatInputs[i].dtype());
 
-  std::vector<Tensor> compiled;
-  if (!runCompiled(entry, name, backward, backwardInputs, cuda, compiled)) {
-    why = name + " compiled: status 1";
-    return false;
-  }
-  std::vector<RtValue> interpreted;
-  {
-    NoGradGuard noGrad;
-    interpreted = interpret(backward, backwardInputs);
-  }
   // float64 tolerances where everything is float64: a float64 input's
   // gradient through float32 ops has float32's rounding.
   bool f64 = llvm::all_of(
       floatInputs, [](const Tensor &t) { return t.dtype() == kFloat64; });
-  for (size_t i = 0; i < want.size(); ++i) {
-    double rtol = f64 ? 1e-9 : f32Rtol;
-    double atol = f64 ? 1e-9 : f32Atol;
-    for (const Tensor *got :
-         {&compiled[i], &std::get<Tensor>(interpreted[i])}) {
-      double w = compare(*got, want[i], rtol, atol, 0, why);
-      if (w < 0) {
-        why = "gradient of float input " + std::to_string(i) + " (" +
-              (got == &compiled[i] ? "compiled" : "interpreted") + "): " + why;
+  for (BackwardKind kind : {BackwardKind::Joint, BackwardKind::Partitioned})
+    for (bool interpreted : {false, true}) {
+      std::vector<Tensor> got;
+      if (!backwardGradients(module, handle, run.function, kind, interpreted,
+                             inputs, allDys, outputs, cuda, got, why))
         return false;
+      for (size_t i = 0; i < want.size(); ++i) {
+        double rtol = f64 ? 1e-9 : f32Rtol;
+        double atol = f64 ? 1e-9 : f32Atol;
+        double w = compare(got[i], want[i], rtol, atol, 0, why);
+        if (w < 0) {
+          why = "gradient of float input " + std::to_string(i) + " (" +
+                (kind == BackwardKind::Joint ? "joint" : "partitioned") + ", " +
+                (interpreted ? "interpreted" : "compiled") + "): " + why;
+          return false;
+        }
+        worst = std::max(worst, w);
       }
-      worst = std::max(worst, w);
     }
-  }
   return true;
 }
 
@@ -550,16 +632,22 @@ int main(int argc, char **argv) {
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);
   if (!module)
     return 2;
-  // An E2E-GRAD line's function gets its backward (kiln-differentiate),
-  // compiled and interpreted beside it.
+  // An E2E-GRAD line's function gets its joint graph (kiln-differentiate)
+  // and its partitioned forward and backward, compiled and interpreted
+  // beside it.
   {
     std::set<std::string> differentiated;
     for (const RunSpec &run : runs)
       if (run.gradients && differentiated.insert(run.function).second) {
         auto fn = module->lookupSymbol<mlir::func::FuncOp>(run.function);
-        if (!fn || mlir::failed(mlir::kiln::buildBackward(fn, run.function +
-                                                                  "_backward")))
+        if (!fn || mlir::failed(
+                       mlir::kiln::buildBackward(fn, run.function + "_joint")))
           return 2;
+        auto pair = mlir::kiln::buildForwardBackward(
+            fn, run.function + "_forward", run.function + "_backward");
+        if (mlir::failed(pair))
+          return 2;
+        savedOf()[run.function] = pair->saved;
       }
   }
   // The oracle runs the ops as the runtime would with the dialect's

@@ -3,10 +3,12 @@
 #ifndef KILN_DRIVER_COMPILE_H
 #define KILN_DRIVER_COMPILE_H
 
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Driver/Emit.h"
 #include "kiln/Frontend/Frontend.h"
 #include "kiln/Target/Host.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,8 @@ std::string gpuBinaryFormat(const std::string &cudaFormat);
 struct ExplainRequest : SourceRequest {
   std::string function; // only this root (qualified name)
   bool json = false, dot = false;
+  /// Each graph's backward too: what is saved and computed again.
+  bool autograd = false;
 };
 
 namespace detail {
@@ -84,6 +88,12 @@ std::string reportTypingFailure(frontend::TranslationUnit &unit,
                                 const frontend::Root &root, llvm::Error error,
                                 bool requireKnownTypes,
                                 const char *hostBecause);
+/// kiln compile --autograd and kiln explain --autograd: graph's training
+/// forward and backward (buildForwardBackward) added to `module`, which
+/// holds its function; what the forward saves recorded in graph.saved, or
+/// why there is none in graph.noBackward (then nullopt).
+std::optional<mlir::kiln::ForwardBackward> addBackward(mlir::ModuleOp module,
+                                                       frontend::Graph &graph);
 /// explain's text report of traced roots.
 void printExplainText(llvm::raw_ostream &os,
                       const std::vector<frontend::Root> &roots);

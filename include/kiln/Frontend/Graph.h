@@ -156,12 +156,33 @@ struct Graph {
   /// The loops left on the host that run this graph once per iteration,
   /// outermost first (an id per loop: its location's encoding).
   std::vector<uint64_t> hostLoops;
-  /// kiln compile --autograd: a call with an input that requires grad
-  /// records the graph's compiled backward (kiln-differentiate) as its one
-  /// autograd node; `noBackward` says why the graph has none (a call that
-  /// needs one then runs eagerly).
+  /// kiln compile --autograd: a call with an input that requires grad runs
+  /// the graph's training forward (NAME_forward) and records its compiled
+  /// backward (NAME_backward; buildForwardBackward) as its one autograd
+  /// node; `noBackward` says why the graph has none (a call that needs one
+  /// then runs eagerly).
   bool autograd = false;
   std::string noBackward;
+  /// What the training forward saves for the backward, in the backward's
+  /// argument order: an input, a result, or an extra result of the
+  /// forward (of this rank and element type; a scalar passed back as one).
+  struct Saved {
+    enum class From { Input, Result, Extra } from;
+    unsigned index;
+    int64_t rank = 0;
+    ElementType element = ElementType::F32;
+    bool scalar = false;
+  };
+  std::vector<Saved> saved;
+  /// kiln explain --autograd: the backward function as text, the bytes the
+  /// forward saves for it beyond its inputs and results, and the ops of the
+  /// forward it computes again with their bytes (ForwardBackward's).
+  struct BackwardReport {
+    std::string ir;
+    int64_t savedBytes = 0, recomputedBytes = 0;
+    unsigned recomputedOps = 0;
+  };
+  std::optional<BackwardReport> backwardReport;
   bool hasBackward() const { return autograd && noBackward.empty(); }
 
   int addValue(ValueKind kind) {

@@ -429,10 +429,18 @@ GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
   return *this;
 }
 
-GraphCall &GraphCall::backward(EntryPoint entry, const char *noBackward) {
-  backward_ = entry;
+GraphCall &GraphCall::backward(EntryPoint forward, EntryPoint backward,
+                               std::initializer_list<SavedValue> saved) {
+  forward_ = forward;
+  backward_ = backward;
+  saved_.assign(saved.begin(), saved.end());
   backwardGiven_ = true;
-  noBackward_ = noBackward;
+  return *this;
+}
+
+GraphCall &GraphCall::noBackward(const char *why) {
+  backwardGiven_ = true;
+  noBackward_ = why;
   return *this;
 }
 
@@ -450,32 +458,83 @@ bool GraphCall::run() {
                              noBackward_ + ")");
     return false;
   }
+  return runForward();
+}
+
+bool GraphCall::runForward() {
   // Grad mode is off while the recorder lives: the call records nothing
   // of its own.
   autograd::Recorder recorder("CompiledFunctionBackward", tensors_);
-  if (!call())
+  // The training forward: the results, then the extra values it saves.
+  size_t results = outputs_.size();
+  std::vector<Tensor> extras(
+      std::count_if(saved_.begin(), saved_.end(), [](const SavedValue &s) {
+        return s.from == SavedValue::extra;
+      }));
+  for (const SavedValue &s : saved_)
+    if (s.from == SavedValue::extra)
+      outputs_.push_back({&extras[s.index], s.rank, s.dtype});
+  entry_ = forward_;
+  bool ok = call();
+  outputs_.resize(results);
+  if (!ok)
     return false;
-  // The node keeps the inputs (the backward recomputes the forward from
-  // them), the scalars and each output's shape, and calls the backward
-  // with the gradients of the floating-point outputs (zeros where none
-  // arrived); it gives a gradient to each floating-point tensor input.
+  // The node keeps what the forward saved (a scalar as its bits) and each
+  // output's shape, and calls the backward with the gradients of the
+  // floating-point outputs (zeros where none arrived); it gives a gradient
+  // to each floating-point tensor input.
   struct Replay {
     std::string graph;
     EntryPoint entry;
     Device device;
     std::vector<autograd::SavedTensor> tensors;
     std::vector<int64_t> scalars;
-    std::vector<Arg> args;
-    std::vector<autograd::GradSlot> results;
+    std::vector<Arg> args; // per saved value, into tensors or scalars
+    std::vector<autograd::GradSlot> inputs, results;
   };
   auto replay = std::make_shared<Replay>();
   replay->graph = std::string(site_.graph) + "_backward";
   replay->entry = backward_;
   replay->device = device_;
+  auto keep = [&](const Tensor &t, bool isOutput) {
+    replay->args.push_back({true, replay->tensors.size()});
+    replay->tensors.push_back(recorder.save(t, isOutput));
+  };
+  auto keepScalar = [&](int64_t bits) {
+    replay->args.push_back({false, replay->scalars.size()});
+    replay->scalars.push_back(bits);
+  };
+  for (const SavedValue &s : saved_) {
+    if (s.from == SavedValue::input) {
+      const Arg &a = args_[s.index];
+      if (a.tensor)
+        keep(tensors_[a.index], false);
+      else
+        keepScalar(scalars_[a.index]);
+    } else if (s.from == SavedValue::result) {
+      keep(*outputs_[s.index].target, true);
+    } else if (!s.scalar) {
+      keep(extras[s.index], false);
+    } else {
+      // The bits GraphCall::input passes for a scalar of this dtype.
+      const Tensor &t = extras[s.index];
+      int64_t bits = 0;
+      if (s.dtype == kFloat32) {
+        float v = static_cast<float>(t.item<double>());
+        std::memcpy(&bits, &v, sizeof(v));
+      } else if (isFloating(s.dtype)) {
+        double v = t.item<double>();
+        std::memcpy(&bits, &v, sizeof(v));
+      } else {
+        bits = t.item<int64_t>();
+      }
+      keepScalar(bits);
+    }
+  }
   for (const Tensor &t : tensors_)
-    replay->tensors.push_back(recorder.save(t));
-  replay->scalars = scalars_;
-  replay->args = args_;
+    replay->inputs.push_back(t.defined()
+                                 ? autograd::GradSlot{t.shape(), t.dtype()}
+                                 : autograd::GradSlot{{}, kBool}); // takes none
   std::vector<Tensor> outs;
   for (const Output &o : outputs_) {
     outs.push_back(*o.target);
@@ -486,10 +545,10 @@ bool GraphCall::run() {
     GraphSite site(replay->graph.c_str());
     GraphCall call(site, replay->entry, replay->device);
     call.backwardOf_ = true;
-    std::vector<Tensor> inputs;
+    std::vector<Tensor> saved;
     for (const Arg &a : replay->args)
       if (a.tensor)
-        call.input(inputs.emplace_back(replay->tensors[inputs.size()].get()));
+        call.input(saved.emplace_back(replay->tensors[a.index].get()));
       else
         call.input(replay->scalars[a.index]);
     // Each result's gradient where the graph runs (the engine makes the
@@ -504,10 +563,11 @@ bool GraphCall::run() {
           g = g.to(replay->device);
         call.input(resultGrads.emplace_back(std::move(g)));
       }
-    autograd::Grads result(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (isFloating(inputs[i].dtype()))
-        call.output(result[i], inputs[i].dim(), inputs[i].dtype());
+    autograd::Grads result(replay->inputs.size());
+    for (size_t i = 0; i < replay->inputs.size(); ++i)
+      if (const autograd::GradSlot &in = replay->inputs[i];
+          isFloating(in.dtype))
+        call.output(result[i], static_cast<int64_t>(in.shape.size()), in.dtype);
     if (!call.call())
       throw Error("graph " + replay->graph +
                   ": the compiled backward failed a check (a shape check, or "

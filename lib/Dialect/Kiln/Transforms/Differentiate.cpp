@@ -30,25 +30,35 @@ Value zerosLike(OpBuilder &b, Location loc, Value x) {
 }
 
 struct KilnDifferentiate : k::impl::KilnDifferentiateBase<KilnDifferentiate> {
+  using KilnDifferentiateBase::KilnDifferentiateBase;
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions;
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (!fn.isExternal() &&
           llvm::any_of(fn.getArgumentTypes(), k::takesGradient))
         functions.push_back(fn);
-    for (func::FuncOp fn : functions)
-      if (failed(k::buildBackward(fn, (fn.getSymName() + "_backward").str())))
+    for (func::FuncOp fn : functions) {
+      std::string backward = (fn.getSymName() + "_backward").str();
+      if (partition ? failed(k::buildForwardBackward(
+                          fn, (fn.getSymName() + "_forward").str(), backward))
+                    : failed(k::buildBackward(fn, backward)))
         return signalPassFailure();
+    }
   }
 };
 
 } // namespace
 
-FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
-                                                  StringRef name) {
+/// fn's joint graph: fn's arguments and its float results' gradients in,
+/// fn's results (withResults) and its float arguments' gradients out.
+FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
+                                                       StringRef name,
+                                                       bool withResults) {
   MLIRContext *context = fn.getContext();
   Location loc = fn.getLoc();
   SmallVector<Type> inputs(fn.getArgumentTypes()), outputs;
+  if (withResults)
+    llvm::append_range(outputs, fn.getResultTypes());
   SmallVector<unsigned> gradResults;
   for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
     if (k::takesGradient(t)) {
@@ -146,6 +156,9 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
         accumulate(operand, g);
   }
   SmallVector<Value> grads;
+  if (withResults)
+    for (Value r : ret->getOperands())
+      grads.push_back(forward.lookup(r));
   for (BlockArgument arg :
        entry->getArguments().take_front(fn.getNumArguments()))
     if (k::takesGradient(arg.getType())) {
@@ -162,4 +175,9 @@ FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
     return failure();
   }
   return backward;
+}
+
+FailureOr<func::FuncOp> mlir::kiln::buildBackward(func::FuncOp fn,
+                                                  StringRef name) {
+  return detail::buildJoint(fn, name, /*withResults=*/false);
 }

@@ -50,6 +50,55 @@ LogicalResult refineTypes(func::FuncOp fn);
 /// the op's diagnostic, where a gradient flows into an op that has none.
 FailureOr<func::FuncOp> buildBackward(func::FuncOp fn, StringRef name);
 
+namespace detail {
+/// buildBackward's joint graph, returning fn's results before the
+/// gradients when withResults is set.
+FailureOr<func::FuncOp> buildJoint(func::FuncOp fn, StringRef name,
+                                   bool withResults);
+} // namespace detail
+
+/// What a partitioned forward saves for its backward: one of fn's
+/// arguments (kept by the caller), one of fn's results, or an extra result
+/// of the forward (after fn's). An extra scalar (`scalar`) is returned as a
+/// 0-d tensor and passed to the backward as a scalar argument again (an
+/// index as i64).
+struct SavedValue {
+  enum class From { Argument, Result, Extra } from;
+  unsigned index;
+  bool scalar = false;
+};
+
+/// A graph function's training pair (AOTAutograd's partitioned graphs).
+struct ForwardBackward {
+  /// fn's arguments in; fn's results, then the extra saved values, out.
+  func::FuncOp forward;
+  /// The saved values in `saved`'s order, then one gradient per
+  /// floating-point tensor result of fn, in; the gradient of each
+  /// floating-point tensor argument of fn out.
+  func::FuncOp backward;
+  SmallVector<SavedValue> saved;
+  /// The bytes of the extra saved values (what saving adds to the
+  /// arguments and results, which exist anyway), and the ops of the
+  /// forward the backward
+  /// computes again (ops that both run) with their results' bytes (each
+  /// dynamic dim counted as kDynamicSizeEstimate).
+  int64_t savedBytes = 0, recomputedBytes = 0;
+  unsigned recomputedOps = 0;
+};
+
+/// The size a dynamic dim counts as where the partitioner weighs values.
+constexpr int64_t kDynamicSizeEstimate = 128;
+
+/// fn's joint graph (buildBackward) split in two by AOTAutograd's min-cut
+/// rematerialization: the values the backward reads of the forward are cut
+/// from the arguments at the least saved bytes, products, attention, scans
+/// and reductions that shrink their input four times or more being
+/// computed once in the forward, the cheap ops between a saved value and
+/// the backward computed again there. Fails as buildBackward does.
+FailureOr<ForwardBackward> buildForwardBackward(func::FuncOp fn,
+                                                StringRef forwardName,
+                                                StringRef backwardName);
+
 #define GEN_PASS_DECL
 #include "kiln/Dialect/Kiln/Transforms/Passes.h.inc"
 

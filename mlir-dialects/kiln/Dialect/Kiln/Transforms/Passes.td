@@ -74,6 +74,13 @@ def KilnDifferentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"partition", "partition", "bool", /*default=*/"false",
+           "Split each joint graph into @f_forward (returning what the "
+           "backward reads besides @f's results) and @f_backward (the "
+           "saved values and the gradients in) by AOTAutograd's min-cut "
+           "rematerialization (buildForwardBackward)">
+  ];
   let dependentDialects = ["mlir::kiln::KilnDialect",
                            "mlir::arith::ArithDialect"];
 }
