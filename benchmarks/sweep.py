@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from kiln_flags import kiln_flags
+from kiln_flags import build_stitched
 
 # Row name, its sizes (sweep.cpp's setup arguments), a label for the table.
 ROWS = [
@@ -169,18 +169,11 @@ class Kiln:
 
 
 def build(root, build_dir, cxx, work):
-    kiln = os.path.join(build_dir, "bin", "kiln")
-    includes, link, kernel_link = kiln_flags(root, build_dir)
-    src = os.path.join(root, "benchmarks", "sweep", "sweep.cpp")
-    out = os.path.join(work, "sweep.cpu.cpp")
-    exe = os.path.join(work, "sweep")
-    start = time.perf_counter()
-    subprocess.run([kiln, "compile", src, "-o", out], check=True)
-    compile_s = time.perf_counter() - start
     # -fopenmp: the read probe's own parallel loops.
-    subprocess.run([cxx, "-std=c++17", "-O2", "-march=native", "-fopenmp", *includes, out,
-                    out[:-len(".cpp")] + ".o", "-o", exe, *link, *kernel_link], check=True)
-    return exe, compile_s
+    return build_stitched(root, build_dir, cxx,
+                          os.path.join(root, "benchmarks", "sweep", "sweep.cpp"),
+                          work, "sweep",
+                          cxx_args=["-O2", "-march=native", "-fopenmp"])
 
 
 def per_call_us(fn, arg_sets, calls):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """GPT-2 training steps side by side: Kiln (benchmarks/train_gpt2/
-train_gpt2.cpp, eager autograd and AdamW), PyTorch eager and torch.compile,
+train_gpt2.cpp, AdamW; eager autograd, and built by `kiln compile
+--autograd`: the forward and its backward compiled), PyTorch eager and
+torch.compile,
 on the same weights and batch, with llm.c's files and settings (AdamW lr
 1e-4, betas (0.9, 0.999), eps 1e-8, no weight decay; the same batch every
 step, as llm.c's test does).
@@ -14,6 +16,7 @@ optional.
 
     bash benchmarks/torch_env.sh
     build/torch-env/bin/python benchmarks/train_gpt2.py [--small] [--B 4 --T 64 --steps 10]
+        [--build build] [--cxx clang++-22]
 
 Prints each step's loss from the three (they agree to float32 rounding),
 and each one's median step time after the first step (torch.compile's first
@@ -33,6 +36,8 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from kiln_flags import build_stitched
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -151,6 +156,16 @@ def kiln_steps(binary, checkpoint, tokens, B, T, steps):
     return losses, times
 
 
+def build_compiled(build_dir, cxx, work):
+    """train_gpt2.cpp through kiln compile --autograd; the binary and the
+    compile's seconds."""
+    return build_stitched(
+        ROOT, build_dir, cxx,
+        os.path.join(ROOT, "benchmarks", "train_gpt2", "train_gpt2.cpp"),
+        work, "train_gpt2_compiled", kiln_args=["--autograd"],
+        cxx_args=["-O2"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", action="store_true",
@@ -163,6 +178,9 @@ def main():
                                                    "train_gpt2"))
     ap.add_argument("--work", default=os.path.join(ROOT, "build",
                                                    "train_gpt2"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
+                    help="Kiln's build directory (its kiln, headers, runtime)")
+    ap.add_argument("--cxx", default="clang++-22")
     args = ap.parse_args()
     cfg = (dict(maxT=256, V=1000, Vp=1024, L=2, NH=4, C=128) if args.small
            else dict(maxT=1024, V=50257, Vp=50304, L=12, NH=12, C=768))
@@ -177,9 +195,12 @@ def main():
     idx = torch.tensor(tokens[:-1], dtype=torch.long).view(args.B, args.T)
     targets = torch.tensor(tokens[1:], dtype=torch.long).view(args.B, args.T)
 
+    compiled, compile_s = build_compiled(args.build, args.cxx, args.work)
     columns = {}
     columns["kiln eager"] = kiln_steps(args.kiln, checkpoint, tokens_path,
                                        args.B, args.T, args.steps)
+    columns["kiln compiled"] = kiln_steps(compiled, checkpoint, tokens_path,
+                                          args.B, args.T, args.steps)
     columns["torch eager"] = torch_steps(cfg, params, idx, targets, args.steps,
                                          False)
     columns["torch.compile"] = torch_steps(cfg, params, idx, targets,
@@ -200,8 +221,10 @@ def main():
         print(f"{n:>14}: median step {med:9.1f} ms, "
               f"max |loss - torch eager| {worst:.2e}")
     base = statistics.median(columns["torch.compile"][1][1:])
-    kiln = statistics.median(columns["kiln eager"][1][1:])
-    print(f"kiln eager / torch.compile step time: {kiln / base:.2f}")
+    for n in ("kiln eager", "kiln compiled"):
+        kiln = statistics.median(columns[n][1][1:])
+        print(f"{n} / torch.compile step time: {kiln / base:.2f}")
+    print(f"kiln compile --autograd took {compile_s:.1f} s")
 
 
 if __name__ == "__main__":

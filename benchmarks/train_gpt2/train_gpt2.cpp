@@ -9,6 +9,8 @@
 //   train_gpt2 CHECKPOINT TOKENS [B] [T] [STEPS]
 //
 // Prints one line per step: "step N loss L time_ms M".
+// (Built through `kiln compile --autograd`, loss() is a compiled graph with
+// a compiled backward: benchmarks/train_gpt2.py's "kiln compiled" column.)
 #include <kiln/kiln.h>
 
 #include <chrono>
@@ -52,7 +54,10 @@ struct GPT2 {
   }
 
   // llm.c's forward: the same ops in the same order, the attention causal.
-  Tensor loss(const Tensor &idx, const Tensor &targets) const {
+  // Built as it is, it runs eagerly; benchmarks/train_gpt2.py also builds
+  // it through `kiln compile --autograd`, where the forward and its
+  // backward are compiled graphs.
+  KILN_COMPILE() Tensor loss(const Tensor &idx, const Tensor &targets) const {
     int64_t B = idx.size(0), T = idx.size(1), C = config.C, NH = config.NH;
     Tensor x = kiln::embedding(idx, wte.narrow(0, 0, config.V)) +
                kiln::embedding(kiln::arange(T), wpe);
