@@ -2,10 +2,12 @@
 // embeddings, a bool padding mask applied with where before the softmax,
 // post-norm layers in a std::vector, a masked mean pool. One
 // KILN_COMPILE() on Encoder::forward; the program prints a checksum of the
-// pooled output for a batch whose rows have different lengths.
+// pooled output for a batch whose rows have different lengths, then
+// trains STEPS AdamW steps of the pooled output towards a target (with
+// `kiln compile --autograd`, the backward runs compiled too).
 //
-//   encoder [BATCH] [TOKENS]   (default 3 x 12; vocab 80, width 48,
-//                               4 heads, 2 layers)
+//   encoder [BATCH] [TOKENS] [STEPS]   (default 3 x 12 x 0; vocab 80,
+//                                       width 48, 4 heads, 2 layers)
 #include <kiln/kiln.h>
 
 #include <cmath>
@@ -75,6 +77,25 @@ struct Encoder {
   }
 };
 
+// Trains the parameters by AdamW for `steps` steps towards `target`
+// (mean squared error of what `run` returns), printing each loss: with
+// `kiln compile --autograd` the compiled forward records its compiled
+// backward.
+template <typename Run>
+void train(std::vector<Tensor> params, int64_t steps, const Tensor &target, Run run) {
+  for (const Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  for (int64_t step = 0; step < steps; ++step) {
+    opt.zero_grad();
+    Tensor diff = run() - target;
+    Tensor loss = (diff * diff).mean();
+    loss.backward();
+    opt.step();
+    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
+  }
+}
+
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 3;
   const int64_t tokens = argc > 2 ? std::atoll(argv[2]) : 12;
@@ -117,5 +138,18 @@ int main(int argc, char **argv) {
   for (int64_t b = 0; b < batch; ++b)
     std::printf("row %lld weighted %.6f\n", static_cast<long long>(b),
                 kiln::sum(pooled.slice(0, b, b + 1) * weights).item<float>());
+
+  const int64_t steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  std::vector<Tensor> params{encoder.word_embeddings, encoder.position_embeddings,
+                             encoder.embedding_norm.weight, encoder.embedding_norm.bias};
+  for (const EncoderLayer &l : encoder.layers)
+    for (const Linear *lin : {&l.attention.query, &l.attention.key, &l.attention.value,
+                              &l.attention.output, &l.intermediate, &l.out})
+      params.insert(params.end(), {lin->weight, lin->bias});
+  for (const EncoderLayer &l : encoder.layers)
+    for (const LayerNorm *n : {&l.attention_norm, &l.output_norm})
+      params.insert(params.end(), {n->weight, n->bias});
+  Tensor target = kiln::randn({batch, hidden}, 500);
+  train(params, steps, target, [&] { return encoder.forward(input_ids, mask); });
   return 0;
 }

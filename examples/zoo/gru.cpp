@@ -3,14 +3,16 @@
 // hidden state, a loop over the sequence whose length is known only at run
 // time, the outputs collected and projected. One KILN_COMPILE() on
 // GRU::forward; the program prints checksums of the last hidden state and
-// the outputs.
+// the outputs, then trains TRAIN AdamW steps of the outputs towards a
+// target (with `kiln compile --autograd`, the backward runs compiled too).
 //
-//   gru [BATCH] [STEPS]   (default 2 x 10; input 12, hidden 24)
+//   gru [BATCH] [STEPS] [TRAIN]   (default 2 x 10 x 0; input 12, hidden 24)
 #include <kiln/kiln.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 using kiln::Tensor;
 
@@ -45,6 +47,25 @@ struct GRU {
   }
 };
 
+// Trains the parameters by AdamW for `steps` steps towards `target`
+// (mean squared error of what `run` returns), printing each loss: with
+// `kiln compile --autograd` the compiled forward records its compiled
+// backward.
+template <typename Run>
+void train(std::vector<Tensor> params, int64_t steps, const Tensor &target, Run run) {
+  for (const Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  for (int64_t step = 0; step < steps; ++step) {
+    opt.zero_grad();
+    Tensor diff = run() - target;
+    Tensor loss = (diff * diff).mean();
+    loss.backward();
+    opt.step();
+    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
+  }
+}
+
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 2;
   const int64_t steps = argc > 2 ? std::atoll(argv[2]) : 10;
@@ -65,5 +86,13 @@ int main(int argc, char **argv) {
               kiln::sum(y * y).item<float>());
   std::printf("hidden sum %.6f weighted %.6f\n", kiln::sum(h).item<float>(),
               kiln::sum(h * w).item<float>());
+
+  const int64_t train_steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  Tensor target = kiln::randn({batch, out}, 500);
+  train({gru.cell.weight_ih, gru.cell.weight_hh, gru.cell.bias_ih, gru.cell.bias_hh, gru.head},
+        train_steps, target, [&] {
+          Tensor state = kiln::zeros({batch, hidden});
+          return gru.forward(xs, state);
+        });
   return 0;
 }

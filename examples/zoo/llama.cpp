@@ -2,10 +2,12 @@
 // embeddings applied from precomputed cos/sin tables, grouped-query
 // attention whose key/value heads are repeated with expand (repeat_kv),
 // and a SwiGLU feed-forward. One KILN_COMPILE() on Block::forward; the
-// program prints checksums of the block's output.
+// program prints checksums of the block's output, then trains STEPS AdamW
+// steps of the output towards a target (with `kiln compile --autograd`,
+// the backward runs compiled too).
 //
-//   llama [BATCH] [TOKENS]   (default 2 x 12; width 64, 8 heads, 2 key/value
-//                             heads, feed-forward 160)
+//   llama [BATCH] [TOKENS] [STEPS]   (default 2 x 12 x 0; width 64, 8 heads,
+//                                     2 key/value heads, feed-forward 160)
 #include <kiln/kiln.h>
 
 #include <cmath>
@@ -81,6 +83,25 @@ struct Block {
   }
 };
 
+// Trains the parameters by AdamW for `steps` steps towards `target`
+// (mean squared error of what `run` returns), printing each loss: with
+// `kiln compile --autograd` the compiled forward records its compiled
+// backward.
+template <typename Run>
+void train(std::vector<Tensor> params, int64_t steps, const Tensor &target, Run run) {
+  for (const Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  for (int64_t step = 0; step < steps; ++step) {
+    opt.zero_grad();
+    Tensor diff = run() - target;
+    Tensor loss = (diff * diff).mean();
+    loss.backward();
+    opt.step();
+    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
+  }
+}
+
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 2;
   const int64_t tokens = argc > 2 ? std::atoll(argv[2]) : 12;
@@ -114,5 +135,13 @@ int main(int argc, char **argv) {
               static_cast<long long>(tokens));
   std::printf("y sum %.6f squares %.6f weighted %.6f\n", kiln::sum(y).item<float>(),
               kiln::sum(y * y).item<float>(), kiln::sum(y * w).item<float>());
+
+  const int64_t steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  const Attention &a = block.attention;
+  const FeedForward &f = block.feed_forward;
+  Tensor target = kiln::randn({batch, tokens, dim}, 500);
+  train({block.attention_norm.weight, block.ffn_norm.weight, a.wq.weight, a.wk.weight,
+         a.wv.weight, a.wo.weight, f.w1.weight, f.w2.weight, f.w3.weight},
+        steps, target, [&] { return block.forward(x); });
   return 0;
 }
