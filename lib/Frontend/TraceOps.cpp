@@ -2020,21 +2020,29 @@ std::optional<int> Tracer::traceClamp(const KilnCall &call) {
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
-  int y = *x;
-  bool bounded = false;
+  std::optional<int> bounds[2];
   for (unsigned i = 1; i < 3; ++i) {
     std::optional<int> bound = cx.scalar(i, absent);
     if (!bound && !absent)
       return bound;
-    if (absent)
-      continue;
-    bounded = true;
-    y = i == 1 ? apply<ko::MaximumOp>(loc, y, cx.wrapped(*bound))
-               : apply<ko::MinimumOp>(loc, y, cx.wrapped(*bound));
+    if (!absent)
+      bounds[i - 1] = cx.wrapped(*bound);
   }
-  if (!bounded)
+  std::optional<int> lo = bounds[0], hi = bounds[1];
+  if (!lo && !hi)
     return breakAt(loc, "kiln::clamp without a bound (an error in eager)");
-  return y;
+  // The values of maximum(x, lo) then minimum(., hi) (NaN stays NaN, lo >
+  // hi gives hi everywhere), written so that the gradient is eager's
+  // (ClampBackward1): x's only where lo < x < hi strictly, none at a bound
+  // (maximum and minimum would share it there), none at NaN (x * 0).
+  using P = ko::CmpPredicate;
+  int bound = lo ? (hi ? apply<ko::MinimumOp>(loc, *lo, *hi) : *lo) : *hi;
+  int outside =
+      where(cx.cmp(*x, *x, P::ne),
+            apply<ko::MulOp>(loc, *x, cx.wrapped(cx.i64(0))), bound, loc);
+  int below = hi ? where(cx.cmp(*x, *hi, P::lt), *x, *hi, loc) : *x;
+  return lo ? where(cx.cmp(*lo, *x, P::lt), below, outside, loc)
+            : where(cx.cmp(*x, *hi, P::lt), *x, outside, loc);
 }
 
 std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {

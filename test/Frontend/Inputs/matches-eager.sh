@@ -5,7 +5,8 @@
 # call ran compiled: a guard that rejects its inputs would hide a wrong
 # compiled result behind the eager fallback (check-stats.sh: KILN_STATS=1
 # must say the same, and KILN_MIN_COMPILED_PERCENT=P in the environment
-# asks for at least P% of the tensor ops compiled).
+# asks for at least P% of the tensor ops compiled). KILN_COMPILE_FLAGS adds
+# options to kiln compile (--autograd).
 #
 #   matches-eager.sh CXX "INCLUDES" "LINK" "KERNEL_LINK" SRC WORK [ARGS...]
 set -euo pipefail
@@ -15,7 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 $includes "$src" -o "$work/ref" $link
-kiln compile "$src" -o "$work/cpu.cpp"
+# shellcheck disable=SC2086
+kiln compile "$src" -o "$work/cpu.cpp" ${KILN_COMPILE_FLAGS:-}
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 $includes "$work/cpu.cpp" "$work/cpu.o" -o "$work/cpu" $link $kernel_link
 "$work/ref" "$@" > "$work/ref.txt"
