@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 15 passed, 0 failed
+// CHECK: 17 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -111,6 +111,18 @@ func.func @loss(%ids: tensor<?x?xi64>, %table: tensor<?x?xf32>, %logits: tensor<
   %0 = kiln.embedding %ids, %table : (tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
   %1 = kiln.cross_entropy %logits, %targets : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<f32>
   return %0, %1 : tensor<?x?x?xf32>, tensor<f32>
+}
+
+// Strided slices: each element's gradient added at its place among zeros,
+// from a start counted from the end, past the end, and a step that leaves
+// one element.
+// E2E-GRAD: @strided f32[3,9] idx=-8 idx=100
+// E2E-GRAD: @strided f32[2,4] idx=1 idx=3
+func.func @strided(%x: tensor<?x?xf32>, %s: index, %e: index) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.slice %x dim 1 [%s : %e step 2] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %1 = kiln.slice %x dim 0 [%c0 : %e step 3] : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // Views and data movement: reshape, transpose, permute, squeeze, expand,

@@ -748,10 +748,9 @@ LogicalResult gradient(PermuteOp op, Grads dy, Grad &g) {
 }
 
 LogicalResult gradient(SliceOp op, Grads dy, Grad &g) {
-  // Zeros before and after the slice's elements (a step of 1), the
-  // slice's start counted as the runtime counts it.
-  if (op.getStep() != 1)
-    return op.emitOpError("has a gradient for a step of 1 only");
+  // Zeros before and after the slice's elements (with a step, each added
+  // at its place among zeros), the slice's start counted as the runtime
+  // counts it.
   Value x = op.getInput();
   RankedTensorType xt = tensorType(x);
   int64_t d = dimIn(op.getDim(), xt.getRank());
@@ -763,6 +762,24 @@ LogicalResult gradient(SliceOp op, Grads dy, Grad &g) {
       start);
   start = arith::MaxSIOp::create(g.b, g.loc, start, g.index(0));
   start = arith::MinSIOp::create(g.b, g.loc, start, size);
+  if (int64_t step = op.getStep(); step != 1) {
+    RankedTensorType gt = tensorType(dy[0]);
+    Value n = g.dim(dy[0], d);
+    Value end = arith::AddIOp::create(
+        g.b, g.loc, start, arith::MulIOp::create(g.b, g.loc, n, g.index(step)));
+    Value index = ArangeOp::create(
+        g.b, g.loc, RankedTensorType::get({gt.getDimSize(d)}, g.b.getI64Type()),
+        start, end, g.index(step));
+    for (int64_t i = 0; i < xt.getRank(); ++i)
+      if (i != d)
+        index = UnsqueezeOp::create(g.b, g.loc, index, i);
+    Value zeros =
+        g.zeros(RankedTensorType::get(xt.getShape(), gt.getElementType()),
+                g.dynamicSizes(x));
+    g.set(0, ScatterAddOp::create(g.b, g.loc, zeros, g.expandLike(index, dy[0]),
+                                  dy[0], d));
+    return success();
+  }
   Value after = arith::SubIOp::create(
       g.b, g.loc, arith::SubIOp::create(g.b, g.loc, size, start),
       g.dim(dy[0], d));
