@@ -6,7 +6,10 @@
 Generates N random compile roots from the seed (docs/testing.md): chains of
 Kiln ops over one to four tensor inputs of every dtype, with broadcasting,
 scalars of every kind, views, reductions, products, norms, host flags,
-loops and out-parameters. The roots are batched into translation units;
+loops and out-parameters; with --train, training programs (the float32/64
+inputs require grad, the compiled build uses --autograd, and each input's
+gradient of a random weighting of the outputs is compared too). The roots
+are batched into translation units;
 each unit is built as it is (eager) and through `kiln compile` (cpu), and
 both programs run at the sizes the source names and at others. Each root
 is classified:
@@ -15,6 +18,8 @@ is classified:
   miscompile   a value differs (integers and bools exactly; floats within
                a tolerance scaled to the tensor's largest value)
   fallback     a graph call ran eagerly (a guard missed: silent fallback)
+  nograd       (--train) a graph ran eagerly, saying so, because an op on
+               the way has no gradient rule yet: a known gap, not a failure
   compile      `kiln compile` failed on the valid program
   crash        kiln or the compiled program died on a signal
   hang         a step ran past --timeout
@@ -22,7 +27,8 @@ is classified:
 
 A failing root is kept (DIR/failures/<kind>-<seed>-<n>.cpp) and, unless
 --no-reduce, shrunk first: statements deleted and sizes simplified while
-the same failure persists. Exits 1 when any root failed or was invalid.
+the same failure persists. Exits 1 when any root failed or was invalid
+(nograd is neither).
 """
 import argparse
 import concurrent.futures
@@ -35,7 +41,7 @@ import subprocess
 import sys
 import time
 
-KINDS = ["match", "miscompile", "fallback", "compile", "crash", "hang", "invalid"]
+KINDS = ["match", "nograd", "miscompile", "fallback", "compile", "crash", "hang", "invalid"]
 
 # Sizes of the symbolic dims N0..N2 for each run: the first set is the one
 # the source names (main's defaults), the others are passed as arguments.
@@ -125,6 +131,7 @@ class Root:
         self.out = None       # the second output's Val
         self.form = "fn"      # fn, method or functor
         self.ret = "out"      # how the second output leaves: out, struct or tuple
+        self.train = False    # --train: gradients of its float32/64 inputs too
 
     @property
     def module(self):
@@ -181,13 +188,23 @@ class Root:
         return "\n".join(lines + ["struct %s {" % self.module] + members + ind(head) + ind(body) +
                          ["  }", "};"])
 
+    def trained(self):
+        """With --train, the inputs that require grad: the float32 and
+        float64 ones (members too)."""
+        return [p for p in self.params if p.dtype in ("f32", "f64")] if self.train else []
+
     def call(self, seed):
-        """main's call of the root: inputs built where the call's types show."""
+        """main's call of the root: inputs built where the call's types show.
+        With --train, the float32/64 inputs require grad and, after the
+        outputs, the gradient of a random weighting of the outputs reaches
+        each of them (dumped as NAME.grad)."""
         lines = ["  try {"]
         args, members = [], []
         for i, p in enumerate(self.params):
             name = "%s_%s" % (self.name, p.name)
             lines.append("    Tensor %s = %s;" % (name, fill_expr(p, seed * 16 + i)))
+            if p in self.trained():
+                lines.append("    %s.requires_grad_();" % name)
             (members if p.member else args).append(name)
         args += ["%s" % ("true" if (seed + i) % 2 else "false") for i, _ in enumerate(self.flags)]
         for j, (n, kind, dtype, shape, count) in enumerate(self.lists):
@@ -218,6 +235,19 @@ class Root:
         lines.append('    dump("%s", r);' % self.name)
         if self.out is not None:
             lines.append('    dump("%s.out", out);' % self.name)
+        if self.trained():
+            outs = ["r"] + (["out"] if self.out is not None else [])
+            lines.append("    Tensor loss = kiln::zeros({}, kiln::kFloat64);")
+            for k, o in enumerate(outs):
+                lines.append("    if (%s.requires_grad())\n      loss = loss + (%s.to(kiln::kFloat64) * "
+                             "kiln::randn(%s.shape(), %d).to(kiln::kFloat64)).sum();"
+                             % (o, o, o, seed * 4 + k))
+            lines.append("    if (loss.requires_grad())\n      loss.backward();")
+            for p in self.trained():
+                name = "%s_%s" % (self.name, p.name)
+                lines.append('    dump("%s.grad", %s.grad().defined() ? %s.grad() : '
+                             'kiln::zeros(%s.shape(), %s.dtype()));'
+                             % (self.name, name, name, name, name))
         lines.append("  } catch (const kiln::Error &e) {")
         lines.append('    std::printf("%s error %%s\\n", e.what());' % self.name)
         lines.append("  }")
@@ -1039,7 +1069,7 @@ def parse_output(text):
     res = {}
     cur = None
     for line in text.splitlines():
-        m = re.match(r"(fuzz_\d+)(\.out)? (\S+) \[([\d ]*)\]$", line)
+        m = re.match(r"(fuzz_\d+)(\.out|\.grad)? (\S+) \[([\d ]*)\]$", line)
         if m:
             cur = [m.group(3), m.group(4), []]
             res.setdefault(m.group(1), []).append(cur)
@@ -1105,7 +1135,8 @@ class Batch:
             return {n: ("invalid", "the eager build failed: " + first_error(out)) for n in names}
         # Every program is new: the compile cache would only fill up.
         status, out = tc.run([tc.kiln, "compile", src, "-o", os.path.join(w, "cpu.cpp"),
-                              "--no-cache"], tc.args.timeout * 4)
+                              "--no-cache"] + (["--autograd"] if tc.args.train else []),
+                             tc.args.timeout * 4)
         if status != "ok":
             kind = "compile" if status == "fail" else status
             return {n: (kind, first_error(out)) for n in names}
@@ -1146,6 +1177,8 @@ class Batch:
                     continue
                 root = next(r for r in self.roots if r.name == n)
                 lowp = [root.result.lowp] + ([root.out.lowp] if root.out is not None else [])
+                # A gradient has been through everything the outputs have.
+                lowp += [max(lowp)] * len(root.trained())
                 diff = agree(ref[n], got[n], lowp)
                 if diff:
                     closer = self.closer_to_float64(n, argv, ref[n], got[n])
@@ -1155,7 +1188,10 @@ class Batch:
                         result[n] = ("miscompile", "%s %s" % (diff, where))
                     continue
                 fell = re.search(r"graph %s\S*:? (.*); running it eagerly" % root.graphs(), clog)
-                if fell:
+                if fell and "has no compiled backward" in fell.group(1) and \
+                        "has no gradient" in fell.group(1):
+                    result[n] = ("nograd", "%s %s" % (fell.group(1), where))
+                elif fell:
                     result[n] = ("fallback", "%s %s" % (fell.group(1), where))
                 elif n not in graphless and \
                         not re.search(r"graph %s\S*: ran compiled" % root.graphs(), clog):
@@ -1331,6 +1367,9 @@ def main():
     p.add_argument("--timeout", type=float, default=60, help="seconds per run (x4 per build)")
     p.add_argument("--jobs", type=int, default=1, help="translation units built at once")
     p.add_argument("--no-reduce", action="store_true", help="keep failures as generated")
+    p.add_argument("--train", action="store_true",
+                   help="training programs: the float32/64 inputs require grad, the compiled "
+                        "build is made with --autograd, and each input's gradient is compared too")
     p.add_argument("--print", action="store_true", help="print the generated program and stop")
     p.add_argument("--progress", action="store_true", help="print the counts after each unit")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -1338,6 +1377,8 @@ def main():
 
     gen = Generator(args.seed)
     roots = [gen.root(i) for i in range(args.count)]
+    for r in roots:
+        r.train = args.train
     seeds = [args.seed * 100003 + i for i in range(args.count)]
     if args.print:
         sys.stdout.write(program(roots, seeds))
@@ -1365,7 +1406,7 @@ def main():
             counts[kind] += 1
             if args.verbose or kind != "match" or detail:
                 log("%s (seed %d): %s%s" % (r.name, args.seed, kind, ": " + detail if detail else ""))
-            if kind != "match":
+            if kind not in ("match", "nograd"):
                 failures.append((r, s, kind, detail))
         if all(result[r.name][0] == "match" for r in rs):
             shutil.rmtree(bw, ignore_errors=True)
@@ -1390,7 +1431,7 @@ def main():
     if args.verbose:
         log("time: " + ", ".join("%s %.1f s" % kv for kv in sorted(tc.times.items())))
     log("%d roots: %s" % (total, ", ".join("%d %s" % (counts[k], k) for k in KINDS)))
-    return 0 if counts["match"] == total else 1
+    return 0 if counts["match"] + counts["nograd"] == total else 1
 
 
 if __name__ == "__main__":
