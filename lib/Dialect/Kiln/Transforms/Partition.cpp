@@ -34,6 +34,9 @@ namespace {
 
 using Capacity = int64_t;
 constexpr Capacity kInfinite = std::numeric_limits<Capacity>::max() / 4;
+/// The most an edge weighs (a petabyte): the sum of a graph's finite
+/// capacities stays far below kInfinite.
+constexpr double kWeightCap = 1e15;
 
 /// A flow network cut at its maximum flow (Dinic's algorithm).
 class FlowNetwork {
@@ -113,12 +116,15 @@ int64_t bytesOf(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type)
     return 8;
-  int64_t n = 1;
+  // (In double, capped: an estimate of many dynamic dims must not wrap.)
+  double n = 1;
   for (int64_t d : type.getShape())
-    n *= ShapedType::isDynamic(d) ? k::kDynamicSizeEstimate : d;
+    n *= static_cast<double>(ShapedType::isDynamic(d) ? k::kDynamicSizeEstimate
+                                                      : d);
   Type e = type.getElementType();
   int64_t bits = e.isIntOrFloat() ? e.getIntOrFloatBitWidth() : 64;
-  return n * std::max<int64_t>(1, bits / 8);
+  return static_cast<int64_t>(std::min(
+      n * static_cast<double>(std::max<int64_t>(1, bits / 8)), kWeightCap));
 }
 
 /// Whether computing op again in the backward is cheaper than keeping its
@@ -249,7 +255,7 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
       weight *= std::pow(1.1, std::min(distance[v], 100u)) *
                 (isView(def) ? 2 : 1);
     network.addEdge(in[v], in[v] + 1,
-                    std::min<Capacity>(kInfinite - 1, std::llround(weight)));
+                    std::llround(std::min(weight, kWeightCap)));
     for (OpOperand &use : v.getUses()) {
       if (readByBackward(use))
         network.addEdge(in[v] + 1, sink, kInfinite);
