@@ -2417,8 +2417,18 @@ std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
                      "kiln::norm with a p that is not a constant");
     p = *c;
   }
+  // The root of a sum is taken of 1 where the sum is 0, and 0 given
+  // there: the same values, and eager's gradient (none for a zero vector,
+  // where the root's own would be inf * 0).
+  auto root = [&](int sum, double exponent) {
+    int zero = cx.cmp(sum, cx.number(0), kEQ);
+    int safe = where(zero, cx.number(1), sum, loc);
+    int r = exponent == 0.5 ? apply<ko::SqrtOp>(loc, safe)
+                            : apply<ko::PowOp>(loc, safe, cx.number(exponent));
+    return where(zero, cx.number(0), r, loc);
+  };
   if (p == 2)
-    return apply<ko::SqrtOp>(loc, cx.sum(apply<ko::MulOp>(loc, *x, *x)));
+    return root(cx.sum(apply<ko::MulOp>(loc, *x, *x)), 0.5);
   int magnitude = apply<ko::AbsOp>(loc, *x);
   if (p == 1)
     return cx.sum(magnitude);
@@ -2428,7 +2438,7 @@ std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
   if (p == 0)
     return cx.sum(cx.like(cx.cmp(*x, cx.number(0), kNE), *x));
   int powered = apply<ko::PowOp>(loc, magnitude, cx.number(p));
-  return apply<ko::PowOp>(loc, cx.sum(powered), cx.number(1.0 / p));
+  return root(cx.sum(powered), 1.0 / p);
 }
 
 template <Tracer::Quantifier Q>
