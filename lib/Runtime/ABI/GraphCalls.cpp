@@ -412,17 +412,17 @@ GraphCall &GraphCall::input(int64_t value) {
   return *this;
 }
 
-GraphCall &GraphCall::input(float value) {
+/// The slot a scalar argument is passed in: its bits, read back by the
+/// entry point as its own type.
+template <typename T> static int64_t argumentBits(T value) {
   int64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(value));
-  return input(bits);
+  return bits;
 }
 
-GraphCall &GraphCall::input(double value) {
-  int64_t bits;
-  std::memcpy(&bits, &value, sizeof(value));
-  return input(bits);
-}
+GraphCall &GraphCall::input(float value) { return input(argumentBits(value)); }
+
+GraphCall &GraphCall::input(double value) { return input(argumentBits(value)); }
 
 GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
   outputs_.push_back({&out, rank, dtype});
@@ -516,19 +516,12 @@ bool GraphCall::runForward() {
     } else if (!s.scalar) {
       keep(extras[s.index], false);
     } else {
-      // The bits GraphCall::input passes for a scalar of this dtype.
+      // Passed back as input() passes a scalar of this dtype.
       const Tensor &t = extras[s.index];
-      int64_t bits = 0;
-      if (s.dtype == kFloat32) {
-        float v = static_cast<float>(t.item<double>());
-        std::memcpy(&bits, &v, sizeof(v));
-      } else if (isFloating(s.dtype)) {
-        double v = t.item<double>();
-        std::memcpy(&bits, &v, sizeof(v));
-      } else {
-        bits = t.item<int64_t>();
-      }
-      keepScalar(bits);
+      keepScalar(s.dtype == kFloat32
+                     ? argumentBits(static_cast<float>(t.item<double>()))
+                 : isFloating(s.dtype) ? argumentBits(t.item<double>())
+                                       : t.item<int64_t>());
     }
   }
   for (const Tensor &t : tensors_)
