@@ -739,12 +739,7 @@ private:
       std::vector<Graph *> built;
       for (Root *root : mine)
         for (Segment &seg : root->segments) {
-          std::vector<Graph *> graphs;
-          for (GraphVariant &v : seg.variants)
-            graphs.push_back(&v.graph);
-          if (graphs.empty())
-            graphs.push_back(&seg.graph);
-          for (Graph *graph : graphs) {
+          for (Graph *graph : seg.compiledGraphs()) {
             if (llvm::Error error = buildGraphFunction(module, *graph))
               return error;
             built.push_back(graph);

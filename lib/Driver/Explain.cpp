@@ -153,14 +153,10 @@ std::vector<OpLine> opLines(const Graph &g) {
   return lines;
 }
 
-/// The graphs a segment is compiled as: its variants, or itself.
-std::vector<const Graph *> compiledGraphs(const Segment &s) {
-  std::vector<const Graph *> graphs;
-  for (const GraphVariant &v : s.variants)
-    graphs.push_back(&v.graph);
-  if (graphs.empty())
-    graphs.push_back(&s.graph);
-  return graphs;
+/// An extra saved value's type: "scalar", or its signature spelling.
+std::string savedType(const Graph::Saved &s) {
+  return s.scalar ? std::string("scalar")
+                  : signatureSpelling(s.element, s.rank);
 }
 
 /// explain --autograd: g's backward, what its forward saves for it and
@@ -173,18 +169,15 @@ void printBackward(llvm::raw_ostream &os, const Graph &g) {
     return;
   }
   const Graph::BackwardReport &r = *g.backwardReport;
-  static const char *from[] = {"input", "result", "extra"};
   os << "    backward " << g.name << "_backward: the forward saves";
   for (const Graph::Saved &s : g.saved) {
-    os << " " << from[static_cast<int>(s.from)];
+    os << " " << s.fromName() << " ";
     if (s.from == Graph::Saved::From::Input)
-      os << " " << g.inputs[s.index].expr;
+      os << g.inputs[s.index].expr;
     else if (s.from == Graph::Saved::From::Result)
-      os << " " << s.index;
+      os << s.index;
     else
-      os << " "
-         << (s.scalar ? std::string("scalar")
-                      : signatureSpelling(s.element, s.rank));
+      os << savedType(s);
     os << ",";
   }
   os << " " << r.savedBytes
@@ -308,7 +301,7 @@ void detail::printExplainText(llvm::raw_ostream &os,
              << ":" << op.pos.line;
         os << "\n";
       }
-      for (const Graph *compiled : compiledGraphs(s))
+      for (const Graph *compiled : s.compiledGraphs())
         printBackward(os, *compiled);
     }
   }
@@ -374,12 +367,9 @@ int runExplain(const ExplainRequest &request) {
       for (size_t i = 0; i < r.segments.size(); ++i)
         r.segments[i].variants = std::move(variants[i]);
       if (request.autograd)
-        for (Segment &seg : r.segments) {
-          if (seg.variants.empty())
-            explainBackward(seg.graph);
-          for (GraphVariant &v : seg.variants)
-            explainBackward(v.graph);
-        }
+        for (Segment &seg : r.segments)
+          for (Graph *g : seg.compiledGraphs())
+            explainBackward(*g);
       all.push_back(std::move(r));
     }
     if (unit->failed())
@@ -469,21 +459,17 @@ int runExplain(const ExplainRequest &request) {
                                {"location", posJson(op.pos)}});
         if (request.autograd) {
           jg["backwards"] = nlohmann::json::array();
-          for (const Graph *c : compiledGraphs(s)) {
+          for (const Graph *c : s.compiledGraphs()) {
             nlohmann::json jb = {{"graph", c->name}};
             if (!c->backwardReport) {
               jb["no_backward"] = c->noBackward;
             } else {
-              static const char *from[] = {"input", "result", "extra"};
               jb["name"] = c->name + "_backward";
               jb["saved"] = nlohmann::json::array();
               for (const Graph::Saved &sv : c->saved)
-                jb["saved"].push_back(
-                    {{"from", from[static_cast<int>(sv.from)]},
-                     {"index", sv.index},
-                     {"type", sv.scalar
-                                  ? std::string("scalar")
-                                  : signatureSpelling(sv.element, sv.rank)}});
+                jb["saved"].push_back({{"from", sv.fromName()},
+                                       {"index", sv.index},
+                                       {"type", savedType(sv)}});
               jb["saved_bytes"] = c->backwardReport->savedBytes;
               jb["recomputed_ops"] = c->backwardReport->recomputedOps;
               jb["recomputed_bytes"] = c->backwardReport->recomputedBytes;

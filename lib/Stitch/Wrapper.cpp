@@ -203,11 +203,9 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     if (g.hasBackward()) {
       os << "\n           .backward(kiln_entry_" << g.name
          << "_forward, kiln_entry_" << g.name << "_backward, {";
-      static const char *from[] = {"input", "result", "extra"};
       for (size_t i = 0; i < g.saved.size(); ++i) {
         const Graph::Saved &s = g.saved[i];
-        os << (i ? ", " : "")
-           << "{kiln::abi::SavedValue::" << from[static_cast<int>(s.from)]
+        os << (i ? ", " : "") << "{kiln::abi::SavedValue::" << s.fromName()
            << ", " << s.index;
         if (s.from == Graph::Saved::From::Extra)
           os << ", " << s.rank << ", " << dtypeSpelling(s.element)

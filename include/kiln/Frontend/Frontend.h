@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -123,6 +124,24 @@ struct Segment {
   /// When set, the graph runs as these specializations instead, chosen by
   /// the values of its host bools (specializeOnHostBools).
   std::vector<GraphVariant> variants;
+
+  /// The graphs it is compiled as: its variants, or the graph itself.
+  std::vector<Graph *> compiledGraphs() { return compiledGraphsOf(*this); }
+  std::vector<const Graph *> compiledGraphs() const {
+    return compiledGraphsOf(*this);
+  }
+
+private:
+  template <typename Self>
+  static std::vector<decltype(&std::declval<Self &>().graph)>
+  compiledGraphsOf(Self &self) {
+    std::vector<decltype(&self.graph)> graphs;
+    for (auto &v : self.variants)
+      graphs.push_back(&v.graph);
+    if (graphs.empty())
+      graphs.push_back(&self.graph);
+    return graphs;
+  }
 };
 
 struct Root {

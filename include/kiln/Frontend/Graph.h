@@ -172,6 +172,11 @@ struct Graph {
     int64_t rank = 0;
     ElementType element = ElementType::F32;
     bool scalar = false;
+    /// "input", "result" or "extra" (kiln::abi::SavedValue's names).
+    const char *fromName() const {
+      static const char *names[] = {"input", "result", "extra"};
+      return names[static_cast<int>(from)];
+    }
   };
   std::vector<Saved> saved;
   /// kiln explain --autograd: the backward function as text, the bytes the
