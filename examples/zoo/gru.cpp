@@ -9,10 +9,11 @@
 //   gru [BATCH] [STEPS] [TRAIN]   (default 2 x 10 x 0; input 12, hidden 24)
 #include <kiln/kiln.h>
 
+#include "train_to_target.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 using kiln::Tensor;
 
@@ -46,25 +47,6 @@ struct GRU {
     return total / static_cast<float>(steps);
   }
 };
-
-// Trains the parameters by AdamW for `steps` steps towards `target`
-// (mean squared error of what `run` returns), printing each loss: with
-// `kiln compile --autograd` the compiled forward records its compiled
-// backward.
-template <typename Run>
-void train(std::vector<Tensor> params, int64_t steps, const Tensor &target, Run run) {
-  for (const Tensor &p : params)
-    p.requires_grad_();
-  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
-  for (int64_t step = 0; step < steps; ++step) {
-    opt.zero_grad();
-    Tensor diff = run() - target;
-    Tensor loss = (diff * diff).mean();
-    loss.backward();
-    opt.step();
-    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
-  }
-}
 
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 2;

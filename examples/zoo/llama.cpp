@@ -10,6 +10,8 @@
 //                                     2 key/value heads, feed-forward 160)
 #include <kiln/kiln.h>
 
+#include "train_to_target.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -82,25 +84,6 @@ struct Block {
     return h + feed_forward(ffn_norm(h));
   }
 };
-
-// Trains the parameters by AdamW for `steps` steps towards `target`
-// (mean squared error of what `run` returns), printing each loss: with
-// `kiln compile --autograd` the compiled forward records its compiled
-// backward.
-template <typename Run>
-void train(std::vector<Tensor> params, int64_t steps, const Tensor &target, Run run) {
-  for (const Tensor &p : params)
-    p.requires_grad_();
-  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
-  for (int64_t step = 0; step < steps; ++step) {
-    opt.zero_grad();
-    Tensor diff = run() - target;
-    Tensor loss = (diff * diff).mean();
-    loss.backward();
-    opt.step();
-    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
-  }
-}
 
 int main(int argc, char **argv) {
   const int64_t batch = argc > 1 ? std::atoll(argv[1]) : 2;
