@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 17 passed, 0 failed
+// CHECK: 19 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -103,6 +103,20 @@ func.func @products(%a: tensor<?x?x?x?xf32>, %b: tensor<?x?x?xf32>, %u: tensor<?
   %3 = kiln.linear %x, %w, %bias : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
   %4 = kiln.linear %x, %w : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<?x?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// Projections: one matrix applied to every matrix of a batch (its gradient
+// one product over the batch's rows), from contiguous and transposed
+// batches; the forward's batch folds into one product's rows where its
+// strides allow.
+// E2E-GRAD: @projection f32[2,3,5] f32[5,4] f32[3,2,4,5]
+// E2E-GRAD: @projection f32[1,7,3] f32[3,9] f32[1,1,2,3]
+func.func @projection(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %y: tensor<?x?x?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?x?xf32>) {
+  %0 = kiln.matmul %x, %w : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %t = kiln.transpose %x dims 0, 1 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %1 = kiln.matmul %t, %w : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %2 = kiln.matmul %y, %w : (tensor<?x?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %0, %1, %2 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?x?xf32>
 }
 
 // A classifier's loss: embedding, cross_entropy of [N, C] logits.

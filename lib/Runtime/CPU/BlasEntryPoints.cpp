@@ -214,6 +214,23 @@ void bmmInto(UnrankedView *a, UnrankedView *b, UnrankedView *c,
     }
     return off;
   };
+  // One matrix B for every matrix of A (a projection of a batch): A's and
+  // C's batches fold into rows where their strides allow, one gemm of
+  // batches * n rows rather than one per matrix (torch's matmul folds so).
+  bool sharedB = true;
+  for (int64_t d = 0; d < fb.rank - 2; ++d)
+    sharedB &= fb.sizes[d] == 1;
+  bool unbroadcastA = fa.rank == fc.rank;
+  for (int64_t d = 0; unbroadcastA && d < batch; ++d)
+    unbroadcastA = fa.sizes[d] == fc.sizes[d];
+  Matrix<T> rowsA;
+  Matrix<S> rowsC;
+  if (batches > 1 && sharedB && unbroadcastA && asMatrix(*a, rowsA) &&
+      asMatrix(*c, rowsC)) {
+    Matrix<T> mb = matrixAt<T>(fb, 0, k, m);
+    gemmInto(&rowsA, &mb, &rowsC, accumulate);
+    return;
+  }
   auto product = [&](int64_t i) {
     Matrix<T> ma = matrixAt<T>(fa, offsetIn(fa, i), n, k);
     Matrix<T> mb = matrixAt<T>(fb, offsetIn(fb, i), k, m);

@@ -568,15 +568,35 @@ LogicalResult gradient(MatmulOp op, Grads dy, Grad &g) {
     grad = UnsqueezeOp::create(g.b, g.loc, grad, tensorType(grad).getRank());
   }
   Value da = MatmulOp::create(g.b, g.loc, grad, transposed(g, bm));
-  Value db = MatmulOp::create(g.b, g.loc, transposed(g, a), grad);
+  Value db;
+  int64_t rankA = tensorType(a).getRank(), rankB = tensorType(bm).getRank();
+  if (rankB == 2 && rankA > 2) {
+    // A matrix applied to every matrix of a batch (a projection): its
+    // gradient sums over the batch, so the batch's rows join the
+    // contraction, one product [k, rows] x [rows, m] as torch's matmul
+    // folds it, never a [batch, k, m] of products to sum.
+    Value rowsA = FlattenOp::create(g.b, g.loc, a, 0, rankA - 2);
+    Value rowsDy = FlattenOp::create(g.b, g.loc, grad, 0, rankA - 2);
+    db = MatmulOp::create(g.b, g.loc, transposed(g, rowsA), rowsDy);
+  } else {
+    db = MatmulOp::create(g.b, g.loc, transposed(g, a), grad);
+  }
   // The batch dims a vector operand was broadcast along sum, and the dim
-  // added for it goes; set sums a matrix operand's.
+  // added for it goes. An operand facing a plain matrix has the result's
+  // batch dims, its product's gradient its shape; set sums a batched
+  // operand's over the dims it was broadcast along.
   if (rowA)
     da = g.reshapeLike(g.sumToShape(da, a, 2), op.getLhs());
   if (colB)
     db = g.reshapeLike(g.sumToShape(db, bm, 2), op.getRhs());
-  g.setBroadcast(0, da, 2);
-  g.setBroadcast(1, db, 2);
+  if (rowA || rankB == 2)
+    g.set(0, da);
+  else
+    g.setBroadcast(0, da, 2);
+  if (colB || rankA == 2)
+    g.set(1, db);
+  else
+    g.setBroadcast(1, db, 2);
   return success();
 }
 
