@@ -130,7 +130,8 @@ bool isLinear(linalg::GenericOp op, bool bf16) {
 /// for a static size 1); no batch dim at all for a 2-d product that is not
 /// linalg.matmul (bfloat16's, summed in float32, or any generic 2-d one:
 /// the runtime's batched entries take rank-2 operands as one matrix).
-bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
+bool isBatchedMatmul(linalg::GenericOp op, bool bf16, bool &transposeA,
+                     bool &transposeB) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op, bf16) ||
       op.getNumReductionLoops() != 1 ||
@@ -160,9 +161,11 @@ bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
   for (unsigned i = 0; i < loops - 1; ++i)
     if (!isDim(maps[2].getResult(i), i < batch ? i : (i == batch ? n : m)))
       return false;
-  // A: (batch suffix..., n, k); B: (batch suffix..., k, m).
-  for (auto [map, last2] : {std::pair{maps[0], std::pair{n, k}},
-                            std::pair{maps[1], std::pair{k, m}}}) {
+  // A: (batch suffix..., n, k) or (..., k, n); B: (batch suffix..., k, m)
+  // or (..., m, k).
+  for (auto [map, last2, swapped] :
+       {std::tuple{maps[0], std::pair{n, k}, &transposeA},
+        std::tuple{maps[1], std::pair{k, m}, &transposeB}}) {
     unsigned r = map.getNumResults();
     if (r < 2 || r - 2 > batch)
       return false;
@@ -170,8 +173,12 @@ bool isBatchedMatmul(linalg::GenericOp op, bool bf16) {
     for (unsigned i = 0; i + 2 < r; ++i)
       if (!dimOrZero(map.getResult(i), lead + i))
         return false;
-    if (!isDim(map.getResult(r - 2), last2.first) ||
-        !isDim(map.getResult(r - 1), last2.second))
+    AffineExpr row = map.getResult(r - 2), col = map.getResult(r - 1);
+    if (isDim(row, last2.first) && isDim(col, last2.second))
+      *swapped = false;
+    else if (isDim(row, last2.second) && isDim(col, last2.first))
+      *swapped = true;
+    else
       return false;
   }
   return true;
@@ -230,10 +237,12 @@ SmallVector<BlasProduct> mlir::kiln::findBlasProducts(ModuleOp module,
       if (isBlasGemm(mm))
         products.push_back({mm, BlasProductKind::Gemm});
     } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      bool transposeA = false, transposeB = false;
       if (isLinear(generic, bf16))
         products.push_back({generic, BlasProductKind::Linear});
-      else if (isBatchedMatmul(generic, bf16))
-        products.push_back({generic, BlasProductKind::BatchedGemm});
+      else if (isBatchedMatmul(generic, bf16, transposeA, transposeB))
+        products.push_back(
+            {generic, BlasProductKind::BatchedGemm, transposeA, transposeB});
     }
   });
   std::stable_sort(products.begin(), products.end(),
@@ -258,7 +267,19 @@ void mlir::kiln::replaceWithRuntimeCall(ModuleOp module,
   Location loc = op.getLoc();
   SmallVector<Type> argTypes = operandTypes(product.kind, input, output);
   SmallVector<Value> args;
-  Value operands[] = {op.getDpsInputs()[0], op.getDpsInputs()[1],
+  // A transposed operand as the view of its transpose.
+  auto viewed = [&](Value v, bool transposed) -> Value {
+    if (!transposed)
+      return v;
+    int64_t rank = cast<MemRefType>(v.getType()).getRank();
+    SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+    std::swap(order[rank - 2], order[rank - 1]);
+    AffineMap permutation = AffineMap::getPermutationMap(order, b.getContext());
+    return memref::TransposeOp::create(b, loc, v,
+                                       AffineMapAttr::get(permutation));
+  };
+  Value operands[] = {viewed(op.getDpsInputs()[0], product.transposeA),
+                      viewed(op.getDpsInputs()[1], product.transposeB),
                       op.getDpsInits()[0]};
   for (auto [v, type] : llvm::zip(operands, argTypes))
     args.push_back(castTo(b, loc, v, type));

@@ -91,27 +91,46 @@ Value contractionGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   return half ? roundedInto(b, loc, sum, init) : sum;
 }
 
-/// A 2-d product C[n, m] = A[n, k] * B[k, m], B read transposed when
-/// transposeB (B given as [m, k]).
-Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeB,
-               Type element) {
-  OpFoldResult n = tensor::getMixedSize(b, loc, a, 0);
+/// A 2-d product C[n, m] = A[n, k] * B[k, m], A read transposed when
+/// transposeA (given as [k, n]) and B when transposeB (given as [m, k]).
+Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeA,
+               bool transposeB, Type element) {
+  OpFoldResult n = tensor::getMixedSize(b, loc, a, transposeA ? 1 : 0);
   OpFoldResult m = tensor::getMixedSize(b, loc, bm, transposeB ? 0 : 1);
   Value init = zeroFilled(b, loc, {n, m}, element);
-  if (!transposeB && !isa<Float16Type, BFloat16Type>(element))
+  if (!transposeA && !transposeB && !isa<Float16Type, BFloat16Type>(element))
     return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                     ValueRange{a, bm}, ValueRange{init})
         .getResult(0);
+  // A generic: half types' products accumulate in float32, and transposed
+  // operands are read in place.
   MLIRContext *ctx = b.getContext();
   AffineExpr i = b.getAffineDimExpr(0), j = b.getAffineDimExpr(1),
              k = b.getAffineDimExpr(2);
-  SmallVector<AffineExpr> bExprs = {j, k};
-  if (!transposeB) // half types: their product accumulates in float32
-    bExprs = {k, j};
-  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {i, k}, ctx),
+  SmallVector<AffineExpr> aExprs = {i, k}, bExprs = {k, j};
+  if (transposeA)
+    aExprs = {k, i};
+  if (transposeB)
+    bExprs = {j, k};
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, aExprs, ctx),
                                  AffineMap::get(3, 0, bExprs, ctx),
                                  AffineMap::get(3, 0, {i, j}, ctx)};
   return contractionGeneric(b, loc, {a, bm}, init, maps);
+}
+
+/// The input of a `kiln.transpose` of v's last two dims, which a product
+/// reads in place (its maps swapped) rather than as a copy: BLAS and cuBLAS
+/// take either order of a matrix's strides. Null otherwise.
+Value transposedMatrixOf(Value v) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  if (!t)
+    return {};
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  int64_t d0 = t.getDim0() < 0 ? t.getDim0() + rank : t.getDim0();
+  int64_t d1 = t.getDim1() < 0 ? t.getDim1() + rank : t.getDim1();
+  if (rank < 2 || std::min(d0, d1) != rank - 2 || std::max(d0, d1) != rank - 1)
+    return {};
+  return t.getInput();
 }
 
 struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
@@ -122,21 +141,33 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Value a = adaptor.getLhs(), bm = adaptor.getRhs();
+    bool transposeA = false, transposeB = false;
+    if (Value input = transposedMatrixOf(op.getLhs())) {
+      a = rewriter.getRemappedValue(input);
+      transposeA = true;
+    }
+    if (Value input = transposedMatrixOf(op.getRhs())) {
+      bm = rewriter.getRemappedValue(input);
+      transposeB = true;
+    }
     auto ta = cast<RankedTensorType>(a.getType());
     auto tb = cast<RankedTensorType>(bm.getType());
     Type element = ta.getElementType();
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t ra = ta.getRank(), rb = tb.getRank();
-    // Contracting dims: a's last, b's first (1-d) or second to last.
-    std::tie(a, bm) = agreeOnDim(b, loc, a, ra - 1, bm, rb == 1 ? 0 : rb - 2,
+    // Contracting dims: a's last (second to last, transposed), b's first
+    // (1-d) or second to last (last, transposed).
+    std::tie(a, bm) = agreeOnDim(b, loc, a, transposeA ? ra - 2 : ra - 1, bm,
+                                 rb == 1 ? 0 : (transposeB ? rb - 1 : rb - 2),
                                  "matmul: contracting sizes differ");
     // 2-d products are linalg.matmul; the others one contraction generic
     // (folding batch dims into rows would need expand_shapes with several
     // dynamic dims in a group, which upstream's expand-strided-metadata
     // does not handle).
-    Value result = ra == 2 && rb == 2
-                       ? matmul2d(b, loc, a, bm, /*transposeB=*/false, element)
-                       : contraction(b, loc, a, bm, resultType);
+    Value result =
+        ra == 2 && rb == 2
+            ? matmul2d(b, loc, a, bm, transposeA, transposeB, element)
+            : contraction(b, loc, a, bm, transposeA, transposeB, resultType);
     result = castTo(b, loc, result, resultType);
     rewriter.replaceOp(op, result);
     return success();
@@ -145,6 +176,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
   /// The general product as one generic: loops over the broadcast batch
   /// dims, then n (when a is not 1-d), m (when b is not 1-d) and k.
   static Value contraction(OpBuilder &b, Location loc, Value a, Value bm,
+                           bool transposeA, bool transposeB,
                            RankedTensorType resultType) {
     auto ta = cast<RankedTensorType>(a.getType());
     auto tb = cast<RankedTensorType>(bm.getType());
@@ -195,21 +227,34 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     SmallVector<AffineExpr> ea, eb, ec;
     batchMap(a, batchA, ea);
     batchMap(bm, batchB, eb);
-    if (hasN)
-      ea.push_back(b.getAffineDimExpr(nDim));
-    ea.push_back(b.getAffineDimExpr(kDim));
-    eb.push_back(b.getAffineDimExpr(kDim));
-    if (hasM)
-      eb.push_back(b.getAffineDimExpr(mDim));
+    // A's matrix dims (n, k), or (k, n) read transposed; B's (k, m), or
+    // (m, k).
+    AffineExpr nExpr = b.getAffineDimExpr(nDim),
+               mExpr = b.getAffineDimExpr(mDim),
+               kExpr = b.getAffineDimExpr(kDim);
+    if (transposeA)
+      ea.append({kExpr, nExpr});
+    else if (hasN)
+      ea.append({nExpr, kExpr});
+    else
+      ea.push_back(kExpr);
+    if (transposeB)
+      eb.append({mExpr, kExpr});
+    else if (hasM)
+      eb.append({kExpr, mExpr});
+    else
+      eb.push_back(kExpr);
     for (int64_t d = 0; d < batch; ++d)
       ec.push_back(b.getAffineDimExpr(d));
     if (hasN) {
-      ec.push_back(b.getAffineDimExpr(nDim));
-      sizes.push_back(tensor::getMixedSize(b, loc, a, ra - 2));
+      ec.push_back(nExpr);
+      sizes.push_back(
+          tensor::getMixedSize(b, loc, a, transposeA ? ra - 1 : ra - 2));
     }
     if (hasM) {
-      ec.push_back(b.getAffineDimExpr(mDim));
-      sizes.push_back(tensor::getMixedSize(b, loc, bm, rb - 1));
+      ec.push_back(mExpr);
+      sizes.push_back(
+          tensor::getMixedSize(b, loc, bm, transposeB ? rb - 2 : rb - 1));
     }
     Value init = zeroFilled(b, loc, sizes, resultType.getElementType());
     MLIRContext *ctx = b.getContext();

@@ -54,6 +54,25 @@ func.func @batched(%a: memref<2x3x4x5xf32>, %b: memref<1x3x5x6xf32>, %c: memref<
   return
 }
 
+// Operands read transposed (A as [k, n], B as [b, m, k]) go as transposed
+// views, which the runtime reads by their strides.
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[AT:.*]] = memref.transpose %arg0 (d0, d1) -> (d1, d0)
+// CHECK: %[[BT:.*]] = memref.transpose %arg1 (d0, d1, d2) -> (d0, d2, d1)
+// CHECK: %[[A:.*]] = memref.cast %[[AT]]
+// CHECK: %[[B:.*]] = memref.cast %[[BT]]
+// CHECK: call @kiln_bmm_f32(%[[A]], %[[B]], %{{.*}}) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+// CHECK-NOT: linalg.generic
+func.func @transposed(%a: memref<5x4xf32>, %b: memref<2x6x5xf32>, %c: memref<2x4x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<5x4xf32>, memref<2x6x5xf32>) outs(%c : memref<2x4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
 // conv2d is no product of this pass (kiln-conv2d-to-runtime runs it as the
 // runtime's convolution before linalg): a linalg convolution stays.
 // CHECK-LABEL: func.func @conv

@@ -26,6 +26,31 @@ func.func @batched(%a: tensor<2x3x4x5xf32>, %b: tensor<1x3x5x6xf32>) -> tensor<2
 
 // -----
 
+// A transpose of an operand's last two dims is read in place through the
+// product's maps (x @ w.T, a.T @ b): the products read the arguments, and
+// the transposes are left dead for the canonicalizer.
+// CHECK-DAG: #[[TX:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[TW:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[TY:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[TA:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[TB:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[TC:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK: %[[SW:.*]] = tensor.extract_slice %arg1
+// CHECK: linalg.generic {indexing_maps = [#[[TX]], #[[TW]], #[[TY]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[SW]] :
+// CHECK: %[[SA:.*]] = tensor.extract_slice %arg2
+// CHECK: %[[SB:.*]] = tensor.extract_slice %arg3
+// CHECK: linalg.generic {indexing_maps = [#[[TA]], #[[TB]], #[[TC]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[SA]], %[[SB]] :
+func.func @transposed_operands(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %wt = kiln.transpose %w dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %0 = kiln.matmul %x, %wt : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %at = kiln.transpose %a dims 1, 0 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = kiln.matmul %at, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // linear reads the weight transposed in place, then adds the bias.
 // CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>

@@ -22,13 +22,19 @@ enum class BlasProductKind {
   /// linear's contraction y[..., o] += x[..., k] * w[o, k].
   Linear,
   /// C[batch..., n, m] += A[batch..., n, k] * B[batch..., k, m], A's and
-  /// B's batch dims aligned with C's from the right, size-1 ones broadcast.
+  /// B's batch dims aligned with C's from the right, size-1 ones broadcast;
+  /// A may be read as [batch..., k, n] and B as [batch..., m, k]
+  /// (transposed in place).
   BatchedGemm,
 };
 
 struct BlasProduct {
   linalg::LinalgOp op;
   BlasProductKind kind;
+  /// A batched product's operands read with their last two dims swapped:
+  /// the call passes them as transposed views (memref.transpose), which
+  /// the runtime reads by their strides.
+  bool transposeA = false, transposeB = false;
 };
 
 /// The f32 and f64 products of `module` on buffers, grouped by kind in the
