@@ -227,23 +227,22 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     SmallVector<AffineExpr> ea, eb, ec;
     batchMap(a, batchA, ea);
     batchMap(bm, batchB, eb);
-    // A's matrix dims (n, k), or (k, n) read transposed; B's (k, m), or
-    // (m, k).
+    // A's matrix dims (n, k) and B's (k, m), each swapped when read
+    // transposed; a vector operand's only k.
     AffineExpr nExpr = b.getAffineDimExpr(nDim),
                mExpr = b.getAffineDimExpr(mDim),
                kExpr = b.getAffineDimExpr(kDim);
-    if (transposeA)
-      ea.append({kExpr, nExpr});
-    else if (hasN)
-      ea.append({nExpr, kExpr});
-    else
-      ea.push_back(kExpr);
-    if (transposeB)
-      eb.append({mExpr, kExpr});
-    else if (hasM)
-      eb.append({kExpr, mExpr});
-    else
-      eb.push_back(kExpr);
+    auto appendMatrix = [&](SmallVector<AffineExpr> &exprs, bool isMatrix,
+                            AffineExpr row, AffineExpr col, bool transposed) {
+      if (!isMatrix)
+        exprs.push_back(kExpr);
+      else if (transposed)
+        exprs.append({col, row});
+      else
+        exprs.append({row, col});
+    };
+    appendMatrix(ea, hasN, nExpr, kExpr, transposeA);
+    appendMatrix(eb, hasM, kExpr, mExpr, transposeB);
     for (int64_t d = 0; d < batch; ++d)
       ec.push_back(b.getAffineDimExpr(d));
     if (hasN) {
