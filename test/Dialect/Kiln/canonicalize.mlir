@@ -72,6 +72,45 @@ func.func @transposes_of_different_dims(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf
 
 // -----
 
+// A product's transpose is the product of the transposes, the other way
+// round: (a @ b)^T = b^T @ a^T, batched and with a transposed operand whose
+// transpose folds away.
+// CHECK-LABEL: func.func @transpose_of_product
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?x?xf32>, %[[B:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?x?xf32>, %[[Y:.*]]: tensor<?x?xf32>)
+// CHECK-DAG: %[[BT:.*]] = kiln.transpose %[[B]] dims 0, 1
+// CHECK-DAG: %[[AT:.*]] = kiln.transpose %[[A]] dims 1, 2
+// CHECK: %[[P:.*]] = kiln.matmul %[[BT]], %[[AT]] : (tensor<?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+// CHECK: %[[YT:.*]] = kiln.transpose %[[Y]] dims 0, 1
+// CHECK: %[[Q:.*]] = kiln.matmul %[[YT]], %[[X]] : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK: return %[[P]], %[[Q]]
+func.func @transpose_of_product(%a: tensor<?x?x?xf32>, %b: tensor<?x?xf32>, %x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.matmul %a, %b : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.transpose %0 dims 2, 1 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+  %xt = kiln.transpose %x dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %2 = kiln.matmul %xt, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.transpose %2 dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %1, %3 : tensor<?x?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// A product used elsewhere too stays, and so does its transpose; a vector
+// operand's product is no matrix product to swap.
+// CHECK-LABEL: func.func @transpose_of_shared_product
+// CHECK: %[[P:.*]] = kiln.matmul %arg0, %arg1
+// CHECK: kiln.transpose %[[P]] dims 0, 1
+// CHECK: %[[V:.*]] = kiln.matmul %arg2, %arg3
+// CHECK: kiln.transpose %[[V]] dims 0, 1
+func.func @transpose_of_shared_product(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %v: tensor<?xf32>, %c: tensor<?x?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %1 = kiln.transpose %0 dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %2 = kiln.matmul %v, %c : (tensor<?xf32>, tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.transpose %2 dims 0, 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %0, %1, %3 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @permutes_compose
 // CHECK-NEXT: %[[P:.*]] = kiln.permute %arg0 [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
 // CHECK-NEXT: return %[[P]]

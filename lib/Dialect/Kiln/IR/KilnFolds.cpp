@@ -127,7 +127,48 @@ struct ComposePermutes : OpRewritePattern<PermuteOp> {
     return success();
   }
 };
+/// transpose(a @ b) over the product's matrices -> b^T @ a^T: the
+/// product's lowering reads transposed operands in place, so no copy is
+/// left (a gradient's [k, m] product feeding a transpose, as a tied
+/// embedding's does, becomes an [m, k] product).
+struct TransposeOfProduct : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto product = op.getInput().getDefiningOp<MatmulOp>();
+    if (!product || !product->hasOneUse() || hasOpenTypes(op) ||
+        hasOpenTypes(product))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    int64_t d0 = op.getDim0() < 0 ? op.getDim0() + rank : op.getDim0();
+    int64_t d1 = op.getDim1() < 0 ? op.getDim1() + rank : op.getDim1();
+    auto rankOf = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getRank();
+    };
+    if (rank < 2 || std::minmax(d0, d1) != std::minmax(rank - 2, rank - 1) ||
+        rankOf(product.getLhs()) < 2 || rankOf(product.getRhs()) < 2)
+      return failure();
+    auto swapped = [&](Value v) {
+      int64_t r = rankOf(v);
+      return rewriter.createOrFold<TransposeOp>(op.getLoc(), v, r - 2, r - 1);
+    };
+    Value bt = swapped(product.getRhs()), at = swapped(product.getLhs());
+    auto result = MatmulOp::create(rewriter, op.getLoc(), bt, at);
+    if (result.getType() != type) {
+      rewriter.eraseOp(result);
+      return failure();
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 } // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<TransposeOfProduct>(context);
+}
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {

@@ -22,6 +22,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
@@ -181,9 +182,17 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
     return failure();
   func::FuncOp joint = *built;
   auto eraseJoint = llvm::scope_exit([&] { joint.erase(); });
-  // One value per size the rules read, so that each is saved once.
+  // The kiln ops' folds and canonicalizations (a transpose of a transposed
+  // operand, a product's transpose), then one value per size the rules
+  // read, so that each is saved once.
   {
-    IRRewriter rewriter(fn.getContext());
+    MLIRContext *context = fn.getContext();
+    RewritePatternSet patterns(context);
+    for (RegisteredOperationName name : context->getRegisteredOperations())
+      if (name.getDialectNamespace() == k::KilnDialect::getDialectNamespace())
+        name.getCanonicalizationPatterns(patterns, context);
+    (void)applyPatternsGreedily(joint, std::move(patterns));
+    IRRewriter rewriter(context);
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, joint);
   }

@@ -968,7 +968,10 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
   let cppCall = "$input.transpose($dim0, $dim1)";
   let summary = "swaps two dims";
   let description = [{
-    A transpose of a transpose of the same dims folds to the input.
+    A transpose of a transpose of the same dims folds to the input; the
+    transpose of a product's matrices (its last two dims) canonicalizes to
+    the product of the operands' transposes in the other order,
+    `(a @ b)^T = b^T @ a^T`, which the lowering reads in place.
 
     ```mlir
     %t = kiln.transpose %k dims 2, 3 : tensor<?x12x?x64xf32> -> tensor<?x12x64x?xf32>
@@ -980,6 +983,7 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
     $input `dims` $dim0 `,` $dim1 attr-dict `:` type($input) `->` type($result)
   }];
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
