@@ -34,9 +34,11 @@ void checkParameter(const Tensor &p, size_t index, const char *optimizer) {
                 "; optimizers update on the cpu");
 }
 
-/// Runs update(p, g, state...) on contiguous buffers of one compute type
-/// (float or double), then writes p and the states back where they were
-/// copies. States are made (zeros, p's shape, compute type) on first use.
+/// Runs update(begin, end, p, g, states) over the threads' ranges of
+/// contiguous buffers of one compute type (float or double), then writes p
+/// back where it was a copy. States are made (zeros, p's shape, compute
+/// type) on first use. The update loops itself, its constants in the
+/// compute type, so that the loop vectorizes.
 template <typename Update>
 void elementwiseUpdate(const Tensor &p, std::vector<Tensor *> states,
                        const Update &update) {
@@ -56,8 +58,7 @@ void elementwiseUpdate(const Tensor &p, std::vector<Tensor *> states,
     for (Tensor *s : states)
       ps.push_back(s->data<T>());
     detail::parallelFor(n, n * 8, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        update(pw[i], pg[i], ps.data(), i);
+      update(begin, end, pw, pg, ps.data());
     });
   };
   if (ct == DType::F64)
@@ -69,6 +70,62 @@ void elementwiseUpdate(const Tensor &p, std::vector<Tensor *> states,
   else
     p.storage()->bumpVersion();
 }
+
+/// One Adam(W) step over elements [begin, end): torch's single-tensor
+/// formulas in the compute type T, with the options' branches taken
+/// outside the element loop (one loop per combination) so that it
+/// vectorizes.
+struct AdamStep {
+  double lrDecay;
+  bool decoupled;
+  double decay, beta1, beta2, eps;
+  bool amsgrad;
+  double stepSize, correction2;
+
+  template <typename T>
+  void run(int64_t begin, int64_t end, T *w, const T *g, T *const *s) const {
+    bool l2 = !decoupled && decay != 0;
+    if (l2)
+      amsgrad ? loop<T, true, true>(begin, end, w, g, s)
+              : loop<T, true, false>(begin, end, w, g, s);
+    else
+      amsgrad ? loop<T, false, true>(begin, end, w, g, s)
+              : loop<T, false, false>(begin, end, w, g, s);
+  }
+
+  template <typename T, bool L2, bool Amsgrad>
+  void loop(int64_t begin, int64_t end, T *__restrict w,
+            const T *__restrict g, T *const *s) const {
+    // AdamW's decoupled decay multiplies by 1 - lr * decay, exactly 1 (a
+    // no-op, NaN and inf kept) for Adam and for a decay of 0.
+    const T keep = static_cast<T>(decoupled ? 1 - lrDecay : 1.0),
+            l2 = static_cast<T>(decay), b1 = static_cast<T>(1 - beta1),
+            b2 = static_cast<T>(beta2), c2 = static_cast<T>(1 - beta2),
+            corr = static_cast<T>(correction2), e = static_cast<T>(eps),
+            step = static_cast<T>(stepSize);
+    T *__restrict m = s[0];
+    T *__restrict v = s[1];
+    T *__restrict vmax = Amsgrad ? s[2] : nullptr;
+    for (int64_t i = begin; i < end; ++i) {
+      T wi = w[i] * keep;
+      T gi = g[i];
+      if constexpr (L2)
+        gi += l2 * wi;
+      T mi = m[i] + (gi - m[i]) * b1; // torch's lerp_
+      T vi = v[i] * b2 + c2 * gi * gi;
+      m[i] = mi;
+      v[i] = vi;
+      T second = vi;
+      if constexpr (Amsgrad) {
+        T top = vi > vmax[i] || vi != vi ? vi : vmax[i]; // NaN propagates
+        vmax[i] = top;
+        second = top;
+      }
+      T denom = std::sqrt(second) / corr + e;
+      w[i] = wi - step * mi / denom;
+    }
+  }
+};
 } // namespace
 
 Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {}
@@ -112,19 +169,22 @@ void SGD::step() {
     std::vector<Tensor *> states;
     if (momentum != 0)
       states.push_back(&momentum_[k]);
-    elementwiseUpdate(p, states, [&](auto &w, auto g, auto **s, int64_t i) {
-      using T = std::remove_reference_t<decltype(w)>;
-      T d = g;
-      if (decay != 0)
-        d += static_cast<T>(decay) * w;
-      if (momentum != 0) {
-        T &b = s[0][i];
-        b = first ? d
-                  : static_cast<T>(momentum) * b +
-                        static_cast<T>(1 - dampening) * d;
-        d = nesterov ? d + static_cast<T>(momentum) * b : b;
+    elementwiseUpdate(p, states, [&](int64_t begin, int64_t end, auto *w,
+                                     const auto *g, auto *const *s) {
+      using T = std::remove_pointer_t<decltype(w)>;
+      for (int64_t i = begin; i < end; ++i) {
+        T d = g[i];
+        if (decay != 0)
+          d += static_cast<T>(decay) * w[i];
+        if (momentum != 0) {
+          T &b = s[0][i];
+          b = first ? d
+                    : static_cast<T>(momentum) * b +
+                          static_cast<T>(1 - dampening) * d;
+          d = nesterov ? d + static_cast<T>(momentum) * b : b;
+        }
+        w[i] -= static_cast<T>(lr) * d;
       }
-      w -= static_cast<T>(lr) * d;
     });
   }
 }
@@ -168,24 +228,11 @@ void Adam::step() {
     std::vector<Tensor *> states{&expAvg_[k], &expAvgSq_[k]};
     if (amsgrad)
       states.push_back(&maxExpAvgSq_[k]);
-    elementwiseUpdate(p, states, [&](auto &w, auto g, auto **s, int64_t i) {
-      using T = std::remove_reference_t<decltype(w)>;
-      if (decoupled)
-        w *= static_cast<T>(1 - lr * decay);
-      else if (decay != 0)
-        g += static_cast<T>(decay) * w;
-      T &m = s[0][i], &v = s[1][i];
-      m += (g - m) * static_cast<T>(1 - beta1); // torch's lerp_
-      v = v * static_cast<T>(beta2) + static_cast<T>(1 - beta2) * g * g;
-      T second = v;
-      if (amsgrad) {
-        T &vmax = s[2][i];
-        vmax = v > vmax || v != v ? v : vmax; // NaN propagates, as torch's
-        second = vmax;
-      }
-      T denom =
-          std::sqrt(second) / static_cast<T>(correction2) + static_cast<T>(eps);
-      w -= static_cast<T>(stepSize) * m / denom;
+    AdamStep constants{lr * decay, decoupled, decay,  beta1,    beta2,
+                       eps,        amsgrad,   stepSize, correction2};
+    elementwiseUpdate(p, states, [&](int64_t begin, int64_t end, auto *w,
+                                     const auto *g, auto *const *s) {
+      constants.run(begin, end, w, g, s);
     });
   }
 }
