@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 19 passed, 0 failed
+// CHECK: 21 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -117,6 +117,29 @@ func.func @projection(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %y: tensor<?x?
   %1 = kiln.matmul %t, %w : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
   %2 = kiln.matmul %y, %w : (tensor<?x?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?x?xf32>
   return %0, %1, %2 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?x?xf32>
+}
+
+// Composites differentiate through their decomposition (as torch's
+// CompositeImplicitAutograd ops do): var and std (a correction given at run
+// time), logsumexp, tril and triu, repeat and tile, cast_like to f64,
+// reshape_as and unflatten.
+// E2E-GRAD: @composites f32[3,5] idx=0 f64[15]
+// E2E-GRAD: @composites f32[4,6] idx=2 f64[24]
+func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>) {
+  %0 = kiln.var %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %1 = kiln.std %x dims [1] keepdim correction_value %c : tensor<?x?xf32> -> tensor<?x1xf32>
+  %2 = kiln.logsumexp %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %3 = kiln.tril %x diagonal 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %4 = kiln.triu %x : tensor<?x?xf32> -> tensor<?x?xf32>
+  %5 = kiln.repeat %x [2, 1, 3] : tensor<?x?xf32> -> tensor<2x?x?xf32>
+  %6 = kiln.tile %x [2] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %7 = kiln.cast_like %x, %like : (tensor<?x?xf32>, tensor<?xf64>) -> tensor<?x?xf64>
+  %8 = kiln.reshape_as %x, %like : (tensor<?x?xf32>, tensor<?xf64>) -> tensor<?xf32>
+  %c1 = arith.constant 1 : index
+  %n = kiln.dim %x, 1 : tensor<?x?xf32>
+  %9 = kiln.unflatten %x dim 1 sizes [%c1, %n] : tensor<?x?xf32> -> tensor<?x1x?xf32>
+  %r = kiln.cast %5 : tensor<2x?x?xf32> to tensor<?x?x?xf32>
+  return %0, %1, %2, %3, %4, %r, %6, %7, %8, %9 : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>
 }
 
 // A classifier's loss: embedding, cross_entropy of [N, C] logits.

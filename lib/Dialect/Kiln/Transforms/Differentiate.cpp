@@ -10,8 +10,10 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNDIFFERENTIATE
@@ -75,17 +77,10 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
   Block *entry = backward.addEntryBlock();
   b.setInsertionPointToEnd(entry);
 
-  // The forward, recomputed, and which of its values vary with a float
-  // argument (activity analysis: only their ops are differentiated, so
-  // that a mask built from constants needs no gradient).
+  // The forward, recomputed.
   IRMapping forward;
   forward.map(fn.getArguments(),
               entry->getArguments().take_front(fn.getNumArguments()));
-  DenseSet<Value> active;
-  for (BlockArgument arg :
-       entry->getArguments().take_front(fn.getNumArguments()))
-    if (k::takesGradient(arg.getType()))
-      active.insert(arg);
   Operation *ret = nullptr;
   for (Operation &op : fn.getBody().front()) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
@@ -101,18 +96,45 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
       backward.erase();
       return failure();
     }
-    Operation *copy = b.clone(op, forward);
-    if (llvm::any_of(copy->getOperands(),
-                     [&](Value v) { return active.contains(v); }))
-      for (Value r : copy->getResults())
-        if (k::takesGradient(r.getType()))
-          active.insert(r);
+    b.clone(op, forward);
   }
   if (!ret || fn.getBody().getBlocks().size() != 1) {
     backward.erase();
     fn.emitOpError("is differentiated as one block only");
     return failure();
   }
+  // Composites (var, std, logsumexp, tril, triu, repeat, ...) differentiate
+  // through their decomposition, as torch's CompositeImplicitAutograd ops
+  // do: each is written once (kiln-decompose-composites), its gradient
+  // that of the ops it is made of. fn's results are held by a return for
+  // as long as the rewrite may replace them.
+  SmallVector<Value> results;
+  {
+    auto held = func::ReturnOp::create(
+        b, loc, llvm::map_to_vector(ret->getOperands(), [&](Value v) {
+          return forward.lookup(v);
+        }));
+    RewritePatternSet patterns(context);
+    k::populateDecomposeCompositesPatterns(patterns);
+    walkAndApplyPatterns(backward, std::move(patterns));
+    results = llvm::to_vector(held.getOperands());
+    held.erase();
+  }
+
+  // Which values vary with a float argument (activity analysis: only their
+  // ops are differentiated, so that a mask built from constants needs no
+  // gradient).
+  DenseSet<Value> active;
+  for (BlockArgument arg :
+       entry->getArguments().take_front(fn.getNumArguments()))
+    if (k::takesGradient(arg.getType()))
+      active.insert(arg);
+  for (Operation &op : *entry)
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      for (Value r : op.getResults())
+        if (k::takesGradient(r.getType()))
+          active.insert(r);
 
   // Each value's gradient, the sum of what its uses contribute.
   DenseMap<Value, Value> adjoint;
@@ -124,8 +146,7 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
       it->second = k::AddOp::create(b, loc, it->second, g);
   };
   for (auto [k, r] : llvm::enumerate(gradResults))
-    accumulate(forward.lookup(ret->getOperand(r)),
-               entry->getArgument(fn.getNumArguments() + k));
+    accumulate(results[r], entry->getArgument(fn.getNumArguments() + k));
   SmallVector<Operation *> ops;
   for (Operation &op : *entry)
     ops.push_back(&op);
@@ -157,8 +178,7 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
   }
   SmallVector<Value> grads;
   if (withResults)
-    for (Value r : ret->getOperands())
-      grads.push_back(forward.lookup(r));
+    llvm::append_range(grads, results);
   for (BlockArgument arg :
        entry->getArguments().take_front(fn.getNumArguments()))
     if (k::takesGradient(arg.getType())) {
