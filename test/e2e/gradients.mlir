@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 21 passed, 0 failed
+// CHECK: 27 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -140,6 +140,51 @@ func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (
   %9 = kiln.unflatten %x dim 1 sizes [%c1, %n] : tensor<?x?xf32> -> tensor<?x1x?xf32>
   %r = kiln.cast %5 : tensor<2x?x?xf32> to tensor<?x?x?xf32>
   return %0, %1, %2, %3, %4, %r, %6, %7, %8, %9 : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>
+}
+
+// Activations: tan, atan, erfc, softplus (past its threshold of 20 too),
+// mish, and hardswish and hardsigmoid on either side of, and at, their
+// kinks at -3 and 3.
+// E2E-GRAD: @activations f32[17]{-4,4}
+// E2E-GRAD: @activations f32[9]*4
+func.func @activations(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %t = kiln.full {value = 0.3 : f32} : tensor<f32>
+  %small = kiln.mul %x, %t : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %0 = kiln.tan %small : tensor<?xf32>
+  %1 = kiln.atan %x : tensor<?xf32>
+  %2 = kiln.erfc %x : tensor<?xf32>
+  %3 = kiln.softplus %x : tensor<?xf32>
+  %k = kiln.full {value = 8.0 : f32} : tensor<f32>
+  %big = kiln.mul %x, %k : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %4 = kiln.softplus %big : tensor<?xf32>
+  %5 = kiln.mish %x : tensor<?xf32>
+  %6 = kiln.hardswish %x : tensor<?xf32>
+  %7 = kiln.hardsigmoid %x : tensor<?xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// prod, exact with zeros as eager's: a row without one, a row with one
+// zero, rows with several (relu's).
+// E2E-GRAD: @products_of_rows f64[3,7]{-2,2}
+// E2E-GRAD: @products_of_rows f64[2,3]
+func.func @products_of_rows(%x: tensor<?x?xf64>) -> (tensor<?xf64>, tensor<?x1xf64>, tensor<f64>) {
+  %0 = kiln.prod %x dims [1] : tensor<?x?xf64> -> tensor<?xf64>
+  %r = kiln.relu %x : tensor<?x?xf64>
+  %1 = kiln.prod %r dims [1] keepdim : tensor<?x?xf64> -> tensor<?x1xf64>
+  %2 = kiln.prod %x dims [] : tensor<?x?xf64> -> tensor<f64>
+  return %0, %1, %2 : tensor<?xf64>, tensor<?x1xf64>, tensor<f64>
+}
+
+// A host condition choosing between two tensors (`c ? a : b`): the chosen
+// one takes the gradient.
+// E2E-GRAD: @choose f32[2,3] f32[2,3] idx=1
+// E2E-GRAD: @choose f32[4,1] f32[4,1] idx=0
+func.func @choose(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %i: index) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c = arith.cmpi sgt, %i, %c0 : index
+  %0 = arith.select %c, %a, %b : tensor<?x?xf32>
+  %1 = kiln.mul %0, %0 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
 }
 
 // A classifier's loss: embedding, cross_entropy of [N, C] logits.

@@ -428,6 +428,76 @@ LogicalResult gradient(GeluOp op, Grads dy, Grad &g) {
   return success();
 }
 
+LogicalResult gradient(TanOp op, Grads dy, Grad &g) {
+  Value y = op.getResult();
+  g.set(0, g.mul(dy[0], g.add(g.scalar(1, y), g.mul(y, y))));
+  return success();
+}
+
+LogicalResult gradient(AtanOp op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  g.set(0, g.div(dy[0], g.add(g.scalar(1, x), g.mul(x, x))));
+  return success();
+}
+
+LogicalResult gradient(ErfcOp op, Grads dy, Grad &g) {
+  // -2/sqrt(pi) exp(-x^2).
+  Value x = op.getInput();
+  Value e = ExpOp::create(g.b, g.loc, g.neg(g.mul(x, x)));
+  g.set(0, g.mul(g.mul(dy[0], -2.0 * llvm::numbers::inv_sqrtpi), e));
+  return success();
+}
+
+LogicalResult gradient(SoftplusOp op, Grads dy, Grad &g) {
+  // sigmoid(x), the gradient itself above the threshold (20) where softplus
+  // is x.
+  Value x = op.getInput();
+  Value s = SigmoidOp::create(g.b, g.loc, x);
+  g.set(0, g.where(g.cmp(CmpPredicate::gt, x, g.scalar(20, x)), dy[0],
+                   g.mul(dy[0], s)));
+  return success();
+}
+
+LogicalResult gradient(MishOp op, Grads dy, Grad &g) {
+  // t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
+  Value x = op.getInput();
+  Value t = TanhOp::create(g.b, g.loc, SoftplusOp::create(g.b, g.loc, x));
+  Value s = SigmoidOp::create(g.b, g.loc, x);
+  Value slope = g.sub(g.scalar(1, x), g.mul(t, t));
+  g.set(0, g.mul(dy[0], g.add(t, g.mul(g.mul(x, s), slope))));
+  return success();
+}
+
+LogicalResult gradient(HardswishOp op, Grads dy, Grad &g) {
+  // 0 below -3, x/3 + 1/2 up to 3, 1 above.
+  Value x = op.getInput(), grad = dy[0];
+  Value ramp = g.mul(grad, g.add(g.div(x, g.scalar(3, x)), g.scalar(0.5, x)));
+  Value upper = g.where(g.cmp(CmpPredicate::le, x, g.scalar(3, x)), ramp, grad);
+  g.set(0, g.where(g.cmp(CmpPredicate::lt, x, g.scalar(-3, x)),
+                   g.scalar(0, grad), upper));
+  return success();
+}
+
+LogicalResult gradient(HardsigmoidOp op, Grads dy, Grad &g) {
+  // 1/6 strictly between -3 and 3, else 0.
+  Value x = op.getInput(), grad = dy[0];
+  Value zero = g.scalar(0, grad);
+  Value inside = g.where(g.cmp(CmpPredicate::lt, x, g.scalar(3, x)),
+                         g.div(grad, g.scalar(6, grad)), zero);
+  g.set(0, g.where(g.cmp(CmpPredicate::gt, x, g.scalar(-3, x)), inside, zero));
+  return success();
+}
+
+LogicalResult selectGradient(arith::SelectOp op, Grads dy, Grad &g) {
+  // A host condition choosing one of two tensors: the chosen one takes the
+  // gradient, the other zeros.
+  Value grad = dy[0];
+  Value zeros = g.zeros(tensorType(grad), g.dynamicSizes(grad));
+  g.set(1, arith::SelectOp::create(g.b, g.loc, op.getCondition(), grad, zeros));
+  g.set(2, arith::SelectOp::create(g.b, g.loc, op.getCondition(), zeros, grad));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and normalizations
 //===----------------------------------------------------------------------===//
@@ -466,6 +536,34 @@ LogicalResult gradient(AmaxOp op, Grads dy, Grad &g) {
 }
 LogicalResult gradient(AminOp op, Grads dy, Grad &g) {
   return extremeGradient(op, dy, g);
+}
+
+LogicalResult gradient(ProdOp op, Grads dy, Grad &g) {
+  // Exact with zeros, as the runtime's: an element's gradient is the
+  // product of the others (result / x where the group holds no zero; the
+  // product of the nonzeros for a group's only zero; 0 otherwise).
+  Value x = op.getInput();
+  ArrayRef<int64_t> dims = op.getDims();
+  bool keep = op.getKeepdim();
+  Type e = tensorType(x).getElementType();
+  Value zero = g.cmp(CmpPredicate::eq, x, g.scalar(0, x));
+  Value nonzero = g.where(zero, g.scalar(1, x), x);
+  Value zerosIn = g.unreduce(g.sum(g.castTo(zero, e), dims, keep), x, dims);
+  Value others =
+      g.unreduce(ProdOp::create(g.b, g.loc, nonzero, op.getDimsAttr(),
+                                op.getKeepdimAttr()),
+                 x, dims);
+  Value result = g.unreduce(op.getResult(), x, dims);
+  Value noZero = g.div(result, nonzero);
+  Value onlyZero =
+      g.where(zero,
+              g.where(g.cmp(CmpPredicate::eq, zerosIn, g.scalar(1, x)), others,
+                      g.scalar(0, x)),
+              g.scalar(0, x));
+  Value each = g.where(g.cmp(CmpPredicate::eq, zerosIn, g.scalar(0, x)), noZero,
+                       onlyZero);
+  g.set(0, g.mul(g.unreduce(dy[0], x, dims), each));
+  return success();
 }
 
 LogicalResult gradient(SoftmaxOp op, Grads dy, Grad &g) {
@@ -864,6 +962,23 @@ struct GradientModel
   }
 };
 
+/// arith.select's, which selectGradient builds: its operands are tensors
+/// only when it chooses between two of them.
+struct SelectGradientModel
+    : GradientOpInterface::ExternalModel<SelectGradientModel, arith::SelectOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &b,
+                               ValueRange resultGrads,
+                               SmallVectorImpl<Value> &operandGrads) const {
+    operandGrads.assign(op->getNumOperands(), Value());
+    if (!resultGrads[0])
+      return success();
+    if (!isa<IntegerType>(op->getOperand(0).getType()))
+      return op->emitOpError("has no gradient for a tensor condition");
+    Grad g{b, op->getLoc(), op, operandGrads};
+    return selectGradient(cast<arith::SelectOp>(op), resultGrads, g);
+  }
+};
+
 template <Rule R, typename... OpTys> void attach(MLIRContext &context) {
   (OpTys::template attachInterface<GradientModel<OpTys, R>>(context), ...);
 }
@@ -883,8 +998,13 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
          ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
          RmsNormOp, MatmulOp, LinearOp, ScaledDotProductAttentionOp,
          CrossEntropyOp, EmbeddingOp, GatherOp, ScatterAddOp, CumsumOp,
-         ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp>(context);
+         ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp, TanOp, AtanOp,
+         ErfcOp, SoftplusOp, MishOp, HardswishOp, HardsigmoidOp, ProdOp>(
+      context);
   attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
+  // arith.select of two tensors (a host condition's `c ? a : b`), loaded
+  // with the kiln dialect (KilnBase.td's dependent dialects).
+  arith::SelectOp::attachInterface<SelectGradientModel>(context);
   attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);
 }

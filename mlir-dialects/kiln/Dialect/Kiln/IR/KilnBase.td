@@ -32,6 +32,9 @@ def Kiln_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultTypePrinterParser = 1;
+  // Sizes are arith values, constants materialize as arith.constant, and
+  // arith.select of tensors takes a gradient (KilnGradients.cpp).
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 // An elementwise op that computes in its result's element type: each tensor
