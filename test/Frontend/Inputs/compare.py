@@ -41,7 +41,9 @@ def main():
             continue
         if fe == fa:
             continue
-        if abs(fe - fa) > atol + rtol * abs(fe):
+        # A NaN on one side only is a difference (the distance to it is
+        # NaN, which no comparison with the tolerance would catch).
+        if math.isnan(fe) or math.isnan(fa) or abs(fe - fa) > atol + rtol * abs(fe):
             print("compare.py: number %d differs: expected %s, got %s" % (i, e, a))
             return 1
     print("compare.py: %d numbers agree" % len(nums_e))
