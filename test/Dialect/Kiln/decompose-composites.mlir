@@ -152,7 +152,8 @@ func.func @logsumexp_int(%x: tensor<?x4xi64>) -> tensor<?xf32> {
 
 // var: the squared deviations from the mean summed over the dims, divided
 // by the count of reduced elements less the correction (a wrapped i64);
-// std its square root.
+// std its square root, taken of 1 where the variance is 0 and 0 given
+// there (the same values; eager's zero gradient when differentiated).
 // CHECK-LABEL: func.func @variance
 // CHECK: %[[MEAN:.*]] = kiln.mean %arg0 dims [1] keepdim
 // CHECK: %[[D:.*]] = kiln.sub %arg0, %[[MEAN]]
@@ -168,7 +169,10 @@ func.func @logsumexp_int(%x: tensor<?x4xi64>) -> tensor<?xf32> {
 // CHECK: %[[C2:.*]] = arith.index_cast %arg1 : index to i64
 // CHECK: kiln.from_scalar %[[C2]]
 // CHECK: %[[V2:.*]] = kiln.div
-// CHECK: %[[STD:.*]] = kiln.sqrt %[[V2]]
+// CHECK: %[[ZERO:.*]] = kiln.cmp eq, %[[V2]], %{{.*}}
+// CHECK: %[[SAFE:.*]] = kiln.where %[[ZERO]], %{{.*}}, %[[V2]]
+// CHECK: %[[ROOT:.*]] = kiln.sqrt %[[SAFE]]
+// CHECK: %[[STD:.*]] = kiln.where %[[ZERO]], %{{.*}}, %[[ROOT]]
 // CHECK: return %[[V]], %[[STD]]
 func.func @variance(%x: tensor<?x5xf32>, %c: index) -> (tensor<?xf32>, tensor<?xf32>) {
   %0 = kiln.var %x dims [1] : tensor<?x5xf32> -> tensor<?xf32>

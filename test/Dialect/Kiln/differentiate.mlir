@@ -64,10 +64,10 @@ func.func @uses(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<i64>) {
 
 // -----
 
-func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'kiln.prod' op has no gradient}}
-  %0 = kiln.prod %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'kiln.cumprod' op has no gradient}}
+  %0 = kiln.cumprod %x dim 1 : tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----

@@ -238,7 +238,8 @@ struct DecomposeLogsumexp : OpRewritePattern<k::LogsumexpOp> {
 
 /// var and std: the squared deviations from the mean summed, divided by
 /// the count less the correction (a wrapped i64, as the runtime's int64_t
-/// promotes); std the square root of that.
+/// promotes); std the square root of that, whose gradient is 0 where it is
+/// 0, as eager's.
 template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
@@ -265,8 +266,23 @@ template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
         b, loc, RankedTensorType::get({}, b.getI64Type()), correction);
     Value variance = k::DivOp::create(b, loc, squares,
                                       k::SubOp::create(b, loc, count, wrapped));
-    if constexpr (std::is_same_v<OpTy, k::StdOp>)
-      variance = k::SqrtOp::create(b, loc, variance);
+    if constexpr (std::is_same_v<OpTy, k::StdOp>) {
+      // The root is taken of 1 where the variance is 0 and 0 given there:
+      // the same values, and torch's gradient when a backward is built of
+      // this decomposition (std_backward masks a zero result; the root's
+      // own would be inf * 0).
+      auto type = cast<RankedTensorType>(variance.getType());
+      auto scalar = [&](double v) -> Value {
+        return k::FullOp::create(
+            b, loc, RankedTensorType::get({}, type.getElementType()),
+            ValueRange{}, b.getFloatAttr(type.getElementType(), v));
+      };
+      Value zero =
+          k::CmpOp::create(b, loc, k::CmpPredicate::eq, variance, scalar(0));
+      Value root = k::SqrtOp::create(
+          b, loc, k::WhereOp::create(b, loc, zero, scalar(1), variance));
+      variance = k::WhereOp::create(b, loc, zero, scalar(0), root);
+    }
     b.replaceOp(op, variance);
     return success();
   }
