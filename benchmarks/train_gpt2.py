@@ -18,15 +18,17 @@ optional.
     build/torch-env/bin/python benchmarks/train_gpt2.py [--small] [--B 4 --T 64 --steps 10]
         [--build build] [--cxx clang++-22]
 
-Prints each step's loss from the three (they agree to float32 rounding),
-and each one's median step time after the first step (torch.compile's first
-step compiles), with the machine's CPU.
+Prints each step's loss from the four (they agree to float32 rounding),
+each one's median step time after the first step (torch.compile's first
+step compiles) and its process's peak resident memory (each column runs in
+a process of its own), with the machine's CPU.
 """
 import argparse
 import math
 import os
 import platform
 import re
+import resource
 import statistics
 import struct
 import subprocess
@@ -144,16 +146,35 @@ def torch_steps(cfg, params, idx, targets, steps, compiled):
     return losses, times
 
 
-def kiln_steps(binary, checkpoint, tokens, B, T, steps):
-    out = subprocess.run([binary, checkpoint, tokens, str(B), str(T),
-                          str(steps)], capture_output=True, text=True,
+def run_steps(command):
+    """Runs one column's process: its losses, step times and peak resident
+    memory (MiB), from its `step N loss L time_ms T` and `peak_rss_mb M`
+    lines. Each column is a process of its own, so that its peak is its
+    own."""
+    out = subprocess.run(command, capture_output=True, text=True,
                          check=True).stdout
     losses, times = [], []
     for m in re.finditer(r"step \d+ loss ([-0-9.e+naif]+) time_ms ([0-9.]+)",
                          out):
         losses.append(float(m.group(1)))
         times.append(float(m.group(2)))
-    return losses, times
+    peak = re.search(r"peak_rss_mb ([0-9.]+)", out)
+    return losses, times, float(peak.group(1)) if peak else float("nan")
+
+
+def kiln_steps(binary, checkpoint, tokens, B, T, steps):
+    return run_steps([binary, checkpoint, tokens, str(B), str(T), str(steps)])
+
+
+def torch_column(args, compiled):
+    """This script again, in a process of its own, for one torch column."""
+    command = [sys.executable, os.path.abspath(__file__), "--torch-column",
+               "compile" if compiled else "eager", "--B", str(args.B),
+               "--T", str(args.T), "--steps", str(args.steps),
+               "--seed", str(args.seed)]
+    if args.small:
+        command.append("--small")
+    return run_steps(command)
 
 
 def build_compiled(build_dir, cxx, work):
@@ -181,9 +202,28 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="Kiln's build directory (its kiln, headers, runtime)")
     ap.add_argument("--cxx", default="clang++-22")
+    ap.add_argument("--torch-column", choices=("eager", "compile"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     cfg = (dict(maxT=256, V=1000, Vp=1024, L=2, NH=4, C=128) if args.small
            else dict(maxT=1024, V=50257, Vp=50304, L=12, NH=12, C=768))
+    if args.torch_column:
+        # One torch column in this process: the same weights and batch
+        # (seeded), its steps and peak memory printed as the Kiln binary
+        # prints them.
+        params = make_params(cfg, args.seed)
+        rng = np.random.default_rng(args.seed)
+        tokens = rng.integers(0, cfg["V"], size=args.B * args.T + 1)
+        idx = torch.tensor(tokens[:-1], dtype=torch.long).view(args.B, args.T)
+        targets = torch.tensor(tokens[1:], dtype=torch.long).view(args.B,
+                                                                  args.T)
+        losses, times = torch_steps(cfg, params, idx, targets, args.steps,
+                                    args.torch_column == "compile")
+        for s, (loss, ms) in enumerate(zip(losses, times)):
+            print(f"step {s} loss {loss:.6f} time_ms {ms:.1f}")
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak_rss_mb {peak:.1f}")
+        return 0
     os.makedirs(args.work, exist_ok=True)
     checkpoint = os.path.join(args.work, "gpt2.bin")
     tokens_path = os.path.join(args.work, "tokens.bin")
@@ -192,8 +232,6 @@ def main():
     rng = np.random.default_rng(args.seed)
     tokens = rng.integers(0, cfg["V"], size=args.B * args.T + 1)
     write_tokens(tokens_path, tokens)
-    idx = torch.tensor(tokens[:-1], dtype=torch.long).view(args.B, args.T)
-    targets = torch.tensor(tokens[1:], dtype=torch.long).view(args.B, args.T)
 
     compiled, compile_s = build_compiled(args.build, args.cxx, args.work)
     columns = {}
@@ -201,10 +239,8 @@ def main():
                                        args.B, args.T, args.steps)
     columns["kiln compiled"] = kiln_steps(compiled, checkpoint, tokens_path,
                                           args.B, args.T, args.steps)
-    columns["torch eager"] = torch_steps(cfg, params, idx, targets, args.steps,
-                                         False)
-    columns["torch.compile"] = torch_steps(cfg, params, idx, targets,
-                                           args.steps, True)
+    columns["torch eager"] = torch_column(args, False)
+    columns["torch.compile"] = torch_column(args, True)
 
     print(f"GPT-2 training step: L={cfg['L']} C={cfg['C']} V={cfg['V']} "
           f"B={args.B} T={args.T}, AdamW; {cpu_name()}, "
@@ -219,7 +255,8 @@ def main():
         worst = max(abs(a - b) for a, b in zip(columns[n][0], ref))
         med = statistics.median(columns[n][1][1:] or columns[n][1])
         print(f"{n:>14}: median step {med:9.1f} ms, "
-              f"max |loss - torch eager| {worst:.2e}")
+              f"max |loss - torch eager| {worst:.2e}, "
+              f"peak memory {columns[n][2]:7.0f} MiB")
     base = statistics.median(columns["torch.compile"][1][1:])
     for n in ("kiln eager", "kiln compiled"):
         kiln = statistics.median(columns[n][1][1:])

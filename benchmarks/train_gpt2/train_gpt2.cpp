@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 using kiln::Tensor;
 
 namespace {
@@ -194,6 +196,11 @@ int main(int argc, char **argv) {
                   loss.item<double>(), ms);
       std::fflush(stdout);
     }
+    // The process's peak resident memory: weights, optimizer state and
+    // what the step holds at its widest (saved activations, gradients).
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("peak_rss_mb %.1f\n", usage.ru_maxrss / 1024.0);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "train_gpt2: %s\n", e.what());
     return 1;
