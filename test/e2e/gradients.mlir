@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 27 passed, 0 failed
+// CHECK: 28 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -257,9 +257,12 @@ func.func @extrema(%p: tensor<?x?xf32>, %e: tensor<?xf32>, %x: tensor<?x?xf32>) 
 }
 
 // gather (indices repeated: their gradients add), scatter_add (the source
-// read back where it was added) and cumsum (the sums from each position on).
+// read back where it was added; a source larger than the index, whose
+// elements past it add nothing and take zeros) and cumsum (the sums from
+// each position on).
 // E2E-GRAD: @indexing f32[3,5] i64[3,4]{0,5} f32[4,5] i64[2,5]{0,4} f32[2,5]
 // E2E-GRAD: @indexing f32[1,2] i64[1,6]{0,2} f32[1,1] i64[3,1]{0,1} f32[3,1]
+// E2E-GRAD: @indexing f32[2,3] i64[2,2]{0,3} f32[4,5] i64[2,3]{0,4} f32[3,6]
 func.func @indexing(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %base: tensor<?x?xf32>, %j: tensor<?x?xi64>, %src: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
   %0 = kiln.gather %x, %i dim 1 : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
   %1 = kiln.scatter_add %base, %j, %src dim 0 : (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>

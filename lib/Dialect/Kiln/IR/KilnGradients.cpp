@@ -831,9 +831,31 @@ LogicalResult gradient(GatherOp op, Grads dy, Grad &g) {
 
 LogicalResult gradient(ScatterAddOp op, Grads dy, Grad &g) {
   // The input's passes through; each source element's is read where it
-  // was added.
+  // was added. The source may be larger than the index (torch reads only
+  // its leading index-shaped part): the elements no index reaches take
+  // zeros, the gradient padded along each dim whose sizes may differ.
   g.set(0, dy[0]);
-  g.set(2, GatherOp::create(g.b, g.loc, dy[0], op.getIndex(), op.getDim()));
+  Value src = op.getSrc(), index = op.getIndex();
+  Value part = GatherOp::create(g.b, g.loc, dy[0], index, op.getDim());
+  RankedTensorType st = tensorType(src), it = tensorType(index);
+  for (int64_t d = 0; d < st.getRank(); ++d) {
+    if (!st.isDynamicDim(d) && st.getDimSize(d) == it.getDimSize(d))
+      continue;
+    RankedTensorType pt = tensorType(part);
+    SmallVector<int64_t> shape(pt.getShape());
+    shape[d] = ShapedType::kDynamic;
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < pt.getRank(); ++i)
+      if (ShapedType::isDynamic(shape[i]))
+        sizes.push_back(i == d ? arith::SubIOp::create(
+                                     g.b, g.loc, g.dim(src, d), g.dim(index, d))
+                                     .getResult()
+                               : g.dim(part, i));
+    Value rest =
+        g.zeros(RankedTensorType::get(shape, pt.getElementType()), sizes);
+    part = CatOp::create(g.b, g.loc, ValueRange{part, rest}, d);
+  }
+  g.set(2, part);
   return success();
 }
 
