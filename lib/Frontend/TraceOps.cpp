@@ -2008,9 +2008,17 @@ std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
     return k;
   constexpr bool elu = Below == BelowZero::Exponential;
   int factor = absent ? cx.number(elu ? 1.0 : 0.01) : cx.wrapped(*k);
-  int below = elu ? apply<ko::MulOp>(loc, apply<ko::Expm1Op>(loc, *x), factor)
-                  : apply<ko::MulOp>(loc, *x, factor);
-  return where(cx.cmp(*x, cx.number(0), kGT), *x, below, loc);
+  int positive = cx.cmp(*x, cx.number(0), kGT);
+  // elu's exponential is taken of 0 where x is positive (the branch where
+  // does not pick): the same values, and no inf * 0 = NaN in its gradient
+  // where expm1 of a large x overflows.
+  int below =
+      elu ? apply<ko::MulOp>(
+                loc,
+                apply<ko::Expm1Op>(loc, where(positive, cx.number(0), *x, loc)),
+                factor)
+          : apply<ko::MulOp>(loc, *x, factor);
+  return where(positive, *x, below, loc);
 }
 
 std::optional<int> Tracer::traceClamp(const KilnCall &call) {
