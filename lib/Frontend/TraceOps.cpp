@@ -2290,10 +2290,14 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
   auto swap = [&](int t) {
     return build<ko::TransposeOp>(loc, val(t), int64_t(1), int64_t(-1));
   };
-  int variance = apply<ko::AddOp>(
-      loc, stats[1], epsValue >= 0 ? cx.wrapped(epsValue) : cx.number(eps));
-  int y = apply<ko::MulOp>(loc, apply<ko::SubOp>(loc, swap(*x), stats[0]),
-                           apply<ko::RsqrtOp>(loc, variance));
+  // The running statistics are buffers: detached, as eager's (and
+  // torch's), so that no gradient reaches them.
+  int variance =
+      apply<ko::AddOp>(loc, apply<ko::DetachOp>(loc, stats[1]),
+                       epsValue >= 0 ? cx.wrapped(epsValue) : cx.number(eps));
+  int y = apply<ko::MulOp>(
+      loc, apply<ko::SubOp>(loc, swap(*x), apply<ko::DetachOp>(loc, stats[0])),
+      apply<ko::RsqrtOp>(loc, variance));
   if (stats.size() > 2 && stats[2] >= 0)
     y = apply<ko::MulOp>(loc, y, stats[2]);
   if (stats.size() > 3 && stats[3] >= 0)

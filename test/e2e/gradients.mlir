@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 28 passed, 0 failed
+// CHECK: 29 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -185,6 +185,15 @@ func.func @choose(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %i: index) -> tensor
   %0 = arith.select %c, %a, %b : tensor<?x?xf32>
   %1 = kiln.mul %0, %0 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %1 : tensor<?x?xf32>
+}
+
+// detach: its values, no gradient through it (x * detach(x) has x's
+// values squared and the gradient detach(x)).
+// E2E-GRAD: @detached f32[3,4]
+func.func @detached(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %d = kiln.detach %x : tensor<?x?xf32>
+  %0 = kiln.mul %x, %d : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // A classifier's loss: embedding, cross_entropy of [N, C] logits.

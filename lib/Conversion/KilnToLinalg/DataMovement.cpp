@@ -410,12 +410,24 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
   }
 };
 
+/// detach: the input itself (a compiled graph has no autograd to cut).
+struct DetachToInput : OpConversionPattern<DetachOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DetachOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateDataMovementToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<GatherToGeneric, ReshapeToTensor, TransposeToLinalg,
-               PermuteToLinalg, SliceToExtractSlice, UnsqueezeToExpandShape,
-               SqueezeToCollapseShape, ExpandToGeneric, CatToInsertSlices>(
-      patterns.getContext());
+  patterns
+      .add<DetachToInput, GatherToGeneric, ReshapeToTensor, TransposeToLinalg,
+           PermuteToLinalg, SliceToExtractSlice, UnsqueezeToExpandShape,
+           SqueezeToCollapseShape, ExpandToGeneric, CatToInsertSlices>(
+          patterns.getContext());
 }

@@ -1,5 +1,5 @@
 // Tests the lowering of reshape, transpose, permute, slice, unsqueeze,
-// squeeze, expand and cat.
+// squeeze, expand, cat and detach.
 // RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @reshape
@@ -19,6 +19,19 @@ func.func @reshape(%x: tensor<?x768xf32>, %b: index, %t: index) -> tensor<?x?x12
 func.func @permute(%x: tensor<?x?x12x64xf32>) -> tensor<?x12x?x64xf32> {
   %0 = kiln.permute %x [0, 2, 1, 3] : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
   return %0 : tensor<?x12x?x64xf32>
+}
+
+// -----
+
+// detach is its input: the next op reads the argument.
+// CHECK-LABEL: func.func @detach
+// CHECK-NOT: kiln.detach
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<f32>)
+// CHECK: math.exp
+func.func @detach(%x: tensor<f32>) -> tensor<f32> {
+  %0 = kiln.detach %x : tensor<f32>
+  %1 = kiln.exp %0 : tensor<f32>
+  return %1 : tensor<f32>
 }
 
 // -----

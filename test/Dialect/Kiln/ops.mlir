@@ -24,8 +24,10 @@ func.func @elementwise(%x: tensor<?x4xf32>, %b: tensor<4xf32>, %s: tensor<f32>,
   %7 = kiln.cmp lt, %6, %s : (tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xi1>
   // CHECK: kiln.where %{{.*}} : (tensor<?x1xi1>, tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
   %8 = kiln.where %m, %6, %s : (tensor<?x1xi1>, tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
+  // CHECK: kiln.detach %{{.*}} : tensor<?x4xf32>
+  %d = kiln.detach %8 : tensor<?x4xf32>
   // CHECK: kiln.neg
-  %9 = kiln.neg %8 : tensor<?x4xf32>
+  %9 = kiln.neg %d : tensor<?x4xf32>
   // CHECK: kiln.abs
   %10 = kiln.abs %9 : tensor<?x4xf32>
   // CHECK: kiln.relu

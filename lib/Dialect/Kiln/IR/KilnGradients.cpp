@@ -962,7 +962,7 @@ LogicalResult gradient(CatOp op, Grads dy, Grad &g) {
 /// How an op's gradient is built: by its `gradient` function, or as one of
 /// the views that keep the elements in order (reshape, flatten, squeeze,
 /// unsqueeze: the gradient reshaped back), or as one of the rounding ops
-/// (zero almost everywhere: none flows back).
+/// (zero almost everywhere) and detach: none flows back.
 enum class Rule { Function, ReshapedBack, None };
 
 /// The GradientOpInterface of OpTy.
@@ -1028,5 +1028,5 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
   // arith.select of two tensors (a host condition's `c ? a : b`), loaded
   // with the kiln dialect (KilnBase.td's dependent dialects).
   arith::SelectOp::attachInterface<SelectGradientModel>(context);
-  attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp>(context);
+  attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp, DetachOp>(context);
 }

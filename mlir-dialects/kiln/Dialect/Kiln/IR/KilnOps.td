@@ -321,6 +321,23 @@ def Kiln_TruncOp : Kiln_UnaryOp<"trunc",
 def Kiln_SquareOp : Kiln_UnaryOp<"square",
     "x * x (integers wrap)">;
 
+def Kiln_DetachOp : Kiln_Op<"detach", [Pure, SameOperandsAndResultType]> {
+  let cppCall = "$input.detach()";
+  let summary = "the input's values, cut from autograd";
+  let description = [{
+    torch's `detach`: the input's values, through which no gradient flows
+    back (a batch norm's running statistics, buffers in torch). Lowered as
+    the input itself.
+
+    ```mlir
+    %d = kiln.detach %x : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Kiln_GeluOp : Kiln_Op<"gelu", [Pure, SameOperandsAndResultType,
                                    Kiln_FloatInput]> {
   let cppCall = "kiln::gelu($input, $approximate)";
