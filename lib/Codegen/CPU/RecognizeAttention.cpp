@@ -316,12 +316,7 @@ bool recognize(MatmulOp out) {
     return false;
   auto transpose = scores.getRhs().getDefiningOp<TransposeOp>();
   Value q = scores.getLhs(), v = out.getRhs();
-  if (!transpose)
-    return false;
-  int64_t kRank = cast<RankedTensorType>(transpose.getType()).getRank();
-  int64_t d0 = std::min(transpose.getDim0(), transpose.getDim1());
-  int64_t d1 = std::max(transpose.getDim0(), transpose.getDim1());
-  if (d0 != kRank - 2 || d1 != kRank - 1)
+  if (!transpose || !transpose.swapsLastTwoDims())
     return false;
   Value k = transpose.getInput();
   for (Value t : {q, k, v}) {

@@ -123,14 +123,7 @@ Value matmul2d(OpBuilder &b, Location loc, Value a, Value bm, bool transposeA,
 /// take either order of a matrix's strides. Null otherwise.
 Value transposedMatrixOf(Value v) {
   auto t = v.getDefiningOp<TransposeOp>();
-  if (!t)
-    return {};
-  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
-  int64_t d0 = t.getDim0() < 0 ? t.getDim0() + rank : t.getDim0();
-  int64_t d1 = t.getDim1() < 0 ? t.getDim1() + rank : t.getDim1();
-  if (rank < 2 || std::min(d0, d1) != rank - 2 || std::max(d0, d1) != rank - 1)
-    return {};
-  return t.getInput();
+  return t && t.swapsLastTwoDims() ? t.getInput() : Value();
 }
 
 struct MatmulToLinalg : OpConversionPattern<MatmulOp> {

@@ -139,15 +139,11 @@ struct TransposeOfProduct : OpRewritePattern<TransposeOp> {
     if (!product || !product->hasOneUse() || hasOpenTypes(op) ||
         hasOpenTypes(product))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
-    int64_t rank = type.getRank();
-    int64_t d0 = op.getDim0() < 0 ? op.getDim0() + rank : op.getDim0();
-    int64_t d1 = op.getDim1() < 0 ? op.getDim1() + rank : op.getDim1();
     auto rankOf = [](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank();
     };
-    if (rank < 2 || std::minmax(d0, d1) != std::minmax(rank - 2, rank - 1) ||
-        rankOf(product.getLhs()) < 2 || rankOf(product.getRhs()) < 2)
+    if (!op.swapsLastTwoDims() || rankOf(product.getLhs()) < 2 ||
+        rankOf(product.getRhs()) < 2)
       return failure();
     auto swapped = [&](Value v) {
       int64_t r = rankOf(v);
@@ -155,7 +151,7 @@ struct TransposeOfProduct : OpRewritePattern<TransposeOp> {
     };
     Value bt = swapped(product.getRhs()), at = swapped(product.getLhs());
     auto result = MatmulOp::create(rewriter, op.getLoc(), bt, at);
-    if (result.getType() != type) {
+    if (result.getType() != op.getType()) {
       rewriter.eraseOp(result);
       return failure();
     }
@@ -187,6 +183,16 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
     if (static_cast<int64_t>(i) != p)
       return {};
   return getInput();
+}
+
+bool TransposeOp::swapsLastTwoDims() {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type || type.getRank() < 2)
+    return false;
+  int64_t rank = type.getRank();
+  auto d0 = static_cast<int64_t>(getDim0()),
+       d1 = static_cast<int64_t>(getDim1());
+  return std::minmax(d0, d1) == std::minmax(rank - 2, rank - 1);
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {

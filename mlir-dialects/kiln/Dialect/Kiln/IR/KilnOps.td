@@ -1001,6 +1001,11 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
   }];
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Whether it swaps the last two dims of a ranked input (the matrices
+    /// of a batch), its dims counted from 0 (closed types).
+    bool swapsLastTwoDims();
+  }];
 }
 
 def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
