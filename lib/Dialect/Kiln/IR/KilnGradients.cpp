@@ -91,6 +91,28 @@ struct Grad {
     return FullOp::create(b, loc, type, sizes,
                           b.getFloatAttr(type.getElementType(), 0));
   }
+  /// Zeros of `like`'s shape but for dim d, of size n (an index), in
+  /// element type e.
+  Value zerosAlong(Value like, int64_t d, Value n, Type e) {
+    RankedTensorType lt = tensorType(like);
+    SmallVector<int64_t> shape(lt.getShape());
+    shape[d] = ShapedType::kDynamic;
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < lt.getRank(); ++i)
+      if (ShapedType::isDynamic(shape[i]))
+        sizes.push_back(i == d ? n : dim(like, i));
+    return zeros(RankedTensorType::get(shape, e), sizes);
+  }
+  /// x as the rows of a matrix: a vector as one row, a batch's leading dims
+  /// folded into rows, a matrix as it is.
+  Value rows(Value x) {
+    int64_t rank = tensorType(x).getRank();
+    if (rank == 1)
+      return UnsqueezeOp::create(b, loc, x, 0);
+    if (rank > 2)
+      return FlattenOp::create(b, loc, x, 0, rank - 2);
+    return x;
+  }
   /// g (of x's element count) as a tensor of type `type`, whose dynamic
   /// sizes are `sizes`.
   Value reshape(Value g, RankedTensorType type, ValueRange sizes) {
@@ -488,9 +510,11 @@ LogicalResult gradient(HardsigmoidOp op, Grads dy, Grad &g) {
   return success();
 }
 
-LogicalResult selectGradient(arith::SelectOp op, Grads dy, Grad &g) {
+LogicalResult gradient(arith::SelectOp op, Grads dy, Grad &g) {
   // A host condition choosing one of two tensors: the chosen one takes the
   // gradient, the other zeros.
+  if (!isa<IntegerType>(op.getCondition().getType()))
+    return op->emitOpError("has no gradient for a tensor condition");
   Value grad = dy[0];
   Value zeros = g.zeros(tensorType(grad), g.dynamicSizes(grad));
   g.set(1, arith::SelectOp::create(g.b, g.loc, op.getCondition(), grad, zeros));
@@ -673,9 +697,7 @@ LogicalResult gradient(MatmulOp op, Grads dy, Grad &g) {
     // gradient sums over the batch, so the batch's rows join the
     // contraction, one product [k, rows] x [rows, m] as torch's matmul
     // folds it, never a [batch, k, m] of products to sum.
-    Value rowsA = FlattenOp::create(g.b, g.loc, a, 0, rankA - 2);
-    Value rowsDy = FlattenOp::create(g.b, g.loc, grad, 0, rankA - 2);
-    db = MatmulOp::create(g.b, g.loc, transposed(g, rowsA), rowsDy);
+    db = MatmulOp::create(g.b, g.loc, transposed(g, g.rows(a)), g.rows(grad));
   } else {
     db = MatmulOp::create(g.b, g.loc, transposed(g, a), grad);
   }
@@ -702,16 +724,8 @@ LogicalResult gradient(LinearOp op, Grads dy, Grad &g) {
   // y = x w^T + b: dx = dy w, dw = dy^T x over every row, db = sum(dy).
   Value x = op.getInput(), w = op.getWeight(), grad = dy[0];
   g.set(0, MatmulOp::create(g.b, g.loc, grad, w));
-  int64_t rank = tensorType(x).getRank();
-  Value rowsX = x, rowsDy = grad;
-  if (rank == 1) {
-    rowsX = UnsqueezeOp::create(g.b, g.loc, x, 0);
-    rowsDy = UnsqueezeOp::create(g.b, g.loc, grad, 0);
-  } else if (rank > 2) {
-    rowsX = FlattenOp::create(g.b, g.loc, x, 0, rank - 2);
-    rowsDy = FlattenOp::create(g.b, g.loc, grad, 0, rank - 2);
-  }
-  g.set(1, MatmulOp::create(g.b, g.loc, transposed(g, rowsDy), rowsX));
+  g.set(1,
+        MatmulOp::create(g.b, g.loc, transposed(g, g.rows(grad)), g.rows(x)));
   if (op.getBias())
     g.setBroadcast(2, grad, 1);
   return success();
@@ -841,18 +855,9 @@ LogicalResult gradient(ScatterAddOp op, Grads dy, Grad &g) {
   for (int64_t d = 0; d < st.getRank(); ++d) {
     if (!st.isDynamicDim(d) && st.getDimSize(d) == it.getDimSize(d))
       continue;
-    RankedTensorType pt = tensorType(part);
-    SmallVector<int64_t> shape(pt.getShape());
-    shape[d] = ShapedType::kDynamic;
-    SmallVector<Value> sizes;
-    for (int64_t i = 0; i < pt.getRank(); ++i)
-      if (ShapedType::isDynamic(shape[i]))
-        sizes.push_back(i == d ? arith::SubIOp::create(
-                                     g.b, g.loc, g.dim(src, d), g.dim(index, d))
-                                     .getResult()
-                               : g.dim(part, i));
-    Value rest =
-        g.zeros(RankedTensorType::get(shape, pt.getElementType()), sizes);
+    Value past =
+        arith::SubIOp::create(g.b, g.loc, g.dim(src, d), g.dim(index, d));
+    Value rest = g.zerosAlong(part, d, past, tensorType(part).getElementType());
     part = CatOp::create(g.b, g.loc, ValueRange{part, rest}, d);
   }
   g.set(2, part);
@@ -923,16 +928,8 @@ LogicalResult gradient(SliceOp op, Grads dy, Grad &g) {
   Value after = arith::SubIOp::create(
       g.b, g.loc, arith::SubIOp::create(g.b, g.loc, size, start),
       g.dim(dy[0], d));
-  auto zeros = [&](Value n) -> Value {
-    SmallVector<int64_t> shape(xt.getShape());
-    shape[d] = ShapedType::kDynamic;
-    SmallVector<Value> sizes;
-    for (int64_t i = 0; i < xt.getRank(); ++i)
-      if (ShapedType::isDynamic(shape[i]))
-        sizes.push_back(i == d ? n : g.dim(x, i));
-    return g.zeros(
-        RankedTensorType::get(shape, tensorType(dy[0]).getElementType()),
-        sizes);
+  auto zeros = [&](Value n) {
+    return g.zerosAlong(x, d, n, tensorType(dy[0]).getElementType());
   };
   g.set(0, CatOp::create(g.b, g.loc,
                          ValueRange{zeros(start), dy[0], zeros(after)}, d));
@@ -984,23 +981,6 @@ struct GradientModel
   }
 };
 
-/// arith.select's, which selectGradient builds: its operands are tensors
-/// only when it chooses between two of them.
-struct SelectGradientModel
-    : GradientOpInterface::ExternalModel<SelectGradientModel, arith::SelectOp> {
-  LogicalResult buildGradients(Operation *op, OpBuilder &b,
-                               ValueRange resultGrads,
-                               SmallVectorImpl<Value> &operandGrads) const {
-    operandGrads.assign(op->getNumOperands(), Value());
-    if (!resultGrads[0])
-      return success();
-    if (!isa<IntegerType>(op->getOperand(0).getType()))
-      return op->emitOpError("has no gradient for a tensor condition");
-    Grad g{b, op->getLoc(), op, operandGrads};
-    return selectGradient(cast<arith::SelectOp>(op), resultGrads, g);
-  }
-};
-
 template <Rule R, typename... OpTys> void attach(MLIRContext &context) {
   (OpTys::template attachInterface<GradientModel<OpTys, R>>(context), ...);
 }
@@ -1027,6 +1007,6 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
       context);
   // arith.select of two tensors (a host condition's `c ? a : b`), loaded
   // with the kiln dialect (KilnBase.td's dependent dialects).
-  arith::SelectOp::attachInterface<SelectGradientModel>(context);
+  attach<Rule::Function, arith::SelectOp>(context);
   attach<Rule::None, FloorOp, CeilOp, RoundOp, TruncOp, DetachOp>(context);
 }
