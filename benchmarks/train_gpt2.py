@@ -80,6 +80,12 @@ def make_params(cfg, seed):
     ]
 
 
+def make_tokens(cfg, B, T, seed):
+    """The batch's B*T tokens and the next one (the targets' last), seeded:
+    the same in every column's process."""
+    return np.random.default_rng(seed).integers(0, cfg["V"], size=B * T + 1)
+
+
 def write_checkpoint(path, cfg, params):
     header = [0] * 256
     header[:8] = [20240326, 3, cfg["maxT"], cfg["V"], cfg["L"], cfg["NH"],
@@ -212,8 +218,7 @@ def main():
         # (seeded), its steps and peak memory printed as the Kiln binary
         # prints them.
         params = make_params(cfg, args.seed)
-        rng = np.random.default_rng(args.seed)
-        tokens = rng.integers(0, cfg["V"], size=args.B * args.T + 1)
+        tokens = make_tokens(cfg, args.B, args.T, args.seed)
         idx = torch.tensor(tokens[:-1], dtype=torch.long).view(args.B, args.T)
         targets = torch.tensor(tokens[1:], dtype=torch.long).view(args.B,
                                                                   args.T)
@@ -229,9 +234,7 @@ def main():
     tokens_path = os.path.join(args.work, "tokens.bin")
     params = make_params(cfg, args.seed)
     write_checkpoint(checkpoint, cfg, params)
-    rng = np.random.default_rng(args.seed)
-    tokens = rng.integers(0, cfg["V"], size=args.B * args.T + 1)
-    write_tokens(tokens_path, tokens)
+    write_tokens(tokens_path, make_tokens(cfg, args.B, args.T, args.seed))
 
     compiled, compile_s = build_compiled(args.build, args.cxx, args.work)
     columns = {}

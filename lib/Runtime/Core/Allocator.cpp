@@ -112,10 +112,7 @@ struct BlockCache {
       releaseOldest();
   }
 
-  ~BlockCache() {
-    for (CachedBlock &block : age)
-      std::free(block.ptr);
-  }
+  ~BlockCache() { releaseAll(); }
 };
 
 BlockCache &cache() {

@@ -47,6 +47,12 @@ Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// A 0-d float tensor of element type e holding v.
+Value floatScalar(PatternRewriter &b, Location loc, Type e, double v) {
+  return k::FullOp::create(b, loc, RankedTensorType::get({}, e), ValueRange{},
+                           b.getFloatAttr(e, v));
+}
+
 /// flatten: the merged dims' sizes multiplied.
 struct DecomposeFlatten : OpRewritePattern<k::FlattenOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -212,10 +218,7 @@ struct DecomposeLogsumexp : OpRewritePattern<k::LogsumexpOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     Type e = cast<RankedTensorType>(x.getType()).getElementType();
-    auto scalar = [&](double v) -> Value {
-      return k::FullOp::create(b, loc, RankedTensorType::get({}, e),
-                               ValueRange{}, b.getFloatAttr(e, v));
-    };
+    auto scalar = [&](double v) { return floatScalar(b, loc, e, v); };
     auto finiteMax = [&](bool keep) -> Value {
       Value m = k::AmaxOp::create(b, loc, x, op.getDimsAttr(),
                                   keep ? b.getUnitAttr() : UnitAttr());
@@ -271,12 +274,8 @@ template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
       // the same values, and torch's gradient when a backward is built of
       // this decomposition (std_backward masks a zero result; the root's
       // own would be inf * 0).
-      auto type = cast<RankedTensorType>(variance.getType());
-      auto scalar = [&](double v) -> Value {
-        return k::FullOp::create(
-            b, loc, RankedTensorType::get({}, type.getElementType()),
-            ValueRange{}, b.getFloatAttr(type.getElementType(), v));
-      };
+      Type e = cast<RankedTensorType>(variance.getType()).getElementType();
+      auto scalar = [&](double v) { return floatScalar(b, loc, e, v); };
       Value zero =
           k::CmpOp::create(b, loc, k::CmpPredicate::eq, variance, scalar(0));
       Value root = k::SqrtOp::create(
