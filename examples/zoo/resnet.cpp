@@ -3,11 +3,16 @@
 // range-for, a projection shortcut where a block changes width or
 // resolution, global average pooling and a linear head. Batch norm is folded
 // into the convolutions' weights and biases, as inference deployments do.
-// One KILN_COMPILE() on ResNet::forward.
+// One KILN_COMPILE() on ResNet::forward. The program prints checksums of
+// the logits, then trains STEPS AdamW steps of the logits towards a target
+// (with `kiln compile --autograd` the forward's compiled backward runs the
+// convolutions' gradients).
 //
-//   resnet [BATCH] [SIZE]   (default 2 images of 16x16; 3 stages of widths
-//                            8, 16, 32)
+//   resnet [BATCH] [SIZE] [STEPS]   (default 2 images of 16x16, no
+//                                    training; 3 stages of widths 8, 16, 32)
 #include <kiln/kiln.h>
+
+#include "train_to_target.h"
 
 #include <cmath>
 #include <cstdint>
@@ -104,5 +109,14 @@ int main(int argc, char **argv) {
               static_cast<long long>(logits.size(1)));
   std::printf("logits sum %.5f squares %.5f weighted %.5f\n", kiln::sum(logits).item<float>(),
               kiln::sum(logits * logits).item<float>(), kiln::sum(logits * w).item<float>());
+
+  const int64_t steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  std::vector<Tensor> params = {net.stem.weight, net.stem.bias, net.fc_weight, net.fc_bias};
+  for (const BasicBlock &block : net.blocks)
+    for (const Conv2d *conv : {&block.conv1, &block.conv2, &block.projection})
+      if (conv->weight.defined())
+        params.insert(params.end(), {conv->weight, conv->bias});
+  train(params, steps, kiln::randn({batch, classes}, 2000),
+        [&] { return net.forward(images); });
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "kiln/Tensor.h"
 
+#include <array>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -303,6 +304,15 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
 Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b = Tensor(),
               int64_t stride = 1, int64_t padding = 0, int64_t dilation = 1,
               int64_t groups = 1);
+/// conv2d's gradients (ATen's convolution_backward but for the bias's,
+/// grad_output summed over all but its channels): the input's where
+/// output_mask[0], the weight's where output_mask[1] (undefined where not
+/// asked for). grad_output has the shape conv2d(x, w, ...) gives.
+std::tuple<Tensor, Tensor>
+conv2d_backward(const Tensor &grad_output, const Tensor &x, const Tensor &w,
+                const Shape &stride, const Shape &padding,
+                const Shape &dilation, int64_t groups,
+                std::array<bool, 2> output_mask = {true, true});
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
 /// Tensors of one shape stacked along a new dim (in [-(rank+1), rank]).
 Tensor stack(const std::vector<Tensor> &tensors, int64_t dim = 0);
@@ -463,6 +473,21 @@ Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
 /// for columns.
 Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size);
 Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size);
+/// The pooling ops' gradients (ATen's max_pool2d_with_indices_backward,
+/// avg_pool2d_backward, _adaptive_avg_pool2d_backward): grad_output (the
+/// pooling's shape) carried back to x's, for the same parameters. Max
+/// pooling's goes to each window's first maximum (or first NaN).
+Tensor max_pool2d_backward(const Tensor &grad_output, const Tensor &x,
+                           const Shape &kernel_size, const Shape &stride,
+                           const Shape &padding, const Shape &dilation,
+                           bool ceil_mode);
+Tensor avg_pool2d_backward(const Tensor &grad_output, const Tensor &x,
+                           const Shape &kernel_size, const Shape &stride,
+                           const Shape &padding, bool ceil_mode,
+                           bool count_include_pad,
+                           std::optional<int64_t> divisor_override);
+/// The output size is grad_output's last two sizes.
+Tensor adaptive_avg_pool2d_backward(const Tensor &grad_output, const Tensor &x);
 /// torch's scaled_dot_product_attention: softmax(q k^T * scale + mask) v
 /// for q [..., L, E], k [..., S, E], v [..., S, Ev] (ranks 2 to 4, batch
 /// dims broadcast) giving [..., L, Ev]. attn_mask (may be undefined)

@@ -748,7 +748,7 @@ private:
           seg.graph.autograd = request_.autograd;
         }
       if (request_.autograd && !mlirStage(request_.emit))
-        addBackwards(module, built);
+        addBackwards(module, built, backend);
       if (logging(request_, "graph_code")) {
         llvm::errs() << "kiln: graph code (" << mlir::kiln::backendName(backend)
                      << ")\n";
@@ -840,10 +840,11 @@ private:
   /// (buildForwardBackward) beside it in `module`, compiled with it, or why
   /// it has none (an op without a gradient: the call runs eagerly when it
   /// needs one).
-  void addBackwards(mlir::ModuleOp module, const std::vector<Graph *> &graphs) {
+  void addBackwards(mlir::ModuleOp module, const std::vector<Graph *> &graphs,
+                    mlir::kiln::Backend backend) {
     timer_.start("build backward graphs");
     for (Graph *graph : graphs)
-      detail::addBackward(module, *graph);
+      detail::addBackward(module, *graph, backend);
   }
 
   /// Whether the cache holds the object of `modules` (their key set in
@@ -1010,7 +1011,8 @@ int runCompile(const CompileRequest &request) {
 }
 
 std::optional<mlir::kiln::ForwardBackward>
-detail::addBackward(mlir::ModuleOp module, Graph &graph) {
+detail::addBackward(mlir::ModuleOp module, Graph &graph,
+                    mlir::kiln::Backend backend) {
   graph.autograd = true;
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph.name);
   if (!fn || llvm::none_of(fn.getArgumentTypes(), mlir::kiln::takesGradient)) {
@@ -1030,6 +1032,23 @@ detail::addBackward(mlir::ModuleOp module, Graph &graph) {
   if (mlir::failed(pair)) {
     graph.noBackward = why.empty() ? "its backward was not built" : why;
     return std::nullopt;
+  }
+  if (backend == mlir::kiln::Backend::Cuda) {
+    // The image ops' gradients are the CPU runtime's functions
+    // (kiln-image-ops-to-runtime); the GPU pipeline has no lowering of them.
+    mlir::Operation *cpuOnly = nullptr;
+    pair->backward.walk([&](mlir::Operation *op) {
+      if (mlir::isa<mlir::kiln::Conv2dBackwardOp, mlir::kiln::Pool2dBackwardOp,
+                    mlir::kiln::AdaptiveAvgPool2dBackwardOp>(op))
+        cpuOnly = op;
+    });
+    if (cpuOnly) {
+      graph.noBackward = cpuOnly->getName().getStringRef().str() +
+                         " is computed by the CPU runtime only";
+      pair->forward.erase();
+      pair->backward.erase();
+      return std::nullopt;
+    }
   }
   for (auto [s, type] :
        llvm::zip(pair->saved, pair->backward.getArgumentTypes())) {

@@ -105,6 +105,29 @@ private:
       values.push_back(ShapedType::isDynamic(v) ? i(*next++) : v);
     return values;
   }
+  /// A kiln.pool2d's (or its gradient's) window: kernel, strides, padding,
+  /// dilation, resolved; its flags and divisor.
+  struct Window {
+    Shape kernel, strides, padding, dilation;
+    bool ceilMode, countIncludePad;
+    std::optional<int64_t> divisor;
+  };
+  template <typename PoolOp> Window windowOf(PoolOp o) {
+    auto p = o.getParams().begin();
+    Window w;
+    w.kernel = resolve(o.getKernel(), p);
+    w.strides = resolve(o.getStrides(), p);
+    w.padding = resolve(o.getPadding(), p);
+    w.dilation = resolve(o.getDilation(), p);
+    Shape flags = resolve({static_cast<int64_t>(o.getCeilMode()),
+                           static_cast<int64_t>(o.getCountIncludePad())},
+                          p);
+    w.ceilMode = flags[0] != 0;
+    w.countIncludePad = flags[1] != 0;
+    if (o.getDivisor())
+      w.divisor = static_cast<int64_t>(*o.getDivisor());
+    return w;
+  }
   /// A constant tensor from a dense attribute.
   static Tensor fromAttr(ElementsAttr attr) {
     auto type = cast<RankedTensorType>(attr.getType());
@@ -247,23 +270,40 @@ private:
                                      resolve(o.getOutputSize(), p)));
         })
         .Case([&](k::Pool2dOp o) {
+          Window w = windowOf(o);
+          Tensor x = t(o.getInput());
+          if (o.getKind() == k::PoolKind::max)
+            set(o, max_pool2d(x, w.kernel, w.strides, w.padding, w.dilation,
+                              w.ceilMode));
+          else
+            set(o, avg_pool2d(x, w.kernel, w.strides, w.padding, w.ceilMode,
+                              w.countIncludePad, w.divisor));
+        })
+        .Case([&](k::Conv2dBackwardOp o) {
           auto p = o.getParams().begin();
-          Shape kernel = resolve(o.getKernel(), p);
           Shape strides = resolve(o.getStrides(), p);
           Shape padding = resolve(o.getPadding(), p);
           Shape dilation = resolve(o.getDilation(), p);
-          Shape flags = resolve({static_cast<int64_t>(o.getCeilMode()),
-                                 static_cast<int64_t>(o.getCountIncludePad())},
-                                p);
+          Shape groups = resolve({static_cast<int64_t>(o.getGroups())}, p);
+          auto [gx, gw] = conv2d_backward(
+              t(o.getGradOutput()), t(o.getInput()), t(o.getWeight()), strides,
+              padding, dilation, groups[0],
+              {!o.getInputGrad().use_empty(), !o.getWeightGrad().use_empty()});
+          if (gx.defined())
+            set(o.getInputGrad(), gx);
+          if (gw.defined())
+            set(o.getWeightGrad(), gw);
+        })
+        .Case([&](k::Pool2dBackwardOp o) {
+          Window w = windowOf(o);
+          Tensor g = t(o.getGradOutput()), x = t(o.getInput());
           if (o.getKind() == k::PoolKind::max)
-            set(o, max_pool2d(t(o.getInput()), kernel, strides, padding,
-                              dilation, flags[0] != 0));
+            set(o, max_pool2d_backward(g, x, w.kernel, w.strides, w.padding,
+                                       w.dilation, w.ceilMode));
           else
-            set(o, avg_pool2d(t(o.getInput()), kernel, strides, padding,
-                              flags[0] != 0, flags[1] != 0,
-                              o.getDivisor()
-                                  ? std::optional<int64_t>(*o.getDivisor())
-                                  : std::nullopt));
+            set(o,
+                avg_pool2d_backward(g, x, w.kernel, w.strides, w.padding,
+                                    w.ceilMode, w.countIncludePad, w.divisor));
         })
         .Case([&](k::ReshapeOp o) {
           set(o, t(o.getInput()).reshape(sizesOf(o.getType(), o.getSizes())));

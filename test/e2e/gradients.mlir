@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 29 passed, 0 failed
+// CHECK: 31 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -277,4 +277,16 @@ func.func @indexing(%x: tensor<?x?xf32>, %i: tensor<?x?xi64>, %base: tensor<?x?x
   %1 = kiln.scatter_add %base, %j, %src dim 0 : (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %2 = kiln.cumsum %x dim 1 : tensor<?x?xf32>
   return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// cumprod (torch's cumprod_backward): before a slice's first zero, at it,
+// and after it; the evenly spaced values hold one exact 0, twice in each
+// row of the joined x (two zeros in a slice), once in a column of y.
+// E2E-GRAD: @cumprod f32[3,5]{-1,1} f64[3,5]{-1.5,1.5}
+// E2E-GRAD: @cumprod f32[2,4] f64[4,3]
+func.func @cumprod(%x: tensor<?x?xf32>, %y: tensor<?x?xf64>) -> (tensor<?x?xf32>, tensor<?x?xf64>) {
+  %xx = kiln.cat %x, %x dim 1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %0 = kiln.cumprod %xx dim 1 : tensor<?x?xf32>
+  %1 = kiln.cumprod %y dim 0 : tensor<?x?xf64>
+  return %0, %1 : tensor<?x?xf32>, tensor<?x?xf64>
 }

@@ -6,6 +6,7 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Driver/Emit.h"
 #include "kiln/Frontend/Frontend.h"
+#include "kiln/Pipelines/Backend.h"
 #include "kiln/Target/Host.h"
 
 #include <optional>
@@ -91,9 +92,12 @@ std::string reportTypingFailure(frontend::TranslationUnit &unit,
 /// kiln compile --autograd and kiln explain --autograd: graph's training
 /// forward and backward (buildForwardBackward) added to `module`, which
 /// holds its function; what the forward saves recorded in graph.saved, or
-/// why there is none in graph.noBackward (then nullopt).
-std::optional<mlir::kiln::ForwardBackward> addBackward(mlir::ModuleOp module,
-                                                       frontend::Graph &graph);
+/// why there is none in graph.noBackward (then nullopt). For the cuda
+/// backend a backward with an op only the CPU runtime computes (the image
+/// ops' gradients) is none.
+std::optional<mlir::kiln::ForwardBackward>
+addBackward(mlir::ModuleOp module, frontend::Graph &graph,
+            mlir::kiln::Backend backend = mlir::kiln::Backend::Cpu);
 /// explain's text report of traced roots.
 void printExplainText(llvm::raw_ostream &os,
                       const std::vector<frontend::Root> &roots);

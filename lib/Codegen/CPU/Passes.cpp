@@ -41,7 +41,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnMaterializePromotions());
   pm.addPass(createKilnRecognizeAttention());
   pm.addPass(createKilnAttentionToRuntime());
-  pm.addPass(createKilnConv2dToRuntime());
+  pm.addPass(createKilnImageOpsToRuntime());
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());

@@ -199,13 +199,11 @@ autograd::Grads conv2dBackward(const Tensor &g, const Tensor &x,
   }
   return {gin, gw, gb};
 }
-} // namespace
-
-Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
-              const Shape &strideParam, const Shape &paddingParam,
-              const Shape &dilationParam, int64_t groups) {
-  detail::CountedOp counted;
-  autograd::Recorder grad("ConvolutionBackward0", x, w, b);
+/// conv2d's checks of x, w and its parameters (those of the bias aside),
+/// and its geometry.
+ConvGeometry convGeometry(const Tensor &x, const Tensor &w,
+                          const Shape &strideParam, const Shape &paddingParam,
+                          const Shape &dilationParam, int64_t groups) {
   checkCpu(x, "conv2d");
   checkCpu(w, "conv2d");
   if (x.dim() != 3 && x.dim() != 4)
@@ -223,8 +221,7 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
   Shape stride = pairParam(strideParam, "conv2d", "stride", 1);
   Shape pad = pairParam(paddingParam, "conv2d", "padding", 0);
   Shape dil = pairParam(dilationParam, "conv2d", "dilation", 1);
-  Tensor in = x.dim() == 3 ? x.unsqueeze(0) : x;
-  int64_t N = in.size(0), C = in.size(1), H = in.size(2), W = in.size(3);
+  int64_t C = x.size(-3), H = x.size(-2), W = x.size(-1);
   int64_t O = w.size(0), Cg = w.size(1), kH = w.size(2), kW = w.size(3);
   if (groups < 1)
     throw Error("conv2d: groups must be at least 1, got " +
@@ -248,11 +245,25 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
                 shapeStr({H + 2 * pad[0], W + 2 * pad[1]}));
   int64_t Ho = (H + 2 * pad[0] - spanH) / stride[0] + 1;
   int64_t Wo = (W + 2 * pad[1] - spanW) / stride[1] + 1;
+  return {C, H, W, kH, kW, Ho, Wo, stride, pad, dil};
+}
+} // namespace
+
+Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
+              const Shape &strideParam, const Shape &paddingParam,
+              const Shape &dilationParam, int64_t groups) {
+  detail::CountedOp counted;
+  autograd::Recorder grad("ConvolutionBackward0", x, w, b);
+  ConvGeometry geometry =
+      convGeometry(x, w, strideParam, paddingParam, dilationParam, groups);
+  Tensor in = x.dim() == 3 ? x.unsqueeze(0) : x;
+  int64_t N = in.size(0), C = geometry.C, H = geometry.H, W = geometry.W;
+  int64_t O = w.size(0), Cg = w.size(1), kH = geometry.kH, kW = geometry.kW;
+  int64_t Ho = geometry.Ho, Wo = geometry.Wo;
   if (b.defined() && (b.dim() != 1 || b.size(0) != O))
     throw Error("conv2d: the bias must have shape [" + std::to_string(O) +
                 "], got " + shapeStr(b.shape()));
 
-  ConvGeometry geometry{C, H, W, kH, kW, Ho, Wo, stride, pad, dil};
   DType ct = computeType(x.dtype());
   Tensor xin = in.to(ct).contiguous();
   // Group g's outputs are rows [g*Og, (g+1)*Og) of the weight, against
@@ -289,6 +300,28 @@ Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
                             n);
     });
   return out;
+}
+
+std::tuple<Tensor, Tensor>
+conv2d_backward(const Tensor &grad_output, const Tensor &x, const Tensor &w,
+                const Shape &stride, const Shape &padding,
+                const Shape &dilation, int64_t groups,
+                std::array<bool, 2> output_mask) {
+  detail::CountedOp counted;
+  ConvGeometry q = convGeometry(x, w, stride, padding, dilation, groups);
+  Shape expected = x.shape();
+  expected[expected.size() - 3] = w.size(0);
+  expected[expected.size() - 2] = q.Ho;
+  expected[expected.size() - 1] = q.Wo;
+  checkCpu(grad_output, "conv2d_backward");
+  if (grad_output.shape() != expected || grad_output.dtype() != x.dtype())
+    throw Error("conv2d_backward: grad_output must be the convolution's " +
+                shapeStr(expected) + " " + dtypeName(x.dtype()) + ", got " +
+                shapeStr(grad_output.shape()) + " " +
+                dtypeName(grad_output.dtype()));
+  autograd::Grads g = conv2dBackward(grad_output, x, w, q, groups,
+                                     {output_mask[0], output_mask[1], false});
+  return {g[0], g[1]};
 }
 
 Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,

@@ -222,6 +222,20 @@ void averageBoxesBackward(const T *g, T *gin, int64_t W, int64_t Ho, int64_t Wo,
     }
 }
 
+/// A pooling gradient's grad_output: x's shape with [Ho, Wo] last, x's
+/// dtype.
+void checkGradOutput(const Tensor &g, const Tensor &x, int64_t Ho, int64_t Wo,
+                     const char *op) {
+  checkCpu(g, op);
+  Shape expected = x.shape();
+  expected[expected.size() - 2] = Ho;
+  expected[expected.size() - 1] = Wo;
+  if (g.shape() != expected || g.dtype() != x.dtype())
+    throw Error(std::string(op) + ": grad_output must be the pooling's " +
+                shapeStr(expected) + " " + dtypeName(x.dtype()) + ", got " +
+                shapeStr(g.shape()) + " " + dtypeName(g.dtype()));
+}
+
 using autograd::Grads;
 using autograd::Needs;
 
@@ -242,19 +256,30 @@ Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
             dst[oy * Wo + ox] = src[maxAt(src, w, H, W, oy, ox)];
       });
   if (grad)
-    grad.record(out, [w, sx = grad.save(x)](const Grads &g, const Needs &) {
-      Tensor x = sx.get();
-      int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
-      // The gradient goes to each window's maximum.
-      return Grads{overPlanesBackward(
-          x, g[0], "max_pool2d",
-          [&](const auto *src, const auto *g, auto *gin) {
-            for (int64_t oy = 0; oy < Ho; ++oy)
-              for (int64_t ox = 0; ox < Wo; ++ox)
-                gin[maxAt(src, w, H, W, oy, ox)] += g[oy * Wo + ox];
-          })};
+    grad.record(out, [=, sx = grad.save(x)](const Grads &g, const Needs &) {
+      return Grads{max_pool2d_backward(g[0], sx.get(), kernel_size, stride,
+                                       padding, dilation, ceil_mode)};
     });
   return out;
+}
+
+Tensor max_pool2d_backward(const Tensor &grad_output, const Tensor &x,
+                           const Shape &kernel_size, const Shape &stride,
+                           const Shape &padding, const Shape &dilation,
+                           bool ceil_mode) {
+  detail::CountedOp counted;
+  Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
+                        ceil_mode);
+  int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
+  checkGradOutput(grad_output, x, Ho, Wo, "max_pool2d_backward");
+  // The gradient goes to each window's maximum.
+  return overPlanesBackward(x, grad_output, "max_pool2d",
+                            [&](const auto *src, const auto *g, auto *gin) {
+                              for (int64_t oy = 0; oy < Ho; ++oy)
+                                for (int64_t ox = 0; ox < Wo; ++ox)
+                                  gin[maxAt(src, w, H, W, oy, ox)] +=
+                                      g[oy * Wo + ox];
+                            });
 }
 
 Tensor max_pool2d(const Tensor &x, int64_t kernel_size,
@@ -285,15 +310,33 @@ Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
         averageBoxes(src, dst, W, Ho, Wo, boxAt);
       });
   if (grad)
-    grad.record(out, [sx = grad.save(x), W, Ho, Wo, boxAt](const Grads &g,
-                                                           const Needs &) {
-      return Grads{
-          overPlanesBackward(sx.get(), g[0], "avg_pool2d",
-                             [&](const auto *, const auto *g, auto *gin) {
-                               averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
-                             })};
+    grad.record(out, [=, sx = grad.save(x)](const Grads &g, const Needs &) {
+      return Grads{avg_pool2d_backward(g[0], sx.get(), kernel_size, stride,
+                                       padding, ceil_mode, count_include_pad,
+                                       divisor_override)};
     });
   return out;
+}
+
+Tensor avg_pool2d_backward(const Tensor &grad_output, const Tensor &x,
+                           const Shape &kernel_size, const Shape &stride,
+                           const Shape &padding, bool ceil_mode,
+                           bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  detail::CountedOp counted;
+  Windows w = windowsOf(x, "avg_pool2d", kernel_size, stride, padding, Shape{1},
+                        ceil_mode);
+  if (divisor_override && *divisor_override == 0)
+    throw Error("avg_pool2d: divisor_override must be non-zero");
+  int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
+  checkGradOutput(grad_output, x, Ho, Wo, "avg_pool2d_backward");
+  auto boxAt = [&](int64_t oy, int64_t ox) {
+    return avgBox(w, H, W, oy, ox, count_include_pad, divisor_override);
+  };
+  return overPlanesBackward(x, grad_output, "avg_pool2d",
+                            [&](const auto *, const auto *g, auto *gin) {
+                              averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+                            });
 }
 
 Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
@@ -320,15 +363,34 @@ Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size) {
     averageBoxes(src, dst, W, Ho, Wo, boxAt);
   });
   if (grad)
-    grad.record(y, [sx = grad.save(x), W, Ho, Wo, boxAt](const Grads &g,
-                                                         const Needs &) {
-      return Grads{
-          overPlanesBackward(sx.get(), g[0], "adaptive_avg_pool2d",
-                             [&](const auto *, const auto *g, auto *gin) {
-                               averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
-                             })};
+    grad.record(y, [sx = grad.save(x)](const Grads &g, const Needs &) {
+      return Grads{adaptive_avg_pool2d_backward(g[0], sx.get())};
     });
   return y;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor &grad_output,
+                                    const Tensor &x) {
+  detail::CountedOp counted;
+  const char *op = "adaptive_avg_pool2d_backward";
+  checkPooled(x, op);
+  if (grad_output.dim() != x.dim())
+    throw Error(std::string(op) + ": grad_output must have the input's rank " +
+                std::to_string(x.dim()) + ", got shape " +
+                shapeStr(grad_output.shape()));
+  Shape out{grad_output.size(-2), grad_output.size(-1)};
+  int64_t H = x.size(-2), W = x.size(-1), Ho = out[0], Wo = out[1];
+  if (Ho < 1 || Wo < 1)
+    throw Error(std::string(op) + ": the output size must be at least 1, got " +
+                shapeStr(out));
+  checkGradOutput(grad_output, x, Ho, Wo, op);
+  auto boxAt = [&](int64_t oy, int64_t ox) {
+    return adaptiveBox(out, H, W, oy, ox);
+  };
+  return overPlanesBackward(x, grad_output, "adaptive_avg_pool2d",
+                            [&](const auto *, const auto *g, auto *gin) {
+                              averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+                            });
 }
 
 Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size) {

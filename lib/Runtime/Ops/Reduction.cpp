@@ -368,12 +368,25 @@ Tensor cumprod(const Tensor &x, int64_t dim, std::optional<DType> dtype) {
   if (grad)
     grad.record(out, [dim, sx = grad.save(x), so = grad.save(out, true)](
                          const Grads &g, const Needs &) {
-      Tensor x = sx.get();
-      if (x.numel() && any(x == 0).item<bool>())
-        throw Error("cumprod: the gradient of an input holding zeros is not "
-                    "implemented");
-      Tensor weighted = g[0] * so.get();
-      return Grads{flip(kiln::cumsum(flip(weighted, {dim}), dim), {dim}) / x};
+      // ATen's cumprod_backward: x_i's gradient is the sum over j >= i of
+      // g_j y_j / x_i. Where a slice holds a zero at k, that holds before k;
+      // at k it is the same sum with the products y' of x with x_k taken
+      // as 1 (y'_j = y_{k-1} x_{k+1}..x_j); after k it is 0.
+      Tensor x = sx.get(), y = so.get();
+      auto fromHere = [dim](const Tensor &v) { // sum over j >= i
+        return flip(kiln::cumsum(flip(v, {dim}), dim), {dim});
+      };
+      Tensor isZero = x == 0;
+      if (x.numel() == 0 || !any(isZero).item<bool>())
+        return Grads{fromHere(g[0] * y) / x};
+      Tensor zeros = kiln::cumsum(isZero.to(DType::I64), dim);
+      Tensor before = zeros == 0;
+      Tensor upToFirst = (zeros - isZero.to(DType::I64)) == 0;
+      Tensor safe = where(before, x, 1.0);
+      Tensor atFirst =
+          fromHere(g[0] * kiln::cumprod(where(upToFirst, safe, x), dim));
+      return Grads{where(before, fromHere(g[0] * y) / safe,
+                         where(upToFirst, atFirst, 0.0))};
     });
   return out;
 }

@@ -64,10 +64,11 @@ func.func @uses(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<i64>) {
 
 // -----
 
-func.func @no_rule(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // expected-error @+1 {{'kiln.cumprod' op has no gradient}}
-  %0 = kiln.cumprod %x dim 1 : tensor<?x?xf32>
-  return %0 : tensor<?x?xf32>
+// (A gradient of a gradient: the image ops' backward ops have none.)
+func.func @no_rule(%g: tensor<?x?x1x1xf32>, %x: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-error @+1 {{'kiln.adaptive_avg_pool2d_backward' op has no gradient}}
+  %0 = kiln.adaptive_avg_pool2d_backward %g, %x : (tensor<?x?x1x1xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
 }
 
 // -----
@@ -79,4 +80,35 @@ func.func @opaque(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{'kiln.opaque_call' op has effects that a recomputed forward would repeat}}
   %0 = kiln.opaque_call @helper(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A convolution's gradients: one kiln.conv2d_backward (the input's and the
+// weight's, same parameters) and the bias's, the output gradient summed
+// over all but the channels.
+// CHECK-LABEL: func.func @conv_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x?x?xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[B:.*]]: tensor<8xf32>, %[[DY:.*]]: tensor<?x8x?x?xf32>)
+// CHECK: %[[GX:.*]], %[[GW:.*]] = kiln.conv2d_backward %[[DY]], %[[X]], %[[W]] {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>}
+// CHECK: %[[GB:.*]] = kiln.sum %[[DY]] dims [0, 2, 3]
+// CHECK: return %[[GX]], %[[GW]], %[[GB]]
+func.func @conv(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<?x8x?x?xf32> {
+  %y = kiln.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<?x8x?x?xf32>
+  return %y : tensor<?x8x?x?xf32>
+}
+
+// -----
+
+// Pooling's gradients: kiln.pool2d_backward with the pooling's kind and
+// parameters, kiln.adaptive_avg_pool2d_backward; the two reaching x added.
+// CHECK-LABEL: func.func @pools_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x?x?xf32>, %[[DM:.*]]: tensor<?x?x?x?xf32>, %[[DP:.*]]: tensor<?x?x1x1xf32>)
+// CHECK-DAG: %[[GP:.*]] = kiln.adaptive_avg_pool2d_backward %[[DP]], %[[X]]
+// CHECK-DAG: %[[GM:.*]] = kiln.pool2d_backward max %[[DM]], %[[X]] {ceil_mode = 1 : i64, dilation = array<i64: 1, 1>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>}
+// CHECK: kiln.add
+// CHECK-NOT: kiln.pool2d_backward
+func.func @pools(%x: tensor<?x?x?x?xf32>) -> (tensor<?x?x?x?xf32>, tensor<?x?x1x1xf32>) {
+  %m = kiln.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, ceil_mode = 1 : i64} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %p = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 1, 1>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x1x1xf32>
+  return %m, %p : tensor<?x?x?x?xf32>, tensor<?x?x1x1xf32>
 }

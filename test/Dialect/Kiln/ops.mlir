@@ -133,6 +133,12 @@ func.func @linear_algebra(%q: tensor<?x12x?x64xf32>, %k: tensor<?x12x64x?xf32>,
   %ap = kiln.pool2d avg %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = 1, count_include_pad = 0} : (tensor<?x3x32x32xf32>) -> tensor<?x3x16x16xf32>
   // CHECK: kiln.adaptive_avg_pool2d {{.*}} -> tensor<?x3x1x1xf32>
   %gp = kiln.adaptive_avg_pool2d %img {output_size = array<i64: 1, 1>} : (tensor<?x3x32x32xf32>) -> tensor<?x3x1x1xf32>
+  // CHECK: kiln.conv2d_backward {{.*}} -> (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>)
+  %cgx, %cgw = kiln.conv2d_backward %7, %img, %cw {padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x16x16x16xf32>, tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>) -> (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>)
+  // CHECK: kiln.pool2d_backward max {{.*}} -> tensor<?x3x32x32xf32>
+  %mpg = kiln.pool2d_backward max %mp, %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<?x3x16x16xf32>, tensor<?x3x32x32xf32>) -> tensor<?x3x32x32xf32>
+  // CHECK: kiln.adaptive_avg_pool2d_backward {{.*}} -> tensor<?x3x32x32xf32>
+  %gpg = kiln.adaptive_avg_pool2d_backward %gp, %img : (tensor<?x3x1x1xf32>, tensor<?x3x32x32xf32>) -> tensor<?x3x32x32xf32>
   // CHECK: kiln.random normal %{{.*}} [%{{.*}}] : tensor<?x16xf32>
   %c7 = arith.constant 7 : index
   %noise = kiln.random normal %c7 [%c7] : tensor<?x16xf32>

@@ -864,12 +864,44 @@ LogicalResult gradient(ScatterAddOp op, Grads dy, Grad &g) {
   return success();
 }
 
+/// The sum of v's elements from each position on along d: the total less
+/// the running sum before it.
+Value sumFromHere(Grad &g, Value v, int64_t d) {
+  Value running = CumsumOp::create(g.b, g.loc, v, d);
+  return g.add(g.sub(g.sum(v, {d}, true), running), v);
+}
+
 LogicalResult gradient(CumsumOp op, Grads dy, Grad &g) {
-  // The sum of the gradients from each position on: the total less the
-  // running sum before it.
   int64_t d = dimIn(op.getDim(), tensorType(dy[0]).getRank());
-  Value running = CumsumOp::create(g.b, g.loc, dy[0], d);
-  g.set(0, g.add(g.sub(g.sum(dy[0], {d}, true), running), dy[0]));
+  g.set(0, sumFromHere(g, dy[0], d));
+  return success();
+}
+
+LogicalResult gradient(CumprodOp op, Grads dy, Grad &g) {
+  // ATen's cumprod_backward, as eager computes it: x_i's gradient is the
+  // sum over j >= i of dy_j y_j / x_i before a slice's first zero (at k);
+  // at k the same sum with the products y' of x with x_k taken as 1; after
+  // k, 0. The zeros before each position are counted in i64.
+  Value x = op.getInput(), y = op.getResult();
+  RankedTensorType type = tensorType(x);
+  if (!isa<FloatType>(type.getElementType()))
+    return success();
+  int64_t d = dimIn(op.getDim(), type.getRank());
+  Value zero = g.scalar(0, x), one = g.scalar(1, x);
+  Type i64 = g.b.getI64Type();
+  Value isZero = g.cmp(CmpPredicate::eq, x, zero);
+  Value counted = g.castTo(isZero, i64);
+  Value zeros = CumsumOp::create(g.b, g.loc, counted, d);
+  Value none = FullOp::create(g.b, g.loc, RankedTensorType::get({}, i64),
+                              ValueRange{}, g.b.getI64IntegerAttr(0));
+  Value before = g.cmp(CmpPredicate::eq, zeros, none);
+  Value upToFirst = g.cmp(CmpPredicate::eq, g.sub(zeros, counted), none);
+  Value safe = g.where(before, x, one);
+  Value products =
+      CumprodOp::create(g.b, g.loc, g.where(upToFirst, safe, x), d);
+  Value atFirst = sumFromHere(g, g.mul(dy[0], products), d);
+  g.set(0, g.where(before, g.div(sumFromHere(g, g.mul(dy[0], y), d), safe),
+                   g.where(upToFirst, atFirst, g.scalar(0, atFirst))));
   return success();
 }
 
@@ -956,6 +988,62 @@ LogicalResult gradient(CatOp op, Grads dy, Grad &g) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Images: the backward graphs' own ops, which the CPU pipeline computes with
+// the runtime's functions eager autograd runs
+//===----------------------------------------------------------------------===//
+
+/// An image op's input is a batch [N, C, H, W]: kiln-decompose-composites
+/// batches one image before the recomputed forward is differentiated.
+LogicalResult batchedImage(Operation *op, Value input) {
+  if (tensorType(input).getRank() == 4)
+    return success();
+  return op->emitOpError("takes its gradient over a batch of images: "
+                         "kiln-decompose-composites batches one image first");
+}
+
+LogicalResult gradient(Conv2dOp op, Grads dy, Grad &g) {
+  Value x = op.getInput(), w = op.getWeight();
+  if (failed(batchedImage(op, x)))
+    return failure();
+  Type e = tensorType(x).getElementType();
+  if (tensorType(w).getElementType() != e)
+    return op.emitOpError("takes its gradient with an input and a weight of "
+                          "one element type");
+  auto back = Conv2dBackwardOp::create(
+      g.b, g.loc, x.getType(), w.getType(), g.castTo(dy[0], e), x, w,
+      op.getParams(), op.getStridesAttr(), op.getPaddingAttr(),
+      op.getDilationAttr(), op.getGroupsAttr());
+  g.set(0, back.getInputGrad());
+  g.set(1, back.getWeightGrad());
+  if (op.getBias())
+    g.set(2, g.sum(dy[0], {0, 2, 3}, false));
+  return success();
+}
+
+LogicalResult gradient(Pool2dOp op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  if (failed(batchedImage(op, x)))
+    return failure();
+  g.set(0, Pool2dBackwardOp::create(
+               g.b, g.loc, x.getType(), op.getKindAttr(),
+               g.castTo(dy[0], tensorType(x).getElementType()), x,
+               op.getParams(), op.getKernelAttr(), op.getStridesAttr(),
+               op.getPaddingAttr(), op.getDilationAttr(), op.getCeilModeAttr(),
+               op.getCountIncludePadAttr(), op.getDivisorAttr()));
+  return success();
+}
+
+LogicalResult gradient(AdaptiveAvgPool2dOp op, Grads dy, Grad &g) {
+  Value x = op.getInput();
+  if (failed(batchedImage(op, x)))
+    return failure();
+  g.set(0, AdaptiveAvgPool2dBackwardOp::create(
+               g.b, g.loc, x.getType(),
+               g.castTo(dy[0], tensorType(x).getElementType()), x));
+  return success();
+}
+
 /// How an op's gradient is built: by its `gradient` function, or as one of
 /// the views that keep the elements in order (reshape, flatten, squeeze,
 /// unsqueeze: the gradient reshaped back), or as one of the rounding ops
@@ -1000,9 +1088,9 @@ void mlir::kiln::attachGradients(MLIRContext &context) {
          ErfOp, GeluOp, SumOp, MeanOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp,
          RmsNormOp, MatmulOp, LinearOp, ScaledDotProductAttentionOp,
          CrossEntropyOp, EmbeddingOp, GatherOp, ScatterAddOp, CumsumOp,
-         ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp, TanOp, AtanOp,
-         ErfcOp, SoftplusOp, MishOp, HardswishOp, HardsigmoidOp, ProdOp>(
-      context);
+         CumprodOp, ExpandOp, TransposeOp, PermuteOp, SliceOp, CatOp, TanOp,
+         AtanOp, ErfcOp, SoftplusOp, MishOp, HardswishOp, HardsigmoidOp, ProdOp,
+         Conv2dOp, Pool2dOp, AdaptiveAvgPool2dOp>(context);
   attach<Rule::ReshapedBack, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
       context);
   // arith.select of two tensors (a host condition's `c ? a : b`), loaded

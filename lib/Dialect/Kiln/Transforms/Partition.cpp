@@ -130,10 +130,10 @@ int64_t bytesOf(Value v) {
 
 /// Whether computing op again in the backward is cheaper than keeping its
 /// results (AOTAutograd's ban_recomputation): not for products, attention,
-/// scans and scatters, nor for an op whose results are a quarter of its
-/// inputs or less (a reduction: it would read them all again).
+/// convolutions, scans and scatters, nor for an op whose results are a quarter
+/// of its inputs or less (a reduction: it would read them all again).
 bool worthRecomputing(Operation *op) {
-  if (isa<k::MatmulOp, k::LinearOp, k::ScaledDotProductAttentionOp,
+  if (isa<k::MatmulOp, k::LinearOp, k::ScaledDotProductAttentionOp, k::Conv2dOp,
           k::CumsumOp, k::CumprodOp, k::TopkOp, k::ScatterAddOp,
           k::CrossEntropyOp, k::OpaqueCallOp>(op))
     return false;

@@ -1,7 +1,7 @@
 //===- Passes.td - Kiln's CPU codegen passes ---------------*- tablegen -*-===//
 //
 // The codegen passes the host CPU's: row tiling, loop fusion, parallelization, OpenMP scheduling, prefetching, approximate math.
-// All but kiln-attention-to-runtime and kiln-conv2d-to-runtime work on linalg, SCF and memrefs after
+// All but kiln-attention-to-runtime and kiln-image-ops-to-runtime work on linalg, SCF and memrefs after
 // the conversion from the kiln dialect.
 //
 //===----------------------------------------------------------------------===//
@@ -26,16 +26,22 @@ def KilnAttentionToRuntime : Pass<"kiln-attention-to-runtime", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def KilnConv2dToRuntime : Pass<"kiln-conv2d-to-runtime", "ModuleOp"> {
-  let summary = "Run conv2d as the runtime's convolution";
+def KilnImageOpsToRuntime : Pass<"kiln-image-ops-to-runtime", "ModuleOp"> {
+  let summary = "Run convolutions and the image ops' gradients as the "
+                "runtime's functions";
   let description = [{
     Before the conversion to linalg: each batched `kiln.conv2d` becomes a
     call of the runtime's convolution (`kiln_conv2d_call_f32`/`_f64`, the
     one eager runs: one image's columns at a time, then a product per
     group), its strides, padding, dilation and groups as i64 values
-    (attributes or run-time operands). Its result is a buffer the graph
-    owns, and parameters eager rejects fail the graph call, so that eager
-    raises the error.
+    (attributes or run-time operands). The backward graphs' image ops call
+    the functions eager autograd runs: each used result of
+    `kiln.conv2d_backward` (`kiln_conv2d_input_grad_call_*`,
+    `kiln_conv2d_weight_grad_call_*`), `kiln.pool2d_backward`
+    (`kiln_max_pool2d_backward_call_*`, `kiln_avg_pool2d_backward_call_*`)
+    and `kiln.adaptive_avg_pool2d_backward`. 16-bit floats compute in f32,
+    as eager does. Each result is a buffer the graph owns, and parameters
+    eager rejects fail the graph call, so that eager raises the error.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",

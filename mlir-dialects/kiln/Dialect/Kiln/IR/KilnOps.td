@@ -915,6 +915,100 @@ def Kiln_AdaptiveAvgPool2dOp : Kiln_Op<"adaptive_avg_pool2d",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// The gradients of the image ops (the backward graphs' own ops)
+//===----------------------------------------------------------------------===//
+
+def Kiln_Conv2dBackwardOp : Kiln_Op<"conv2d_backward", [Pure,
+    AllTypesMatch<["input", "input_grad"]>,
+    AllTypesMatch<["weight", "weight_grad"]>]> {
+  let summary = "the gradients of a kiln.conv2d's input and weight";
+  let description = [{
+    The gradients of `kiln.conv2d %input, %weight` (same parameters, batched
+    `[N, C, H, W]` input) given `grad_output`, the gradient of its result:
+    ATen's `convolution_backward` (the input's is the transposed
+    convolution of `grad_output`, the weight's the products of
+    `grad_output` with the input's columns summed over the batch); the
+    bias's is `grad_output` summed over all but its channels, a `kiln.sum`.
+    kiln-differentiate builds it as conv2d's gradient. The CPU pipeline
+    (kiln-image-ops-to-runtime) computes each result that is used with the
+    runtime's `kiln::conv2d_backward`, the function eager autograd runs.
+
+    ```mlir
+    %gx, %gw = kiln.conv2d_backward %gy, %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1>}
+        : (tensor<?x16x?x?xf32>, tensor<?x3x?x?xf32>, tensor<16x3x3x3xf32>) -> (tensor<?x3x?x?xf32>, tensor<16x3x3x3xf32>)
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$grad_output, Kiln_FloatTensor:$input,
+                       Kiln_FloatTensor:$weight, Variadic<Index>:$params,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Kiln_FloatTensor:$input_grad,
+                      Kiln_FloatTensor:$weight_grad);
+  let assemblyFormat = [{
+    $grad_output `,` $input `,` $weight (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_Pool2dBackwardOp : Kiln_Op<"pool2d_backward", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "the gradient of a kiln.pool2d's input";
+  let description = [{
+    The gradient of `kiln.pool2d kind %input` (same parameters, batched
+    `[N, C, H, W]` input) given `grad_output`, the gradient of its result:
+    max pooling's goes to each window's first maximum (or first NaN), as
+    eager's does; average pooling's is each window's share, spread over
+    the window. kiln-differentiate builds it as pool2d's gradient; the CPU
+    pipeline (kiln-image-ops-to-runtime) calls the runtime's
+    `kiln::max_pool2d_backward` or `kiln::avg_pool2d_backward`, the
+    functions eager autograd runs.
+
+    ```mlir
+    %gx = kiln.pool2d_backward max %gy, %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+        padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>}
+        : (tensor<?x8x?x?xf32>, tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_PoolKind:$kind, Kiln_FloatTensor:$grad_output,
+                       Kiln_FloatTensor:$input, Variadic<Index>:$params,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "1">:$count_include_pad,
+                       OptionalAttr<I64Attr>:$divisor);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $grad_output `,` $input (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_AdaptiveAvgPool2dBackwardOp : Kiln_Op<"adaptive_avg_pool2d_backward",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let cppCall = "kiln::adaptive_avg_pool2d_backward($grad_output, $input)";
+  let summary = "the gradient of a kiln.adaptive_avg_pool2d's input";
+  let description = [{
+    The gradient of `kiln.adaptive_avg_pool2d %input` (batched `[N, C, H,
+    W]` input, the output size `grad_output`'s last two sizes) given
+    `grad_output`: each window's share spread over its window.
+    kiln-differentiate builds it; the CPU pipeline
+    (kiln-image-ops-to-runtime) calls the runtime's
+    `kiln::adaptive_avg_pool2d_backward`, the function eager autograd runs.
+
+    ```mlir
+    %gx = kiln.adaptive_avg_pool2d_backward %gy, %x
+        : (tensor<?x8x1x1xf32>, tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$grad_output, Kiln_FloatTensor:$input);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output `,` $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Kiln_CatOp : Kiln_Op<"cat", [Pure, InferTypeOpAdaptor,
                                  Kiln_PromotesToResult,
                                  DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
