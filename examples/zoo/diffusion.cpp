@@ -5,9 +5,13 @@
 //   x[t-1] = (x[t] - beta[t] / sqrt(1 - abar[t]) * eps) / sqrt(1 - beta[t])
 //            + sqrt(beta[t]) * z            (no noise at t = 0)
 // whose float64 coefficients are cast to the samples' float32. The loop over
-// the steps stays in main; KILN_COMPILE() on Sampler::step.
+// the steps stays in main; KILN_COMPILE() on Sampler::step. Then TRAIN steps
+// of DDPM's training (KILN_COMPILE() on Sampler::loss: the data noised to
+// step t in closed form, the denoiser's error in predicting the noise),
+// AdamW on the denoiser's parameters.
 //
-//   diffusion [SAMPLES] [STEPS]   (default 4 samples of 16 features, 10 steps)
+//   diffusion [SAMPLES] [STEPS] [TRAIN]   (default 4 samples of 16 features,
+//                                          10 steps, no training)
 #include <kiln/kiln.h>
 
 #include <cmath>
@@ -65,6 +69,16 @@ struct Sampler {
     Tensor sigma = kiln::sqrt(beta).to(kiln::kFloat32);
     return mean + sigma * noise;
   }
+
+  // DDPM's simple loss at step t: x0 noised to step t,
+  // x_t = sqrt(abar[t]) x0 + sqrt(1 - abar[t]) noise, and the mean squared
+  // error of the noise the model predicts in it.
+  KILN_COMPILE() Tensor loss(const Tensor &x0, int64_t t, const Tensor &noise) const {
+    Tensor alpha_bar = schedule.alphas_cumprod.slice(0, t, t + 1).to(kiln::kFloat32);
+    Tensor xt = kiln::sqrt(alpha_bar) * x0 + kiln::sqrt(1.0 - alpha_bar) * noise;
+    Tensor err = model(xt, t) - noise;
+    return (err * err).mean();
+  }
 };
 
 int main(int argc, char **argv) {
@@ -86,5 +100,23 @@ int main(int argc, char **argv) {
               static_cast<long long>(steps));
   std::printf("x sum %.5f squares %.5f weighted %.5f\n", kiln::sum(x).item<float>(),
               kiln::sum(x * x).item<float>(), kiln::sum(x * w).item<float>());
+
+  const int64_t train_steps = argc > 3 ? std::atoll(argv[3]) : 0;
+  Denoiser &m = sampler.model;
+  std::vector<Tensor> params = {m.w1, m.b1, m.w2, m.b2, m.time_embedding};
+  for (Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  Tensor data = kiln::randn({samples, features}, 3000) * 0.5 + 1.0;
+  for (int64_t i = 0; i < train_steps; ++i) {
+    opt.zero_grad();
+    int64_t t = (i * 5 + 3) % steps;
+    Tensor noise = kiln::randn({samples, features}, 4000 + static_cast<uint64_t>(i));
+    Tensor loss = sampler.loss(data, t, noise);
+    loss.backward();
+    opt.step();
+    std::printf("step %lld t %lld loss %.6f\n", static_cast<long long>(i),
+                static_cast<long long>(t), loss.item<float>());
+  }
   return 0;
 }
