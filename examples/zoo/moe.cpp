@@ -3,9 +3,11 @@
 // index, each output weighted by its gate column, and a load-balancing
 // auxiliary loss returned beside the output. Every token goes through every
 // expert (dense routing: top-k would read the router's values, a
-// data-dependent choice). One KILN_COMPILE() on MoE::forward.
+// data-dependent choice). One KILN_COMPILE() on MoE::forward. Then STEPS
+// AdamW steps of the output towards a target, the auxiliary loss added.
 //
-//   moe [TOKENS]   (default 10; width 16, 4 experts of width 32)
+//   moe [TOKENS] [STEPS]   (default 10 tokens, no training; width 16, 4
+//                           experts of width 32)
 #include <kiln/kiln.h>
 
 #include <cstdint>
@@ -62,5 +64,23 @@ int main(int argc, char **argv) {
   std::printf("y sum %.6f squares %.6f weighted %.6f\n", kiln::sum(out.y).item<float>(),
               kiln::sum(out.y * out.y).item<float>(), kiln::sum(out.y * w).item<float>());
   std::printf("aux loss %.6f\n", out.aux_loss.item<float>());
+
+  const int64_t steps = argc > 2 ? std::atoll(argv[2]) : 0;
+  std::vector<Tensor> params = {moe.router};
+  for (const Expert &e : moe.experts)
+    params.insert(params.end(), {e.w1, e.b1, e.w2, e.b2});
+  for (Tensor &p : params)
+    p.requires_grad_();
+  kiln::optim::AdamW opt(params, kiln::optim::AdamWOptions(1e-2).weight_decay(0.01));
+  Tensor target = normal({tokens, width}, 1.0);
+  for (int64_t step = 0; step < steps; ++step) {
+    opt.zero_grad();
+    MoEOutput o = moe.forward(x);
+    Tensor diff = o.y - target;
+    Tensor loss = (diff * diff).mean() + 0.01 * o.aux_loss;
+    loss.backward();
+    opt.step();
+    std::printf("step %lld loss %.6f\n", static_cast<long long>(step), loss.item<float>());
+  }
   return 0;
 }

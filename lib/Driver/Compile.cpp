@@ -172,7 +172,15 @@ std::string aliasedOutput(const Root &root) {
       llvm::SmallPtrSet<mlir::Value, 4> bases;
       aliasBases(value, bases);
       for (mlir::Value base : bases) {
-        if (llvm::isa<mlir::BlockArgument>(base))
+        // An input that is one of the root's graph locals holds a tensor
+        // an earlier graph made, which no caller sees.
+        auto local = [&](mlir::Value arg) {
+          return llvm::any_of(g.inputs, [&](const GraphInput &in) {
+            return g.body->values[in.value] == arg &&
+                   root.graphLocals.count(in.expr);
+          });
+        };
+        if (llvm::isa<mlir::BlockArgument>(base) && !local(base))
           return nameOf(out) + " may be (a view of) an input";
         auto [it, fresh] = owners.try_emplace(base, i);
         if (!fresh && g.outputs[it->second].value != out.value)

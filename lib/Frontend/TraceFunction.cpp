@@ -511,6 +511,48 @@ bool unitWritesInPlace(ASTContext &context) {
   return finder.found;
 }
 
+std::set<std::string> graphLocals(const Root &root) {
+  std::set<std::string> locals;
+  const FunctionDecl *fn = root.function;
+  if (!fn || !fn->getBody())
+    return locals;
+  const SourceManager &sm = fn->getASTContext().getSourceManager();
+  std::vector<std::pair<SourceLocation, SourceLocation>> ranges;
+  for (const Segment &seg : root.segments)
+    for (const Stmt *s : seg.statements)
+      ranges.emplace_back(sm.getExpansionLoc(s->getBeginLoc()),
+                          sm.getExpansionLoc(s->getEndLoc()));
+  auto inGraph = [&](SourceLocation at) {
+    at = sm.getExpansionLoc(at);
+    return llvm::any_of(ranges, [&](const auto &r) {
+      return !sm.isBeforeInTranslationUnit(at, r.first) &&
+             !sm.isBeforeInTranslationUnit(r.second, at);
+    });
+  };
+  References refs;
+  refs.TraverseStmt(fn->getBody());
+  std::map<std::string, int> declared; // locals per name (shadowing)
+  std::set<const VarDecl *> tensors;
+  for (const auto &[decl, at] : refs.refs) {
+    const auto *var = dyn_cast<VarDecl>(decl);
+    if (!var || !var->hasLocalStorage() || isa<ParmVarDecl>(var) ||
+        var->getParentFunctionOrMethod() != fn || tensors.count(var))
+      continue;
+    ++declared[var->getNameAsString()];
+    const CXXRecordDecl *record = var->getType()->getAsCXXRecordDecl();
+    if (record && record->getQualifiedNameAsString() == "kiln::Tensor")
+      tensors.insert(var);
+  }
+  for (const VarDecl *var : tensors) {
+    auto [begin, end] = refs.refs.equal_range(var);
+    if (declared[var->getNameAsString()] == 1 && inGraph(var->getLocation()) &&
+        std::all_of(begin, end,
+                    [&](const auto &r) { return inGraph(r.second); }))
+      locals.insert(var->getNameAsString());
+  }
+  return locals;
+}
+
 Root Tracer::traceRoot(const FunctionDecl *fn, const Annotations &a) {
   Root root;
   root.function = fn;

@@ -270,8 +270,10 @@ public:
       }
     }
     bool writes = unitWritesInPlace(context);
-    for (Root &root : roots)
+    for (Root &root : roots) {
       root.unitWritesInPlace = writes;
+      root.graphLocals = graphLocals(root);
+    }
     tracer.warnUnknownSignatures();
     warnUnmatchedAnnotations(context);
     countBreaksOnce(roots);

@@ -782,6 +782,8 @@ private:
 /// place (an in-place op, an optimizer step): then a root whose graphs hand
 /// out copies where eager code hands out views runs eagerly (Compile.cpp).
 bool unitWritesInPlace(clang::ASTContext &context);
+/// Root::graphLocals of a traced root.
+std::set<std::string> graphLocals(const Root &root);
 
 } // namespace kiln::frontend
 

@@ -16,6 +16,7 @@
 #include <kiln/kiln.h>
 
 #include <cstdio>
+#include <vector>
 
 using kiln::Tensor;
 
@@ -76,6 +77,31 @@ KILN_COMPILE() Pair both(const Tensor &x) {
   return {a, a.transpose(0, 1)};
 }
 
+// A local that only the root's graphs declare, read and write (a sum a
+// host loop carries): it holds tensors graphs made, so returning it returns
+// no caller's tensor, and the root compiles.
+// COMPILE-NOT: warning: kiln could not compile 'carried'
+struct Scale {
+  Tensor w;
+};
+KILN_COMPILE() Pair carried(const Tensor &x, const std::vector<Scale> &ws) {
+  Tensor y = x * 0;
+  for (size_t i = 0; i < ws.size(); ++i)
+    y = y + x * ws[i].w;
+  return {y, y.sum()};
+}
+
+// The same local read by host code, which keeps a handle to it: the caller
+// writing to the result writes to what host code kept.
+static std::vector<Tensor> kept;
+KILN_DISABLE() static void keep(const Tensor &t) { kept.push_back(t); }
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'leaked': the returned tensor may be (a view of) an input
+KILN_COMPILE() Tensor leaked(const Tensor &x) {
+  Tensor y = x * 2;
+  keep(y);
+  return y.reshape({-1});
+}
+
 // COMPILE-NOT: warning: kiln could not compile 'pure'
 KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1; }
 
@@ -83,9 +109,12 @@ KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1
 // EXEC-DAG: kiln: warning: graph viewOfInput ({{.*}}) runs eagerly
 // EXEC-DAG: kiln: warning: graph throughHelper ({{.*}}) runs eagerly
 // EXEC-DAG: kiln: warning: graph Trainer::step ({{.*}}) runs eagerly
+// EXEC-DAG: kiln: warning: graph leaked ({{.*}}) runs eagerly
 // EXEC-NOT: graph pure
-// (scaleInPlace, a callee that breaks, is a root of its own: also eager.)
-// EXEC: kiln-stats graph_calls=9 compiled=1 guard_misses=8
+// EXEC-NOT: graph carried
+// (scaleInPlace, a callee that breaks, is a root of its own: also eager.
+// carried's 4 calls: before the loop, twice in it, the return.)
+// EXEC: kiln-stats graph_calls=14 compiled=5 guard_misses=9
 int main() {
   Tensor x = kiln::arange(6).to(kiln::kFloat32).reshape({2, 3});
   std::printf("%s\n", kiln::toString(viewOfResult(x)).c_str());
@@ -100,6 +129,12 @@ int main() {
   Pair p = both(x);
   p.b.mul_(0); // zeroes p.a too
   std::printf("%s\n", kiln::toString(p.a).c_str());
+  Pair c = carried(x, {{kiln::full({3}, 2.0)}, {kiln::full({3}, -0.5)}});
+  c.a.add_(1);
+  std::printf("%s %s\n", kiln::toString(c.a).c_str(),
+              kiln::toString(c.b).c_str());
+  leaked(x).mul_(0); // zeroes kept[0]
+  std::printf("%s\n", kiln::toString(kept[0]).c_str());
   Tensor w = kiln::ones({3}).requires_grad_();
   kiln::optim::SGD opt({w}, kiln::optim::SGDOptions(0.1));
   Trainer t{w, &opt};

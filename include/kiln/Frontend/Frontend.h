@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -176,6 +177,12 @@ struct Root {
   /// graphs return a view of an input, or views of one tensor as two
   /// outputs, runs eagerly too (a caller could write through one).
   bool unitWritesInPlace = false;
+  /// The tensor locals of its function that only its graphs' statements
+  /// declare, read and write (the output the MoE's expert loop carries):
+  /// every value they hold is a tensor a graph made, which nothing outside
+  /// the root can see, so a graph that returns one returns no caller's
+  /// tensor.
+  std::set<std::string> graphLocals;
 };
 
 /// One parsed translation unit with its compile roots, traced: its AST
