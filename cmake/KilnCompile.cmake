@@ -1,4 +1,4 @@
-# kiln_compile(<target> [BACKEND eager|cpu|cuda] [SIGNATURES file]
+# kiln_compile(<target> [BACKEND eager|aot_eager|cpu|cuda] [SIGNATURES file]
 #              [TARGET_CPU cpu] [SOURCES src...] [OPTIONS opt...])
 #
 # Routes the target's C++ sources (all of them, or those named) through
@@ -61,8 +61,8 @@ function(kiln_compile target)
   if(NOT ARG_BACKEND)
     set(ARG_BACKEND cpu)
   endif()
-  if(NOT ARG_BACKEND MATCHES "^(eager|cpu|cuda)$")
-    message(FATAL_ERROR "kiln_compile(${target}): BACKEND must be eager, cpu or cuda")
+  if(NOT ARG_BACKEND MATCHES "^(eager|aot_eager|cpu|cuda)$")
+    message(FATAL_ERROR "kiln_compile(${target}): BACKEND must be eager, aot_eager, cpu or cuda")
   endif()
   get_target_property(source_dir ${target} SOURCE_DIR)
   if(NOT ARG_SOURCES)

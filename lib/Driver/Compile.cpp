@@ -28,6 +28,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
@@ -491,9 +492,11 @@ public:
         return false;
     timer_.start("type graphs");
     typeRoots();
-    std::vector<Root *> compiled;
+    std::vector<Root *> compiled, aotEager;
     for (Root *r : ok_)
-      if (r->backend != mlir::kiln::Backend::Eager)
+      if (r->backend == mlir::kiln::Backend::AotEager)
+        aotEager.push_back(r);
+      else if (r->backend != mlir::kiln::Backend::Eager)
         compiled.push_back(r);
     bool kernels = request_.emit == Emit::Device || request_.emit == Emit::PTX;
     if (kernels && llvm::none_of(compiled, [](const Root *r) {
@@ -511,6 +514,7 @@ public:
       return compileFile(compiled, all) && !unit_.failed() &&
              writeAtomically(request_.output, all.output);
     }
+    printEagerEntries(aotEager);
     std::vector<Compiled> parts;
     if (request_.debugDir.empty())
       compileEach(compiled, parts, /*cached=*/true);
@@ -585,6 +589,81 @@ private:
         root.segments[i].variants = std::move(variants[i]);
       ok_.push_back(&root);
     }
+  }
+
+  /// --backend=aot_eager: each graph's function and training pair (as
+  /// --autograd builds them) printed as entry points that make runtime
+  /// calls (stitch::emitEagerEntry), kept in the graph for the stitched
+  /// source. A root whose graph cannot be printed stays host code; a
+  /// pair that cannot be is the graph's noBackward.
+  void printEagerEntries(const std::vector<Root *> &roots) {
+    if (roots.empty())
+      return;
+    timer_.start("aot_eager: print the graphs and their backwards");
+    std::vector<Root *> failed;
+    for (Root *r : roots) {
+      std::string why;
+      for (Segment &seg : r->segments) {
+        seg.graph.autograd = true; // the dispatcher's call site
+        for (Graph *graph : seg.compiledGraphs())
+          if (why.empty())
+            why = printEagerEntries(*graph);
+      }
+      if (!why.empty()) {
+        r->leftOnHost = internalFailure(unit_, *r, "aot_eager: " + why,
+                                        "its graph runs its statements");
+        failed.push_back(r);
+      }
+    }
+    ok_.erase(
+        std::remove_if(ok_.begin(), ok_.end(),
+                       [&](Root *r) { return llvm::is_contained(failed, r); }),
+        ok_.end());
+  }
+
+  /// Graph g's aot_eager entry points into g.eagerEntries; why the graph's
+  /// own cannot be printed, or empty.
+  std::string printEagerEntries(Graph &g) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_));
+    if (llvm::Error error = buildGraphFunction(*module, g))
+      return llvm::toString(std::move(error));
+    // The promotions the dialect infers made explicit casts, as the eager
+    // backend prints them (a kiln.from_scalar is a 0-d tensor to the
+    // runtime, not the C++ number it stands for), in the function the
+    // backward recomputes too.
+    auto promote = [&] {
+      mlir::PassManager pm(&context_);
+      pm.addPass(mlir::kiln::createKilnMaterializePromotions());
+      return mlir::succeeded(pm.run(*module));
+    };
+    if (!promote())
+      return "kiln-materialize-promotions failed";
+    std::optional<mlir::kiln::ForwardBackward> pair =
+        detail::addBackward(*module, g);
+    if (!promote())
+      return "kiln-materialize-promotions failed";
+    auto entry = [&](const std::string &name) -> llvm::Expected<std::string> {
+      return stitch::emitEagerEntry(
+          g, module->lookupSymbol<mlir::func::FuncOp>(name));
+    };
+    llvm::Expected<std::string> own = entry(g.name);
+    if (!own)
+      return llvm::toString(own.takeError());
+    g.eagerEntries = *own;
+    if (!pair)
+      return "";
+    for (const char *part : {"_forward", "_backward"}) {
+      llvm::Expected<std::string> text = entry(g.name + part);
+      if (!text) {
+        g.noBackward = llvm::toString(text.takeError());
+        g.eagerEntries = *own;
+        g.saved.clear();
+        break;
+      }
+      g.eagerEntries += *text;
+    }
+    return "";
   }
 
   /// Compiles each of `roots` on its own (through the cache when

@@ -239,11 +239,13 @@ int run(int argc, char **argv) {
       ->required();
   compileCmd
       ->add_option("--backend", compileBackend,
-                   "eager (the captured graphs as runtime calls), cpu "
-                   "(OpenMP kernels) or cuda (GPU kernels, launched through "
-                   "the CUDA driver loaded at run time), for roots that "
-                   "name none")
-      ->check(CLI::IsMember({"eager", "cpu", "cuda"}))
+                   "eager (the captured graphs as runtime calls), "
+                   "aot_eager (each graph's training forward and backward "
+                   "too, as runtime calls: what --autograd compiles, "
+                   "without codegen), cpu (OpenMP kernels) or cuda (GPU "
+                   "kernels, launched through the CUDA driver loaded at "
+                   "run time), for roots that name none")
+      ->check(CLI::IsMember({"eager", "aot_eager", "cpu", "cuda"}))
       ->capture_default_str();
   addEmitOption(compileCmd, compile.emit, /*source=*/true);
   compileCmd

@@ -121,7 +121,7 @@ llvm::Error checkAnnotateOption(const std::string &spec) {
       !applyAnnotation(kind, args, ignored))
     return llvm::createStringError(
         "unknown annotation '" + spec.substr(eq + 1) +
-        "' (compile[(fullgraph=true|false, backend=eager|cpu|cuda)], "
+        "' (compile[(fullgraph=true|false, backend=eager|aot_eager|cpu|cuda)], "
         "disable[(recursive=false)], allow_in_graph, disallow_in_graph, "
         "error_on_graph_break(true|false))");
   return llvm::Error::success();

@@ -161,6 +161,69 @@ std::optional<std::string> eagerBody(const Graph &g) {
 }
 } // namespace
 
+llvm::Expected<std::string> emitEagerEntry(const Graph &g,
+                                           mlir::func::FuncOp fn) {
+  auto spelled = [](mlir::Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << type;
+    return text;
+  };
+  std::map<std::string, std::string> opaque;
+  for (mlir::Operation &op : g.body->entry())
+    if (llvm::isa<mlir::kiln::OpaqueCallOp>(op))
+      opaque[opaqueSymbol(g, &op)] = opaqueCallee(&op);
+  llvm::Expected<cpp::EagerStatements> body = cpp::EagerStatements::print(
+      fn, [&](llvm::StringRef symbol) { return opaque.at(symbol.str()); });
+  if (!body)
+    return body.takeError();
+  std::ostringstream os;
+  os << "extern \"C\" void kiln_entry_" << fn.getName().str()
+     << "(void **args) {\n";
+  // The arguments as GraphCall passes them: tensors as descriptors,
+  // scalars as the bits of an int64 slot.
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    std::string arg = "args[" + std::to_string(i + 1) + "]";
+    if (auto t = mlir::dyn_cast<mlir::RankedTensorType>(type)) {
+      os << "  const kiln::Tensor i" << i << " = kiln::abi::borrow(" << arg
+         << ", " << t.getRank() << ", "
+         << dtypeSpelling(elementOf(t.getElementType())) << ");\n";
+      continue;
+    }
+    const char *scalar =
+        type.isF32()                                                ? "float"
+        : type.isF64()                                              ? "double"
+        : type.isIndex() || type.isInteger(64) || type.isInteger(1) ? "int64_t"
+                                                                    : nullptr;
+    if (!scalar)
+      return llvm::createStringError("aot_eager: an argument of type " +
+                                     spelled(type) + " in " +
+                                     fn.getName().str());
+    os << "  const auto i" << i << " = *static_cast<const " << scalar << " *>("
+       << arg << ");\n";
+  }
+  // The results: a descriptor each, then the int32 status.
+  os << "  char *results = static_cast<char *>(args[0]);\n"
+     << "  bool ok = [&]() -> bool {\n    try {\n"
+     << body->statements();
+  size_t offset = 0;
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
+    auto t = mlir::dyn_cast<mlir::RankedTensorType>(type);
+    if (!t)
+      return llvm::createStringError("aot_eager: a result of type " +
+                                     spelled(type) + " in " +
+                                     fn.getName().str());
+    os << "      kiln::abi::returnTensor(kiln::Tensor("
+       << body->result(i, false) << "), results + " << offset << ");\n";
+    offset += sizeof(int64_t) * (3 + 2 * t.getRank()); // kiln/abi.h
+  }
+  os << "      return true;\n    } catch (const kiln::Error &) {\n"
+     << "      return false;\n    }\n  }();\n"
+     << "  *reinterpret_cast<int32_t *>(results + " << offset
+     << ") = ok ? 0 : 1;\n}\n";
+  return os.str();
+}
+
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
                         bool cuda, const std::string &location, bool dispatched,
                         const std::string &cpuFeatures) {
@@ -248,8 +311,10 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     return {decl.str(), os.str()};
   }
   os << "  return true;\n}\n";
+  // aot_eager: the entry points, printed as runtime calls.
+  os << g.eagerEntries;
   // The adapters through which compiled code calls allow_in_graph functions.
-  if (compiled)
+  if (compiled && g.eagerEntries.empty())
     for (mlir::Operation &op : g.body->entry()) {
       if (!llvm::isa<mlir::kiln::OpaqueCallOp>(op))
         continue;

@@ -25,6 +25,13 @@
 // RUN: %t.ref 3 > %t.ref3.txt
 // RUN: %t.cpu 3 > %t.cpu3.txt 2> /dev/null
 // RUN: %python %S/Inputs/compare.py %t.ref3.txt %t.cpu3.txt
+// The same pairs run as printed runtime calls (--backend=aot_eager), with
+// the same calls, fallback and warning.
+// RUN: kiln compile %s --backend=aot_eager -o %t.aot.cpp
+// RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.aot.cpp %t.aot.o -o %t.aot %kiln_link
+// RUN: env KILN_STATS=1 %t.aot 5 > %t.aot.txt 2> %t.aot.err
+// RUN: %python %S/Inputs/compare.py %t.ref.txt %t.aot.txt
+// RUN: FileCheck %s --check-prefix=EXEC < %t.aot.err
 #include <kiln/kiln.h>
 
 #include <cstdio>

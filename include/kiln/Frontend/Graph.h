@@ -163,6 +163,11 @@ struct Graph {
   /// then runs eagerly).
   bool autograd = false;
   std::string noBackward;
+  /// The aot_eager backend's definitions of its entry points (the graph's
+  /// function, and its training forward and backward: stitch's
+  /// emitEagerEntry), which the stitched source holds instead of an
+  /// object's compiled code.
+  std::string eagerEntries;
   /// What the training forward saves for the backward, in the backward's
   /// argument order: an input, a result, or an extra result of the
   /// forward (of this rank and element type; a scalar passed back as one).

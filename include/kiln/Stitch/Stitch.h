@@ -14,6 +14,9 @@
 
 #include "kiln/Frontend/Frontend.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Error.h"
+
 #include <string>
 #include <vector>
 
@@ -33,6 +36,15 @@ namespace kiln::stitch {
 struct WrapperCode {
   std::string declaration, definition;
 };
+/// The aot_eager backend's entry point of `fn` (graph g's function, or its
+/// training forward or backward): a definition of kiln_entry_<fn's name>
+/// with a compiled graph's signature (kiln/abi.h) whose body runs fn's ops
+/// as runtime calls (cpp::EagerStatements), so that GraphCall calls it as
+/// it calls compiled code, recording the backward the same way. A failed
+/// check or a kiln::Error sets the status a failed shape check sets.
+llvm::Expected<std::string> emitEagerEntry(const frontend::Graph &g,
+                                           mlir::func::FuncOp fn);
+
 /// onlyFromCompiled: the graph of a derived root, which runs only when
 /// reached from compiled code (kiln::abi::inCompiledCode()). cuda: the
 /// graph was compiled for the GPU (guard and call name kiln::Device::cuda()).

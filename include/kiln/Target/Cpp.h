@@ -4,7 +4,8 @@
 // statements that call the runtime, which the stitched source runs instead
 // of a compiled kernel (kiln compile --backend=eager, docs/frontend.md). It
 // runs exactly the graph the compiled backends lower, op by op, as
-// torch.compile's aot_eager runs the captured graph.
+// torch.compile's eager backend runs the captured graph; --backend=aot_eager
+// prints the graph's training forward and backward with it too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_CPP_H

@@ -150,6 +150,18 @@ public:
         os << "  if (!" << name(check.getArg()) << ")\n    return false;\n";
         continue;
       }
+      if (auto back = dyn_cast<k::Conv2dBackwardOp>(op)) {
+        // Both gradients from one call, each asked for where it is read.
+        std::string local = "v" + std::to_string(next_++);
+        os << "  const auto " << local << " = kiln::conv2d_backward("
+           << name(back.getGradOutput()) << ", " << name(back.getInput())
+           << ", " << name(back.getWeight()) << ", " << convolution(back)
+           << ", {" << attr(!back.getInputGrad().use_empty()) << ", "
+           << attr(!back.getWeightGrad().use_empty()) << "});\n";
+        names_[back.getInputGrad()] = "std::get<0>(" + local + ")";
+        names_[back.getWeightGrad()] = "std::get<1>(" + local + ")";
+        continue;
+      }
       std::optional<std::string> e = printRuntimeCall(&op, *this);
       if (!e)
         e = expression(op);
@@ -187,6 +199,42 @@ private:
     return braced(items);
   }
   /// An attribute's values, its kDynamic ones the next of `params`.
+  /// A convolution's (or its gradient's) stride, padding, dilation and
+  /// groups, as kiln::conv2d takes them after the tensors.
+  template <typename ConvOp> std::string convolution(ConvOp o) const {
+    auto p = o.getParams().begin();
+    std::string strides = braced(resolve(o.getStrides(), p)),
+                padding = braced(resolve(o.getPadding(), p)),
+                dilation = braced(resolve(o.getDilation(), p));
+    return strides + ", " + padding + ", " + dilation + ", " +
+           resolve({static_cast<int64_t>(o.getGroups())}, p)[0];
+  }
+
+  /// A pooling op's window, as max_pool2d (kernel, stride, padding,
+  /// dilation, ceil_mode) or avg_pool2d (kernel, stride, padding,
+  /// ceil_mode, count_include_pad, divisor_override) take it after the
+  /// input.
+  template <typename PoolOp> std::string window(PoolOp o, bool max) const {
+    auto p = o.getParams().begin();
+    std::string kernel = braced(resolve(o.getKernel(), p)),
+                strides = braced(resolve(o.getStrides(), p)),
+                padding = braced(resolve(o.getPadding(), p)),
+                dilation = braced(resolve(o.getDilation(), p));
+    std::vector<std::string> flags =
+        resolve({static_cast<int64_t>(o.getCeilMode()),
+                 static_cast<int64_t>(o.getCountIncludePad())},
+                p);
+    if (max)
+      return kernel + ", " + strides + ", " + padding + ", " + dilation +
+             ", bool(" + flags[0] + ")";
+    std::optional<uint64_t> divisor = o.getDivisor();
+    return kernel + ", " + strides + ", " + padding + ", bool(" + flags[0] +
+           "), bool(" + flags[1] + "), " +
+           (divisor ? "std::optional<int64_t>(" +
+                          std::to_string(static_cast<int64_t>(*divisor)) + ")"
+                    : std::string("std::nullopt"));
+  }
+
   std::vector<std::string> resolve(ArrayRef<int64_t> values,
                                    OperandRange::iterator &params) const {
     std::vector<std::string> items;
@@ -329,17 +377,9 @@ private:
                  attr(o->hasAttr("keepdim")) + ")";
         })
         .Case([&](k::Conv2dOp o) {
-          auto p = o.getParams().begin();
-          std::vector<std::string> strides = resolve(o.getStrides(), p),
-                                   padding = resolve(o.getPadding(), p),
-                                   dilation = resolve(o.getDilation(), p),
-                                   groups = resolve(
-                                       {static_cast<int64_t>(o.getGroups())},
-                                       p);
           return "kiln::conv2d(" + name(o.getInput()) + ", " +
                  name(o.getWeight()) + ", " + tensor(o.getBias()) + ", " +
-                 braced(strides) + ", " + braced(padding) + ", " +
-                 braced(dilation) + ", " + groups[0] + ")";
+                 convolution(o) + ")";
         })
         .Case([&](k::AdaptiveAvgPool2dOp o) {
           auto p = o.getParams().begin();
@@ -347,29 +387,19 @@ private:
                  braced(resolve(o.getOutputSize(), p)) + ")";
         })
         .Case([&](k::Pool2dOp o) {
-          auto p = o.getParams().begin();
-          std::string kernel = braced(resolve(o.getKernel(), p)),
-                      strides = braced(resolve(o.getStrides(), p)),
-                      padding = braced(resolve(o.getPadding(), p)),
-                      dilation = braced(resolve(o.getDilation(), p));
-          std::vector<std::string> flags =
-              resolve({static_cast<int64_t>(o.getCeilMode()),
-                       static_cast<int64_t>(o.getCountIncludePad())},
-                      p);
           std::string x = name(o.getInput());
-          if (o.getKind() == k::PoolKind::max)
-            return "kiln::max_pool2d(" + x + ", " + kernel + ", " + strides +
-                   ", " + padding + ", " + dilation + ", bool(" + flags[0] +
-                   "))";
-          std::optional<uint64_t> divisor = o.getDivisor();
-          return "kiln::avg_pool2d(" + x + ", " + kernel + ", " + strides +
-                 ", " + padding + ", bool(" + flags[0] + "), bool(" + flags[1] +
-                 "), " +
-                 (divisor
-                      ? "std::optional<int64_t>(" +
-                            std::to_string(static_cast<int64_t>(*divisor)) + ")"
-                      : std::string("std::nullopt")) +
-                 ")";
+          return o.getKind() == k::PoolKind::max
+                     ? "kiln::max_pool2d(" + x + ", " + window(o, true) + ")"
+                     : "kiln::avg_pool2d(" + x + ", " + window(o, false) + ")";
+        })
+        .Case([&](k::Pool2dBackwardOp o) {
+          std::string args =
+              name(o.getGradOutput()) + ", " + name(o.getInput()) + ", ";
+          return o.getKind() == k::PoolKind::max
+                     ? "kiln::max_pool2d_backward(" + args + window(o, true) +
+                           ")"
+                     : "kiln::avg_pool2d_backward(" + args + window(o, false) +
+                           ")";
         })
         .Case([&](k::ReshapeOp o) {
           return name(o.getInput()) + ".reshape(" +
