@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Writes torch's losses for the zoo's training runs: test/zoo/Inputs/train-losses.json.
 
 The zoo programs (examples/zoo/*.cpp) draw their weights, inputs and
@@ -8,8 +9,9 @@ theirs, and each step's loss is recorded for the arguments the zoo's
 *-train.test files run. test/zoo/Inputs/check_losses.py compares a
 program's printed losses with them.
 
-Run with a Python that has torch and numpy (benchmarks/ make such a
-virtual environment): python scripts/gen_zoo_train_fixtures.py
+Run in the benchmarks' virtual environment (torch, numpy):
+`bash benchmarks/torch_env.sh && build/torch-env/bin/python
+scripts/gen_zoo_train_fixtures.py`.
 """
 import json
 import math
