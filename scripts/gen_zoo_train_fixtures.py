@@ -46,19 +46,16 @@ def randn(shape, seed):
     return torch.from_numpy(out.astype(np.float32).reshape(shape))
 
 
-def adamw(params):
-    return torch.optim.AdamW(params, lr=1e-2, weight_decay=0.01)
-
-
-def train(params, steps, loss_fn):
-    """train_to_target.h's loop: each step's loss before its update."""
+def train(params, steps, loss_fn, lr=1e-2):
+    """The programs' loop (train_to_target.h's, and the like): AdamW with
+    weight decay 0.01, each step's loss (loss_fn(step)) before its update."""
     for p in params:
         p.requires_grad_()
-    opt = adamw(params)
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     losses = []
-    for _ in range(steps):
+    for step in range(steps):
         opt.zero_grad()
-        loss = loss_fn()
+        loss = loss_fn(step)
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -107,7 +104,7 @@ def resnet(batch, size, steps):
 
     params = [stem["w"], stem["b"], fc_w, fc_b] + [
         t for block in blocks for c in block.values() for t in (c["w"], c["b"])]
-    return train(params, steps, lambda: ((forward() - target) ** 2).mean())
+    return train(params, steps, lambda step: ((forward() - target) ** 2).mean())
 
 
 def moe(tokens, steps):
@@ -127,7 +124,7 @@ def moe(tokens, steps):
     x = normal([tokens, width], 1.0)
     target = normal([tokens, width], 1.0)
 
-    def loss_fn():
+    def loss_fn(step):
         gates = (x @ router).softmax(-1)
         y = torch.zeros(tokens, width)
         for e, (w1, b1, w2, b2) in enumerate(experts):
@@ -159,23 +156,16 @@ def diffusion(samples, steps, train_steps):
         cumprod.append(product)
     alphas_cumprod = torch.tensor(cumprod, dtype=torch.float64)
     data = randn([samples, features], 3000) * 0.5 + 1.0
-    params = [w1, b1, w2, b2, time_embedding]
-    for p in params:
-        p.requires_grad_()
-    opt = adamw(params)
-    losses = []
-    for i in range(train_steps):
-        opt.zero_grad()
-        t = (i * 5 + 3) % steps
-        noise = randn([samples, features], 4000 + i)
+
+    def loss_fn(step):
+        t = (step * 5 + 3) % steps
+        noise = randn([samples, features], 4000 + step)
         alpha_bar = alphas_cumprod[t:t + 1].to(torch.float32)
         xt = torch.sqrt(alpha_bar) * data + torch.sqrt(1.0 - alpha_bar) * noise
         h = F.silu(F.linear(xt, w1, b1) + time_embedding[t:t + 1])
-        loss = ((F.linear(h, w2, b2) - noise) ** 2).mean()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses
+        return ((F.linear(h, w2, b2) - noise) ** 2).mean()
+
+    return train([w1, b1, w2, b2, time_embedding], train_steps, loss_fn)
 
 
 def gru(batch, steps, train_steps):
@@ -208,7 +198,7 @@ def gru(batch, steps, train_steps):
         return total / float(steps)
 
     return train([w_ih, w_hh, b_ih, b_hh, head], train_steps,
-                 lambda: ((forward() - target) ** 2).mean())
+                 lambda step: ((forward() - target) ** 2).mean())
 
 
 def llama(batch, tokens, steps):
@@ -258,7 +248,7 @@ def llama(batch, tokens, steps):
         return h + F.linear(F.silu(F.linear(f, w1)) * F.linear(f, w3), w2)
 
     return train([attention_norm, ffn_norm, wq, wk, wv, wo, w1, w2, w3], steps,
-                 lambda: ((forward() - target) ** 2).mean())
+                 lambda step: ((forward() - target) ** 2).mean())
 
 
 def encoder(batch, tokens, steps):
@@ -311,7 +301,7 @@ def encoder(batch, tokens, steps):
         t for l in layers for n in ("query", "key", "value", "output", "intermediate", "out")
         for t in l[n]] + [t for l in layers for n in ("attention_norm", "output_norm")
                           for t in l[n]]
-    return train(params, steps, lambda: ((forward() - target) ** 2).mean())
+    return train(params, steps, lambda step: ((forward() - target) ** 2).mean())
 
 
 def gpt2(batch, tokens, steps):
@@ -343,7 +333,7 @@ def gpt2(batch, tokens, steps):
     def lin(x, p):
         return x @ p[0] + p[1]
 
-    def loss_fn():
+    def loss_fn(step):
         x = F.embedding(idx, wte) + F.embedding(torch.arange(T), wpe)
         for l in layers:
             qkv = lin(F.layer_norm(x, (C,), *l["ln_1"], 1e-5), l["c_attn"])
@@ -359,17 +349,7 @@ def gpt2(batch, tokens, steps):
         return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
 
     params = [wte, wpe] + ln_f + [t for l in layers for p in l.values() for t in p]
-    for p in params:
-        p.requires_grad_()
-    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01)
-    losses = []
-    for _ in range(steps):
-        opt.zero_grad()
-        loss = loss_fn()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses
+    return train(params, steps, loss_fn, lr=1e-3)
 
 
 def main():

@@ -163,6 +163,14 @@ std::string aliasedOutput(const Root &root) {
                " of the returned value";
       return std::string("the returned tensor");
     };
+    // An input that is one of the root's graph locals holds a tensor an
+    // earlier graph made, which no caller sees.
+    auto local = [&](mlir::Value arg) {
+      return llvm::any_of(g.inputs, [&](const GraphInput &in) {
+        return g.body->values[in.value] == arg &&
+               root.graphLocals.count(in.expr);
+      });
+    };
     // base value -> the output naming it
     llvm::DenseMap<mlir::Value, size_t> owners;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
@@ -173,14 +181,6 @@ std::string aliasedOutput(const Root &root) {
       llvm::SmallPtrSet<mlir::Value, 4> bases;
       aliasBases(value, bases);
       for (mlir::Value base : bases) {
-        // An input that is one of the root's graph locals holds a tensor
-        // an earlier graph made, which no caller sees.
-        auto local = [&](mlir::Value arg) {
-          return llvm::any_of(g.inputs, [&](const GraphInput &in) {
-            return g.body->values[in.value] == arg &&
-                   root.graphLocals.count(in.expr);
-          });
-        };
         if (llvm::isa<mlir::BlockArgument>(base) && !local(base))
           return nameOf(out) + " may be (a view of) an input";
         auto [it, fresh] = owners.try_emplace(base, i);
@@ -628,20 +628,15 @@ private:
         mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_));
     if (llvm::Error error = buildGraphFunction(*module, g))
       return llvm::toString(std::move(error));
-    // The promotions the dialect infers made explicit casts, as the eager
-    // backend prints them (a kiln.from_scalar is a 0-d tensor to the
-    // runtime, not the C++ number it stands for), in the function the
-    // backward recomputes too.
-    auto promote = [&] {
-      mlir::PassManager pm(&context_);
-      pm.addPass(mlir::kiln::createKilnMaterializePromotions());
-      return mlir::succeeded(pm.run(*module));
-    };
-    if (!promote())
-      return "kiln-materialize-promotions failed";
     std::optional<mlir::kiln::ForwardBackward> pair =
         detail::addBackward(*module, g);
-    if (!promote())
+    // The promotions the dialect infers made explicit casts in all three
+    // functions, as the compiled pipelines make them after the pair is
+    // built and as the eager backend prints them (a kiln.from_scalar is a
+    // 0-d tensor to the runtime, not the C++ number it stands for).
+    mlir::PassManager pm(&context_);
+    pm.addPass(mlir::kiln::createKilnMaterializePromotions());
+    if (mlir::failed(pm.run(*module)))
       return "kiln-materialize-promotions failed";
     auto entry = [&](const std::string &name) -> llvm::Expected<std::string> {
       return stitch::emitEagerEntry(

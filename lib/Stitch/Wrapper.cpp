@@ -110,6 +110,15 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
     os << ", true";
   os << ");\n";
 }
+/// The C++ function each of g's kiln.opaque_call symbols stands for.
+std::map<std::string, std::string> opaqueCallees(const Graph &g) {
+  std::map<std::string, std::string> callees;
+  for (mlir::Operation &op : g.body->entry())
+    if (llvm::isa<mlir::kiln::OpaqueCallOp>(op))
+      callees[opaqueSymbol(g, &op)] = opaqueCallee(&op);
+  return callees;
+}
+
 /// The eager backend's body of graph g: its kiln function (the one the
 /// compiled backends lower) printed as runtime calls, then the outputs
 /// assigned; nullopt, with a warning, when it cannot be printed.
@@ -117,10 +126,7 @@ std::optional<std::string> eagerBody(const Graph &g) {
   mlir::MLIRContext &context = *g.body->module->getContext();
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
-  std::map<std::string, std::string> opaque;
-  for (mlir::Operation &op : g.body->entry())
-    if (llvm::isa<mlir::kiln::OpaqueCallOp>(op))
-      opaque[opaqueSymbol(g, &op)] = opaqueCallee(&op);
+  std::map<std::string, std::string> opaque = opaqueCallees(g);
   llvm::Expected<cpp::EagerStatements> body =
       [&]() -> llvm::Expected<cpp::EagerStatements> {
     if (llvm::Error error = buildGraphFunction(*module, g))
@@ -169,10 +175,7 @@ llvm::Expected<std::string> emitEagerEntry(const Graph &g,
     os << type;
     return text;
   };
-  std::map<std::string, std::string> opaque;
-  for (mlir::Operation &op : g.body->entry())
-    if (llvm::isa<mlir::kiln::OpaqueCallOp>(op))
-      opaque[opaqueSymbol(g, &op)] = opaqueCallee(&op);
+  std::map<std::string, std::string> opaque = opaqueCallees(g);
   llvm::Expected<cpp::EagerStatements> body = cpp::EagerStatements::print(
       fn, [&](llvm::StringRef symbol) { return opaque.at(symbol.str()); });
   if (!body)

@@ -90,19 +90,14 @@ struct Parameters {
     for (int64_t v : pair)
       add(v);
   }
+  /// A convolution's (or its gradient's) sh, sw, ph, pw, dh, dw, groups.
+  template <typename ConvOp> void addConvolution(ConvOp op) {
+    add(op.getStrides());
+    add(op.getPadding());
+    add(op.getDilation());
+    add(op.getGroups());
+  }
 };
-
-/// Replaces `result` by a kernel's result `out`, rounded to its element
-/// type (16-bit floats are computed in f32) and cast to its static sizes.
-void replaceResult(OpBuilder &b, Location loc, Value result, Value out) {
-  auto resultType = cast<RankedTensorType>(result.getType());
-  auto type = cast<RankedTensorType>(out.getType());
-  if (type.getElementType() != resultType.getElementType())
-    out = CastOp::create(b, loc, type.clone(resultType.getElementType()), out);
-  if (out.getType() != resultType)
-    out = tensor::CastOp::create(b, loc, resultType, out);
-  result.replaceAllUsesWith(out);
-}
 
 Type computeTypeOf(OpBuilder &b, Value t) {
   return kernelComputeType(
@@ -121,39 +116,31 @@ void rewrite(Conv2dOp op) {
                 .getResult();
   // sh, sw, ph, pw, dh, dw, groups, hasBias.
   Parameters p{b, loc, op.getParams().begin(), {}};
-  p.add(op.getStrides());
-  p.add(op.getPadding());
-  p.add(op.getDilation());
-  p.add(op.getGroups());
+  p.addConvolution(op);
   p.values.push_back(arith::ConstantOp::create(
       b, loc, b.getI64IntegerAttr(op.getBias() ? 1 : 0)));
   Value out = callKernel(b, loc, "kiln_conv2d_call", compute,
                          {op.getInput(), op.getWeight(), bias}, p.values, 4);
-  replaceResult(b, loc, op.getResult(), out);
-  op.erase();
+  replaceWithKernelResult(b, op, out);
 }
 
 void rewrite(Conv2dBackwardOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type compute = computeTypeOf(b, op.getInput());
-  // sh, sw, ph, pw, dh, dw, groups.
   Parameters p{b, loc, op.getParams().begin(), {}};
-  p.add(op.getStrides());
-  p.add(op.getPadding());
-  p.add(op.getDilation());
-  p.add(op.getGroups());
+  p.addConvolution(op);
   SmallVector<Value> tensors = {op.getGradOutput(), op.getInput(),
                                 op.getWeight()};
   // Only the gradients something reads are computed.
   if (!op.getInputGrad().use_empty())
-    replaceResult(b, loc, op.getInputGrad(),
-                  callKernel(b, loc, "kiln_conv2d_input_grad_call", compute,
-                             tensors, p.values, 4));
+    replaceWithKernelResult(b, loc, op.getInputGrad(),
+                            callKernel(b, loc, "kiln_conv2d_input_grad_call",
+                                       compute, tensors, p.values, 4));
   if (!op.getWeightGrad().use_empty())
-    replaceResult(b, loc, op.getWeightGrad(),
-                  callKernel(b, loc, "kiln_conv2d_weight_grad_call", compute,
-                             tensors, p.values, 4));
+    replaceWithKernelResult(b, loc, op.getWeightGrad(),
+                            callKernel(b, loc, "kiln_conv2d_weight_grad_call",
+                                       compute, tensors, p.values, 4));
   op.erase();
 }
 
@@ -177,8 +164,7 @@ void rewrite(Pool2dBackwardOp op) {
       b, loc,
       max ? "kiln_max_pool2d_backward_call" : "kiln_avg_pool2d_backward_call",
       compute, {op.getGradOutput(), op.getInput()}, p.values, 4);
-  replaceResult(b, loc, op.getResult(), out);
-  op.erase();
+  replaceWithKernelResult(b, op, out);
 }
 
 void rewrite(AdaptiveAvgPool2dBackwardOp op) {
@@ -187,8 +173,7 @@ void rewrite(AdaptiveAvgPool2dBackwardOp op) {
   Value out = callKernel(b, loc, "kiln_adaptive_avg_pool2d_backward_call",
                          computeTypeOf(b, op.getInput()),
                          {op.getGradOutput(), op.getInput()}, {}, 4);
-  replaceResult(b, loc, op.getResult(), out);
-  op.erase();
+  replaceWithKernelResult(b, op, out);
 }
 
 struct KilnImageOpsToRuntimePass

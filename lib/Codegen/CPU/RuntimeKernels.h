@@ -63,18 +63,24 @@ inline func::FuncOp declareRuntimeKernel(ModuleOp module, StringRef name,
   return fn;
 }
 
-/// Replaces `op` (one tensor result) by a kernel's result `out`, rounded
-/// to the op's element type (a kiln.cast: 16-bit floats are computed in
-/// f32) and cast to its static sizes.
-inline void replaceWithKernelResult(OpBuilder &b, Operation *op, Value out) {
-  Location loc = op->getLoc();
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+/// Replaces the uses of an op's tensor `result` by a kernel's result
+/// `out`, rounded to its element type (a kiln.cast: 16-bit floats are
+/// computed in f32) and cast to its static sizes.
+inline void replaceWithKernelResult(OpBuilder &b, Location loc, Value result,
+                                    Value out) {
+  auto resultType = cast<RankedTensorType>(result.getType());
   auto type = cast<RankedTensorType>(out.getType());
   if (type.getElementType() != resultType.getElementType())
     out = CastOp::create(b, loc, type.clone(resultType.getElementType()), out);
   if (out.getType() != resultType)
     out = tensor::CastOp::create(b, loc, resultType, out);
-  op->getResult(0).replaceAllUsesWith(out);
+  result.replaceAllUsesWith(out);
+}
+
+/// Replaces `op` (one tensor result) by a kernel's result `out`, as above,
+/// and erases it.
+inline void replaceWithKernelResult(OpBuilder &b, Operation *op, Value out) {
+  replaceWithKernelResult(b, op->getLoc(), op->getResult(0), out);
   op->erase();
 }
 

@@ -57,6 +57,12 @@ Error unsupportedDType(const char *op, DType dt);
 Shape pairParam(const Shape &value, const char *op, const char *name,
                 int64_t minimum);
 
+/// A gradient function's grad_output (conv2d_backward, the pooling
+/// gradients): what the forward `of` ("convolution", "pooling") gives for
+/// an input of dtype dt, shape `expected`.
+void checkGradOutput(const Tensor &g, const Shape &expected, DType dt,
+                     const char *op, const char *of);
+
 /// Runs f elementwise over a and b broadcast, computing in common's compute
 /// type; the result has dtype common (or bool when Compare).
 template <bool Compare, typename F>

@@ -43,6 +43,15 @@ Shape detail::pairParam(const Shape &value, const char *op, const char *name,
   return pair;
 }
 
+void detail::checkGradOutput(const Tensor &g, const Shape &expected, DType dt,
+                             const char *op, const char *of) {
+  checkCpu(g, op);
+  if (g.shape() != expected || g.dtype() != dt)
+    throw Error(std::string(op) + ": grad_output must be the " + of + "'s " +
+                shapeStr(expected) + " " + dtypeName(dt) + ", got " +
+                shapeStr(g.shape()) + " " + dtypeName(g.dtype()));
+}
+
 static Tensor embeddingForward(const Tensor &ids, const Tensor &table);
 
 Tensor embedding(const Tensor &ids, const Tensor &table) {
@@ -313,12 +322,8 @@ conv2d_backward(const Tensor &grad_output, const Tensor &x, const Tensor &w,
   expected[expected.size() - 3] = w.size(0);
   expected[expected.size() - 2] = q.Ho;
   expected[expected.size() - 1] = q.Wo;
-  checkCpu(grad_output, "conv2d_backward");
-  if (grad_output.shape() != expected || grad_output.dtype() != x.dtype())
-    throw Error("conv2d_backward: grad_output must be the convolution's " +
-                shapeStr(expected) + " " + dtypeName(x.dtype()) + ", got " +
-                shapeStr(grad_output.shape()) + " " +
-                dtypeName(grad_output.dtype()));
+  checkGradOutput(grad_output, expected, x.dtype(), "conv2d_backward",
+                  "convolution");
   autograd::Grads g = conv2dBackward(grad_output, x, w, q, groups,
                                      {output_mask[0], output_mask[1], false});
   return {g[0], g[1]};

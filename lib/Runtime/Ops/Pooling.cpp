@@ -224,16 +224,12 @@ void averageBoxesBackward(const T *g, T *gin, int64_t W, int64_t Ho, int64_t Wo,
 
 /// A pooling gradient's grad_output: x's shape with [Ho, Wo] last, x's
 /// dtype.
-void checkGradOutput(const Tensor &g, const Tensor &x, int64_t Ho, int64_t Wo,
-                     const char *op) {
-  checkCpu(g, op);
+void checkPoolingGrad(const Tensor &g, const Tensor &x, int64_t Ho, int64_t Wo,
+                      const char *op) {
   Shape expected = x.shape();
   expected[expected.size() - 2] = Ho;
   expected[expected.size() - 1] = Wo;
-  if (g.shape() != expected || g.dtype() != x.dtype())
-    throw Error(std::string(op) + ": grad_output must be the pooling's " +
-                shapeStr(expected) + " " + dtypeName(x.dtype()) + ", got " +
-                shapeStr(g.shape()) + " " + dtypeName(g.dtype()));
+  checkGradOutput(g, expected, x.dtype(), op, "pooling");
 }
 
 using autograd::Grads;
@@ -271,7 +267,7 @@ Tensor max_pool2d_backward(const Tensor &grad_output, const Tensor &x,
   Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
                         ceil_mode);
   int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
-  checkGradOutput(grad_output, x, Ho, Wo, "max_pool2d_backward");
+  checkPoolingGrad(grad_output, x, Ho, Wo, "max_pool2d_backward");
   // The gradient goes to each window's maximum.
   return overPlanesBackward(x, grad_output, "max_pool2d",
                             [&](const auto *src, const auto *g, auto *gin) {
@@ -329,7 +325,7 @@ Tensor avg_pool2d_backward(const Tensor &grad_output, const Tensor &x,
   if (divisor_override && *divisor_override == 0)
     throw Error("avg_pool2d: divisor_override must be non-zero");
   int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
-  checkGradOutput(grad_output, x, Ho, Wo, "avg_pool2d_backward");
+  checkPoolingGrad(grad_output, x, Ho, Wo, "avg_pool2d_backward");
   auto boxAt = [&](int64_t oy, int64_t ox) {
     return avgBox(w, H, W, oy, ox, count_include_pad, divisor_override);
   };
@@ -383,7 +379,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor &grad_output,
   if (Ho < 1 || Wo < 1)
     throw Error(std::string(op) + ": the output size must be at least 1, got " +
                 shapeStr(out));
-  checkGradOutput(grad_output, x, Ho, Wo, op);
+  checkPoolingGrad(grad_output, x, Ho, Wo, op);
   auto boxAt = [&](int64_t oy, int64_t ox) {
     return adaptiveBox(out, H, W, oy, ox);
   };
