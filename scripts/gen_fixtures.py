@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 
+from kiln_generator import unit_draws
+
 rng = np.random.default_rng(20261122)
 cases = []
 
@@ -745,16 +747,7 @@ for xs, ws, stride, pad, extra, groups, dil in [
          stride=stride, padding=pad, output_padding=extra, groups=groups, dilation=dil)
 
 # rand and randint: kiln's generator, SplitMix64 of (seed, index), the top
-# 53 bits as a double in [0, 1) (written out here from the definition).
-M64 = (1 << 64) - 1
-def splitmix(seed, i):
-    z = (seed + (i + 1) * 0x9e3779b97f4a7c15) & M64
-    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
-    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
-    return z ^ (z >> 31)
-def unit_draws(shape, seed):
-    n = int(np.prod(shape))
-    return np.array([(splitmix(seed, i) >> 11) * 2.0 ** -53 for i in range(n)]).reshape(shape)
+# 53 bits as a double in [0, 1) (scripts/kiln_generator.py).
 for shape, seed in [([3, 4], 7), ([5], 2 ** 63 + 5), ([2, 1, 3], 0)]:
     case("rand", [], unit_draws(shape, seed).astype(np.float32), shape=shape, seed=seed)
 for low, high, shape, seed in [(-3, 4, [4, 3], 11), (0, 10, [7], 5), (100, 101, [3], 1)]:

@@ -3,7 +3,7 @@
 
 The zoo programs (examples/zoo/*.cpp) draw their weights, inputs and
 targets from kiln's generator (kiln::randn: SplitMix64 of (seed, index),
-Box-Muller pairs, written out here from its definition), so the same models
+Box-Muller pairs; scripts/kiln_generator.py writes it out), so the same models
 are built here in torch, trained by torch's AdamW as the programs train
 theirs, and each step's loss is recorded for the arguments the zoo's
 *-train.test files run. test/zoo/Inputs/check_losses.py compares a
@@ -21,29 +21,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-M64 = (1 << 64) - 1
-
-
-def splitmix(seed, i):
-    z = (seed + (i + 1) * 0x9e3779b97f4a7c15) & M64
-    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
-    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
-    return z ^ (z >> 31)
+from kiln_generator import normal_draws
 
 
 def randn(shape, seed):
     """kiln::randn(shape, seed) in float32."""
-    n = int(np.prod(shape))
-    out = np.empty(n, dtype=np.float64)
-    for i in range(0, n, 2):
-        u1 = (splitmix(seed, i) >> 11) * 2.0 ** -53
-        u2 = (splitmix(seed, i + 1) >> 11) * 2.0 ** -53
-        r = math.sqrt(-2.0 * math.log(1.0 - u1))
-        theta = 6.283185307179586 * u2
-        out[i] = r * math.cos(theta)
-        if i + 1 < n:
-            out[i + 1] = r * math.sin(theta)
-    return torch.from_numpy(out.astype(np.float32).reshape(shape))
+    return torch.from_numpy(normal_draws(shape, seed).astype(np.float32))
 
 
 def train(params, steps, loss_fn, lr=1e-2):
