@@ -93,6 +93,9 @@ Tensor clamp(const Tensor &x, std::optional<Scalar> min,
              std::optional<Scalar> max = std::nullopt);
 /// mask (bool, broadcastable to x's shape) ? value : x, in x's dtype.
 Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value);
+/// The same with a 0-d tensor's value (converted to x's dtype), through
+/// which a gradient flows, as torch's masked_fill.Tensor.
+Tensor masked_fill(const Tensor &x, const Tensor &mask, const Tensor &value);
 /// The lower (upper) triangle of the last two dims: elements (i, j) with
 /// j - i <= diagonal (>= diagonal) kept, the others zero; rank >= 2.
 Tensor tril(const Tensor &x, int64_t diagonal = 0);

@@ -251,6 +251,7 @@ public:
   Tensor clamp(std::optional<Scalar> min,
                std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor &mask, Scalar value) const;
+  Tensor masked_fill(const Tensor &mask, const Tensor &value) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;

@@ -756,11 +756,6 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
       {"one_hot", {&Tracer::traceOneHot, true, 2, 2}},
       {"batch_norm", {&Tracer::traceBatchNorm, true, 3, kAnyArgs}},
       {"lerp", {&Tracer::traceLerp, true, 3, 3}},
-      {"isnan", {&Tracer::traceFloatClass<FloatClass::NaN>, true, 1, 1}},
-      {"isinf", {&Tracer::traceFloatClass<FloatClass::Inf>, true, 1, 1}},
-      {"isfinite", {&Tracer::traceFloatClass<FloatClass::Finite>, true, 1, 1}},
-      {"logical_not", {&Tracer::traceFloatClass<FloatClass::Zero>, true, 1, 1}},
-      {"sign", {&Tracer::traceSign, true, 1, 1}},
       {"full_like", {&Tracer::traceFullLike<Fill::Value>, true, 2, 2}},
       {"zeros_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
       {"ones_like", {&Tracer::traceFullLike<Fill::Ones>, true, 1, 1}},
@@ -1062,7 +1057,6 @@ constexpr ko::CmpPredicate kLT = ko::CmpPredicate::lt,
                            kGE = ko::CmpPredicate::ge,
                            kEQ = ko::CmpPredicate::eq,
                            kNE = ko::CmpPredicate::ne;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 } // namespace
 
 /// The arguments of a composite's call and the helpers its tracing is
@@ -1998,7 +1992,6 @@ std::optional<int> Tracer::tracePad(const KilnCall &call) {
 template <Tracer::BelowZero Below>
 std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   bool absent = false;
   std::optional<int> x = cx.tensor(0);
   if (!x)
@@ -2007,18 +2000,11 @@ std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
   if (!k && !absent)
     return k;
   constexpr bool elu = Below == BelowZero::Exponential;
-  int factor = absent ? cx.number(elu ? 1.0 : 0.01) : cx.wrapped(*k);
-  int positive = cx.cmp(*x, cx.number(0), kGT);
-  // elu's exponential is taken of 0 where x is positive (the branch where
-  // does not pick): the same values, and no inf * 0 = NaN in its gradient
-  // where expm1 of a large x overflows.
-  int below =
-      elu ? apply<ko::MulOp>(
-                loc,
-                apply<ko::Expm1Op>(loc, where(positive, cx.number(0), *x, loc)),
-                factor)
-          : apply<ko::MulOp>(loc, *x, factor);
-  return where(positive, *x, below, loc);
+  mlir::Value factor =
+      absent ? val(constant(elu ? 1.0 : 0.01, ValueKind::F64, call.loc))
+             : f64Of(*k, call.loc);
+  using OpTy = std::conditional_t<elu, ko::EluOp, ko::LeakyReluOp>;
+  return build<OpTy>(call.loc, val(*x), factor);
 }
 
 std::optional<int> Tracer::traceClamp(const KilnCall &call) {
@@ -2055,7 +2041,6 @@ std::optional<int> Tracer::traceClamp(const KilnCall &call) {
 
 std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   bool absent = false;
   std::optional<int> x = cx.tensor(0), mask = x ? cx.tensor(1) : std::nullopt;
   if (!mask)
@@ -2064,12 +2049,7 @@ std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {
   std::optional<int> value = cx.scalar(2, absent);
   if (!value)
     return value;
-  int filled = cx.like(where(*mask, cx.wrapped(*value), *x, loc), *x);
-  // Eager refuses a mask that would make the result larger than x.
-  cx.check(cx.both(cx.host(BO_EQ, rankOf(filled, loc), rankOf(*x, loc)),
-                   cx.host(BO_EQ, numelOf(filled, loc), numelOf(*x, loc))),
-           "masked_fill: the mask does not broadcast to the tensor's shape");
-  return filled;
+  return apply<ko::MaskedFillOp>(call.loc, *x, *mask, cx.wrapped(*value));
 }
 
 template <typename OpTy>
@@ -2307,7 +2287,6 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
 
 std::optional<int> Tracer::traceLerp(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   bool absent = false;
   std::optional<int> start = cx.tensor(0),
                      end = start ? cx.tensor(1) : std::nullopt;
@@ -2316,52 +2295,8 @@ std::optional<int> Tracer::traceLerp(const KilnCall &call) {
   std::optional<int> weight = cx.scalar(2, absent);
   if (!weight)
     return weight;
-  // From the nearer end, as ATen: chosen here when the weight is known.
-  int diff = apply<ko::SubOp>(loc, *end, *start);
-  int w = scalarCast(*weight, ValueKind::F64, loc);
-  auto fromStart = [&] {
-    return apply<ko::AddOp>(loc, *start,
-                            apply<ko::MulOp>(loc, diff, cx.wrapped(w)));
-  };
-  auto fromEnd = [&] {
-    int rest = cx.host(BO_Sub, constant(1, ValueKind::F64, loc), w);
-    return apply<ko::SubOp>(loc, *end,
-                            apply<ko::MulOp>(loc, diff, cx.wrapped(rest)));
-  };
-  if (std::optional<double> c = graph().constantValue(w))
-    return *c < 0.5 ? fromStart() : fromEnd();
-  int nearStart = cx.host(BO_LT, w, constant(0.5, ValueKind::F64, loc));
-  return select(nearStart, fromStart(), fromEnd(), loc);
-}
-
-template <Tracer::FloatClass Class>
-std::optional<int> Tracer::traceFloatClass(const KilnCall &call) {
-  Composite cx(*this, call);
-  SourceLocation loc = call.loc;
-  std::optional<int> x = cx.tensor(0);
-  if (!x)
-    return x;
-  if constexpr (Class == FloatClass::NaN)
-    return cx.cmp(*x, *x, kNE);
-  if constexpr (Class == FloatClass::Zero)
-    return cx.cmp(*x, cx.number(0), kEQ);
-  if constexpr (Class == FloatClass::Inf) // bools add as or
-    return apply<ko::AddOp>(loc, cx.cmp(*x, cx.number(kInf), kEQ),
-                            cx.cmp(*x, cx.number(-kInf), kEQ));
-  return apply<ko::MulOp>( // bools multiply as and
-      loc, cx.cmp(*x, *x, kEQ),
-      apply<ko::MulOp>(loc, cx.cmp(*x, cx.number(kInf), kNE),
-                       cx.cmp(*x, cx.number(-kInf), kNE)));
-}
-
-std::optional<int> Tracer::traceSign(const KilnCall &call) {
-  Composite cx(*this, call);
-  SourceLocation loc = call.loc;
-  std::optional<int> x = cx.tensor(0);
-  if (!x)
-    return x;
-  return apply<ko::SubOp>(loc, cx.like(cx.cmp(*x, cx.number(0), kGT), *x),
-                          cx.like(cx.cmp(*x, cx.number(0), kLT), *x));
+  return build<ko::LerpOp>(call.loc, val(*start), val(*end),
+                           f64Of(*weight, call.loc));
 }
 
 template <Tracer::Fill With>

@@ -421,8 +421,6 @@ private:
   enum class SliceOf { Range, Index };          // narrow, select
   /// bmm, addmm, baddbmm.
   enum class BatchedProduct { Plain, AddMatrix, AddBatched };
-  /// isnan, isinf, isfinite, logical_not (the class "zero").
-  enum class FloatClass { NaN, Inf, Finite, Zero };
   enum class Quantifier { Any, All }; // any, all
   /// How a kiln:: function is traced, and whether the Tensor method of the
   /// same name is that function on its object (x.exp(), x.sum({-1}, true)).
@@ -573,9 +571,6 @@ private:
   std::optional<int> traceOneHot(const KilnCall &c);
   std::optional<int> traceBatchNorm(const KilnCall &c);
   std::optional<int> traceLerp(const KilnCall &c);
-  template <FloatClass Class>
-  std::optional<int> traceFloatClass(const KilnCall &c);
-  std::optional<int> traceSign(const KilnCall &c);
   template <Fill With> std::optional<int> traceFullLike(const KilnCall &c);
   template <typename OpTy> std::optional<int> traceVariance(const KilnCall &c);
   std::optional<int> traceVectorNorm(const KilnCall &c);

@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 11 passed, 0 failed
+// CHECK: 20 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -70,4 +70,70 @@ func.func @triangles(%x: tensor<?x?x?xf32>, %n: tensor<?x?xi64>, %b: tensor<?x?x
   %2 = kiln.tril %n diagonal -1 : tensor<?x?xi64> -> tensor<?x?xi64>
   %3 = kiln.triu %b diagonal -2 : tensor<?x?xi1> -> tensor<?x?xi1>
   return %0, %1, %2, %3 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xi64>, tensor<?x?xi1>
+}
+
+// The value tests and sign on inf, -inf, NaN, 0, -0 and finite floats, on
+// integers and on bools.
+// E2E: @value_tests f32[3,9]! i64[4]{-3,3} i1[5]
+// E2E: @value_tests f32[1,1] i64[1]{0,1} i1[2]
+func.func @value_tests(%x: tensor<?x?xf32>, %n: tensor<?xi64>, %b: tensor<?xi1>) -> (tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<?xi64>, tensor<?xi1>, tensor<?xi1>) {
+  %0 = kiln.isnan %x : tensor<?x?xf32> -> tensor<?x?xi1>
+  %1 = kiln.isinf %x : tensor<?x?xf32> -> tensor<?x?xi1>
+  %2 = kiln.isfinite %x : tensor<?x?xf32> -> tensor<?x?xi1>
+  %3 = kiln.logical_not %x : tensor<?x?xf32> -> tensor<?x?xi1>
+  %4 = kiln.sign %x : tensor<?x?xf32>
+  %5 = kiln.isinf %n : tensor<?xi64> -> tensor<?xi1>
+  %6 = kiln.isfinite %n : tensor<?xi64> -> tensor<?xi1>
+  %7 = kiln.sign %n : tensor<?xi64>
+  %8 = kiln.logical_not %b : tensor<?xi1> -> tensor<?xi1>
+  %9 = kiln.isnan %b : tensor<?xi1> -> tensor<?xi1>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<?xi64>, tensor<?xi1>, tensor<?xi1>
+}
+
+// leaky_relu and elu with constant and run-time factors, on inf, -inf,
+// NaN, -0 and values where expm1 overflows; f64 and bf16 keep their type.
+// E2E: @below_zero f32[4,9]*100! f64=0.2 f64[7] bf16[6]
+// E2E: @below_zero f32[1,1] f64=-1.5 f64[1] bf16[1]
+func.func @below_zero(%x: tensor<?x?xf32>, %k: f64, %d: tensor<?xf64>, %h: tensor<?xbf16>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf64>, tensor<?xbf16>) {
+  %small = arith.constant 0.01 : f64
+  %0 = kiln.leaky_relu %x, %k : tensor<?x?xf32>
+  %1 = kiln.leaky_relu %x, %small : tensor<?x?xf32>
+  %2 = kiln.elu %x, %k : tensor<?x?xf32>
+  %3 = kiln.elu %d, %small : tensor<?xf64>
+  %4 = kiln.leaky_relu %h, %k : tensor<?xbf16>
+  return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf64>, tensor<?xbf16>
+}
+
+// masked_fill with a broadcast mask, a constant -inf, a run-time value, a
+// float value into integers (converted to their type: 2.5 gives 2) and
+// into bools; a mask larger than the input is eager's error.
+// E2E: @masked_fill f32[4,6] i1[1,6] f32=0.75 i64[4,6]{-9,9}
+// E2E: @masked_fill f32[1,1] i1[1,1] f32=-3 i64[1,1]{0,9}
+// E2E: @masked_fill f32[1,6] i1[3,6] f32=1 i64[1,6]{0,9} expect-error
+func.func @masked_fill(%x: tensor<?x?xf32>, %m: tensor<?x?xi1>, %v: f32, %n: tensor<?x?xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xi1>) {
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %c = kiln.from_scalar %ninf : f64 -> tensor<f64>
+  %value = kiln.from_scalar %v : f32 -> tensor<f32>
+  %half = arith.constant 2.5 : f64
+  %h = kiln.from_scalar %half : f64 -> tensor<f64>
+  %0 = kiln.masked_fill %x, %m, %c : (tensor<?x?xf32>, tensor<?x?xi1>, tensor<f64>) -> tensor<?x?xf32>
+  %1 = kiln.masked_fill %x, %m, %value : (tensor<?x?xf32>, tensor<?x?xi1>, tensor<f32>) -> tensor<?x?xf32>
+  %2 = kiln.masked_fill %n, %m, %h : (tensor<?x?xi64>, tensor<?x?xi1>, tensor<f64>) -> tensor<?x?xi64>
+  %b = kiln.cmp gt, %x, %value : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xi1>
+  %3 = kiln.masked_fill %b, %m, %h : (tensor<?x?xi1>, tensor<?x?xi1>, tensor<f64>) -> tensor<?x?xi1>
+  return %0, %1, %2, %3 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xi1>
+}
+
+// lerp from either end, with run-time and constant weights (1 gives end
+// exactly), start and end broadcast together; f64 too.
+// E2E: @lerp f32[3,5] f32[5] f64=0.3 f64[4] f64[4]
+// E2E: @lerp f32[1,2] f32[2] f64=0.8 f64[1] f64[1]
+func.func @lerp(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %w: f64, %c: tensor<?xf64>, %d: tensor<?xf64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf64>) {
+  %quarter = arith.constant 0.25 : f64
+  %one = arith.constant 1.0 : f64
+  %0 = kiln.lerp %a, %b, %w : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
+  %1 = kiln.lerp %a, %b, %quarter : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
+  %2 = kiln.lerp %a, %b, %one : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
+  %3 = kiln.lerp %c, %d, %w : (tensor<?xf64>, tensor<?xf64>, f64) -> tensor<?xf64>
+  return %0, %1, %2, %3 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf64>
 }

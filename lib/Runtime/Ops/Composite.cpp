@@ -5,10 +5,11 @@
 // var, std, logsumexp, norm, any and all, and the layers stack, narrow,
 // select, bmm, addmm, baddbmm, einsum, one_hot, eye, dropout, batch_norm,
 // group_norm and instance_norm, with torch's semantics, each written as kiln's
-// own ops. The frontend traces a call of one into the same ops
-// (Tracer::traceComposite), so compiled code computes what eager does by
-// construction, in one fused loop where eager makes a few passes. Each
-// counts as one op.
+// own ops. Compiled code computes the same compositions: the frontend
+// traces a call of one as the kiln op of the same name, which
+// kiln-decompose-composites writes with the dialect's ops (or, for the
+// rest, as those ops directly), in one fused loop where eager makes a few
+// passes. Each counts as one op.
 //
 //===----------------------------------------------------------------------===//
 #include "Core/Autograd.h"
@@ -142,8 +143,8 @@ Tensor logical_not(const Tensor &x) {
   return x == 0;
 }
 
-Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value) {
-  detail::CountedOp counted;
+namespace {
+void checkFillMask(const Tensor &x, const Tensor &mask) {
   if (mask.dtype() != kBool)
     throw Error("masked_fill: the mask must be a bool tensor, got " +
                 std::string(dtypeName(mask.dtype())));
@@ -152,7 +153,25 @@ Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value) {
     throw Error("masked_fill: a mask of shape " + shapeStr(mask.shape()) +
                 " does not broadcast to the tensor's shape " +
                 shapeStr(x.shape()));
-  return where(mask, value, x).to(x.dtype());
+}
+} // namespace
+
+Tensor masked_fill(const Tensor &x, const Tensor &mask, Scalar value) {
+  detail::CountedOp counted;
+  checkFillMask(x, mask);
+  // The value converted to x's dtype, as ATen's: x's own values never pass
+  // through a promoted type.
+  return where(mask, full({}, value, x.dtype()), x);
+}
+
+Tensor masked_fill(const Tensor &x, const Tensor &mask, const Tensor &value) {
+  detail::CountedOp counted;
+  checkFillMask(x, mask);
+  if (value.dim() != 0)
+    throw Error("masked_fill only supports a 0-dimensional value tensor, but "
+                "got tensor with " +
+                std::to_string(value.dim()) + " dimension(s).");
+  return where(mask, value.to(x.dtype()), x);
 }
 
 namespace {

@@ -50,6 +50,9 @@ Tensor Tensor::clamp(std::optional<Scalar> min,
 Tensor Tensor::masked_fill(const Tensor &mask, Scalar value) const {
   return kiln::masked_fill(*this, mask, value);
 }
+Tensor Tensor::masked_fill(const Tensor &mask, const Tensor &value) const {
+  return kiln::masked_fill(*this, mask, value);
+}
 Tensor Tensor::tril(int64_t diagonal) const {
   return kiln::tril(*this, diagonal);
 }

@@ -204,3 +204,104 @@ func.func @triangles(%x: tensor<2x?x4xf32>, %b: tensor<?x?xi1>) -> (tensor<2x?x4
   %1 = kiln.triu %b diagonal -1 : tensor<?x?xi1> -> tensor<?x?xi1>
   return %0, %1 : tensor<2x?x4xf32>, tensor<?x?xi1>
 }
+
+// CHECK-LABEL: func.func @value_tests
+func.func @value_tests(%x: tensor<?x4xf32>, %n: tensor<3xi64>)
+    -> (tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<3xi1>, tensor<?x4xf32>) {
+  // CHECK: kiln.cmp ne, %[[X:[^,]*]], %[[X]] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xi1>
+  %0 = kiln.isnan %x : tensor<?x4xf32> -> tensor<?x4xi1>
+  // Against wrapped f64 numbers, as the runtime's Scalars; bools added as or.
+  // CHECK: %[[INF:.*]] = kiln.from_scalar %{{.*}} : f64 -> tensor<f64>
+  // CHECK: %[[P:.*]] = kiln.cmp eq, %[[X]], %[[INF]]
+  // CHECK: %[[N:.*]] = kiln.cmp eq, %[[X]], %{{.*}}
+  // CHECK: kiln.add %[[P]], %[[N]] : (tensor<?x4xi1>, tensor<?x4xi1>) -> tensor<?x4xi1>
+  %1 = kiln.isinf %x : tensor<?x4xf32> -> tensor<?x4xi1>
+  // ... and multiplied as and.
+  // CHECK: kiln.cmp eq, %[[X]], %[[X]]
+  // CHECK: kiln.cmp ne
+  // CHECK: kiln.cmp ne
+  // CHECK: kiln.mul
+  // CHECK: kiln.mul
+  %2 = kiln.isfinite %x : tensor<?x4xf32> -> tensor<?x4xi1>
+  // CHECK: kiln.cmp eq, %{{.*}}, %{{.*}} : (tensor<3xi64>, tensor<f64>) -> tensor<3xi1>
+  %3 = kiln.logical_not %n : tensor<3xi64> -> tensor<3xi1>
+  // CHECK: %[[GT:.*]] = kiln.cmp gt, %[[X]]
+  // CHECK: %[[G:.*]] = kiln.cast %[[GT]] : tensor<?x4xi1> to tensor<?x4xf32>
+  // CHECK: %[[LT:.*]] = kiln.cmp lt, %[[X]]
+  // CHECK: %[[L:.*]] = kiln.cast %[[LT]] : tensor<?x4xi1> to tensor<?x4xf32>
+  // CHECK: kiln.sub %[[G]], %[[L]]
+  %4 = kiln.sign %x : tensor<?x4xf32>
+  // CHECK-NOT: kiln.isnan
+  // CHECK-NOT: kiln.sign
+  return %0, %1, %2, %3, %4 : tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<3xi1>, tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @below_zero
+func.func @below_zero(%x: tensor<?x4xf32>, %k: f64)
+    -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // CHECK: %[[K:.*]] = kiln.from_scalar %{{.*}} : f64 -> tensor<f64>
+  // CHECK: %[[Z:.*]] = kiln.from_scalar %{{.*}} : f64 -> tensor<f64>
+  // CHECK: %[[P:.*]] = kiln.cmp gt, %[[X:[^,]*]], %[[Z]]
+  // CHECK: %[[B:.*]] = kiln.mul %[[X]], %[[K]]
+  // CHECK: kiln.where %[[P]], %[[X]], %[[B]]
+  %0 = kiln.leaky_relu %x, %k : tensor<?x4xf32>
+  // elu's exponential is of 0 where x is positive.
+  // CHECK: %[[K2:.*]] = kiln.from_scalar
+  // CHECK: %[[Z2:.*]] = kiln.from_scalar
+  // CHECK: %[[P2:.*]] = kiln.cmp gt, %[[X]], %[[Z2]]
+  // CHECK: %[[E:.*]] = kiln.where %[[P2]], %[[Z2]], %[[X]]
+  // CHECK: %[[M:.*]] = kiln.expm1 %[[E]]
+  // CHECK: %[[B2:.*]] = kiln.mul %[[M]], %[[K2]]
+  // CHECK: kiln.where %[[P2]], %[[X]], %[[B2]]
+  %1 = kiln.elu %x, %k : tensor<?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @masked_fill
+func.func @masked_fill(%x: tensor<?x4xf32>, %m: tensor<?x1xi1>, %v: tensor<f64>)
+    -> tensor<?x4xf32> {
+  // A float value as it is; only the dynamic dim is checked.
+  // CHECK: %[[Y:.*]] = kiln.where %{{.*}}, %{{.*}}, %[[X:[^ ]*]] : (tensor<?x1xi1>, tensor<f64>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  // CHECK: %[[A:.*]] = kiln.dim %[[Y]], 0
+  // CHECK: %[[B:.*]] = kiln.dim %[[X]], 0
+  // CHECK: %[[OK:.*]] = arith.cmpi eq, %[[A]], %[[B]]
+  // CHECK-NEXT: cf.assert %[[OK]], "masked_fill: the mask does not broadcast to the tensor's shape"
+  // CHECK-NOT: cf.assert
+  %0 = kiln.masked_fill %x, %m, %v : (tensor<?x4xf32>, tensor<?x1xi1>, tensor<f64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @masked_fill_ints
+func.func @masked_fill_ints(%x: tensor<3xi64>, %m: tensor<3xi1>, %v: tensor<f64>)
+    -> tensor<3xi64> {
+  // A float value into integers is converted first; static sizes need no check.
+  // CHECK: %[[V:.*]] = kiln.cast %{{.*}} : tensor<f64> to tensor<i64>
+  // CHECK: kiln.where %{{.*}}, %[[V]], %{{.*}} : (tensor<3xi1>, tensor<i64>, tensor<3xi64>) -> tensor<3xi64>
+  // CHECK-NOT: cf.assert
+  %0 = kiln.masked_fill %x, %m, %v : (tensor<3xi64>, tensor<3xi1>, tensor<f64>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// CHECK-LABEL: func.func @lerp
+func.func @lerp(%a: tensor<?x4xf32>, %b: tensor<4xf32>, %w: f64)
+    -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // A run-time weight computes both ends and selects.
+  // CHECK: %[[D:.*]] = kiln.sub %[[B:[^,]*]], %[[A:[^ ]*]] : (tensor<4xf32>, tensor<?x4xf32>)
+  // CHECK: %[[NEAR:.*]] = arith.cmpf olt
+  // CHECK: %[[S:.*]] = kiln.add %[[A]]
+  // CHECK: arith.subf
+  // CHECK: %[[E:.*]] = kiln.sub %[[B]]
+  // CHECK: arith.select %[[NEAR]], %[[S]], %[[E]]
+  %0 = kiln.lerp %a, %b, %w : (tensor<?x4xf32>, tensor<4xf32>, f64) -> tensor<?x4xf32>
+  // A constant one takes its end only.
+  // CHECK: %[[D2:.*]] = kiln.sub %[[B]], %[[A]]
+  // CHECK-NEXT: arith.constant 1.000000e+00
+  // CHECK-NEXT: arith.subf
+  // CHECK-NEXT: kiln.from_scalar
+  // CHECK-NEXT: kiln.mul %[[D2]]
+  // CHECK-NEXT: kiln.sub %[[B]]
+  // CHECK-NOT: arith.select
+  %c = arith.constant 0.75 : f64
+  %1 = kiln.lerp %a, %b, %c : (tensor<?x4xf32>, tensor<4xf32>, f64) -> tensor<?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
+}

@@ -66,6 +66,14 @@ func.func @bool_floor(%a: tensor<3xi1>) {
 
 // -----
 
+func.func @bool_sign(%a: tensor<3xi1>) {
+  // expected-error@+1 {{not supported for dtype i1; convert with to(kiln::kFloat32) first}}
+  %0 = kiln.sign %a : tensor<3xi1>
+  return
+}
+
+// -----
+
 func.func @where_branches(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xf64>) {
   // expected-error@+2 {{inferred type(s) 'tensor<3xf64>' are incompatible with return type(s) of operation 'tensor<3xf32>'}}
   // expected-error@+1 {{failed to infer returned types}}
@@ -604,5 +612,22 @@ func.func @tril_vector(%x: tensor<5xf32>) {
   // expected-error@+2 {{tril: input tensor must have at least 2 dimensions, got rank 1}}
   // expected-error@+1 {{failed to infer returned types}}
   %0 = kiln.tril %x : tensor<5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @masked_fill_larger_mask(%x: tensor<1x4xf32>, %m: tensor<3x4xi1>, %v: tensor<f32>) {
+  // expected-error@+2 {{masked_fill: a mask of type 'tensor<3x4xi1>' does not broadcast to the tensor's type 'tensor<1x4xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.masked_fill %x, %m, %v : (tensor<1x4xf32>, tensor<3x4xi1>, tensor<f32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+func.func @leaky_relu_ints(%x: tensor<4xi64>, %k: f64) {
+  // expected-error@+1 {{not supported for dtype i64}}
+  %0 = kiln.leaky_relu %x, %k : tensor<4xi64>
   return
 }

@@ -182,6 +182,15 @@ TEST_CASE("gradcheck: views, indexing and joins", "[autograd]") {
       {x, y});
 }
 
+TEST_CASE("gradcheck: masked_fill with a tensor value", "[autograd]") {
+  Tensor x = leaf({3, 4}, 31), v = leaf({}, 32);
+  requireGradcheck(
+      [](const std::vector<Tensor> &in) {
+        return std::vector<Tensor>{masked_fill(in[0], in[0] > 0, in[1])};
+      },
+      {x, v});
+}
+
 TEST_CASE("gradcheck: products, normalisations and losses", "[autograd]") {
   Tensor a = leaf({2, 3, 4}, 11), b = leaf({4, 5}, 12), v = leaf({4}, 13);
   requireGradcheck(

@@ -75,6 +75,24 @@ TEST_CASE("where broadcasts all three operands", "[elementwise]") {
   CHECK_KILN_ERROR(where(c, ones({2}), ones({3})), "where", "[3]", "[2]");
 }
 
+TEST_CASE("masked_fill converts the value to the tensor's dtype",
+          "[elementwise]") {
+  Tensor c = from_vector(std::vector<bool>{true, false, true}, {3});
+  // Integers never pass through float32: 2^40 + 1 stays exact.
+  int64_t big = (int64_t(1) << 40) + 1;
+  Tensor n = from_vector(std::vector<int64_t>{big, big, big}, {3});
+  Tensor filled = masked_fill(n, c, 2.5);
+  CHECK(filled.dtype() == kInt64);
+  CHECK(filled.data<int64_t>()[0] == 2);
+  CHECK(filled.data<int64_t>()[1] == big);
+  // A 0-d tensor value, as torch's masked_fill.Tensor.
+  checkTensor(masked_fill(F({1, 2, 3}, {3}), c, full({}, -1.0, kFloat64)), {3},
+              kFloat32, {-1, 2, -1});
+  CHECK_THROWS_WITH(masked_fill(F({1, 2, 3}, {3}), c, ones({1})),
+                    "masked_fill only supports a 0-dimensional value tensor, "
+                    "but got tensor with 1 dimension(s).");
+}
+
 TEST_CASE("elementwise functions, hand-computed", "[elementwise]") {
   Tensor x = F({-2, -0.5, 0, 1, 3}, {5});
   checkTensor(abs(x), {5}, kFloat32, {2, 0.5, 0, 1, 3});

@@ -1187,6 +1187,32 @@ LogicalResult mlir::kiln::inferTriangle(std::optional<Location> loc,
   return success();
 }
 
+LogicalResult mlir::kiln::inferMaskedFill(std::optional<Location> loc,
+                                          Type input, Type mask, Type value,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto x = rankedOf(input), m = rankedOf(mask);
+  if (int64_t rank = rankedOf(value).getRank())
+    return emitOptionalError(
+        loc,
+        "masked_fill only supports a 0-dimensional value tensor, but got "
+        "tensor with ",
+        rank, " dimension(s).");
+  // Each of the mask's sizes, aligned from the end, is 1 or the input's.
+  bool fits = m.getRank() <= x.getRank();
+  for (int64_t i = 1; fits && i <= m.getRank(); ++i) {
+    int64_t ms = m.getDimSize(m.getRank() - i),
+            xs = x.getDimSize(x.getRank() - i);
+    fits = ms == 1 || ShapedType::isDynamic(ms) || ShapedType::isDynamic(xs) ||
+           ms == xs;
+  }
+  if (!fits)
+    return emitOptionalError(loc, "masked_fill: a mask of type ", mask,
+                             " does not broadcast to the tensor's type ",
+                             input);
+  inferred.push_back(x);
+  return success();
+}
+
 LogicalResult CastLikeOp::inferReturnTypes(MLIRContext *context,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,

@@ -10,6 +10,7 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -51,6 +52,16 @@ Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
 Value floatScalar(PatternRewriter &b, Location loc, Type e, double v) {
   return k::FullOp::create(b, loc, RankedTensorType::get({}, e), ValueRange{},
                            b.getFloatAttr(e, v));
+}
+
+/// Replaces op by y, cast to op's result type where y's sizes are more or
+/// less static than it.
+LogicalResult replaceCasting(PatternRewriter &b, Operation *op, Value y) {
+  Type type = op->getResult(0).getType();
+  if (y.getType() != type)
+    y = k::CastOp::create(b, op->getLoc(), type, y);
+  b.replaceOp(op, y);
+  return success();
 }
 
 /// flatten: the merged dims' sizes multiplied.
@@ -320,10 +331,169 @@ template <typename OpTy> struct DecomposeTriangle : OpRewritePattern<OpTy> {
     Value zeros = k::FullOp::create(b, loc, RankedTensorType::get({}, e),
                                     ValueRange{}, cast<TypedAttr>(zero));
     Value y = k::WhereOp::create(b, loc, keep, x, zeros);
-    if (y.getType() != op.getType()) // static sizes where x has them
-      y = k::CastOp::create(b, loc, op.getType(), y);
-    b.replaceOp(op, y);
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// An f64 value as a wrapped number (kiln.from_scalar), which promotes
+/// against a tensor as the runtime's Scalar does.
+Value wrapped(PatternRewriter &b, Location loc, Value f64) {
+  return k::FromScalarOp::create(
+      b, loc, RankedTensorType::get({}, b.getF64Type()), f64);
+}
+
+Value wrappedNumber(PatternRewriter &b, Location loc, double v) {
+  return wrapped(b, loc,
+                 arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v)));
+}
+
+/// isnan, isinf, isfinite and logical_not: comparisons with the runtime's
+/// numbers, bools added as or and multiplied as and.
+template <typename OpTy> struct DecomposeValueTest : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    using P = k::CmpPredicate;
+    const double inf = std::numeric_limits<double>::infinity();
+    auto cmp = [&](P p, double v) -> Value {
+      return k::CmpOp::create(b, loc, p, x, wrappedNumber(b, loc, v));
+    };
+    Value y;
+    if constexpr (std::is_same_v<OpTy, k::IsnanOp>)
+      y = k::CmpOp::create(b, loc, P::ne, x, x);
+    else if constexpr (std::is_same_v<OpTy, k::LogicalNotOp>)
+      y = cmp(P::eq, 0);
+    else if constexpr (std::is_same_v<OpTy, k::IsinfOp>)
+      y = k::AddOp::create(b, loc, cmp(P::eq, inf), cmp(P::eq, -inf));
+    else
+      y = k::MulOp::create(
+          b, loc, k::CmpOp::create(b, loc, P::eq, x, x),
+          k::MulOp::create(b, loc, cmp(P::ne, inf), cmp(P::ne, -inf)));
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// leaky_relu and elu: x where it is positive, else x times the factor
+/// (leaky_relu) or expm1 of it times the factor (elu), the exponential
+/// taken of 0 where x is positive.
+template <typename OpTy> struct DecomposeBelowZero : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    Value factor = wrapped(b, loc, op.getFactor());
+    Value zero = wrappedNumber(b, loc, 0);
+    Value positive = k::CmpOp::create(b, loc, k::CmpPredicate::gt, x, zero);
+    Value below;
+    if constexpr (std::is_same_v<OpTy, k::EluOp>)
+      below = k::MulOp::create(
+          b, loc,
+          k::Expm1Op::create(b, loc,
+                             k::WhereOp::create(b, loc, positive, zero, x)),
+          factor);
+    else
+      below = k::MulOp::create(b, loc, x, factor);
+    Value y = k::WhereOp::create(b, loc, positive, x, below);
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// masked_fill: the value in the input's element type, chosen where
+/// the mask is set; a mask whose sizes are dynamic where the input's may
+/// differ is checked at run time to leave the input's shape unchanged.
+struct DecomposeMaskedFill : OpRewritePattern<k::MaskedFillOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::MaskedFillOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput(), mask = op.getMask();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    Value value = op.getValue();
+    // A float value into floats is a 0-d operand, which takes the input's
+    // type in where (the form kiln-recognize-attention matches).
+    if (!isa<FloatType>(valueType.getElementType()) ||
+        !isa<FloatType>(xType.getElementType()))
+      value = k::CastOp::create(b, loc, valueType.clone(xType.getElementType()),
+                                value);
+    Value y = k::WhereOp::create(b, loc, mask, value, x);
+    Value fits;
+    int64_t offset = xType.getRank() - maskType.getRank();
+    for (int64_t d = offset; d < xType.getRank(); ++d) {
+      int64_t ms = maskType.getDimSize(d - offset);
+      if (ms == 1 || (!ShapedType::isDynamic(ms) && ms == xType.getDimSize(d)))
+        continue;
+      Value same =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                dimOf(b, loc, y, d), dimOf(b, loc, x, d));
+      fits = fits ? arith::AndIOp::create(b, loc, fits, same) : same;
+    }
+    if (fits)
+      cf::AssertOp::create(
+          b, loc, fits,
+          "masked_fill: the mask does not broadcast to the tensor's shape");
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// lerp: from the start where the weight is below 0.5, else from the end,
+/// as ATen's; the choice made here when the weight is a constant.
+struct DecomposeLerp : OpRewritePattern<k::LerpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::LerpOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value start = op.getStart(), end = op.getEnd(), w = op.getWeight();
+    Value diff = k::SubOp::create(b, loc, end, start);
+    auto fit = [&](Value v) -> Value {
+      return v.getType() == op.getType()
+                 ? v
+                 : k::CastOp::create(b, loc, op.getType(), v).getResult();
+    };
+    auto fromStart = [&] {
+      return fit(k::AddOp::create(
+          b, loc, start, k::MulOp::create(b, loc, diff, wrapped(b, loc, w))));
+    };
+    auto fromEnd = [&] {
+      Value one = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1));
+      Value rest = arith::SubFOp::create(b, loc, one, w);
+      return fit(k::SubOp::create(
+          b, loc, end, k::MulOp::create(b, loc, diff, wrapped(b, loc, rest))));
+    };
+    FloatAttr weight;
+    if (matchPattern(w, m_Constant(&weight))) {
+      b.replaceOp(op,
+                  weight.getValueAsDouble() < 0.5 ? fromStart() : fromEnd());
+      return success();
+    }
+    Value half = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.5));
+    Value nearStart =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, w, half);
+    Value a = fromStart(), c = fromEnd();
+    b.replaceOpWithNewOp<arith::SelectOp>(op, nearStart, a, c);
     return success();
+  }
+};
+
+/// sign: (x > 0) - (x < 0) in x's element type, as ATen's.
+struct DecomposeSign : OpRewritePattern<k::SignOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::SignOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto side = [&](k::CmpPredicate p) -> Value {
+      Value c = k::CmpOp::create(b, loc, p, x, wrappedNumber(b, loc, 0));
+      auto type = cast<RankedTensorType>(c.getType());
+      return k::CastOp::create(
+          b, loc,
+          type.clone(cast<RankedTensorType>(x.getType()).getElementType()), c);
+    };
+    Value y = k::SubOp::create(b, loc, side(k::CmpPredicate::gt),
+                               side(k::CmpPredicate::lt));
+    return replaceCasting(b, op, y);
   }
 };
 
@@ -394,5 +564,9 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
            DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
            DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
-           DecomposeUnbatched<AdaptiveAvgPool2dOp>>(patterns.getContext());
+           DecomposeUnbatched<AdaptiveAvgPool2dOp>, DecomposeValueTest<IsnanOp>,
+           DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
+           DecomposeValueTest<LogicalNotOp>, DecomposeSign,
+           DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
+           DecomposeMaskedFill, DecomposeLerp>(patterns.getContext());
 }

@@ -49,6 +49,13 @@ public:
 /// its type waits for kiln-refine-types. Returns whether it did.
 bool inferOpen(ValueRange operands, SmallVectorImpl<Type> &inferred);
 
+/// kiln.masked_fill's result: the input's type, where the mask broadcasts
+/// to its shape (static sizes that cannot are eager's error) and the value
+/// is 0-d.
+LogicalResult inferMaskedFill(std::optional<Location> loc, Type input,
+                              Type mask, Type value,
+                              SmallVectorImpl<Type> &inferred);
+
 /// Eager's refusal of an op on elements of type e ("not supported for
 /// dtype i64; convert with to(kiln::kFloat32) first").
 std::string unsupportedDTypeMessage(Type e);

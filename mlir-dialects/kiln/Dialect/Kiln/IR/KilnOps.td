@@ -1404,6 +1404,154 @@ class Kiln_TriangleOp<string mnemonic, string what, string keeps>
 def Kiln_TrilOp : Kiln_TriangleOp<"tril", "lower", "at most">;
 def Kiln_TriuOp : Kiln_TriangleOp<"triu", "upper", "at least">;
 
+// A test of each element's value, giving bools: kiln-decompose-composites
+// writes it with kiln.cmp against wrapped numbers (bools added as or,
+// multiplied as and), as the runtime computes it.
+class Kiln_ValueTestOp<string mnemonic, string opSummary>
+    : Kiln_Op<mnemonic, [Pure, SameOperandsAndResultShape, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::" # mnemonic # "($input)";
+  let traceWith = "traceUnary";
+  let tensorMethod = 1;
+  let summary = opSummary;
+  let description = !strconcat("Elementwise `", mnemonic, "`: ", opSummary,
+    [{, an i1 tensor of the input's shape; integer and bool inputs are
+    compared as numbers.
+
+    ```mlir
+    %m = kiln.}], mnemonic, [{ %x : tensor<?x16xf32> -> tensor<?x16xi1>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$input);
+  let results = (outs Kiln_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      inferred.push_back(
+          ::llvm::cast<::mlir::RankedTensorType>(adaptor.getInput().getType())
+              .clone(::mlir::IntegerType::get(context, 1)));
+      return success();
+    }
+  }];
+}
+
+def Kiln_IsnanOp : Kiln_ValueTestOp<"isnan", "whether x is NaN (x != x)">;
+def Kiln_IsinfOp : Kiln_ValueTestOp<"isinf",
+    "whether x is +inf or -inf">;
+def Kiln_IsfiniteOp : Kiln_ValueTestOp<"isfinite",
+    "whether x is neither NaN nor infinite">;
+def Kiln_LogicalNotOp : Kiln_ValueTestOp<"logical_not", "whether x is 0">;
+
+// An activation that passes positive floats and scales what is below
+// zero by an f64 factor (a constant or a run-time value):
+// kiln-decompose-composites writes it with kiln.cmp and kiln.where, the
+// exponential taken of 0 where x is positive, so that its gradient is
+// eager's (no inf * 0 where expm1 of a large x overflows).
+class Kiln_BelowZeroOp<string mnemonic, string factor, string below>
+    : Kiln_Op<mnemonic, [Pure, Kiln_FloatInput,
+                         AllTypesMatch<["input", "result"]>]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $factor)";
+  let summary = "x where x > 0, else " # below;
+  let description = !strconcat("torch's `", mnemonic, "`: `x` where `x > 0`, ",
+    "else `", below, "` with `", factor, "` the `factor`; floats only, ",
+    [{the result has the input's type.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %x, %k : tensor<?x16xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$input, F64:$factor);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input `,` $factor attr-dict `:` type($input)";
+}
+
+def Kiln_LeakyReluOp : Kiln_BelowZeroOp<"leaky_relu", "negative_slope",
+                                        "negative_slope * x">;
+def Kiln_EluOp : Kiln_BelowZeroOp<"elu", "alpha", "alpha * (exp(x) - 1)">;
+
+def Kiln_MaskedFillOp : Kiln_Op<"masked_fill", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::masked_fill($input, $mask, $value)";
+  let summary = "a number where a mask is set, the input elsewhere";
+  let description = [{
+    torch's `masked_fill`: `value` (0-d: a wrapped number or a tensor)
+    converted to the input's element type where the bool `mask` is set,
+    the input elsewhere. The mask broadcasts to the input's shape and not
+    beyond it (eager's error; checked at run time where sizes are dynamic).
+    The result has the input's type. kiln-decompose-composites writes it
+    with kiln.cast and kiln.where.
+
+    ```mlir
+    %y = kiln.masked_fill %x, %m, %ninf
+        : (tensor<?x?xf32>, tensor<1x?xi1>, tensor<f64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_BoolTensor:$mask,
+                       Kiln_Tensor:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      return inferMaskedFill(loc, adaptor.getInput().getType(),
+                             adaptor.getMask().getType(),
+                             adaptor.getValue().getType(), inferred);
+    }
+  }];
+}
+
+def Kiln_LerpOp : Kiln_Op<"lerp", [Pure, Kiln_FloatInput, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::lerp($start, $end, $weight)";
+  let summary = "linear interpolation from start to end";
+  let description = [{
+    torch's `lerp` with a number weight: `start + weight * (end - start)`
+    where `weight < 0.5`, else `end - (end - start) * (1 - weight)` (from
+    the nearer end, so that a weight of 1 gives `end` exactly), start and
+    end broadcast together. Floats only, start and end of one element
+    type, which the result has. kiln-decompose-composites writes it with
+    the arithmetic ops, choosing the end when the weight is a constant.
+
+    ```mlir
+    %y = kiln.lerp %a, %b, %w : (tensor<?x8xf32>, tensor<8xf32>, f64) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$start, Kiln_Tensor:$end, F64:$weight);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $start `,` $end `,` $weight attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      ::mlir::Value start = adaptor.getStart(), end = adaptor.getEnd();
+      if (inferOpen(::mlir::ValueRange{start, end}, inferred))
+        return success();
+      ::mlir::Type e = ::llvm::cast<::mlir::ShapedType>(start.getType())
+                           .getElementType();
+      if (e != ::llvm::cast<::mlir::ShapedType>(end.getType()).getElementType())
+        return emitOptionalError(
+            loc, "lerp: start and end must have the same dtype, got ", e,
+            " and ",
+            ::llvm::cast<::mlir::ShapedType>(end.getType()).getElementType());
+      return inferBroadcastResult(loc, {start.getType(), end.getType()}, e,
+                                  inferred);
+    }
+  }];
+}
+
+// ATen's (0 < x) - (x < 0), which kiln-decompose-composites writes with
+// kiln.cmp, kiln.cast and kiln.sub (its gradient is 0).
+def Kiln_SignOp : Kiln_UnaryOp<"sign",
+    "-1, 0 or 1 in x's element type (NaN and -0 give 0)">;
+
 def Kiln_CastLikeOp : Kiln_Op<"cast_like", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "$input.to($like.dtype())";
   let summary = "conversion to another tensor's element type";
