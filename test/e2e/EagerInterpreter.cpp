@@ -219,6 +219,30 @@ private:
           }
         })
         .Case([&](arith::AndIOp o) { set(o, i(o.getLhs()) & i(o.getRhs())); })
+        // Host f64 arithmetic (a run-time weight's complement, its choice of
+        // end: kiln.lerp's decomposition).
+        .Case([&](arith::SubFOp o) {
+          set(o, real(o.getLhs()) - real(o.getRhs()));
+        })
+        .Case([&](arith::CmpFOp o) {
+          double a = real(o.getLhs()), b = real(o.getRhs());
+          using P = arith::CmpFPredicate;
+          switch (o.getPredicate()) {
+          case P::OLT:
+            return set(o, int64_t{a < b});
+          case P::OLE:
+            return set(o, int64_t{a <= b});
+          case P::OGT:
+            return set(o, int64_t{a > b});
+          case P::OGE:
+            return set(o, int64_t{a >= b});
+          case P::OEQ:
+            return set(o, int64_t{a == b});
+          default:
+            throw Error("e2e: the interpreter has no rule for this "
+                        "arith.cmpf predicate");
+          }
+        })
         .Case([&](arith::MaxSIOp o) {
           set(o, std::max(i(o.getLhs()), i(o.getRhs())));
         })

@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 31 passed, 0 failed
+// CHECK: 33 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -140,6 +140,24 @@ func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (
   %9 = kiln.unflatten %x dim 1 sizes [%c1, %n] : tensor<?x?xf32> -> tensor<?x1x?xf32>
   %r = kiln.cast %5 : tensor<2x?x?xf32> to tensor<?x?x?xf32>
   return %0, %1, %2, %3, %4, %r, %6, %7, %8, %9 : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>
+}
+
+// The elementwise composites through their decompositions against the
+// runtime's own gradient formulas: leaky_relu and elu (a run-time factor),
+// masked_fill (none reaches the filled places), lerp from either end (a
+// run-time weight), and sign (zero).
+// E2E-GRAD: @elementwise_composites f32[3,7]*3 f32[3,7] f64=0.3
+// E2E-GRAD: @elementwise_composites f32[2,5]*3 f32[2,5] f64=0.8
+func.func @elementwise_composites(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %w: f64) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.leaky_relu %x, %w : tensor<?x?xf32>
+  %1 = kiln.elu %x, %w : tensor<?x?xf32>
+  %m = kiln.cmp gt, %x, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xi1>
+  %v = kiln.from_scalar %w : f64 -> tensor<f64>
+  %2 = kiln.masked_fill %y, %m, %v : (tensor<?x?xf32>, tensor<?x?xi1>, tensor<f64>) -> tensor<?x?xf32>
+  %3 = kiln.lerp %x, %y, %w : (tensor<?x?xf32>, tensor<?x?xf32>, f64) -> tensor<?x?xf32>
+  %s = kiln.sign %x : tensor<?x?xf32>
+  %4 = kiln.mul %s, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // Activations: tan, atan, erfc, softplus (past its threshold of 20 too),
