@@ -54,13 +54,14 @@ Value floatScalar(PatternRewriter &b, Location loc, Type e, double v) {
                            b.getFloatAttr(e, v));
 }
 
-/// Replaces op by y, cast to op's result type where y's sizes are more or
-/// less static than it.
+/// v as `type`, cast where its sizes are more or less static.
+Value castTo(PatternRewriter &b, Location loc, Type type, Value v) {
+  return v.getType() == type ? v : k::CastOp::create(b, loc, type, v);
+}
+
+/// Replaces op by y, cast to op's result type.
 LogicalResult replaceCasting(PatternRewriter &b, Operation *op, Value y) {
-  Type type = op->getResult(0).getType();
-  if (y.getType() != type)
-    y = k::CastOp::create(b, op->getLoc(), type, y);
-  b.replaceOp(op, y);
+  b.replaceOp(op, castTo(b, op->getLoc(), op->getResult(0).getType(), y));
   return success();
 }
 
@@ -447,11 +448,7 @@ struct DecomposeLerp : OpRewritePattern<k::LerpOp> {
     Location loc = op.getLoc();
     Value start = op.getStart(), end = op.getEnd(), w = op.getWeight();
     Value diff = k::SubOp::create(b, loc, end, start);
-    auto fit = [&](Value v) -> Value {
-      return v.getType() == op.getType()
-                 ? v
-                 : k::CastOp::create(b, loc, op.getType(), v).getResult();
-    };
+    auto fit = [&](Value v) { return castTo(b, loc, op.getType(), v); };
     auto fromStart = [&] {
       return fit(k::AddOp::create(
           b, loc, start, k::MulOp::create(b, loc, diff, wrapped(b, loc, w))));

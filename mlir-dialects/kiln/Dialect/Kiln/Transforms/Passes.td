@@ -83,8 +83,10 @@ def KilnDifferentiate : Pass<"kiln-differentiate", "mlir::ModuleOp"> {
            "saved values and the gradients in) by AOTAutograd's min-cut "
            "rematerialization (buildForwardBackward)">
   ];
+  // (cf: the composites' decompositions, which it applies, check sizes.)
   let dependentDialects = ["mlir::kiln::KilnDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect"];
 }
 
 def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
