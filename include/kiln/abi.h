@@ -207,9 +207,13 @@ public:
   /// floating-point tensor input. When grad mode is on and an input
   /// requires grad, run() calls `forward` instead of the graph and records
   /// `backward` as the one autograd node of the call's results, keeping
-  /// what it saves (and nothing else) until then.
+  /// what it saves (and nothing else) until then. `versionChecked` names
+  /// the inputs and results that eager autograd would save (the backward
+  /// reads their elements): the node keeps them too, and its backward
+  /// raises eager's error when an in-place op changed one since the call.
   GraphCall &backward(EntryPoint forward, EntryPoint backward,
-                      std::initializer_list<SavedValue> saved);
+                      std::initializer_list<SavedValue> saved,
+                      std::initializer_list<SavedValue> versionChecked = {});
   /// A graph without a compiled backward, `why`: a call that needs one runs
   /// eagerly instead (counted as a fallback and warned of once).
   GraphCall &noBackward(const char *why);
@@ -245,7 +249,7 @@ private:
   /// given (a recorded backward's inputs).
   std::vector<Tensor> tensors_;
   EntryPoint forward_ = nullptr, backward_ = nullptr;
-  std::vector<SavedValue> saved_;
+  std::vector<SavedValue> saved_, versionChecked_;
   bool backwardGiven_ = false;
   const char *noBackward_ = "";
   /// The call of a graph's backward, from its autograd node (counted as

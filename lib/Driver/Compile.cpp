@@ -151,7 +151,9 @@ void aliasBases(mlir::Value v, llvm::SmallPtrSetImpl<mlir::Value> &bases) {
 
 /// Why an output of root's graphs would share elements with an input or
 /// with another output eagerly, which the compiled graph, returning
-/// tensors of its own, would not; or empty.
+/// tensors of its own, would not; or empty. An input holding one of the
+/// root's graph locals is no caller's tensor, unless the root's own host
+/// code modifies tensors in place (it could write through such a view).
 std::string aliasedOutput(const Root &root) {
   for (const Segment &seg : root.segments) {
     const Graph &g = seg.graph;
@@ -166,10 +168,11 @@ std::string aliasedOutput(const Root &root) {
     // An input that is one of the root's graph locals holds a tensor an
     // earlier graph made, which no caller sees.
     auto local = [&](mlir::Value arg) {
-      return llvm::any_of(g.inputs, [&](const GraphInput &in) {
-        return g.body->values[in.value] == arg &&
-               root.graphLocals.count(in.expr);
-      });
+      return root.inPlace.empty() &&
+             llvm::any_of(g.inputs, [&](const GraphInput &in) {
+               return g.body->values[in.value] == arg &&
+                      root.graphLocals.count(in.expr);
+             });
     };
     // base value -> the output naming it
     llvm::DenseMap<mlir::Value, size_t> owners;
@@ -543,23 +546,20 @@ private:
     for (Root &root : unit_.roots) {
       if (root.failed)
         continue;
-      if (!root.inPlace.empty()) {
-        root.leftOnHost = internalFailure(
-            unit_, root,
-            "it modifies a tensor in place (" + root.inPlace +
-                "), and compiled graphs do not keep views aliased to their "
-                "base yet",
-            "in-place ops run eagerly");
-        continue;
-      }
-      if (root.unitWritesInPlace) {
+      // In-place calls in the root are host code between its graphs (graph
+      // breaks, as torch's loss.backward() is); a view a graph returns would
+      // not see them.
+      if (root.unitWritesInPlace || !root.inPlace.empty()) {
         std::string why = aliasedOutput(root);
         if (!why.empty()) {
           root.leftOnHost = internalFailure(
               unit_, root,
               why +
-                  ", and this file modifies tensors in place: compiled graphs "
-                  "return views as tensors of their own",
+                  (root.inPlace.empty()
+                       ? ", and this file modifies tensors in place"
+                       : ", and it modifies a tensor in place (" +
+                             root.inPlace + ")") +
+                  ": compiled graphs return views as tensors of their own",
               "views and in-place ops run eagerly");
           continue;
         }
@@ -1145,6 +1145,10 @@ detail::addBackward(mlir::ModuleOp module, Graph &graph,
     saved.scalar = s.scalar;
     graph.saved.push_back(saved);
   }
+  for (unsigned i : pair->checkedArguments)
+    graph.versionChecked.push_back({Graph::Saved::From::Input, i});
+  for (unsigned i : pair->checkedResults)
+    graph.versionChecked.push_back({Graph::Saved::From::Result, i});
   return *pair;
 }
 

@@ -278,7 +278,16 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
              << (s.scalar ? ", true" : "");
         os << "}";
       }
-      os << "})";
+      os << "}";
+      if (!g.versionChecked.empty()) {
+        os << ", {";
+        for (size_t i = 0; i < g.versionChecked.size(); ++i)
+          os << (i ? ", " : "")
+             << "{kiln::abi::SavedValue::" << g.versionChecked[i].fromName()
+             << ", " << g.versionChecked[i].index << "}";
+        os << "}";
+      }
+      os << ")";
     } else if (g.autograd) { // a call that needs gradients runs eagerly
       os << "\n           .noBackward("
          << cString(llvm::StringRef(g.noBackward).split('\n').first.str())

@@ -44,7 +44,10 @@ struct Mlp {
   // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G:[0-9]+]]_forward(void **);
   // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G]]_backward(void **);
   // STITCHED: GraphSite site("kiln_Mlp__forward_[[G]]", {{.*}}, true);
-  // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_[[G]]_forward, kiln_entry_kiln_Mlp__forward_[[G]]_backward, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 2}, {kiln::abi::SavedValue::input, 3}, {kiln::abi::SavedValue::extra, 0, 2, kiln::kFloat32}})
+  // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_[[G]]_forward, kiln_entry_kiln_Mlp__forward_[[G]]_backward, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 2}, {kiln::abi::SavedValue::input, 3}, {kiln::abi::SavedValue::extra, 0, 2, kiln::kFloat32}}, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 3}})
+  // (The second list: what eager autograd would keep, checked at backward
+  // for in-place changes: x and w1 for the first product, w2 for the
+  // second; the bias feeds no formula.)
   // EXPLAIN: backward kiln_Mlp__forward_[[G:[0-9]+]]_backward: the forward saves input x, input this->w1, input this->b1, input this->w2, extra f32[?,?], 65536 bytes beyond its inputs and results; the backward computes 2 ops of the forward again, 131072 bytes (each dynamic dim counted as 128)
   // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>)
   // EXPLAIN: %0 = kiln.add %arg4, %arg2

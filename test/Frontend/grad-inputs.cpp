@@ -22,7 +22,7 @@ using kiln::Tensor;
 
 struct Mlp {
   Tensor w1, b1, w2;
-  // EXEC: kiln: warning: graph {{[A-Za-z_0-9]+}} (grad-inputs.cpp:[[# @LINE + 3]]) runs eagerly: input {{[0-9]+}} ({{.*}}w1) requires grad and compiled graphs do not record autograd yet
+  // EXEC: kiln: warning: graph {{[A-Za-z_0-9]+}} (grad-inputs.cpp:[[# @LINE + 3]]) runs eagerly: input {{[0-9]+}} ({{.*}}w1) requires grad and the graph was compiled without its backward (kiln compile --autograd compiles it)
   // EXEC-NOT: kiln: warning
   KILN_COMPILE() Tensor forward(const Tensor &x) const {
     return kiln::matmul(kiln::gelu(kiln::matmul(x, w1) + b1), w2);

@@ -169,9 +169,10 @@ struct Root {
   bool derived = false;
   /// The first op of its body, or of a function it calls whose body is
   /// visible, that modifies a tensor in place ("Tensor::add_ at f.cpp:3:5"),
-  /// or empty. Compiled graphs return views as tensors of their own, so
-  /// such a root runs eagerly, where views alias (the driver leaves it as
-  /// host code).
+  /// or empty. Such a call is host code between the root's graphs (a graph
+  /// break); compiled graphs return views as tensors of their own, so a
+  /// root whose graphs return views runs eagerly, where views alias (the
+  /// driver leaves it as host code).
   std::string inPlace;
   /// Its translation unit modifies tensors in place somewhere: a root whose
   /// graphs return a view of an input, or views of one tensor as two

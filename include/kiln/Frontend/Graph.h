@@ -184,6 +184,10 @@ struct Graph {
     }
   };
   std::vector<Saved> saved;
+  /// The inputs and results whose elements eager autograd would keep for
+  /// the backward (ForwardBackward's checked arguments and results): the
+  /// call checks at backward that no in-place op changed them.
+  std::vector<Saved> versionChecked;
   /// kiln explain --autograd: the backward function as text, the bytes the
   /// forward saves for it beyond its inputs and results, and the ops of the
   /// forward it computes again with their bytes (ForwardBackward's).

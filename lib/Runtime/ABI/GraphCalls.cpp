@@ -213,8 +213,9 @@ bool recordsGrad(const GraphSite &site,
       std::string name = inputName(site, index);
       countEagerRun(site, "input " + std::to_string(index) +
                               (name.empty() ? "" : " (" + name + ")") +
-                              " requires grad and compiled graphs do not "
-                              "record autograd yet");
+                              " requires grad and the graph was compiled "
+                              "without its backward (kiln compile "
+                              "--autograd compiles it)");
       return true;
     }
     ++index;
@@ -429,11 +430,14 @@ GraphCall &GraphCall::output(Tensor &out, int64_t rank, DType dtype) {
   return *this;
 }
 
-GraphCall &GraphCall::backward(EntryPoint forward, EntryPoint backward,
-                               std::initializer_list<SavedValue> saved) {
+GraphCall &
+GraphCall::backward(EntryPoint forward, EntryPoint backward,
+                    std::initializer_list<SavedValue> saved,
+                    std::initializer_list<SavedValue> versionChecked) {
   forward_ = forward;
   backward_ = backward;
   saved_.assign(saved.begin(), saved.end());
+  versionChecked_.assign(versionChecked.begin(), versionChecked.end());
   backwardGiven_ = true;
   return *this;
 }
@@ -488,6 +492,8 @@ bool GraphCall::runForward() {
     EntryPoint entry;
     Device device;
     std::vector<autograd::SavedTensor> tensors;
+    /// What eager would have saved besides: checked, never passed.
+    std::vector<autograd::SavedTensor> checked;
     std::vector<int64_t> scalars;
     std::vector<Arg> args; // per saved value, into tensors or scalars
     std::vector<autograd::GradSlot> inputs, results;
@@ -496,9 +502,9 @@ bool GraphCall::runForward() {
   replay->graph = std::string(site_.graph) + "_backward";
   replay->entry = backward_;
   replay->device = device_;
-  auto keep = [&](const Tensor &t, bool isOutput) {
+  auto keep = [&](const Tensor &t, bool isOutput, uint32_t outputNr = 0) {
     replay->args.push_back({true, replay->tensors.size()});
-    replay->tensors.push_back(recorder.save(t, isOutput));
+    replay->tensors.push_back(recorder.save(t, isOutput, outputNr));
   };
   auto keepScalar = [&](int64_t bits) {
     replay->args.push_back({false, replay->scalars.size()});
@@ -512,7 +518,7 @@ bool GraphCall::runForward() {
       else
         keepScalar(scalars_[a.index]);
     } else if (s.from == SavedValue::result) {
-      keep(*outputs_[s.index].target, true);
+      keep(*outputs_[s.index].target, true, s.index);
     } else if (!s.scalar) {
       keep(extras[s.index], false);
     } else {
@@ -524,6 +530,12 @@ bool GraphCall::runForward() {
                                        : t.item<int64_t>());
     }
   }
+  for (const SavedValue &s : versionChecked_)
+    if (s.from == SavedValue::result)
+      replay->checked.push_back(
+          recorder.save(*outputs_[s.index].target, true, s.index));
+    else if (const Arg &a = args_[s.index]; a.tensor)
+      replay->checked.push_back(recorder.save(tensors_[a.index]));
   for (const Tensor &t : tensors_)
     replay->inputs.push_back(t.defined()
                                  ? autograd::GradSlot{t.shape(), t.dtype()}
@@ -538,6 +550,8 @@ bool GraphCall::runForward() {
     GraphSite site(replay->graph.c_str());
     GraphCall call(site, replay->entry, replay->device);
     call.backwardOf_ = true;
+    for (const autograd::SavedTensor &c : replay->checked)
+      (void)c.get(); // raises if an in-place op changed it
     std::vector<Tensor> saved;
     for (const Arg &a : replay->args)
       if (a.tensor)

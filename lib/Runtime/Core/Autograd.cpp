@@ -199,9 +199,10 @@ Recorder::~Recorder() {
     gradEnabled = previousMode_;
 }
 
-SavedTensor Recorder::save(const Tensor &t, bool isOutput) const {
+SavedTensor Recorder::save(const Tensor &t, bool isOutput,
+                           uint32_t outputNr) const {
   saves_ |= t.defined();
-  return SavedTensor(t, name_, 0, isOutput);
+  return SavedTensor(t, name_, outputNr, isOutput);
 }
 
 void Recorder::record(const Tensor &out, BackwardFn fn) {

@@ -137,8 +137,10 @@ public:
   Recorder &operator=(const Recorder &) = delete;
 
   explicit operator bool() const { return active_; }
-  /// Saves an input or (isOutput) an output of the op for the backward.
-  SavedTensor save(const Tensor &t, bool isOutput = false) const;
+  /// Saves an input or (isOutput) output number outputNr of the op for
+  /// the backward.
+  SavedTensor save(const Tensor &t, bool isOutput = false,
+                   uint32_t outputNr = 0) const;
   /// Makes out (a fresh result) the output of a node running fn.
   void record(const Tensor &out, BackwardFn fn);
   /// The same for several outputs (undefined ones, and non-floating ones,

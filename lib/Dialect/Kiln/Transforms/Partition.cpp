@@ -276,6 +276,43 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
   network.cut(source, sink);
 
   ForwardBackward out;
+  // What eager autograd keeps: the values of the forward proper that the
+  // gradient formulas read (in the joint, before the partition chose what
+  // to save), through views of the same elements.
+  auto elementsOf = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isView(def))
+        break;
+      v = def->getOperand(0);
+    }
+    return v;
+  };
+  // (A dim, or the shape or dtype a `_as`/`_like` op takes from its second
+  // operand, is no read of the elements: eager keeps sizes for it.)
+  auto readByFormulas = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (user == ret)
+      return use.getOperandNumber() >= numResults;
+    if (isa<k::DimOp>(user) || (isa<k::ReshapeAsOp, k::CastLikeOp>(user) &&
+                                use.getOperandNumber() == 1))
+      return false;
+    return !neededByResults.contains(user);
+  };
+  DenseSet<Value> readElements;
+  for (Value v : values) {
+    Operation *def = v.getDefiningOp();
+    if (isa<RankedTensorType>(v.getType()) &&
+        (!def || neededByResults.contains(def)) &&
+        llvm::any_of(v.getUses(), readByFormulas))
+      readElements.insert(elementsOf(v));
+  }
+  for (BlockArgument arg : body.getArguments().take_front(numArgs))
+    if (readElements.contains(arg))
+      out.checkedArguments.push_back(arg.getArgNumber());
+  for (auto [i, r] : llvm::enumerate(forwardResults))
+    if (isa<RankedTensorType>(r.getType()) &&
+        readElements.contains(elementsOf(r)))
+      out.checkedResults.push_back(i);
   DenseSet<Value> saved;
   SmallVector<Value> savedValues, extras;
   for (Value v : values) {

@@ -77,6 +77,12 @@ struct ForwardBackward {
   /// floating-point tensor argument of fn out.
   func::FuncOp backward;
   SmallVector<SavedValue> saved;
+  /// fn's arguments and results whose elements eager autograd would keep
+  /// for the backward: those the joint graph's backward reads, or that
+  /// share elements with one it reads (a view of it, or it of them). The
+  /// caller checks at backward that no in-place op changed them since the
+  /// forward, as eager's saved tensors do, whatever the partition saved.
+  SmallVector<unsigned> checkedArguments, checkedResults;
   /// The bytes of the extra saved values (what saving adds to the
   /// arguments and results, which exist anyway), and the ops of the
   /// forward the backward
