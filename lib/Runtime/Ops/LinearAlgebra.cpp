@@ -395,12 +395,14 @@ enum class FloatProducts { Tiles, OpenBlas, OneDnn };
 constexpr int64_t kOneDnnRows = 32;
 
 /// KILN_FLOAT_PRODUCTS=tiles|openblas|onednn forces the choice (to measure
-/// each on a machine); by default oneDNN on Intel CPUs with AVX-512, whose
-/// f32 kernels it picks from cpuid (on a 2-core Xeon with AMX, where Debian
-/// 12's OpenBLAS 0.3.21 runs its Prescott kernels: 1.3-1.8x Kiln's tiles
-/// from [128, 1024] x [1024, 4096] to [2048, 1024] x [1024, 1024],
-/// docs/benchmarks.md); elsewhere the tiles where tilesBeatBlas(), else
-/// OpenBLAS. (AMD's Zen 5 was measured with tiles and OpenBLAS only.)
+/// each on a machine); by default oneDNN on CPUs with AVX-512, whose f32
+/// kernels it picks from cpuid: on a 2-core Xeon with AMX, where Debian
+/// 12's OpenBLAS 0.3.21 runs its Prescott kernels, 1.3-1.8x Kiln's tiles
+/// from [128, 1024] x [1024, 4096] to [2048, 1024] x [1024, 1024]; on a
+/// 2-core AMD Zen 4, 1.0-1.3x the tiles for products stored as nn.Linear
+/// holds its weight (GPT-2's shapes at 256-2048 rows) and level for the
+/// others (docs/benchmarks.md). Elsewhere the tiles where tilesBeatBlas(),
+/// else OpenBLAS.
 static FloatProducts floatProducts() {
   static const FloatProducts who = [] {
     if (const char *env = std::getenv("KILN_FLOAT_PRODUCTS")) {
@@ -417,8 +419,7 @@ static FloatProducts floatProducts() {
                    env);
     }
 #if defined(__x86_64__)
-    if (__builtin_cpu_is("intel") &&
-        cpuFeature("avx512f") == CpuFeature::Usable)
+    if (cpuFeature("avx512f") == CpuFeature::Usable)
       return FloatProducts::OneDnn;
 #endif
     return tilesBeatBlas() ? FloatProducts::Tiles : FloatProducts::OpenBlas;
