@@ -184,7 +184,16 @@ void printBackward(llvm::raw_ostream &os, const Graph &g) {
      << " bytes beyond its inputs and results; the backward computes "
      << r.recomputedOps << " ops of the forward again, " << r.recomputedBytes
      << " bytes (each dynamic dim counted as "
-     << mlir::kiln::kDynamicSizeEstimate << ")\n";
+     << mlir::kiln::kDynamicSizeEstimate << ")";
+  if (!g.versionChecked.empty()) {
+    os << "; checked at backward for in-place changes (what eager saves):";
+    for (const Graph::Saved &s : g.versionChecked)
+      os << (&s == &g.versionChecked.front() ? " " : ", ") << s.fromName()
+         << " "
+         << (s.from == Graph::Saved::From::Input ? g.inputs[s.index].expr
+                                                 : std::to_string(s.index));
+  }
+  os << "\n";
   llvm::StringRef text = r.ir;
   while (!text.empty()) {
     auto [line, rest] = text.split('\n');
@@ -470,6 +479,10 @@ int runExplain(const ExplainRequest &request) {
                 jb["saved"].push_back({{"from", sv.fromName()},
                                        {"index", sv.index},
                                        {"type", savedType(sv)}});
+              jb["version_checked"] = nlohmann::json::array();
+              for (const Graph::Saved &sv : c->versionChecked)
+                jb["version_checked"].push_back(
+                    {{"from", sv.fromName()}, {"index", sv.index}});
               jb["saved_bytes"] = c->backwardReport->savedBytes;
               jb["recomputed_ops"] = c->backwardReport->recomputedOps;
               jb["recomputed_bytes"] = c->backwardReport->recomputedBytes;

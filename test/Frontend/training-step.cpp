@@ -77,6 +77,8 @@ KILN_COMPILE() Tensor scaledBetween(const Tensor &x) {
 }
 
 // tanh's formula reads its result, which the root then changes.
+// EXPLAIN-LABEL: tanhThenScaled (
+// EXPLAIN: backward kiln_tanhThenScaled_{{[0-9a-z_]+}}_backward: {{.*}}; checked at backward for in-place changes (what eager saves): result 0
 KILN_COMPILE() Tensor tanhThenScaled(const Tensor &x) {
   Tensor h = kiln::tanh(x);
   h.mul_(2);
