@@ -761,10 +761,6 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
       {"ones_like", {&Tracer::traceFullLike<Fill::Ones>, true, 1, 1}},
       {"empty_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
       {"norm", {&Tracer::traceVectorNorm, true, 1, kAnyArgs}},
-      {"any", {&Tracer::traceAnyAll<Quantifier::Any>, true, 1, kAnyArgs}},
-      {"all", {&Tracer::traceAnyAll<Quantifier::All>, true, 1, kAnyArgs}},
-      {"logical_and", {&Tracer::traceLogical<ko::MulOp>, true, 2, 2}},
-      {"logical_or", {&Tracer::traceLogical<ko::AddOp>, true, 2, 2}},
   };
   return calls;
 }
@@ -2386,28 +2382,6 @@ std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
     return cx.sum(cx.like(cx.cmp(*x, cx.number(0), kNE), *x));
   int powered = apply<ko::PowOp>(loc, magnitude, cx.number(p));
   return root(cx.sum(powered), 1.0 / p);
-}
-
-template <Tracer::Quantifier Q>
-std::optional<int> Tracer::traceAnyAll(const KilnCall &call) {
-  Composite cx(*this, call);
-  std::optional<int> x = cx.tensor(0);
-  if (!x || !cx.reduction(*x, 1, 2))
-    return std::nullopt;
-  constexpr bool any = Q == Quantifier::Any;
-  int count = cx.sum(cx.cmp(*x, cx.number(0), any ? kNE : kEQ));
-  return cx.cmp(count, cx.number(0), any ? kGT : kEQ);
-}
-
-template <typename OpTy>
-std::optional<int> Tracer::traceLogical(const KilnCall &call) {
-  Composite cx(*this, call);
-  SourceLocation loc = call.loc;
-  std::optional<int> a = cx.tensor(0), b = a ? cx.tensor(1) : std::nullopt;
-  if (!b)
-    return b;
-  int l = cx.cmp(*a, cx.number(0), kNE), r = cx.cmp(*b, cx.number(0), kNE);
-  return apply<OpTy>(loc, l, r); // bools multiply as and, add as or
 }
 
 bool Tracer::isAtenStyleMethod(const std::string &name) {

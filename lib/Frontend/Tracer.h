@@ -421,7 +421,6 @@ private:
   enum class SliceOf { Range, Index };          // narrow, select
   /// bmm, addmm, baddbmm.
   enum class BatchedProduct { Plain, AddMatrix, AddBatched };
-  enum class Quantifier { Any, All }; // any, all
   /// How a kiln:: function is traced, and whether the Tensor method of the
   /// same name is that function on its object (x.exp(), x.sum({-1}, true)).
   static constexpr size_t kAnyArgs = ~size_t(0);
@@ -574,8 +573,6 @@ private:
   template <Fill With> std::optional<int> traceFullLike(const KilnCall &c);
   template <typename OpTy> std::optional<int> traceVariance(const KilnCall &c);
   std::optional<int> traceVectorNorm(const KilnCall &c);
-  template <Quantifier Q> std::optional<int> traceAnyAll(const KilnCall &c);
-  template <typename OpTy> std::optional<int> traceLogical(const KilnCall &c);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);

@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 20 passed, 0 failed
+// CHECK: 22 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -88,6 +88,22 @@ func.func @value_tests(%x: tensor<?x?xf32>, %n: tensor<?xi64>, %b: tensor<?xi1>)
   %8 = kiln.logical_not %b : tensor<?xi1> -> tensor<?xi1>
   %9 = kiln.isnan %b : tensor<?xi1> -> tensor<?xi1>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<?xi64>, tensor<?xi1>, tensor<?xi1>
+}
+
+// logical_and and logical_or of floats (NaN and -0 included), integers and
+// bools, broadcasting; any and all over every dim, one dim and dims kept.
+// E2E: @logical f32[3,5]! i64[5]{-1,1} i1[3,1]
+// E2E: @logical f32[1,1] i64[1]{0,1} i1[1,1]
+func.func @logical(%x: tensor<?x?xf32>, %n: tensor<?xi64>, %b: tensor<?x?xi1>) -> (tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<?x1xi1>, tensor<?xi1>) {
+  %0 = kiln.logical_and %x, %n : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<?x?xi1>
+  %1 = kiln.logical_or %n, %b : (tensor<?xi64>, tensor<?x?xi1>) -> tensor<?x?xi1>
+  %2 = kiln.logical_and %b, %x : (tensor<?x?xi1>, tensor<?x?xf32>) -> tensor<?x?xi1>
+  %3 = kiln.any %x dims [] : tensor<?x?xf32> -> tensor<i1>
+  %4 = kiln.all %n dims [] : tensor<?xi64> -> tensor<i1>
+  %5 = kiln.any %n dims [0] : tensor<?xi64> -> tensor<i1>
+  %6 = kiln.all %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xi1>
+  %7 = kiln.any %b dims [1] : tensor<?x?xi1> -> tensor<?xi1>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<?x1xi1>, tensor<?xi1>
 }
 
 // leaky_relu and elu with constant and run-time factors, on inf, -inf,

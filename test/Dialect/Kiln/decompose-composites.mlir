@@ -236,6 +236,41 @@ func.func @value_tests(%x: tensor<?x4xf32>, %n: tensor<3xi64>)
   return %0, %1, %2, %3, %4 : tensor<?x4xi1>, tensor<?x4xi1>, tensor<?x4xi1>, tensor<3xi1>, tensor<?x4xf32>
 }
 
+// CHECK-LABEL: func.func @logical
+func.func @logical(%x: tensor<?x4xf32>, %n: tensor<4xi64>, %b: tensor<?x1xi1>)
+    -> (tensor<?x4xi1>, tensor<?x4xi1>) {
+  // Each operand compared with a wrapped 0, the bools multiplied as and ...
+  // CHECK: %[[Z:.*]] = kiln.from_scalar %{{.*}} : f64 -> tensor<f64>
+  // CHECK: %[[L:.*]] = kiln.cmp ne, %[[X:[^,]*]], %[[Z]] : (tensor<?x4xf32>, tensor<f64>) -> tensor<?x4xi1>
+  // CHECK: %[[R:.*]] = kiln.cmp ne, %[[N:[^,]*]], %{{.*}} : (tensor<4xi64>, tensor<f64>) -> tensor<4xi1>
+  // CHECK: kiln.mul %[[L]], %[[R]] : (tensor<?x4xi1>, tensor<4xi1>) -> tensor<?x4xi1>
+  %0 = kiln.logical_and %x, %n : (tensor<?x4xf32>, tensor<4xi64>) -> tensor<?x4xi1>
+  // ... and added as or, broadcasting.
+  // CHECK: %[[L2:.*]] = kiln.cmp ne, %[[N]], %{{.*}}
+  // CHECK: %[[R2:.*]] = kiln.cmp ne, %{{.*}}, %{{.*}} : (tensor<?x1xi1>, tensor<f64>) -> tensor<?x1xi1>
+  // CHECK: kiln.add %[[L2]], %[[R2]] : (tensor<4xi1>, tensor<?x1xi1>) -> tensor<?x4xi1>
+  %1 = kiln.logical_or %n, %b : (tensor<4xi64>, tensor<?x1xi1>) -> tensor<?x4xi1>
+  // CHECK-NOT: kiln.logical_
+  return %0, %1 : tensor<?x4xi1>, tensor<?x4xi1>
+}
+
+// CHECK-LABEL: func.func @quantifiers
+func.func @quantifiers(%x: tensor<?x4xf32>) -> (tensor<i1>, tensor<?x1xi1>) {
+  // any: a count of the nonzero elements above 0.
+  // CHECK: %[[NZ:.*]] = kiln.cmp ne, %[[X:[^,]*]], %{{.*}} : (tensor<?x4xf32>, tensor<f64>) -> tensor<?x4xi1>
+  // CHECK: %[[C:.*]] = kiln.sum %[[NZ]] dims [] : tensor<?x4xi1> -> tensor<i64>
+  // CHECK: kiln.cmp gt, %[[C]], %{{.*}} : (tensor<i64>, tensor<f64>) -> tensor<i1>
+  %0 = kiln.any %x dims [] : tensor<?x4xf32> -> tensor<i1>
+  // all: no zero element, the dims kept.
+  // CHECK: %[[Z:.*]] = kiln.cmp eq, %[[X]], %{{.*}}
+  // CHECK: %[[C2:.*]] = kiln.sum %[[Z]] dims [1] keepdim : tensor<?x4xi1> -> tensor<?x1xi64>
+  // CHECK: kiln.cmp eq, %[[C2]], %{{.*}} : (tensor<?x1xi64>, tensor<f64>) -> tensor<?x1xi1>
+  %1 = kiln.all %x dims [1] keepdim : tensor<?x4xf32> -> tensor<?x1xi1>
+  // CHECK-NOT: kiln.any
+  // CHECK-NOT: kiln.all
+  return %0, %1 : tensor<i1>, tensor<?x1xi1>
+}
+
 // CHECK-LABEL: func.func @below_zero
 func.func @below_zero(%x: tensor<?x4xf32>, %k: f64)
     -> (tensor<?x4xf32>, tensor<?x4xf32>) {

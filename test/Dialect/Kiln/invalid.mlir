@@ -66,6 +66,24 @@ func.func @bool_floor(%a: tensor<3xi1>) {
 
 // -----
 
+func.func @logical_shapes(%a: tensor<3xf32>, %b: tensor<4xi1>) {
+  // The operands broadcast together, as eager's.
+  // expected-error@+2 {{shapes [3] and [4] cannot be broadcast: dim -1 has sizes 3 and 4}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.logical_and %a, %b : (tensor<3xf32>, tensor<4xi1>) -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @any_dims(%a: tensor<3x2xf32>) {
+  // expected-error@+1 {{dim 2 is out of range}}
+  %0 = kiln.any %a dims [2] : tensor<3x2xf32> -> tensor<3x2xi1>
+  return
+}
+
+// -----
+
 func.func @bool_sign(%a: tensor<3xi1>) {
   // expected-error@+1 {{not supported for dtype i1; convert with to(kiln::kFloat32) first}}
   %0 = kiln.sign %a : tensor<3xi1>

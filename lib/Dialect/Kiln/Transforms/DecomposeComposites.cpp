@@ -375,6 +375,43 @@ template <typename OpTy> struct DecomposeValueTest : OpRewritePattern<OpTy> {
   }
 };
 
+/// logical_and and logical_or: each operand compared with 0, the bools
+/// multiplied as and or added as or.
+template <typename OpTy> struct DecomposeLogical : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto truth = [&](Value x) -> Value {
+      return k::CmpOp::create(b, loc, k::CmpPredicate::ne, x,
+                              wrappedNumber(b, loc, 0));
+    };
+    Value l = truth(op.getLhs()), r = truth(op.getRhs()), y;
+    if constexpr (std::is_same_v<OpTy, k::LogicalAndOp>)
+      y = k::MulOp::create(b, loc, l, r);
+    else
+      y = k::AddOp::create(b, loc, l, r);
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// any and all: whether the count of nonzero elements over the dims is
+/// above 0 (any), of zero elements is 0 (all).
+template <typename OpTy> struct DecomposeQuantifier : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    using P = k::CmpPredicate;
+    constexpr bool any = std::is_same_v<OpTy, k::AnyOp>;
+    Value hits = k::CmpOp::create(b, loc, any ? P::ne : P::eq, op.getInput(),
+                                  wrappedNumber(b, loc, 0));
+    Value count =
+        k::SumOp::create(b, loc, hits, op.getDimsAttr(), op.getKeepdimAttr());
+    Value y = k::CmpOp::create(b, loc, any ? P::gt : P::eq, count,
+                               wrappedNumber(b, loc, 0));
+    return replaceCasting(b, op, y);
+  }
+};
+
 /// leaky_relu and elu: x where it is positive, else x times the factor
 /// (leaky_relu) or expm1 of it times the factor (elu), the exponential
 /// taken of 0 where x is positive.
@@ -565,5 +602,7 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
-           DecomposeMaskedFill, DecomposeLerp>(patterns.getContext());
+           DecomposeMaskedFill, DecomposeLerp, DecomposeLogical<LogicalAndOp>,
+           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
+           DecomposeQuantifier<AllOp>>(patterns.getContext());
 }

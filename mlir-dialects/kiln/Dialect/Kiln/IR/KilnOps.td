@@ -383,7 +383,7 @@ def Kiln_CastOp : Kiln_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 
 class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
                        string opSummary, bit widensIntegers = 0,
-                       list<Trait> traits = []>
+                       list<Trait> traits = [], string resultElement = "">
     : Kiln_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor,
                                              DeclareOpInterfaceMethods<Kiln_DimsOpInterface>],
                                     !if(widensIntegers, [Kiln_PromotesToResult],
@@ -395,8 +395,9 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
   let description = !strconcat(opSummary, [{ over `dims` (sorted, distinct,
     non-negative; empty means every dim), keeping them as size 1 when
     `keepdim` is set.}], !if(widensIntegers, [{ Integer and bool inputs give
-    an i64 result, as the runtime's do.}], [{ The result has the input's
-    element type.}]), [{
+    an i64 result, as the runtime's do.}], !if(!empty(resultElement),
+    [{ The result has the input's element type.}], [{ The result is i1.}])),
+    [{
 
     ```mlir
     %s = kiln.}], mnemonic, [{ %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xf32>
@@ -420,7 +421,9 @@ class Kiln_ReductionOp<string mnemonic, Type operandType, Type resultType,
       return inferReductionResult(loc, input, adaptor.getDims(),
                                   adaptor.getKeepdim(), }],
       !if(widensIntegers, "widenedIntegers(input)",
-          "::mlir::cast<::mlir::ShapedType>(input).getElementType()"), [{,
+          !if(!empty(resultElement),
+              "::mlir::cast<::mlir::ShapedType>(input).getElementType()",
+              resultElement)), [{,
                                   inferred);
     }
     ::llvm::LogicalResult $cppClass::verify() {
@@ -443,6 +446,14 @@ def Kiln_AminOp : Kiln_ReductionOp<"amin", Kiln_NumericTensor,
                                    "Minimum (NaN propagating)">;
 def Kiln_ProdOp : Kiln_ReductionOp<"prod", Kiln_Tensor, Kiln_NumericTensor,
                                    "Product (wrapping on integers)", 1>;
+// kiln-decompose-composites writes these with kiln.cmp and kiln.sum (a
+// count of the nonzero or zero elements).
+def Kiln_AnyOp : Kiln_ReductionOp<"any", Kiln_Tensor, Kiln_BoolTensor,
+                                  "Whether some element is nonzero", 0, [],
+                                  "::mlir::IntegerType::get(context, 1)">;
+def Kiln_AllOp : Kiln_ReductionOp<"all", Kiln_Tensor, Kiln_BoolTensor,
+                                  "Whether every element is nonzero", 0, [],
+                                  "::mlir::IntegerType::get(context, 1)">;
 
 class Kiln_ArgReductionOp<string mnemonic, string which>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor, Kiln_NoBoolInput,
@@ -1444,6 +1455,46 @@ def Kiln_IsinfOp : Kiln_ValueTestOp<"isinf",
 def Kiln_IsfiniteOp : Kiln_ValueTestOp<"isfinite",
     "whether x is neither NaN nor infinite">;
 def Kiln_LogicalNotOp : Kiln_ValueTestOp<"logical_not", "whether x is 0">;
+
+// The truth (nonzero) of two tensors of any element types combined, as
+// bools of their broadcast shape: kiln-decompose-composites writes it with
+// kiln.cmp (bools multiplied as and, added as or).
+class Kiln_LogicalOp<string mnemonic, string opSummary>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::" # mnemonic # "($lhs, $rhs)";
+  let traceWith = "traceBinary";
+  let tensorMethod = 1;
+  let summary = opSummary;
+  let description = !strconcat("Elementwise `", mnemonic, "`: ", opSummary,
+    [{, an i1 tensor of the operands' broadcast shape; any element types,
+    compared with 0 as numbers.
+
+    ```mlir
+    %m = kiln.}], mnemonic, [{ %a, %b : (tensor<?x16xf32>, tensor<16xi1>) -> tensor<?x16xi1>
+    ```
+  }]);
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
+  let results = (outs Kiln_BoolTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      return inferBroadcastResult(
+          loc, {adaptor.getLhs().getType(), adaptor.getRhs().getType()},
+          ::mlir::IntegerType::get(context, 1), inferred);
+    }
+  }];
+}
+
+def Kiln_LogicalAndOp : Kiln_LogicalOp<"logical_and",
+    "whether both elements are nonzero">;
+def Kiln_LogicalOrOp : Kiln_LogicalOp<"logical_or",
+    "whether either element is nonzero">;
 
 // An activation that passes positive floats and scales what is below
 // zero by an f64 factor (a constant or a run-time value):
