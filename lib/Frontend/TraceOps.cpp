@@ -1567,13 +1567,7 @@ std::optional<int> Tracer::traceConvTranspose2d(const KilnCall &call) {
   }
   // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
   // in and out swapped, as [O, C/g, kH, kW].
-  int wc = *w;
-  for (int64_t d = 2; d < 4; ++d) {
-    int k = sizeOf(*w, d);
-    wc = cx.indexSelect(
-        wc, d,
-        apply<ko::SubOp>(loc, cx.wrapped(sub(k, cx.i64(1))), cx.positions(k)));
-  }
+  int wc = build<ko::FlipOp>(loc, val(*w), llvm::ArrayRef<int64_t>{2, 3});
   int perGroup = cx.host(BO_Div, channels, cx.hostMax(groups, cx.i64(1)));
   int outPerGroup = sizeOf(*w, 1), kh = sizeOf(*w, 2), kw = sizeOf(*w, 3);
   wc = reshape(wc, {groups, perGroup, outPerGroup, kh, kw}, loc);
@@ -1842,53 +1836,32 @@ std::optional<int> Tracer::traceIndexSelect(const KilnCall &call) {
 
 std::optional<int> Tracer::traceFlip(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   std::optional<int> x = cx.tensor(0);
   std::vector<int64_t> dims;
   if (!x || !cx.constantList(1, "dims", dims))
     return std::nullopt;
   std::set<int64_t> seen(dims.begin(), dims.end());
   if (seen.size() != dims.size() || seen.empty())
-    return breakAt(loc, "kiln::flip with no dims or a dim given twice");
-  int y = *x;
-  for (int64_t d : dims) {
+    return breakAt(call.loc, "kiln::flip with no dims or a dim given twice");
+  for (int64_t d : dims)
     needsDim(*x, d);
-    int size = dimOf(*x, d, loc);
-    int last = cx.host(BO_Sub, size, cx.i64(1));
-    y = cx.indexSelect(
-        y, d, apply<ko::SubOp>(loc, cx.wrapped(last), cx.positions(size)));
-  }
-  return y;
+  return build<ko::FlipOp>(call.loc, val(*x), dims);
 }
 
 std::optional<int> Tracer::traceRoll(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   std::optional<int> x = cx.tensor(0);
   std::vector<int64_t> shifts, dims;
   if (!x || !cx.constantList(1, "shifts", shifts) ||
       !cx.constantList(2, "dims", dims))
     return std::nullopt;
   if (dims.empty() || dims.size() != shifts.size())
-    return breakAt(loc, "kiln::roll without one dim per shift (the "
-                        "flattened roll is not traced)");
+    return breakAt(call.loc, "kiln::roll without one dim per shift (the "
+                             "flattened roll is not traced)");
   int y = *x;
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = dims[i];
-    needsDim(*x, d);
-    // Element j comes from (j - shift) mod size.
-    int size = dimOf(*x, d, loc);
-    int modulus = cx.hostMax(size, cx.i64(1));
-    int r = cx.host(
-        BO_Rem,
-        cx.scalarAdd(cx.host(BO_Rem, cx.i64(shifts[i]), modulus), modulus),
-        modulus);
-    int from = apply<ko::AddOp>(loc, cx.positions(size),
-                                cx.wrapped(cx.host(BO_Sub, size, r)));
-    int sizeT = cx.wrapped(size);
-    y = cx.indexSelect(y, d,
-                       where(cx.cmp(from, sizeT, kGE),
-                             apply<ko::SubOp>(loc, from, sizeT), from, loc));
+    needsDim(*x, dims[i]);
+    y = build<ko::RollOp>(call.loc, val(y), shifts[i], dims[i]);
   }
   return y;
 }

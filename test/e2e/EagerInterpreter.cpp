@@ -197,6 +197,7 @@ private:
         .Case([&](arith::SubIOp o) { set(o, i(o.getLhs()) - i(o.getRhs())); })
         .Case([&](arith::MulIOp o) { set(o, i(o.getLhs()) * i(o.getRhs())); })
         .Case([&](arith::DivSIOp o) { set(o, i(o.getLhs()) / i(o.getRhs())); })
+        .Case([&](arith::RemSIOp o) { set(o, i(o.getLhs()) % i(o.getRhs())); })
         .Case([&](arith::CmpIOp o) {
           int64_t a = i(o.getLhs()), b = i(o.getRhs());
           using P = arith::CmpIPredicate;

@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 22 passed, 0 failed
+// CHECK: 25 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -104,6 +104,22 @@ func.func @logical(%x: tensor<?x?xf32>, %n: tensor<?xi64>, %b: tensor<?x?xi1>) -
   %6 = kiln.all %x dims [1] keepdim : tensor<?x?xf32> -> tensor<?x1xi1>
   %7 = kiln.any %b dims [1] : tensor<?x?xi1> -> tensor<?xi1>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<?x1xi1>, tensor<?xi1>
+}
+
+// flip over one and several dims, roll by shifts below, past and above
+// the size (negative too), on floats, integers and bools; an empty dim.
+// E2E: @flip_roll f32[3,5] i64[4,2]{-9,9} i1[2,3]
+// E2E: @flip_roll f32[1,1] i64[1,2]{0,9} i1[1,4]
+// E2E: @flip_roll f32[2,0] i64[3,2]{0,9} i1[1,1]
+func.func @flip_roll(%x: tensor<?x?xf32>, %n: tensor<?x2xi64>, %b: tensor<?x?xi1>) -> (tensor<?x?xf32>, tensor<?x2xi64>, tensor<?x?xi1>, tensor<?x?xf32>, tensor<?x2xi64>, tensor<?x?xi1>, tensor<?x?xf32>) {
+  %0 = kiln.flip %x dims [0, 1] : tensor<?x?xf32>
+  %1 = kiln.flip %n dims [1] : tensor<?x2xi64>
+  %2 = kiln.flip %b dims [0] : tensor<?x?xi1>
+  %3 = kiln.roll %x shift 2 dim 1 : tensor<?x?xf32>
+  %4 = kiln.roll %n shift -5 dim 0 : tensor<?x2xi64>
+  %5 = kiln.roll %b shift 7 dim 1 : tensor<?x?xi1>
+  %6 = kiln.roll %x shift -1 dim 0 : tensor<?x?xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x?xf32>, tensor<?x2xi64>, tensor<?x?xi1>, tensor<?x?xf32>, tensor<?x2xi64>, tensor<?x?xi1>, tensor<?x?xf32>
 }
 
 // leaky_relu and elu with constant and run-time factors, on inf, -inf,

@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 33 passed, 0 failed
+// CHECK: 35 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -158,6 +158,18 @@ func.func @elementwise_composites(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %w: 
   %s = kiln.sign %x : tensor<?x?xf32>
   %4 = kiln.mul %s, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// flip and roll (through their gathers): the gradient flipped and rolled
+// back, whatever the shift's sign and size.
+// E2E-GRAD: @flip_roll f32[3,5]
+// E2E-GRAD: @flip_roll f32[1,2]
+func.func @flip_roll(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.flip %x dims [0, 1] : tensor<?x?xf32>
+  %1 = kiln.roll %x shift -7 dim 1 : tensor<?x?xf32>
+  %r = kiln.roll %x shift 2 dim 0 : tensor<?x?xf32>
+  %2 = kiln.flip %r dims [1] : tensor<?x?xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // Activations: tan, atan, erfc, softplus (past its threshold of 20 too),

@@ -271,6 +271,37 @@ func.func @quantifiers(%x: tensor<?x4xf32>) -> (tensor<i1>, tensor<?x1xi1>) {
   return %0, %1 : tensor<i1>, tensor<?x1xi1>
 }
 
+// CHECK-LABEL: func.func @flip_roll
+func.func @flip_roll(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // flip: positions size - 1 - i, placed along the dim, broadcast to x's
+  // shape and gathered.
+  // CHECK: %[[S:.*]] = kiln.dim %[[X:[^,]*]], 1 : tensor<?x4xf32>
+  // CHECK: %[[LAST:.*]] = arith.subi %[[S]], %{{.*}} : index
+  // CHECK: %[[L:.*]] = kiln.from_scalar %[[LAST]] : index -> tensor<i64>
+  // CHECK: %[[P:.*]] = kiln.arange %{{.*}}, %[[S]], %{{.*}} : tensor<?xi64>
+  // CHECK: %[[AT:.*]] = kiln.sub %[[L]], %[[P]] : (tensor<i64>, tensor<?xi64>) -> tensor<?xi64>
+  // CHECK: %[[PL:.*]] = kiln.reshape %[[AT]] : tensor<?xi64> -> tensor<1x4xi64>
+  // CHECK: %[[E:.*]] = kiln.cmp eq, %[[X]], %[[X]]
+  // CHECK: %[[I:.*]] = kiln.where %[[E]], %[[PL]], %[[PL]] : (tensor<?x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<?x4xi64>
+  // CHECK: kiln.gather %[[X]], %[[I]] dim 1 : (tensor<?x4xf32>, tensor<?x4xi64>) -> tensor<?x4xf32>
+  %0 = kiln.flip %x dims [1] : tensor<?x4xf32>
+  // roll: the shift reduced modulo the size at run time, positions past
+  // the end wrapped.
+  // CHECK: %[[S0:.*]] = kiln.dim %[[X]], 0
+  // CHECK: arith.maxsi %[[S0]]
+  // CHECK: arith.remsi
+  // CHECK: arith.remsi
+  // CHECK: %[[F:.*]] = kiln.add
+  // CHECK: %[[PAST:.*]] = kiln.cmp ge, %[[F]]
+  // CHECK: %[[BACK:.*]] = kiln.sub %[[F]]
+  // CHECK: kiln.where %[[PAST]], %[[BACK]], %[[F]]
+  // CHECK: kiln.gather %[[X]], %{{.*}} dim 0
+  %1 = kiln.roll %x shift -3 dim 0 : tensor<?x4xf32>
+  // CHECK-NOT: kiln.flip
+  // CHECK-NOT: kiln.roll
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
+}
+
 // CHECK-LABEL: func.func @below_zero
 func.func @below_zero(%x: tensor<?x4xf32>, %k: f64)
     -> (tensor<?x4xf32>, tensor<?x4xf32>) {

@@ -84,6 +84,22 @@ func.func @any_dims(%a: tensor<3x2xf32>) {
 
 // -----
 
+func.func @flip_dims(%a: tensor<3x2xf32>) {
+  // expected-error@+1 {{dim 2 is out of range for rank 2}}
+  %0 = kiln.flip %a dims [0, 2] : tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @roll_dim(%a: tensor<3xf32>) {
+  // expected-error@+1 {{dim 1 is out of range for rank 1}}
+  %0 = kiln.roll %a shift 1 dim 1 : tensor<3xf32>
+  return
+}
+
+// -----
+
 func.func @bool_sign(%a: tensor<3xi1>) {
   // expected-error@+1 {{not supported for dtype i1; convert with to(kiln::kFloat32) first}}
   %0 = kiln.sign %a : tensor<3xi1>

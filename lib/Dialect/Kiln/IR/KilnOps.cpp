@@ -1341,6 +1341,8 @@ KILN_INPUT_DIMS(AminOp, true)
 KILN_INPUT_DIMS(ProdOp, true)
 KILN_INPUT_DIMS(AnyOp, true)
 KILN_INPUT_DIMS(AllOp, true)
+KILN_INPUT_DIMS(FlipOp, false)
+KILN_INPUT_DIMS(RollOp, false)
 KILN_INPUT_DIMS(ArgmaxOp, true)
 KILN_INPUT_DIMS(ArgminOp, true)
 KILN_INPUT_DIMS(CumsumOp, true)
@@ -1370,3 +1372,25 @@ void UnsqueezeOp::normalizeDims() {
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
+
+LogicalResult FlipOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
+  ArrayRef<int64_t> dims = getDims();
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (failed(verifyDimInRange(getOperation(), d, rank, "dim")))
+      return failure();
+    if (i > 0 && dims[i - 1] >= d)
+      return emitOpError("dims must be sorted and distinct, got ")
+             << shapeStr(dims);
+  }
+  return success();
+}
+
+LogicalResult RollOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
+  return verifyDimInRange(getOperation(), getDim(), rank, "dim");
+}

@@ -412,6 +412,85 @@ template <typename OpTy> struct DecomposeQuantifier : OpRewritePattern<OpTy> {
   }
 };
 
+/// x's elements picked along dim d at positions `at` (an int64 [size(d)]):
+/// a kiln.gather whose index is `at` placed along d and broadcast to x's
+/// shape (a where of one value on both sides).
+Value gatherAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
+                  Value at, Value size) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  shape[d] = type.getDimSize(d);
+  SmallVector<Value> dynamic;
+  if (ShapedType::isDynamic(shape[d]))
+    dynamic.push_back(size);
+  Value placed = k::ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, b.getI64Type()), at, dynamic);
+  Value everywhere = k::CmpOp::create(b, loc, k::CmpPredicate::eq, x, x);
+  Value index = k::WhereOp::create(b, loc, everywhere, placed, placed);
+  return k::GatherOp::create(b, loc, x, index, b.getI64IntegerAttr(d));
+}
+
+/// Positions 0 .. size - 1 as an int64 tensor.
+Value positions(PatternRewriter &b, Location loc, Value size) {
+  return k::ArangeOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type()),
+      indexConstant(b, loc, 0), size, indexConstant(b, loc, 1));
+}
+
+Value wrappedIndex(PatternRewriter &b, Location loc, Value i) {
+  return k::FromScalarOp::create(b, loc,
+                                 RankedTensorType::get({}, b.getI64Type()), i);
+}
+
+/// flip: each dim gathered at size - 1 - i.
+struct DecomposeFlip : OpRewritePattern<k::FlipOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::FlipOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value y = op.getInput();
+    for (int64_t d : op.getDims()) {
+      Value size = dimOf(b, loc, y, d);
+      Value last =
+          arith::SubIOp::create(b, loc, size, indexConstant(b, loc, 1));
+      Value at = k::SubOp::create(b, loc, wrappedIndex(b, loc, last),
+                                  positions(b, loc, size));
+      y = gatherAlong(b, loc, y, d, at, size);
+    }
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// roll: element i from (i - shift) mod size, that is (i + size - r) with
+/// size subtracted past the end, r the shift reduced into [0, size) (0 for
+/// an empty dim).
+struct DecomposeRoll : OpRewritePattern<k::RollOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::RollOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    int64_t d = op.getDim();
+    Value size = dimOf(b, loc, x, d);
+    Value modulus =
+        arith::MaxSIOp::create(b, loc, size, indexConstant(b, loc, 1));
+    Value shift = indexConstant(b, loc, op.getShift());
+    Value r = arith::RemSIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::RemSIOp::create(b, loc, shift, modulus), modulus),
+        modulus);
+    Value sizeT = wrappedIndex(b, loc, size);
+    Value from = k::AddOp::create(
+        b, loc, positions(b, loc, size),
+        wrappedIndex(b, loc, arith::SubIOp::create(b, loc, size, r)));
+    Value wrappedFrom = k::WhereOp::create(
+        b, loc, k::CmpOp::create(b, loc, k::CmpPredicate::ge, from, sizeT),
+        k::SubOp::create(b, loc, from, sizeT), from);
+    return replaceCasting(b, op, gatherAlong(b, loc, x, d, wrappedFrom, size));
+  }
+};
+
 /// leaky_relu and elu: x where it is positive, else x times the factor
 /// (leaky_relu) or expm1 of it times the factor (elu), the exponential
 /// taken of 0 where x is positive.
@@ -604,5 +683,6 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
            DecomposeMaskedFill, DecomposeLerp, DecomposeLogical<LogicalAndOp>,
            DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
-           DecomposeQuantifier<AllOp>>(patterns.getContext());
+           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
+          patterns.getContext());
 }

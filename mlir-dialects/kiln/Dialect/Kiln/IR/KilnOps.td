@@ -1519,6 +1519,47 @@ class Kiln_BelowZeroOp<string mnemonic, string factor, string below>
   let assemblyFormat = "$input `,` $factor attr-dict `:` type($input)";
 }
 
+def Kiln_FlipOp : Kiln_Op<"flip", [Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::flip($input, $dims)";
+  let summary = "the elements in reverse order along dims";
+  let description = [{
+    torch's `flip`: the input with the order of its elements reversed along
+    each of `dims` (sorted, distinct, non-negative once the input's rank is
+    known). kiln-decompose-composites writes it as a kiln.gather per dim,
+    at positions `size - 1 - i`.
+
+    ```mlir
+    %y = kiln.flip %x dims [0, 2] : tensor<?x4x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input `dims` $dims attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Kiln_RollOp : Kiln_Op<"roll", [Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::roll($input, {$shift}, {$dim})";
+  let summary = "the elements shifted cyclically along a dim";
+  let description = [{
+    torch's `roll` along one dim: element `i` of the result is element
+    `(i - shift) mod size` of the input (a roll over several dims is one
+    per dim). kiln-decompose-composites writes it as a kiln.gather, the
+    shift reduced modulo the size at run time (any shift of an empty dim
+    is none).
+
+    ```mlir
+    %y = kiln.roll %x shift -2 dim 1 : tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$shift, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input `shift` $shift `dim` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Kiln_LeakyReluOp : Kiln_BelowZeroOp<"leaky_relu", "negative_slope",
                                         "negative_slope * x">;
 def Kiln_EluOp : Kiln_BelowZeroOp<"elu", "alpha", "alpha * (exp(x) - 1)">;

@@ -27,7 +27,8 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
     The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
     `reshape_as`, `repeat`, `tile`, `rank`, `numel`, `cast_like`,
     `logsumexp`, `var`, `std`, `tril`, `triu`, `isnan`, `isinf`, `isfinite`,
-    `logical_not`, `logical_and`, `logical_or`, `any`, `all`, `sign`,
+    `logical_not`, `logical_and`, `logical_or`, `any`, `all`, `flip`,
+    `roll`, `sign`,
     `leaky_relu`, `elu`, `masked_fill`, `lerp`; a
     `conv2d` or 2-d pool of one unbatched `[C, H, W]` image) are functions of the runtime that the
     tracer takes whole, so that each is defined once, in the dialect, and
