@@ -164,8 +164,9 @@ Tensor relu(const Tensor &x) {
       grad, x, out,
       [](const Tensor &g, const SavedTensor &x, const SavedTensor &o) {
         (void)x;
-        (void)o;
-        return g * (o.get() > 0);
+        // threshold_backward: 0 where the result is at most 0 (a NaN
+        // gradient too), the gradient elsewhere (a NaN result too).
+        return where(o.get() <= 0, zeros({}, g.dtype()), g);
       });
 }
 

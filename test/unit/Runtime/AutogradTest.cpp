@@ -480,6 +480,15 @@ TEST_CASE("edge cases torch handles: zero norms, 0-d reductions, masked "
   Tensor z = zeros({3}, kFloat64).requires_grad_();
   (norm(z) + kiln::std(z)).backward();
   checkTensor(z.grad(), {3}, kFloat64, {0, 0, 0});
+  // relu's gradient is threshold_backward: 0 where the result is at most 0,
+  // even for a NaN gradient (a one-element std with correction 1), and the
+  // gradient itself where the input is NaN.
+  Tensor r = full({3}, -1.0, kFloat64);
+  r.narrow(0, 2, 1).fill_(std::numeric_limits<double>::quiet_NaN());
+  r.requires_grad_();
+  Tensor nanGrad = kiln::std(relu(r).narrow(0, 0, 1), {0}, 1, false);
+  (nanGrad + (relu(r) * 3).narrow(0, 2, 1).sum()).backward();
+  checkTensor(r.grad(), {3}, kFloat64, {0, 0, 3});
   // A 0-d tensor reduced over dim 0.
   Tensor s = full({}, 2.0, kFloat64).requires_grad_();
   (sum(s, 0) + mean(s, 0, true) + amax(s, {0})).backward();

@@ -317,10 +317,11 @@ LogicalResult gradient(AbsOp op, Grads dy, Grad &g) {
 }
 
 LogicalResult gradient(ReluOp op, Grads dy, Grad &g) {
-  // threshold_backward: the gradient where the result is positive.
+  // threshold_backward: 0 where the result is at most 0 (a NaN gradient
+  // too), the gradient elsewhere (where the result is NaN too).
   Value y = op.getResult();
-  g.set(0, g.where(g.cmp(CmpPredicate::gt, y, g.scalar(0, y)), dy[0],
-                   g.scalar(0, dy[0])));
+  g.set(0, g.where(g.cmp(CmpPredicate::le, y, g.scalar(0, y)),
+                   g.scalar(0, dy[0]), dy[0]));
   return success();
 }
 
