@@ -169,15 +169,20 @@ void printBackward(llvm::raw_ostream &os, const Graph &g) {
     return;
   }
   const Graph::BackwardReport &r = *g.backwardReport;
-  os << "    backward " << g.name << "_backward: the forward saves";
-  for (const Graph::Saved &s : g.saved) {
-    os << " " << s.fromName() << " ";
+  // "input x", "result 0", "extra f32[?,?]".
+  auto name = [&](const Graph::Saved &s) {
+    os << s.fromName() << " ";
     if (s.from == Graph::Saved::From::Input)
       os << g.inputs[s.index].expr;
     else if (s.from == Graph::Saved::From::Result)
       os << s.index;
     else
       os << savedType(s);
+  };
+  os << "    backward " << g.name << "_backward: the forward saves";
+  for (const Graph::Saved &s : g.saved) {
+    os << " ";
+    name(s);
     os << ",";
   }
   os << " " << r.savedBytes
@@ -187,11 +192,10 @@ void printBackward(llvm::raw_ostream &os, const Graph &g) {
      << mlir::kiln::kDynamicSizeEstimate << ")";
   if (!g.versionChecked.empty()) {
     os << "; checked at backward for in-place changes (what eager saves):";
-    for (const Graph::Saved &s : g.versionChecked)
-      os << (&s == &g.versionChecked.front() ? " " : ", ") << s.fromName()
-         << " "
-         << (s.from == Graph::Saved::From::Input ? g.inputs[s.index].expr
-                                                 : std::to_string(s.index));
+    for (const Graph::Saved &s : g.versionChecked) {
+      os << (&s == &g.versionChecked.front() ? " " : ", ");
+      name(s);
+    }
   }
   os << "\n";
   llvm::StringRef text = r.ir;

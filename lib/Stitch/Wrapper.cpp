@@ -267,25 +267,26 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     os << "  if (!kiln::abi::GraphCall(site, kiln_entry_" << g.name
        << (cuda ? ", kiln::Device::cuda()" : "") << ")";
     if (g.hasBackward()) {
+      // A braced list of kiln::abi::SavedValue.
+      auto savedValues = [&](const std::vector<Graph::Saved> &values) {
+        os << "{";
+        for (size_t i = 0; i < values.size(); ++i) {
+          const Graph::Saved &s = values[i];
+          os << (i ? ", " : "") << "{kiln::abi::SavedValue::" << s.fromName()
+             << ", " << s.index;
+          if (s.from == Graph::Saved::From::Extra)
+            os << ", " << s.rank << ", " << dtypeSpelling(s.element)
+               << (s.scalar ? ", true" : "");
+          os << "}";
+        }
+        os << "}";
+      };
       os << "\n           .backward(kiln_entry_" << g.name
-         << "_forward, kiln_entry_" << g.name << "_backward, {";
-      for (size_t i = 0; i < g.saved.size(); ++i) {
-        const Graph::Saved &s = g.saved[i];
-        os << (i ? ", " : "") << "{kiln::abi::SavedValue::" << s.fromName()
-           << ", " << s.index;
-        if (s.from == Graph::Saved::From::Extra)
-          os << ", " << s.rank << ", " << dtypeSpelling(s.element)
-             << (s.scalar ? ", true" : "");
-        os << "}";
-      }
-      os << "}";
+         << "_forward, kiln_entry_" << g.name << "_backward, ";
+      savedValues(g.saved);
       if (!g.versionChecked.empty()) {
-        os << ", {";
-        for (size_t i = 0; i < g.versionChecked.size(); ++i)
-          os << (i ? ", " : "")
-             << "{kiln::abi::SavedValue::" << g.versionChecked[i].fromName()
-             << ", " << g.versionChecked[i].index << "}";
-        os << "}";
+        os << ", ";
+        savedValues(g.versionChecked);
       }
       os << ")";
     } else if (g.autograd) { // a call that needs gradients runs eagerly

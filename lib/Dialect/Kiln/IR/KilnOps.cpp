@@ -138,17 +138,24 @@ LogicalResult mlir::kiln::verifyDimInRange(Operation *op, int64_t dim,
   return success();
 }
 
-LogicalResult mlir::kiln::verifyReductionDims(Operation *op, Type input,
-                                              ArrayRef<int64_t> dims) {
-  int64_t rank = rankedOf(input).getRank();
+/// Each of dims in [0, rank), sorted and distinct.
+static LogicalResult verifySortedDims(Operation *op, ArrayRef<int64_t> dims,
+                                      int64_t rank) {
   for (auto [i, d] : llvm::enumerate(dims)) {
-    if (failed(verifyDimInRange(op, d, std::max<int64_t>(rank, 1), "dim")))
+    if (failed(verifyDimInRange(op, d, rank, "dim")))
       return failure();
     if (i > 0 && dims[i - 1] >= d)
       return op->emitOpError("dims must be sorted and distinct, got ")
              << shapeStr(dims);
   }
   return success();
+}
+
+LogicalResult mlir::kiln::verifyReductionDims(Operation *op, Type input,
+                                              ArrayRef<int64_t> dims) {
+  // A 0-d input takes dim 0, as the runtime's reductions do.
+  return verifySortedDims(op, dims,
+                          std::max<int64_t>(rankedOf(input).getRank(), 1));
 }
 
 LogicalResult mlir::kiln::inferReductionResult(
@@ -1376,16 +1383,9 @@ void UnsqueezeOp::normalizeDims() {
 LogicalResult FlipOp::verify() {
   if (hasOpenTypes(*this))
     return success();
-  int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
-  ArrayRef<int64_t> dims = getDims();
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    if (failed(verifyDimInRange(getOperation(), d, rank, "dim")))
-      return failure();
-    if (i > 0 && dims[i - 1] >= d)
-      return emitOpError("dims must be sorted and distinct, got ")
-             << shapeStr(dims);
-  }
-  return success();
+  return verifySortedDims(
+      getOperation(), getDims(),
+      cast<RankedTensorType>(getInput().getType()).getRank());
 }
 
 LogicalResult RollOp::verify() {

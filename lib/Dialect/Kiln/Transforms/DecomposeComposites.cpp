@@ -48,6 +48,19 @@ Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Positions 0 .. size - 1 as an int64 tensor.
+Value positions(PatternRewriter &b, Location loc, Value size) {
+  return k::ArangeOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type()),
+      indexConstant(b, loc, 0), size, indexConstant(b, loc, 1));
+}
+
+/// An index or i64 value as a 0-d int64 tensor (a wrapped integer).
+Value wrappedInteger(PatternRewriter &b, Location loc, Value i) {
+  return k::FromScalarOp::create(b, loc,
+                                 RankedTensorType::get({}, b.getI64Type()), i);
+}
+
 /// A 0-d float tensor of element type e holding v.
 Value floatScalar(PatternRewriter &b, Location loc, Type e, double v) {
   return k::FullOp::create(b, loc, RankedTensorType::get({}, e), ValueRange{},
@@ -277,10 +290,9 @@ template <typename OpTy> struct DecomposeVariance : OpRewritePattern<OpTy> {
                                                op.getCorrectionValue()))
             : Value(arith::ConstantIntOp::create(
                   b, loc, static_cast<int64_t>(op.getCorrection()), 64));
-    Value wrapped = k::FromScalarOp::create(
-        b, loc, RankedTensorType::get({}, b.getI64Type()), correction);
-    Value variance = k::DivOp::create(b, loc, squares,
-                                      k::SubOp::create(b, loc, count, wrapped));
+    Value variance = k::DivOp::create(
+        b, loc, squares,
+        k::SubOp::create(b, loc, count, wrappedInteger(b, loc, correction)));
     if constexpr (std::is_same_v<OpTy, k::StdOp>) {
       // The root is taken of 1 where the variance is 0 and 0 given there:
       // the same values, and torch's gradient when a backward is built of
@@ -309,11 +321,8 @@ template <typename OpTy> struct DecomposeTriangle : OpRewritePattern<OpTy> {
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank();
     Type i64 = b.getI64Type();
-    auto range = [&](int64_t d) -> Value {
-      return k::ArangeOp::create(
-          b, loc, RankedTensorType::get({ShapedType::kDynamic}, i64),
-          indexConstant(b, loc, 0), dimOf(b, loc, x, d),
-          indexConstant(b, loc, 1));
+    auto range = [&](int64_t d) {
+      return positions(b, loc, dimOf(b, loc, x, d));
     };
     Value rows =
         k::UnsqueezeOp::create(b, loc, range(rank - 2), b.getI64IntegerAttr(1));
@@ -430,18 +439,6 @@ Value gatherAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
   return k::GatherOp::create(b, loc, x, index, b.getI64IntegerAttr(d));
 }
 
-/// Positions 0 .. size - 1 as an int64 tensor.
-Value positions(PatternRewriter &b, Location loc, Value size) {
-  return k::ArangeOp::create(
-      b, loc, RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type()),
-      indexConstant(b, loc, 0), size, indexConstant(b, loc, 1));
-}
-
-Value wrappedIndex(PatternRewriter &b, Location loc, Value i) {
-  return k::FromScalarOp::create(b, loc,
-                                 RankedTensorType::get({}, b.getI64Type()), i);
-}
-
 /// flip: each dim gathered at size - 1 - i.
 struct DecomposeFlip : OpRewritePattern<k::FlipOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -453,7 +450,7 @@ struct DecomposeFlip : OpRewritePattern<k::FlipOp> {
       Value size = dimOf(b, loc, y, d);
       Value last =
           arith::SubIOp::create(b, loc, size, indexConstant(b, loc, 1));
-      Value at = k::SubOp::create(b, loc, wrappedIndex(b, loc, last),
+      Value at = k::SubOp::create(b, loc, wrappedInteger(b, loc, last),
                                   positions(b, loc, size));
       y = gatherAlong(b, loc, y, d, at, size);
     }
@@ -480,10 +477,10 @@ struct DecomposeRoll : OpRewritePattern<k::RollOp> {
         arith::AddIOp::create(
             b, loc, arith::RemSIOp::create(b, loc, shift, modulus), modulus),
         modulus);
-    Value sizeT = wrappedIndex(b, loc, size);
+    Value sizeT = wrappedInteger(b, loc, size);
     Value from = k::AddOp::create(
         b, loc, positions(b, loc, size),
-        wrappedIndex(b, loc, arith::SubIOp::create(b, loc, size, r)));
+        wrappedInteger(b, loc, arith::SubIOp::create(b, loc, size, r)));
     Value wrappedFrom = k::WhereOp::create(
         b, loc, k::CmpOp::create(b, loc, k::CmpPredicate::ge, from, sizeT),
         k::SubOp::create(b, loc, from, sizeT), from);
