@@ -202,8 +202,10 @@ llvm::Expected<std::string> emitEagerEntry(const Graph &g,
       return llvm::createStringError("aot_eager: an argument of type " +
                                      spelled(type) + " in " +
                                      fn.getName().str());
-    os << "  const auto i" << i << " = *static_cast<const " << scalar << " *>("
-       << arg << ");\n";
+    // (A backward's "gradient needed" flags go unread: aot_eager computes
+    // every gradient.)
+    os << "  [[maybe_unused]] const auto i" << i << " = *static_cast<const "
+       << scalar << " *>(" << arg << ");\n";
   }
   // The results: a descriptor each, then the int32 status.
   os << "  char *results = static_cast<char *>(args[0]);\n"

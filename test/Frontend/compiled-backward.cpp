@@ -5,8 +5,11 @@
 // gelu from it), and its results' grad_fn is the graph's compiled backward,
 // one autograd node that backward() runs (KILN_STATS: backward_compiled). The
 // losses, every parameter's gradient and the input's match the uncompiled
-// build through three SGD steps, on shapes the source never names; the
-// same functions run compiled under NoGradGuard. A graph whose backward
+// build through three SGD steps, on shapes the source never names, and
+// through two more with the first layer frozen and an input that needs no
+// gradient (the compiled backward skips what only their gradients read:
+// kiln-skip-unneeded-gradients); the same functions run compiled under
+// NoGradGuard. A graph whose backward
 // cannot be built (an allow_in_graph call, which the recomputed forward
 // would run again) runs eagerly when a gradient is needed, with a warning
 // that says so, and compiled otherwise. kiln explain --autograd
@@ -49,7 +52,7 @@ struct Mlp {
   // for in-place changes: x and w1 for the first product, w2 for the
   // second; the bias feeds no formula.)
   // EXPLAIN: backward kiln_Mlp__forward_[[G:[0-9]+]]_backward: the forward saves input x, input this->w1, input this->b1, input this->w2, extra f32[?,?], 65536 bytes beyond its inputs and results; the backward computes 2 ops of the forward again, 131072 bytes (each dynamic dim counted as 128); checked at backward for in-place changes (what eager saves): input x, input this->w1, input this->w2
-  // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>)
+  // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>, %arg6: i64 {kiln.gradient_need = 0 : i64}, %arg7: i64 {kiln.gradient_need = 1 : i64}, %arg8: i64 {kiln.gradient_need = 2 : i64}, %arg9: i64 {kiln.gradient_need = 3 : i64})
   // EXPLAIN: %0 = kiln.add %arg4, %arg2
   // EXPLAIN-NEXT: %1 = kiln.gelu %0
   // EXPLAIN-NOT: kiln.matmul %arg0, %arg1
@@ -76,7 +79,7 @@ static void print(const char *what, const Tensor &t) {
   std::printf("\n");
 }
 
-// EXEC: kiln-stats graph_calls=6 compiled=5 guard_misses=1 {{.*}} backward_compiled=3
+// EXEC: kiln-stats graph_calls=8 compiled=7 guard_misses=1 {{.*}} backward_compiled=5
 int main(int argc, char **argv) {
   int64_t batch = argc > 1 ? std::atoll(argv[1]) : 5;
   Mlp m{kiln::randn({4, 8}, 1), kiln::randn({8}, 2), kiln::randn({8, 3}, 3)};
@@ -98,6 +101,23 @@ int main(int argc, char **argv) {
     print("x.grad", x.grad());
     opt.step();
   }
+  // A frozen first layer and data that needs no gradient: the backward is
+  // told which gradients are needed and skips the two products that only
+  // w1's and x's gradients read; those it computes are the same.
+  m.w1.requires_grad_(false);
+  Tensor data = x.detach() * 0.5;
+  for (int step = 0; step < 2; ++step) {
+    opt.zero_grad();
+    Tensor loss = kiln::mean(kiln::square(m.forward(data)));
+    loss.backward();
+    print("frozen loss", loss);
+    std::printf("frozen w1.grad defined: %d, data.grad defined: %d\n",
+                m.w1.grad().defined(), data.grad().defined());
+    print("frozen b1.grad", m.b1.grad());
+    print("frozen w2.grad", m.w2.grad());
+    opt.step();
+  }
+  m.w1.requires_grad_();
   Tensor p = peak(x);
   p.backward();
   print("peak", p);

@@ -45,6 +45,7 @@ void mlir::kiln::buildCpuPipeline(OpPassManager &pm,
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
   pm.addNestedPass<func::FuncOp>(createKilnTileAndFuseRows());
+  pm.addPass(createKilnSkipUnneededGradients());
   pm.addPass(createKilnSplitLargeFunctions(
       KilnSplitLargeFunctionsOptions{options.splitOps}));
   addBufferizationPasses(pm);

@@ -32,6 +32,7 @@ void mlir::kiln::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
   buildKilnToLinalgPipeline(pm);
   addFusionPasses(pm);
+  pm.addPass(createKilnSkipUnneededGradients());
   // Function arguments and results are device buffers; so is every
   // buffer bufferization allocates (kiln-gpu-device-buffers).
   addBufferizationPasses(pm);

@@ -546,7 +546,7 @@ bool GraphCall::runForward() {
     replay->results.push_back({o.target->shape(), o.dtype});
   }
   recorder.record(outs, [replay](const autograd::Grads &grads,
-                                 const autograd::Needs &) {
+                                 const autograd::Needs &needs) {
     GraphSite site(replay->graph.c_str());
     GraphCall call(site, replay->entry, replay->device);
     call.backwardOf_ = true;
@@ -570,15 +570,22 @@ bool GraphCall::runForward() {
           g = g.to(replay->device);
         call.input(resultGrads.emplace_back(std::move(g)));
       }
+    // Then whether each gradient is needed: the backward skips what only
+    // the others read (an input that does not require grad).
     autograd::Grads result(replay->inputs.size());
     for (size_t i = 0; i < replay->inputs.size(); ++i)
       if (const autograd::GradSlot &in = replay->inputs[i];
-          isFloating(in.dtype))
+          isFloating(in.dtype)) {
+        call.input(static_cast<int64_t>(needs[i]));
         call.output(result[i], static_cast<int64_t>(in.shape.size()), in.dtype);
+      }
     if (!call.call())
       throw Error("graph " + replay->graph +
                   ": the compiled backward failed a check (a shape check, or "
                   "an allow_in_graph call)");
+    for (size_t i = 0; i < result.size(); ++i)
+      if (!needs[i])
+        result[i] = Tensor(); // not computed
     return result;
   });
   return true;

@@ -399,10 +399,16 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
   for (BlockArgument arg : body.getArguments().drop_front(numArgs))
     backwardTypes.push_back(arg.getType());
   SmallVector<Value> gradients(ret.getOperands().drop_front(numResults));
+  // Then whether each gradient is needed (nonzero when it is).
+  unsigned numInputs = backwardTypes.size();
+  backwardTypes.append(gradients.size(), b.getI64Type());
   out.backward = func::FuncOp::create(
       b, loc, backwardName,
       FunctionType::get(context, backwardTypes,
                         ValueRange(gradients).getTypes()));
+  for (unsigned k = 0; k < gradients.size(); ++k)
+    out.backward.setArgAttr(numInputs + k, kGradientNeedAttrName,
+                            b.getI64IntegerAttr(k));
   auto eraseBackward = llvm::scope_exit([&] {
     if (out.backward)
       out.backward.erase();
@@ -418,7 +424,9 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
       map.map(v, arg);
     }
     map.map(body.getArguments().drop_front(numArgs),
-            entry->getArguments().drop_front(savedValues.size()));
+            entry->getArguments()
+                .drop_front(savedValues.size())
+                .take_front(numInputs - savedValues.size()));
     SmallVector<Value> roots = gradients;
     for (Operation &op : body.without_terminator())
       if (backwardSide.contains(&op) && anchored(op))

@@ -71,4 +71,29 @@ def KilnEmptySlices : Pass<"kiln-empty-slices"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def KilnSkipUnneededGradients
+    : Pass<"kiln-skip-unneeded-gradients", "::mlir::ModuleOp"> {
+  let summary = "Compute a backward's gradients only where they are needed";
+  let description = [{
+    A partitioned backward (kiln-differentiate) returns the gradient of
+    each floating-point input of its forward, and takes per gradient an
+    `i64` argument marked `kiln.gradient_need = k` (the result it guards)
+    that is nonzero when autograd needs that gradient: eager autograd skips
+    the formulas of an input that does not require grad (a data batch, a
+    frozen layer), and so does the compiled backward. On linalg on tensors,
+    each top-level op is tagged with the gradients that read it (through
+    the ops that read it); ops read by the same set run in one `scf.if`
+    on "one of these is needed", sets before their subsets, so that a
+    value computed for more gradients is there for fewer. Ops with memory
+    effects (but calls of runtime kernels that only read their tensors),
+    and what results without a need argument (the status) read, stay
+    unconditional. A skipped gradient's result is an empty tensor of
+    its static sizes (0 in each dynamic dim): the caller drops it. The
+    gradients that are needed are computed by the same ops as before.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_CODEGEN_COMMON_PASSES_TD

@@ -10,6 +10,9 @@
 
 namespace mlir::kiln {
 
+/// The argument attribute of a backward's argument that says whether the
+/// gradient it returns as result `k` (the attribute's value) is needed.
+constexpr llvm::StringLiteral kGradientNeedAttrName = "kiln.gradient_need";
 /// The argument attribute that gives an open argument its type for
 /// kiln-refine-types.
 constexpr llvm::StringLiteral kTypeAttrName = "kiln.type";
@@ -73,8 +76,12 @@ struct ForwardBackward {
   /// fn's arguments in; fn's results, then the extra saved values, out.
   func::FuncOp forward;
   /// The saved values in `saved`'s order, then one gradient per
-  /// floating-point tensor result of fn, in; the gradient of each
-  /// floating-point tensor argument of fn out.
+  /// floating-point tensor result of fn, then per gradient it returns an
+  /// i64 that is nonzero when that gradient is needed, in; the gradient of
+  /// each floating-point tensor argument of fn out. Each need argument
+  /// carries kGradientNeedAttrName, the index of the result it guards: a
+  /// compiled backward skips what only unneeded gradients read
+  /// (kiln-skip-unneeded-gradients), returning unspecified values for them.
   func::FuncOp backward;
   SmallVector<SavedValue> saved;
   /// fn's arguments and results whose elements eager autograd would keep
