@@ -7,8 +7,9 @@ Generates N random compile roots from the seed (docs/testing.md): chains of
 Kiln ops over one to four tensor inputs of every dtype, with broadcasting,
 scalars of every kind, views, reductions, products, norms, host flags,
 loops and out-parameters; with --train, training programs (the float32/64
-inputs require grad, the compiled build uses --autograd, and each input's
-gradient of a random weighting of the outputs is compared too). The roots
+inputs require grad but about a quarter left frozen, the compiled build
+uses --autograd, and each input's gradient of a random weighting of the
+outputs is compared too). The roots
 are batched into translation units;
 each unit is built as it is (eager) and through `kiln compile` (cpu), and
 both programs run at the sizes the source names and at others. Each root
@@ -132,6 +133,7 @@ class Root:
         self.form = "fn"      # fn, method or functor
         self.ret = "out"      # how the second output leaves: out, struct or tuple
         self.train = False    # --train: gradients of its float32/64 inputs too
+        self.frozen = set()   # --train: names of float inputs that do not require grad
 
     @property
     def module(self):
@@ -190,8 +192,19 @@ class Root:
 
     def trained(self):
         """With --train, the inputs that require grad: the float32 and
-        float64 ones (members too)."""
-        return [p for p in self.params if p.dtype in ("f32", "f64")] if self.train else []
+        float64 ones (members too) but the frozen ones."""
+        return [p for p in self.params if p.dtype in ("f32", "f64") and
+                p.name not in self.frozen] if self.train else []
+
+    def freeze(self, seed):
+        """With --train, leaves about a quarter of the float inputs (never
+        all of them) without requires_grad: a frozen layer or a data batch,
+        whose gradients the compiled backward is told to skip."""
+        floats = [p.name for p in self.params if p.dtype in ("f32", "f64")]
+        r = random.Random(seed)
+        self.frozen = {n for n in floats if r.random() < 0.25}
+        if floats and len(self.frozen) == len(floats):
+            self.frozen.discard(floats[0])
 
     def call(self, seed):
         """main's call of the root: inputs built where the call's types show.
@@ -1368,7 +1381,8 @@ def main():
     p.add_argument("--jobs", type=int, default=1, help="translation units built at once")
     p.add_argument("--no-reduce", action="store_true", help="keep failures as generated")
     p.add_argument("--train", action="store_true",
-                   help="training programs: the float32/64 inputs require grad, the compiled "
+                   help="training programs: the float32/64 inputs require grad (about a quarter "
+                        "frozen), the compiled "
                         "build is made with --autograd, and each input's gradient is compared too")
     p.add_argument("--print", action="store_true", help="print the generated program and stop")
     p.add_argument("--progress", action="store_true", help="print the counts after each unit")
@@ -1377,9 +1391,11 @@ def main():
 
     gen = Generator(args.seed)
     roots = [gen.root(i) for i in range(args.count)]
-    for r in roots:
-        r.train = args.train
     seeds = [args.seed * 100003 + i for i in range(args.count)]
+    for r, seed in zip(roots, seeds):
+        r.train = args.train
+        if args.train:
+            r.freeze(seed)
     if args.print:
         sys.stdout.write(program(roots, seeds))
         return 0
