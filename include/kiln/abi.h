@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 namespace kiln::abi {
@@ -160,6 +161,12 @@ int chooseVersion(const GraphSite &site,
 /// the bias as it is. Part of the call, not of the model: not counted as
 /// an eager op.
 Tensor absentBias(const Tensor &bias, const Tensor &weight);
+
+/// What a graph's 0-d operand stands for where a runtime call takes an
+/// optional number (kiln.clamp's bounds, as the eager backend and the
+/// interpreter call kiln::clamp): nothing for an undefined tensor, else its
+/// element as a Scalar of its category.
+std::optional<Scalar> optionalScalar(const Tensor &t);
 
 /// The graph call of code kiln compile left uncompiled, `why`: an
 /// instantiation of a template's statements that the translation unit it

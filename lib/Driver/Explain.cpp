@@ -114,9 +114,21 @@ std::vector<OpLine> opLines(const Graph &g) {
         os << f.getValueAsDouble();
     } else {
       os << name << "(";
-      for (mlir::OpOperand &operand : op.getOpOperands())
-        os << (operand.getOperandNumber() ? ", " : "") << nameOf(operand.get());
-      os << ")";
+      // An optional operand left out (clamp without a min) prints as _.
+      std::vector<std::string> operands;
+      auto segments =
+          op.getAttrOfType<mlir::DenseI32ArrayAttr>("operandSegmentSizes");
+      unsigned next = 0;
+      for (int32_t size :
+           segments ? segments.asArrayRef() : llvm::ArrayRef<int32_t>())
+        if (size == 0)
+          operands.push_back("_");
+        else
+          for (int32_t k = 0; k < size; ++k)
+            operands.push_back(nameOf(op.getOperand(next++)));
+      for (; next < op.getNumOperands(); ++next)
+        operands.push_back(nameOf(op.getOperand(next)));
+      os << llvm::join(operands, ", ") << ")";
       bool first = true;
       for (mlir::NamedAttribute attr : op.getAttrs()) {
         if (attr.getName() == "operandSegmentSizes")

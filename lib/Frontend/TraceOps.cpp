@@ -1978,34 +1978,21 @@ std::optional<int> Tracer::traceLeakyRelu(const KilnCall &call) {
 
 std::optional<int> Tracer::traceClamp(const KilnCall &call) {
   Composite cx(*this, call);
-  SourceLocation loc = call.loc;
   bool absent = false;
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
-  std::optional<int> bounds[2];
+  mlir::Value bounds[2];
   for (unsigned i = 1; i < 3; ++i) {
     std::optional<int> bound = cx.scalar(i, absent);
     if (!bound && !absent)
       return bound;
     if (!absent)
-      bounds[i - 1] = cx.wrapped(*bound);
+      bounds[i - 1] = val(cx.wrapped(*bound));
   }
-  std::optional<int> lo = bounds[0], hi = bounds[1];
-  if (!lo && !hi)
-    return breakAt(loc, "kiln::clamp without a bound (an error in eager)");
-  // The values of maximum(x, lo) then minimum(., hi) (NaN stays NaN, lo >
-  // hi gives hi everywhere), written so that the gradient is eager's
-  // (ClampBackward1): x's only where lo < x < hi strictly, none at a bound
-  // (maximum and minimum would share it there), none at NaN (x * 0).
-  using P = ko::CmpPredicate;
-  int bound = lo ? (hi ? apply<ko::MinimumOp>(loc, *lo, *hi) : *lo) : *hi;
-  int outside =
-      where(cx.cmp(*x, *x, P::ne),
-            apply<ko::MulOp>(loc, *x, cx.wrapped(cx.i64(0))), bound, loc);
-  int below = hi ? where(cx.cmp(*x, *hi, P::lt), *x, *hi, loc) : *x;
-  return lo ? where(cx.cmp(*lo, *x, P::lt), below, outside, loc)
-            : where(cx.cmp(*x, *hi, P::lt), *x, outside, loc);
+  if (!bounds[0] && !bounds[1])
+    return breakAt(call.loc, "kiln::clamp without a bound (an error in eager)");
+  return build<ko::ClampOp>(call.loc, val(*x), bounds[0], bounds[1]);
 }
 
 std::optional<int> Tracer::traceMaskedFill(const KilnCall &call) {

@@ -25,7 +25,11 @@ struct Activations {
   float slope = 0.2f;
   // CHECK-LABEL: Activations::forward (
   // CHECK-NOT: Graph breaks
-  // CHECK: where(
+  // CHECK: %[[LO:[0-9]+]] = from_scalar
+  // CHECK: %[[HI:[0-9]+]] = from_scalar
+  // CHECK: clamp(%0, %[[LO]], %[[HI]])
+  // CHECK: %[[HALF:[0-9]+]] = from_scalar
+  // CHECK: clamp(%0, _, %[[HALF]])
   KILN_COMPILE() Tensor forward(const Tensor &x) const {
     Tensor a = kiln::leaky_relu(x, slope) + x.elu(1.5) + kiln::leaky_relu(x);
     Tensor b = kiln::clamp(x, -1.0f, 2.0f) + x.clamp(std::nullopt, 0.5f) +

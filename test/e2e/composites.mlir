@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 25 passed, 0 failed
+// CHECK: 27 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -168,4 +168,30 @@ func.func @lerp(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %w: f64, %c: tensor<?xf6
   %2 = kiln.lerp %a, %b, %one : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
   %3 = kiln.lerp %c, %d, %w : (tensor<?xf64>, tensor<?xf64>, f64) -> tensor<?xf64>
   return %0, %1, %2, %3 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf64>
+}
+
+// clamp with both bounds, min alone and max alone (run-time), min > max
+// (max everywhere), inf, -inf and NaN (kept) in the input; an integer
+// tensor with integer bounds (stays integer) and with a float bound
+// (float32, as eager's maximum and minimum promote); bf16.
+// E2E: @clamp f32[4,9]*3! f64=0.5 i64[5]{-9,9} bf16[6]
+// E2E: @clamp f32[1,1] f64=-2 i64[1]{0,9} bf16[1]
+func.func @clamp(%x: tensor<?x?xf32>, %v: f64, %n: tensor<?xi64>, %h: tensor<?xbf16>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xbf16>) {
+  %lo = arith.constant -1.0 : f64
+  %hi = arith.constant 2.0 : f64
+  %wlo = kiln.from_scalar %lo : f64 -> tensor<f64>
+  %whi = kiln.from_scalar %hi : f64 -> tensor<f64>
+  %wv = kiln.from_scalar %v : f64 -> tensor<f64>
+  %c3 = arith.constant 3 : index
+  %cm2 = arith.constant -2 : index
+  %i3 = kiln.from_scalar %c3 : index -> tensor<i64>
+  %im2 = kiln.from_scalar %cm2 : index -> tensor<i64>
+  %0 = kiln.clamp %x min %wlo max %whi : (tensor<?x?xf32>, tensor<f64>, tensor<f64>) -> tensor<?x?xf32>
+  %1 = kiln.clamp %x min %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
+  %2 = kiln.clamp %x max %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
+  %3 = kiln.clamp %x min %whi max %wlo : (tensor<?x?xf32>, tensor<f64>, tensor<f64>) -> tensor<?x?xf32>
+  %4 = kiln.clamp %n min %im2 max %i3 : (tensor<?xi64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %5 = kiln.clamp %n max %wv : (tensor<?xi64>, tensor<f64>) -> tensor<?xf32>
+  %6 = kiln.clamp %h min %wlo max %wv : (tensor<?xbf16>, tensor<f64>, tensor<f64>) -> tensor<?xbf16>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xbf16>
 }

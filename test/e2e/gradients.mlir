@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 35 passed, 0 failed
+// CHECK: 37 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -158,6 +158,23 @@ func.func @elementwise_composites(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %w: 
   %s = kiln.sign %x : tensor<?x?xf32>
   %4 = kiln.mul %s, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// clamp through its decomposition against the runtime's ClampBackward1:
+// the gradient only where min < x < max, with both bounds, a run-time
+// min alone and max alone.
+// E2E-GRAD: @clamp f32[3,7]*3 f64=0.5
+// E2E-GRAD: @clamp f32[2,5]*3 f64=-0.5
+func.func @clamp(%x: tensor<?x?xf32>, %v: f64) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %lo = arith.constant -1.0 : f64
+  %hi = arith.constant 2.0 : f64
+  %wlo = kiln.from_scalar %lo : f64 -> tensor<f64>
+  %whi = kiln.from_scalar %hi : f64 -> tensor<f64>
+  %wv = kiln.from_scalar %v : f64 -> tensor<f64>
+  %0 = kiln.clamp %x min %wlo max %whi : (tensor<?x?xf32>, tensor<f64>, tensor<f64>) -> tensor<?x?xf32>
+  %1 = kiln.clamp %x min %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
+  %2 = kiln.clamp %x max %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // flip and roll (through their gathers): the gradient flipped and rolled

@@ -309,6 +309,16 @@ Tensor absentBias(const Tensor &bias, const Tensor &weight) {
   return kiln::full({weight.size(0)}, -0.0, weight.dtype());
 }
 
+std::optional<Scalar> optionalScalar(const Tensor &t) {
+  if (!t.defined())
+    return std::nullopt;
+  if (t.dtype() == kBool)
+    return Scalar(t.item<int64_t>() != 0);
+  if (isFloating(t.dtype()))
+    return Scalar(t.item<double>());
+  return Scalar(t.item<int64_t>());
+}
+
 bool uncompiledCall(const GraphSite &site, const char *why) {
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);

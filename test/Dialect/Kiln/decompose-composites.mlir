@@ -348,6 +348,30 @@ func.func @masked_fill_ints(%x: tensor<3xi64>, %m: tensor<3xi1>, %v: tensor<f64>
   return %0 : tensor<3xi64>
 }
 
+// CHECK-LABEL: func.func @clamp
+func.func @clamp(%x: tensor<?x4xf32>, %lo: tensor<f64>, %hi: tensor<f64>)
+    -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  // Both bounds: min(lo, hi) outside (x * 0 at NaN), the upper one where x
+  // is below it, each test strict.
+  // CHECK: %[[B:.*]] = kiln.minimum %[[LO:[^,]*]], %[[HI:[^ ]*]] :
+  // CHECK: %[[NAN:.*]] = kiln.cmp ne, %[[X:[^,]*]], %[[X]]
+  // CHECK: %[[Z:.*]] = kiln.mul %[[X]]
+  // CHECK: %[[OUT:.*]] = kiln.where %[[NAN]], %[[Z]], %[[B]]
+  // CHECK: %[[LT:.*]] = kiln.cmp lt, %[[X]], %[[HI]]
+  // CHECK: %[[BELOW:.*]] = kiln.where %[[LT]], %[[X]], %[[HI]]
+  // CHECK: %[[IN:.*]] = kiln.cmp lt, %[[LO]], %[[X]]
+  // CHECK: kiln.where %[[IN]], %[[BELOW]], %[[OUT]]
+  %0 = kiln.clamp %x min %lo max %hi : (tensor<?x4xf32>, tensor<f64>, tensor<f64>) -> tensor<?x4xf32>
+  // max alone: x where below it, else max (or NaN).
+  // CHECK: %[[NAN2:.*]] = kiln.cmp ne, %[[X]], %[[X]]
+  // CHECK: %[[OUT2:.*]] = kiln.where %[[NAN2]], %{{.*}}, %[[HI]]
+  // CHECK: %[[LT2:.*]] = kiln.cmp lt, %[[X]], %[[HI]]
+  // CHECK: kiln.where %[[LT2]], %[[X]], %[[OUT2]]
+  // CHECK-NOT: kiln.clamp
+  %1 = kiln.clamp %x max %hi : (tensor<?x4xf32>, tensor<f64>) -> tensor<?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
+}
+
 // CHECK-LABEL: func.func @lerp
 func.func @lerp(%a: tensor<?x4xf32>, %b: tensor<4xf32>, %w: f64)
     -> (tensor<?x4xf32>, tensor<?x4xf32>) {

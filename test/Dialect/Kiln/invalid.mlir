@@ -651,6 +651,22 @@ func.func @tril_vector(%x: tensor<5xf32>) {
 
 // -----
 
+func.func @clamp_without_bounds(%x: tensor<4xf32>) {
+  // expected-error@+1 {{clamp: at least one of min and max must be given}}
+  %0 = kiln.clamp %x : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_tensor_bound(%x: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{the bounds must be 0-d, got 'tensor<4xf32>'}}
+  %0 = kiln.clamp %x min %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @masked_fill_larger_mask(%x: tensor<1x4xf32>, %m: tensor<3x4xi1>, %v: tensor<f32>) {
   // expected-error@+2 {{masked_fill: a mask of type 'tensor<3x4xi1>' does not broadcast to the tensor's type 'tensor<1x4xf32>'}}
   // expected-error@+1 {{failed to infer returned types}}

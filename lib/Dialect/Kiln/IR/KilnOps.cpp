@@ -1394,3 +1394,13 @@ LogicalResult RollOp::verify() {
   int64_t rank = cast<RankedTensorType>(getInput().getType()).getRank();
   return verifyDimInRange(getOperation(), getDim(), rank, "dim");
 }
+
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError("clamp: at least one of min and max must be given");
+  for (Value bound : {getMin(), getMax()})
+    if (bound && !hasOpenTypes(*this) &&
+        cast<RankedTensorType>(bound.getType()).getRank() != 0)
+      return emitOpError("the bounds must be 0-d, got ") << bound.getType();
+  return success();
+}

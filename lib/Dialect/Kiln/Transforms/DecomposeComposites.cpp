@@ -552,6 +552,40 @@ struct DecomposeMaskedFill : OpRewritePattern<k::MaskedFillOp> {
   }
 };
 
+/// clamp: maximum(x, min) then minimum(., max) in value (NaN stays NaN,
+/// min > max gives max everywhere), written so that the gradient is
+/// eager's (ClampBackward1): x's only where min < x < max strictly, none
+/// at a bound (maximum and minimum would share it there), none at NaN
+/// (x * 0).
+struct DecomposeClamp : OpRewritePattern<k::ClampOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::ClampOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput(), lo = op.getMin(), hi = op.getMax();
+    using P = k::CmpPredicate;
+    auto cmp = [&](P p, Value l, Value r) -> Value {
+      return k::CmpOp::create(b, loc, p, l, r);
+    };
+    Value bound = lo ? (hi ? k::MinimumOp::create(b, loc, lo, hi) : lo) : hi;
+    Value outside = k::WhereOp::create(
+        b, loc, cmp(P::ne, x, x),
+        k::MulOp::create(b, loc, x,
+                         wrappedInteger(b, loc, indexConstant(b, loc, 0))),
+        bound);
+    Value y;
+    if (!lo) {
+      y = k::WhereOp::create(b, loc, cmp(P::lt, x, hi), x, outside);
+    } else {
+      Value below =
+          hi ? k::WhereOp::create(b, loc, cmp(P::lt, x, hi), x, hi).getResult()
+             : x;
+      y = k::WhereOp::create(b, loc, cmp(P::lt, lo, x), below, outside);
+    }
+    return replaceCasting(b, op, y);
+  }
+};
+
 /// lerp: from the start where the weight is below 0.5, else from the end,
 /// as ATen's; the choice made here when the weight is a constant.
 struct DecomposeLerp : OpRewritePattern<k::LerpOp> {
@@ -678,8 +712,8 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
-           DecomposeMaskedFill, DecomposeLerp, DecomposeLogical<LogicalAndOp>,
-           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
-           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
-          patterns.getContext());
+           DecomposeMaskedFill, DecomposeLerp, DecomposeClamp,
+           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
+           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
+           DecomposeFlip, DecomposeRoll>(patterns.getContext());
 }

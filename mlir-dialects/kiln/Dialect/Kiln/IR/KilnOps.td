@@ -1599,6 +1599,50 @@ def Kiln_MaskedFillOp : Kiln_Op<"masked_fill", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_ClampOp : Kiln_Op<"clamp", [Pure, InferTypeOpAdaptor,
+                                     Kiln_PromotesToResult,
+                                     AttrSizedOperandSegments]> {
+  let cppCall = "kiln::clamp($input, kiln::abi::optionalScalar($min), "
+                "kiln::abi::optionalScalar($max))";
+  let summary = "the input limited to [min, max]";
+  let description = [{
+    torch's `clamp` with number bounds: `min` and `max` (at least one;
+    0-d, wrapped numbers as the source passes them) promote with the input
+    as the runtime's maximum and minimum do. NaN stays NaN; where `min >
+    max`, every element is `max`. kiln-decompose-composites writes it with
+    kiln.cmp and kiln.where so that the gradient is eager's
+    (ClampBackward1): the input's only where `min < x < max` strictly, none
+    at a bound or at NaN.
+
+    ```mlir
+    %y = kiln.clamp %x min %lo max %hi
+        : (tensor<?x?xf32>, tensor<f64>, tensor<f64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Optional<Kiln_Tensor>:$min,
+                       Optional<Kiln_Tensor>:$max);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`min` $min^)? (`max` $max^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      ::llvm::SmallVector<::mlir::Value> operands{adaptor.getInput()};
+      for (::mlir::Value bound : {adaptor.getMin(), adaptor.getMax()})
+        if (bound)
+          operands.push_back(bound);
+      return inferArithmeticResult(loc, getOperationName(), operands,
+                                   inferred);
+    }
+  }];
+}
+
 def Kiln_LerpOp : Kiln_Op<"lerp", [Pure, Kiln_FloatInput, InferTypeOpAdaptor]> {
   let cppCall = "kiln::lerp($start, $end, $weight)";
   let summary = "linear interpolation from start to end";
