@@ -2196,9 +2196,6 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
   Composite cx(*this, call);
   unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
-  SourceLocation loc = call.loc;
-  bool absent = false;
-  // Channels (dim 1) last, where the [C] statistics broadcast, and back.
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
@@ -2211,34 +2208,27 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
                    "running statistics updated in place) or with a "
                    "training flag known only at run time");
   double eps = 1e-5;
-  int epsValue = -1;
+  mlir::Value epsValue;
   if (n > 7) {
     if (std::optional<double> e = constantFloat(stripArg(args[7]))) {
       eps = *e;
     } else {
+      bool absent = false;
       std::optional<int> v = cx.scalar(7, absent);
       if (!v)
         return v;
-      epsValue = *v;
+      epsValue = f64Of(*v, args[7]->getExprLoc());
+      eps = 0;
     }
   }
   needsDim(*x, 1);
-  auto swap = [&](int t) {
-    return build<ko::TransposeOp>(loc, val(t), int64_t(1), int64_t(-1));
+  auto optional = [&](size_t i) {
+    return i < stats.size() && stats[i] >= 0 ? val(stats[i]) : mlir::Value();
   };
-  // The running statistics are buffers: detached, as eager's (and
-  // torch's), so that no gradient reaches them.
-  int variance =
-      apply<ko::AddOp>(loc, apply<ko::DetachOp>(loc, stats[1]),
-                       epsValue >= 0 ? cx.wrapped(epsValue) : cx.number(eps));
-  int y = apply<ko::MulOp>(
-      loc, apply<ko::SubOp>(loc, swap(*x), apply<ko::DetachOp>(loc, stats[0])),
-      apply<ko::RsqrtOp>(loc, variance));
-  if (stats.size() > 2 && stats[2] >= 0)
-    y = apply<ko::MulOp>(loc, y, stats[2]);
-  if (stats.size() > 3 && stats[3] >= 0)
-    y = apply<ko::AddOp>(loc, y, stats[3]);
-  return cx.like(swap(y), *x);
+  mlir::Builder attrs(val(*x).getContext());
+  return build<ko::BatchNormOp>(call.loc, val(*x), val(stats[0]), val(stats[1]),
+                                optional(2), optional(3), epsValue,
+                                attrs.getF64FloatAttr(eps));
 }
 
 std::optional<int> Tracer::traceLerp(const KilnCall &call) {

@@ -45,7 +45,8 @@ struct ConvBlock {
   Dropout drop;
   // CHECK-LABEL: ConvBlock::forward (
   // CHECK-NOT: Graph breaks
-  // CHECK: rsqrt(
+  // CHECK: batch_norm(%0, %1, %2, _, _, _) {eps = 1.000000e-05}
+  // CHECK: batch_norm(%0, %1, %2, %4, %5, %6) {eps = 0.000000e+00}
   KILN_COMPILE() Tensor forward(const Tensor &x) const {
     Tensor plain = kiln::batch_norm(x, bn.running_mean, bn.running_var);
     return kiln::relu(drop(bn(x))) + plain * 0.5f + kiln::dropout(x, 0.0);

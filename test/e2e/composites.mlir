@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 27 passed, 0 failed
+// CHECK: 30 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -194,4 +194,18 @@ func.func @clamp(%x: tensor<?x?xf32>, %v: f64, %n: tensor<?xi64>, %h: tensor<?xb
   %5 = kiln.clamp %n max %wv : (tensor<?xi64>, tensor<f64>) -> tensor<?xf32>
   %6 = kiln.clamp %h min %wlo max %wv : (tensor<?xbf16>, tensor<f64>, tensor<f64>) -> tensor<?xbf16>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xbf16>
+}
+
+// batch_norm in evaluation mode: an image batch with every operand and a
+// run-time eps, [N, C] without weight and bias, float64 statistics for a
+// float32 input (computed promoted, returned as float32); statistics of
+// another size than the channels are eager's error (a size-1 one would
+// otherwise broadcast).
+// E2E: @batch_norm f32[2,3,4,5] f32[3] f32[3]{0.5,2} f32[3] f32[3] f64=0.001 f32[6,4] f64[4] f64[4]{0.5,2}
+// E2E: @batch_norm f32[1,1,1,1] f32[1] f32[1]{0.5,2} f32[1] f32[1] f64=0.1 f32[1,2] f64[2] f64[2]{0.5,2}
+// E2E: @batch_norm f32[2,3,4,5] f32[1] f32[3]{0.5,2} f32[3] f32[3] f64=0.001 f32[6,4] f64[4] f64[4]{0.5,2} expect-error
+func.func @batch_norm(%x: tensor<?x?x?x?xf32>, %m: tensor<?xf32>, %v: tensor<?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>, %e: f64, %y: tensor<?x?xf32>, %m2: tensor<?xf64>, %v2: tensor<?xf64>) -> (tensor<?x?x?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.batch_norm %x, %m, %v weight %w bias %b eps_value %e {eps = 0.0 : f64} : (tensor<?x?x?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?x?x?xf32>
+  %1 = kiln.batch_norm %y, %m2, %v2 {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf64>, tensor<?xf64>) -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x?x?x?xf32>, tensor<?x?xf32>
 }

@@ -348,6 +348,29 @@ func.func @masked_fill_ints(%x: tensor<3xi64>, %m: tensor<3xi1>, %v: tensor<f64>
   return %0 : tensor<3xi64>
 }
 
+// CHECK-LABEL: func.func @batch_norm
+func.func @batch_norm(%x: tensor<?x?x8xf32>, %m: tensor<?xf32>, %v: tensor<?xf32>, %w: tensor<?xf32>, %e: f64)
+    -> tensor<?x?x8xf32> {
+  // The statistics' sizes checked against the channels (dynamic here), the
+  // channels moved last, the statistics detached, the result moved back.
+  // CHECK: kiln.dim %[[M:[^,]*]], 0
+  // CHECK: kiln.dim %[[X:[^,]*]], 1
+  // CHECK: arith.cmpi eq
+  // CHECK: cf.assert {{.*}}, "batch_norm: statistics and parameters must have shape [C] (the input's dim 1)"
+  // CHECK: %[[VD:.*]] = kiln.detach %[[V:[^ ]*]]
+  // CHECK: %[[VE:.*]] = kiln.add %[[VD]]
+  // CHECK: %[[T:.*]] = kiln.transpose %[[X]] dims 1, 2
+  // CHECK: %[[MD:.*]] = kiln.detach %[[M]]
+  // CHECK: %[[D:.*]] = kiln.sub %[[T]], %[[MD]]
+  // CHECK: %[[R:.*]] = kiln.rsqrt %[[VE]]
+  // CHECK: %[[N:.*]] = kiln.mul %[[D]], %[[R]]
+  // CHECK: %[[S:.*]] = kiln.mul %[[N]], %[[W:[^ ]*]]
+  // CHECK: kiln.transpose %[[S]] dims 1, 2
+  // CHECK-NOT: kiln.batch_norm
+  %0 = kiln.batch_norm %x, %m, %v weight %w eps_value %e {eps = 0.0 : f64} : (tensor<?x?x8xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
 // CHECK-LABEL: func.func @clamp
 func.func @clamp(%x: tensor<?x4xf32>, %lo: tensor<f64>, %hi: tensor<f64>)
     -> (tensor<?x4xf32>, tensor<?x4xf32>) {

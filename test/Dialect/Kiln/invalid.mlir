@@ -651,6 +651,22 @@ func.func @tril_vector(%x: tensor<5xf32>) {
 
 // -----
 
+func.func @batch_norm_rank_one(%x: tensor<4xf32>, %m: tensor<4xf32>) {
+  // expected-error@+1 {{batch_norm: expected an input of 2 or more dims, got 'tensor<4xf32>'}}
+  %0 = kiln.batch_norm %x, %m, %m {eps = 1.0e-05 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_other_channels(%x: tensor<2x3xf32>, %m: tensor<4xf32>) {
+  // expected-error@+1 {{batch_norm: statistics and parameters must have shape [C] (the input's dim 1), got 'tensor<4xf32>' for 'tensor<2x3xf32>'}}
+  %0 = kiln.batch_norm %x, %m, %m {eps = 1.0e-05 : f64} : (tensor<2x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
 func.func @clamp_without_bounds(%x: tensor<4xf32>) {
   // expected-error@+1 {{clamp: at least one of min and max must be given}}
   %0 = kiln.clamp %x : (tensor<4xf32>) -> tensor<4xf32>

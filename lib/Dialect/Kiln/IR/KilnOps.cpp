@@ -1404,3 +1404,23 @@ LogicalResult ClampOp::verify() {
       return emitOpError("the bounds must be 0-d, got ") << bound.getType();
   return success();
 }
+
+LogicalResult BatchNormOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  auto x = cast<RankedTensorType>(getInput().getType());
+  if (x.getRank() < 2)
+    return emitOpError("batch_norm: expected an input of 2 or more dims, got ")
+           << x;
+  int64_t channels = x.getDimSize(1);
+  for (Value v : {getRunningMean(), getRunningVar(), getWeight(), getBias()}) {
+    if (!v)
+      continue;
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || !compatibleDims(t.getDimSize(0), channels))
+      return emitOpError("batch_norm: statistics and parameters must have "
+                         "shape [C] (the input's dim 1), got ")
+             << t << " for " << x;
+  }
+  return success();
+}

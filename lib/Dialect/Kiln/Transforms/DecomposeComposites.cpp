@@ -513,6 +513,27 @@ template <typename OpTy> struct DecomposeBelowZero : OpRewritePattern<OpTy> {
   }
 };
 
+/// Sizes that must be equal at run time, where eager checks them and the
+/// types leave them dynamic: one cf.assert of them all, or none.
+class SizeChecks {
+public:
+  SizeChecks(PatternRewriter &b, Location loc) : b_(b), loc_(loc) {}
+  void equal(Value a, Value c) {
+    Value same =
+        arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c);
+    all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, same) : same;
+  }
+  void assertAll(StringRef message) {
+    if (all_)
+      cf::AssertOp::create(b_, loc_, all_, message);
+  }
+
+private:
+  PatternRewriter &b_;
+  Location loc_;
+  Value all_;
+};
+
 /// masked_fill: the value in the input's element type, chosen where
 /// the mask is set; a mask whose sizes are dynamic where the input's may
 /// differ is checked at run time to leave the input's shape unchanged.
@@ -533,22 +554,60 @@ struct DecomposeMaskedFill : OpRewritePattern<k::MaskedFillOp> {
       value = k::CastOp::create(b, loc, valueType.clone(xType.getElementType()),
                                 value);
     Value y = k::WhereOp::create(b, loc, mask, value, x);
-    Value fits;
+    SizeChecks fits(b, loc);
     int64_t offset = xType.getRank() - maskType.getRank();
     for (int64_t d = offset; d < xType.getRank(); ++d) {
       int64_t ms = maskType.getDimSize(d - offset);
       if (ms == 1 || (!ShapedType::isDynamic(ms) && ms == xType.getDimSize(d)))
         continue;
-      Value same =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                dimOf(b, loc, y, d), dimOf(b, loc, x, d));
-      fits = fits ? arith::AndIOp::create(b, loc, fits, same) : same;
+      fits.equal(dimOf(b, loc, y, d), dimOf(b, loc, x, d));
     }
-    if (fits)
-      cf::AssertOp::create(
-          b, loc, fits,
-          "masked_fill: the mask does not broadcast to the tensor's shape");
+    fits.assertAll(
+        "masked_fill: the mask does not broadcast to the tensor's shape");
     return replaceCasting(b, op, y);
+  }
+};
+
+/// batch_norm (inference), as the runtime computes it: the channels moved
+/// last, where the [C] operands broadcast, (x - mean) * rsqrt(var + eps)
+/// with the statistics detached, scaled and shifted, moved back and
+/// converted to the input's type. Each [C] operand whose size may differ
+/// from the channels is checked at run time: broadcasting would take one
+/// of size 1 where eager raises.
+struct DecomposeBatchNorm : OpRewritePattern<k::BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::BatchNormOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t channels = xType.getDimSize(1), last = xType.getRank() - 1;
+    SizeChecks fits(b, loc);
+    for (Value v : {op.getRunningMean(), op.getRunningVar(), op.getWeight(),
+                    op.getBias()})
+      if (v && (ShapedType::isDynamic(channels) ||
+                cast<RankedTensorType>(v.getType()).getDimSize(0) != channels))
+        fits.equal(dimOf(b, loc, v, 0), dimOf(b, loc, x, 1));
+    fits.assertAll("batch_norm: statistics and parameters must have shape "
+                   "[C] (the input's dim 1)");
+    auto swap = [&](Value t) -> Value {
+      return k::TransposeOp::create(b, loc, t, int64_t(1), last);
+    };
+    Value eps = op.getEpsValue()
+                    ? wrapped(b, loc, op.getEpsValue())
+                    : wrappedNumber(b, loc, op.getEps().convertToDouble());
+    Value variance = k::AddOp::create(
+        b, loc, k::DetachOp::create(b, loc, op.getRunningVar()), eps);
+    Value y = k::MulOp::create(
+        b, loc,
+        k::SubOp::create(b, loc, swap(x),
+                         k::DetachOp::create(b, loc, op.getRunningMean())),
+        k::RsqrtOp::create(b, loc, variance));
+    if (Value w = op.getWeight())
+      y = k::MulOp::create(b, loc, y, w);
+    if (Value bias = op.getBias())
+      y = k::AddOp::create(b, loc, y, bias);
+    return replaceCasting(b, op, swap(y));
   }
 };
 
@@ -713,7 +772,8 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
            DecomposeMaskedFill, DecomposeLerp, DecomposeClamp,
-           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
-           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
-           DecomposeFlip, DecomposeRoll>(patterns.getContext());
+           DecomposeBatchNorm, DecomposeLogical<LogicalAndOp>,
+           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
+           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
+          patterns.getContext());
 }

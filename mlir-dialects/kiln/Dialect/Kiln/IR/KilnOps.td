@@ -1599,6 +1599,42 @@ def Kiln_MaskedFillOp : Kiln_Op<"masked_fill", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
+  let cppCall = "kiln::batch_norm($input, $running_mean, $running_var, "
+                "$weight, $bias, false, 0.1, $eps_value|$eps)";
+  let summary = "batch normalisation with running statistics (inference)";
+  let description = [{
+    torch's `batch_norm` in evaluation mode over dim 1 of an input of rank
+    2 or more: `(x - running_mean) / sqrt(running_var + eps) * weight +
+    bias`, each of the statistics and parameters `[C]` (C the input's dim
+    1; `weight` and `bias` optional), the statistics detached (buffers: no
+    gradient reaches them), computed in the promoted type and converted to
+    the input's. An eps known only at run time is the `f64` operand
+    `eps_value`. kiln-decompose-composites writes it with the channels
+    moved last, where `[C]` broadcasts, and checks at run time that each
+    `[C]` operand matches the channels where its size is dynamic (eager's
+    error).
+
+    ```mlir
+    %y = kiln.batch_norm %x, %mean, %var weight %w bias %b {eps = 1.0e-05 : f64}
+        : (tensor<?x16x?x?xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>,
+           tensor<16xf32>) -> tensor<?x16x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$running_mean,
+                       Kiln_Tensor:$running_var, Optional<Kiln_Tensor>:$weight,
+                       Optional<Kiln_Tensor>:$bias, Optional<F64>:$eps_value,
+                       F64Attr:$eps);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $running_mean `,` $running_var (`weight` $weight^)?
+    (`bias` $bias^)? (`eps_value` $eps_value^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_ClampOp : Kiln_Op<"clamp", [Pure, InferTypeOpAdaptor,
                                      Kiln_PromotesToResult,
                                      AttrSizedOperandSegments]> {
