@@ -114,7 +114,8 @@ struct Grad {
     return x;
   }
   /// g (of x's element count) as a tensor of type `type`, whose dynamic
-  /// sizes are `sizes`.
+  /// sizes are `sizes`; g itself where it has that type (the caller knows
+  /// that g's sizes are those, as an elementwise op's gradient has).
   Value reshape(Value g, RankedTensorType type, ValueRange sizes) {
     type = type.clone(tensorType(g).getElementType());
     if (g.getType() == type)
@@ -124,6 +125,16 @@ struct Grad {
   /// g with x's shape (and g's element type).
   Value reshapeLike(Value g, Value x) {
     return reshape(g, tensorType(x), dynamicSizes(x));
+  }
+  /// The gradient of a view of x (a reshape, flatten, squeeze) reshaped
+  /// back to x's sizes, even where the view's type is x's: a reshape of
+  /// [N, C, S] to [N, G, C / G * S] keeps the type tensor<?x?x?xf32>, not
+  /// the sizes. (A static type is the sizes.)
+  Value reshapeBack(Value g, Value x) {
+    RankedTensorType type = tensorType(x).clone(tensorType(g).getElementType());
+    if (g.getType() == type && type.hasStaticShape())
+      return g;
+    return ReshapeOp::create(b, loc, type, g, dynamicSizes(x));
   }
   /// g broadcast to x's shape.
   Value expandLike(Value g, Value x) {
@@ -1063,7 +1074,7 @@ struct GradientModel
       return success();
     Grad g{b, op->getLoc(), op, operandGrads};
     if constexpr (R == Rule::ReshapedBack)
-      g.set(0, g.reshapeLike(resultGrads[0], op->getOperand(0)));
+      g.set(0, g.reshapeBack(resultGrads[0], op->getOperand(0)));
     if constexpr (R == Rule::Function)
       return gradient(cast<OpTy>(op), resultGrads, g);
     return success();
