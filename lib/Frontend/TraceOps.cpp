@@ -1223,68 +1223,44 @@ std::optional<int> Tracer::traceGroupNorm(const KilnCall &call) {
   unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
-  bool absent = false;
-  // Each group's elements in a row, normalised, back to x's shape; the
-  // per-channel weight and bias with the channels last.
+  // instance_norm: a group per channel.
   constexpr bool groupNorm = Groups == NormGroups::Given;
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
   needsDim(*x, groupNorm ? 1 : 2);
-  int channels = dimOf(*x, 1, loc);
-  int groups = channels;
+  int groups = dimOf(*x, 1, loc);
   if (groupNorm) {
     std::optional<int> g = cx.integer(1);
     if (!g)
       return g;
     groups = *g;
-    int divides =
-        cx.host(BO_EQ, cx.host(BO_Rem, channels, cx.hostMax(groups, cx.i64(1))),
-                cx.i64(0));
-    cx.check(cx.both(cx.host(BO_GT, groups, cx.i64(0)), divides),
-             "group_norm: the channels split into the groups");
   }
   unsigned first = groupNorm ? 2 : 1;
   std::vector<int> affine;
   if (!cx.channelTensors(first, 2, first, affine))
     return std::nullopt;
-  int eps = cx.number(1e-5);
+  double eps = 1e-5;
+  mlir::Value epsValue;
   if (n > first + 2) {
     if (std::optional<double> e = constantFloat(stripArg(args[first + 2]))) {
-      eps = cx.number(*e);
+      eps = *e;
     } else {
+      bool absent = false;
       std::optional<int> v = cx.scalar(first + 2, absent);
       if (!v)
         return v;
-      eps = cx.wrapped(*v);
+      epsValue = f64Of(*v, args[first + 2]->getExprLoc());
+      eps = 0;
     }
   }
-  int split = unflatten(*x, 1, {groups, cx.i64(-1)}, loc);
-  int rows = build<ko::FlattenOp>(loc, val(split), int64_t(2), int64_t(-1));
-  auto mean = [&](int t) {
-    return reduce<ko::MeanOp>(t, {-1}, /*keepdim=*/true, loc);
+  auto optional = [&](size_t i) {
+    return i < affine.size() && affine[i] >= 0 ? val(affine[i]) : mlir::Value();
   };
-  int centred = apply<ko::SubOp>(loc, rows, mean(rows));
-  int variance = mean(apply<ko::MulOp>(loc, centred, centred));
-  int y = apply<ko::ReshapeAsOp>(
-      loc,
-      apply<ko::MulOp>(
-          loc, centred,
-          apply<ko::RsqrtOp>(loc, apply<ko::AddOp>(loc, variance, eps))),
-      *x);
-  bool weighted = !affine.empty() && affine[0] >= 0;
-  bool biased = affine.size() > 1 && affine[1] >= 0;
-  if (!weighted && !biased)
-    return y;
-  auto swap = [&](int t) {
-    return build<ko::TransposeOp>(loc, val(t), int64_t(1), int64_t(-1));
-  };
-  y = swap(y);
-  if (weighted)
-    y = apply<ko::MulOp>(loc, y, affine[0]);
-  if (biased)
-    y = apply<ko::AddOp>(loc, y, affine[1]);
-  return cx.like(swap(y), *x);
+  mlir::Builder attrs(val(*x).getContext());
+  return build<ko::GroupNormOp>(loc, val(*x), indexOf(groups, loc), optional(0),
+                                optional(1), epsValue,
+                                attrs.getF64FloatAttr(eps));
 }
 
 std::optional<int> Tracer::traceLinspace(const KilnCall &call) {

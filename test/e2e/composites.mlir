@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 30 passed, 0 failed
+// CHECK: 34 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -208,4 +208,20 @@ func.func @batch_norm(%x: tensor<?x?x?x?xf32>, %m: tensor<?xf32>, %v: tensor<?xf
   %0 = kiln.batch_norm %x, %m, %v weight %w bias %b eps_value %e {eps = 0.0 : f64} : (tensor<?x?x?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?x?x?xf32>
   %1 = kiln.batch_norm %y, %m2, %v2 {eps = 1.0e-05 : f64} : (tensor<?x?xf32>, tensor<?xf64>, tensor<?xf64>) -> tensor<?x?xf32>
   return %0, %1 : tensor<?x?x?x?xf32>, tensor<?x?xf32>
+}
+
+// group_norm with a run-time group count, weight, bias and eps; a group
+// per channel (instance_norm) without weight and bias, on float64; groups
+// that do not divide the channels, and a weight of another size than the
+// channels, are eager's errors.
+// E2E: @group_norm f32[2,6,5] idx=3 f32[6] f32[6] f64=0.001 f64[2,3,4]
+// E2E: @group_norm f32[1,2,1] idx=1 f32[2] f32[2] f64=0.1 f64[1,1,2]
+// E2E: @group_norm f32[2,6,5] idx=4 f32[6] f32[6] f64=0.001 f64[2,3,4] expect-error
+// E2E: @group_norm f32[2,6,5] idx=3 f32[1] f32[6] f64=0.001 f64[2,3,4] expect-error
+func.func @group_norm(%x: tensor<?x?x?xf32>, %g: index, %w: tensor<?xf32>, %b: tensor<?xf32>, %e: f64, %y: tensor<?x?x?xf64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf64>) {
+  %c1 = arith.constant 1 : index
+  %0 = kiln.group_norm %x groups %g weight %w bias %b eps_value %e {eps = 0.0 : f64} : (tensor<?x?x?xf32>, index, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?x?xf32>
+  %c = kiln.dim %y, 1 : tensor<?x?x?xf64>
+  %1 = kiln.group_norm %y groups %c {eps = 1.0e-05 : f64} : (tensor<?x?x?xf64>, index) -> tensor<?x?x?xf64>
+  return %0, %1 : tensor<?x?x?xf32>, tensor<?x?x?xf64>
 }

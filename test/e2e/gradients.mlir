@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 39 passed, 0 failed
+// CHECK: 41 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -183,6 +183,16 @@ func.func @clamp(%x: tensor<?x?xf32>, %v: f64) -> (tensor<?x?xf32>, tensor<?x?xf
 // E2E-GRAD: @batch_norm f32[1,2,1] f32[2] f32[2]{0.5,2} f32[2] f32[2]
 func.func @batch_norm(%x: tensor<?x?x?xf32>, %m: tensor<?xf32>, %v: tensor<?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?x?xf32> {
   %0 = kiln.batch_norm %x, %m, %v weight %w bias %b {eps = 1.0e-05 : f64} : (tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}
+
+// group_norm: gradients to the input (through each group's mean and
+// variance), weight and bias.
+// E2E-GRAD: @group_norm f32[2,4,3] f32[4] f32[4]
+// E2E-GRAD: @group_norm f32[1,4,1] f32[4] f32[4]
+func.func @group_norm(%x: tensor<?x?x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+  %g = arith.constant 2 : index
+  %0 = kiln.group_norm %x groups %g weight %w bias %b {eps = 1.0e-05 : f64} : (tensor<?x?x?xf32>, index, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
   return %0 : tensor<?x?x?xf32>
 }
 

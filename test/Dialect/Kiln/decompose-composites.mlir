@@ -371,6 +371,26 @@ func.func @batch_norm(%x: tensor<?x?x8xf32>, %m: tensor<?xf32>, %v: tensor<?xf32
   return %0 : tensor<?x?x8xf32>
 }
 
+// CHECK-LABEL: func.func @group_norm
+func.func @group_norm(%x: tensor<?x?x8xf32>, %g: index, %w: tensor<?xf32>)
+    -> tensor<?x?x8xf32> {
+  // Each group's elements in a row, centred and scaled by the variance's
+  // root, back to x's shape, then the weight with the channels last; the
+  // groups and the weight's size checked at run time.
+  // CHECK: %[[ROWS:.*]] = kiln.reshape %[[X:[^ ]*]] [{{.*}}] : tensor<?x?x8xf32> -> tensor<?x?x?xf32>
+  // CHECK: %[[M:.*]] = kiln.mean %[[ROWS]] dims [2] keepdim
+  // CHECK: %[[C:.*]] = kiln.sub %[[ROWS]], %[[M]]
+  // CHECK: kiln.rsqrt
+  // CHECK: %[[Y:.*]] = kiln.reshape %{{.*}} [{{.*}}] : tensor<?x?x?xf32> -> tensor<?x?x8xf32>
+  // CHECK: %[[T:.*]] = kiln.transpose %[[Y]] dims 1, 2
+  // CHECK: %[[S:.*]] = kiln.mul %[[T]], %[[W:[^ ]*]]
+  // CHECK: kiln.transpose %[[S]] dims 1, 2
+  // CHECK: cf.assert {{.*}}, "group_norm: the groups must divide the channels, and weight and bias have shape [C] (the input's dim 1)"
+  // CHECK-NOT: kiln.group_norm
+  %0 = kiln.group_norm %x groups %g weight %w {eps = 1.0e-05 : f64} : (tensor<?x?x8xf32>, index, tensor<?xf32>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
 // CHECK-LABEL: func.func @clamp
 func.func @clamp(%x: tensor<?x4xf32>, %lo: tensor<f64>, %hi: tensor<f64>)
     -> (tensor<?x4xf32>, tensor<?x4xf32>) {

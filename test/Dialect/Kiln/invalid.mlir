@@ -667,6 +667,23 @@ func.func @batch_norm_other_channels(%x: tensor<2x3xf32>, %m: tensor<4xf32>) {
 
 // -----
 
+func.func @group_norm_groups(%x: tensor<2x6x4xf32>) {
+  %g = arith.constant 4 : index
+  // expected-error@+1 {{group_norm: 6 channels do not split into 4 groups}}
+  %0 = kiln.group_norm %x groups %g {eps = 1.0e-05 : f64} : (tensor<2x6x4xf32>, index) -> tensor<2x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_weight(%x: tensor<2x6x4xf32>, %w: tensor<3xf32>, %g: index) {
+  // expected-error@+1 {{group_norm: weight and bias must have shape [C] (the input's dim 1), got 'tensor<3xf32>' for 'tensor<2x6x4xf32>'}}
+  %0 = kiln.group_norm %x groups %g weight %w {eps = 1.0e-05 : f64} : (tensor<2x6x4xf32>, index, tensor<3xf32>) -> tensor<2x6x4xf32>
+  return
+}
+
+// -----
+
 func.func @clamp_without_bounds(%x: tensor<4xf32>) {
   // expected-error@+1 {{clamp: at least one of min and max must be given}}
   %0 = kiln.clamp %x : (tensor<4xf32>) -> tensor<4xf32>

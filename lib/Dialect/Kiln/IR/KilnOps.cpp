@@ -7,6 +7,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -1405,22 +1406,47 @@ LogicalResult ClampOp::verify() {
   return success();
 }
 
-LogicalResult BatchNormOp::verify() {
-  if (hasOpenTypes(*this))
-    return success();
-  auto x = cast<RankedTensorType>(getInput().getType());
+/// A channel norm's input of rank 2 or more and its [C] operands (each
+/// present one of rank 1 and of the input's dim 1 where both are static).
+static LogicalResult verifyChannelOperands(Operation *op, StringRef name,
+                                           StringRef what, Value input,
+                                           ArrayRef<Value> operands) {
+  auto x = cast<RankedTensorType>(input.getType());
   if (x.getRank() < 2)
-    return emitOpError("batch_norm: expected an input of 2 or more dims, got ")
-           << x;
-  int64_t channels = x.getDimSize(1);
-  for (Value v : {getRunningMean(), getRunningVar(), getWeight(), getBias()}) {
+    return op->emitOpError(name)
+           << ": expected an input of 2 or more dims, got " << x;
+  for (Value v : operands) {
     if (!v)
       continue;
     auto t = cast<RankedTensorType>(v.getType());
-    if (t.getRank() != 1 || !compatibleDims(t.getDimSize(0), channels))
-      return emitOpError("batch_norm: statistics and parameters must have "
-                         "shape [C] (the input's dim 1), got ")
+    if (t.getRank() != 1 || !compatibleDims(t.getDimSize(0), x.getDimSize(1)))
+      return op->emitOpError(name)
+             << ": " << what << " must have shape [C] (the input's dim 1), got "
              << t << " for " << x;
   }
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  return verifyChannelOperands(
+      *this, "batch_norm", "statistics and parameters", getInput(),
+      {getRunningMean(), getRunningVar(), getWeight(), getBias()});
+}
+
+LogicalResult GroupNormOp::verify() {
+  if (hasOpenTypes(*this))
+    return success();
+  if (failed(verifyChannelOperands(*this, "group_norm", "weight and bias",
+                                   getInput(), {getWeight(), getBias()})))
+    return failure();
+  int64_t channels = cast<RankedTensorType>(getInput().getType()).getDimSize(1);
+  if (std::optional<int64_t> groups = getConstantIntValue(getGroups());
+      groups && (*groups <= 0 ||
+                 (!ShapedType::isDynamic(channels) && channels % *groups != 0)))
+    return emitOpError("group_norm: ")
+           << channels << " channels do not split into " << *groups
+           << " groups";
   return success();
 }

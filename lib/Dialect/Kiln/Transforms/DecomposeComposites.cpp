@@ -519,9 +519,11 @@ class SizeChecks {
 public:
   SizeChecks(PatternRewriter &b, Location loc) : b_(b), loc_(loc) {}
   void equal(Value a, Value c) {
-    Value same =
-        arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c);
-    all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, same) : same;
+    holds(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c));
+  }
+  /// A condition that must hold besides.
+  void holds(Value condition) {
+    all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, condition) : condition;
   }
   void assertAll(StringRef message) {
     if (all_)
@@ -568,6 +570,43 @@ struct DecomposeMaskedFill : OpRewritePattern<k::MaskedFillOp> {
   }
 };
 
+/// Checks that each present [C] operand's size is x's channels (dim 1)
+/// where either is dynamic: broadcasting would take one of size 1 where
+/// eager raises.
+void checkChannels(PatternRewriter &b, Location loc, Value x,
+                   ArrayRef<Value> operands, SizeChecks &checks) {
+  int64_t channels = cast<RankedTensorType>(x.getType()).getDimSize(1);
+  for (Value v : operands)
+    if (v && (ShapedType::isDynamic(channels) ||
+              cast<RankedTensorType>(v.getType()).getDimSize(0) != channels))
+      checks.equal(dimOf(b, loc, v, 0), dimOf(b, loc, x, 1));
+}
+
+/// y (of x's shape) with the channels of x (dim 1) moved last, where [C]
+/// operands broadcast, scaled by weight and shifted by bias (each
+/// optional), moved back: the channel norms' affine step, their sizes
+/// checked.
+Value scaleChannels(PatternRewriter &b, Location loc, Value x, Value y,
+                    Value weight, Value bias, SizeChecks &checks) {
+  checkChannels(b, loc, x, {weight, bias}, checks);
+  int64_t last = cast<RankedTensorType>(x.getType()).getRank() - 1;
+  if (!weight && !bias)
+    return y;
+  y = k::TransposeOp::create(b, loc, y, int64_t(1), last);
+  if (weight)
+    y = k::MulOp::create(b, loc, y, weight);
+  if (bias)
+    y = k::AddOp::create(b, loc, y, bias);
+  return k::TransposeOp::create(b, loc, y, int64_t(1), last);
+}
+
+/// The eps of a norm: its run-time operand, else its attribute, as a
+/// wrapped number.
+Value normEps(PatternRewriter &b, Location loc, Value value, APFloat attr) {
+  return value ? wrapped(b, loc, value)
+               : wrappedNumber(b, loc, attr.convertToDouble());
+}
+
 /// batch_norm (inference), as the runtime computes it: the channels moved
 /// last, where the [C] operands broadcast, (x - mean) * rsqrt(var + eps)
 /// with the statistics detached, scaled and shifted, moved back and
@@ -581,21 +620,18 @@ struct DecomposeBatchNorm : OpRewritePattern<k::BatchNormOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     auto xType = cast<RankedTensorType>(x.getType());
-    int64_t channels = xType.getDimSize(1), last = xType.getRank() - 1;
+    int64_t last = xType.getRank() - 1;
     SizeChecks fits(b, loc);
-    for (Value v : {op.getRunningMean(), op.getRunningVar(), op.getWeight(),
-                    op.getBias()})
-      if (v && (ShapedType::isDynamic(channels) ||
-                cast<RankedTensorType>(v.getType()).getDimSize(0) != channels))
-        fits.equal(dimOf(b, loc, v, 0), dimOf(b, loc, x, 1));
+    checkChannels(
+        b, loc, x,
+        {op.getRunningMean(), op.getRunningVar(), op.getWeight(), op.getBias()},
+        fits);
     fits.assertAll("batch_norm: statistics and parameters must have shape "
                    "[C] (the input's dim 1)");
     auto swap = [&](Value t) -> Value {
       return k::TransposeOp::create(b, loc, t, int64_t(1), last);
     };
-    Value eps = op.getEpsValue()
-                    ? wrapped(b, loc, op.getEpsValue())
-                    : wrappedNumber(b, loc, op.getEps().convertToDouble());
+    Value eps = normEps(b, loc, op.getEpsValue(), op.getEps());
     Value variance = k::AddOp::create(
         b, loc, k::DetachOp::create(b, loc, op.getRunningVar()), eps);
     Value y = k::MulOp::create(
@@ -608,6 +644,56 @@ struct DecomposeBatchNorm : OpRewritePattern<k::BatchNormOp> {
     if (Value bias = op.getBias())
       y = k::AddOp::create(b, loc, y, bias);
     return replaceCasting(b, op, swap(y));
+  }
+};
+
+/// group_norm, as the runtime computes it: each group's elements in a row
+/// ([N, G, C / G * ...]), centred, divided by the root of the biased
+/// variance plus eps, back to x's shape, then the channels' weight and
+/// bias. That the groups divide the channels is checked at run time.
+struct DecomposeGroupNorm : OpRewritePattern<k::GroupNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::GroupNormOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput(), groups = op.getGroups();
+    SizeChecks checks(b, loc);
+    Value channels = dimOf(b, loc, x, 1), zero = indexConstant(b, loc, 0);
+    Value some =
+        arith::MaxSIOp::create(b, loc, groups, indexConstant(b, loc, 1));
+    checks.holds(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, groups, zero));
+    checks.equal(arith::RemSIOp::create(b, loc, channels, some), zero);
+    // (Reshapes, not flatten and unflatten: the joint graph decomposes in
+    // one walk, which would not visit composites written here.)
+    auto xType = cast<RankedTensorType>(x.getType());
+    Value row = arith::DivSIOp::create(b, loc, channels, some);
+    for (int64_t d = 2; d < xType.getRank(); ++d)
+      row = arith::MulIOp::create(b, loc, row, dimOf(b, loc, x, d));
+    int64_t dyn = ShapedType::kDynamic;
+    Value rows = k::ReshapeOp::create(
+        b, loc, RankedTensorType::get({dyn, dyn, dyn}, xType.getElementType()),
+        x, ValueRange{dimOf(b, loc, x, 0), groups, row});
+    auto mean = [&](Value t) -> Value {
+      return k::MeanOp::create(b, loc, t, b.getDenseI64ArrayAttr({2}),
+                               b.getUnitAttr());
+    };
+    Value centred = k::SubOp::create(b, loc, rows, mean(rows));
+    Value variance = mean(k::MulOp::create(b, loc, centred, centred));
+    Value eps = normEps(b, loc, op.getEpsValue(), op.getEps());
+    Value normalized = k::MulOp::create(
+        b, loc, centred,
+        k::RsqrtOp::create(b, loc, k::AddOp::create(b, loc, variance, eps)));
+    Value y = k::ReshapeOp::create(
+        b, loc,
+        RankedTensorType::get(
+            xType.getShape(),
+            cast<RankedTensorType>(normalized.getType()).getElementType()),
+        normalized, k::dynamicSizesOf(b, loc, x));
+    y = scaleChannels(b, loc, x, y, op.getWeight(), op.getBias(), checks);
+    checks.assertAll("group_norm: the groups must divide the channels, and "
+                     "weight and bias have shape [C] (the input's dim 1)");
+    return replaceCasting(b, op, y);
   }
 };
 
@@ -772,8 +858,8 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
            DecomposeMaskedFill, DecomposeLerp, DecomposeClamp,
-           DecomposeBatchNorm, DecomposeLogical<LogicalAndOp>,
-           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
-           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
-          patterns.getContext());
+           DecomposeBatchNorm, DecomposeGroupNorm,
+           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
+           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
+           DecomposeFlip, DecomposeRoll>(patterns.getContext());
 }

@@ -1635,6 +1635,40 @@ def Kiln_BatchNormOp : Kiln_Op<"batch_norm", [Pure, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Kiln_GroupNormOp : Kiln_Op<"group_norm", [Pure, AttrSizedOperandSegments,
+    AllTypesMatch<["input", "result"]>, Kiln_FloatInput]> {
+  let cppCall = "kiln::group_norm($input, $groups, $weight, $bias, "
+                "$eps_value|$eps)";
+  let summary = "group normalisation over dim 1's groups and the rest";
+  let description = [{
+    torch's `group_norm` of an input `[N, C, ...]`: the C channels split
+    into `groups` (which must divide C), each group normalised over its
+    channels and the remaining dims, `(x - mean) / sqrt(var + eps)` with
+    the biased variance, then scaled and shifted per channel by `weight`
+    and `bias` `[C]` (each optional) and converted to the input's type.
+    `instance_norm` is a group per channel. An eps known only at run time
+    is the `f64` operand `eps_value`. kiln-decompose-composites writes it
+    with each group's elements in a row; the groups, and the parameters'
+    sizes where dynamic, are checked at run time (eager's errors).
+
+    ```mlir
+    %y = kiln.group_norm %x groups %g weight %w bias %b {eps = 1.0e-05 : f64}
+        : (tensor<?x32x?x?xf32>, index, tensor<32xf32>, tensor<32xf32>)
+          -> tensor<?x32x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Index:$groups,
+                       Optional<Kiln_Tensor>:$weight,
+                       Optional<Kiln_Tensor>:$bias, Optional<F64>:$eps_value,
+                       F64Attr:$eps);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `groups` $groups (`weight` $weight^)? (`bias` $bias^)?
+    (`eps_value` $eps_value^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kiln_ClampOp : Kiln_Op<"clamp", [Pure, InferTypeOpAdaptor,
                                      Kiln_PromotesToResult,
                                      AttrSizedOperandSegments]> {
