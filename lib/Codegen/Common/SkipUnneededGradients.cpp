@@ -1,11 +1,9 @@
-//===- SkipUnneededGradients.cpp - A backward's gradients under scf.if ----===//
+//===- SkipUnneededGradients.cpp - A backward's products under scf.if -----===//
 //
-// Each top-level op of a backward is tagged with the set of gradients that
-// read it, directly or through later ops; the ops of one set move, in
-// order, into an scf.if on "one gradient of the set is needed". The sets
-// are placed larger first: a value's set holds those of all its readers,
-// so whatever an op reads was computed by an unconditional op, an earlier
-// scf.if, or its own.
+// Each top-level op of a backward is tagged with the one gradient that
+// reads it, directly or through later ops, if only one does; each
+// gradient's ops that hold a product or a runtime kernel's call move, in
+// order, into an scf.if on whether that gradient is needed.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/Common/Passes.h"
@@ -14,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -21,10 +21,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
-
-#include <numeric>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNSKIPUNNEEDEDGRADIENTS
@@ -137,15 +134,15 @@ struct KilnSkipUnneededGradientsPass
     unsigned numResults = fn.getNumResults();
     // need[k]: the argument saying whether result k is needed.
     SmallVector<Value> need(numResults);
-    llvm::BitVector guarded(numResults);
+    bool guarded = false;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
       if (auto k =
               fn.getArgAttrOfType<IntegerAttr>(i, kiln::kGradientNeedAttrName);
           k && k.getInt() >= 0 && k.getInt() < numResults) {
         need[k.getInt()] = fn.getArgument(i);
-        guarded.set(k.getInt());
+        guarded = true;
       }
-    if (guarded.none())
+    if (!guarded)
       return success();
     // The sizes of computed values (shape checks read them) from those of
     // the arguments, so that a check does not keep a skipped op alive.
@@ -162,114 +159,73 @@ struct KilnSkipUnneededGradientsPass
     Block &body = fn.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
 
-    // Each op's set of results that read it; an op that something
-    // unconditional reads is unconditional itself (no set).
-    DenseMap<Operation *, llvm::BitVector> sets;
-    DenseSet<Operation *> always;
+    // The gradient that alone reads each op (through the ops that read
+    // it); an op read by several, by something unconditional, or by no
+    // gradient is unconditional.
+    constexpr int kShared = -1;
+    DenseMap<Operation *, int> owner;
     SmallVector<Operation *> ops;
     for (Operation &op : body.without_terminator())
       ops.push_back(&op);
     for (Operation *op : llvm::reverse(ops)) {
-      llvm::BitVector set(numResults);
       // (Constants cost nothing: they stay where every region sees them.)
-      bool unconditional = !movable(op, symbols) || op->use_empty() ||
-                           op->hasTrait<OpTrait::ConstantLike>();
-      for (Value r : op->getResults())
-        for (OpOperand &use : r.getUses()) {
-          Operation *user = body.findAncestorOpInBlock(*use.getOwner());
-          if (user == ret) {
-            unsigned k = use.getOperandNumber();
-            if (need[k])
-              set.set(k);
-            else
-              unconditional = true;
-          } else if (always.contains(user)) {
-            unconditional = true;
-          } else {
-            set |= sets[user];
-          }
-        }
-      // (Read by every gradient: autograd calls the backward for one.)
-      if (unconditional || set == guarded)
-        always.insert(op);
-      else
-        sets[op] = std::move(set);
+      int only = !movable(op, symbols) || op->use_empty() ||
+                         op->hasTrait<OpTrait::ConstantLike>()
+                     ? kShared
+                     : -2; // no reader seen yet
+      for (OpOperand &use : op->getUses()) {
+        if (only == kShared)
+          break;
+        Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+        int k = user == ret ? (need[use.getOperandNumber()]
+                                   ? int(use.getOperandNumber())
+                                   : kShared)
+                            : owner.lookup(user);
+        only = only == -2 || only == k ? k : kShared;
+      }
+      owner[op] = only == -2 ? kShared : only;
     }
-    if (sets.empty())
-      return success();
-
-    // The groups, larger sets first (ties in the order of their first op).
-    llvm::MapVector<llvm::BitVector, SmallVector<Operation *>> groups;
+    // Each gradient's ops, where they compute a product or call a runtime
+    // kernel: the work worth skipping. Cheaper ops (a bias's sum, a
+    // norm's weight gradient) stay where they fuse with their neighbours
+    // (kiln-fuse-row-loops): moved apart, a GPT-2 training step ran 6%
+    // slower with every gradient needed.
+    llvm::MapVector<int, SmallVector<Operation *>> groups;
     for (Operation *op : ops)
-      if (auto it = sets.find(op); it != sets.end())
-        groups[it->second].push_back(op);
-    SmallVector<unsigned> byLarger(groups.size());
-    std::iota(byLarger.begin(), byLarger.end(), 0);
-    llvm::sort(byLarger, [&](unsigned x, unsigned y) {
-      size_t a = groups.begin()[x].first.count(),
-             b = groups.begin()[y].first.count();
-      return a != b ? a > b : x < y;
+      if (int k = owner.lookup(op); k != kShared)
+        groups[k].push_back(op);
+    auto worthSkipping = [](Operation *op) {
+      bool costly = false;
+      op->walk([&](Operation *inner) {
+        if (isa<func::CallOp>(inner) ||
+            (isa<linalg::LinalgOp>(inner) &&
+             linalg::isaContractionOpInterface(cast<linalg::LinalgOp>(inner))))
+          costly = true;
+      });
+      return costly;
+    };
+    groups.remove_if([&](const auto &group) {
+      return llvm::none_of(group.second, worthSkipping);
     });
-    SmallVector<std::pair<llvm::BitVector, SmallVector<Operation *>>> order;
-    for (unsigned g : byLarger)
-      order.push_back(groups.begin()[g]);
-
-    // Each group's results read after it, and their placeholders' types.
-    OpBuilder b(ret);
-    Location loc = fn.getLoc();
-    for (auto &[set, members] : order) {
-      DenseSet<Operation *> inGroup(members.begin(), members.end());
+    for (auto &[k, members] : groups)
       for (Operation *op : members)
         for (Value r : op->getResults())
-          for (Operation *user : r.getUsers())
-            if (!inGroup.contains(body.findAncestorOpInBlock(*user)) &&
-                !isa<RankedTensorType, IndexType, IntegerType, FloatType>(
-                    r.getType()))
-              return success(); // no placeholder stands for it: leave fn
-    }
+          if (!isa<RankedTensorType, IndexType, IntegerType, FloatType>(
+                  r.getType()) &&
+              llvm::any_of(r.getUsers(), [&](Operation *user) {
+                return owner.lookup(body.findAncestorOpInBlock(*user)) != k &&
+                       body.findAncestorOpInBlock(*user) != ret;
+              }))
+            return success(); // no placeholder stands for it: leave fn
+    if (groups.empty())
+      return success();
 
-    // The conditions, smaller sets first, each from the largest smaller
-    // set inside it.
-    SmallVector<unsigned> bySize(order.size());
-    std::iota(bySize.begin(), bySize.end(), 0);
-    llvm::sort(bySize, [&](unsigned x, unsigned y) {
-      return std::make_pair(order[x].first.count(), x) <
-             std::make_pair(order[y].first.count(), y);
-    });
+    OpBuilder b(ret);
+    Location loc = fn.getLoc();
     Value zero = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
-    DenseMap<Value, Value> needed; // need argument -> i1
-    auto isNeeded = [&](unsigned k) {
-      Value &c = needed[need[k]];
-      if (!c)
-        c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, need[k],
-                                  zero);
-      return c;
-    };
-    SmallVector<Value> condition(order.size());
-    for (auto [n, g] : llvm::enumerate(bySize)) {
-      const llvm::BitVector &set = order[g].first;
-      Value c;
-      llvm::BitVector rest = set;
-      unsigned best = 0;
-      for (unsigned h : ArrayRef(bySize).take_front(n)) {
-        const llvm::BitVector &inner = order[h].first;
-        if (inner.count() > best && !inner.test(set)) {
-          best = inner.count();
-          c = condition[h];
-          rest = set;
-          rest.reset(inner);
-        }
-      }
-      for (unsigned k : rest.set_bits()) {
-        Value one = isNeeded(k);
-        c = c ? arith::OrIOp::create(b, loc, c, one).getResult() : one;
-      }
-      condition[g] = c;
-    }
-
-    // The groups in order, each as one scf.if before the return.
-    for (auto [g, entry] : llvm::enumerate(order)) {
-      SmallVector<Operation *> &members = entry.second;
+    // Each group as one scf.if on its gradient's need, before the return
+    // (a group reads only unconditional ops and its own).
+    for (auto &[k, members] : groups) {
       DenseSet<Operation *> inGroup(members.begin(), members.end());
       SmallVector<Value> escaping;
       for (Operation *op : members)
@@ -278,8 +234,10 @@ struct KilnSkipUnneededGradientsPass
                 return !inGroup.contains(body.findAncestorOpInBlock(*user));
               }))
             escaping.push_back(r);
+      Value needed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                           need[k], zero);
       auto ifOp = scf::IfOp::create(b, loc, ValueRange(escaping).getTypes(),
-                                    condition[g], /*withElseRegion=*/true);
+                                    needed, /*withElseRegion=*/true);
       {
         OpBuilder inside = ifOp.getThenBodyBuilder();
         for (Operation *op : members)

@@ -73,7 +73,7 @@ def KilnEmptySlices : Pass<"kiln-empty-slices"> {
 
 def KilnSkipUnneededGradients
     : Pass<"kiln-skip-unneeded-gradients", "::mlir::ModuleOp"> {
-  let summary = "Compute a backward's gradients only where they are needed";
+  let summary = "Compute a backward's products only for needed gradients";
   let description = [{
     A partitioned backward (kiln-differentiate) returns the gradient of
     each floating-point input of its forward, and takes per gradient an
@@ -81,15 +81,17 @@ def KilnSkipUnneededGradients
     that is nonzero when autograd needs that gradient: eager autograd skips
     the formulas of an input that does not require grad (a data batch, a
     frozen layer), and so does the compiled backward. On linalg on tensors,
-    each top-level op is tagged with the gradients that read it (through
-    the ops that read it); ops read by the same set run in one `scf.if`
-    on "one of these is needed", sets before their subsets, so that a
-    value computed for more gradients is there for fewer. Ops with memory
-    effects (but calls of runtime kernels that only read their tensors),
-    and what results without a need argument (the status) read, stay
-    unconditional. A skipped gradient's result is an empty tensor of
-    its static sizes (0 in each dynamic dim): the caller drops it. The
-    gradients that are needed are computed by the same ops as before.
+    the ops that one gradient alone reads (through the ops that read them)
+    run in one `scf.if` on its need, where they hold a product (a
+    contraction) or a runtime kernel's call: a linear's weight or input
+    gradient, a convolution's. Cheaper ops stay where they fuse with their
+    neighbours; ops with memory effects, ops read by several gradients and
+    what results without a need argument (the status) read stay
+    unconditional. Shape checks read sizes, not elements: `tensor.dim`s of
+    computed values are first resolved to the sizes they are made from, so
+    that a check keeps no product alive. A skipped gradient is an empty
+    tensor of its static sizes (0 in each dynamic dim): the caller drops
+    it. The gradients that are needed are computed by the same ops.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
