@@ -54,10 +54,10 @@ struct Conv {
 // CHECK: layer_norm(%0, %[[W]], %[[B]], %{{[0-9]+}}) {eps = 0.000000e+00}
 // CHECK: rms_norm(%{{[0-9]+}}, %t{{[0-9]+}}, %{{[0-9]+}}) {eps = 0.000000e+00}
 // CHECK: %[[W2:t[0-9]+]] = cast_like(%1,
-// CHECK: layer_norm(%{{[0-9]+}}, %[[W2]], %{{[0-9]+}}) {eps = 0.000000e+00}
+// CHECK: layer_norm(%{{[0-9]+}}, %[[W2]], _, %{{[0-9]+}}) {eps = 0.000000e+00}
 // CHECK-LABEL: conv (
 // CHECK-NOT: Graph breaks
-// CHECK: conv2d(%0, %1, %2, %2, %3, %3) {dilation = [1, 1], groups = 1, padding = [?, ?], strides = [?, ?]}
+// CHECK: conv2d(%0, %1, _, %2, %2, %3, %3) {dilation = [1, 1], groups = 1, padding = [?, ?], strides = [?, ?]}
 // KILN: kiln.layer_norm %{{.*}}, %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 // KILN: kiln.rms_norm %{{.*}}, %{{.*}} eps_value %{{.*}} {eps = 0.000000e+00 : f64} : (tensor<?x?xf32>, tensor<?xf32>, f64) -> tensor<?x?xf32>
 KILN_COMPILE()

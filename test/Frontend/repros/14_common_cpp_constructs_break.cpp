@@ -19,7 +19,7 @@
 // CHECK-LABEL: member_stride (
 // CHECK-NOT: Graph breaks
 // CHECK: inputs: x (f32 tensor of rank 4) c.w (f32 tensor of rank 4) c.stride (int64)
-// CHECK: conv2d(%0, %1, %2, %2) {dilation = [1, 1], groups = 1, padding = [1, 1], strides = [?, ?]}
+// CHECK: conv2d(%0, %1, _, %2, %2) {dilation = [1, 1], groups = 1, padding = [1, 1], strides = [?, ?]}
 // CHECK-LABEL: ternary (
 // CHECK-NOT: Graph breaks
 // CHECK: select
