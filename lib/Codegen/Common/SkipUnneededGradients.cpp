@@ -58,17 +58,13 @@ bool movable(Operation *op, SymbolTable &symbols) {
          });
 }
 
-/// What a skipped value is replaced with: an empty tensor of its static
-/// sizes (0 where dynamic), or a zero scalar; null for other types.
+/// What a skipped gradient is returned as: an empty tensor of its static
+/// sizes (0 where dynamic).
 Value placeholder(OpBuilder &b, Location loc, Type type) {
-  if (auto t = dyn_cast<RankedTensorType>(type)) {
-    SmallVector<Value> dynamic(t.getNumDynamicDims(),
-                               arith::ConstantIndexOp::create(b, loc, 0));
-    return tensor::EmptyOp::create(b, loc, t, dynamic);
-  }
-  if (isa<IndexType, IntegerType, FloatType>(type))
-    return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
-  return nullptr;
+  auto t = cast<RankedTensorType>(type);
+  SmallVector<Value> dynamic(t.getNumDynamicDims(),
+                             arith::ConstantIndexOp::create(b, loc, 0));
+  return tensor::EmptyOp::create(b, loc, t, dynamic);
 }
 
 /// Size d of v where it is computed from sizes defined outside `outer`: a
@@ -207,16 +203,6 @@ struct KilnSkipUnneededGradientsPass
     groups.remove_if([&](const auto &group) {
       return llvm::none_of(group.second, worthSkipping);
     });
-    for (auto &[k, members] : groups)
-      for (Operation *op : members)
-        for (Value r : op->getResults())
-          if (!isa<RankedTensorType, IndexType, IntegerType, FloatType>(
-                  r.getType()) &&
-              llvm::any_of(r.getUsers(), [&](Operation *user) {
-                return owner.lookup(body.findAncestorOpInBlock(*user)) != k &&
-                       body.findAncestorOpInBlock(*user) != ret;
-              }))
-            return success(); // no placeholder stands for it: leave fn
     if (groups.empty())
       return success();
 
@@ -224,7 +210,8 @@ struct KilnSkipUnneededGradientsPass
     Location loc = fn.getLoc();
     Value zero = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
     // Each group as one scf.if on its gradient's need, before the return
-    // (a group reads only unconditional ops and its own).
+    // (a group reads only unconditional ops and its own; only the return
+    // reads it, a gradient tensor, which the placeholder stands for).
     for (auto &[k, members] : groups) {
       DenseSet<Operation *> inGroup(members.begin(), members.end());
       SmallVector<Value> escaping;
