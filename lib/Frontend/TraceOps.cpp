@@ -1124,23 +1124,40 @@ struct Tracer::Composite {
     t.needsDim(*x, *dim);
     return {x, dim};
   }
-  /// The per-channel [C] tensors arguments [from, from + count) into ops,
-  /// -1 for an optional one (from `optionalFrom` on) left out; false after
-  /// a break.
+  /// The per-channel [C] tensor arguments [from, from + count) into ops,
+  /// null for an optional one (from `optionalFrom` on) left out or not
+  /// passed; false after a break.
   bool channelTensors(unsigned from, unsigned count, unsigned optionalFrom,
-                      std::vector<int> &ops) {
+                      std::vector<mlir::Value> &ops) {
+    ops.assign(count, mlir::Value());
     for (unsigned i = from; i < from + count && i < n(); ++i) {
-      if (i >= optionalFrom && isDefaultTensor(c.arg(i))) {
-        ops.push_back(-1);
+      if (i >= optionalFrom && isDefaultTensor(c.arg(i)))
         continue;
-      }
       std::optional<int> v = tensor(i);
       if (!v)
         return false;
       if (GraphInput *in = t.inputOf(*v))
         in->preferredRank = 1;
-      ops.push_back(*v);
+      ops[i - from] = t.val(*v);
     }
+    return true;
+  }
+  /// A norm's eps argument i, when passed: a constant into `eps`, or a
+  /// number known at run time into `value` (eps 0, the op's attribute then
+  /// unused); false after a break.
+  bool normEps(unsigned i, double &eps, mlir::Value &value) {
+    if (i >= n())
+      return true;
+    if (std::optional<double> e = t.constantFloat(stripArg(c.arg(i)))) {
+      eps = *e;
+      return true;
+    }
+    bool absent = false;
+    std::optional<int> v = scalar(i, absent);
+    if (!v)
+      return false;
+    value = t.f64Of(*v, c.arg(i)->getExprLoc());
+    eps = 0;
     return true;
   }
   /// Positions 0 .. size-1, int64.
@@ -1220,8 +1237,6 @@ std::optional<int> Tracer::traceUnflatten(const KilnCall &call) {
 template <Tracer::NormGroups Groups>
 std::optional<int> Tracer::traceGroupNorm(const KilnCall &call) {
   Composite cx(*this, call);
-  unsigned n = call.size();
-  const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
   // instance_norm: a group per channel.
   constexpr bool groupNorm = Groups == NormGroups::Given;
@@ -1237,29 +1252,15 @@ std::optional<int> Tracer::traceGroupNorm(const KilnCall &call) {
     groups = *g;
   }
   unsigned first = groupNorm ? 2 : 1;
-  std::vector<int> affine;
-  if (!cx.channelTensors(first, 2, first, affine))
-    return std::nullopt;
+  std::vector<mlir::Value> affine;
   double eps = 1e-5;
   mlir::Value epsValue;
-  if (n > first + 2) {
-    if (std::optional<double> e = constantFloat(stripArg(args[first + 2]))) {
-      eps = *e;
-    } else {
-      bool absent = false;
-      std::optional<int> v = cx.scalar(first + 2, absent);
-      if (!v)
-        return v;
-      epsValue = f64Of(*v, args[first + 2]->getExprLoc());
-      eps = 0;
-    }
-  }
-  auto optional = [&](size_t i) {
-    return i < affine.size() && affine[i] >= 0 ? val(affine[i]) : mlir::Value();
-  };
+  if (!cx.channelTensors(first, 2, first, affine) ||
+      !cx.normEps(first + 2, eps, epsValue))
+    return std::nullopt;
   mlir::Builder attrs(val(*x).getContext());
-  return build<ko::GroupNormOp>(loc, val(*x), indexOf(groups, loc), optional(0),
-                                optional(1), epsValue,
+  return build<ko::GroupNormOp>(loc, val(*x), indexOf(groups, loc), affine[0],
+                                affine[1], epsValue,
                                 attrs.getF64FloatAttr(eps));
 }
 
@@ -2175,7 +2176,7 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
-  std::vector<int> stats;
+  std::vector<mlir::Value> stats;
   if (!cx.channelTensors(1, 4, 3, stats))
     return std::nullopt;
   if (n > 5 && constantInt(args[5]).value_or(1) != 0)
@@ -2185,26 +2186,12 @@ std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
                    "training flag known only at run time");
   double eps = 1e-5;
   mlir::Value epsValue;
-  if (n > 7) {
-    if (std::optional<double> e = constantFloat(stripArg(args[7]))) {
-      eps = *e;
-    } else {
-      bool absent = false;
-      std::optional<int> v = cx.scalar(7, absent);
-      if (!v)
-        return v;
-      epsValue = f64Of(*v, args[7]->getExprLoc());
-      eps = 0;
-    }
-  }
+  if (!cx.normEps(7, eps, epsValue))
+    return std::nullopt;
   needsDim(*x, 1);
-  auto optional = [&](size_t i) {
-    return i < stats.size() && stats[i] >= 0 ? val(stats[i]) : mlir::Value();
-  };
   mlir::Builder attrs(val(*x).getContext());
-  return build<ko::BatchNormOp>(call.loc, val(*x), val(stats[0]), val(stats[1]),
-                                optional(2), optional(3), epsValue,
-                                attrs.getF64FloatAttr(eps));
+  return build<ko::BatchNormOp>(call.loc, val(*x), stats[0], stats[1], stats[2],
+                                stats[3], epsValue, attrs.getF64FloatAttr(eps));
 }
 
 std::optional<int> Tracer::traceLerp(const KilnCall &call) {

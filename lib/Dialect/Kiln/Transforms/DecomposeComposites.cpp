@@ -582,22 +582,16 @@ void checkChannels(PatternRewriter &b, Location loc, Value x,
       checks.equal(dimOf(b, loc, v, 0), dimOf(b, loc, x, 1));
 }
 
-/// y (of x's shape) with the channels of x (dim 1) moved last, where [C]
-/// operands broadcast, scaled by weight and shifted by bias (each
-/// optional), moved back: the channel norms' affine step, their sizes
-/// checked.
-Value scaleChannels(PatternRewriter &b, Location loc, Value x, Value y,
-                    Value weight, Value bias, SizeChecks &checks) {
-  checkChannels(b, loc, x, {weight, bias}, checks);
-  int64_t last = cast<RankedTensorType>(x.getType()).getRank() - 1;
-  if (!weight && !bias)
-    return y;
-  y = k::TransposeOp::create(b, loc, y, int64_t(1), last);
+/// y, whose channels are its last dim (where [C] operands broadcast),
+/// scaled by weight and shifted by bias, each optional: the channel norms'
+/// affine step.
+Value affineChannels(PatternRewriter &b, Location loc, Value y, Value weight,
+                     Value bias) {
   if (weight)
     y = k::MulOp::create(b, loc, y, weight);
   if (bias)
     y = k::AddOp::create(b, loc, y, bias);
-  return k::TransposeOp::create(b, loc, y, int64_t(1), last);
+  return y;
 }
 
 /// The eps of a norm: its run-time operand, else its attribute, as a
@@ -639,10 +633,7 @@ struct DecomposeBatchNorm : OpRewritePattern<k::BatchNormOp> {
         k::SubOp::create(b, loc, swap(x),
                          k::DetachOp::create(b, loc, op.getRunningMean())),
         k::RsqrtOp::create(b, loc, variance));
-    if (Value w = op.getWeight())
-      y = k::MulOp::create(b, loc, y, w);
-    if (Value bias = op.getBias())
-      y = k::AddOp::create(b, loc, y, bias);
+    y = affineChannels(b, loc, y, op.getWeight(), op.getBias());
     return replaceCasting(b, op, swap(y));
   }
 };
@@ -690,7 +681,15 @@ struct DecomposeGroupNorm : OpRewritePattern<k::GroupNormOp> {
             xType.getShape(),
             cast<RankedTensorType>(normalized.getType()).getElementType()),
         normalized, k::dynamicSizesOf(b, loc, x));
-    y = scaleChannels(b, loc, x, y, op.getWeight(), op.getBias(), checks);
+    Value weight = op.getWeight(), bias = op.getBias();
+    checkChannels(b, loc, x, {weight, bias}, checks);
+    if (weight || bias) {
+      int64_t last = xType.getRank() - 1;
+      auto swap = [&](Value t) -> Value {
+        return k::TransposeOp::create(b, loc, t, int64_t(1), last);
+      };
+      y = swap(affineChannels(b, loc, swap(y), weight, bias));
+    }
     checks.assertAll("group_norm: the groups must divide the channels, and "
                      "weight and bias have shape [C] (the input's dim 1)");
     return replaceCasting(b, op, y);
