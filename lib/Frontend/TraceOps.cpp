@@ -760,7 +760,6 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
       {"zeros_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
       {"ones_like", {&Tracer::traceFullLike<Fill::Ones>, true, 1, 1}},
       {"empty_like", {&Tracer::traceFullLike<Fill::Zeros>, true, 1, 1}},
-      {"norm", {&Tracer::traceVectorNorm, true, 1, kAnyArgs}},
   };
   return calls;
 }
@@ -1049,10 +1048,8 @@ std::optional<int> Tracer::optionalScalar(const std::string &name,
 
 namespace {
 constexpr ko::CmpPredicate kLT = ko::CmpPredicate::lt,
-                           kGT = ko::CmpPredicate::gt,
                            kGE = ko::CmpPredicate::ge,
-                           kEQ = ko::CmpPredicate::eq,
-                           kNE = ko::CmpPredicate::ne;
+                           kEQ = ko::CmpPredicate::eq;
 } // namespace
 
 /// The arguments of a composite's call and the helpers its tracing is
@@ -1215,7 +1212,6 @@ struct Tracer::Composite {
                            n() > keepAt ? c.arg(keepAt) : nullptr, dims,
                            keepdim);
   }
-  int sum(int x) { return t.reduce<ko::SumOp>(x, dims, keepdim, c.loc); }
 };
 
 std::optional<int> Tracer::traceUnflatten(const KilnCall &call) {
@@ -2257,44 +2253,25 @@ std::optional<int> Tracer::traceVariance(const KilnCall &call) {
                      b.getI64IntegerAttr(correction), keep);
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceVectorNorm(const KilnCall &call) {
   Composite cx(*this, call);
-  unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
-  SourceLocation loc = call.loc;
   std::optional<int> x = cx.tensor(0);
   if (!x || !cx.reduction(*x, 2, 3))
     return std::nullopt;
   double p = 2;
-  if (n > 1) {
+  if (call.size() > 1) {
     std::optional<double> c = constantFloat(stripArg(args[1]));
     if (!c)
       return breakAt(args[1]->getExprLoc(),
                      "kiln::norm with a p that is not a constant");
     p = *c;
   }
-  // The root of a sum is taken of 1 where the sum is 0, and 0 given
-  // there: the same values, and eager's gradient (none for a zero vector,
-  // where the root's own would be inf * 0).
-  auto root = [&](int sum, double exponent) {
-    int zero = cx.cmp(sum, cx.number(0), kEQ);
-    int safe = where(zero, cx.number(1), sum, loc);
-    int r = exponent == 0.5 ? apply<ko::SqrtOp>(loc, safe)
-                            : apply<ko::PowOp>(loc, safe, cx.number(exponent));
-    return where(zero, cx.number(0), r, loc);
-  };
-  if (p == 2)
-    return root(cx.sum(apply<ko::MulOp>(loc, *x, *x)), 0.5);
-  int magnitude = apply<ko::AbsOp>(loc, *x);
-  if (p == 1)
-    return cx.sum(magnitude);
-  if (std::isinf(p))
-    return p > 0 ? reduce<ko::AmaxOp>(magnitude, cx.dims, cx.keepdim, loc)
-                 : reduce<ko::AminOp>(magnitude, cx.dims, cx.keepdim, loc);
-  if (p == 0)
-    return cx.sum(cx.like(cx.cmp(*x, cx.number(0), kNE), *x));
-  int powered = apply<ko::PowOp>(loc, magnitude, cx.number(p));
-  return root(cx.sum(powered), 1.0 / p);
+  mlir::Builder b(val(*x).getContext());
+  mlir::UnitAttr keep = cx.keepdim ? b.getUnitAttr() : mlir::UnitAttr();
+  return build<OpTy>(call.loc, val(*x), b.getF64FloatAttr(p),
+                     b.getDenseI64ArrayAttr(cx.dims), keep);
 }
 
 bool Tracer::isAtenStyleMethod(const std::string &name) {

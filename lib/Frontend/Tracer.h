@@ -572,6 +572,7 @@ private:
   std::optional<int> traceLerp(const KilnCall &c);
   template <Fill With> std::optional<int> traceFullLike(const KilnCall &c);
   template <typename OpTy> std::optional<int> traceVariance(const KilnCall &c);
+  template <typename OpTy>
   std::optional<int> traceVectorNorm(const KilnCall &c);
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);

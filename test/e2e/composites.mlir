@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 34 passed, 0 failed
+// CHECK: 36 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -58,6 +58,25 @@ func.func @variance(%x: tensor<?x?xf32>, %c: index) -> (tensor<?xf32>, tensor<1x
   %2 = kiln.var %x dims [] {correction = 0 : i64} : tensor<?x?xf32> -> tensor<f32>
   %3 = kiln.std %x dims [1] correction_value %c : tensor<?x?xf32> -> tensor<?xf32>
   return %0, %1, %2, %3 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>
+}
+
+// norm: p = 2, 1, 3, 0.5, 0 and +-inf, over rows, kept over columns and
+// over everything, NaN and infinities in the first row; a zero input (0
+// for every p); bf16.
+// E2E: @norm f32[4,6]*10! f32[2,3]{0,0} bf16[3,5]
+// E2E: @norm f32[1,1] f32[1,1]{0,0} bf16[1,2]
+func.func @norm(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>, %h: tensor<?x?xbf16>) -> (tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xbf16>) {
+  %0 = kiln.norm %x p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %1 = kiln.norm %x p 1.0 dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %2 = kiln.norm %x p 3.0 dims [] : tensor<?x?xf32> -> tensor<f32>
+  %3 = kiln.norm %x p 0.5 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %4 = kiln.norm %x p 0.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %5 = kiln.norm %x p 0x7FF0000000000000 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %6 = kiln.norm %x p 0xFFF0000000000000 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %7 = kiln.norm %z p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %8 = kiln.norm %z p 3.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %9 = kiln.norm %h p 2.0 dims [1] : tensor<?x?xbf16> -> tensor<?xbf16>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xbf16>
 }
 
 // tril and triu over the last two dims of a batch, on and off the main

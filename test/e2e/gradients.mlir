@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 41 passed, 0 failed
+// CHECK: 43 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -175,6 +175,24 @@ func.func @clamp(%x: tensor<?x?xf32>, %v: f64) -> (tensor<?x?xf32>, tensor<?x?xf
   %1 = kiln.clamp %x min %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
   %2 = kiln.clamp %x max %wv : (tensor<?x?xf32>, tensor<f64>) -> tensor<?x?xf32>
   return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// norm through its decomposition against the runtime's NormBackward1: p =
+// 2, 1, 3, 0.5 and +-inf, over rows, kept over columns and over
+// everything; a zero input, whose gradient is 0 for every p (the roots
+// taken of 1 there).
+// E2E-GRAD: @norm f32[3,7] f32[2,3]{0,0}
+// E2E-GRAD: @norm f32[1,2] f32[1,1]{0,0}
+func.func @norm(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>) {
+  %0 = kiln.norm %x p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %1 = kiln.norm %x p 1.0 dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  %2 = kiln.norm %x p 3.0 dims [] : tensor<?x?xf32> -> tensor<f32>
+  %3 = kiln.norm %x p 0.5 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %4 = kiln.norm %x p 0x7FF0000000000000 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %5 = kiln.norm %x p 0xFFF0000000000000 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %6 = kiln.norm %z p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %7 = kiln.norm %z p 3.0 dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>
 }
 
 // batch_norm (inference): gradients to the input, weight and bias; none to

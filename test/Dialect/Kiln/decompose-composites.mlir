@@ -180,6 +180,43 @@ func.func @variance(%x: tensor<?x5xf32>, %c: index) -> (tensor<?xf32>, tensor<?x
   return %0, %1 : tensor<?xf32>, tensor<?xf32>
 }
 
+// norm: p = 2 the root of the sum of squares, any other p the sum of
+// |x|^p to the 1/p (each root taken of 1 where the sum is 0, and 0 given
+// there), p = 1 the sum of magnitudes, p = 0 the count of non-zeros, p =
+// +-inf the largest (smallest) magnitude.
+// CHECK-LABEL: func.func @norm
+// CHECK-NOT: kiln.abs
+// CHECK: %[[SQ:.*]] = kiln.mul %arg0, %arg0
+// CHECK: %[[S:.*]] = kiln.sum %[[SQ]] dims [1] :
+// CHECK: %[[Z:.*]] = kiln.cmp eq, %[[S]], %{{.*}}
+// CHECK: %[[SAFE:.*]] = kiln.where %[[Z]], %{{.*}}, %[[S]]
+// CHECK: %[[R:.*]] = kiln.sqrt %[[SAFE]]
+// CHECK: %[[N2:.*]] = kiln.where %[[Z]], %{{.*}}, %[[R]]
+// CHECK: %[[A1:.*]] = kiln.abs %arg0
+// CHECK: %[[N1:.*]] = kiln.sum %[[A1]] dims [0] keepdim
+// CHECK: %[[A3:.*]] = kiln.abs %arg0
+// CHECK: %[[P3:.*]] = kiln.pow %[[A3]], %{{.*}}
+// CHECK: %[[S3:.*]] = kiln.sum %[[P3]] dims [1] :
+// CHECK: kiln.pow %{{.*}}, %{{.*}}
+// CHECK-NOT: kiln.abs
+// CHECK: %[[NZ:.*]] = kiln.cmp ne, %arg0, %{{.*}}
+// CHECK: %[[F:.*]] = kiln.cast %[[NZ]] : tensor<?x5xi1> to tensor<?x5xf32>
+// CHECK: %[[N0:.*]] = kiln.sum %[[F]] dims [] :
+// CHECK: %[[AI:.*]] = kiln.abs %arg0
+// CHECK: %[[NI:.*]] = kiln.amax %[[AI]] dims [1] :
+// CHECK: %[[AM:.*]] = kiln.abs %arg0
+// CHECK: %[[NM:.*]] = kiln.amin %[[AM]] dims [1] :
+// CHECK: return %[[N2]], %[[N1]], %{{.*}}, %[[N0]], %[[NI]], %[[NM]]
+func.func @norm(%x: tensor<?x5xf32>) -> (tensor<?xf32>, tensor<1x5xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>) {
+  %0 = kiln.norm %x p 2.0 dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+  %1 = kiln.norm %x p 1.0 dims [0] keepdim : tensor<?x5xf32> -> tensor<1x5xf32>
+  %2 = kiln.norm %x p 3.0 dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+  %3 = kiln.norm %x p 0.0 dims [] : tensor<?x5xf32> -> tensor<f32>
+  %4 = kiln.norm %x p 0x7FF0000000000000 dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+  %5 = kiln.norm %x p 0xFFF0000000000000 dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?xf32>, tensor<1x5xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>
+}
+
 // tril and triu: x where the column less the row is at most (tril) or at
 // least (triu) the diagonal, a zero of x's type elsewhere.
 // CHECK-LABEL: func.func @triangles

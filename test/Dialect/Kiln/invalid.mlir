@@ -714,3 +714,19 @@ func.func @leaky_relu_ints(%x: tensor<4xi64>, %k: f64) {
   %0 = kiln.leaky_relu %x, %k : tensor<4xi64>
   return
 }
+
+// -----
+
+func.func @norm_integer(%x: tensor<3x4xi64>) {
+  // expected-error@+1 {{not supported for dtype i64}}
+  %0 = kiln.norm %x p 2.0 dims [1] : tensor<3x4xi64> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @norm_dims(%x: tensor<3x4xf32>) {
+  // expected-error@+1 {{out of range}}
+  %0 = kiln.norm %x p 1.0 dims [2] : tensor<3x4xf32> -> tensor<3xf32>
+  return
+}

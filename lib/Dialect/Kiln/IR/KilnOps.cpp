@@ -1342,6 +1342,7 @@ static void normalizeInputDims(Operation *op, bool scalarTakesDim) {
 KILN_INPUT_DIMS(SumOp, true)
 KILN_INPUT_DIMS(MeanOp, true)
 KILN_INPUT_DIMS(LogsumexpOp, true)
+KILN_INPUT_DIMS(NormOp, true)
 KILN_INPUT_DIMS(VarOp, true)
 KILN_INPUT_DIMS(StdOp, true)
 KILN_INPUT_DIMS(AmaxOp, true)

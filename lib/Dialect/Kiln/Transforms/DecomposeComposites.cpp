@@ -357,6 +357,52 @@ Value wrappedNumber(PatternRewriter &b, Location loc, double v) {
                  arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v)));
 }
 
+/// norm: as the runtime computes it (sum(|x|^p)^(1/p), the sum of
+/// magnitudes, the count of non-zero elements, the largest or smallest
+/// magnitude), the root taken of 1 where the sum is 0 and 0 given there:
+/// the same values, and eager's gradient (NormBackward1: none for a zero
+/// vector, where the root's own would be inf * 0).
+struct DecomposeNorm : OpRewritePattern<k::NormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::NormOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    double p = op.getP().convertToDouble();
+    DenseI64ArrayAttr dims = op.getDimsAttr();
+    UnitAttr keep = op.getKeepdimAttr();
+    auto number = [&](double v) { return wrappedNumber(b, loc, v); };
+    auto sum = [&](Value v) -> Value {
+      return k::SumOp::create(b, loc, v, dims, keep);
+    };
+    auto root = [&](Value s, double exponent) -> Value {
+      Value zero = k::CmpOp::create(b, loc, k::CmpPredicate::eq, s, number(0));
+      Value safe = k::WhereOp::create(b, loc, zero, number(1), s);
+      Value r = exponent == 0.5
+                    ? Value(k::SqrtOp::create(b, loc, safe))
+                    : Value(k::PowOp::create(b, loc, safe, number(exponent)));
+      return k::WhereOp::create(b, loc, zero, number(0), r);
+    };
+    auto magnitude = [&]() -> Value { return k::AbsOp::create(b, loc, x); };
+    Value y;
+    if (p == 2)
+      y = root(sum(k::MulOp::create(b, loc, x, x)), 0.5);
+    else if (p == 1)
+      y = sum(magnitude());
+    else if (std::isinf(p) && p > 0)
+      y = k::AmaxOp::create(b, loc, magnitude(), dims, keep);
+    else if (std::isinf(p))
+      y = k::AminOp::create(b, loc, magnitude(), dims, keep);
+    else if (p == 0)
+      y = sum(
+          castTo(b, loc, x.getType(),
+                 k::CmpOp::create(b, loc, k::CmpPredicate::ne, x, number(0))));
+    else
+      y = root(sum(k::PowOp::create(b, loc, magnitude(), number(p))), 1.0 / p);
+    return replaceCasting(b, op, y);
+  }
+};
+
 /// isnan, isinf, isfinite and logical_not: comparisons with the runtime's
 /// numbers, bools added as or and multiplied as and.
 template <typename OpTy> struct DecomposeValueTest : OpRewritePattern<OpTy> {
@@ -856,7 +902,7 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
-           DecomposeMaskedFill, DecomposeLerp, DecomposeClamp,
+           DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
            DecomposeBatchNorm, DecomposeGroupNorm,
            DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
            DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,

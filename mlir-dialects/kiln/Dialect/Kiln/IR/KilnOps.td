@@ -1319,6 +1319,55 @@ def Kiln_LogsumexpOp : Kiln_Op<"logsumexp", [Pure, InferTypeOpAdaptor,
   let hasVerifier = 1;
 }
 
+def Kiln_NormOp : Kiln_Op<"norm", [Pure, InferTypeOpAdaptor, Kiln_FloatInput,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::norm($input, $p, $dims, $keepdim)";
+  let traceWith = "traceVectorNorm";
+  let tensorMethod = 1;
+  let traceMinArgs = 1;
+  let summary = "the p-norm over dims";
+  let description = [{
+    The p-norm of `input` over `dims` (sorted, distinct, non-negative; empty
+    means every dim), keeping them as size 1 when `keepdim` is set, as
+    torch's `norm` with a number `p`: `sum(|x|^p)^(1/p)`; `p = 1` the sum
+    of magnitudes, `p = 0` the count of non-zero elements, `p = inf` (`-inf`)
+    the largest (smallest) magnitude. Floating inputs only; the result has
+    the input's type. kiln-decompose-composites writes it with abs, pow,
+    sum and amax/amin, the root taken of 1 where the sum is 0 so that the
+    gradient is eager's (NormBackward1: none for a zero vector).
+
+    ```mlir
+    %n = kiln.norm %x p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, F64Attr:$p,
+                       DenseI64ArrayAttr:$dims, UnitAttr:$keepdim);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `p` $p `dims` $dims (`keepdim` $keepdim^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      if (inferOpen(adaptor.getOperands(), inferred))
+        return success();
+      ::mlir::Type input = adaptor.getInput().getType();
+      return inferReductionResult(
+          loc, input, adaptor.getDims(), adaptor.getKeepdim(),
+          ::mlir::cast<::mlir::ShapedType>(input).getElementType(), inferred);
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
+      return verifyReductionDims(getOperation(), getInput().getType(),
+                                 getDims());
+    }
+  }];
+}
+
 class Kiln_VarianceOp<string mnemonic, string what>
     : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor, Kiln_FloatInput,
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {

@@ -26,7 +26,7 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
   let description = [{
     The composite ops (KilnOps.td, "Composites": `flatten`, `unflatten`,
     `reshape_as`, `repeat`, `tile`, `rank`, `numel`, `cast_like`,
-    `logsumexp`, `var`, `std`, `tril`, `triu`, `isnan`, `isinf`, `isfinite`,
+    `logsumexp`, `var`, `std`, `norm`, `tril`, `triu`, `isnan`, `isinf`, `isfinite`,
     `logical_not`, `logical_and`, `logical_or`, `any`, `all`, `flip`,
     `roll`, `sign`,
     `leaky_relu`, `elu`, `clamp`, `masked_fill`, `lerp`, `batch_norm`, `group_norm`; a
