@@ -640,8 +640,11 @@ private:
   ExprTypes ofUserFunction(const FunctionDecl *fn, const CallExpr *call,
                            int depth) {
     const FunctionDecl *def = fn->getDefinition();
+    // Each call at most once on the way (recursion); the same function
+    // called again further in, with other arguments, is typed there
+    // (`host_step(host_step(x))`).
     if (!def || !def->hasBody() || !isTensorType(def->getReturnType()) ||
-        !visiting_.insert(def).second)
+        !visiting_.insert(call).second)
       return {};
     // Its parameters bound to this call's arguments (for shapes).
     Frame frame;
@@ -667,7 +670,7 @@ private:
       if (r.element != t.element)
         r.element.reset();
     }
-    visiting_.erase(def);
+    visiting_.erase(call);
     frames_.pop_back();
     // A function of tensors returns what its arguments make it return:
     // what it returned at other calls says nothing of this one.
@@ -723,7 +726,8 @@ public:
 
   ASTContext &ctx_;
   const TypeEvidence &known_;
-  std::set<const FunctionDecl *> visiting_;
+  /// The user functions' calls being typed.
+  std::set<const CallExpr *> visiting_;
   /// Per user function being typed for a call: its parameters' arguments.
   using Frame = std::map<const ParmVarDecl *, const Expr *>;
   std::vector<Frame> frames_;
@@ -1060,14 +1064,38 @@ std::pair<int64_t, std::optional<ElementType>> typeInitializerWith(
     const std::function<std::optional<std::pair<int64_t, ElementType>>(
         const VarDecl *)> &given) {
   TypeEvidence known = evidence;
+  // The locals it reads, and those that host locals between read
+  // (`t5 = host_step(t4)` where `t4 = host_step(t3)` and an earlier graph
+  // left t3): each given type stated, each host local that only its
+  // declaration sets and that the source leaves untyped followed to its
+  // initializer.
   LocalReads reads;
   reads.TraverseStmt(const_cast<Expr *>(var->getInit()));
-  for (const VarDecl *read : reads.vars)
+  std::vector<const VarDecl *> work(reads.vars.begin(), reads.vars.end());
+  std::set<const VarDecl *> seen{var};
+  while (!work.empty()) {
+    const VarDecl *read = work.back();
+    work.pop_back();
+    if (!seen.insert(read).second)
+      continue;
     if (std::optional<std::pair<int64_t, ElementType>> t = given(read)) {
       SourceTypes &types = known[read];
       types.ranks = {t->first};
       types.elements = {t->second};
+      continue;
     }
+    auto it = known.find(read);
+    bool typed = it != known.end() && it->second.ranks.size() == 1 &&
+                 it->second.elements.size() == 1;
+    if (typed || isa<ParmVarDecl>(read) || !read->getInit() ||
+        !onlyInitialized(read))
+      continue;
+    if (it != known.end())
+      known.erase(it);
+    LocalReads more;
+    more.TraverseStmt(const_cast<Expr *>(read->getInit()));
+    work.insert(work.end(), more.vars.begin(), more.vars.end());
+  }
   ExprTypes t = ExprTyper(context, known).of(var->getInit());
   return {t.rank ? *t.rank : -1, t.element};
 }
