@@ -2080,8 +2080,6 @@ std::optional<int> Tracer::traceStack(const KilnCall &call) {
 template <Tracer::BatchedProduct Product>
 std::optional<int> Tracer::traceBmm(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
-  unsigned n = call.size();
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
   constexpr bool scaled = Product != BatchedProduct::Plain;
@@ -2097,28 +2095,27 @@ std::optional<int> Tracer::traceBmm(const KilnCall &call) {
   for (unsigned i = first; i < first + 2; ++i)
     if (GraphInput *in = inputOf(ops[i]))
       in->exactRank = rank;
-  int product = apply<ko::MatmulOp>(loc, ops[first], ops[first + 1]);
   if (!scaled)
-    return product;
-  // beta and alpha must be constants: beta 0 ignores the input.
-  double factors[2] = {1, 1};
-  for (unsigned i = 3; i < 5 && i < n; ++i) {
-    std::optional<double> c = constantFloat(stripArg(args[i]));
-    if (!c)
+    return build<ko::BmmOp>(loc, val(ops[0]), val(ops[1]));
+  // beta and alpha must be constants (beta 0 ignores the input), each an
+  // integer or a float as the source writes it.
+  mlir::Builder b(val(ops[0]).getContext());
+  mlir::Attribute factors[2] = {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
+  for (unsigned i = 3; i < 5 && i < call.size(); ++i) {
+    const Expr *arg = stripArg(args[i]);
+    if (std::optional<int64_t> c = constantInt(arg))
+      factors[i - 3] = b.getI64IntegerAttr(*c);
+    else if (std::optional<double> f = constantFloat(arg))
+      factors[i - 3] = b.getF64FloatAttr(*f);
+    else
       return breakAt(args[i]->getExprLoc(),
-                     "kiln::" + name +
-                         " with a beta or alpha that is not a "
-                         "constant");
-    factors[i - 3] = *c;
+                     "kiln::" + call.name +
+                         " with a beta or alpha that is not a constant");
   }
-  if (factors[1] != 1)
-    product = apply<ko::MulOp>(loc, product, cx.number(factors[1]));
-  if (factors[0] == 0)
-    return product;
-  int input = factors[0] == 1
-                  ? ops[0]
-                  : apply<ko::MulOp>(loc, ops[0], cx.number(factors[0]));
-  return apply<ko::AddOp>(loc, input, product);
+  using OpTy = std::conditional_t<Product == BatchedProduct::AddMatrix,
+                                  ko::AddmmOp, ko::BaddbmmOp>;
+  return build<OpTy>(loc, val(ops[0]), val(ops[1]), val(ops[2]), factors[0],
+                     factors[1]);
 }
 
 std::optional<int> Tracer::traceEye(const KilnCall &call) {

@@ -17,6 +17,12 @@
 // RUN: %t/ref 3 1 mask | FileCheck %s --check-prefix=MASK
 // RUN: %t/cpu 3 1 mask | FileCheck %s --check-prefix=MASK
 // MASK: masked_fill: a mask of shape [2, 3, 5] does not broadcast to the tensor's shape [3, 5]
+// RUN: %t/ref 3 1 batch | FileCheck %s --check-prefix=BATCH
+// RUN: %t/cpu 3 1 batch | FileCheck %s --check-prefix=BATCH
+// BATCH: error: bmm: batch sizes differ: [1, 3, 4] and [3, 4, 2]
+// RUN: %t/ref 3 1 bias | FileCheck %s --check-prefix=BIAS
+// RUN: %t/cpu 3 1 bias | FileCheck %s --check-prefix=BIAS
+// BIAS: error: addmm: shapes [7] and [4, 4] cannot be broadcast: dim -1 has sizes 7 and 4
 #include <kiln/kiln.h>
 
 #include <cstdio>
@@ -119,10 +125,18 @@ int main(int argc, char **argv) {
   Tensor x = kiln::randn({B, C, 3, 5}, 5);
   std::printf("block %.5f\n", kiln::sum(block.forward(x)).item<float>());
 
-  Tensor a = kiln::randn({B, 3, 4}, 6), b = kiln::randn({B, 4, 2}, 7),
-         c = kiln::randn({B + 1, 5}, 8), bias = kiln::randn({B + 1}, 9);
-  std::printf("products %.5f\n",
-              kiln::sum(products(a, b, c, bias)).item<float>());
+  std::string mode = argc > 3 ? argv[3] : "";
+  // A batch of 1 that matmul would broadcast, or a bias longer than the
+  // product's rows: eager raises, and so must the compiled call.
+  Tensor a = kiln::randn({mode == "batch" ? 1 : B, 3, 4}, 6),
+         b = kiln::randn({B, 4, 2}, 7), c = kiln::randn({B + 1, 5}, 8),
+         bias = kiln::randn({mode == "bias" ? 2 * B + 1 : B + 1}, 9);
+  try {
+    std::printf("products %.5f\n",
+                kiln::sum(products(a, b, c, bias)).item<float>());
+  } catch (const kiln::Error &e) {
+    std::printf("error: %s\n", e.what());
+  }
 
   AudioBlock audio{kiln::randn({4, C, 3}, 12) * 0.4f, kiln::randn({4}, 13),
                    kiln::randn({4, 4, 2}, 14) * 0.4f, kiln::randn({4}, 15),
@@ -134,7 +148,7 @@ int main(int argc, char **argv) {
     labels.push_back(k % 7);
   Tensor ids = kiln::from_vector(labels, {B, 2});
   try {
-    Tensor keep = argc > 3 ? kiln::ones({2, B, 5}) > 0 : kiln::arange(5) > 2;
+    Tensor keep = mode == "mask" ? kiln::ones({2, B, 5}) > 0 : kiln::arange(5) > 2;
     Tensor f = fill(kiln::randn({B, 5}, 11), keep);
     std::printf("fill %.5f\n", kiln::sum(f).item<float>());
     Tensor y = pieces(kiln::randn({B, 5}, 10), ids, i);

@@ -90,6 +90,11 @@ public:
   static int64_t attr(uint64_t v) { return static_cast<int64_t>(v); }
   static double attr(const APFloat &v) { return v.convertToDouble(); }
   static Shape attr(ArrayRef<int64_t> v) { return Shape(v); }
+  static ::kiln::Scalar attr(Attribute v) {
+    if (auto i = dyn_cast<IntegerAttr>(v))
+      return ::kiln::Scalar(static_cast<int64_t>(i.getInt()));
+    return ::kiln::Scalar(cast<FloatAttr>(v).getValueAsDouble());
+  }
   static std::string attr(k::GeluApproximation v) {
     return k::stringifyEnum(v).str();
   }
@@ -220,6 +225,7 @@ private:
           }
         })
         .Case([&](arith::AndIOp o) { set(o, i(o.getLhs()) & i(o.getRhs())); })
+        .Case([&](arith::OrIOp o) { set(o, i(o.getLhs()) | i(o.getRhs())); })
         // Host f64 arithmetic (a run-time weight's complement, its choice of
         // end: kiln.lerp's decomposition).
         .Case([&](arith::SubFOp o) {

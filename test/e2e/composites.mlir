@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 36 passed, 0 failed
+// CHECK: 40 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -77,6 +77,25 @@ func.func @norm(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>, %h: tensor<?x?xbf16>) 
   %8 = kiln.norm %z p 3.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   %9 = kiln.norm %h p 2.0 dims [1] : tensor<?x?xbf16> -> tensor<?xbf16>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xbf16>
+}
+
+// bmm, baddbmm and addmm: integer and float factors, beta 0 ignoring an
+// input of infinities, an input broadcast over the product; an integer
+// product stays integer with integer factors and becomes float32 with a
+// float one; batch sizes that differ (bmm broadcasts nothing) and an input
+// that does not broadcast to the product raise eager's errors.
+// E2E: @products f32[3,4,5] f32[3,5,2] f32[2]! f32[4,5] f32[5,2] i64[4,5]{-5,5} i64[5,2]{-5,5} i64[2]{-9,9}
+// E2E: @products f32[1,1,1] f32[1,1,1] f32[1] f32[1,1] f32[1,1] i64[1,1]{0,3} i64[1,1]{0,3} i64[1]{0,3}
+// E2E: @products f32[1,4,5] f32[3,5,2] f32[2] f32[4,5] f32[5,2] i64[4,5]{0,3} i64[5,2]{0,3} i64[2]{0,3} expect-error
+// E2E: @products f32[3,4,5] f32[3,5,2] f32[3] f32[4,5] f32[5,2] i64[4,5]{0,3} i64[5,2]{0,3} i64[2]{0,3} expect-error
+func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?xf32>, %m: tensor<?x?xf32>, %n: tensor<?x?xf32>, %im: tensor<?x?xi64>, %in: tensor<?x?xi64>, %ic: tensor<?xi64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) {
+  %0 = kiln.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.baddbmm %c, %a, %b {alpha = 5.000000e-01 : f64, beta = 2 : i64} : (tensor<?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %2 = kiln.addmm %c, %m, %n {alpha = 1 : i64, beta = 0.000000e+00 : f64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.addmm %c, %m, %n {alpha = -1.500000e+00 : f64, beta = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %4 = kiln.addmm %ic, %im, %in {alpha = 2 : i64, beta = 3 : i64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  %5 = kiln.addmm %ic, %im, %in {alpha = 5.000000e-01 : f64, beta = 1 : i64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>
 }
 
 // tril and triu over the last two dims of a batch, on and off the main

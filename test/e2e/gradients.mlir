@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 43 passed, 0 failed
+// CHECK: 45 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -193,6 +193,19 @@ func.func @norm(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>) -> (tensor<?xf32>, ten
   %6 = kiln.norm %z p 2.0 dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   %7 = kiln.norm %z p 3.0 dims [0] keepdim : tensor<?x?xf32> -> tensor<1x?xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?xf32>, tensor<1x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>
+}
+
+// bmm, baddbmm and addmm through their decompositions: the operands'
+// gradients scaled by alpha, the input's by beta and summed over the dims
+// it was broadcast along (none when beta is 0).
+// E2E-GRAD: @scaled_products f32[2,3,4] f32[2,4,5] f32[5] f32[3,4] f32[4,5]
+// E2E-GRAD: @scaled_products f32[1,1,2] f32[1,2,1] f32[1] f32[1,2] f32[2,1]
+func.func @scaled_products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?xf32>, %m: tensor<?x?xf32>, %n: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.baddbmm %c, %a, %b {alpha = 5.000000e-01 : f64, beta = 2 : i64} : (tensor<?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %2 = kiln.addmm %c, %m, %n {alpha = 1 : i64, beta = 0.000000e+00 : f64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.addmm %c, %m, %n {alpha = -1.500000e+00 : f64, beta = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // batch_norm (inference): gradients to the input, weight and bias; none to

@@ -127,6 +127,12 @@ public:
   static std::string attr(const APFloat &v) {
     return number(v.convertToDouble(), false);
   }
+  /// A factor of the addmm family: an integer or a float, as written.
+  static std::string attr(Attribute v) {
+    if (auto i = dyn_cast<IntegerAttr>(v))
+      return "int64_t(" + std::to_string(i.getInt()) + ")";
+    return number(cast<FloatAttr>(v).getValueAsDouble(), false);
+  }
   static std::string attr(ArrayRef<int64_t> v) {
     std::vector<std::string> items;
     for (int64_t x : v)

@@ -217,6 +217,51 @@ func.func @norm(%x: tensor<?x5xf32>) -> (tensor<?xf32>, tensor<1x5xf32>, tensor<
   return %0, %1, %2, %3, %4, %5 : tensor<?xf32>, tensor<1x5xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>
 }
 
+// bmm: a matmul, the batch sizes checked equal at run time where either is
+// dynamic (matmul would broadcast a batch of 1); addmm: the input's dims
+// that may not broadcast checked, the product scaled by alpha (an integer
+// factor stays an integer) and the input by beta; beta 0 drops the input
+// (its sizes still checked), factors of 1 multiply nothing.
+// CHECK-LABEL: func.func @products
+// CHECK: %[[B0:.*]] = kiln.dim %arg0, 0
+// CHECK: %[[B1:.*]] = kiln.dim %arg1, 0
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[B0]], %[[B1]]
+// CHECK: cf.assert %[[EQ]], "bmm: batch sizes differ"
+// CHECK: %[[P:.*]] = kiln.matmul %arg0, %arg1
+// CHECK-NOT: kiln.mul
+// CHECK: %[[M:.*]] = kiln.matmul %arg3, %arg4
+// CHECK: %[[S:.*]] = kiln.dim %arg2, 0
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[S]], %{{.*}}
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[S]], %{{.*}}
+// CHECK: %[[OK:.*]] = arith.ori %[[ONE]], %[[SAME]]
+// CHECK: cf.assert %[[OK]], "addmm: input does not broadcast to the product's shape"
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: %[[W:.*]] = kiln.from_scalar %[[TWO]] : i64 -> tensor<i64>
+// CHECK: %[[SC:.*]] = kiln.mul %[[M]], %[[W]]
+// CHECK: %[[A:.*]] = kiln.add %arg2, %[[SC]]
+// CHECK: %[[M2:.*]] = kiln.matmul %arg3, %arg4
+// CHECK: cf.assert
+// CHECK-NOT: kiln.add
+// CHECK: return %[[P]], %[[A]], %[[M2]]
+func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?xi64>, %m: tensor<?x?xi64>, %n: tensor<?x?xi64>) -> (tensor<?x?x?xf32>, tensor<?x?xi64>, tensor<?x?xi64>) {
+  %0 = kiln.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.addmm %c, %m, %n {alpha = 2 : i64, beta = 1 : i64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  %2 = kiln.addmm %c, %m, %n {alpha = 1 : i64, beta = 0.0 : f64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %0, %1, %2 : tensor<?x?x?xf32>, tensor<?x?xi64>, tensor<?x?xi64>
+}
+
+// A float factor makes an integer product float32, as the runtime's
+// Scalar does.
+// CHECK-LABEL: func.func @float_factor
+// CHECK: %[[M:.*]] = kiln.matmul %arg1, %arg2 : (tensor<3x4xi64>, tensor<4x5xi64>) -> tensor<3x5xi64>
+// CHECK-NOT: cf.assert
+// CHECK: %[[SC:.*]] = kiln.mul %[[M]], %{{.*}} : (tensor<3x5xi64>, tensor<f64>) -> tensor<3x5xf32>
+// CHECK: kiln.add %arg0, %[[SC]] : (tensor<5xi64>, tensor<3x5xf32>) -> tensor<3x5xf32>
+func.func @float_factor(%c: tensor<5xi64>, %m: tensor<3x4xi64>, %n: tensor<4x5xi64>) -> tensor<3x5xf32> {
+  %0 = kiln.addmm %c, %m, %n {alpha = 0.5 : f64, beta = 1 : i64} : (tensor<5xi64>, tensor<3x4xi64>, tensor<4x5xi64>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
 // tril and triu: x where the column less the row is at most (tril) or at
 // least (triu) the diagonal, a zero of x's type elsewhere.
 // CHECK-LABEL: func.func @triangles

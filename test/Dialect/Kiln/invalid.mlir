@@ -730,3 +730,39 @@ func.func @norm_dims(%x: tensor<3x4xf32>) {
   %0 = kiln.norm %x p 1.0 dims [2] : tensor<3x4xf32> -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @bmm_rank(%a: tensor<3x4xf32>, %b: tensor<2x4x5xf32>) {
+  // expected-error@+2 {{bmm: batch1 must be a 3-d tensor}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.bmm %a, %b : (tensor<3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @bmm_batches(%a: tensor<1x3x4xf32>, %b: tensor<2x4x5xf32>) {
+  // expected-error@+2 {{bmm: batch sizes differ: 1 and 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.bmm %a, %b : (tensor<1x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @addmm_input(%c: tensor<2x3x5xf32>, %m: tensor<3x4xf32>, %n: tensor<4x5xf32>) {
+  // expected-error@+2 {{addmm: input of shape [2, 3, 5] does not broadcast to the product's shape [3, 5]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.addmm %c, %m, %n {alpha = 1 : i64, beta = 1 : i64} : (tensor<2x3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @baddbmm_rank(%c: tensor<3x5xf32>, %m: tensor<3x4xf32>, %n: tensor<4x5xf32>) {
+  // expected-error@+2 {{baddbmm: batch1 must be a 3-d tensor}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.baddbmm %c, %m, %n {alpha = 1 : i64, beta = 1 : i64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return
+}

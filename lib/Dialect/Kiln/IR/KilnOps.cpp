@@ -203,6 +203,21 @@ Type defaultOf(int cat, MLIRContext *context) {
 }
 } // namespace
 
+namespace {
+/// The promoted element type of operands by kind: those of the tensors
+/// with dims, of the 0-d tensors and of the wrapped numbers, each
+/// promoted within its kind (null where none).
+Type promoteKinds(Type dims, Type zero, Type wrapped) {
+  Type result = dims;
+  if (zero && (!result || category(zero) > category(result)))
+    result = zero;
+  if (wrapped && (!result || category(wrapped) > category(result)))
+    result =
+        result ? defaultOf(category(wrapped), wrapped.getContext()) : wrapped;
+  return result;
+}
+} // namespace
+
 Type mlir::kiln::promotedElementType(ValueRange operands) {
   Type dims, zero, wrapped;
   for (Value v : operands) {
@@ -214,13 +229,7 @@ Type mlir::kiln::promotedElementType(ValueRange operands) {
     slot =
         slot ? promotePair(slot, type.getElementType()) : type.getElementType();
   }
-  Type result = dims;
-  if (zero && (!result || category(zero) > category(result)))
-    result = zero;
-  if (wrapped && (!result || category(wrapped) > category(result)))
-    result =
-        result ? defaultOf(category(wrapped), wrapped.getContext()) : wrapped;
-  return result;
+  return promoteKinds(dims, zero, wrapped);
 }
 
 LogicalResult
@@ -435,6 +444,96 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *context,
   if (rhs.getRank() > 1)
     shape.push_back(b.back());
   inferred.push_back(RankedTensorType::get(shape, e));
+  return success();
+}
+
+/// Operands of a batched product family op of `rank` dims each, named as
+/// torch names them.
+static LogicalResult checkProductRanks(std::optional<Location> loc,
+                                       StringRef name, int64_t rank, Value lhs,
+                                       Value rhs) {
+  const char *names[2][2] = {{"mat1", "mat2"}, {"batch1", "batch2"}};
+  for (int i = 0; i < 2; ++i) {
+    auto t = rankedOf((i ? rhs : lhs).getType());
+    if (t.getRank() != rank)
+      return emitOptionalError(loc, name, ": ", names[rank == 3][i],
+                               " must be a ", rank, "-d tensor, got ", t);
+  }
+  if (rank == 3) {
+    int64_t a = rankedOf(lhs.getType()).getDimSize(0),
+            b = rankedOf(rhs.getType()).getDimSize(0);
+    if (!compatibleDims(a, b))
+      return emitOptionalError(loc, name, ": batch sizes differ: ", a, " and ",
+                               b);
+  }
+  return success();
+}
+
+LogicalResult BmmOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  if (failed(
+          checkProductRanks(loc, "bmm", 3, adaptor.getLhs(), adaptor.getRhs())))
+    return failure();
+  return MatmulOp::inferReturnTypes(
+      context, loc, MatmulOp::Adaptor(adaptor.getOperands()), inferred);
+}
+
+double mlir::kiln::factorValue(Attribute factor) {
+  if (auto i = dyn_cast<IntegerAttr>(factor))
+    return static_cast<double>(i.getInt());
+  return cast<FloatAttr>(factor).getValueAsDouble();
+}
+
+LogicalResult mlir::kiln::inferScaledProduct(std::optional<Location> loc,
+                                             StringRef name, int64_t rank,
+                                             Value input, Value lhs, Value rhs,
+                                             Attribute beta, Attribute alpha,
+                                             SmallVectorImpl<Type> &inferred) {
+  if (inferOpen({input, lhs, rhs}, inferred))
+    return success();
+  SmallVector<Type> product;
+  if (failed(checkProductRanks(loc, name, rank, lhs, rhs)) ||
+      failed(MatmulOp::inferReturnTypes(input.getContext(), loc,
+                                        MatmulOp::Adaptor(ValueRange{lhs, rhs}),
+                                        product)))
+    return failure();
+  auto p = rankedOf(product[0]), in = rankedOf(input.getType());
+  // The input broadcasts to the product's shape, or eager refuses it.
+  bool fits = in.getRank() <= p.getRank();
+  for (int64_t d = 0; fits && d < in.getRank(); ++d) {
+    int64_t s = in.getDimSize(d),
+            ps = p.getDimSize(p.getRank() - in.getRank() + d);
+    fits = s == 1 || compatibleDims(s, ps);
+  }
+  if (!fits)
+    return emitOptionalError(
+        loc, name, ": input of shape ", shapeStr(in.getShape()),
+        " does not broadcast to the product's shape ", shapeStr(p.getShape()));
+  MLIRContext *ctx = input.getContext();
+  auto factorType = [&](Attribute f) -> Type {
+    return isa<IntegerAttr>(f) ? Type(IntegerType::get(ctx, 64))
+                               : Type(Float64Type::get(ctx));
+  };
+  auto isValue = [](Attribute f, double v) { return factorValue(f) == v; };
+  // product * alpha, input * beta, then their sum, as the runtime's ops.
+  Type scaled = p.getElementType();
+  if (!isValue(alpha, 1))
+    scaled = promoteKinds(scaled, Type(), factorType(alpha));
+  Type e = scaled;
+  if (!isValue(beta, 0)) {
+    Type x = in.getElementType();
+    bool dims = in.getRank() > 0;
+    if (!isValue(beta, 1))
+      x = dims ? promoteKinds(x, Type(), factorType(beta))
+               : promoteKinds(Type(), x, factorType(beta));
+    e = dims ? promoteKinds(promotePair(x, scaled), Type(), Type())
+             : promoteKinds(scaled, x, Type());
+  }
+  inferred.push_back(RankedTensorType::get(p.getShape(), e));
   return success();
 }
 

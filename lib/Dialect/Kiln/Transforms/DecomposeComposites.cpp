@@ -582,6 +582,77 @@ private:
   Value all_;
 };
 
+/// A product of the bmm family: lhs @ rhs, the batch sizes of rank-3
+/// operands checked equal at run time where either is dynamic (matmul
+/// would broadcast a batch of 1 where eager raises).
+Value batchedProduct(PatternRewriter &b, Location loc, StringRef name,
+                     Value lhs, Value rhs) {
+  auto l = cast<RankedTensorType>(lhs.getType()),
+       r = cast<RankedTensorType>(rhs.getType());
+  if (l.getRank() == 3 && (l.isDynamicDim(0) || r.isDynamicDim(0))) {
+    SizeChecks batches(b, loc);
+    batches.equal(dimOf(b, loc, lhs, 0), dimOf(b, loc, rhs, 0));
+    batches.assertAll((name + ": batch sizes differ").str());
+  }
+  return k::MatmulOp::create(b, loc, lhs, rhs);
+}
+
+struct DecomposeBmm : OpRewritePattern<k::BmmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::BmmOp op,
+                                PatternRewriter &b) const override {
+    return replaceCasting(
+        b, op, batchedProduct(b, op.getLoc(), "bmm", op.getLhs(), op.getRhs()));
+  }
+};
+
+/// addmm and baddbmm: the product scaled by alpha (unless 1) plus the
+/// input scaled by beta (unless 1; none at all when 0, NaN included), each
+/// factor a wrapped number of its own kind; the input's dims checked at
+/// run time to broadcast to the product's where either is dynamic.
+template <typename OpTy>
+struct DecomposeScaledProduct : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    StringRef name = op->getName().stripDialect();
+    Value input = op.getInput();
+    Value product = batchedProduct(b, loc, name, op.getLhs(), op.getRhs());
+    auto in = cast<RankedTensorType>(input.getType());
+    auto p = cast<RankedTensorType>(product.getType());
+    SizeChecks fits(b, loc);
+    int64_t offset = p.getRank() - in.getRank();
+    for (int64_t d = 0; d < in.getRank(); ++d) {
+      int64_t s = in.getDimSize(d), ps = p.getDimSize(offset + d);
+      if (s == 1 || (!ShapedType::isDynamic(s) && s == ps))
+        continue;
+      Value size = dimOf(b, loc, input, d);
+      Value one = indexConstant(b, loc, 1);
+      fits.holds(arith::OrIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size,
+                                dimOf(b, loc, product, offset + d))));
+    }
+    fits.assertAll(
+        (name + ": input does not broadcast to the product's shape").str());
+    auto factor = [&](Attribute f) -> Value {
+      if (auto i = dyn_cast<IntegerAttr>(f))
+        return wrappedInteger(
+            b, loc, arith::ConstantIntOp::create(b, loc, i.getInt(), 64));
+      return wrappedNumber(b, loc, cast<FloatAttr>(f).getValueAsDouble());
+    };
+    auto is = [](Attribute f, double v) { return k::factorValue(f) == v; };
+    if (!is(op.getAlpha(), 1))
+      product = k::MulOp::create(b, loc, product, factor(op.getAlpha()));
+    if (is(op.getBeta(), 0))
+      return replaceCasting(b, op, product);
+    if (!is(op.getBeta(), 1))
+      input = k::MulOp::create(b, loc, input, factor(op.getBeta()));
+    return replaceCasting(b, op, k::AddOp::create(b, loc, input, product));
+  }
+};
+
 /// masked_fill: the value in the input's element type, chosen where
 /// the mask is set; a mask whose sizes are dynamic where the input's may
 /// differ is checked at run time to leave the input's shape unchanged.
@@ -903,8 +974,10 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeValueTest<LogicalNotOp>, DecomposeSign,
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
            DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
-           DecomposeBatchNorm, DecomposeGroupNorm,
-           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
-           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
-           DecomposeFlip, DecomposeRoll>(patterns.getContext());
+           DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
+           DecomposeScaledProduct<BaddbmmOp>, DecomposeBatchNorm,
+           DecomposeGroupNorm, DecomposeLogical<LogicalAndOp>,
+           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
+           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
+          patterns.getContext());
 }

@@ -56,6 +56,18 @@ LogicalResult inferMaskedFill(std::optional<Location> loc, Type input,
                               Type mask, Type value,
                               SmallVectorImpl<Type> &inferred);
 
+/// The value of a factor of the addmm family (an integer or a float).
+double factorValue(Attribute factor);
+
+/// kiln.addmm's and kiln.baddbmm's result (`name`, operands of rank
+/// `rank`): beta * input + alpha * (lhs @ rhs) in the product's shape,
+/// each step promoted as the runtime's ops promote (beta 0: the scaled
+/// product alone); an input that cannot broadcast to it is refused.
+LogicalResult inferScaledProduct(std::optional<Location> loc, StringRef name,
+                                 int64_t rank, Value input, Value lhs,
+                                 Value rhs, Attribute beta, Attribute alpha,
+                                 SmallVectorImpl<Type> &inferred);
+
 /// Eager's refusal of an op on elements of type e ("not supported for
 /// dtype i64; convert with to(kiln::kFloat32) first").
 std::string unsupportedDTypeMessage(Type e);

@@ -620,6 +620,71 @@ def Kiln_MatmulOp : Kiln_Op<"matmul", [Pure, InferTypeOpAdaptor,
   }];
 }
 
+def Kiln_BmmOp : Kiln_Op<"bmm", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::bmm($lhs, $rhs)";
+  let summary = "batched product of [B, n, k] and [B, k, m]";
+  let description = [{
+    torch's `bmm`: both operands of rank 3 with equal batch sizes (no
+    broadcasting, unlike matmul), promoted as matmul's. Its verifier checks
+    what the types state; kiln-decompose-composites checks the batch sizes
+    that are dynamic at run time (eager's error) and writes a kiln.matmul.
+
+    ```mlir
+    %y = kiln.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_NumericTensor:$lhs, Kiln_NumericTensor:$rhs);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
+  }];
+}
+
+// A factor of the addmm family: a number as the source passes it, an
+// integer or a float (an integer keeps integer tensors integer, as the
+// runtime's Scalar does).
+def Kiln_Factor : AnyAttrOf<[I64Attr, F64Attr]>;
+
+class Kiln_ScaledProductOp<string mnemonic, int rank, string what>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::" # mnemonic # "($input, $lhs, $rhs, $beta, $alpha)";
+  let summary = "beta * input + alpha * (" # what # ")";
+  let description = !strconcat("torch's `", mnemonic, [{`: the product of
+    `lhs` and `rhs` (each of rank }], !cast<string>(rank), [{, }], what, [{),
+    scaled by `alpha`, plus `input` scaled by `beta`; `input` must broadcast
+    to the product's shape (eager's error otherwise, checked at run time
+    where the sizes are dynamic), and with `beta` 0 it is ignored, NaN
+    included. Each step promotes as the runtime's ops do (an integer factor
+    keeps integer tensors integer). kiln-decompose-composites writes it
+    with matmul, mul and add.
+
+    ```mlir
+    %y = kiln.}], mnemonic, [{ %c, %a, %b {alpha = 5.000000e-01 : f64, beta = 1 : i64}
+        : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    ```
+  }]);
+  let arguments = (ins Kiln_NumericTensor:$input, Kiln_NumericTensor:$lhs,
+                       Kiln_NumericTensor:$rhs, Kiln_Factor:$beta,
+                       Kiln_Factor:$alpha);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferScaledProduct(loc, "}] # mnemonic # [{", }] # rank # [{,
+                                adaptor.getInput(), adaptor.getLhs(),
+                                adaptor.getRhs(), adaptor.getBeta(),
+                                adaptor.getAlpha(), inferred);
+    }
+  }];
+}
+
+def Kiln_AddmmOp : Kiln_ScaledProductOp<"addmm", 2, "a matrix product">;
+def Kiln_BaddbmmOp : Kiln_ScaledProductOp<"baddbmm", 3, "a batched product, as bmm's">;
+
 def Kiln_LinearOp : Kiln_Op<"linear", [Pure, InferTypeOpAdaptor,
                                        Kiln_PromotesToResult]> {
   let cppCall = "kiln::linear($input, $weight, $bias)";
