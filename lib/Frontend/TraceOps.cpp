@@ -744,8 +744,6 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
       {"clamp", {&Tracer::traceClamp, true, 2, kAnyArgs}},
       {"masked_fill", {&Tracer::traceMaskedFill, true, 3, 3}},
       {"dropout", {&Tracer::traceDropout, true, 1, kAnyArgs}},
-      {"narrow", {&Tracer::traceNarrow<SliceOf::Range>, true, 4, 4}},
-      {"select", {&Tracer::traceNarrow<SliceOf::Index>, true, 3, 3}},
       {"stack", {&Tracer::traceStack, true, 1, kAnyArgs}},
       {"bmm", {&Tracer::traceBmm<BatchedProduct::Plain>, true, 2, 2}},
       {"addmm",
@@ -789,7 +787,8 @@ void Tracer::maskInput(int mask, ElementType element) {
     if (!mlir::isa<mlir::kiln::UnsqueezeOp, mlir::kiln::SqueezeOp,
                    mlir::kiln::ReshapeOp, mlir::kiln::ExpandOp,
                    mlir::kiln::TransposeOp, mlir::kiln::PermuteOp,
-                   mlir::kiln::SliceOp>(p))
+                   mlir::kiln::SliceOp, mlir::kiln::NarrowOp,
+                   mlir::kiln::SelectOp>(p))
       break;
     v = p->getOperand(0);
   }
@@ -2022,43 +2021,26 @@ std::optional<int> Tracer::traceDropout(const KilnCall &call) {
   return x;
 }
 
-template <Tracer::SliceOf Of>
+template <typename OpTy>
 std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
   Composite cx(*this, call);
-  constexpr bool narrow = Of == SliceOf::Range;
-  SourceLocation loc = call.loc;
-  // A slice [start, end) of dim, start counted from the end when
-  // negative, the range checked as eager checks it.
   auto [x, dim] = cx.tensorAndDim();
   if (!x)
     return std::nullopt;
   std::optional<int> start = cx.integer(2);
   if (!start)
     return start;
-  int size = dimOf(*x, *dim, loc);
-  int negative = cx.host(BO_LT, *start, cx.i64(0));
-  int from = select(negative, cx.scalarAdd(*start, size), *start, loc);
-  int end;
-  if (narrow) {
+  mlir::Builder b(val(*x).getContext());
+  mlir::IntegerAttr d = b.getI64IntegerAttr(*dim);
+  if constexpr (std::is_same_v<OpTy, ko::NarrowOp>) {
     std::optional<int> length = cx.integer(3);
     if (!length)
       return length;
-    end = cx.scalarAdd(from, *length);
-    cx.check(cx.both(cx.both(cx.host(BO_GE, from, cx.i64(0)),
-                             cx.host(BO_LE, from, size)),
-                     cx.both(cx.host(BO_GE, *length, cx.i64(0)),
-                             cx.host(BO_LE, end, size))),
-             "narrow: start or length out of range");
+    return build<OpTy>(call.loc, val(*x), d, indexOf(*start, call.loc),
+                       indexOf(*length, call.loc));
   } else {
-    end = cx.scalarAdd(from, cx.i64(1));
-    cx.check(
-        cx.both(cx.host(BO_GE, from, cx.i64(0)), cx.host(BO_LT, from, size)),
-        "select: index out of range");
+    return build<OpTy>(call.loc, val(*x), d, indexOf(*start, call.loc));
   }
-  int sliced = slice(*x, *dim, from, end, 1, loc);
-  if (narrow)
-    return sliced;
-  return build<ko::SqueezeOp>(loc, val(sliced), *dim);
 }
 
 std::optional<int> Tracer::traceStack(const KilnCall &call) {

@@ -418,7 +418,6 @@ private:
   enum class Fill { Zeros, Ones, Value };       // zeros, ones, full (_like)
   enum class NormGroups { Given, PerChannel };  // group_norm, instance_norm
   enum class BelowZero { Linear, Exponential }; // leaky_relu, elu
-  enum class SliceOf { Range, Index };          // narrow, select
   /// bmm, addmm, baddbmm.
   enum class BatchedProduct { Plain, AddMatrix, AddBatched };
   /// How a kiln:: function is traced, and whether the Tensor method of the
@@ -562,7 +561,7 @@ private:
   std::optional<int> traceMaskedFill(const KilnCall &c);
   template <typename OpTy> std::optional<int> traceTriangle(const KilnCall &c);
   std::optional<int> traceDropout(const KilnCall &c);
-  template <SliceOf Of> std::optional<int> traceNarrow(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceNarrow(const KilnCall &c);
   std::optional<int> traceStack(const KilnCall &c);
   template <BatchedProduct Product>
   std::optional<int> traceBmm(const KilnCall &c);

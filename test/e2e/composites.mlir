@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 40 passed, 0 failed
+// CHECK: 45 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -96,6 +96,22 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?xf
   %4 = kiln.addmm %ic, %im, %in {alpha = 2 : i64, beta = 3 : i64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
   %5 = kiln.addmm %ic, %im, %in {alpha = 5.000000e-01 : f64, beta = 1 : i64} : (tensor<?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>
+}
+
+// narrow and select at run-time starts and indices, counted from the end
+// when negative, on floats and integers; a start past the end, a length
+// too long and an index out of range raise eager's errors.
+// E2E: @slices f32[4,6] i64[5,3]{-9,9} idx=1 idx=3
+// E2E: @slices f32[3,5] i64[2,4]{-9,9} idx=-2 idx=2
+// E2E: @slices f32[3,5] i64[2,4]{-9,9} idx=4 idx=2 expect-error
+// E2E: @slices f32[3,5] i64[2,4]{-9,9} idx=1 idx=5 expect-error
+// E2E: @slices f32[3,5] i64[2,4]{-9,9} idx=-6 idx=0 expect-error
+func.func @slices(%x: tensor<?x?xf32>, %n: tensor<?x?xi64>, %s: index, %l: index) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xi64>, tensor<?xi64>) {
+  %0 = kiln.narrow %x dim 1 start %s length %l : tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = kiln.select %x dim 1 index %s : tensor<?x?xf32> -> tensor<?xf32>
+  %2 = kiln.narrow %n dim 0 start %s length %l : tensor<?x?xi64> -> tensor<?x?xi64>
+  %3 = kiln.select %n dim 0 index %s : tensor<?x?xi64> -> tensor<?xi64>
+  return %0, %1, %2, %3 : tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xi64>, tensor<?xi64>
 }
 
 // tril and triu over the last two dims of a batch, on and off the main

@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 45 passed, 0 failed
+// CHECK: 47 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -206,6 +206,16 @@ func.func @scaled_products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: ten
   %2 = kiln.addmm %c, %m, %n {alpha = 1 : i64, beta = 0.000000e+00 : f64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %3 = kiln.addmm %c, %m, %n {alpha = -1.500000e+00 : f64, beta = 1 : i64} : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %0, %1, %2, %3 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// narrow and select through their slices: the gradient placed back at
+// the range (a negative start counted from the end), zeros elsewhere.
+// E2E-GRAD: @slices f32[4,6] idx=1 idx=3
+// E2E-GRAD: @slices f32[3,5] idx=-2 idx=1
+func.func @slices(%x: tensor<?x?xf32>, %s: index, %l: index) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %0 = kiln.narrow %x dim 1 start %s length %l : tensor<?x?xf32> -> tensor<?x?xf32>
+  %1 = kiln.select %x dim 1 index %s : tensor<?x?xf32> -> tensor<?xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<?xf32>
 }
 
 // batch_norm (inference): gradients to the input, weight and bias; none to

@@ -262,6 +262,29 @@ func.func @float_factor(%c: tensor<5xi64>, %m: tensor<3x4xi64>, %n: tensor<4x5xi
   return %0 : tensor<3x5xf32>
 }
 
+// narrow and select: a slice from the start counted from the end when
+// negative, the range checked as eager checks it; select's slice of 1
+// squeezed; a constant length gives a static size.
+// CHECK-LABEL: func.func @slices
+// CHECK: %[[N:.*]] = kiln.dim %arg0, 1
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %arg1, %{{.*}}
+// CHECK: %[[WRAP:.*]] = arith.addi %arg1, %[[N]]
+// CHECK: %[[FROM:.*]] = arith.select %[[NEG]], %[[WRAP]], %arg1
+// CHECK: %[[END:.*]] = arith.addi %[[FROM]], %{{.*}}
+// CHECK: cf.assert %{{.*}}, "narrow: start or length out of range"
+// CHECK: %[[NS:.*]] = kiln.slice %arg0 dim 1 [%[[FROM]] : %[[END]]] : tensor<4x?xf32> -> tensor<4x2xf32>
+// CHECK: kiln.dim %arg0, 0
+// CHECK: cf.assert %{{.*}}, "select: index out of range"
+// CHECK: %[[SS:.*]] = kiln.slice %arg0 dim 0 [%{{.*}} : %{{.*}}] : tensor<4x?xf32> -> tensor<1x?xf32>
+// CHECK: %[[SQ:.*]] = kiln.squeeze %[[SS]] dim 0 : tensor<1x?xf32> -> tensor<?xf32>
+// CHECK: return %[[NS]], %[[SQ]]
+func.func @slices(%x: tensor<4x?xf32>, %s: index) -> (tensor<4x2xf32>, tensor<?xf32>) {
+  %c2 = arith.constant 2 : index
+  %0 = kiln.narrow %x dim 1 start %s length %c2 : tensor<4x?xf32> -> tensor<4x2xf32>
+  %1 = kiln.select %x dim 0 index %s : tensor<4x?xf32> -> tensor<?xf32>
+  return %0, %1 : tensor<4x2xf32>, tensor<?xf32>
+}
+
 // tril and triu: x where the column less the row is at most (tril) or at
 // least (triu) the diagonal, a zero of x's type elsewhere.
 // CHECK-LABEL: func.func @triangles

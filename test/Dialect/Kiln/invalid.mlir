@@ -766,3 +766,23 @@ func.func @baddbmm_rank(%c: tensor<3x5xf32>, %m: tensor<3x4xf32>, %n: tensor<4x5
   %0 = kiln.baddbmm %c, %m, %n {alpha = 1 : i64, beta = 1 : i64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
   return
 }
+
+// -----
+
+func.func @narrow_too_long(%x: tensor<4x3xf32>, %s: index) {
+  %c5 = arith.constant 5 : index
+  // expected-error@+2 {{narrow: length 5 exceeds dim 1 of size 3}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.narrow %x dim 1 start %s length %c5 : tensor<4x3xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @select_index(%x: tensor<4x3xf32>) {
+  %c4 = arith.constant 4 : index
+  // expected-error@+2 {{select: index is out of range for dim 0 of size 4}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.select %x dim 0 index %c4 : tensor<4x3xf32> -> tensor<3xf32>
+  return
+}

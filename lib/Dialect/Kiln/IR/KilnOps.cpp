@@ -1057,6 +1057,46 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+LogicalResult mlir::kiln::inferSliceOfDim(std::optional<Location> loc,
+                                          StringRef name, Value input,
+                                          int64_t dim, Value start,
+                                          Value length,
+                                          SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(input, inferred))
+    return success();
+  auto in = rankedOf(input.getType());
+  int64_t d = countDim(dim, in.getRank());
+  if (d < 0 || d >= in.getRank())
+    return emitOptionalError(loc, name, ": dim ", dim,
+                             " is out of range for a tensor of rank ",
+                             in.getRank());
+  int64_t size = in.getDimSize(d);
+  SmallVector<int64_t> shape(in.getShape());
+  APInt c;
+  std::optional<int64_t> from, count;
+  if (matchPattern(start, m_ConstantInt(&c)))
+    from = c.getSExtValue();
+  if (length && matchPattern(length, m_ConstantInt(&c)))
+    count = c.getSExtValue();
+  if (!length) {
+    if (!ShapedType::isDynamic(size) &&
+        (size == 0 || (from && (*from < -size || *from >= size))))
+      return emitOptionalError(loc, "select: index is out of range for dim ",
+                               dim, " of size ", size);
+    shape.erase(shape.begin() + d);
+  } else {
+    if (count && *count < 0)
+      return emitOptionalError(loc, "narrow: length ", *count,
+                               " must be non-negative");
+    if (!ShapedType::isDynamic(size) && count && *count > size)
+      return emitOptionalError(loc, "narrow: length ", *count, " exceeds dim ",
+                               dim, " of size ", size);
+    shape[d] = count ? *count : ShapedType::kDynamic;
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -1451,6 +1491,8 @@ KILN_INPUT_DIMS(AnyOp, true)
 KILN_INPUT_DIMS(AllOp, true)
 KILN_INPUT_DIMS(FlipOp, false)
 KILN_INPUT_DIMS(RollOp, false)
+KILN_INPUT_DIMS(NarrowOp, false)
+KILN_INPUT_DIMS(SelectOp, false)
 KILN_INPUT_DIMS(ArgmaxOp, true)
 KILN_INPUT_DIMS(ArgminOp, true)
 KILN_INPUT_DIMS(CumsumOp, true)

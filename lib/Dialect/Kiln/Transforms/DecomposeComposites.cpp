@@ -653,6 +653,52 @@ struct DecomposeScaledProduct : OpRewritePattern<OpTy> {
   }
 };
 
+/// narrow and select: a kiln.slice of the dim from the start (counted from
+/// the end when negative) over the length (select: 1, the dim then
+/// squeezed), the range checked at run time as eager checks it.
+template <typename OpTy> struct DecomposeSliceOfDim : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    constexpr bool narrow = std::is_same_v<OpTy, k::NarrowOp>;
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    auto in = cast<RankedTensorType>(x.getType());
+    int64_t d = static_cast<int64_t>(op.getDim());
+    using P = arith::CmpIPredicate;
+    auto cmp = [&](P p, Value l, Value r) -> Value {
+      return arith::CmpIOp::create(b, loc, p, l, r);
+    };
+    auto add = [&](Value l, Value r) -> Value {
+      return arith::AddIOp::create(b, loc, l, r);
+    };
+    Value size = dimOf(b, loc, x, d), zero = indexConstant(b, loc, 0);
+    Value start = op->getOperand(1);
+    Value from = arith::SelectOp::create(b, loc, cmp(P::slt, start, zero),
+                                         add(start, size), start);
+    Value length = narrow ? op->getOperand(2) : indexConstant(b, loc, 1);
+    Value end = add(from, length);
+    SizeChecks range(b, loc);
+    range.holds(cmp(P::sge, from, zero));
+    if (narrow) {
+      range.holds(cmp(P::sle, from, size));
+      range.holds(cmp(P::sge, length, zero));
+      range.holds(cmp(P::sle, end, size));
+    } else {
+      range.holds(cmp(P::slt, from, size));
+    }
+    range.assertAll(narrow ? "narrow: start or length out of range"
+                           : "select: index out of range");
+    SmallVector<int64_t> shape(in.getShape());
+    shape[d] = narrow ? cast<RankedTensorType>(op.getType()).getDimSize(d) : 1;
+    Value y =
+        k::SliceOp::create(b, loc, in.clone(shape), x, b.getI64IntegerAttr(d),
+                           from, end, b.getI64IntegerAttr(1));
+    if (!narrow)
+      y = k::SqueezeOp::create(b, loc, y, b.getI64IntegerAttr(d));
+    return replaceCasting(b, op, y);
+  }
+};
+
 /// masked_fill: the value in the input's element type, chosen where
 /// the mask is set; a mask whose sizes are dynamic where the input's may
 /// differ is checked at run time to leave the input's shape unchanged.
@@ -975,6 +1021,7 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
            DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
            DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
+           DecomposeSliceOfDim<NarrowOp>, DecomposeSliceOfDim<SelectOp>,
            DecomposeScaledProduct<BaddbmmOp>, DecomposeBatchNorm,
            DecomposeGroupNorm, DecomposeLogical<LogicalAndOp>,
            DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,

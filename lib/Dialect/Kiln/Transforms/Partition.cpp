@@ -150,7 +150,7 @@ bool worthRecomputing(Operation *op) {
 bool isView(Operation *op) {
   return isa<k::ReshapeOp, k::ReshapeAsOp, k::FlattenOp, k::UnflattenOp,
              k::SqueezeOp, k::UnsqueezeOp, k::TransposeOp, k::PermuteOp,
-             k::ExpandOp, k::SliceOp>(op);
+             k::ExpandOp, k::SliceOp, k::NarrowOp, k::SelectOp>(op);
 }
 
 /// The ops that compute `roots`, stopping at `stops`.

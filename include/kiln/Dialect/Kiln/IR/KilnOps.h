@@ -56,6 +56,13 @@ LogicalResult inferMaskedFill(std::optional<Location> loc, Type input,
                               Type mask, Type value,
                               SmallVectorImpl<Type> &inferred);
 
+/// kiln.narrow's (`length` given) and kiln.select's result: the input's
+/// type with `dim` sized `length` (static when a constant) or dropped;
+/// constant ranges that eager refuses are refused.
+LogicalResult inferSliceOfDim(std::optional<Location> loc, StringRef name,
+                              Value input, int64_t dim, Value start,
+                              Value length, SmallVectorImpl<Type> &inferred);
+
 /// The value of a factor of the addmm family (an integer or a float).
 double factorValue(Attribute factor);
 

@@ -530,8 +530,11 @@ class Kiln_SoftmaxLikeOp<string mnemonic, string opSummary>
     ::llvm::LogicalResult $cppClass::verify() {
       if (hasOpenTypes(*this))
         return success();
-      return verifyDimInRange(getOperation(), getDim(),
-                              getInput().getType().getRank(), "dim");
+      return verifyDimInRange(
+          getOperation(), getDim(),
+          ::mlir::cast<::mlir::RankedTensorType>(getInput().getType())
+              .getRank(),
+          "dim");
     }
   }];
 }
@@ -1222,6 +1225,83 @@ def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+class Kiln_SliceOfDimOp<string mnemonic, string summaryText>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+                         DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let summary = summaryText;
+  let traceWith = "traceNarrow";
+  let tensorMethod = 1;
+  let hasVerifier = 1;
+  let results = (outs Kiln_Tensor:$result);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferSliceOfDim(loc, "}] # mnemonic # [{", adaptor.getInput(),
+                             adaptor.getDim(), adaptor.getOperands()[1],
+                             adaptor.getOperands().size() > 2
+                                 ? adaptor.getOperands()[2]
+                                 : ::mlir::Value(),
+                             inferred);
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      if (hasOpenTypes(*this))
+        return success();
+      return verifyDimInRange(
+          getOperation(), getDim(),
+          ::mlir::cast<::mlir::RankedTensorType>(getInput().getType())
+              .getRank(),
+          "dim");
+    }
+  }];
+}
+
+def Kiln_NarrowOp : Kiln_SliceOfDimOp<"narrow",
+    "the elements [start, start + length) along a dim"> {
+  let cppCall = "kiln::narrow($input, $dim, $start, $length)";
+  let traceMinArgs = 4;
+  let traceMaxArgs = 4;
+  let description = [{
+    torch's `narrow`: `length` elements of `dim` from `start` (counted from
+    the end when negative), the range checked as eager checks it (at run
+    time where the sizes are dynamic: the call then reruns eagerly and
+    raises eager's error). The dim's size is `length` when it is a constant.
+    kiln-decompose-composites writes it as a kiln.slice.
+
+    ```mlir
+    %y = kiln.narrow %x dim 1 start %s length %c2 : tensor<?x?xf32> -> tensor<?x2xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim, Index:$start,
+                       Index:$length);
+  let assemblyFormat = [{
+    $input `dim` $dim `start` $start `length` $length attr-dict `:`
+    type($input) `->` type($result)
+  }];
+}
+
+def Kiln_SelectOp : Kiln_SliceOfDimOp<"select",
+    "the slice at an index along a dim, that dim removed"> {
+  let cppCall = "kiln::select($input, $dim, $index)";
+  let traceMinArgs = 3;
+  let traceMaxArgs = 3;
+  let description = [{
+    torch's `select`: the elements at `index` (counted from the end when
+    negative) along `dim`, which the result drops; the index checked as
+    eager checks it (at run time where the size is dynamic).
+    kiln-decompose-composites writes it as a kiln.slice and a kiln.squeeze.
+
+    ```mlir
+    %y = kiln.select %x dim 0 index %i : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, I64Attr:$dim, Index:$index);
+  let assemblyFormat = [{
+    $input `dim` $dim `index` $index attr-dict `:` type($input) `->`
+    type($result)
+  }];
 }
 
 def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor,
