@@ -137,13 +137,8 @@ void aliasBases(mlir::Value v, llvm::SmallPtrSetImpl<mlir::Value> &bases) {
     aliasBases(select.getFalseValue(), bases);
     return;
   }
-  if (llvm::isa_and_present<
-          mlir::kiln::ReshapeOp, mlir::kiln::ExpandOp, mlir::kiln::TransposeOp,
-          mlir::kiln::PermuteOp, mlir::kiln::UnsqueezeOp, mlir::kiln::SqueezeOp,
-          mlir::kiln::FlattenOp, mlir::kiln::UnflattenOp,
-          mlir::kiln::ReshapeAsOp, mlir::kiln::SliceOp, mlir::kiln::NarrowOp,
-          mlir::kiln::SelectOp, mlir::kiln::CastOp, mlir::kiln::CastLikeOp>(
-          op)) {
+  if (op && (op->hasTrait<mlir::kiln::trait::ViewOfInput>() ||
+             llvm::isa<mlir::kiln::CastOp, mlir::kiln::CastLikeOp>(op))) {
     aliasBases(op->getOperand(0), bases);
     return;
   }

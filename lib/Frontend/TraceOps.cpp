@@ -784,11 +784,7 @@ void Tracer::maskInput(int mask, ElementType element) {
   // The input it views (mask.unsqueeze(1).unsqueeze(2)) too.
   mlir::Value v = graph().body->values[mask];
   while (mlir::Operation *p = v ? v.getDefiningOp() : nullptr) {
-    if (!mlir::isa<mlir::kiln::UnsqueezeOp, mlir::kiln::SqueezeOp,
-                   mlir::kiln::ReshapeOp, mlir::kiln::ExpandOp,
-                   mlir::kiln::TransposeOp, mlir::kiln::PermuteOp,
-                   mlir::kiln::SliceOp, mlir::kiln::NarrowOp,
-                   mlir::kiln::SelectOp>(p))
+    if (!p->hasTrait<mlir::kiln::trait::ViewOfInput>())
       break;
     v = p->getOperand(0);
   }

@@ -147,11 +147,7 @@ bool worthRecomputing(Operation *op) {
 }
 
 /// Whether op only reads its input in another shape or order.
-bool isView(Operation *op) {
-  return isa<k::ReshapeOp, k::ReshapeAsOp, k::FlattenOp, k::UnflattenOp,
-             k::SqueezeOp, k::UnsqueezeOp, k::TransposeOp, k::PermuteOp,
-             k::ExpandOp, k::SliceOp, k::NarrowOp, k::SelectOp>(op);
-}
+bool isView(Operation *op) { return op->hasTrait<k::trait::ViewOfInput>(); }
 
 /// The ops that compute `roots`, stopping at `stops`.
 DenseSet<Operation *> sliceOf(ArrayRef<Value> roots,

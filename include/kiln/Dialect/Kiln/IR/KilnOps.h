@@ -22,6 +22,11 @@ template <typename ConcreteType>
 class PromotesToResult
     : public mlir::OpTrait::TraitBase<ConcreteType, PromotesToResult> {};
 
+/// Kiln_ViewOfInput (KilnBase.td): a view of operand 0.
+template <typename ConcreteType>
+class ViewOfInput : public mlir::OpTrait::TraitBase<ConcreteType, ViewOfInput> {
+};
+
 /// Eager's refusal of an op on an input (operand 0) of element types it is
 /// not defined on: all but floating ones (floatOnly) or bools.
 LogicalResult verifyInputElementType(Operation *op, bool floatOnly);

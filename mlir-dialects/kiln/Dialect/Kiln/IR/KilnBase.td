@@ -43,6 +43,15 @@ def Kiln_PromotesToResult : NativeOpTrait<"PromotesToResult"> {
   let cppNamespace = "::mlir::kiln::trait";
 }
 
+// A view: the op reads its input (operand 0) in another shape, order or
+// range, and eagerly returns a tensor sharing its elements (reshape,
+// transpose, slice, narrow, ...). What aliasing asks of an op (the stitched
+// code's check that no compiled output shares elements eagerly, the
+// partition, a mask's input) reads this trait.
+def Kiln_ViewOfInput : NativeOpTrait<"ViewOfInput"> {
+  let cppNamespace = "::mlir::kiln::trait";
+}
+
 // The element types eager refuses for an op's input (its first operand):
 // anything but floating (Kiln_FloatInput: torch's activations, mean,
 // softmax, the norms; attention's inference refuses a query so, first) or

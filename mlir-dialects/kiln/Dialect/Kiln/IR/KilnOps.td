@@ -1131,7 +1131,7 @@ def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
 // Views and reshapes (value semantics: a graph never aliases)
 //===----------------------------------------------------------------------===//
 
-def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure]> {
+def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure, Kiln_ViewOfInput]> {
   let summary = "same elements, new shape";
   let description = [{
     The result type's static dims are the new sizes; each dynamic dim takes
@@ -1153,7 +1153,8 @@ def Kiln_ReshapeOp : Kiln_Op<"reshape", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
+def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.transpose($dim0, $dim1)";
   let summary = "swaps two dims";
@@ -1181,7 +1182,8 @@ def Kiln_TransposeOp : Kiln_Op<"transpose", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
+def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.permute($permutation)";
   let summary = "reorders the dims";
@@ -1202,7 +1204,7 @@ def Kiln_PermuteOp : Kiln_Op<"permute", [Pure, InferTypeOpAdaptor,
   let hasCanonicalizer = 1;
 }
 
-def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
+def Kiln_SliceOp : Kiln_Op<"slice", [Pure, Kiln_ViewOfInput,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.slice($dim, $start, $end, $step)";
   let summary = "every step-th element of a range along a dim";
@@ -1228,7 +1230,7 @@ def Kiln_SliceOp : Kiln_Op<"slice", [Pure,
 }
 
 class Kiln_SliceOfDimOp<string mnemonic, string summaryText>
-    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor,
+    : Kiln_Op<mnemonic, [Pure, Kiln_ViewOfInput, InferTypeOpAdaptor,
                          DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let summary = summaryText;
   let traceWith = "traceNarrow";
@@ -1304,7 +1306,8 @@ def Kiln_SelectOp : Kiln_SliceOfDimOp<"select",
   }];
 }
 
-def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor,
+def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.unsqueeze($dim)";
   let summary = "inserts a size-1 dim";
@@ -1320,7 +1323,8 @@ def Kiln_UnsqueezeOp : Kiln_Op<"unsqueeze", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor,
+def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.squeeze($dim)";
   let summary = "removes a dim of size 1";
@@ -1342,7 +1346,7 @@ def Kiln_SqueezeOp : Kiln_Op<"squeeze", [Pure, InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
-def Kiln_ExpandOp : Kiln_Op<"expand", [Pure]> {
+def Kiln_ExpandOp : Kiln_Op<"expand", [Pure, Kiln_ViewOfInput]> {
   let summary = "broadcasts size-1 dims to a larger shape";
   let description = [{
     Like `Tensor::expand`: trailing dims align, an input dim of size 1 may
@@ -1366,7 +1370,8 @@ def Kiln_ExpandOp : Kiln_Op<"expand", [Pure]> {
 // the ops above once their operands' types are known
 //===----------------------------------------------------------------------===//
 
-def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, InferTypeOpAdaptor,
+def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.flatten($start_dim, $end_dim)";
   let summary = "dims start_dim to end_dim merged into one (torch.flatten)";
@@ -1388,7 +1393,8 @@ def Kiln_FlattenOp : Kiln_Op<"flatten", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def Kiln_UnflattenOp : Kiln_Op<"unflatten", [Pure, InferTypeOpAdaptor,
+def Kiln_UnflattenOp : Kiln_Op<"unflatten", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "$input.unflatten($dim, $sizes)";
   let summary = "a dim split into several (torch.unflatten)";
@@ -1414,7 +1420,8 @@ def Kiln_UnflattenOp : Kiln_Op<"unflatten", [Pure, InferTypeOpAdaptor,
   }];
 }
 
-def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, InferTypeOpAdaptor]> {
+def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor]> {
   let cppCall = "$input.reshape_as($other)";
   let summary = "the input's elements in the other tensor's shape";
   let description = [{
