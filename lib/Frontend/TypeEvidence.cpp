@@ -640,10 +640,13 @@ private:
   ExprTypes ofUserFunction(const FunctionDecl *fn, const CallExpr *call,
                            int depth) {
     const FunctionDecl *def = fn->getDefinition();
-    // Each call at most once on the way (recursion); the same function
-    // called again further in, with other arguments, is typed there
-    // (`host_step(host_step(x))`).
+    // The program's own functions only: a library's (std::get of a tuple
+    // of tensors) returns what its templates make of their arguments,
+    // which this reading does not follow. Each call at most once on the
+    // way (recursion); the same function called again further in, with
+    // other arguments, is typed there (`host_step(host_step(x))`).
     if (!def || !def->hasBody() || !isTensorType(def->getReturnType()) ||
+        ctx_.getSourceManager().isInSystemHeader(def->getLocation()) ||
         !visiting_.insert(call).second)
       return {};
     // Its parameters bound to this call's arguments (for shapes).

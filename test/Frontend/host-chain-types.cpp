@@ -5,7 +5,9 @@
 // f32 guess's versions only, and every call fell back to eager; found by
 // the differential tester, seed 57 root 86). The same helper called again
 // inside its own argument (`host_step(host_step(t))`) is typed at each
-// call.
+// call. A local read through std::get of a tuple is not typed by reading
+// the library's body (that made a loop's carried value bool: seed 60 root
+// 43).
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: %matches_eager %s %t 5
@@ -21,10 +23,14 @@
 // CHECK-NEXT: inputs: t (f64 tensor of rank 2)
 // CHECK-NEXT: outputs: return
 // CHECK-NEXT: types: t source
+// CHECK-LABEL: loopAfterTuple (
+// CHECK: inputs: t3 (f32 tensor of rank 2) w (f32 tensor of rank 2)
 #include <kiln/kiln.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <tuple>
+#include <vector>
 
 using kiln::Tensor;
 
@@ -45,6 +51,15 @@ Tensor nested(const Tensor &x) {
   return (t - 7.0).tanh() * 0.5;
 }
 
+KILN_COMPILE()
+Tensor loopAfterTuple(const Tensor &a, const std::vector<Tensor> &ws) {
+  Tensor t2 = std::get<0>(kiln::topk(a.tanh(), 1, 1, false));
+  Tensor t3 = t2;
+  for (const Tensor &w : ws)
+    t3 = t3 * 0.5f + w;
+  return t3;
+}
+
 static void print(const char *name, const Tensor &t) {
   std::printf("%s %s [", name, kiln::dtypeName(t.dtype()));
   Tensor f = t.to(kiln::kFloat32).contiguous();
@@ -59,4 +74,6 @@ int main(int argc, char **argv) {
   Tensor b = (kiln::randn({n}, 2) * 0.25).to(kiln::kBFloat16);
   print("chained", chained(a, b));
   print("nested", nested(kiln::randn({2, n}, 3, kiln::kFloat64) * 0.1));
+  std::vector<Tensor> ws = {kiln::randn({3, 1}, 4), kiln::randn({3, 1}, 5)};
+  print("loop", loopAfterTuple(kiln::randn({3, n}, 6), ws));
 }
