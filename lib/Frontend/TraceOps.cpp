@@ -744,7 +744,6 @@ const std::map<std::string, Tracer::KilnCallTracer> &Tracer::kilnCalls() {
       {"clamp", {&Tracer::traceClamp, true, 2, kAnyArgs}},
       {"masked_fill", {&Tracer::traceMaskedFill, true, 3, 3}},
       {"dropout", {&Tracer::traceDropout, true, 1, kAnyArgs}},
-      {"stack", {&Tracer::traceStack, true, 1, kAnyArgs}},
       {"bmm", {&Tracer::traceBmm<BatchedProduct::Plain>, true, 2, 2}},
       {"addmm",
        {&Tracer::traceBmm<BatchedProduct::AddMatrix>, true, 3, kAnyArgs}},
@@ -2039,20 +2038,16 @@ std::optional<int> Tracer::traceNarrow(const KilnCall &call) {
   }
 }
 
+template <typename OpTy>
 std::optional<int> Tracer::traceStack(const KilnCall &call) {
   Composite cx(*this, call);
-  const std::string &name = call.name;
-  const std::vector<const Expr *> &args = call.args;
-  SourceLocation loc = call.loc;
   std::vector<int> parts;
-  if (!tensorList(name, args[0], loc, parts))
+  if (!tensorList(call.name, call.args[0], call.loc, parts))
     return std::nullopt;
   std::optional<int64_t> dim = cx.constantArg(1, 0, "dim");
   if (!dim)
     return std::nullopt;
-  for (int &part : parts)
-    part = build<ko::UnsqueezeOp>(loc, val(part), *dim);
-  return concat(parts, *dim, loc);
+  return build<OpTy>(call.loc, vals(parts), *dim);
 }
 
 template <Tracer::BatchedProduct Product>

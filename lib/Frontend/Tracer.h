@@ -562,7 +562,7 @@ private:
   template <typename OpTy> std::optional<int> traceTriangle(const KilnCall &c);
   std::optional<int> traceDropout(const KilnCall &c);
   template <typename OpTy> std::optional<int> traceNarrow(const KilnCall &c);
-  std::optional<int> traceStack(const KilnCall &c);
+  template <typename OpTy> std::optional<int> traceStack(const KilnCall &c);
   template <BatchedProduct Product>
   std::optional<int> traceBmm(const KilnCall &c);
   std::optional<int> traceEye(const KilnCall &c);

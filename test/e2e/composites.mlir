@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 45 passed, 0 failed
+// CHECK: 48 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -112,6 +112,18 @@ func.func @slices(%x: tensor<?x?xf32>, %n: tensor<?x?xi64>, %s: index, %l: index
   %2 = kiln.narrow %n dim 0 start %s length %l : tensor<?x?xi64> -> tensor<?x?xi64>
   %3 = kiln.select %n dim 0 index %s : tensor<?x?xi64> -> tensor<?xi64>
   return %0, %1, %2, %3 : tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xi64>, tensor<?xi64>
+}
+
+// stack along a new first, middle and last dim, f32 with f64 promoted;
+// shapes that differ at run time raise eager's error.
+// E2E: @stack f32[3,4] f32[3,4] f64[3,4]
+// E2E: @stack f32[1,1] f32[1,1] f64[1,1]
+// E2E: @stack f32[3,4] f32[3,5] f64[3,4] expect-error
+func.func @stack(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf64>) -> (tensor<2x?x?xf32>, tensor<?x3x?xf64>, tensor<?x?x2xf32>) {
+  %0 = kiln.stack %a, %b dim 0 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<2x?x?xf32>
+  %1 = kiln.stack %a, %c, %b dim 1 : (tensor<?x?xf32>, tensor<?x?xf64>, tensor<?x?xf32>) -> tensor<?x3x?xf64>
+  %2 = kiln.stack %b, %a dim 2 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x2xf32>
+  return %0, %1, %2 : tensor<2x?x?xf32>, tensor<?x3x?xf64>, tensor<?x?x2xf32>
 }
 
 // tril and triu over the last two dims of a batch, on and off the main

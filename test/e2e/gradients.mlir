@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 47 passed, 0 failed
+// CHECK: 49 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -216,6 +216,15 @@ func.func @slices(%x: tensor<?x?xf32>, %s: index, %l: index) -> (tensor<?x?xf32>
   %0 = kiln.narrow %x dim 1 start %s length %l : tensor<?x?xf32> -> tensor<?x?xf32>
   %1 = kiln.select %x dim 1 index %s : tensor<?x?xf32> -> tensor<?xf32>
   return %0, %1 : tensor<?x?xf32>, tensor<?xf32>
+}
+
+// stack: each input's gradient its slice of the result's.
+// E2E-GRAD: @stack f32[3,4] f32[3,4]
+// E2E-GRAD: @stack f32[1,2] f32[1,2]
+func.func @stack(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> (tensor<?x2x?xf32>, tensor<?x?x3xf32>) {
+  %0 = kiln.stack %a, %b dim 1 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x2x?xf32>
+  %1 = kiln.stack %b, %a, %b dim 2 : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x3xf32>
+  return %0, %1 : tensor<?x2x?xf32>, tensor<?x?x3xf32>
 }
 
 // batch_norm (inference): gradients to the input, weight and bias; none to

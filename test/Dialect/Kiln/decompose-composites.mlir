@@ -285,6 +285,17 @@ func.func @slices(%x: tensor<4x?xf32>, %s: index) -> (tensor<4x2xf32>, tensor<?x
   return %0, %1 : tensor<4x2xf32>, tensor<?xf32>
 }
 
+// stack: each input unsqueezed at the dim, then their cat.
+// CHECK-LABEL: func.func @stack
+// CHECK: %[[A:.*]] = kiln.unsqueeze %arg0 dim 1 : tensor<?x3xf32> -> tensor<?x1x3xf32>
+// CHECK: %[[B:.*]] = kiln.unsqueeze %arg1 dim 1 : tensor<?x3xf32> -> tensor<?x1x3xf32>
+// CHECK: %[[C:.*]] = kiln.cat %[[A]], %[[B]] dim 1
+// CHECK: return %[[C]]
+func.func @stack(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<?x2x3xf32> {
+  %0 = kiln.stack %a, %b dim 1 : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x2x3xf32>
+  return %0 : tensor<?x2x3xf32>
+}
+
 // tril and triu: x where the column less the row is at most (tril) or at
 // least (triu) the diagonal, a zero of x's type elsewhere.
 // CHECK-LABEL: func.func @triangles

@@ -786,3 +786,12 @@ func.func @select_index(%x: tensor<4x3xf32>) {
   %0 = kiln.select %x dim 0 index %c4 : tensor<4x3xf32> -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @stack_shapes(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error@+2 {{stack: expects tensors of one shape, got [2, 3] and [3, 3]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.stack %a, %b dim 0 : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x2x3xf32>
+  return
+}

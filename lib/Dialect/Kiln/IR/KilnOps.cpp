@@ -1097,6 +1097,41 @@ LogicalResult mlir::kiln::inferSliceOfDim(std::optional<Location> loc,
   return success();
 }
 
+LogicalResult StackOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "stack: expects a non-empty list of tensors");
+  auto first = rankedOf(adaptor.getInputs().front().getType());
+  int64_t rank = first.getRank();
+  int64_t dim = countDim(adaptor.getDim(), rank + 1);
+  if (dim < 0 || dim > rank)
+    return emitOptionalError(loc, "stack: dim ", adaptor.getDim(),
+                             " is out of range for a tensor of rank ", rank);
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : adaptor.getInputs()) {
+    auto t = rankedOf(v.getType());
+    bool same = t.getRank() == rank;
+    for (int64_t d = 0; same && d < rank; ++d) {
+      same = compatibleDims(shape[d], t.getDimSize(d));
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = t.getDimSize(d);
+    }
+    if (!same)
+      return emitOptionalError(loc, "stack: expects tensors of one shape, got ",
+                               shapeStr(first.getShape()), " and ",
+                               shapeStr(t.getShape()));
+  }
+  shape.insert(shape.begin() + dim,
+               static_cast<int64_t>(adaptor.getInputs().size()));
+  inferred.push_back(
+      RankedTensorType::get(shape, promotedElementType(adaptor.getInputs())));
+  return success();
+}
+
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -1503,6 +1538,11 @@ KILN_INPUT_DIMS(ScatterAddOp, true)
 KILN_INPUT_DIMS(SoftmaxOp, false)
 KILN_INPUT_DIMS(LogSoftmaxOp, false)
 KILN_INPUT_DIMS(CatOp, false)
+// stack's dim counts in the result, of one more dim.
+void StackOp::normalizeDims() {
+  if (getNumOperands() > 0 && rankOf(getOperand(0)) >= 0)
+    normalizeDimAttrs(*this, rankOf(getOperand(0)) + 1);
+}
 KILN_INPUT_DIMS(TransposeOp, false)
 KILN_INPUT_DIMS(PermuteOp, false)
 KILN_INPUT_DIMS(SliceOp, false)

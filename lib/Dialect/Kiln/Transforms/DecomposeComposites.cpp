@@ -699,6 +699,22 @@ template <typename OpTy> struct DecomposeSliceOfDim : OpRewritePattern<OpTy> {
   }
 };
 
+/// stack: each input unsqueezed at the dim, then their cat (which checks
+/// that the shapes are one).
+struct DecomposeStack : OpRewritePattern<k::StackOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::StackOp op,
+                                PatternRewriter &b) const override {
+    SmallVector<Value> parts;
+    for (Value v : op.getInputs())
+      parts.push_back(k::UnsqueezeOp::create(b, op.getLoc(), v,
+                                             b.getI64IntegerAttr(op.getDim())));
+    return replaceCasting(b, op,
+                          k::CatOp::create(b, op.getLoc(), parts,
+                                           b.getI64IntegerAttr(op.getDim())));
+  }
+};
+
 /// masked_fill: the value in the input's element type, chosen where
 /// the mask is set; a mask whose sizes are dynamic where the input's may
 /// differ is checked at run time to leave the input's shape unchanged.
@@ -1022,9 +1038,9 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
            DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
            DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
            DecomposeSliceOfDim<NarrowOp>, DecomposeSliceOfDim<SelectOp>,
-           DecomposeScaledProduct<BaddbmmOp>, DecomposeBatchNorm,
-           DecomposeGroupNorm, DecomposeLogical<LogicalAndOp>,
-           DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
-           DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll>(
-          patterns.getContext());
+           DecomposeStack, DecomposeScaledProduct<BaddbmmOp>,
+           DecomposeBatchNorm, DecomposeGroupNorm,
+           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
+           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
+           DecomposeFlip, DecomposeRoll>(patterns.getContext());
 }

@@ -1108,6 +1108,32 @@ def Kiln_CatOp : Kiln_Op<"cat", [Pure, InferTypeOpAdaptor,
   }];
 }
 
+def Kiln_StackOp : Kiln_Op<"stack", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::stack($inputs, $dim)";
+  let traceWith = "traceStack";
+  let tensorMethod = 1;
+  let traceMinArgs = 1;
+  let summary = "tensors of one shape stacked along a new dim";
+  let description = [{
+    torch's `stack`: the inputs (at least one, all of one shape: eager's
+    error otherwise, checked at run time where sizes are dynamic) joined
+    along a new dim `dim` (in [0, rank]; the source's negative dims count
+    from the end of the result's), whose size is their number; their
+    element types promote as cat's. kiln-decompose-composites writes it as
+    kiln.unsqueeze of each and kiln.cat.
+
+    ```mlir
+    %y = kiln.stack %a, %b dim 0 : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<2x?x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` $dim attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
 def Kiln_CrossEntropyOp : Kiln_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "kiln::cross_entropy($logits, $targets)";
   let traceWith = "traceProduct";
