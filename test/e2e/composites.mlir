@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 48 passed, 0 failed
+// CHECK: 49 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -82,12 +82,15 @@ func.func @norm(%x: tensor<?x?xf32>, %z: tensor<?x?xf32>, %h: tensor<?x?xbf16>) 
 // bmm, baddbmm and addmm: integer and float factors, beta 0 ignoring an
 // input of infinities, an input broadcast over the product; an integer
 // product stays integer with integer factors and becomes float32 with a
-// float one; batch sizes that differ (bmm broadcasts nothing) and an input
-// that does not broadcast to the product raise eager's errors.
+// float one; batch sizes that differ (bmm broadcasts nothing), an input
+// that does not broadcast to the product and one that would broadcast the
+// product up (an input [3] over a product [3, 4, 1]: add alone would give
+// [3, 4, 3]) raise eager's errors.
 // E2E: @products f32[3,4,5] f32[3,5,2] f32[2]! f32[4,5] f32[5,2] i64[4,5]{-5,5} i64[5,2]{-5,5} i64[2]{-9,9}
 // E2E: @products f32[1,1,1] f32[1,1,1] f32[1] f32[1,1] f32[1,1] i64[1,1]{0,3} i64[1,1]{0,3} i64[1]{0,3}
 // E2E: @products f32[1,4,5] f32[3,5,2] f32[2] f32[4,5] f32[5,2] i64[4,5]{0,3} i64[5,2]{0,3} i64[2]{0,3} expect-error
 // E2E: @products f32[3,4,5] f32[3,5,2] f32[3] f32[4,5] f32[5,2] i64[4,5]{0,3} i64[5,2]{0,3} i64[2]{0,3} expect-error
+// E2E: @products f32[3,4,5] f32[3,5,1] f32[3] f32[4,5] f32[5,1] i64[4,5]{0,3} i64[5,1]{0,3} i64[2]{0,3} expect-error
 func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?xf32>, %m: tensor<?x?xf32>, %n: tensor<?x?xf32>, %im: tensor<?x?xi64>, %in: tensor<?x?xi64>, %ic: tensor<?xi64>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>) {
   %0 = kiln.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   %1 = kiln.baddbmm %c, %a, %b {alpha = 5.000000e-01 : f64, beta = 2 : i64} : (tensor<?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
