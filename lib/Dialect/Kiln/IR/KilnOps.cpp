@@ -269,6 +269,21 @@ static bool compatibleDims(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// Whether `from` may broadcast to `to` without growing it, as far as the
+/// static sizes tell: each of its sizes, aligned from the end, 1 or `to`'s
+/// (masked_fill's mask to its input, addmm's input to its product).
+static bool broadcastsTo(RankedTensorType from, RankedTensorType to) {
+  if (from.getRank() > to.getRank())
+    return false;
+  for (int64_t i = 1; i <= from.getRank(); ++i) {
+    int64_t f = from.getDimSize(from.getRank() - i),
+            t = to.getDimSize(to.getRank() - i);
+    if (f != 1 && !compatibleDims(f, t))
+      return false;
+  }
+  return true;
+}
+
 static LogicalResult verifyNormalizedShape(Operation *op, Type inputType,
                                            Type weightType, Value bias) {
   // Checked here, not by an ODS trait, so that an op on open types
@@ -503,13 +518,7 @@ LogicalResult mlir::kiln::inferScaledProduct(std::optional<Location> loc,
     return failure();
   auto p = rankedOf(product[0]), in = rankedOf(input.getType());
   // The input broadcasts to the product's shape, or eager refuses it.
-  bool fits = in.getRank() <= p.getRank();
-  for (int64_t d = 0; fits && d < in.getRank(); ++d) {
-    int64_t s = in.getDimSize(d),
-            ps = p.getDimSize(p.getRank() - in.getRank() + d);
-    fits = s == 1 || compatibleDims(s, ps);
-  }
-  if (!fits)
+  if (!broadcastsTo(in, p))
     return emitOptionalError(
         loc, name, ": input of shape ", shapeStr(in.getShape()),
         " does not broadcast to the product's shape ", shapeStr(p.getShape()));
@@ -1379,15 +1388,7 @@ LogicalResult mlir::kiln::inferMaskedFill(std::optional<Location> loc,
         "masked_fill only supports a 0-dimensional value tensor, but got "
         "tensor with ",
         rank, " dimension(s).");
-  // Each of the mask's sizes, aligned from the end, is 1 or the input's.
-  bool fits = m.getRank() <= x.getRank();
-  for (int64_t i = 1; fits && i <= m.getRank(); ++i) {
-    int64_t ms = m.getDimSize(m.getRank() - i),
-            xs = x.getDimSize(x.getRank() - i);
-    fits = ms == 1 || ShapedType::isDynamic(ms) || ShapedType::isDynamic(xs) ||
-           ms == xs;
-  }
-  if (!fits)
+  if (!broadcastsTo(m, x))
     return emitOptionalError(loc, "masked_fill: a mask of type ", mask,
                              " does not broadcast to the tensor's type ",
                              input);
