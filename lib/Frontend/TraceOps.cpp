@@ -1040,12 +1040,6 @@ std::optional<int> Tracer::optionalScalar(const std::string &name,
   return v;
 }
 
-namespace {
-constexpr ko::CmpPredicate kLT = ko::CmpPredicate::lt,
-                           kGE = ko::CmpPredicate::ge,
-                           kEQ = ko::CmpPredicate::eq;
-} // namespace
-
 /// The arguments of a composite's call and the helpers its tracing is
 /// written with (the ops lib/Runtime/Ops/Composite.cpp writes it with).
 struct Tracer::Composite {
@@ -1068,9 +1062,6 @@ struct Tracer::Composite {
   int number(double v) {
     return t.asTensor(t.constant(v, ValueKind::F64, c.loc), c.loc);
   }
-  int cmp(int a, int b, ko::CmpPredicate predicate) {
-    return t.compare(predicate, a, b, c.loc);
-  }
   /// v in x's dtype.
   int like(int v, int x) { return t.castLike(v, x, c.loc); }
   /// A constant argument, `fallback` where the call leaves it out.
@@ -1091,7 +1082,6 @@ struct Tracer::Composite {
     return t.hostBinary(op, a, b, c.loc);
   }
   int both(int a, int b) { return host(BO_LAnd, a, b); }
-  int scalarAdd(int a, int b) { return host(BO_Add, a, b); }
   int hostMax(int a, int b) { return t.hostMath(HostMath::Max, {a, b}, c.loc); }
   int i64(int64_t v) { return t.constant(v, ValueKind::I64, c.loc); }
   /// An integer argument: a constant, or a host integer.
@@ -1151,33 +1141,8 @@ struct Tracer::Composite {
     eps = 0;
     return true;
   }
-  /// Positions 0 .. size-1, int64.
-  int positions(int size) { return t.arange(i64(0), size, i64(1), c.loc); }
   int cat(std::initializer_list<int> parts, int64_t dim) {
     return t.concat(parts, dim, c.loc);
-  }
-  /// index_select along a constant dim: the dim moved last, where a 1-d
-  /// index broadcasts against a [..., 1] slice to the index the gather
-  /// needs, then moved back. The checks are eager's that the gather's
-  /// cannot make (an index of more dims; any index into an empty dim).
-  int indexSelect(int x, int64_t d, int index) {
-    SourceLocation loc = c.loc;
-    auto swap = [&](int v) {
-      return t.build<ko::TransposeOp>(loc, t.val(v), d, int64_t(-1));
-    };
-    int last = swap(x);
-    int one = t.slice(last, -1, i64(0), i64(1), 1, loc);
-    int zero = wrapped(i64(0));
-    int at = t.apply<ko::AddOp>(
-        loc, t.where(cmp(one, one, kEQ), zero, zero, loc), index);
-    int size = t.dimOf(x, d, loc);
-    int count = t.numelOf(index, loc);
-    check(both(host(BO_LE, t.rankOf(index, loc), i64(1)),
-               host(BO_LOr, host(BO_GT, size, i64(0)),
-                    host(BO_EQ, count, i64(0)))),
-          "index_select: a 1-d index in range");
-    return swap(
-        t.build<ko::GatherOp>(loc, t.val(last), t.val(at), int64_t(-1)));
   }
   /// A list of constant ints (dims, shifts, reps, pads) at argument i.
   bool constantList(unsigned i, const char *what,
@@ -1188,16 +1153,6 @@ struct Tracer::Composite {
       return false;
     }
     return true;
-  }
-  /// The identity of size rows by cols, of kiln::DType dtype, as eager's.
-  int identity(int rows, int cols, int64_t dtype) {
-    int r = t.build<ko::UnsqueezeOp>(c.loc, t.val(positions(rows)), int64_t(1));
-    return t.castTo(cmp(r, positions(cols), kEQ), elementOfDType(dtype), c.loc);
-  }
-  /// A tensor of x's shape and dtype holding `value`: a choice between two
-  /// equal values, made everywhere.
-  int filled(int x, int value) {
-    return like(t.where(cmp(x, x, kEQ), value, value, c.loc), x);
   }
   /// A reduction's dims at argument `at` and keepdim at `keepAt` into dims
   /// and keepdim; false after a break.
@@ -1258,8 +1213,6 @@ std::optional<int> Tracer::traceLinspace(const KilnCall &call) {
   Composite cx(*this, call);
   SourceLocation loc = call.loc;
   bool absent = false;
-  // As eager writes it: positions counted up from start below the middle
-  // and down from end above it.
   std::vector<int> ends;
   for (unsigned i = 0; i < 2; ++i) {
     std::optional<int> v = cx.scalar(i, absent);
@@ -1276,115 +1229,53 @@ std::optional<int> Tracer::traceLinspace(const KilnCall &call) {
   if (*dtype < 3 || *dtype > 6)
     return breakAt(loc, "kiln::linspace of a dtype that is not floating (an "
                         "error in eager)");
-  cx.check(cx.host(BO_GE, *steps, cx.i64(0)),
-           "linspace: the number of steps must be non-negative");
-  auto f64 = [&](int v) { return scalarCast(v, ValueKind::F64, loc); };
-  int last = f64(cx.host(BO_Sub, *steps, cx.i64(1)));
-  int gaps = f64(cx.hostMax(cx.host(BO_Sub, *steps, cx.i64(1)), cx.i64(1)));
-  int span = cx.host(BO_Sub, ends[1], ends[0]);
-  int step =
-      select(cx.host(BO_GT, *steps, cx.i64(1)), cx.host(BO_Div, span, gaps),
-             constant(0, ValueKind::F64, loc), loc);
-  ElementType e = elementOfDType(*dtype);
-  int i = castTo(cx.positions(*steps), e, loc);
-  int up = apply<ko::AddOp>(loc, apply<ko::MulOp>(loc, i, cx.wrapped(step)),
-                            cx.wrapped(ends[0]));
-  int down = apply<ko::AddOp>(
-      loc,
-      apply<ko::MulOp>(loc, apply<ko::SubOp>(loc, cx.wrapped(last), i),
-                       cx.wrapped(hostNeg(step, loc))),
-      cx.wrapped(ends[1]));
-  int half = f64(cx.host(BO_Div, *steps, cx.i64(2)));
-  return castTo(where(cx.cmp(i, cx.wrapped(half), kLT), up, down, loc), e, loc);
+  mlir::MLIRContext *ctx = val(ends[0]).getContext();
+  return build<ko::LinspaceOp>(
+      loc, val(ends[0]), val(ends[1]), indexOf(*steps, loc),
+      mlir::TypeAttr::get(elementType(ctx, elementOfDType(*dtype))));
 }
 
 std::optional<int> Tracer::traceEinsum(const KilnCall &call) {
-  Composite cx(*this, call);
-  const std::string &name = call.name;
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
-  // The plan eager follows (kiln/EinsumPlan.h): sums, permutes, and one
-  // batched matmul of the flattened kept and contracted dims.
   std::optional<std::string> equation = stringArg(args[0]);
   if (!equation)
     return breakAt(args[0]->getExprLoc(),
                    "kiln::einsum with an equation that is not a string "
                    "literal");
-  if (equation->find("...") != std::string::npos)
-    return breakAt(args[0]->getExprLoc(),
-                   "kiln::einsum with '...' (its dims depend on the "
-                   "operands' ranks)");
   std::vector<int> ops;
-  if (!tensorList(name, args[1], loc, ops))
+  if (!tensorList(call.name, args[1], loc, ops))
     return std::nullopt;
-  detail::EinsumPlan plan =
-      detail::planEinsum(*equation, std::vector<int64_t>(ops.size(), -1));
-  if (!plan.error.empty())
-    return breakAt(loc,
-                   "kiln::" + plan.error.substr(0) + " (an error in eager)");
-  // Each operand has as many dims as its subscripts.
-  std::string lhs = equation->substr(0, equation->find("->"));
-  std::vector<int64_t> ranks(1, 0);
-  for (char c : lhs) {
-    if (c == ',')
-      ranks.push_back(0);
-    else if (std::isalpha(static_cast<unsigned char>(c)))
-      ++ranks.back();
+  if (ops.empty())
+    return breakAt(loc, "kiln::einsum of no operands (an error in eager)");
+  // Without '...', each operand has as many dims as its subscripts, and
+  // the equation's own errors show before the operands are typed.
+  if (equation->find("...") == std::string::npos) {
+    detail::EinsumPlan plan =
+        detail::planEinsum(*equation, std::vector<int64_t>(ops.size(), -1));
+    if (!plan.error.empty())
+      return breakAt(loc, "kiln::" + plan.error + " (an error in eager)");
+    std::string lhs = equation->substr(0, equation->find("->"));
+    std::vector<int64_t> ranks(1, 0);
+    for (char c : lhs) {
+      if (c == ',')
+        ranks.push_back(0);
+      else if (std::isalpha(static_cast<unsigned char>(c)))
+        ++ranks.back();
+    }
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (GraphInput *in = inputOf(ops[i]))
+        in->exactRank = ranks[i];
   }
-  auto dim = [&](int v, int64_t d) { return dimOf(v, d, loc); };
-  std::vector<int> t;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (GraphInput *in = inputOf(ops[i]))
-      in->exactRank = ranks[i];
-    int x = ops[i];
-    const detail::EinsumOperandPlan &p = plan.operands[i];
-    if (!p.sumDims.empty())
-      x = reduce<ko::SumOp>(x, p.sumDims, /*keepdim=*/false, loc);
-    t.push_back(build<ko::PermuteOp>(loc, val(x), p.perm));
-  }
-  if (t.size() == 1)
-    return t[0];
-  int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
-          nr = plan.rightKept;
-  int a = t[0], b = t[1];
-  auto product = [&](int v, int64_t from, int64_t count) {
-    int p = cx.i64(1);
-    for (int64_t d = 0; d < count; ++d)
-      p = cx.host(BO_Mul, p, dim(v, from + d));
-    return p;
-  };
-  for (int64_t d = 0; d < nc; ++d)
-    cx.check(cx.host(BO_EQ, dim(a, nb + nl + d), dim(b, nb + d)),
-             "einsum: a contracted subscript has different sizes in the "
-             "operands");
-  int m = product(a, nb, nl), k = product(b, nb, nc),
-      cols = product(b, nb + nc, nr);
-  std::vector<int> aShape, bShape;
-  for (int64_t d = 0; d < nb; ++d) {
-    aShape.push_back(dim(a, d));
-    bShape.push_back(dim(b, d));
-  }
-  aShape.insert(aShape.end(), {m, k});
-  bShape.insert(bShape.end(), {k, cols});
-  int p = apply<ko::MatmulOp>(loc, reshape(a, aShape, loc),
-                              reshape(b, bShape, loc));
-  std::vector<int> outShape;
-  for (int64_t d = 0; d < nb; ++d)
-    outShape.push_back(dim(p, d));
-  for (int64_t d = 0; d < nl; ++d)
-    outShape.push_back(dim(a, nb + d));
-  for (int64_t d = 0; d < nr; ++d)
-    outShape.push_back(dim(b, nb + nc + d));
-  return build<ko::PermuteOp>(loc, val(reshape(p, outShape, loc)),
-                              plan.outPerm);
+  mlir::Builder attrs(val(ops[0]).getContext());
+  return build<ko::EinsumOp>(loc, attrs.getStringAttr(*equation), vals(ops));
 }
 
 std::optional<int> Tracer::traceRandint(const KilnCall &call) {
   Composite cx(*this, call);
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
-  // floor(rand(shape, seed, float64) * (high - low)) + low, as eager
-  // composes it; randint(high, shape, seed) has low 0.
+  // randint(high, shape, seed) has low 0.
   bool withLow = !isa<InitListExpr>(stripArg(args[1])) &&
                  stripArg(args[1])->getType()->isIntegerType();
   unsigned first = withLow ? 1 : 0;
@@ -1406,14 +1297,13 @@ std::optional<int> Tracer::traceRandint(const KilnCall &call) {
     return std::nullopt;
   if (*dtype == 0)
     return breakAt(loc, "kiln::randint of bool (an error in eager)");
-  cx.check(cx.host(BO_GT, *high, *low),
-           "randint: high must be greater than low");
-  int u = random(*seed, sizes, /*normal=*/false, /*f64=*/6, loc);
-  int span = scalarCast(cx.host(BO_Sub, *high, *low), ValueKind::F64, loc);
-  int picked = apply<ko::AddOp>(
-      loc, apply<ko::FloorOp>(loc, apply<ko::MulOp>(loc, u, cx.wrapped(span))),
-      cx.wrapped(*low));
-  return castTo(picked, elementOfDType(*dtype), loc);
+  mlir::MLIRContext *ctx = val(*seed).getContext();
+  std::vector<mlir::Value> shape;
+  for (int size : sizes)
+    shape.push_back(indexOf(size, loc));
+  return build<ko::RandintOp>(
+      loc, indexOf(*low, loc), indexOf(*high, loc), shape, indexOf(*seed, loc),
+      mlir::TypeAttr::get(elementType(ctx, elementOfDType(*dtype))));
 }
 
 std::optional<int> Tracer::traceConvTranspose2d(const KilnCall &call) {
@@ -1564,29 +1454,25 @@ std::optional<int> Tracer::traceInterpolate(const KilnCall &call) {
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
   bool absent = false;
-  // As eager resamples (lib/Runtime/Ops/Indexing.cpp): rows, then
-  // columns, each an index_select at ATen's source positions (nearest's
-  // in float as ATen computes them; bilinear's in double, between two
-  // neighbours).
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
   if (GraphInput *in = inputOf(*x))
     in->exactRank = 4;
-  std::string mode = "nearest";
+  std::optional<ko::InterpolateMode> mode = ko::InterpolateMode::nearest;
   if (n > 2) {
     std::optional<std::string> m = stringArg(args[2]);
     if (!m)
       return breakAt(args[2]->getExprLoc(),
                      "kiln::interpolate with a mode that is not a string "
                      "literal");
-    mode = *m;
+    mode = ko::symbolizeInterpolateMode(*m);
+    if (!mode)
+      return breakAt(loc, "kiln::interpolate with mode \"" + *m +
+                              "\" (an error in eager)");
   }
-  bool bilinear = mode == "bilinear";
-  if (mode != "nearest" && !bilinear)
-    return breakAt(loc, "kiln::interpolate with mode \"" + mode +
-                            "\" (an error in eager)");
-  bool alignCorners = false;
+  mlir::BoolAttr alignCorners;
+  mlir::Builder attrs(val(*x).getContext());
   if (n > 3) {
     std::optional<int> a = cx.scalar(3, absent);
     if (!absent) {
@@ -1595,90 +1481,33 @@ std::optional<int> Tracer::traceInterpolate(const KilnCall &call) {
         return breakAt(args[3]->getExprLoc(),
                        "kiln::interpolate with an align_corners that is "
                        "not a constant");
-      if (!bilinear)
+      if (*mode == ko::InterpolateMode::nearest)
         return breakAt(args[3]->getExprLoc(),
                        "kiln::interpolate with align_corners in nearest "
                        "mode (an error in eager)");
-      alignCorners = *c != 0;
+      alignCorners = attrs.getBoolAttr(*c != 0);
     }
   }
-  auto f64 = [&](int v) { return scalarCast(v, ValueKind::F64, loc); };
-  auto fdiv = [&](int a, int b) { return cx.host(BO_Div, a, b); };
-  auto sizeOf = [&](int v, int64_t d) { return dimOf(v, d, loc); };
-  std::vector<int> out;
-  std::optional<int> factor;
   if (stripArg(args[1])->getType()->isArithmeticType()) {
-    factor = cx.scalar(1, absent);
+    std::optional<int> factor = cx.scalar(1, absent);
     if (!factor)
       return std::nullopt;
-    factor = f64(*factor);
-    cx.check(cx.host(BO_GT, *factor, constant(0, ValueKind::F64, loc)),
-             "interpolate: scale_factor must be positive");
-    for (int64_t d = 2; d < 4; ++d)
-      out.push_back(scalarCast(cx.host(BO_Mul, f64(sizeOf(*x, d)), *factor),
-                               ValueKind::I64, loc));
-  } else {
-    if (!traceIntList(args[1], out))
-      return std::nullopt;
-    if (out.empty() || out.size() > 2)
-      return breakAt(args[1]->getExprLoc(),
-                     "kiln::interpolate with a size of " +
-                         std::to_string(out.size()) +
-                         " values (an error in eager)");
-    if (out.size() == 1)
-      out.push_back(out[0]);
+    return build<ko::InterpolateScaledOp>(loc, val(*x), f64Of(*factor, loc),
+                                          *mode, alignCorners);
   }
+  std::vector<int> out;
+  if (!traceIntList(args[1], out))
+    return std::nullopt;
+  if (out.empty() || out.size() > 2)
+    return breakAt(args[1]->getExprLoc(), "kiln::interpolate with a size of " +
+                                              std::to_string(out.size()) +
+                                              " values (an error in eager)");
+  if (out.size() == 1)
+    out.push_back(out[0]);
+  std::vector<mlir::Value> sizes;
   for (int v : out)
-    cx.check(cx.host(BO_GE, v, cx.i64(1)),
-             "interpolate: size must be at least 1");
-  for (int64_t d = 1; d < 4; ++d)
-    cx.check(cx.host(BO_GT, sizeOf(*x, d), cx.i64(0)),
-             "interpolate: only the batch dim may be empty");
-  int y = *x;
-  for (int64_t d = 2; d < 4; ++d) {
-    int size = out[d - 2], in = sizeOf(*x, d);
-    int last = cx.wrapped(cx.host(BO_Sub, in, cx.i64(1)));
-    int scale = factor ? fdiv(constant(1, ValueKind::F64, loc), *factor)
-                       : fdiv(f64(in), f64(size));
-    if (!bilinear) {
-      int at = apply<ko::FloorOp>(
-          loc, apply<ko::MulOp>(
-                   loc, castTo(cx.positions(size), ElementType::F32, loc),
-                   cx.wrapped(scale)));
-      at = castTo(at, ElementType::I64, loc);
-      y = cx.indexSelect(y, d, apply<ko::MinimumOp>(loc, at, last));
-      continue;
-    }
-    if (alignCorners)
-      scale = select(cx.host(BO_GT, size, cx.i64(1)),
-                     fdiv(f64(cx.host(BO_Sub, in, cx.i64(1))),
-                          f64(cx.host(BO_Sub, size, cx.i64(1)))),
-                     constant(0, ValueKind::F64, loc), loc);
-    int o = castTo(cx.positions(size), ElementType::F64, loc);
-    int src = alignCorners
-                  ? apply<ko::MulOp>(loc, o, cx.wrapped(scale))
-                  : apply<ko::MaximumOp>(
-                        loc,
-                        apply<ko::SubOp>(
-                            loc,
-                            apply<ko::MulOp>(
-                                loc, apply<ko::AddOp>(loc, o, cx.number(0.5)),
-                                cx.wrapped(scale)),
-                            cx.number(0.5)),
-                        cx.number(0));
-    int below = castTo(apply<ko::FloorOp>(loc, src), ElementType::I64, loc);
-    int above = apply<ko::MinimumOp>(
-        loc, apply<ko::AddOp>(loc, below, cx.wrapped(cx.i64(1))), last);
-    int far = apply<ko::SubOp>(loc, src, castTo(below, ElementType::F64, loc));
-    if (d == 2) // [h, 1] against [N, C, h, W]
-      far = build<ko::UnsqueezeOp>(loc, val(far), int64_t(1));
-    y = apply<ko::AddOp>(
-        loc,
-        apply<ko::MulOp>(loc, cx.indexSelect(y, d, below),
-                         apply<ko::SubOp>(loc, cx.number(1), far)),
-        apply<ko::MulOp>(loc, cx.indexSelect(y, d, above), far));
-  }
-  return cx.like(y, *x);
+    sizes.push_back(indexOf(v, loc));
+  return build<ko::InterpolateOp>(loc, val(*x), sizes, *mode, alignCorners);
 }
 
 template <typename ReduceOp, typename ArgOp>
@@ -1798,7 +1627,7 @@ std::optional<int> Tracer::traceIndexSelect(const KilnCall &call) {
   maskInput(*index, ElementType::I64);
   if (GraphInput *in = inputOf(*index))
     in->exactRank = 1;
-  return cx.indexSelect(*x, *dim, *index);
+  return build<ko::IndexSelectOp>(call.loc, val(*x), val(*index), *dim);
 }
 
 std::optional<int> Tracer::traceFlip(const KilnCall &call) {
@@ -1862,67 +1691,30 @@ std::optional<int> Tracer::tracePad(const KilnCall &call) {
   std::vector<int64_t> pads;
   if (!x || !cx.constantList(1, "pads", pads))
     return std::nullopt;
-  std::string mode = "constant";
+  std::optional<ko::PadMode> mode = ko::PadMode::constant;
   if (n > 2) {
     std::optional<std::string> m = stringArg(args[2]);
     if (!m)
       return breakAt(args[2]->getExprLoc(),
                      "kiln::pad with a mode that is not a literal");
-    mode = *m;
+    mode = ko::symbolizePadMode(*m);
   }
-  if (pads.size() % 2 != 0 ||
-      (mode != "constant" && mode != "reflect" && mode != "replicate"))
+  if (pads.size() % 2 != 0 || !mode)
     return breakAt(loc, "kiln::pad with an odd number of pads or an "
                         "unknown mode (an error in eager)");
-  int value = cx.wrapped(cx.i64(0));
+  mlir::Value value = indexOf(cx.i64(0), loc);
   if (n > 3) {
     std::optional<int> v = cx.scalar(3, absent);
     if (!v && !absent)
       return v;
     if (v)
-      value = cx.wrapped(*v);
+      value = kindOf(*v) == ValueKind::I64 ? indexOf(*v, loc) : f64Of(*v, loc);
   }
-  int64_t pairs = static_cast<int64_t>(pads.size()) / 2;
-  if (pairs > 0)
+  if (int64_t pairs = static_cast<int64_t>(pads.size()) / 2)
     needsDim(*x, -pairs);
-  int y = *x;
-  for (int64_t j = 0; j < pairs; ++j) {
-    int64_t d = -(j + 1), before = pads[2 * j], after = pads[2 * j + 1];
-    int size = dimOf(*x, d, loc);
-    int out = cx.scalarAdd(size, cx.i64(before + after));
-    cx.check(cx.host(BO_GE, out, cx.i64(0)), "pad: a negative size");
-    int from =
-        apply<ko::SubOp>(loc, cx.positions(out), cx.wrapped(cx.i64(before)));
-    int sizeT = cx.wrapped(size);
-    int last = cx.wrapped(cx.host(BO_Sub, size, cx.i64(1)));
-    auto clamped = [&] {
-      return apply<ko::MaximumOp>(loc, apply<ko::MinimumOp>(loc, from, last),
-                                  cx.wrapped(cx.i64(0)));
-    };
-    if (mode == "constant") {
-      int inside =
-          apply<ko::MulOp>(loc, cx.cmp(from, cx.wrapped(cx.i64(0)), kGE),
-                           cx.cmp(from, sizeT, kLT));
-      for (int64_t t = 0; t < j; ++t)
-        inside = build<ko::UnsqueezeOp>(loc, val(inside), int64_t(-1));
-      y = cx.like(where(inside, cx.indexSelect(y, d, clamped()), value, loc),
-                  *x);
-    } else if (mode == "reflect") {
-      cx.check(cx.both(cx.both(cx.host(BO_GE, cx.i64(before), cx.i64(0)),
-                               cx.host(BO_GE, cx.i64(after), cx.i64(0))),
-                       cx.both(cx.host(BO_LT, cx.i64(before), size),
-                               cx.host(BO_LT, cx.i64(after), size))),
-               "pad: reflect padding of at least the size");
-      int mirrored = apply<ko::AbsOp>(loc, from);
-      int back = apply<ko::SubOp>(
-          loc, apply<ko::MulOp>(loc, last, cx.wrapped(cx.i64(2))), mirrored);
-      y = cx.indexSelect(
-          y, d, where(cx.cmp(mirrored, sizeT, kGE), back, mirrored, loc));
-    } else {
-      y = cx.indexSelect(y, d, clamped());
-    }
-  }
-  return y;
+  mlir::Builder attrs(value.getContext());
+  return build<ko::PadOp>(loc, val(*x), attrs.getDenseI64ArrayAttr(pads), *mode,
+                          value);
 }
 
 template <Tracer::BelowZero Below>
@@ -2003,17 +1795,14 @@ std::optional<int> Tracer::traceDropout(const KilnCall &call) {
     return breakAt(args[2]->getExprLoc(),
                    "kiln::dropout in training mode (a random mask) or "
                    "with a training flag known only at run time");
+  mlir::Value p = val(constant(0.5, ValueKind::F64, loc));
   if (n > 1) {
-    std::optional<int> p = cx.scalar(1, absent);
-    if (!p)
-      return p;
-    int pf = scalarCast(*p, ValueKind::F64, loc);
-    int zero = constant(0, ValueKind::F64, loc),
-        one = constant(1, ValueKind::F64, loc);
-    cx.check(cx.both(cx.host(BO_GE, pf, zero), cx.host(BO_LE, pf, one)),
-             "dropout: probability has to be between 0 and 1");
+    std::optional<int> given = cx.scalar(1, absent);
+    if (!given)
+      return given;
+    p = f64Of(*given, loc);
   }
-  return x;
+  return build<ko::DropoutOp>(loc, val(*x), p);
 }
 
 template <typename OpTy>
@@ -2108,17 +1897,16 @@ std::optional<int> Tracer::traceEye(const KilnCall &call) {
   std::optional<int64_t> dtype = cx.constantArg(2, /*f32=*/5, "dtype");
   if (!dtype)
     return std::nullopt;
-  cx.check(cx.both(cx.host(BO_GE, *rows, cx.i64(0)),
-                   cx.host(BO_GE, cols, cx.i64(0))),
-           "eye: sizes must be non-negative");
-  return cx.identity(*rows, cols, *dtype);
+  mlir::MLIRContext *ctx = val(*rows).getContext();
+  return build<ko::EyeOp>(
+      call.loc, indexOf(*rows, call.loc), indexOf(cols, call.loc),
+      mlir::TypeAttr::get(elementType(ctx, elementOfDType(*dtype))));
 }
 
 std::optional<int> Tracer::traceOneHot(const KilnCall &call) {
   Composite cx(*this, call);
   const std::vector<const Expr *> &args = call.args;
   SourceLocation loc = call.loc;
-  // The rows of the identity that the ids pick: embedding checks them.
   std::optional<int> ids = cx.tensor(0);
   if (!ids)
     return ids;
@@ -2130,9 +1918,8 @@ std::optional<int> Tracer::traceOneHot(const KilnCall &call) {
   std::optional<int> c = cx.integer(1);
   if (!c)
     return c;
-  cx.check(cx.host(BO_GE, *c, cx.i64(0)),
-           "one_hot: num_classes must be -1 or non-negative");
-  return apply<ko::EmbeddingOp>(loc, *ids, cx.identity(*c, *c, /*i64=*/2));
+  maskInput(*ids, ElementType::I64);
+  return build<ko::OneHotOp>(loc, val(*ids), indexOf(*c, loc));
 }
 
 std::optional<int> Tracer::traceBatchNorm(const KilnCall &call) {
@@ -2181,16 +1968,17 @@ std::optional<int> Tracer::traceFullLike(const KilnCall &call) {
   std::optional<int> x = cx.tensor(0);
   if (!x)
     return x;
-  int value;
+  int value = cx.i64(With == Fill::Ones ? 1 : 0);
   if constexpr (With == Fill::Value) {
     std::optional<int> v = cx.scalar(1, absent);
     if (!v)
       return v;
-    value = cx.wrapped(*v);
-  } else {
-    value = cx.number(With == Fill::Ones ? 1 : 0);
+    value = *v;
   }
-  return cx.filled(*x, value);
+  mlir::Value number = kindOf(value) == ValueKind::I64
+                           ? indexOf(value, call.loc)
+                           : f64Of(value, call.loc);
+  return build<ko::FullLikeOp>(call.loc, val(*x), number);
 }
 
 template <typename OpTy>

@@ -1,9 +1,10 @@
 // Tests kiln::einsum as model code calls it: attention written with the
 // contractions models use ("bhqd,bhkd->bhqk" and back), a projection with
 // a shared batch label, an outer product, per-row dot products, a label
-// summed out of one operand, a permutation of one operand and torch's
-// implicit output. Each graph compiles (sums, permutes and one batched
-// matmul) and matches eager at sizes the source never names; contracted
+// summed out of one operand, a permutation of one operand, torch's
+// implicit output and broadcast batch dims ('...', resolved once the
+// operands' ranks are known). Each graph compiles (kiln.einsum: sums,
+// permutes and one batched matmul) and matches eager at sizes the source never names; contracted
 // sizes that differ at run time fail the graph's check and rerun eagerly,
 // raising eager's error (the ERR runs: compiled and eager print the same).
 //
@@ -24,7 +25,7 @@ using kiln::Tensor;
 
 // CHECK-LABEL: attention (
 // CHECK-NOT: Graph breaks
-// CHECK: matmul(
+// CHECK: einsum(%{{[0-9]+}}, %{{[0-9]+}}) {equation = "bhqd,bhkd->bhqk"}
 KILN_COMPILE()
 Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v) {
   double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
@@ -43,9 +44,12 @@ Tensor contractions(const Tensor &x, const Tensor &w, const Tensor &u) {
   Tensor summed = kiln::einsum("btc,c->b", {x, u.narrow(0, 0, x.size(2))});
   Tensor swapped = kiln::einsum("btc->cbt", {x});
   Tensor implicit = kiln::einsum("ij,jk", {outer, outer});
+  Tensor batched = kiln::einsum("...c,cd->...d", {x, w});
+  Tensor pairs = kiln::einsum("...i,...i", {x, x.flip({0})});
   return kiln::sum(proj) + kiln::sum(outer * 0.5f) + kiln::sum(dots) +
          kiln::sum(summed) + kiln::sum(swapped * swapped) +
-         kiln::sum(implicit) * 0.01f;
+         kiln::sum(implicit) * 0.01f + kiln::sum(batched * proj) +
+         kiln::sum(pairs);
 }
 
 int main(int argc, char **argv) {

@@ -83,6 +83,11 @@ public:
     return out;
   }
   double real(Value v) { return std::get<double>(env.at(v)); }
+  ::kiln::Scalar scalar(Value v) {
+    if (v.getType().isIndex())
+      return ::kiln::Scalar(index(v));
+    return ::kiln::Scalar(real(v));
+  }
   std::optional<double> optionalReal(Value v) {
     return v ? std::optional<double>(real(v)) : std::nullopt;
   }
@@ -90,12 +95,16 @@ public:
   static int64_t attr(uint64_t v) { return static_cast<int64_t>(v); }
   static double attr(const APFloat &v) { return v.convertToDouble(); }
   static Shape attr(ArrayRef<int64_t> v) { return Shape(v); }
+  static DType attr(Type element) { return dtypeOf(element); }
+  static std::string attr(StringRef v) { return v.str(); }
+  static std::optional<bool> attr(std::optional<bool> v) { return v; }
   static ::kiln::Scalar attr(Attribute v) {
     if (auto i = dyn_cast<IntegerAttr>(v))
       return ::kiln::Scalar(static_cast<int64_t>(i.getInt()));
     return ::kiln::Scalar(cast<FloatAttr>(v).getValueAsDouble());
   }
-  static std::string attr(k::GeluApproximation v) {
+  template <typename E, typename = std::enable_if_t<std::is_enum_v<E>>>
+  static std::string attr(E v) {
     return k::stringifyEnum(v).str();
   }
 
@@ -227,9 +236,23 @@ private:
         .Case([&](arith::AndIOp o) { set(o, i(o.getLhs()) & i(o.getRhs())); })
         .Case([&](arith::OrIOp o) { set(o, i(o.getLhs()) | i(o.getRhs())); })
         // Host f64 arithmetic (a run-time weight's complement, its choice of
-        // end: kiln.lerp's decomposition).
+        // end: kiln.lerp's decomposition; positions and scales: linspace's
+        // and interpolate's).
         .Case([&](arith::SubFOp o) {
           set(o, real(o.getLhs()) - real(o.getRhs()));
+        })
+        .Case([&](arith::MulFOp o) {
+          set(o, real(o.getLhs()) * real(o.getRhs()));
+        })
+        .Case([&](arith::DivFOp o) {
+          set(o, real(o.getLhs()) / real(o.getRhs()));
+        })
+        .Case([&](arith::NegFOp o) { set(o, -real(o.getOperand())); })
+        .Case([&](arith::SIToFPOp o) {
+          set(o, static_cast<double>(i(o.getIn())));
+        })
+        .Case([&](arith::FPToSIOp o) {
+          set(o, static_cast<int64_t>(real(o.getIn())));
         })
         .Case([&](arith::CmpFOp o) {
           double a = real(o.getLhs()), b = real(o.getRhs());

@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 49 passed, 0 failed
+// CHECK: 69 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -293,4 +293,95 @@ func.func @group_norm(%x: tensor<?x?x?xf32>, %g: index, %w: tensor<?xf32>, %b: t
   %c = kiln.dim %y, 1 : tensor<?x?x?xf64>
   %1 = kiln.group_norm %y groups %c {eps = 1.0e-05 : f64} : (tensor<?x?x?xf64>, index) -> tensor<?x?x?xf64>
   return %0, %1 : tensor<?x?x?xf32>, tensor<?x?x?xf64>
+}
+
+// eye, one_hot, linspace and randint at run-time sizes, bounds and seeds
+// (a square int64 eye, one of the dims 0 or 1, linspace of one step and
+// none); ids out of range, a negative step count, and randint's high not
+// above low raise eager's errors.
+// E2E: @factories i64[4,3]{0,5} idx=3 idx=5 f64=-1.5 f64=2.25 idx=7
+// E2E: @factories i64[2,1]{0,2} idx=1 idx=2 f64=0.5 f64=0.5 idx=1
+// E2E: @factories i64[1,2]{0,1} idx=0 idx=1 f64=3 f64=-4 idx=0
+// E2E: @factories i64[4,3]{5,7} idx=3 idx=5 f64=-1.5 f64=2.25 idx=7 expect-error
+// E2E: @factories i64[4,3]{0,5} idx=3 idx=5 f64=-1.5 f64=2.25 idx=-1 expect-error
+// E2E: @factories i64[4,3]{0,3} idx=3 idx=3 f64=-1.5 f64=2.25 idx=7 expect-error
+func.func @factories(%ids: tensor<?x?xi64>, %r: index, %c: index, %a: f64, %b: f64, %n: index) -> (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?x?xi64>, tensor<?xf32>, tensor<?xf64>, tensor<?x3xi64>, tensor<?x3xf32>) {
+  %0 = kiln.eye %r, %c dtype f32 : tensor<?x?xf32>
+  %1 = kiln.eye %c, %c dtype i64 : tensor<?x?xi64>
+  %2 = kiln.one_hot %ids classes %c : tensor<?x?xi64> -> tensor<?x?x?xi64>
+  %3 = kiln.linspace %a, %b, %n dtype f32 : tensor<?xf32>
+  %4 = kiln.linspace %b, %a, %n dtype f64 : tensor<?xf64>
+  %c3 = arith.constant 3 : index
+  %5 = kiln.randint %r, %c, [%n, %c3] seed %n dtype i64 : tensor<?x3xi64>
+  %6 = kiln.randint %r, %c, [%n, %c3] seed %r dtype f32 : tensor<?x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?x?xi64>, tensor<?xf32>, tensor<?xf64>, tensor<?x3xi64>, tensor<?x3xf32>
+}
+
+// index_select along the first and last dims, with an int32 index, a 0-d
+// index and an index that repeats; pad in each mode over one and two dims,
+// cropping, an integer tensor padded with a float value. An index out of
+// range and a reflection as long as the dim raise eager's errors.
+// E2E: @pick_and_pad f32[4,5] i64[6]{0,4} i32[3]{0,5} i64[7,3]{-9,9}
+// E2E: @pick_and_pad f32[2,2] i64[1]{0,2} i32[1]{0,2} i64[2,2]{-9,9}
+// E2E: @pick_and_pad f32[4,5] i64[6]{4,6} i32[3]{0,5} i64[7,3]{-9,9} expect-error
+// E2E: @pick_and_pad f32[1,5] i64[6]{0,1} i32[3]{0,5} i64[7,3]{-9,9} expect-error
+func.func @pick_and_pad(%x: tensor<?x?xf32>, %i: tensor<?xi64>, %j: tensor<?xi32>, %n: tensor<?x?xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : index
+  %half = arith.constant 2.5 : f64
+  %z = kiln.from_scalar %c0 : index -> tensor<i64>
+  %0 = kiln.index_select %x, %i dim 0 : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  %1 = kiln.index_select %x, %j dim 1 : (tensor<?x?xf32>, tensor<?xi32>) -> tensor<?x?xf32>
+  %2 = kiln.index_select %x, %z dim 1 : (tensor<?x?xf32>, tensor<i64>) -> tensor<?x1xf32>
+  %3 = kiln.pad %x [2, 1, 1, 0] constant value %half : (tensor<?x?xf32>, f64) -> tensor<?x?xf32>
+  %4 = kiln.pad %x [1, 1, 1, 1] reflect value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  %5 = kiln.pad %x [-1, 3] replicate value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  %6 = kiln.pad %n [0, 0, 1, -1] constant value %half : (tensor<?x?xi64>, f64) -> tensor<?x?xi64>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>
+}
+
+// full_like with a float and an integer value, over floats, integers and
+// bools; dropout at inference (the input), p out of [0, 1] raising eager's
+// error.
+// E2E: @like_and_dropout f32[3,4] i64[2,5]{-9,9} i1[3] f64=-2.75 f64=0.25
+// E2E: @like_and_dropout f32[1,1] i64[1,0]{-9,9} i1[0] f64=0.5 f64=1
+// E2E: @like_and_dropout f32[3,4] i64[2,5]{-9,9} i1[3] f64=-2.75 f64=1.5 expect-error
+func.func @like_and_dropout(%x: tensor<?x?xf32>, %n: tensor<?x?xi64>, %b: tensor<?xi1>, %v: f64, %p: f64) -> (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?xi1>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %0 = kiln.full_like %x, %v : (tensor<?x?xf32>, f64) -> tensor<?x?xf32>
+  %1 = kiln.full_like %n, %v : (tensor<?x?xi64>, f64) -> tensor<?x?xi64>
+  %2 = kiln.full_like %b, %v : (tensor<?xi1>, f64) -> tensor<?xi1>
+  %3 = kiln.full_like %x, %c1 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  %4 = kiln.dropout %x p %p : tensor<?x?xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?xi1>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// einsum: a batched product, broadcast batch dims ('...'), a sum and a
+// permutation of one operand, a full contraction to 0-d; contracted sizes
+// that differ at run time raise eager's error.
+// E2E: @einsum f32[2,3,4] f32[2,4,5] f32[3,4]
+// E2E: @einsum f32[1,1,1] f32[1,1,2] f32[3,1]
+// E2E: @einsum f32[2,3,4] f32[2,5,5] f32[3,4] expect-error
+func.func @einsum(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<f32>) {
+  %0 = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.einsum "...j,kj->...k" %a, %c : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %2 = kiln.einsum "bij->jb" %a : (tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  %3 = kiln.einsum "ij,ij->" %c, %c : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<f32>
+  return %0, %1, %2, %3 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<f32>
+}
+
+// interpolate to run-time sizes and by a run-time scale: nearest, bilinear
+// with and without align_corners, up and down, an image of one pixel; a
+// size below 1 and a scale that leaves none raise eager's errors.
+// E2E: @resample f32[2,3,4,5] idx=7 idx=3 f64=1.5
+// E2E: @resample f32[1,1,1,1] idx=1 idx=4 f64=2
+// E2E: @resample f32[2,3,4,5] idx=0 idx=3 f64=1.5 expect-error
+// E2E: @resample f32[2,3,4,5] idx=7 idx=3 f64=0.1 expect-error
+func.func @resample(%x: tensor<?x?x?x?xf32>, %h: index, %w: index, %f: f64) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) {
+  %0 = kiln.interpolate %x sizes [%h, %w] nearest : (tensor<?x?x?x?xf32>, index, index) -> tensor<?x?x?x?xf32>
+  %1 = kiln.interpolate %x sizes [%h, %w] bilinear : (tensor<?x?x?x?xf32>, index, index) -> tensor<?x?x?x?xf32>
+  %2 = kiln.interpolate %x sizes [%w, %h] bilinear {align_corners = true} : (tensor<?x?x?x?xf32>, index, index) -> tensor<?x?x?x?xf32>
+  %3 = kiln.interpolate_scaled %x scale %f nearest : (tensor<?x?x?x?xf32>, f64) -> tensor<?x?x?x?xf32>
+  %4 = kiln.interpolate_scaled %x scale %f bilinear {align_corners = false} : (tensor<?x?x?x?xf32>, f64) -> tensor<?x?x?x?xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
 }

@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 49 passed, 0 failed
+// CHECK: 55 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -405,4 +405,39 @@ func.func @cumprod(%x: tensor<?x?xf32>, %y: tensor<?x?xf64>) -> (tensor<?x?xf32>
   %0 = kiln.cumprod %xx dim 1 : tensor<?x?xf32>
   %1 = kiln.cumprod %y dim 0 : tensor<?x?xf64>
   return %0, %1 : tensor<?x?xf32>, tensor<?x?xf64>
+}
+
+// index_select: the gradient scattered back to the rows picked (summed
+// where one is picked twice); pad: each kept element's gradient, none for
+// the padding, reflected ones summed.
+// E2E-GRAD: @pick_and_pad f32[4,5] i64[6]{0,4}
+// E2E-GRAD: @pick_and_pad f32[2,3] i64[1]{0,2}
+func.func @pick_and_pad(%x: tensor<?x?xf32>, %i: tensor<?xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c = arith.constant 1.5 : f64
+  %0 = kiln.index_select %x, %i dim 0 : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  %1 = kiln.pad %x [1, 2, 0, 1] constant value %c : (tensor<?x?xf32>, f64) -> tensor<?x?xf32>
+  %2 = kiln.pad %x [1, 1] reflect value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// einsum: the gradients of its sums, permutations and product.
+// E2E-GRAD: @einsum f32[2,3,4] f32[2,4,5] f32[3,4]
+// E2E-GRAD: @einsum f32[1,2,1] f32[1,1,3] f32[2,1]
+func.func @einsum(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>, %c: tensor<?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %0 = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %1 = kiln.einsum "...j,kj->...k" %a, %c : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %2 = kiln.einsum "bij->jb" %a : (tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  return %0, %1, %2 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>
+}
+
+// interpolate: nearest's gradient summed into the pixels it copied,
+// bilinear's weighed into both neighbours.
+// E2E-GRAD: @resample f32[2,3,4,5] idx=7 idx=3 f64=1.5
+// E2E-GRAD: @resample f32[1,2,3,2] idx=2 idx=5 f64=2
+func.func @resample(%x: tensor<?x?x?x?xf32>, %h: index, %w: index, %f: f64) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) {
+  %0 = kiln.interpolate %x sizes [%h, %w] nearest : (tensor<?x?x?x?xf32>, index, index) -> tensor<?x?x?x?xf32>
+  %1 = kiln.interpolate %x sizes [%h, %w] bilinear {align_corners = true} : (tensor<?x?x?x?xf32>, index, index) -> tensor<?x?x?x?xf32>
+  %2 = kiln.interpolate_scaled %x scale %f bilinear : (tensor<?x?x?x?xf32>, f64) -> tensor<?x?x?x?xf32>
+  return %0, %1, %2 : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
 }

@@ -17,6 +17,7 @@
 //   variadic index operand (a shape)                    indices(ValueRange)
 //   float operand                                       real(Value)
 //   optional float operand (std::nullopt when absent)   optionalReal(Value)
+//   f64-or-index operand (a kiln::Scalar)               scalar(Value)
 //   attribute                                           attr(op.getName())
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +105,8 @@ std::string argument(const Operator &op, StringRef name, StringRef object,
       break;
     if (type.contains("IndexType"))
       return formatv("{0}.index({1})", object, getter).str();
+    if (type == "::mlir::Type")
+      return formatv("{0}.scalar({1})", object, getter).str();
     if (type.contains("FloatType"))
       return formatv("{0}.{1}({2})", object,
                      operand->isOptional() && !present ? "optionalReal"

@@ -117,6 +117,7 @@ public:
   std::string index(Value v) const { return name(v); }
   std::string indices(ValueRange values) const { return tensors(values); }
   std::string real(Value v) const { return name(v); }
+  std::string scalar(Value v) const { return name(v); }
   std::string optionalReal(Value v) const {
     return v ? name(v) : std::string("std::nullopt");
   }
@@ -133,13 +134,33 @@ public:
       return "int64_t(" + std::to_string(i.getInt()) + ")";
     return number(cast<FloatAttr>(v).getValueAsDouble(), false);
   }
+  /// A string attribute (einsum's equation) as a C++ string literal.
+  static std::string attr(StringRef v) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << '"';
+    os.write_escaped(v);
+    os << '"';
+    return s;
+  }
+  /// An optional flag (interpolate's align_corners): std::nullopt unset.
+  static std::string attr(std::optional<bool> v) {
+    return v ? "std::optional<bool>(" + attr(*v) + ")" : "std::nullopt";
+  }
+  /// A factory's dtype: kiln::kFloat32 and so on.
+  static std::string attr(Type element) {
+    return ::kiln::frontend::dtypeSpelling(
+        ::kiln::frontend::elementOf(element));
+  }
   static std::string attr(ArrayRef<int64_t> v) {
     std::vector<std::string> items;
     for (int64_t x : v)
       items.push_back(std::to_string(x));
     return braced(items);
   }
-  static std::string attr(k::GeluApproximation v) {
+  /// An enum attribute (gelu's approximation, pad's mode) as its string.
+  template <typename E, typename = std::enable_if_t<std::is_enum_v<E>>>
+  static std::string attr(E v) {
     return "\"" + k::stringifyEnum(v).str() + "\"";
   }
 

@@ -554,3 +554,157 @@ func.func @lerp(%a: tensor<?x4xf32>, %b: tensor<4xf32>, %w: f64)
   %1 = kiln.lerp %a, %b, %c : (tensor<?x4xf32>, tensor<4xf32>, f64) -> tensor<?x4xf32>
   return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// eye: a column of positions compared with a row of them, the sizes checked
+// non-negative at run time; a constant size is a static dim.
+// CHECK-LABEL: func.func @eye
+// CHECK: cf.assert %{{.*}}, "eye: sizes must be non-negative"
+// CHECK: %[[R:.*]] = kiln.arange %{{.*}}, %arg0, %{{.*}} : tensor<?xi64>
+// CHECK: %[[COL:.*]] = kiln.unsqueeze %[[R]] dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+// CHECK: %[[C:.*]] = kiln.arange %{{.*}}, %{{.*}}, %{{.*}} : tensor<?xi64>
+// CHECK: %[[EQ:.*]] = kiln.cmp eq, %[[COL]], %[[C]]
+// CHECK: %[[Y:.*]] = kiln.cast %[[EQ]] : tensor<?x?xi1> to tensor<?x4xbf16>
+// CHECK: return %[[Y]]
+func.func @eye(%n: index) -> tensor<?x4xbf16> {
+  %c4 = arith.constant 4 : index
+  %0 = kiln.eye %n, %c4 dtype bf16 : tensor<?x4xbf16>
+  return %0 : tensor<?x4xbf16>
+}
+
+// one_hot: the ids' rows of the int64 identity, through kiln.embedding
+// (which checks their range).
+// CHECK-LABEL: func.func @one_hot
+// CHECK: cf.assert %{{.*}}, "one_hot: num_classes must be -1 or non-negative"
+// CHECK: %[[T:.*]] = kiln.cast %{{.*}} : tensor<?x?xi1> to tensor<?x?xi64>
+// CHECK: %[[Y:.*]] = kiln.embedding %arg0, %[[T]] : (tensor<?x3xi64>, tensor<?x?xi64>) -> tensor<?x3x?xi64>
+// CHECK: return %[[Y]]
+func.func @one_hot(%ids: tensor<?x3xi64>, %c: index) -> tensor<?x3x?xi64> {
+  %0 = kiln.one_hot %ids classes %c : tensor<?x3xi64> -> tensor<?x3x?xi64>
+  return %0 : tensor<?x3x?xi64>
+}
+
+// linspace: positions in the dtype, counted up from start below the middle
+// and down from end from it.
+// CHECK-LABEL: func.func @linspace
+// CHECK: cf.assert %{{.*}}, "linspace: the number of steps must be non-negative"
+// CHECK: %[[STEP:.*]] = arith.select
+// CHECK: %[[I:.*]] = kiln.cast %{{.*}} : tensor<?xi64> to tensor<?xf32>
+// CHECK: %[[UP:.*]] = kiln.add
+// CHECK: %[[DOWN:.*]] = kiln.add
+// CHECK: %[[LT:.*]] = kiln.cmp lt, %[[I]]
+// CHECK: %[[Y:.*]] = kiln.where %[[LT]], %[[UP]], %[[DOWN]]
+// CHECK: return %[[Y]]
+func.func @linspace(%a: f64, %b: f64, %n: index) -> tensor<?xf32> {
+  %0 = kiln.linspace %a, %b, %n dtype f32 : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// randint: the f64 uniform draws scaled to the span, floored, shifted by
+// low and converted; high > low checked at run time.
+// CHECK-LABEL: func.func @randint
+// CHECK: cf.assert %{{.*}}, "randint: high must be greater than low"
+// CHECK: %[[U:.*]] = kiln.random uniform %arg2 [%arg1] : tensor<?x8xf64>
+// CHECK: %[[S:.*]] = kiln.mul %[[U]]
+// CHECK: %[[F:.*]] = kiln.floor %[[S]]
+// CHECK: %[[P:.*]] = kiln.add %[[F]]
+// CHECK: %[[Y:.*]] = kiln.cast %[[P]] : tensor<?x8xf64> to tensor<?x8xi32>
+// CHECK: return %[[Y]]
+func.func @randint(%low: index, %b: index, %seed: index) -> tensor<?x8xi32> {
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  %0 = kiln.randint %low, %c9, [%b, %c8] seed %seed dtype i32 : tensor<?x8xi32>
+  return %0 : tensor<?x8xi32>
+}
+
+// index_select: the index placed along the dim and broadcast against the
+// input's first slice of it, then gathered; an empty dim checked at run
+// time where the size is dynamic.
+// CHECK-LABEL: func.func @index_select
+// CHECK: cf.assert %{{.*}}, "index_select: an index into an empty dim"
+// CHECK: %[[I:.*]] = kiln.cast %arg1 : tensor<?xi32> to tensor<?xi64>
+// CHECK: %[[P:.*]] = kiln.reshape %[[I]] [%{{.*}}] : tensor<?xi64> -> tensor<1x?xi64>
+// CHECK: %[[S:.*]] = kiln.slice %arg0 dim 1 [%{{.*}} : %{{.*}}] : tensor<3x?xf32> -> tensor<3x1xf32>
+// CHECK: %[[E:.*]] = kiln.cmp eq, %[[S]], %[[S]]
+// CHECK: %[[AT:.*]] = kiln.where %[[E]], %[[P]], %[[P]] : (tensor<3x1xi1>, tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<3x?xi64>
+// CHECK: %[[G:.*]] = kiln.gather %arg0, %[[AT]] dim 1
+// CHECK: return %[[G]]
+func.func @index_select(%x: tensor<3x?xf32>, %i: tensor<?xi32>) -> tensor<3x?xf32> {
+  %0 = kiln.index_select %x, %i dim 1 : (tensor<3x?xf32>, tensor<?xi32>) -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// pad: the last dim's pair first; reflect mirrors the source positions,
+// constant puts the value where they fall outside the dim, a pair of zeros
+// leaves its dim alone. Static sizes need no run-time check.
+// CHECK-LABEL: func.func @pad
+// CHECK-NOT: cf.assert
+// CHECK: kiln.abs
+// CHECK: %[[R:.*]] = kiln.gather %arg0, %{{.*}} dim 1
+// CHECK: %[[RC:.*]] = kiln.cast %[[R]] : tensor<4x?xf32> to tensor<4x7xf32>
+// CHECK-NOT: dim 1
+// CHECK: %[[IN:.*]] = kiln.mul
+// CHECK: %[[ROWS:.*]] = kiln.unsqueeze %[[IN]] dim 1
+// CHECK: %[[PICK:.*]] = kiln.gather %[[RC]], %{{.*}} dim 0
+// CHECK: %[[W:.*]] = kiln.where %[[ROWS]], %[[PICK]], %{{.*}} : (tensor<?x1xi1>, tensor<?x7xf32>, tensor<f64>)
+// CHECK: %[[Y:.*]] = kiln.cast %[[W]] : tensor<?x7xf32> to tensor<6x7xf32>
+// CHECK: return %[[Y]]
+func.func @pad(%x: tensor<4x5xf32>, %v: f64) -> tensor<6x7xf32> {
+  %0 = kiln.pad %x [1, 1] reflect value %v : (tensor<4x5xf32>, f64) -> tensor<4x7xf32>
+  %1 = kiln.pad %0 [0, 0, 2, 0] constant value %v : (tensor<4x7xf32>, f64) -> tensor<6x7xf32>
+  return %1 : tensor<6x7xf32>
+}
+
+// dropout at inference: p's range asserted, the input returned; full_like:
+// the value converted to the element type and expanded to the input's
+// sizes.
+// CHECK-LABEL: func.func @like_and_dropout
+// CHECK: cf.assert %{{.*}}, "dropout: probability has to be between 0 and 1"
+// CHECK: %[[V:.*]] = kiln.from_scalar %arg2 : f64 -> tensor<f64>
+// CHECK: %[[E:.*]] = kiln.cast %[[V]] : tensor<f64> to tensor<bf16>
+// CHECK: %[[N:.*]] = kiln.dim %arg0, 0
+// CHECK: %[[F:.*]] = kiln.expand %[[E]] [%[[N]]] : tensor<bf16> -> tensor<?x3xbf16>
+// CHECK: return %arg0, %[[F]]
+func.func @like_and_dropout(%x: tensor<?x3xbf16>, %p: f64, %v: f64) -> (tensor<?x3xbf16>, tensor<?x3xbf16>) {
+  %0 = kiln.dropout %x p %p : tensor<?x3xbf16>
+  %1 = kiln.full_like %x, %v : (tensor<?x3xbf16>, f64) -> tensor<?x3xbf16>
+  return %0, %1 : tensor<?x3xbf16>, tensor<?x3xbf16>
+}
+
+// einsum: each operand summed and permuted as the plan says, reshaped to
+// [batch, M, K] and [batch, K, N], one matmul, the product reshaped and
+// permuted to the output's order; a contracted size the types leave
+// dynamic is checked at run time.
+// CHECK-LABEL: func.func @einsum
+// CHECK: %[[SA:.*]] = kiln.sum %arg0 dims [2] : tensor<?x?x4xf32> -> tensor<?x?xf32>
+// CHECK: %[[A:.*]] = kiln.permute %[[SA]] [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+// CHECK: %[[SB:.*]] = kiln.sum %arg1 dims [2] : tensor<?x5x3xf32> -> tensor<?x5xf32>
+// CHECK: %[[B:.*]] = kiln.permute %[[SB]] [0, 1] : tensor<?x5xf32> -> tensor<?x5xf32>
+// CHECK: cf.assert %{{.*}}, "einsum: a contracted subscript has different sizes in the operands"
+// CHECK: %[[RA:.*]] = kiln.reshape %[[A]]
+// CHECK: %[[RB:.*]] = kiln.reshape %[[B]]
+// CHECK: %[[P:.*]] = kiln.matmul %[[RA]], %[[RB]]
+// CHECK: %[[R:.*]] = kiln.reshape %[[P]]
+// CHECK: %[[Y:.*]] = kiln.permute %[[R]] [1, 0]
+// CHECK: %[[C:.*]] = kiln.cast %[[Y]] : tensor<?x?xf32> to tensor<5x?xf32>
+// CHECK: return %[[C]]
+func.func @einsum(%a: tensor<?x?x4xf32>, %b: tensor<?x5x3xf32>) -> tensor<5x?xf32> {
+  %0 = kiln.einsum "tic,tjx->ji" %a, %b : (tensor<?x?x4xf32>, tensor<?x5x3xf32>) -> tensor<5x?xf32>
+  return %0 : tensor<5x?xf32>
+}
+
+// interpolate: rows, then columns, each an index_select (a gather) at the
+// source positions; bilinear weighs two neighbours; constant sizes and a
+// static image need no run-time check.
+// CHECK-LABEL: func.func @resample
+// CHECK-NOT: cf.assert
+// CHECK: kiln.floor
+// CHECK: kiln.gather %arg0, %{{.*}} dim 2
+// CHECK: kiln.gather %{{.*}}, %{{.*}} dim 3
+// CHECK: %[[Y:.*]] = kiln.cast %{{.*}} : tensor<2x3x?x?xf64> to tensor<2x3x6x2xf32>
+// CHECK: return %[[Y]]
+func.func @resample(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x6x2xf32> {
+  %c6 = arith.constant 6 : index
+  %c2 = arith.constant 2 : index
+  %0 = kiln.interpolate %x sizes [%c6, %c2] bilinear : (tensor<2x3x4x5xf32>, index, index) -> tensor<2x3x6x2xf32>
+  return %0 : tensor<2x3x6x2xf32>
+}

@@ -795,3 +795,104 @@ func.func @stack_shapes(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
   %0 = kiln.stack %a, %b dim 0 : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x2x3xf32>
   return
 }
+
+// -----
+
+func.func @eye_negative(%n: index) {
+  %c = arith.constant -2 : index
+  // expected-error@+2 {{eye: size -2 must be non-negative}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.eye %n, %c dtype f32 : tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @one_hot_int32(%ids: tensor<?xi32>, %c: index) {
+  // expected-error@+2 {{one_hot: ids must be int64, got 'i32'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.one_hot %ids classes %c : tensor<?xi32> -> tensor<?x?xi64>
+  return
+}
+
+// -----
+
+func.func @linspace_integer(%a: f64, %n: index) {
+  // expected-error@+2 {{linspace: not supported for dtype i64}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.linspace %a, %a, %n dtype i64 : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @randint_bool(%n: index) {
+  // expected-error@+2 {{randint: dtype must be numeric, got bool}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.randint %n, %n, [%n] seed %n dtype i1 : tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @index_select_2d(%x: tensor<?x4xf32>, %i: tensor<2x2xi64>) {
+  // expected-error@+2 {{index_select: the index must be 1-d, got shape [2, 2]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.index_select %x, %i dim 0 : (tensor<?x4xf32>, tensor<2x2xi64>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @pad_reflect_past_the_dim(%x: tensor<?x3xf32>, %c: index) {
+  // expected-error@+2 {{pad: reflect padding [3, 0] must be less than dim 1's size 3}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pad %x [3, 0] reflect value %c : (tensor<?x3xf32>, index) -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+func.func @pad_too_many_pairs(%x: tensor<?xf32>, %c: index) {
+  // expected-error@+2 {{pad: [1, 1, 1, 1] must hold a (before, after) pair for each of at most 1 trailing dims}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.pad %x [1, 1, 1, 1] constant value %c : (tensor<?xf32>, index) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_contracted(%a: tensor<?x4xf32>, %b: tensor<5x?xf32>) {
+  // expected-error@+2 {{einsum: a contracted subscript has size 4 in one operand and 5 in the other}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.einsum "ij,jk->ik" %a, %b : (tensor<?x4xf32>, tensor<5x?xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_ranks(%a: tensor<?x4xf32>) {
+  // expected-error@+2 {{einsum: "ijk" has 3 subscripts for a tensor of 2 dims}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.einsum "ijk->i" %a : (tensor<?x4xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @interpolate_nearest_corners(%x: tensor<?x3x4x4xf32>, %h: index) {
+  // expected-error@+2 {{interpolate: align_corners is bilinear's, not nearest's}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.interpolate %x sizes [%h, %h] nearest {align_corners = false} : (tensor<?x3x4x4xf32>, index, index) -> tensor<?x3x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @interpolate_to_nothing(%x: tensor<?x3x4x4xf32>) {
+  %f = arith.constant 0.2 : f64
+  // expected-error@+2 {{interpolate: size must be at least 1, got 0}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.interpolate_scaled %x scale %f bilinear : (tensor<?x3x4x4xf32>, f64) -> tensor<?x3x0x0xf32>
+  return
+}

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/EinsumPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -13,6 +14,8 @@
 #include "mlir/IR/OpImplementation.h"
 
 #include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -1141,6 +1144,293 @@ LogicalResult StackOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  auto index = rankedOf(adaptor.getIndex().getType());
+  int64_t d = countDim(adaptor.getDim(), in.getRank());
+  if (d < 0 || d >= in.getRank())
+    return emitOptionalError(loc, "index_select: dim ", adaptor.getDim(),
+                             " is out of range for a tensor of rank ",
+                             in.getRank());
+  if (index.getRank() > 1)
+    return emitOptionalError(loc,
+                             "index_select: the index must be 1-d, got "
+                             "shape ",
+                             shapeStr(index.getShape()));
+  SmallVector<int64_t> shape(in.getShape());
+  shape[d] = index.getRank() == 0 ? 1 : index.getDimSize(0);
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult EinsumOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  std::vector<int64_t> ranks;
+  for (Value v : adaptor.getOperands())
+    ranks.push_back(rankedOf(v.getType()).getRank());
+  ::kiln::detail::EinsumPlan plan =
+      ::kiln::detail::planEinsum(adaptor.getEquation().str(), ranks);
+  if (!plan.error.empty())
+    return emitOptionalError(loc, plan.error);
+  // Each operand's sizes after its sum and permutation; integers summed
+  // widen to i64, as kiln.sum's do.
+  SmallVector<SmallVector<int64_t>> t;
+  Type e;
+  for (auto [v, p] : llvm::zip(adaptor.getOperands(), plan.operands)) {
+    auto type = rankedOf(v.getType());
+    SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(p.sumDims, d))
+        kept.push_back(type.getDimSize(d));
+    t.push_back(
+        llvm::map_to_vector(p.perm, [&](int64_t d) { return kept[d]; }));
+    Type element = type.getElementType();
+    if (!p.sumDims.empty() && !isa<FloatType>(element))
+      element = IntegerType::get(context, 64);
+    e = e ? promotePair(e, element) : element;
+  }
+  if (t.size() == 1) {
+    inferred.push_back(RankedTensorType::get(t[0], e));
+    return success();
+  }
+  int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted;
+  ArrayRef<int64_t> a = t[0], b = t[1];
+  SmallVector<int64_t> shape(nb);
+  for (int64_t d = 0; d < nb; ++d)
+    if (!broadcastDim(a[d], b[d], shape[d]))
+      return emitOptionalError(loc, "einsum: batch sizes ", a[d], " and ", b[d],
+                               " do not broadcast");
+  for (int64_t d = 0; d < nc; ++d) {
+    int64_t x = a[nb + nl + d], y = b[nb + d];
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return emitOptionalError(loc, "einsum: a contracted subscript has size ",
+                               x, " in one operand and ", y, " in the other");
+  }
+  llvm::append_range(shape, a.slice(nb, nl));
+  llvm::append_range(shape, b.drop_front(nb + nc));
+  inferred.push_back(RankedTensorType::get(
+      llvm::map_to_vector(plan.outPerm, [&](int64_t d) { return shape[d]; }),
+      e));
+  return success();
+}
+
+/// interpolate's result: a 4-d image of which only the batch may be empty,
+/// its last two sizes `out` gives (dynamic where it cannot say).
+static LogicalResult
+inferInterpolation(std::optional<Location> loc, Value input,
+                   InterpolateMode mode, std::optional<bool> alignCorners,
+                   function_ref<FailureOr<int64_t>(int64_t size, int i)> out,
+                   SmallVectorImpl<Type> &inferred) {
+  auto in = rankedOf(input.getType());
+  if (in.getRank() != 4)
+    return emitOptionalError(
+        loc, "interpolate: the input must be 4-d [N, C, H, W], got shape ",
+        shapeStr(in.getShape()));
+  if (mode == InterpolateMode::nearest && alignCorners)
+    return emitOptionalError(
+        loc, "interpolate: align_corners is bilinear's, not nearest's");
+  if (llvm::is_contained(in.getShape().drop_front(), 0))
+    return emitOptionalError(
+        loc, "interpolate: only the batch dim may be empty, got shape ",
+        shapeStr(in.getShape()));
+  SmallVector<int64_t> shape(in.getShape());
+  for (int i = 0; i < 2; ++i) {
+    FailureOr<int64_t> size = out(in.getDimSize(2 + i), i);
+    if (failed(size))
+      return failure();
+    shape[2 + i] = *size;
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult InterpolateOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  if (adaptor.getSizes().size() != 2)
+    return emitOptionalError(loc,
+                             "interpolate: two sizes (h, w) are needed, "
+                             "got ",
+                             adaptor.getSizes().size());
+  return inferInterpolation(
+      loc, adaptor.getInput(), adaptor.getMode(), adaptor.getAlignCorners(),
+      [&](int64_t, int i) -> FailureOr<int64_t> {
+        APInt c;
+        if (!matchPattern(adaptor.getSizes()[i], m_ConstantInt(&c)))
+          return kDynamic;
+        if (c.getSExtValue() < 1)
+          return emitOptionalError(loc,
+                                   "interpolate: size must be at least 1, "
+                                   "got ",
+                                   c.getSExtValue());
+        return c.getSExtValue();
+      },
+      inferred);
+}
+
+LogicalResult InterpolateScaledOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  FloatAttr scale;
+  matchPattern(adaptor.getScale(), m_Constant(&scale));
+  if (scale && !(scale.getValueAsDouble() > 0))
+    return emitOptionalError(loc,
+                             "interpolate: scale_factor must be "
+                             "positive, got ",
+                             scale.getValueAsDouble());
+  return inferInterpolation(
+      loc, adaptor.getInput(), adaptor.getMode(), adaptor.getAlignCorners(),
+      [&](int64_t size, int) -> FailureOr<int64_t> {
+        if (!scale || ShapedType::isDynamic(size))
+          return kDynamic;
+        auto out = static_cast<int64_t>(
+            std::floor(static_cast<double>(size) * scale.getValueAsDouble()));
+        if (out < 1)
+          return emitOptionalError(loc,
+                                   "interpolate: size must be at least 1, "
+                                   "got ",
+                                   out);
+        return out;
+      },
+      inferred);
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = in.getRank(), pairs = static_cast<int64_t>(pads.size()) / 2;
+  if (pads.size() % 2 != 0 || pairs > rank)
+    return emitOptionalError(loc, "pad: ", shapeStr(pads),
+                             " must hold a (before, after) pair for each of "
+                             "at most ",
+                             rank, " trailing dims");
+  SmallVector<int64_t> shape(in.getShape());
+  for (int64_t j = 0; j < pairs; ++j) {
+    int64_t d = rank - 1 - j, before = pads[2 * j], after = pads[2 * j + 1];
+    if (adaptor.getMode() == PadMode::reflect && (before < 0 || after < 0))
+      return emitOptionalError(loc, "pad: reflect padding ", shapeStr(pads),
+                               " must be non-negative");
+    if (in.isDynamicDim(d))
+      continue;
+    int64_t n = in.getDimSize(d);
+    shape[d] = n + before + after;
+    if (shape[d] < 0)
+      return emitOptionalError(loc, "pad: ", shapeStr(pads), " leaves dim ", d,
+                               " of size ", n, " with a negative size");
+    if (adaptor.getMode() == PadMode::reflect && (before >= n || after >= n))
+      return emitOptionalError(loc, "pad: reflect padding ", shapeStr(pads),
+                               " must be less than dim ", d, "'s size ", n);
+    if (adaptor.getMode() == PadMode::replicate && n == 0 && shape[d] > 0)
+      return emitOptionalError(loc, "pad: replicate padding of the empty dim ",
+                               d);
+  }
+  inferred.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult FullLikeOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+/// A factory's size operand: its value when it is a constant (refused when
+/// negative, as eager refuses it), dynamic otherwise.
+static FailureOr<int64_t> factorySize(std::optional<Location> loc,
+                                      StringRef name, Value size) {
+  APInt c;
+  if (!matchPattern(size, m_ConstantInt(&c)))
+    return kDynamic;
+  if (c.isNegative())
+    return emitOptionalError(loc, name, ": size ", c.getSExtValue(),
+                             " must be non-negative");
+  return c.getSExtValue();
+}
+
+/// A factory's result: the sizes' constants as static dims, `element`.
+static LogicalResult inferFactory(std::optional<Location> loc, StringRef name,
+                                  ValueRange sizes, Type element,
+                                  SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  for (Value size : sizes) {
+    FailureOr<int64_t> s = factorySize(loc, name, size);
+    if (failed(s))
+      return failure();
+    shape.push_back(*s);
+  }
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+LogicalResult EyeOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferFactory(loc, "eye", {adaptor.getRows(), adaptor.getCols()},
+                      adaptor.getDtype(), inferred);
+}
+
+LogicalResult OneHotOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto ids = rankedOf(adaptor.getIds().getType());
+  if (!ids.getElementType().isInteger(64))
+    return emitOptionalError(loc, "one_hot: ids must be int64, got ",
+                             ids.getElementType());
+  FailureOr<int64_t> classes =
+      factorySize(loc, "one_hot", adaptor.getClasses());
+  if (failed(classes))
+    return failure();
+  SmallVector<int64_t> shape(ids.getShape());
+  shape.push_back(*classes);
+  inferred.push_back(RankedTensorType::get(shape, ids.getElementType()));
+  return success();
+}
+
+LogicalResult LinspaceOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  Type e = adaptor.getDtype();
+  if (!isa<FloatType>(e))
+    return emitOptionalError(loc, "linspace: ", unsupportedDTypeMessage(e));
+  return inferFactory(loc, "linspace", adaptor.getSteps(), e, inferred);
+}
+
+LogicalResult RandintOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  Type e = adaptor.getDtype();
+  if (e.isInteger(1))
+    return emitOptionalError(loc, "randint: dtype must be numeric, got bool");
+  return inferFactory(loc, "randint", adaptor.getSizes(), e, inferred);
+}
+
 LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -1551,6 +1841,7 @@ KILN_INPUT_DIMS(SqueezeOp, false)
 KILN_INPUT_DIMS(DimOp, false)
 KILN_INPUT_DIMS(FlattenOp, false)
 KILN_INPUT_DIMS(UnflattenOp, false)
+KILN_INPUT_DIMS(IndexSelectOp, false)
 #undef KILN_INPUT_DIMS
 
 void UnsqueezeOp::normalizeDims() {

@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/EinsumPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -77,6 +79,29 @@ LogicalResult replaceCasting(PatternRewriter &b, Operation *op, Value y) {
   b.replaceOp(op, castTo(b, op->getLoc(), op->getResult(0).getType(), y));
   return success();
 }
+
+/// Sizes that must be equal at run time, where eager checks them and the
+/// types leave them dynamic: one cf.assert of them all, or none.
+class SizeChecks {
+public:
+  SizeChecks(PatternRewriter &b, Location loc) : b_(b), loc_(loc) {}
+  void equal(Value a, Value c) {
+    holds(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c));
+  }
+  /// A condition that must hold besides.
+  void holds(Value condition) {
+    all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, condition) : condition;
+  }
+  void assertAll(StringRef message) {
+    if (all_)
+      cf::AssertOp::create(b_, loc_, all_, message);
+  }
+
+private:
+  PatternRewriter &b_;
+  Location loc_;
+  Value all_;
+};
 
 /// flatten: the merged dims' sizes multiplied.
 struct DecomposeFlatten : OpRewritePattern<k::FlattenOp> {
@@ -352,6 +377,11 @@ Value wrapped(PatternRewriter &b, Location loc, Value f64) {
       b, loc, RankedTensorType::get({}, b.getF64Type()), f64);
 }
 
+/// An f64 or index number (a value operand of pad, full_like) wrapped.
+Value wrappedScalar(PatternRewriter &b, Location loc, Value v) {
+  return v.getType().isIndex() ? wrappedInteger(b, loc, v) : wrapped(b, loc, v);
+}
+
 Value wrappedNumber(PatternRewriter &b, Location loc, double v) {
   return wrapped(b, loc,
                  arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v)));
@@ -485,6 +515,362 @@ Value gatherAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
   return k::GatherOp::create(b, loc, x, index, b.getI64IntegerAttr(d));
 }
 
+/// index_select along dim d: a 0-d or 1-d integer index of n elements
+/// placed along the dim ([1, .., n, .., 1]) and broadcast against the
+/// input's first slice of it to the index of a kiln.gather (which checks
+/// the values). An empty dim has no first slice: no index may then be
+/// taken from it, checked at run time as eager checks it.
+Value indexSelect(PatternRewriter &b, Location loc, Value x, int64_t d,
+                  Value index) {
+  auto in = cast<RankedTensorType>(x.getType());
+  auto ids = cast<RankedTensorType>(index.getType());
+  int64_t count = ids.getRank() == 0 ? 1 : ids.getDimSize(0);
+  Value n =
+      ids.getRank() == 0 ? indexConstant(b, loc, 1) : dimOf(b, loc, index, 0);
+  Value size = dimOf(b, loc, x, d);
+  if (in.getDimSize(d) == 0 || in.isDynamicDim(d)) {
+    using P = arith::CmpIPredicate;
+    Value zero = indexConstant(b, loc, 0);
+    SizeChecks taken(b, loc);
+    taken.holds(arith::OrIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, P::sgt, size, zero),
+        arith::CmpIOp::create(b, loc, P::eq, n, zero)));
+    taken.assertAll("index_select: an index into an empty dim");
+  }
+  SmallVector<int64_t> shape(in.getRank(), 1);
+  shape[d] = count;
+  SmallVector<Value> dynamic;
+  if (ShapedType::isDynamic(count))
+    dynamic.push_back(n);
+  Value placed = k::ReshapeOp::create(
+      b, loc, RankedTensorType::get(shape, b.getI64Type()),
+      castTo(b, loc, ids.clone(b.getI64Type()), index), dynamic);
+  SmallVector<int64_t> first(in.getShape());
+  first[d] = 1;
+  Value slice =
+      k::SliceOp::create(b, loc, in.clone(first), x, b.getI64IntegerAttr(d),
+                         indexConstant(b, loc, 0), indexConstant(b, loc, 1),
+                         b.getI64IntegerAttr(1));
+  Value everywhere =
+      k::CmpOp::create(b, loc, k::CmpPredicate::eq, slice, slice);
+  Value at = k::WhereOp::create(b, loc, everywhere, placed, placed);
+  return k::GatherOp::create(b, loc, x, at, b.getI64IntegerAttr(d));
+}
+
+struct DecomposeIndexSelect : OpRewritePattern<k::IndexSelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::IndexSelectOp op,
+                                PatternRewriter &b) const override {
+    return replaceCasting(
+        b, op,
+        indexSelect(b, op.getLoc(), op.getInput(), op.getDim(), op.getIndex()));
+  }
+};
+
+/// einsum as eager computes it (kiln/EinsumPlan.h): each operand summed
+/// and permuted; two are then reshaped to [batch, M, K] and [batch, K, N],
+/// multiplied (batch dims broadcast), and the product reshaped to [batch,
+/// left kept, right kept] and permuted to the output's order. Contracted
+/// sizes that the types leave dynamic are checked equal at run time.
+struct DecomposeEinsum : OpRewritePattern<k::EinsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::EinsumOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    std::vector<int64_t> ranks;
+    for (Value v : op.getOperands())
+      ranks.push_back(cast<RankedTensorType>(v.getType()).getRank());
+    ::kiln::detail::EinsumPlan plan =
+        ::kiln::detail::planEinsum(op.getEquation().str(), ranks);
+    SmallVector<Value> t;
+    for (auto [v, p] : llvm::zip(op.getOperands(), plan.operands)) {
+      Value x = v;
+      if (!p.sumDims.empty())
+        x = k::SumOp::create(b, loc, x, b.getDenseI64ArrayAttr(p.sumDims),
+                             UnitAttr());
+      t.push_back(
+          k::PermuteOp::create(b, loc, x, b.getDenseI64ArrayAttr(p.perm)));
+    }
+    if (t.size() == 1)
+      return replaceCasting(b, op, t[0]);
+    int64_t nb = plan.batch, nl = plan.leftKept, nc = plan.contracted,
+            nr = plan.rightKept;
+    auto dim = [&](Value v, int64_t d) { return dimOf(b, loc, v, d); };
+    auto product = [&](Value v, int64_t from, int64_t count) {
+      Value p = indexConstant(b, loc, 1);
+      for (int64_t d = 0; d < count; ++d)
+        p = arith::MulIOp::create(b, loc, p, dim(v, from + d));
+      return p;
+    };
+    // A reshape to sizes given as index values (constants: static dims).
+    auto reshape = [&](Value v, ArrayRef<Value> sizes) -> Value {
+      Sizes s;
+      for (Value size : sizes)
+        s.add(getConstantIntValue(size).value_or(ShapedType::kDynamic),
+              [&] { return size; });
+      auto type = cast<RankedTensorType>(v.getType());
+      return k::ReshapeOp::create(
+          b, loc, RankedTensorType::get(s.shape, type.getElementType()), v,
+          s.dynamic);
+    };
+    Value l = t[0], r = t[1];
+    SizeChecks contracted(b, loc);
+    auto lt = cast<RankedTensorType>(l.getType()),
+         rt = cast<RankedTensorType>(r.getType());
+    for (int64_t d = 0; d < nc; ++d)
+      if (lt.isDynamicDim(nb + nl + d) || rt.isDynamicDim(nb + d))
+        contracted.equal(dim(l, nb + nl + d), dim(r, nb + d));
+    contracted.assertAll("einsum: a contracted subscript has different sizes "
+                         "in the operands");
+    SmallVector<Value> ls, rs;
+    for (int64_t d = 0; d < nb; ++d) {
+      ls.push_back(dim(l, d));
+      rs.push_back(dim(r, d));
+    }
+    Value k = product(r, nb, nc);
+    ls.append({product(l, nb, nl), k});
+    rs.append({k, product(r, nb + nc, nr)});
+    Value p = k::MatmulOp::create(b, loc, reshape(l, ls), reshape(r, rs));
+    SmallVector<Value> out;
+    for (int64_t d = 0; d < nb; ++d)
+      out.push_back(dim(p, d));
+    for (int64_t d = 0; d < nl; ++d)
+      out.push_back(dim(l, nb + d));
+    for (int64_t d = 0; d < nr; ++d)
+      out.push_back(dim(r, nb + nc + d));
+    return replaceCasting(
+        b, op,
+        k::PermuteOp::create(b, loc, reshape(p, out),
+                             b.getDenseI64ArrayAttr(plan.outPerm)));
+  }
+};
+
+/// interpolate as eager resamples (lib/Runtime/Ops/Indexing.cpp): rows,
+/// then columns, each a kiln.index_select at ATen's source positions
+/// (nearest's in f32 as ATen computes them; bilinear's in f64, between two
+/// neighbours weighed by the distance).
+template <typename OpTy> struct DecomposeInterpolate : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
+    constexpr bool scaled = std::is_same_v<OpTy, k::InterpolateScaledOp>;
+    Location loc = op.getLoc();
+    Value x = op.getInput(), y = x;
+    bool bilinear = op.getMode() == k::InterpolateMode::bilinear;
+    bool alignCorners = op.getAlignCorners().value_or(false);
+    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    auto real = [&](double v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+    };
+    auto f64 = [&](Value i) -> Value {
+      return arith::SIToFPOp::create(
+          b, loc, b.getF64Type(),
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
+    };
+    auto div = [&](Value l, Value r) -> Value {
+      return arith::DivFOp::create(b, loc, l, r);
+    };
+    auto minusOne = [&](Value i) -> Value {
+      return arith::SubIOp::create(b, loc, i, index(1));
+    };
+    auto typed = [&](Value v, Type e) {
+      auto type = cast<RankedTensorType>(v.getType());
+      return castTo(b, loc, type.clone(e), v);
+    };
+    SizeChecks checks(b, loc);
+    using PI = arith::CmpIPredicate;
+    SmallVector<Value, 2> out;
+    Value factor;
+    if constexpr (scaled) {
+      factor = op.getScale();
+      checks.holds(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                         factor, real(0)));
+      for (int64_t d = 2; d < 4; ++d) {
+        Value scaledSize =
+            arith::MulFOp::create(b, loc, f64(dimOf(b, loc, x, d)), factor);
+        out.push_back(arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            arith::FPToSIOp::create(b, loc, b.getI64Type(), scaledSize)));
+      }
+    } else {
+      out.append(op.getSizes().begin(), op.getSizes().end());
+    }
+    for (Value size : out)
+      if (!matchPattern(size, m_Constant()))
+        checks.holds(arith::CmpIOp::create(b, loc, PI::sge, size, index(1)));
+    auto in = cast<RankedTensorType>(x.getType());
+    for (int64_t d = 1; d < 4; ++d)
+      if (in.isDynamicDim(d))
+        checks.holds(arith::CmpIOp::create(b, loc, PI::sgt, dimOf(b, loc, x, d),
+                                           index(0)));
+    checks.assertAll("interpolate: a size below 1, a scale not above 0, or "
+                     "an empty image");
+    for (int64_t d = 2; d < 4; ++d) {
+      Value size = out[d - 2], inSize = dimOf(b, loc, x, d);
+      Value last = wrappedInteger(b, loc, minusOne(inSize));
+      Value scale = scaled ? div(real(1), factor) : div(f64(inSize), f64(size));
+      Value o = positions(b, loc, size);
+      if (!bilinear) {
+        Value at = k::FloorOp::create(b, loc,
+                                      k::MulOp::create(b, loc,
+                                                       typed(o, b.getF32Type()),
+                                                       wrapped(b, loc, scale)));
+        y = indexSelect(
+            b, loc, y, d,
+            k::MinimumOp::create(b, loc, typed(at, b.getI64Type()), last));
+        continue;
+      }
+      if (alignCorners)
+        scale = arith::SelectOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, PI::sgt, size, index(1)),
+            div(f64(minusOne(inSize)), f64(minusOne(size))), real(0));
+      Value pos = typed(o, b.getF64Type());
+      Value src =
+          alignCorners
+              ? Value(k::MulOp::create(b, loc, pos, wrapped(b, loc, scale)))
+              : Value(k::MaximumOp::create(
+                    b, loc,
+                    k::SubOp::create(
+                        b, loc,
+                        k::MulOp::create(
+                            b, loc,
+                            k::AddOp::create(b, loc, pos,
+                                             wrappedNumber(b, loc, 0.5)),
+                            wrapped(b, loc, scale)),
+                        wrappedNumber(b, loc, 0.5)),
+                    wrappedNumber(b, loc, 0)));
+      Value below = typed(k::FloorOp::create(b, loc, src), b.getI64Type());
+      Value above = k::MinimumOp::create(
+          b, loc,
+          k::AddOp::create(b, loc, below, wrappedInteger(b, loc, index(1))),
+          last);
+      Value far = k::SubOp::create(b, loc, src, typed(below, b.getF64Type()));
+      if (d == 2) // [h, 1] against [N, C, h, W]
+        far = k::UnsqueezeOp::create(b, loc, far, b.getI64IntegerAttr(1));
+      Value near = k::SubOp::create(b, loc, wrappedNumber(b, loc, 1), far);
+      y = k::AddOp::create(
+          b, loc,
+          k::MulOp::create(b, loc, indexSelect(b, loc, y, d, below), near),
+          k::MulOp::create(b, loc, indexSelect(b, loc, y, d, above), far));
+    }
+    return replaceCasting(b, op, y);
+  }
+};
+
+/// dropout at inference: the input, once p is checked to be a probability.
+struct DecomposeDropout : OpRewritePattern<k::DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::DropoutOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    using P = arith::CmpFPredicate;
+    auto number = [&](double v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+    };
+    SizeChecks range(b, loc);
+    range.holds(arith::CmpFOp::create(b, loc, P::OGE, op.getP(), number(0)));
+    range.holds(arith::CmpFOp::create(b, loc, P::OLE, op.getP(), number(1)));
+    range.assertAll("dropout: probability has to be between 0 and 1");
+    b.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+/// full_like: the value converted to the input's element type (a 0-d
+/// tensor) and expanded to its sizes.
+struct DecomposeFullLike : OpRewritePattern<k::FullLikeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::FullLikeOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value scalar = wrappedScalar(b, loc, op.getValue());
+    auto type = cast<RankedTensorType>(op.getType());
+    Value converted = castTo(
+        b, loc, RankedTensorType::get({}, type.getElementType()), scalar);
+    b.replaceOpWithNewOp<k::ExpandOp>(op, type, converted,
+                                      k::dynamicSizesOf(b, loc, op.getInput()));
+    return success();
+  }
+};
+
+/// pad, one (before, after) pair at a time from the last dim, as eager
+/// computes it: the output's positions less `before` are the source
+/// positions; constant picks the clamped sources and puts the value where
+/// they fall outside, reflect mirrors them about the ends, replicate
+/// clamps them. A pair of zeros leaves its dim as it is.
+struct DecomposePad : OpRewritePattern<k::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::PadOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    using P = arith::CmpIPredicate;
+    Value x = op.getInput(), y = x;
+    auto in = cast<RankedTensorType>(x.getType());
+    int64_t rank = in.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    Value value = wrappedScalar(b, loc, op.getValue());
+    auto integer = [&](Value i) { return wrappedInteger(b, loc, i); };
+    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    auto cmp = [&](k::CmpPredicate p, Value l, Value r) -> Value {
+      return k::CmpOp::create(b, loc, p, l, r);
+    };
+    for (int64_t j = 0; 2 * j < static_cast<int64_t>(pads.size()); ++j) {
+      int64_t d = rank - 1 - j, before = pads[2 * j], after = pads[2 * j + 1];
+      if (before == 0 && after == 0) // the dim as it is
+        continue;
+      Value size = dimOf(b, loc, x, d);
+      Value out = arith::AddIOp::create(b, loc, size, index(before + after));
+      SizeChecks checks(b, loc);
+      if (in.isDynamicDim(d)) {
+        checks.holds(arith::CmpIOp::create(b, loc, P::sge, out, index(0)));
+        if (op.getMode() == k::PadMode::reflect)
+          for (int64_t count : {before, after})
+            checks.holds(
+                arith::CmpIOp::create(b, loc, P::slt, index(count), size));
+      }
+      checks.assertAll("pad: the padding leaves a negative size or reflects "
+                       "past the dim");
+      Value from = k::SubOp::create(b, loc, positions(b, loc, out),
+                                    integer(index(before)));
+      Value last = integer(arith::SubIOp::create(b, loc, size, index(1)));
+      auto clamped = [&]() -> Value {
+        return k::MaximumOp::create(b, loc,
+                                    k::MinimumOp::create(b, loc, from, last),
+                                    integer(index(0)));
+      };
+      switch (op.getMode()) {
+      case k::PadMode::constant: {
+        Value inside = k::MulOp::create(
+            b, loc, cmp(k::CmpPredicate::ge, from, integer(index(0))),
+            cmp(k::CmpPredicate::lt, from, integer(size)));
+        for (int64_t t = 0; t < j; ++t)
+          inside = k::UnsqueezeOp::create(b, loc, inside,
+                                          b.getI64IntegerAttr(t + 1));
+        Value picked = indexSelect(b, loc, y, d, clamped());
+        Value filled = k::WhereOp::create(b, loc, inside, picked, value);
+        auto type = cast<RankedTensorType>(filled.getType());
+        y = castTo(b, loc, type.clone(in.getElementType()), filled);
+        break;
+      }
+      case k::PadMode::reflect: {
+        Value mirrored = k::AbsOp::create(b, loc, from);
+        Value back = k::SubOp::create(
+            b, loc, k::MulOp::create(b, loc, last, integer(index(2))),
+            mirrored);
+        Value at = k::WhereOp::create(
+            b, loc, cmp(k::CmpPredicate::ge, mirrored, integer(size)), back,
+            mirrored);
+        y = indexSelect(b, loc, y, d, at);
+        break;
+      }
+      case k::PadMode::replicate:
+        y = indexSelect(b, loc, y, d, clamped());
+        break;
+      }
+    }
+    return replaceCasting(b, op, y);
+  }
+};
+
 /// flip: each dim gathered at size - 1 - i.
 struct DecomposeFlip : OpRewritePattern<k::FlipOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -557,29 +943,6 @@ template <typename OpTy> struct DecomposeBelowZero : OpRewritePattern<OpTy> {
     Value y = k::WhereOp::create(b, loc, positive, x, below);
     return replaceCasting(b, op, y);
   }
-};
-
-/// Sizes that must be equal at run time, where eager checks them and the
-/// types leave them dynamic: one cf.assert of them all, or none.
-class SizeChecks {
-public:
-  SizeChecks(PatternRewriter &b, Location loc) : b_(b), loc_(loc) {}
-  void equal(Value a, Value c) {
-    holds(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c));
-  }
-  /// A condition that must hold besides.
-  void holds(Value condition) {
-    all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, condition) : condition;
-  }
-  void assertAll(StringRef message) {
-    if (all_)
-      cf::AssertOp::create(b_, loc_, all_, message);
-  }
-
-private:
-  PatternRewriter &b_;
-  Location loc_;
-  Value all_;
 };
 
 /// A product of the bmm family: lhs @ rhs, the batch sizes of rank-3
@@ -999,6 +1362,138 @@ template <typename OpTy> struct DecomposeUnbatched : OpRewritePattern<OpTy> {
   }
 };
 
+/// The [rows, cols] identity of `type`: a column of positions compared
+/// with a row of them, as eager's eye computes it.
+Value identity(PatternRewriter &b, Location loc, RankedTensorType type,
+               Value rows, Value cols) {
+  Value column = k::UnsqueezeOp::create(b, loc, positions(b, loc, rows),
+                                        b.getI64IntegerAttr(1));
+  Value equal = k::CmpOp::create(b, loc, k::CmpPredicate::eq, column,
+                                 positions(b, loc, cols));
+  return castTo(b, loc, type, equal);
+}
+
+/// Index values that must not be negative, checked at run time as eager
+/// checks them (the op's inference refused negative constants).
+void nonNegative(PatternRewriter &b, Location loc, ValueRange sizes,
+                 StringRef message) {
+  SizeChecks checks(b, loc);
+  for (Value size : sizes)
+    if (!matchPattern(size, m_Constant()))
+      checks.holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         size, indexConstant(b, loc, 0)));
+  checks.assertAll(message);
+}
+
+struct DecomposeEye : OpRewritePattern<k::EyeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::EyeOp op,
+                                PatternRewriter &b) const override {
+    nonNegative(b, op.getLoc(), {op.getRows(), op.getCols()},
+                "eye: sizes must be non-negative");
+    b.replaceOp(op,
+                identity(b, op.getLoc(), cast<RankedTensorType>(op.getType()),
+                         op.getRows(), op.getCols()));
+    return success();
+  }
+};
+
+/// one_hot: the ids' rows of the i64 identity (the embedding checks their
+/// range).
+struct DecomposeOneHot : OpRewritePattern<k::OneHotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::OneHotOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value classes = op.getClasses();
+    nonNegative(b, loc, classes,
+                "one_hot: num_classes must be -1 or non-negative");
+    int64_t c = cast<RankedTensorType>(op.getType()).getShape().back();
+    Value table =
+        identity(b, loc, RankedTensorType::get({c, c}, b.getI64Type()), classes,
+                 classes);
+    return replaceCasting(b, op,
+                          k::EmbeddingOp::create(b, loc, op.getIds(), table));
+  }
+};
+
+/// linspace as eager computes it: positions i in the dtype; i * step + start
+/// below the middle, (steps - 1 - i) * -step + end from it.
+struct DecomposeLinspace : OpRewritePattern<k::LinspaceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::LinspaceOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    Value steps = op.getSteps();
+    nonNegative(b, loc, steps,
+                "linspace: the number of steps must be non-negative");
+    auto f64 = [&](Value index) -> Value {
+      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+      return arith::SIToFPOp::create(b, loc, b.getF64Type(), i);
+    };
+    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    Value start = op.getStart(), end = op.getEnd();
+    Value last = arith::SubIOp::create(b, loc, steps, index(1));
+    Value gaps = arith::MaxSIOp::create(b, loc, last, index(1));
+    Value many = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, steps,
+                                       index(1));
+    Value step = arith::SelectOp::create(
+        b, loc, many,
+        arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, end, start),
+                              f64(gaps)),
+        arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0)));
+    auto type = cast<RankedTensorType>(op.getType());
+    Value i = castTo(b, loc, type, positions(b, loc, steps));
+    Value up = k::AddOp::create(
+        b, loc, k::MulOp::create(b, loc, i, wrapped(b, loc, step)),
+        wrapped(b, loc, start));
+    Value down = k::AddOp::create(
+        b, loc,
+        k::MulOp::create(
+            b, loc, k::SubOp::create(b, loc, wrapped(b, loc, f64(last)), i),
+            wrapped(b, loc, arith::NegFOp::create(b, loc, step))),
+        wrapped(b, loc, end));
+    Value half = f64(arith::DivSIOp::create(b, loc, steps, index(2)));
+    Value below =
+        k::CmpOp::create(b, loc, k::CmpPredicate::lt, i, wrapped(b, loc, half));
+    return replaceCasting(b, op, k::WhereOp::create(b, loc, below, up, down));
+  }
+};
+
+/// randint as eager composes it: floor(u * (high - low)) + low, u the f64
+/// uniform draws, converted to the dtype.
+struct DecomposeRandint : OpRewritePattern<k::RandintOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::RandintOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    SizeChecks bounds(b, loc);
+    bounds.holds(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                       op.getHigh(), op.getLow()));
+    bounds.assertAll("randint: high must be greater than low");
+    SmallVector<Value> dynamic;
+    for (auto [d, size] : llvm::enumerate(op.getSizes()))
+      if (type.isDynamicDim(d))
+        dynamic.push_back(size);
+    Value u = k::RandomOp::create(b, loc, type.clone(b.getF64Type()),
+                                  k::RandomDistribution::uniform, op.getSeed(),
+                                  dynamic);
+    Value span = arith::SIToFPOp::create(
+        b, loc, b.getF64Type(),
+        arith::IndexCastOp::create(
+            b, loc, b.getI64Type(),
+            arith::SubIOp::create(b, loc, op.getHigh(), op.getLow())));
+    Value picked = k::AddOp::create(
+        b, loc,
+        k::FloorOp::create(b, loc,
+                           k::MulOp::create(b, loc, u, wrapped(b, loc, span))),
+        wrappedInteger(b, loc, op.getLow()));
+    b.replaceOp(op, k::CastOp::create(b, loc, type, picked));
+    return success();
+  }
+};
+
 struct KilnDecomposeCompositesPass
     : mlir::kiln::impl::KilnDecomposeCompositesBase<
           KilnDecomposeCompositesPass> {
@@ -1024,23 +1519,26 @@ struct KilnDecomposeCompositesPass
 
 void mlir::kiln::populateDecomposeCompositesPatterns(
     RewritePatternSet &patterns) {
-  patterns
-      .add<DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
-           DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>, DecomposeRank,
-           DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
-           DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
-           DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
-           DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
-           DecomposeUnbatched<AdaptiveAvgPool2dOp>, DecomposeValueTest<IsnanOp>,
-           DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
-           DecomposeValueTest<LogicalNotOp>, DecomposeSign,
-           DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
-           DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
-           DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
-           DecomposeSliceOfDim<NarrowOp>, DecomposeSliceOfDim<SelectOp>,
-           DecomposeStack, DecomposeScaledProduct<BaddbmmOp>,
-           DecomposeBatchNorm, DecomposeGroupNorm,
-           DecomposeLogical<LogicalAndOp>, DecomposeLogical<LogicalOrOp>,
-           DecomposeQuantifier<AnyOp>, DecomposeQuantifier<AllOp>,
-           DecomposeFlip, DecomposeRoll>(patterns.getContext());
+  patterns.add<
+      DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
+      DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>, DecomposeRank,
+      DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
+      DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
+      DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
+      DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
+      DecomposeUnbatched<AdaptiveAvgPool2dOp>, DecomposeValueTest<IsnanOp>,
+      DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
+      DecomposeValueTest<LogicalNotOp>, DecomposeSign,
+      DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
+      DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
+      DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
+      DecomposeSliceOfDim<NarrowOp>, DecomposeSliceOfDim<SelectOp>,
+      DecomposeStack, DecomposeScaledProduct<BaddbmmOp>, DecomposeBatchNorm,
+      DecomposeGroupNorm, DecomposeLogical<LogicalAndOp>,
+      DecomposeLogical<LogicalOrOp>, DecomposeQuantifier<AnyOp>,
+      DecomposeQuantifier<AllOp>, DecomposeFlip, DecomposeRoll, DecomposeEye,
+      DecomposeOneHot, DecomposeLinspace, DecomposeRandint,
+      DecomposeIndexSelect, DecomposePad, DecomposeDropout, DecomposeFullLike,
+      DecomposeEinsum, DecomposeInterpolate<InterpolateOp>,
+      DecomposeInterpolate<InterpolateScaledOp>>(patterns.getContext());
 }

@@ -2070,6 +2070,264 @@ def Kiln_NumelOp : Kiln_Op<"numel", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Kiln_IndexSelectOp : Kiln_Op<"index_select", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
+  let cppCall = "kiln::index_select($input, $dim, $index)";
+  let summary = "the slices of a dim at a 1-d index (torch.index_select)";
+  let description = [{
+    The input's slices along `dim` (non-negative once typed) at each
+    element of the integer `index` (1-d, or 0-d: one slice), in its order:
+    the result has the input's shape with the index's element count at
+    `dim`. Indices outside the dim are eager's error, checked at run time.
+    kiln-decompose-composites writes it as a kiln.gather along the dim
+    moved last, the index broadcast against the other dims.
+
+    ```mlir
+    %y = kiln.index_select %x, %i dim 0 : (tensor<?x4xf32>, tensor<?xi64>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_IntTensor:$index,
+                       I64Attr:$dim);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $index `dim` $dim attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Kiln_EinsumOp : Kiln_Op<"einsum", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::einsum($equation, $operands)";
+  let summary = "an Einstein summation of one or two operands";
+  let description = [{
+    torch's `einsum` of one or two operands, with the plan eager follows
+    (kiln/EinsumPlan.h): labels only one operand has and the output lacks
+    summed out, each operand permuted to [batch, kept, contracted], one
+    batched kiln.matmul of the kept and contracted dims flattened, the
+    result unflattened and permuted to the output's order. `...` stands for
+    broadcast batch dims, resolved once the operands' ranks are known.
+    Contracted sizes that differ are eager's error (checked at run time
+    where dynamic). kiln-decompose-composites writes it with kiln.sum,
+    kiln.permute, kiln.reshape and kiln.matmul.
+
+    ```mlir
+    %y = kiln.einsum "bij,bjk->bik" %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$equation, Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $equation $operands attr-dict `:` functional-type($operands, results)
+  }];
+}
+
+// torch.nn.functional.interpolate of an [N, C, H, W] float image: to `sizes`
+// (kiln.interpolate) or scaled by `scale` (kiln.interpolate_scaled: the
+// sizes floor(H * scale), positions mapped back by 1 / scale, as torch
+// does). `nearest` takes the source floor(o * H / h) computed in f32 as
+// ATen does; `bilinear` weighs the two neighbours of (o + 0.5) * H / h - 0.5
+// (o * (H - 1) / (h - 1) with `align_corners`), in f64. Only the batch may
+// be empty; sizes below 1 and a scale not above 0 are eager's errors
+// (checked at run time where not constant). kiln-decompose-composites
+// writes it as rows then columns, each a kiln.index_select (bilinear: two,
+// weighed).
+class Kiln_InterpolateLikeOp<string mnemonic, dag size, string call,
+                             string sizeFormat>
+    : Kiln_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::interpolate($input, " # call #
+                ", $mode, $align_corners)";
+  let summary = "an image resampled to other sizes";
+  let arguments = !con((ins Kiln_FloatTensor:$input), size,
+                       (ins Kiln_InterpolateMode:$mode,
+                            OptionalAttr<BoolAttr>:$align_corners));
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = "$input " # sizeFormat # [{ $mode attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Kiln_InterpolateOp : Kiln_InterpolateLikeOp<"interpolate",
+    (ins Variadic<Index>:$sizes), "$sizes", "`sizes` `[` $sizes `]`"> {
+  let description = [{
+    The image resampled to `sizes` (h, w).
+
+    ```mlir
+    %y = kiln.interpolate %x sizes [%h, %c8] bilinear : (tensor<?x3x?x?xf32>, index, index) -> tensor<?x3x?x8xf32>
+    ```
+  }];
+}
+
+def Kiln_InterpolateScaledOp : Kiln_InterpolateLikeOp<"interpolate_scaled",
+    (ins F64:$scale), "$scale", "`scale` $scale"> {
+  let description = [{
+    The image scaled by `scale` (both sizes floor(size * scale)).
+
+    ```mlir
+    %y = kiln.interpolate_scaled %x scale %f nearest : (tensor<?x3x?x?xf32>, f64) -> tensor<?x3x?x?xf32>
+    ```
+  }];
+}
+
+def Kiln_PadOp : Kiln_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::pad($input, $pads, $mode, $value)";
+  let summary = "trailing dims padded before and after (torch's pad)";
+  let description = [{
+    `pads` holds a (before, after) pair for each of the last dims, the
+    last dim's first; a negative count crops. `constant` fills the new
+    elements with `value` (an f64 or index number, converted to the input's
+    element type), `reflect` mirrors the dim without repeating its edge
+    (counts must be below the dim's size), `replicate` repeats the edge.
+    Sizes that would become negative, and eager's other refusals, are
+    errors (checked at run time where sizes are dynamic).
+    kiln-decompose-composites writes each pair as a kiln.index_select of
+    the source positions (and for `constant` a kiln.where).
+
+    ```mlir
+    %y = kiln.pad %x [1, 2] reflect value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       Kiln_PadMode:$mode, AnyTypeOf<[F64, Index]>:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input $pads $mode `value` $value attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Kiln_DropoutOp : Kiln_Op<"dropout", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let cppCall = "kiln::dropout($input, $p)";
+  let summary = "dropout at inference: the input, p's range checked";
+  let description = [{
+    torch's `dropout` outside training: the input itself, with eager's
+    check that the probability `p` lies in [0, 1] (a run-time error
+    otherwise). Training mode draws a mask from a generator that is the
+    program's state: the tracer leaves it to eager code (a graph break).
+    kiln-decompose-composites writes it as the check and the input.
+
+    ```mlir
+    %y = kiln.dropout %x p %p : tensor<?x768xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, F64:$p);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = "$input `p` $p attr-dict `:` type($input)";
+}
+
+def Kiln_FullLikeOp : Kiln_Op<"full_like", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::full_like($input, $value)";
+  let summary = "a tensor of the input's shape and element type, one value";
+  let description = [{
+    torch's `full_like` (and `zeros_like`, `ones_like`, `empty_like`, whose
+    value is 0 or 1): the input's shape and element type, every element
+    `value` (an f64 or index number) converted as kiln.cast converts it.
+    kiln-decompose-composites writes it as the converted value expanded to
+    the input's sizes.
+
+    ```mlir
+    %z = kiln.full_like %x, %c0 : (tensor<?x4xf32>, index) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, AnyTypeOf<[F64, Index]>:$value);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+// Factories: kiln-decompose-composites writes them with kiln.arange,
+// kiln.random and elementwise ops. Sizes that are constants when the op is
+// built are static dims of the result; the others are checked at run time
+// as eager checks them (the call then reruns eagerly and raises eager's
+// error).
+
+def Kiln_EyeOp : Kiln_Op<"eye", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::eye($rows, $cols, $dtype)";
+  let summary = "the rows by cols identity";
+  let description = [{
+    torch's `eye`: a `[rows, cols]` matrix of element type `dtype`, ones on
+    the main diagonal and zeros elsewhere (the source's `cols` of -1, "as
+    many as the rows", is the tracer's to resolve: a negative size is
+    eager's error). kiln-decompose-composites writes it as the comparison of
+    a column and a row of kiln.arange.
+
+    ```mlir
+    %i = kiln.eye %n, %c4 dtype f32 : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Index:$rows, Index:$cols,
+                       TypeAttrOf<Kiln_AnyElement>:$dtype);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $rows `,` $cols `dtype` $dtype attr-dict `:` type($result)
+  }];
+}
+
+def Kiln_OneHotOp : Kiln_Op<"one_hot", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::one_hot($ids, $classes)";
+  let summary = "int64 ids as rows of the identity (torch's one_hot)";
+  let description = [{
+    The i64 `ids` as i64 one-hot rows of `classes` elements, a new last dim:
+    ids outside `[0, classes)` and a negative `classes` are eager's errors
+    (torch's -1, the count read from the ids, is the tracer's to refuse: it
+    makes a size depend on values). kiln-decompose-composites writes it as a
+    kiln.embedding of the ids into the identity, which checks their range.
+
+    ```mlir
+    %y = kiln.one_hot %ids classes %c10 : tensor<?xi64> -> tensor<?x10xi64>
+    ```
+  }];
+  let arguments = (ins Kiln_IntTensor:$ids, Index:$classes);
+  let results = (outs Kiln_TensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $ids `classes` $classes attr-dict `:` type($ids) `->` type($result)
+  }];
+}
+
+def Kiln_LinspaceOp : Kiln_Op<"linspace", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::linspace($start, $end, $steps, $dtype)";
+  let summary = "steps values from start to end, evenly spaced";
+  let description = [{
+    torch's `linspace` in the floating `dtype`: the first half counted up
+    from `start` and the second down from `end`, so that both ends are
+    exact, as eager computes it; a negative `steps` is eager's error.
+    kiln-decompose-composites writes it with kiln.arange, kiln.mul,
+    kiln.add and kiln.where.
+
+    ```mlir
+    %t = kiln.linspace %a, %b, %n dtype f32 : tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins F64:$start, F64:$end, Index:$steps,
+                       TypeAttrOf<Kiln_AnyElement>:$dtype);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $start `,` $end `,` $steps `dtype` $dtype attr-dict `:` type($result)
+  }];
+}
+
+def Kiln_RandintOp : Kiln_Op<"randint", [Pure, InferTypeOpAdaptor]> {
+  let cppCall = "kiln::randint($low, $high, $sizes, $seed, $dtype)";
+  let summary = "integers uniform in [low, high), as kiln::randint";
+  let description = [{
+    `floor(u * (high - low)) + low` in `dtype` (numeric), `u` the f64
+    kiln.random uniform draws of `seed` over `sizes`: the runtime's
+    composition, so that compiled and eager draws agree element for element.
+    `high <= low` is eager's error. kiln-decompose-composites writes it with
+    kiln.random, kiln.floor and kiln.cast.
+
+    ```mlir
+    %t = kiln.randint %c0, %v, [%b, %c8] seed %s dtype i64 : tensor<?x8xi64>
+    ```
+  }];
+  let arguments = (ins Index:$low, Index:$high, Variadic<Index>:$sizes,
+                       Index:$seed, TypeAttrOf<Kiln_AnyElement>:$dtype);
+  let results = (outs Kiln_NumericTensor:$result);
+  let assemblyFormat = [{
+    $low `,` $high `,` `[` $sizes `]` `seed` $seed `dtype` $dtype attr-dict
+    `:` type($result)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Constants, scalars and sizes
 //===----------------------------------------------------------------------===//

@@ -79,4 +79,17 @@ def Kiln_GeluApproximation : I64EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::kiln";
 }
 
+def Kiln_PadMode : I64EnumAttr<"PadMode",
+    "what kiln.pad fills its new elements with", [
+      I64EnumAttrCase<"constant", 0>, I64EnumAttrCase<"reflect", 1>,
+      I64EnumAttrCase<"replicate", 2>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
+def Kiln_InterpolateMode : I64EnumAttr<"InterpolateMode",
+    "how kiln.interpolate picks and weighs its source pixels", [
+      I64EnumAttrCase<"nearest", 0>, I64EnumAttrCase<"bilinear", 1>]> {
+  let cppNamespace = "::mlir::kiln";
+}
+
 #endif // KILN_DIALECT_KILN_IR_KILNTYPES_TD
