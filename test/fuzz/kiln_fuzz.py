@@ -658,6 +658,8 @@ class Generator:
         w = self.new_param(root, v.dtype, [v.shape[-1], m] if self.r.random() < 0.8 else [v.shape[-1]])
         shape = list(v.shape[:-1]) + ([m] if w.rank == 2 else [])
         text = self.pick(["kiln::matmul(%s, %s)", "%s.matmul(%s)"]) % (v.name, w.name)
+        if w.rank == 2 and self.r.random() < 0.25:
+            text = 'kiln::einsum("...c,cd->...d", {%s, %s})' % (v.name, w.name)
         if v.rank == 2 and w.rank == 2 and self.r.random() < 0.3 and len(root.params) < 4:
             b = self.new_param(root, v.dtype, [m])
             wt = "%s.transpose(0, 1)" % w.name
@@ -727,12 +729,35 @@ class Generator:
 
     def index_op(self, root, v):
         """Indexing with indices that are in range by construction (an
-        argmax, a reversed arange), and tril/triu/roll."""
+        argmax, a reversed arange), tril/triu/roll, pad of the last dim, and
+        full_like/zeros_like/ones_like."""
         if v.rank >= 1 and self.r.random() < 0.5:
             return self.gather_op(root, v)
         if v.rank < 2:
             return None
-        k = self.pick(["tril", "triu", "roll"])
+        k = self.pick(["tril", "triu", "roll", "pad", "like"])
+        if k == "pad":
+            # reflect needs pads below the size, replicate a non-empty dim.
+            last = v.shape[-1]
+            mode = self.pick(["constant", "constant", "reflect", "replicate"])
+            if mode == "reflect" and last not in ("2", "3"):
+                mode = "replicate"
+            if mode == "replicate" and last.startswith("D"):
+                mode = "constant"
+            pads = self.pick([(1, 0), (1, 1)] if mode == "reflect" else
+                             [(1, 0), (0, 2), (1, 1), (2, 1)])
+            fill = ""
+            if mode == "constant" and self.r.random() < 0.5:
+                fill = ", %s" % (self.pick(["0.5", "-2"]) if v.dtype in FLOAT else "3")
+            s = list(v.shape)
+            s[-1] = self.new_dim()
+            return self.define(root, v.dtype, s, 'kiln::pad(%s, {%d, %d}, "%s"%s)' %
+                               ((v.name,) + pads + (mode, fill)), [v.name],
+                               v.exact and (max(v.exact[0], 2), v.exact[1]))
+        if k == "like":
+            text = self.pick(["kiln::zeros_like(%s)", "kiln::ones_like(%s)",
+                              "kiln::full_like(%s, 2.5)", "kiln::full_like(%s, -3)"])
+            return self.define(root, v.dtype, v.shape, text % v.name, [v.name])
         if k == "roll":
             d = self.r.randrange(v.rank)
             return self.define(root, v.dtype, v.shape, "%s.roll({%d}, {%d})" % (v.name, self.pick([1, -2]), d),
