@@ -18,12 +18,15 @@ import subprocess
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GRU = os.path.join(HERE, "..", "examples", "zoo", "gru.cpp")
+ZOO = os.path.join(HERE, "..", "examples", "zoo")
+GRU = os.path.join(ZOO, "gru.cpp")
+# The copy compiles outside the zoo: its own headers come from there.
+CLANG_FLAGS = ["--", "-I" + os.path.abspath(ZOO)]
 RUN_TIME_STEPS = "int64_t steps = xs.size(1);"
 
 
 def compile_once(kiln, src, out, env, extra):
-    p = subprocess.run([kiln, "compile", src, "-o", out, "--time-report"] + extra,
+    p = subprocess.run([kiln, "compile", src, "-o", out, "--time-report"] + extra + CLANG_FLAGS,
                        env=env, capture_output=True, text=True, check=True)
     phases = {}
     for line in p.stderr.splitlines():
@@ -51,7 +54,8 @@ def main():
             with open(src, "w") as f:
                 f.write(gru.replace(RUN_TIME_STEPS, "const int64_t steps = %d;" % steps))
             subprocess.run([args.kiln, "compile", src, "-o", src + ".mlir",
-                            "--emit=kiln"], capture_output=True, text=True, check=True)
+                            "--emit=kiln"] + CLANG_FLAGS, capture_output=True, text=True,
+                           check=True)
             with open(src + ".mlir") as f:
                 ops = sum(1 for line in f if re.search(r"= kiln\.", line))
             env = dict(os.environ)
