@@ -516,44 +516,29 @@ Value gatherAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
 }
 
 /// index_select along dim d: a 0-d or 1-d integer index of n elements
-/// placed along the dim ([1, .., n, .., 1]) and broadcast against the
-/// input's first slice of it to the index of a kiln.gather (which checks
-/// the values). An empty dim has no first slice: no index may then be
-/// taken from it, checked at run time as eager checks it.
+/// placed along the dim ([1, .., n, .., 1]) and expanded to the input's
+/// other sizes, the index of a kiln.gather (which checks its values: any
+/// index into an empty dim is out of range, as eager says).
 Value indexSelect(PatternRewriter &b, Location loc, Value x, int64_t d,
                   Value index) {
   auto in = cast<RankedTensorType>(x.getType());
   auto ids = cast<RankedTensorType>(index.getType());
   int64_t count = ids.getRank() == 0 ? 1 : ids.getDimSize(0);
-  Value n =
-      ids.getRank() == 0 ? indexConstant(b, loc, 1) : dimOf(b, loc, index, 0);
-  Value size = dimOf(b, loc, x, d);
-  if (in.getDimSize(d) == 0 || in.isDynamicDim(d)) {
-    using P = arith::CmpIPredicate;
-    Value zero = indexConstant(b, loc, 0);
-    SizeChecks taken(b, loc);
-    taken.holds(arith::OrIOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, P::sgt, size, zero),
-        arith::CmpIOp::create(b, loc, P::eq, n, zero)));
-    taken.assertAll("index_select: an index into an empty dim");
-  }
-  SmallVector<int64_t> shape(in.getRank(), 1);
-  shape[d] = count;
+  SmallVector<int64_t> placed(in.getRank(), 1);
+  placed[d] = count;
   SmallVector<Value> dynamic;
   if (ShapedType::isDynamic(count))
-    dynamic.push_back(n);
-  Value placed = k::ReshapeOp::create(
-      b, loc, RankedTensorType::get(shape, b.getI64Type()),
+    dynamic.push_back(dimOf(b, loc, index, 0));
+  Value column = k::ReshapeOp::create(
+      b, loc, RankedTensorType::get(placed, b.getI64Type()),
       castTo(b, loc, ids.clone(b.getI64Type()), index), dynamic);
-  SmallVector<int64_t> first(in.getShape());
-  first[d] = 1;
-  Value slice =
-      k::SliceOp::create(b, loc, in.clone(first), x, b.getI64IntegerAttr(d),
-                         indexConstant(b, loc, 0), indexConstant(b, loc, 1),
-                         b.getI64IntegerAttr(1));
-  Value everywhere =
-      k::CmpOp::create(b, loc, k::CmpPredicate::eq, slice, slice);
-  Value at = k::WhereOp::create(b, loc, everywhere, placed, placed);
+  Sizes spread;
+  for (int64_t k = 0; k < in.getRank(); ++k)
+    spread.add(k == d ? count : in.getDimSize(k),
+               [&] { return dimOf(b, loc, k == d ? column : x, k); });
+  Value at = k::ExpandOp::create(
+      b, loc, RankedTensorType::get(spread.shape, b.getI64Type()), column,
+      spread.dynamic);
   return k::GatherOp::create(b, loc, x, at, b.getI64IntegerAttr(d));
 }
 
