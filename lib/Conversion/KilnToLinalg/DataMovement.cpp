@@ -55,7 +55,12 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
     auto ifOp = scf::IfOp::create(
         b, loc, ok,
         [&](OpBuilder &then, Location l) {
-          Value shape = tensor::FromElementsOp::create(then, l, sizeValues);
+          // Typed, so that a 0-d result's shape (no elements) builds too.
+          Value shape = tensor::FromElementsOp::create(
+              then, l,
+              RankedTensorType::get({static_cast<int64_t>(sizeValues.size())},
+                                    b.getIndexType()),
+              sizeValues);
           scf::YieldOp::create(
               then, l,
               tensor::ReshapeOp::create(then, l, type, input, shape)

@@ -14,6 +14,19 @@ func.func @reshape(%x: tensor<?x768xf32>, %b: index, %t: index) -> tensor<?x?x12
 
 // -----
 
+// To 0-d (the product of a full einsum contraction): the new shape is a
+// tensor of no sizes.
+// CHECK-LABEL: func.func @reshape_to_scalar
+// CHECK: cf.assert {{.*}}, "reshape: the element counts differ"
+// CHECK: %[[S:.*]] = tensor.from_elements  : tensor<0xindex>
+// CHECK: tensor.reshape %{{.*}}(%[[S]]) : (tensor<?x?xf32>, tensor<0xindex>) -> tensor<f32>
+func.func @reshape_to_scalar(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %0 = kiln.reshape %x : tensor<?x?xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @permute
 // CHECK: linalg.transpose ins({{.*}}) outs({{.*}}) permutation = [0, 2, 1, 3]
 func.func @permute(%x: tensor<?x?x12x64xf32>) -> tensor<?x12x?x64xf32> {
