@@ -318,10 +318,6 @@ int Tracer::castTo(int v, ElementType e, SourceLocation loc) {
       loc, mlir::UnrankedTensorType::get(elementType(ctx, e)), val(v));
 }
 
-int Tracer::castLike(int v, int like, SourceLocation loc) {
-  return build<mlir::kiln::CastLikeOp>(loc, val(v), val(like));
-}
-
 int Tracer::dimOf(int x, int64_t dim, SourceLocation loc) {
   return build<mlir::kiln::DimOp>(loc, val(x), dim);
 }

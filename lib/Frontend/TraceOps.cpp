@@ -1040,8 +1040,8 @@ std::optional<int> Tracer::optionalScalar(const std::string &name,
   return v;
 }
 
-/// The arguments of a composite's call and the helpers its tracing is
-/// written with (the ops lib/Runtime/Ops/Composite.cpp writes it with).
+/// The arguments of a call the tracer reads one by one (constants, host
+/// integers, optional tensors) and the helpers that read them.
 struct Tracer::Composite {
   Tracer &t;
   const KilnCall &c;
@@ -1058,12 +1058,6 @@ struct Tracer::Composite {
     return t.optionalScalar(c.name, i < n() ? c.arg(i) : nullptr, absent);
   }
   int wrapped(int scalarValue) { return t.asTensor(scalarValue, c.loc); }
-  /// A float64 number as a 0-d tensor.
-  int number(double v) {
-    return t.asTensor(t.constant(v, ValueKind::F64, c.loc), c.loc);
-  }
-  /// v in x's dtype.
-  int like(int v, int x) { return t.castLike(v, x, c.loc); }
   /// A constant argument, `fallback` where the call leaves it out.
   std::optional<int64_t> constantArg(unsigned i, int64_t fallback,
                                      const char *what) {
@@ -1075,14 +1069,6 @@ struct Tracer::Composite {
                                             " that is not a constant");
     return v;
   }
-  /// The checks eager makes on values known only at run time: a failed one
-  /// fails the graph call, and the statements rerun eagerly and throw.
-  void check(int ok, const std::string &why) { t.check(ok, why, c.loc); }
-  int host(BinaryOperatorKind op, int a, int b) {
-    return t.hostBinary(op, a, b, c.loc);
-  }
-  int both(int a, int b) { return host(BO_LAnd, a, b); }
-  int hostMax(int a, int b) { return t.hostMath(HostMath::Max, {a, b}, c.loc); }
   int i64(int64_t v) { return t.constant(v, ValueKind::I64, c.loc); }
   /// An integer argument: a constant, or a host integer.
   std::optional<int> integer(unsigned i) {
@@ -1140,9 +1126,6 @@ struct Tracer::Composite {
     value = t.f64Of(*v, c.arg(i)->getExprLoc());
     eps = 0;
     return true;
-  }
-  int cat(std::initializer_list<int> parts, int64_t dim) {
-    return t.concat(parts, dim, c.loc);
   }
   /// A list of constant ints (dims, shifts, reps, pads) at argument i.
   bool constantList(unsigned i, const char *what,
@@ -1306,146 +1289,44 @@ std::optional<int> Tracer::traceRandint(const KilnCall &call) {
       mlir::TypeAttr::get(elementType(ctx, elementOfDType(*dtype))));
 }
 
-std::optional<int> Tracer::traceConvTranspose2d(const KilnCall &call) {
-  Composite cx(*this, call);
-  unsigned n = call.size();
-  const std::vector<const Expr *> &args = call.args;
-  SourceLocation loc = call.loc;
-  // As eager computes it (lib/Runtime/Ops/NN.cpp): x spread with stride
-  // - 1 zeros between its pixels, padded by dilation * (k - 1) - padding
-  // (cropped where negative), convolved with stride 1 by the weight
-  // flipped, its in and out swapped within each group.
-  std::optional<int> x = cx.tensor(0), w = x ? cx.tensor(1) : std::nullopt;
-  if (!w)
+std::optional<int> Tracer::traceConvTranspose2d(const KilnCall &c) {
+  // conv_transpose2d(x, w, bias = {}, stride = 1, padding = 0,
+  // output_padding = 0, groups = 1, dilation = 1); x may be one [C, H, W]
+  // image, as in eager. (Its bias is [groups * w.size(1)]: an undefined
+  // one gets no stand-in of the weight's length.)
+  std::vector<int> ops;
+  if (!tensorArgs(c, std::min(c.size(), 3u), 2, ops, false))
     return std::nullopt;
-  std::optional<int> bias;
-  if (n > 2 && !isDefaultTensor(args[2]) && !(bias = cx.tensor(2)))
-    return std::nullopt;
-  for (int v : {*x, *w})
-    if (GraphInput *in = inputOf(v))
-      in->exactRank = 4;
-  if (bias)
-    if (GraphInput *in = inputOf(*bias))
-      in->exactRank = 1;
-  // stride, padding, output_padding, groups, dilation: constants or host
-  // integers, checked as eager checks them.
-  static const char *const what[] = {"stride", "padding", "output_padding",
-                                     "groups", "dilation"};
-  std::vector<std::vector<int>> params;
-  for (unsigned a = 3; a < 8; ++a) {
-    int64_t byDefault = a == 3 || a >= 6 ? 1 : 0;
-    std::vector<int> values;
-    if (n > a && !traceIntList(args[a], values))
-      return std::nullopt;
-    if (values.empty())
-      values.push_back(cx.i64(byDefault));
-    if (values.size() > (a == 6 ? 1u : 2u))
-      return breakAt(args[a]->getExprLoc(),
-                     "kiln::conv_transpose2d with more than " +
-                         std::string(a == 6 ? "one " : "two ") + what[a - 3]);
-    if (a != 6 && values.size() == 1)
-      values.push_back(values[0]);
-    for (int v : values) {
-      std::optional<double> c = graph().constantValue(v);
-      if (c && *c < static_cast<double>(byDefault))
-        return breakAt(args[a]->getExprLoc(),
-                       "kiln::conv_transpose2d with " +
-                           std::string(what[a - 3]) + " below " +
-                           std::to_string(byDefault) + " (an error in eager)");
-      cx.check(cx.host(BO_GE, v, cx.i64(byDefault)),
-               std::string("conv_transpose2d: ") + what[a - 3] +
-                   (byDefault ? " must be at least 1" : " must be at least 0"));
+  if (GraphInput *in = inputOf(ops[0])) {
+    in->minRank = std::max<int64_t>(in->minRank, 3);
+    if (in->preferredRank < 0) {
+      in->preferredRank = 4;
+      in->otherRank = 3;
     }
-    params.push_back(values);
   }
-  const std::vector<int> &stride = params[0], &padding = params[1],
-                         &extra = params[2], &dilation = params[4];
-  int groups = params[3][0];
-  auto sizeOf = [&](int v, int64_t d) { return dimOf(v, d, loc); };
-  auto mul = [&](int a, int b) { return cx.host(BO_Mul, a, b); };
-  auto sub = [&](int a, int b) { return cx.host(BO_Sub, a, b); };
-  auto atLeast0 = [&](int v) { return cx.hostMax(v, cx.i64(0)); };
-  int channels = sizeOf(*x, 1);
-  cx.check(
-      cx.both(cx.host(BO_EQ,
-                      cx.host(BO_Rem, channels, cx.hostMax(groups, cx.i64(1))),
-                      cx.i64(0)),
-              cx.host(BO_EQ, sizeOf(*w, 0), channels)),
-      "conv_transpose2d: the channels, the weight and groups agree");
-  for (int i = 0; i < 2; ++i)
-    cx.check(cx.host(BO_LOr, cx.host(BO_LT, extra[i], stride[i]),
-                     cx.host(BO_LT, extra[i], dilation[i])),
-             "conv_transpose2d: output_padding must be smaller than either "
-             "stride or dilation");
-  // Zeros of y's shape with dim d of size `size`, in y's dtype.
-  auto zerosAlong = [&](int y, int64_t d, int size, bool insert) {
-    std::vector<int> sizes;
-    for (int64_t k = 0; k < 4; ++k) {
-      if (k == d && !insert) {
-        sizes.push_back(size);
-        continue;
-      }
-      sizes.push_back(sizeOf(y, k));
-      if (k == d)
-        sizes.push_back(size);
-    }
-    return cx.like(full(sizes, /*f32=*/5, 0, loc), y);
-  };
-  int y = *x;
-  for (int i = 0; i < 2; ++i) {
-    int64_t d = 2 + i;
-    std::optional<double> s = graph().constantValue(stride[i]);
-    if (s && *s == 1)
-      continue;
-    int size = sizeOf(y, d);
-    int spread = cx.cat({build<ko::UnsqueezeOp>(loc, val(y), d + 1),
-                         zerosAlong(y, d, sub(stride[i], cx.i64(1)), true)},
-                        d + 1);
-    std::vector<int> merged;
-    for (int64_t k = 0; k < 4; ++k)
-      merged.push_back(k == d ? mul(size, stride[i]) : sizeOf(y, k));
-    int end = atLeast0(
-        cx.host(BO_Add, mul(sub(size, cx.i64(1)), stride[i]), cx.i64(1)));
-    y = slice(reshape(spread, merged, loc), d, cx.i64(0), end, 1, loc);
-  }
-  for (int i = 0; i < 2; ++i) {
-    int64_t d = 2 + i;
-    // before = dilation * (k - 1) - padding, after = before +
-    // output_padding: zeros where positive, a crop where negative.
-    int before =
-        sub(mul(dilation[i], sub(sizeOf(*w, d), cx.i64(1))), padding[i]);
-    int after = cx.host(BO_Add, before, extra[i]);
-    int padded = cx.cat({zerosAlong(y, d, atLeast0(before), false), y,
-                         zerosAlong(y, d, atLeast0(after), false)},
-                        d);
-    int start = atLeast0(sub(cx.i64(0), before));
-    int stop = sub(sizeOf(padded, d), atLeast0(sub(cx.i64(0), after)));
-    y = slice(padded, d, start, cx.hostMax(stop, start), 1, loc);
-  }
-  // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
-  // in and out swapped, as [O, C/g, kH, kW].
-  int wc = build<ko::FlipOp>(loc, val(*w), llvm::ArrayRef<int64_t>{2, 3});
-  int perGroup = cx.host(BO_Div, channels, cx.hostMax(groups, cx.i64(1)));
-  int outPerGroup = sizeOf(*w, 1), kh = sizeOf(*w, 2), kw = sizeOf(*w, 3);
-  wc = reshape(wc, {groups, perGroup, outPerGroup, kh, kw}, loc);
-  wc = build<ko::TransposeOp>(loc, val(wc), int64_t(1), int64_t(2));
-  wc = reshape(wc, {mul(groups, outPerGroup), perGroup, kh, kw}, loc);
-  // Stride 1, no padding; dilation and groups constants or run-time
-  // operands (kDynamic in the attributes).
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (GraphInput *in = inputOf(ops[i]))
+      in->exactRank = i == 1 ? 4 : 1;
+  // sh, sw, ph, pw, oph, opw, groups, dh, dw
   llvm::SmallVector<int64_t> attrs;
   llvm::SmallVector<mlir::Value> runtime;
-  for (int v : {dilation[0], dilation[1], groups}) {
-    std::optional<double> c = graph().constantValue(v);
-    attrs.push_back(c ? static_cast<int64_t>(*c) : mlir::ShapedType::kDynamic);
-    if (!c)
-      runtime.push_back(val(v));
+  static const char *const what[] = {"stride", "padding", "output_padding",
+                                     "groups", "dilation"};
+  for (unsigned a = 3; a < 8; ++a) {
+    int64_t byDefault = a == 3 || a >= 6 ? 1 : 0;
+    if (!pairArg(c, a, what[a - 3], byDefault, byDefault, a == 6, attrs,
+                 runtime))
+      return std::nullopt;
   }
-  mlir::Builder b(val(y).getContext());
-  return build<ko::Conv2dOp>(
-      loc, val(y), val(wc), bias ? val(*bias) : mlir::Value(), runtime,
-      b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({0, 0}),
+  mlir::Builder b(val(ops[0]).getContext());
+  return build<ko::ConvTranspose2dOp>(
+      c.loc, val(ops[0]), val(ops[1]),
+      ops.size() > 2 ? val(ops[2]) : mlir::Value(), runtime,
       b.getDenseI64ArrayAttr({attrs[0], attrs[1]}),
-      b.getI64IntegerAttr(attrs[2]));
+      b.getDenseI64ArrayAttr({attrs[2], attrs[3]}),
+      b.getDenseI64ArrayAttr({attrs[4], attrs[5]}),
+      b.getI64IntegerAttr(attrs[6]),
+      b.getDenseI64ArrayAttr({attrs[7], attrs[8]}));
 }
 
 std::optional<int> Tracer::traceInterpolate(const KilnCall &call) {

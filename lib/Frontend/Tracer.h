@@ -684,10 +684,9 @@ private:
   /// conversion that typing drops where it is a no-op.
   mlir::Value convertTo(int v, ElementType e, clang::SourceLocation loc);
   mlir::Value convertLike(int v, mlir::Value like, clang::SourceLocation loc);
-  /// Tensor v cast to element type e, or to the element type of `like`
-  /// (always a cast: a graph's results are never its inputs' buffers).
+  /// Tensor v cast to element type e (always a cast: a graph's results are
+  /// never its inputs' buffers).
   int castTo(int v, ElementType e, clang::SourceLocation loc);
-  int castLike(int v, int like, clang::SourceLocation loc);
   /// Shape queries of tensor x.
   int dimOf(int x, int64_t dim, clang::SourceLocation loc);
   int rankOf(int x, clang::SourceLocation loc);

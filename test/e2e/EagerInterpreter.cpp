@@ -318,6 +318,18 @@ private:
                         o.getBias() ? t(o.getBias()) : Tensor(), strides,
                         padding, dilation, groups[0]));
         })
+        .Case([&](k::ConvTranspose2dOp o) {
+          auto p = o.getParams().begin();
+          Shape strides = resolve(o.getStrides(), p);
+          Shape padding = resolve(o.getPadding(), p);
+          Shape extra = resolve(o.getOutputPadding(), p);
+          Shape groups = resolve({static_cast<int64_t>(o.getGroups())}, p);
+          Shape dilation = resolve(o.getDilation(), p);
+          set(o,
+              conv_transpose2d(t(o.getInput()), t(o.getWeight()),
+                               o.getBias() ? t(o.getBias()) : Tensor(), strides,
+                               padding, extra, groups[0], dilation));
+        })
         .Case([&](k::AdaptiveAvgPool2dOp o) {
           auto p = o.getParams().begin();
           set(o, adaptive_avg_pool2d(t(o.getInput()),

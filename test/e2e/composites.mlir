@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 69 passed, 0 failed
+// CHECK: 78 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -384,4 +384,34 @@ func.func @resample(%x: tensor<?x?x?x?xf32>, %h: index, %w: index, %f: f64) -> (
   %3 = kiln.interpolate_scaled %x scale %f nearest : (tensor<?x?x?x?xf32>, f64) -> tensor<?x?x?x?xf32>
   %4 = kiln.interpolate_scaled %x scale %f bilinear {align_corners = false} : (tensor<?x?x?x?xf32>, f64) -> tensor<?x?x?x?xf32>
   return %0, %1, %2, %3, %4 : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
+}
+
+// conv_transpose2d: strided with padding and output_padding; grouped and
+// dilated with its stride, padding and groups known only at run time; one
+// [C, H, W] image. An empty dim is not spread (the output is the bias, or
+// the zeros padded); a stride of 0, groups that do not divide the channels
+// and an empty output are eager's errors.
+// E2E: @conv_transpose f32[2,4,5,6] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=2 idx=1 idx=2 f32[4,3,4]
+// E2E: @conv_transpose f32[1,4,1,2] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=1 idx=0 idx=4 f32[4,1,1]
+// E2E: @conv_transpose f32[2,4,0,3] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=1 idx=0 idx=1 f32[4,0,2]
+// E2E: @conv_transpose f32[2,4,5,6] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=0 idx=1 idx=2 f32[4,3,4] expect-error
+// E2E: @conv_transpose f32[2,4,5,6] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=1 idx=0 idx=3 f32[4,3,4] expect-error
+// E2E: @conv_transpose f32[1,4,1,1] f32[4,3,3,3] f32[3] f32[4,1,2,2] idx=1 idx=3 idx=1 f32[4,1,1] expect-error
+func.func @conv_transpose(%x: tensor<?x4x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>, %g: tensor<4x1x2x2xf32>, %s: index, %p: index, %groups: index, %img: tensor<4x?x?xf32>) -> (tensor<?x3x?x?xf32>, tensor<?x?x?x?xf32>, tensor<3x?x?xf32>) {
+  %0 = kiln.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 3>, padding = array<i64: 1, 0>, output_padding = array<i64: 1, 2>, dilation = array<i64: 1, 1>}
+      : (tensor<?x4x?x?xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<?x3x?x?xf32>
+  %1 = kiln.conv_transpose2d %x, %g params [%s, %s, %p, %p, %groups] {strides = array<i64: -9223372036854775808, -9223372036854775808>, padding = array<i64: -9223372036854775808, -9223372036854775808>, output_padding = array<i64: 0, 0>, groups = -9223372036854775808, dilation = array<i64: 2, 1>}
+      : (tensor<?x4x?x?xf32>, tensor<4x1x2x2xf32>, index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %2 = kiln.conv_transpose2d %img, %w, %b {strides = array<i64: 1, 2>, padding = array<i64: 0, 1>, output_padding = array<i64: 0, 1>, dilation = array<i64: 1, 1>}
+      : (tensor<4x?x?xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<3x?x?xf32>
+  return %0, %1, %2 : tensor<?x3x?x?xf32>, tensor<?x?x?x?xf32>, tensor<3x?x?xf32>
+}
+
+// A constant pad of a dim that is empty at run time: all value, as eager.
+// E2E: @pad_empty f32[3,0] f64=2.5
+// E2E: @pad_empty f32[0,4] f64=-1
+// E2E: @pad_empty f32[2,3] f64=0.5
+func.func @pad_empty(%x: tensor<?x?xf32>, %v: f64) -> tensor<?x?xf32> {
+  %0 = kiln.pad %x [1, 2, 2, 0] constant value %v : (tensor<?x?xf32>, f64) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

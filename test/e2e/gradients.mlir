@@ -5,7 +5,7 @@
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // E2E-TOLERANCE: 1e-4 1e-5
 // CHECK-NOT: FAIL
-// CHECK: 55 passed, 0 failed
+// CHECK: 57 passed, 0 failed
 
 // Broadcasting arithmetic: a [1, N] row, a column, a 0-d scalar and a
 // vector, each summed back over the dims it was broadcast along, whether
@@ -419,6 +419,19 @@ func.func @pick_and_pad(%x: tensor<?x?xf32>, %i: tensor<?xi64>) -> (tensor<?x?xf
   %1 = kiln.pad %x [1, 2, 0, 1] constant value %c : (tensor<?x?xf32>, f64) -> tensor<?x?xf32>
   %2 = kiln.pad %x [1, 1] reflect value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
   return %0, %1, %2 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// conv_transpose2d: the gradients of its spread, padding and flipped
+// weight through the convolution; a grouped, dilated one with the stride
+// known only at run time, and one that crops.
+// E2E-GRAD: @conv_transpose f32[2,4,3,4] f32[4,3,3,3] f32[3] f32[4,2,2,2] idx=2
+// E2E-GRAD: @conv_transpose f32[1,4,3,1] f32[4,3,3,3] f32[3] f32[4,2,2,2] idx=1
+func.func @conv_transpose(%x: tensor<?x4x?x?xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>, %g: tensor<4x2x2x2xf32>, %s: index) -> (tensor<?x3x?x?xf32>, tensor<?x4x?x?xf32>) {
+  %0 = kiln.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 3>, padding = array<i64: 3, 1>, output_padding = array<i64: 1, 0>, dilation = array<i64: 1, 1>}
+      : (tensor<?x4x?x?xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<?x3x?x?xf32>
+  %1 = kiln.conv_transpose2d %x, %g params [%s, %s] {strides = array<i64: -9223372036854775808, -9223372036854775808>, padding = array<i64: 0, 0>, output_padding = array<i64: 0, 1>, groups = 2, dilation = array<i64: 1, 2>}
+      : (tensor<?x4x?x?xf32>, tensor<4x2x2x2xf32>, index, index) -> tensor<?x4x?x?xf32>
+  return %0, %1 : tensor<?x3x?x?xf32>, tensor<?x4x?x?xf32>
 }
 
 // einsum: the gradients of its sums, permutations and product.

@@ -408,6 +408,21 @@ private:
                  name(o.getWeight()) + ", " + tensor(o.getBias()) + ", " +
                  convolution(o) + ")";
         })
+        .Case([&](k::ConvTranspose2dOp o) {
+          // stride, padding, output_padding, groups, dilation: the
+          // runtime call's order and the params'.
+          auto p = o.getParams().begin();
+          std::string strides = braced(resolve(o.getStrides(), p)),
+                      padding = braced(resolve(o.getPadding(), p)),
+                      extra = braced(resolve(o.getOutputPadding(), p)),
+                      groups =
+                          resolve({static_cast<int64_t>(o.getGroups())}, p)[0],
+                      dilation = braced(resolve(o.getDilation(), p));
+          return "kiln::conv_transpose2d(" + name(o.getInput()) + ", " +
+                 name(o.getWeight()) + ", " + tensor(o.getBias()) + ", " +
+                 strides + ", " + padding + ", " + extra + ", " + groups +
+                 ", " + dilation + ")";
+        })
         .Case([&](k::AdaptiveAvgPool2dOp o) {
           auto p = o.getParams().begin();
           return "kiln::adaptive_avg_pool2d(" + name(o.getInput()) + ", " +

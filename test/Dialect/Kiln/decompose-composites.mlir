@@ -389,16 +389,17 @@ func.func @quantifiers(%x: tensor<?x4xf32>) -> (tensor<i1>, tensor<?x1xi1>) {
 
 // CHECK-LABEL: func.func @flip_roll
 func.func @flip_roll(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
-  // flip: positions size - 1 - i, placed along the dim, broadcast to x's
-  // shape and gathered.
+  // flip: positions size - 1 - i (as static as the dim), placed along the
+  // dim, expanded to x's shape and gathered.
   // CHECK: %[[S:.*]] = kiln.dim %[[X:[^,]*]], 1 : tensor<?x4xf32>
   // CHECK: %[[LAST:.*]] = arith.subi %[[S]], %{{.*}} : index
   // CHECK: %[[L:.*]] = kiln.from_scalar %[[LAST]] : index -> tensor<i64>
   // CHECK: %[[P:.*]] = kiln.arange %{{.*}}, %[[S]], %{{.*}} : tensor<?xi64>
   // CHECK: %[[AT:.*]] = kiln.sub %[[L]], %[[P]] : (tensor<i64>, tensor<?xi64>) -> tensor<?xi64>
-  // CHECK: %[[PL:.*]] = kiln.reshape %[[AT]] : tensor<?xi64> -> tensor<1x4xi64>
-  // CHECK: %[[E:.*]] = kiln.cmp eq, %[[X]], %[[X]]
-  // CHECK: %[[I:.*]] = kiln.where %[[E]], %[[PL]], %[[PL]] : (tensor<?x4xi1>, tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<?x4xi64>
+  // CHECK: %[[AT4:.*]] = kiln.cast %[[AT]] : tensor<?xi64> to tensor<4xi64>
+  // CHECK: %[[PL:.*]] = kiln.reshape %[[AT4]] : tensor<4xi64> -> tensor<1x4xi64>
+  // CHECK: %[[N:.*]] = kiln.dim %[[X]], 0
+  // CHECK: %[[I:.*]] = kiln.expand %[[PL]] [%[[N]]] : tensor<1x4xi64> -> tensor<?x4xi64>
   // CHECK: kiln.gather %[[X]], %[[I]] dim 1 : (tensor<?x4xf32>, tensor<?x4xi64>) -> tensor<?x4xf32>
   %0 = kiln.flip %x dims [1] : tensor<?x4xf32>
   // roll: the shift reduced modulo the size at run time, positions past
@@ -640,11 +641,16 @@ func.func @index_select(%x: tensor<3x?xf32>, %i: tensor<?xi32>) -> tensor<3x?xf3
 // CHECK: %[[R:.*]] = kiln.gather %arg0, %{{.*}} dim 1
 // CHECK: %[[RC:.*]] = kiln.cast %[[R]] : tensor<4x?xf32> to tensor<4x7xf32>
 // CHECK-NOT: dim 1
+// CHECK: %[[TRUE:.*]] = kiln.full {value = true} : tensor<i1>
+// CHECK: %[[V:.*]] = kiln.from_scalar %arg1 : f64 -> tensor<f64>
+// CHECK: %[[Z:.*]] = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
+// CHECK: %[[FILL:.*]] = kiln.where %[[TRUE]], %[[V]], %[[Z]] : (tensor<i1>, tensor<f64>, tensor<f32>) -> tensor<f32>
+// CHECK: %[[SLAB:.*]] = kiln.expand %[[FILL]] : tensor<f32> -> tensor<1x7xf32>
+// CHECK: %[[EXT:.*]] = kiln.cat %[[RC]], %[[SLAB]] dim 0 : (tensor<4x7xf32>, tensor<1x7xf32>) -> tensor<5x7xf32>
 // CHECK: %[[IN:.*]] = kiln.mul
-// CHECK: %[[ROWS:.*]] = kiln.unsqueeze %[[IN]] dim 1
-// CHECK: %[[PICK:.*]] = kiln.gather %[[RC]], %{{.*}} dim 0
-// CHECK: %[[W:.*]] = kiln.where %[[ROWS]], %[[PICK]], %{{.*}} : (tensor<?x1xi1>, tensor<?x7xf32>, tensor<f64>)
-// CHECK: %[[Y:.*]] = kiln.cast %[[W]] : tensor<?x7xf32> to tensor<6x7xf32>
+// CHECK: %[[AT:.*]] = kiln.where %[[IN]], %{{.*}}, %{{.*}} : (tensor<?xi1>, tensor<?xi64>, tensor<i64>) -> tensor<?xi64>
+// CHECK: %[[PICK:.*]] = kiln.gather %[[EXT]], %{{.*}} dim 0
+// CHECK: %[[Y:.*]] = kiln.cast %[[PICK]] : tensor<?x7xf32> to tensor<6x7xf32>
 // CHECK: return %[[Y]]
 func.func @pad(%x: tensor<4x5xf32>, %v: f64) -> tensor<6x7xf32> {
   %0 = kiln.pad %x [1, 1] reflect value %v : (tensor<4x5xf32>, f64) -> tensor<4x7xf32>
@@ -705,4 +711,49 @@ func.func @resample(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x6x2xf32> {
   %c2 = arith.constant 2 : index
   %0 = kiln.interpolate %x sizes [%c6, %c2] bilinear : (tensor<2x3x4x5xf32>, index, index) -> tensor<2x3x6x2xf32>
   return %0 : tensor<2x3x6x2xf32>
+}
+
+// -----
+
+// conv_transpose2d as eager computes it: along each dim the pixels and a
+// slab of stride - 1 zeros concatenated along a new dim, merged and the
+// trailing zeros cut; padded by gathering from the input with one zero
+// appended; then a conv2d with stride 1 of the weight flipped (two
+// gathers) and regrouped. Run-time parameters are checked, then computed
+// with at least 1 (the checks report after the graph has run).
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: cf.assert %{{.*}}, "conv_transpose2d: the parameters, the channels, the weight or the bias do not agree, or the output is empty"
+// CHECK: %[[Z:.*]] = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
+// CHECK: %[[GAPS:.*]] = kiln.expand %[[Z]] [{{.*}}] : tensor<f32> -> tensor<?x4x?x1x5xf32>
+// CHECK: %[[PIX:.*]] = kiln.unsqueeze %arg0 dim 3
+// CHECK: %[[SP:.*]] = kiln.cat %[[PIX]], %[[GAPS]] dim 3 : {{.*}} -> tensor<?x4x?x2x5xf32>
+// CHECK: %[[M:.*]] = kiln.reshape %[[SP]] {{.*}} -> tensor<?x4x?x5xf32>
+// CHECK: %[[CUT:.*]] = kiln.slice %[[M]] dim 2
+// CHECK: %[[EXT:.*]] = kiln.cat %[[CUT]], %{{.*}} dim 2
+// CHECK: kiln.gather %[[EXT]], %{{.*}} dim 2
+// CHECK: kiln.slice %{{.*}} dim 3 [%{{.*}} : %{{.*}}] : tensor<?x4x?x10xf32> -> tensor<?x4x?x9xf32>
+// CHECK: %[[HW:.*]] = kiln.gather %{{.*}}, %{{.*}} dim 3
+// CHECK: %[[F1:.*]] = kiln.gather %arg1, %{{.*}} dim 2 : (tensor<4x3x3x3xf32>, tensor<4x3x3x3xi64>) -> tensor<4x3x3x3xf32>
+// CHECK: %[[F2:.*]] = kiln.gather %[[F1]], %{{.*}} dim 3
+// CHECK: %[[G:.*]] = kiln.reshape %[[F2]] : tensor<4x3x3x3xf32> -> tensor<1x4x3x3x3xf32>
+// CHECK: %[[T:.*]] = kiln.transpose %[[G]] dims 1, 2 : tensor<1x4x3x3x3xf32> -> tensor<1x3x4x3x3xf32>
+// CHECK: %[[WC:.*]] = kiln.reshape %[[T]] : tensor<1x3x4x3x3xf32> -> tensor<3x4x3x3xf32>
+// CHECK: %[[Y:.*]] = kiln.conv2d %[[HW]], %[[WC]], %arg2 {padding = array<i64: 0, 0>, strides = array<i64: 1, 1>}
+// CHECK: kiln.cast %[[Y]] : tensor<?x3x?x?xf32> to tensor<?x3x?x10xf32>
+// CHECK: kiln.unsqueeze %arg3 dim 0 : tensor<4x?x?xf32> -> tensor<1x4x?x?xf32>
+// CHECK: arith.cmpi sge, %arg4
+// CHECK: arith.cmpi sge, %arg5
+// CHECK: cf.assert
+// CHECK: %[[S:.*]] = arith.maxsi %arg4
+// CHECK: %[[G1:.*]] = arith.maxsi %arg5
+// CHECK: arith.muli %{{.*}}, %[[S]]
+// CHECK: kiln.conv2d %{{.*}}, %{{.*}} params[%[[G1]]] {groups = -9223372036854775808 : i64
+// CHECK: kiln.squeeze %{{.*}} dim 0 : tensor<1x?x?x?xf32> -> tensor<?x?x?xf32>
+// CHECK-NOT: kiln.conv_transpose2d
+func.func @conv_transpose(%x: tensor<?x4x?x5xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>, %img: tensor<4x?x?xf32>, %s: index, %g: index) -> (tensor<?x3x?x10xf32>, tensor<?x?x?xf32>) {
+  %0 = kiln.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+      : (tensor<?x4x?x5xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<?x3x?x10xf32>
+  %1 = kiln.conv_transpose2d %img, %w params [%s, %g] {strides = array<i64: -9223372036854775808, 1>, padding = array<i64: 0, 0>, output_padding = array<i64: 0, 0>, groups = -9223372036854775808, dilation = array<i64: 1, 1>}
+      : (tensor<4x?x?xf32>, tensor<4x3x3x3xf32>, index, index) -> tensor<?x?x?xf32>
+  return %0, %1 : tensor<?x3x?x10xf32>, tensor<?x?x?xf32>
 }

@@ -296,6 +296,33 @@ func.func @conv_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+func.func @conv_transpose_output_padding(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+2 {{output_padding must be smaller than either stride or dilation in dim 3}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv_transpose2d %x, %w {strides = array<i64: 2, 1>, padding = array<i64: 0, 0>, output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x12x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+2 {{3 groups do not divide the 4 channels}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0>, output_padding = array<i64: 0, 0>, groups = 3, dilation = array<i64: 1, 1>} : (tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_empty(%x: tensor<1x4x1x5xf32>, %w: tensor<4x2x1x3xf32>) {
+  // expected-error@+2 {{the output would be empty in dim 2}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %0 = kiln.conv_transpose2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 0>, output_padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x4x1x5xf32>, tensor<4x2x1x3xf32>) -> tensor<1x2x1x7xf32>
+  return
+}
+
+// -----
+
 func.func @conv_kernel(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error@+2 {{the kernel is larger than the padded input in dim 2}}
   // expected-error@+1 {{failed to infer returned types}}

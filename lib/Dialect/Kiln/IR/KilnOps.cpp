@@ -272,6 +272,17 @@ static bool compatibleDims(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// A linear or convolution bias: [filters].
+static LogicalResult checkBias(std::optional<Location> loc, Value bias,
+                               int64_t filters) {
+  if (!bias)
+    return success();
+  auto b = rankedOf(bias.getType());
+  if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), filters))
+    return emitOptionalError(loc, "the bias must be [", filters, "], got ", b);
+  return success();
+}
+
 /// Whether `from` may broadcast to `to` without growing it, as far as the
 /// static sizes tell: each of its sizes, aligned from the end, 1 or `to`'s
 /// (masked_fill's mask to its input, addmm's input to its product).
@@ -563,12 +574,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
     return emitOptionalError(
         loc, "the input's last dim (shape ", shapeStr(x.getShape()),
         ") does not match the weight's in_features ", w.getDimSize(1));
-  if (Value bias = adaptor.getBias()) {
-    auto b = rankedOf(bias.getType());
-    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)))
-      return emitOptionalError(loc, "the bias must be [", w.getDimSize(0),
-                               "], got ", b);
-  }
+  if (failed(checkBias(loc, adaptor.getBias(), w.getDimSize(0))))
+    return failure();
   SmallVector<int64_t> shape(x.getShape());
   shape.back() = w.getDimSize(0);
   inferred.push_back(
@@ -695,6 +702,25 @@ static RankedTensorType dropBatch(RankedTensorType y, bool unbatched) {
   return unbatched ? y.clone(y.getShape().drop_front()) : y;
 }
 
+/// Whether a window parameter known at compile time (not kDynamic) is below
+/// minimum.
+static bool below(ArrayRef<int64_t> values, int64_t minimum) {
+  return llvm::any_of(values, [&](int64_t v) {
+    return !ShapedType::isDynamic(v) && v < minimum;
+  });
+}
+
+/// A convolution's result: its (batched) shape in the operands' promoted
+/// element type, without the batch dim for one image.
+static RankedTensorType convolved(ArrayRef<int64_t> shape, Value input,
+                                  Value weight, Value bias, bool unbatched) {
+  SmallVector<Value> tensors = {input, weight};
+  if (bias)
+    tensors.push_back(bias);
+  return dropBatch(RankedTensorType::get(shape, promotedElementType(tensors)),
+                   unbatched);
+}
+
 LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
@@ -713,10 +739,6 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                              "for one image, and OIHW), got ",
                              adaptor.getInput().getType(), " and ", w);
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
-  auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
-    return llvm::any_of(values,
-                        [&](int64_t v) { return !dynamic(v) && v < minimum; });
-  };
   if (strides.size() != 2 || pad.size() != 2 || dilation.size() != 2 ||
       below(strides, 1) || below(pad, 0) || below(dilation, 1) ||
       below({groups}, 1))
@@ -741,12 +763,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
       w.getDimSize(0) % groups != 0)
     return emitOptionalError(loc, groups, " groups do not divide the ",
                              w.getDimSize(0), " filters");
-  if (Value bias = adaptor.getBias()) {
-    auto b = rankedOf(bias.getType());
-    if (b.getRank() != 1 || !compatibleDims(b.getDimSize(0), w.getDimSize(0)))
-      return emitOptionalError(loc, "the bias must be [", w.getDimSize(0),
-                               "], got ", b);
-  }
+  if (failed(checkBias(loc, adaptor.getBias(), w.getDimSize(0))))
+    return failure();
   SmallVector<int64_t> shape = {x.getDimSize(0), w.getDimSize(0)};
   for (int i = 0; i < 2; ++i) {
     int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
@@ -763,11 +781,83 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *context,
                                2 + i);
     shape.push_back((in + 2 * pad[i] - span) / strides[i] + 1);
   }
-  SmallVector<Value> tensors = {adaptor.getInput(), adaptor.getWeight()};
-  if (adaptor.getBias())
-    tensors.push_back(adaptor.getBias());
-  inferred.push_back(dropBatch(
-      RankedTensorType::get(shape, promotedElementType(tensors)), unbatched));
+  inferred.push_back(convolved(shape, adaptor.getInput(), adaptor.getWeight(),
+                               adaptor.getBias(), unbatched));
+  return success();
+}
+
+LogicalResult ConvTranspose2dOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  bool unbatched;
+  auto x = batchOfOne(rankedOf(adaptor.getInput().getType()), unbatched);
+  auto w = rankedOf(adaptor.getWeight().getType());
+  if (x.getRank() != 4 || w.getRank() != 4)
+    return emitOptionalError(loc,
+                             "input and weight must be 4-d (NCHW, or CHW "
+                             "for one image, and [C, O / groups, kH, kW]), "
+                             "got ",
+                             adaptor.getInput().getType(), " and ", w);
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pad = adaptor.getPadding(),
+                    extra = adaptor.getOutputPadding(),
+                    dilation = adaptor.getDilation();
+  int64_t groups = adaptor.getGroups();
+  auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
+  if (strides.size() != 2 || pad.size() != 2 || extra.size() != 2 ||
+      dilation.size() != 2 || below(strides, 1) || below(pad, 0) ||
+      below(extra, 0) || below(dilation, 1) || below({groups}, 1))
+    return emitOptionalError(loc, "strides and dilation must be two values "
+                                  ">= 1, padding and output_padding two "
+                                  "values >= 0 and groups >= 1");
+  size_t dynamicParams = llvm::count_if(strides, dynamic) +
+                         llvm::count_if(pad, dynamic) +
+                         llvm::count_if(extra, dynamic) + dynamic(groups) +
+                         llvm::count_if(dilation, dynamic);
+  if (adaptor.getParams().size() != dynamicParams)
+    return emitOptionalError(loc, "expected ", dynamicParams,
+                             " index operands for the dynamic strides, "
+                             "padding, output_padding, groups and dilation, "
+                             "got ",
+                             adaptor.getParams().size());
+  for (int i = 0; i < 2; ++i)
+    if (!dynamic(extra[i]) && !dynamic(strides[i]) && !dynamic(dilation[i]) &&
+        extra[i] >= strides[i] && extra[i] >= dilation[i])
+      return emitOptionalError(loc,
+                               "output_padding must be smaller than "
+                               "either stride or dilation in dim ",
+                               2 + i);
+  int64_t channels = x.getDimSize(1), perGroup = w.getDimSize(1);
+  if (!dynamic(channels) && !dynamic(w.getDimSize(0)) &&
+      channels != w.getDimSize(0))
+    return emitOptionalError(loc, "the input has ", channels,
+                             " channels but the weight expects ",
+                             w.getDimSize(0));
+  if (!dynamic(groups) && !dynamic(channels) && channels % groups != 0)
+    return emitOptionalError(loc, groups, " groups do not divide the ",
+                             channels, " channels");
+  int64_t filters = dynamic(groups) || dynamic(perGroup) ? ShapedType::kDynamic
+                                                         : perGroup * groups;
+  if (failed(checkBias(loc, adaptor.getBias(), filters)))
+    return failure();
+  SmallVector<int64_t> shape = {x.getDimSize(0), filters};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i), k = w.getDimSize(2 + i);
+    if (dynamic(in) || dynamic(k) || dynamic(pad[i]) || dynamic(strides[i]) ||
+        dynamic(extra[i]) || dynamic(dilation[i])) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    // As eager computes it: an empty dim is not spread.
+    int64_t spread = in == 0 ? 0 : (in - 1) * strides[i] + 1;
+    int64_t out = spread - 2 * pad[i] + dilation[i] * (k - 1) + extra[i];
+    if (out < 1)
+      return emitOptionalError(loc, "the output would be empty in dim ", 2 + i);
+    shape.push_back(out);
+  }
+  inferred.push_back(convolved(shape, adaptor.getInput(), adaptor.getWeight(),
+                               adaptor.getBias(), unbatched));
   return success();
 }
 
@@ -787,10 +877,6 @@ LogicalResult Pool2dOp::inferReturnTypes(MLIRContext *context,
                     strides = adaptor.getStrides(), pad = adaptor.getPadding(),
                     dilation = adaptor.getDilation();
   auto dynamic = [](int64_t v) { return ShapedType::isDynamic(v); };
-  auto below = [&](ArrayRef<int64_t> values, int64_t minimum) {
-    return llvm::any_of(values,
-                        [&](int64_t v) { return !dynamic(v) && v < minimum; });
-  };
   if (kernel.size() != 2 || strides.size() != 2 || pad.size() != 2 ||
       dilation.size() != 2 || below(kernel, 1) || below(strides, 1) ||
       below(pad, 0) || below(dilation, 1))

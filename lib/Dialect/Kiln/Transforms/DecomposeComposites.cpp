@@ -50,6 +50,17 @@ Value indexConstant(PatternRewriter &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+Value f64Constant(PatternRewriter &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+}
+
+/// An index value as an f64 (host arithmetic on sizes).
+Value indexAsF64(PatternRewriter &b, Location loc, Value i) {
+  return arith::SIToFPOp::create(
+      b, loc, b.getF64Type(),
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
+}
+
 /// Positions 0 .. size - 1 as an int64 tensor.
 Value positions(PatternRewriter &b, Location loc, Value size) {
   return k::ArangeOp::create(
@@ -86,10 +97,12 @@ class SizeChecks {
 public:
   SizeChecks(PatternRewriter &b, Location loc) : b_(b), loc_(loc) {}
   void equal(Value a, Value c) {
-    holds(arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::eq, a, c));
+    holds(b_.createOrFold<arith::CmpIOp>(loc_, arith::CmpIPredicate::eq, a, c));
   }
-  /// A condition that must hold besides.
+  /// A condition that must hold besides (none where it folded to true).
   void holds(Value condition) {
+    if (matchPattern(condition, m_One()))
+      return;
     all_ = all_ ? arith::AndIOp::create(b_, loc_, all_, condition) : condition;
   }
   void assertAll(StringRef message) {
@@ -203,8 +216,8 @@ template <typename OpTy> struct DecomposeRepeat : OpRewritePattern<OpTy> {
     int64_t lead = static_cast<int64_t>(reps.size()) - rank;
     Sizes pairs, sizes;
     SmallVector<int64_t> mask;
-    for (auto [i, r] : llvm::enumerate(reps)) {
-      int64_t d = static_cast<int64_t>(i) - lead; // negative: a leading 1
+    for (auto [i, rep] : llvm::enumerate(reps)) {
+      int64_t r = rep, d = static_cast<int64_t>(i) - lead; // d < 0: a leading 1
       int64_t known = d < 0 ? 1 : in.getDimSize(d);
       mask.append({r, 1});
       pairs.shape.push_back(1);
@@ -383,8 +396,7 @@ Value wrappedScalar(PatternRewriter &b, Location loc, Value v) {
 }
 
 Value wrappedNumber(PatternRewriter &b, Location loc, double v) {
-  return wrapped(b, loc,
-                 arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v)));
+  return wrapped(b, loc, f64Constant(b, loc, v));
 }
 
 /// norm: as the runtime computes it (sum(|x|^p)^(1/p), the sum of
@@ -497,24 +509,6 @@ template <typename OpTy> struct DecomposeQuantifier : OpRewritePattern<OpTy> {
   }
 };
 
-/// x's elements picked along dim d at positions `at` (an int64 [size(d)]):
-/// a kiln.gather whose index is `at` placed along d and broadcast to x's
-/// shape (a where of one value on both sides).
-Value gatherAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
-                  Value at, Value size) {
-  auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> shape(type.getRank(), 1);
-  shape[d] = type.getDimSize(d);
-  SmallVector<Value> dynamic;
-  if (ShapedType::isDynamic(shape[d]))
-    dynamic.push_back(size);
-  Value placed = k::ReshapeOp::create(
-      b, loc, RankedTensorType::get(shape, b.getI64Type()), at, dynamic);
-  Value everywhere = k::CmpOp::create(b, loc, k::CmpPredicate::eq, x, x);
-  Value index = k::WhereOp::create(b, loc, everywhere, placed, placed);
-  return k::GatherOp::create(b, loc, x, index, b.getI64IntegerAttr(d));
-}
-
 /// index_select along dim d: a 0-d or 1-d integer index of n elements
 /// placed along the dim ([1, .., n, .., 1]) and expanded to the input's
 /// other sizes, the index of a kiln.gather (which checks its values: any
@@ -551,6 +545,42 @@ struct DecomposeIndexSelect : OpRewritePattern<k::IndexSelectOp> {
         indexSelect(b, op.getLoc(), op.getInput(), op.getDim(), op.getIndex()));
   }
 };
+
+/// x padded along dim d by `before` and `after` elements (index values; a
+/// negative count crops) holding `fill` (a 0-d tensor of x's element type),
+/// as eager's constant pad computes it: the output's positions less
+/// `before` are the source positions, and those outside x pick one element
+/// holding the fill, appended to x along d (so an empty dim pads to all
+/// fill, as in eager). A size that would be negative is 0 (the graph's
+/// status reports the caller's check of it after the graph has run).
+Value padAlong(PatternRewriter &b, Location loc, Value x, int64_t d,
+               Value before, Value after, Value fill) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> one(type.getShape());
+  one[d] = 1;
+  SmallVector<Value> sizes;
+  for (int64_t k = 0; k < type.getRank(); ++k)
+    if (ShapedType::isDynamic(one[k]))
+      sizes.push_back(dimOf(b, loc, x, k));
+  Value slab = k::ExpandOp::create(b, loc, type.clone(one), fill, sizes);
+  Value extended = k::CatOp::create(b, loc, ValueRange{x, slab}, d);
+  Value size = dimOf(b, loc, x, d);
+  Value out = arith::MaxSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, size, before),
+                            after),
+      indexConstant(b, loc, 0));
+  Value from = k::SubOp::create(b, loc, positions(b, loc, out),
+                                wrappedInteger(b, loc, before));
+  Value end = wrappedInteger(b, loc, size);
+  Value inside = k::MulOp::create(
+      b, loc,
+      k::CmpOp::create(b, loc, k::CmpPredicate::ge, from,
+                       wrappedInteger(b, loc, indexConstant(b, loc, 0))),
+      k::CmpOp::create(b, loc, k::CmpPredicate::lt, from, end));
+  Value at = k::WhereOp::create(b, loc, inside, from, end);
+  return indexSelect(b, loc, extended, d, at);
+}
 
 /// einsum as eager computes it (kiln/EinsumPlan.h): each operand summed
 /// and permuted; two are then reshaped to [batch, M, K] and [batch, K, N],
@@ -643,14 +673,8 @@ template <typename OpTy> struct DecomposeInterpolate : OpRewritePattern<OpTy> {
     bool bilinear = op.getMode() == k::InterpolateMode::bilinear;
     bool alignCorners = op.getAlignCorners().value_or(false);
     auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
-    auto real = [&](double v) -> Value {
-      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-    };
-    auto f64 = [&](Value i) -> Value {
-      return arith::SIToFPOp::create(
-          b, loc, b.getF64Type(),
-          arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
-    };
+    auto real = [&](double v) { return f64Constant(b, loc, v); };
+    auto f64 = [&](Value i) { return indexAsF64(b, loc, i); };
     auto div = [&](Value l, Value r) -> Value {
       return arith::DivFOp::create(b, loc, l, r);
     };
@@ -748,9 +772,7 @@ struct DecomposeDropout : OpRewritePattern<k::DropoutOp> {
                                 PatternRewriter &b) const override {
     Location loc = op.getLoc();
     using P = arith::CmpFPredicate;
-    auto number = [&](double v) -> Value {
-      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
-    };
+    auto number = [&](double v) { return f64Constant(b, loc, v); };
     SizeChecks range(b, loc);
     range.holds(arith::CmpFOp::create(b, loc, P::OGE, op.getP(), number(0)));
     range.holds(arith::CmpFOp::create(b, loc, P::OLE, op.getP(), number(1)));
@@ -779,9 +801,9 @@ struct DecomposeFullLike : OpRewritePattern<k::FullLikeOp> {
 
 /// pad, one (before, after) pair at a time from the last dim, as eager
 /// computes it: the output's positions less `before` are the source
-/// positions; constant picks the clamped sources and puts the value where
-/// they fall outside, reflect mirrors them about the ends, replicate
-/// clamps them. A pair of zeros leaves its dim as it is.
+/// positions; constant pads with the value (padAlong), reflect mirrors
+/// them about the ends, replicate clamps them. A pair of zeros leaves its
+/// dim as it is.
 struct DecomposePad : OpRewritePattern<k::PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(k::PadOp op,
@@ -792,12 +814,23 @@ struct DecomposePad : OpRewritePattern<k::PadOp> {
     auto in = cast<RankedTensorType>(x.getType());
     int64_t rank = in.getRank();
     ArrayRef<int64_t> pads = op.getPads();
-    Value value = wrappedScalar(b, loc, op.getValue());
     auto integer = [&](Value i) { return wrappedInteger(b, loc, i); };
     auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
-    auto cmp = [&](k::CmpPredicate p, Value l, Value r) -> Value {
-      return k::CmpOp::create(b, loc, p, l, r);
-    };
+    // constant's value as eager's where promotes it against x, then in
+    // x's element type.
+    auto scalarOf = [&](Type e) { return RankedTensorType::get({}, e); };
+    Value fill;
+    if (op.getMode() == k::PadMode::constant)
+      fill = castTo(
+          b, loc, scalarOf(in.getElementType()),
+          k::WhereOp::create(
+              b, loc,
+              k::FullOp::create(b, loc, scalarOf(b.getI1Type()), ValueRange{},
+                                b.getIntegerAttr(b.getI1Type(), 1)),
+              wrappedScalar(b, loc, op.getValue()),
+              k::FullOp::create(b, loc, scalarOf(in.getElementType()),
+                                ValueRange{},
+                                b.getZeroAttr(in.getElementType()))));
     for (int64_t j = 0; 2 * j < static_cast<int64_t>(pads.size()); ++j) {
       int64_t d = rank - 1 - j, before = pads[2 * j], after = pads[2 * j + 1];
       if (before == 0 && after == 0) // the dim as it is
@@ -814,63 +847,55 @@ struct DecomposePad : OpRewritePattern<k::PadOp> {
       }
       checks.assertAll("pad: the padding leaves a negative size or reflects "
                        "past the dim");
+      if (op.getMode() == k::PadMode::constant) {
+        y = padAlong(b, loc, y, d, index(before), index(after), fill);
+        continue;
+      }
       Value from = k::SubOp::create(b, loc, positions(b, loc, out),
                                     integer(index(before)));
       Value last = integer(arith::SubIOp::create(b, loc, size, index(1)));
-      auto clamped = [&]() -> Value {
-        return k::MaximumOp::create(b, loc,
-                                    k::MinimumOp::create(b, loc, from, last),
-                                    integer(index(0)));
-      };
-      switch (op.getMode()) {
-      case k::PadMode::constant: {
-        Value inside = k::MulOp::create(
-            b, loc, cmp(k::CmpPredicate::ge, from, integer(index(0))),
-            cmp(k::CmpPredicate::lt, from, integer(size)));
-        for (int64_t t = 0; t < j; ++t)
-          inside = k::UnsqueezeOp::create(b, loc, inside,
-                                          b.getI64IntegerAttr(t + 1));
-        Value picked = indexSelect(b, loc, y, d, clamped());
-        Value filled = k::WhereOp::create(b, loc, inside, picked, value);
-        auto type = cast<RankedTensorType>(filled.getType());
-        y = castTo(b, loc, type.clone(in.getElementType()), filled);
-        break;
+      if (op.getMode() == k::PadMode::replicate) {
+        y = indexSelect(b, loc, y, d,
+                        k::MaximumOp::create(
+                            b, loc, k::MinimumOp::create(b, loc, from, last),
+                            integer(index(0))));
+        continue;
       }
-      case k::PadMode::reflect: {
-        Value mirrored = k::AbsOp::create(b, loc, from);
-        Value back = k::SubOp::create(
-            b, loc, k::MulOp::create(b, loc, last, integer(index(2))),
-            mirrored);
-        Value at = k::WhereOp::create(
-            b, loc, cmp(k::CmpPredicate::ge, mirrored, integer(size)), back,
-            mirrored);
-        y = indexSelect(b, loc, y, d, at);
-        break;
-      }
-      case k::PadMode::replicate:
-        y = indexSelect(b, loc, y, d, clamped());
-        break;
-      }
+      Value mirrored = k::AbsOp::create(b, loc, from);
+      Value back = k::SubOp::create(
+          b, loc, k::MulOp::create(b, loc, last, integer(index(2))), mirrored);
+      Value at =
+          k::WhereOp::create(b, loc,
+                             k::CmpOp::create(b, loc, k::CmpPredicate::ge,
+                                              mirrored, integer(size)),
+                             back, mirrored);
+      y = indexSelect(b, loc, y, d, at);
     }
     return replaceCasting(b, op, y);
   }
 };
 
-/// flip: each dim gathered at size - 1 - i.
+/// x reversed along dim d: gathered at size - 1 - i (the positions as
+/// static as the dim).
+Value reversed(PatternRewriter &b, Location loc, Value x, int64_t d) {
+  Value size = dimOf(b, loc, x, d);
+  Value last = arith::SubIOp::create(b, loc, size, indexConstant(b, loc, 1));
+  Value at = k::SubOp::create(b, loc, wrappedInteger(b, loc, last),
+                              positions(b, loc, size));
+  int64_t known = cast<RankedTensorType>(x.getType()).getDimSize(d);
+  return indexSelect(
+      b, loc, x, d,
+      castTo(b, loc, RankedTensorType::get({known}, b.getI64Type()), at));
+}
+
+/// flip: each dim reversed.
 struct DecomposeFlip : OpRewritePattern<k::FlipOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(k::FlipOp op,
                                 PatternRewriter &b) const override {
-    Location loc = op.getLoc();
     Value y = op.getInput();
-    for (int64_t d : op.getDims()) {
-      Value size = dimOf(b, loc, y, d);
-      Value last =
-          arith::SubIOp::create(b, loc, size, indexConstant(b, loc, 1));
-      Value at = k::SubOp::create(b, loc, wrappedInteger(b, loc, last),
-                                  positions(b, loc, size));
-      y = gatherAlong(b, loc, y, d, at, size);
-    }
+    for (int64_t d : op.getDims())
+      y = reversed(b, op.getLoc(), y, d);
     return replaceCasting(b, op, y);
   }
 };
@@ -901,7 +926,7 @@ struct DecomposeRoll : OpRewritePattern<k::RollOp> {
     Value wrappedFrom = k::WhereOp::create(
         b, loc, k::CmpOp::create(b, loc, k::CmpPredicate::ge, from, sizeT),
         k::SubOp::create(b, loc, from, sizeT), from);
-    return replaceCasting(b, op, gatherAlong(b, loc, x, d, wrappedFrom, size));
+    return replaceCasting(b, op, indexSelect(b, loc, x, d, wrappedFrom));
   }
 };
 
@@ -1272,7 +1297,7 @@ struct DecomposeLerp : OpRewritePattern<k::LerpOp> {
           b, loc, start, k::MulOp::create(b, loc, diff, wrapped(b, loc, w))));
     };
     auto fromEnd = [&] {
-      Value one = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1));
+      Value one = f64Constant(b, loc, 1);
       Value rest = arith::SubFOp::create(b, loc, one, w);
       return fit(k::SubOp::create(
           b, loc, end, k::MulOp::create(b, loc, diff, wrapped(b, loc, rest))));
@@ -1283,7 +1308,7 @@ struct DecomposeLerp : OpRewritePattern<k::LerpOp> {
                   weight.getValueAsDouble() < 0.5 ? fromStart() : fromEnd());
       return success();
     }
-    Value half = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.5));
+    Value half = f64Constant(b, loc, 0.5);
     Value nearStart =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, w, half);
     Value a = fromStart(), c = fromEnd();
@@ -1344,6 +1369,175 @@ template <typename OpTy> struct DecomposeUnbatched : OpRewritePattern<OpTy> {
         k::SqueezeOp::create(b, loc, op.getResult(), b.getI64IntegerAttr(0));
     b.replaceAllUsesExcept(op.getResult(), squeeze.getResult(), squeeze);
     return success();
+  }
+};
+
+/// conv_transpose2d as eager computes it (lib/Runtime/Ops/NN.cpp): the
+/// input with stride - 1 zeros between its pixels (each pixel and a slab
+/// of zeros concatenated along a new dim, merged into the dim and its
+/// trailing zeros cut), each side padded by dilation * (k - 1) - padding
+/// (padAlong; cropped where negative) and the far side by output_padding
+/// more, convolved with stride 1 by the weight flipped, its in and out
+/// swapped within each group. Eager's refusals that the types leave open
+/// are checked at run time first.
+struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(k::ConvTranspose2dOp op,
+                                PatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    using P = arith::CmpIPredicate;
+    auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
+    auto cmp = [&](P p, Value l, Value r) -> Value {
+      return b.createOrFold<arith::CmpIOp>(loc, p, l, r);
+    };
+    auto add = [&](Value l, Value r) -> Value {
+      return b.createOrFold<arith::AddIOp>(loc, l, r);
+    };
+    auto sub = [&](Value l, Value r) -> Value {
+      return b.createOrFold<arith::SubIOp>(loc, l, r);
+    };
+    auto mul = [&](Value l, Value r) -> Value {
+      return b.createOrFold<arith::MulIOp>(loc, l, r);
+    };
+    // Sizes, constants where the types know them (the checks fold).
+    auto size = [&](Value v, int64_t d) {
+      int64_t known = cast<RankedTensorType>(v.getType()).getDimSize(d);
+      return ShapedType::isDynamic(known) ? dimOf(b, loc, v, d) : index(known);
+    };
+    // The parameters, those known only at run time from `params` in the
+    // op's order.
+    auto param = op.getParams().begin();
+    SmallVector<Value> runtime;
+    auto take = [&](ArrayRef<int64_t> values) {
+      SmallVector<Value> taken;
+      for (int64_t v : values) {
+        taken.push_back(ShapedType::isDynamic(v) ? *param++ : index(v));
+        if (ShapedType::isDynamic(v))
+          runtime.push_back(taken.back());
+      }
+      return taken;
+    };
+    SmallVector<Value> stride = take(op.getStrides()),
+                       padding = take(op.getPadding()),
+                       extra = take(op.getOutputPadding());
+    Value groups = take({static_cast<int64_t>(op.getGroups())})[0];
+    SmallVector<Value> dilation = take(op.getDilation());
+    Value x = op.getInput(), w = op.getWeight(), bias = op.getBias();
+    bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 3;
+    if (unbatched)
+      x = k::UnsqueezeOp::create(b, loc, x, b.getI64IntegerAttr(0));
+    Value channels = size(x, 1), filters = size(w, 1);
+    SizeChecks checks(b, loc);
+    for (auto [values, minimum] :
+         {std::pair(stride, 1), std::pair(padding, 0), std::pair(extra, 0),
+          std::pair(dilation, 1), std::pair(SmallVector<Value>{groups}, 1)})
+      for (Value v : values)
+        if (llvm::is_contained(runtime, v))
+          checks.holds(cmp(P::sge, v, index(minimum)));
+    Value perGroup = b.createOrFold<arith::DivSIOp>(
+        loc, channels, b.createOrFold<arith::MaxSIOp>(loc, groups, index(1)));
+    checks.equal(mul(perGroup, groups), channels);
+    checks.equal(size(w, 0), channels);
+    if (bias)
+      checks.equal(size(bias, 0), mul(groups, filters));
+    SmallVector<Value> before(2), after(2);
+    for (int i = 0; i < 2; ++i) {
+      checks.holds(
+          b.createOrFold<arith::OrIOp>(loc, cmp(P::slt, extra[i], stride[i]),
+                                       cmp(P::slt, extra[i], dilation[i])));
+      // An empty dim is not spread; the output keeps at least one pixel.
+      Value n = size(x, 2 + i);
+      Value spread = b.createOrFold<arith::SelectOp>(
+          loc, cmp(P::eq, n, index(0)), index(0),
+          add(mul(sub(n, index(1)), stride[i]), index(1)));
+      Value reach = mul(dilation[i], sub(size(w, 2 + i), index(1)));
+      before[i] = sub(reach, padding[i]);
+      after[i] = add(before[i], extra[i]);
+      checks.holds(cmp(
+          P::sge, sub(add(spread, add(before[i], after[i])), reach), index(1)));
+    }
+    checks.assertAll("conv_transpose2d: the parameters, the channels, the "
+                     "weight or the bias do not agree, or the output is "
+                     "empty");
+    // The status reports the checks after the graph has run: meanwhile it
+    // must stay in bounds, so a stride or group count below 1 computes as 1.
+    for (Value &v : stride)
+      v = b.createOrFold<arith::MaxSIOp>(loc, v, index(1));
+    Value safeGroups = b.createOrFold<arith::MaxSIOp>(loc, groups, index(1));
+    auto in = cast<RankedTensorType>(x.getType());
+    Type element = in.getElementType();
+    Value zero = k::FullOp::create(b, loc, RankedTensorType::get({}, element),
+                                   ValueRange{}, b.getZeroAttr(element));
+    // Sizes as a reshape's or an expand's type and operands.
+    auto sized = [&](ArrayRef<Value> values) {
+      Sizes s;
+      for (Value v : values) {
+        std::optional<int64_t> c = getConstantIntValue(v);
+        s.add(c ? *c : ShapedType::kDynamic, [&] { return v; });
+      }
+      return s;
+    };
+    auto sizesOf = [&](Value v) {
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < cast<RankedTensorType>(v.getType()).getRank();
+           ++d)
+        sizes.push_back(size(v, d));
+      return sizes;
+    };
+    Value y = x;
+    for (int i = 0; i < 2; ++i) {
+      int64_t d = 2 + i;
+      if (getConstantIntValue(stride[i]) != 1) {
+        SmallVector<Value> gaps = sizesOf(y), merged = gaps;
+        Value n = gaps[d];
+        gaps.insert(gaps.begin() + d + 1, sub(stride[i], index(1)));
+        Sizes slab = sized(gaps);
+        Value zeros = k::ExpandOp::create(
+            b, loc, RankedTensorType::get(slab.shape, element), zero,
+            slab.dynamic);
+        Value pixels =
+            k::UnsqueezeOp::create(b, loc, y, b.getI64IntegerAttr(d + 1));
+        Value spread =
+            k::CatOp::create(b, loc, ValueRange{pixels, zeros}, d + 1);
+        merged[d] = mul(n, stride[i]);
+        Sizes m = sized(merged);
+        Value flat = k::ReshapeOp::create(
+            b, loc, RankedTensorType::get(m.shape, element), spread, m.dynamic);
+        Value end = b.createOrFold<arith::MaxSIOp>(
+            loc, add(mul(sub(n, index(1)), stride[i]), index(1)), index(0));
+        SmallVector<int64_t> cut(m.shape);
+        cut[d] = getConstantIntValue(end).value_or(ShapedType::kDynamic);
+        y = k::SliceOp::create(b, loc, RankedTensorType::get(cut, element),
+                               flat, d, index(0), end, 1);
+      }
+      y = padAlong(b, loc, y, d, before[i], after[i], zero);
+    }
+    // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
+    // in and out swapped, as [O, C/g, kH, kW].
+    Value wc = reversed(b, loc, reversed(b, loc, w, 2), 3);
+    auto reshape = [&](Value v, ArrayRef<Value> sizes) -> Value {
+      Sizes s = sized(sizes);
+      auto type = cast<RankedTensorType>(v.getType());
+      return k::ReshapeOp::create(b, loc, type.clone(s.shape), v, s.dynamic);
+    };
+    Value kh = size(w, 2), kw = size(w, 3);
+    wc = reshape(wc, {safeGroups, perGroup, filters, kh, kw});
+    wc = k::TransposeOp::create(b, loc, wc, int64_t(1), int64_t(2));
+    wc = reshape(wc, {mul(safeGroups, filters), perGroup, kh, kw});
+    // Stride 1, no padding; dilation and groups as the op has them.
+    SmallVector<Value> params;
+    for (Value v : {dilation[0], dilation[1]})
+      if (llvm::is_contained(runtime, v))
+        params.push_back(v);
+    if (llvm::is_contained(runtime, groups))
+      params.push_back(safeGroups);
+    Value out = k::Conv2dOp::create(b, loc, y, wc, bias, params,
+                                    b.getDenseI64ArrayAttr({1, 1}),
+                                    b.getDenseI64ArrayAttr({0, 0}),
+                                    op.getDilationAttr(), op.getGroupsAttr());
+    if (unbatched)
+      out = k::SqueezeOp::create(b, loc, out, b.getI64IntegerAttr(0));
+    return replaceCasting(b, op, out);
   }
 };
 
@@ -1412,10 +1606,6 @@ struct DecomposeLinspace : OpRewritePattern<k::LinspaceOp> {
     Value steps = op.getSteps();
     nonNegative(b, loc, steps,
                 "linspace: the number of steps must be non-negative");
-    auto f64 = [&](Value index) -> Value {
-      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
-      return arith::SIToFPOp::create(b, loc, b.getF64Type(), i);
-    };
     auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
     Value start = op.getStart(), end = op.getEnd();
     Value last = arith::SubIOp::create(b, loc, steps, index(1));
@@ -1425,8 +1615,8 @@ struct DecomposeLinspace : OpRewritePattern<k::LinspaceOp> {
     Value step = arith::SelectOp::create(
         b, loc, many,
         arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, end, start),
-                              f64(gaps)),
-        arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0)));
+                              indexAsF64(b, loc, gaps)),
+        f64Constant(b, loc, 0));
     auto type = cast<RankedTensorType>(op.getType());
     Value i = castTo(b, loc, type, positions(b, loc, steps));
     Value up = k::AddOp::create(
@@ -1435,10 +1625,13 @@ struct DecomposeLinspace : OpRewritePattern<k::LinspaceOp> {
     Value down = k::AddOp::create(
         b, loc,
         k::MulOp::create(
-            b, loc, k::SubOp::create(b, loc, wrapped(b, loc, f64(last)), i),
+            b, loc,
+            k::SubOp::create(b, loc, wrapped(b, loc, indexAsF64(b, loc, last)),
+                             i),
             wrapped(b, loc, arith::NegFOp::create(b, loc, step))),
         wrapped(b, loc, end));
-    Value half = f64(arith::DivSIOp::create(b, loc, steps, index(2)));
+    Value half =
+        indexAsF64(b, loc, arith::DivSIOp::create(b, loc, steps, index(2)));
     Value below =
         k::CmpOp::create(b, loc, k::CmpPredicate::lt, i, wrapped(b, loc, half));
     return replaceCasting(b, op, k::WhereOp::create(b, loc, below, up, down));
@@ -1464,11 +1657,8 @@ struct DecomposeRandint : OpRewritePattern<k::RandintOp> {
     Value u = k::RandomOp::create(b, loc, type.clone(b.getF64Type()),
                                   k::RandomDistribution::uniform, op.getSeed(),
                                   dynamic);
-    Value span = arith::SIToFPOp::create(
-        b, loc, b.getF64Type(),
-        arith::IndexCastOp::create(
-            b, loc, b.getI64Type(),
-            arith::SubIOp::create(b, loc, op.getHigh(), op.getLow())));
+    Value span = indexAsF64(
+        b, loc, arith::SubIOp::create(b, loc, op.getHigh(), op.getLow()));
     Value picked = k::AddOp::create(
         b, loc,
         k::FloorOp::create(b, loc,
@@ -1511,10 +1701,10 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
       DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
       DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
       DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,
-      DecomposeUnbatched<AdaptiveAvgPool2dOp>, DecomposeValueTest<IsnanOp>,
-      DecomposeValueTest<IsinfOp>, DecomposeValueTest<IsfiniteOp>,
-      DecomposeValueTest<LogicalNotOp>, DecomposeSign,
-      DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
+      DecomposeConvTranspose2d, DecomposeUnbatched<AdaptiveAvgPool2dOp>,
+      DecomposeValueTest<IsnanOp>, DecomposeValueTest<IsinfOp>,
+      DecomposeValueTest<IsfiniteOp>, DecomposeValueTest<LogicalNotOp>,
+      DecomposeSign, DecomposeBelowZero<LeakyReluOp>, DecomposeBelowZero<EluOp>,
       DecomposeMaskedFill, DecomposeLerp, DecomposeClamp, DecomposeNorm,
       DecomposeBmm, DecomposeScaledProduct<AddmmOp>,
       DecomposeSliceOfDim<NarrowOp>, DecomposeSliceOfDim<SelectOp>,

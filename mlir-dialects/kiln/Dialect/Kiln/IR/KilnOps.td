@@ -2166,6 +2166,48 @@ def Kiln_InterpolateScaledOp : Kiln_InterpolateLikeOp<"interpolate_scaled",
   }];
 }
 
+def Kiln_ConvTranspose2dOp : Kiln_Op<"conv_transpose2d", [Pure,
+    InferTypeOpAdaptor, AttrSizedOperandSegments, Kiln_PromotesToResult]> {
+  let summary = "2-d transposed convolution, NCHW (torch's conv_transpose2d)";
+  let description = [{
+    `input` is `[N, C, H, W]` (or one image `[C, H, W]`, whose result has
+    no batch dim either), `weight` `[C, O / groups, kH, kW]`, `bias` `[O]`;
+    `strides`, `padding`, `output_padding` and `dilation` hold `[h, w]`
+    (strides and dilation at least 1, the paddings at least 0, each
+    output_padding below its stride or its dilation). The output is `[N,
+    O, (H - 1) sh - 2 ph + dh (kH - 1) + oph + 1, ...]`, the gradient of a
+    kiln.conv2d's input.
+
+    A parameter known only at run time (a module's member, say) is
+    `kDynamic` in its attribute and an `index` operand in `params`, in the
+    order sh, sw, ph, pw, oph, opw, groups, dh, dw (the runtime call's
+    order). kiln-decompose-composites writes it as eager computes it: the
+    input with stride - 1 zeros between its pixels, each side padded by
+    dilation * (k - 1) - padding (cropped where negative) and the far side
+    by output_padding more, convolved with stride 1 by the weight flipped,
+    its in and out swapped within each group; eager's refusals are checked
+    at run time where the types leave them open.
+
+    ```mlir
+    %y = kiln.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>,
+        output_padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>}
+        : (tensor<?x16x?x?xf32>, tensor<16x8x3x3xf32>, tensor<8xf32>) -> tensor<?x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_FloatTensor:$input, Kiln_FloatTensor:$weight,
+                       Optional<Kiln_FloatTensor>:$bias,
+                       Variadic<Index>:$params,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DenseI64ArrayAttr:$dilation);
+  let results = (outs Kiln_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? (`params` `[` $params^ `]`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
 def Kiln_PadOp : Kiln_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   let cppCall = "kiln::pad($input, $pads, $mode, $value)";
   let summary = "trailing dims padded before and after (torch's pad)";

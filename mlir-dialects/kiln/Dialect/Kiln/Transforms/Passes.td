@@ -29,7 +29,7 @@ def KilnDecomposeComposites : Pass<"kiln-decompose-composites"> {
     `logsumexp`, `var`, `std`, `norm`, `tril`, `triu`, `isnan`, `isinf`, `isfinite`,
     `logical_not`, `logical_and`, `logical_or`, `any`, `all`, `flip`,
     `roll`, `sign`,
-    `leaky_relu`, `elu`, `clamp`, `masked_fill`, `lerp`, `stack`, `narrow`, `select`, `bmm`, `addmm`, `baddbmm`, `batch_norm`, `group_norm`, `eye`, `one_hot`, `linspace`, `randint`, `index_select`, `pad`, `einsum`, `interpolate`, `interpolate_scaled`, `dropout`, `full_like`; a
+    `leaky_relu`, `elu`, `clamp`, `masked_fill`, `lerp`, `stack`, `narrow`, `select`, `bmm`, `addmm`, `baddbmm`, `batch_norm`, `group_norm`, `eye`, `one_hot`, `linspace`, `randint`, `index_select`, `pad`, `einsum`, `interpolate`, `interpolate_scaled`, `dropout`, `full_like`, `conv_transpose2d`; a
     `conv2d` or 2-d pool of one unbatched `[C, H, W]` image) are functions of the runtime that the
     tracer takes whole, so that each is defined once, in the dialect, and
     typed by its own inference. On known types this pass rewrites each as
