@@ -827,8 +827,8 @@ class Generator:
         if v.dtype not in FLOAT or v.rank < 3 or any(x.startswith("D") for x in v.shape[-3:]):
             return None
         c = v.shape[-3]
-        k = self.pick(["conv2d", "conv1d", "depthwise", "max_pool2d", "avg_pool2d", "adaptive",
-                       "batch_norm", "group_norm"])
+        k = self.pick(["conv2d", "conv1d", "depthwise", "conv_transpose2d", "max_pool2d",
+                       "avg_pool2d", "adaptive", "batch_norm", "group_norm"])
         free = 4 - len(root.params)
         if k == "conv1d" and v.rank == 3 and free >= 1:
             o, ks = self.pick(SYMS + ["2"]), self.pick([1, 3])
@@ -849,6 +849,16 @@ class Generator:
             w = self.new_param(root, v.dtype, [c, "1", "3", "3"])
             return self.define(root, v.dtype, v.shape, "kiln::conv2d(%s, %s, Tensor(), {1}, {1}, {1}, %s)"
                                % (v.name, w.name, c), [v.name, w.name])
+        if k == "conv_transpose2d" and free >= 1:
+            # Stride 1, the padding (dilated) that keeps the size.
+            o = self.pick(SYMS + ["2"])
+            ks, pad, dil = self.pick([(1, 0, 1), (3, 1, 1), (3, 2, 2)])
+            w = self.new_param(root, v.dtype, [c, o, str(ks), str(ks)])
+            s = list(v.shape)
+            s[-3] = o
+            return self.define(root, v.dtype, s,
+                               "kiln::conv_transpose2d(%s, %s, Tensor(), {1}, {%d}, {0}, 1, {%d})"
+                               % (v.name, w.name, pad, dil), [v.name, w.name])
         if k == "max_pool2d":
             text = self.pick(["kiln::max_pool2d(%s, 3, 1, 1)", "kiln::max_pool2d(%s, {3, 1}, {1, 1}, {1, 0})"])
             return self.define(root, v.dtype, v.shape, text % v.name, [v.name], v.exact)
