@@ -15,6 +15,12 @@ and the tests never need it).
     bash benchmarks/torch_env.sh            # once: ~3 GB into build/torch-env
     build/torch-env/bin/python benchmarks/sweep.py [--build build] [--reps 15]
 
+With `--device cuda` the compiled side and torch run on the GPU (Kiln eager
+on the CPU, the only device it computes on) over the GPU rows: issue 40's
+table. benchmarks/gpu/bundle.sh builds sweep.cpp for the GPU here and
+benchmarks/gpu/run.sh runs it there with `--exe`, which takes a prebuilt
+sweep instead of building one.
+
 It prints the machine's read bandwidth (a sum over 512 MiB on all threads,
 the better of a measurement before the rows and one after them)
 and, for the MLP at batch 1 and 8 with its weights coming from memory
@@ -50,14 +56,24 @@ ROWS = [
     ("gpt2", [2, 256], "GPT-2 block (B=2, T=256, C=768)"),
     ("gpt2_bf16", [2, 256], "GPT-2 block, bfloat16 (B=2, T=256, C=768)"),
 ]
+# The GPU rows (--device cuda): issue 40's workloads.
+GPU_ROWS = [
+    ("chain", [64], "elementwise chain [64], per call"),
+    ("chain", [16777216], "elementwise chain [16M]"),
+    ("ln_softmax", [4096, 1024], "layer_norm(softmax(x)+x) [4096, 1024]"),
+    ("mlp", [256], "MLP 1024-4096-1024, batch 256"),
+    ("gpt2", [8, 1024], "GPT-2 block (B=8, T=1024, C=768), attention written out"),
+    ("gpt2_sdpa", [8, 1024], "GPT-2 block (B=8, T=1024, C=768), scaled_dot_product_attention"),
+]
 MLP_WEIGHT_BYTES = 2 * 1024 * 4096 * 4
 # Seconds between Kiln's batches and torch's (see the timing loop).
 SETTLE_S = 0.3
 
 
-def torch_rows():
-    """The same workloads in PyTorch (a function and the argument sets that
-    its calls take in turn), or None when torch is not importable."""
+def torch_rows(device="cpu"):
+    """The same workloads in PyTorch on `device` (a function and the
+    argument sets that its calls take in turn), or None when torch is not
+    importable."""
     try:
         import torch
         import torch.nn.functional as F
@@ -83,8 +99,8 @@ def torch_rows():
         n = torch.tanh(gi[..., 2 * H:] + r * gh[..., 2 * H:])
         return (1.0 - z) * n + z * h
 
-    def gpt2(x, ln1_w, ln1_b, w_attn, b_attn, w_proj, b_proj, ln2_w, ln2_b, w_fc, b_fc,
-             w_out, b_out):
+    def gpt2_block(attention, x, ln1_w, ln1_b, w_attn, b_attn, w_proj, b_proj, ln2_w,
+                   ln2_b, w_fc, b_fc, w_out, b_out):
         B, T, C = x.shape
         nh, hd = 12, C // 12
         h = F.layer_norm(x, (C,), ln1_w, ln1_b, 1e-5)
@@ -92,16 +108,28 @@ def torch_rows():
         q = q.reshape(B, T, nh, hd).transpose(1, 2)
         k = k.reshape(B, T, nh, hd).transpose(1, 2)
         v = v.reshape(B, T, nh, hd).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / hd ** 0.5)
-        causal = torch.arange(T).unsqueeze(1) >= torch.arange(T).unsqueeze(0)
-        att = torch.softmax(torch.where(causal, att, float("-inf")), -1)
-        y = (att @ v).transpose(1, 2).reshape(B, T, C)
+        y = attention(q, k, v).transpose(1, 2).reshape(B, T, C)
         x1 = x + F.linear(y, w_proj, b_proj)
         h = F.gelu(F.linear(F.layer_norm(x1, (C,), ln2_w, ln2_b, 1e-5), w_fc, b_fc))
         return x1 + F.linear(h, w_out, b_out)
 
+    def written_out(q, k, v):
+        T, hd = q.shape[-2], q.shape[-1]
+        att = (q @ k.transpose(-2, -1)) * (1.0 / hd ** 0.5)
+        positions = torch.arange(T, device=q.device)
+        causal = positions.unsqueeze(1) >= positions.unsqueeze(0)
+        att = torch.softmax(torch.where(causal, att, float("-inf")), -1)
+        return att @ v
+
+    def gpt2(*args):
+        return gpt2_block(written_out, *args)
+
+    def gpt2_sdpa(*args):
+        return gpt2_block(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                          *args)
+
     def n(*shape, std=1.0):
-        return torch.randn(*shape) * std
+        return (torch.randn(*shape) * std).to(device)
 
     def make(name, a):
         if name == "chain":
@@ -118,16 +146,17 @@ def torch_rows():
             B, I, H = a
             return gru, [(n(B, I), n(B, H, std=0.5), n(3 * H, I, std=0.1),
                           n(3 * H, H, std=0.1), n(3 * H, std=0.1), n(3 * H, std=0.1))]
-        if name in ("gpt2", "gpt2_bf16"):
+        if name in ("gpt2", "gpt2_sdpa", "gpt2_bf16"):
             C = 768
-            args = (n(a[0], a[1], C), torch.ones(C), torch.zeros(C),
+            ones, zeros = torch.ones(C, device=device), torch.zeros(C, device=device)
+            args = (n(a[0], a[1], C), ones, zeros,
                     n(3 * C, C, std=0.02), n(3 * C, std=0.02), n(C, C, std=0.02),
-                    n(C, std=0.02), torch.ones(C), torch.zeros(C),
+                    n(C, std=0.02), ones, zeros,
                     n(4 * C, C, std=0.02), n(4 * C, std=0.02), n(C, 4 * C, std=0.02),
                     n(C, std=0.02))
             if name == "gpt2_bf16":
                 args = tuple(t.to(torch.bfloat16) for t in args)
-            return gpt2, [args]
+            return (gpt2_sdpa if name == "gpt2_sdpa" else gpt2), [args]
         raise ValueError(name)
 
     return torch, make
@@ -152,6 +181,14 @@ def cpu_name():
     return f"{model}, {os.cpu_count()} threads ({', '.join(isa) or 'no AVX2'})"
 
 
+def gpu_name(torch):
+    """The GPU's name and memory, as torch reports them."""
+    props = torch.cuda.get_device_properties(0)
+    return (f"{props.name}, {props.total_memory / 2**30:.0f} GiB, "
+            f"{props.multi_processor_count} SMs, torch {torch.__version__}, "
+            f"CUDA {torch.version.cuda}")
+
+
 class Kiln:
     """sweep.cpp, built through kiln compile, behind a pipe."""
 
@@ -168,19 +205,25 @@ class Kiln:
         return answer.split()
 
 
-def build(root, build_dir, cxx, work):
+def build(root, build_dir, cxx, work, kiln_args=()):
     # -fopenmp: the read probe's own parallel loops.
     return build_stitched(root, build_dir, cxx,
                           os.path.join(root, "benchmarks", "sweep", "sweep.cpp"),
-                          work, "sweep",
+                          work, "sweep", kiln_args=kiln_args,
                           cxx_args=["-O2", "-march=native", "-fopenmp"])
 
 
-def per_call_us(fn, arg_sets, calls):
-    """Per call, in us, over calls that take the argument sets in turn."""
+def per_call_us(fn, arg_sets, calls, sync=None):
+    """Per call, in us, over calls that take the argument sets in turn;
+    sync (torch.cuda.synchronize) waits for the GPU before the clock
+    starts and stops."""
+    if sync:
+        sync()
     start = time.perf_counter()
     for i in range(calls):
         fn(*arg_sets[i % len(arg_sets)])
+    if sync:
+        sync()
     return (time.perf_counter() - start) / calls * 1e6
 
 
@@ -200,22 +243,37 @@ def main():
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--cxx", default="clang++-22")
     ap.add_argument("--only", default="", help="comma-separated row names (chain, mlp, ...)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="where the compiled side and torch run (cuda: the GPU rows)")
+    ap.add_argument("--profile", action="store_true",
+                    help="after each row, one compiled call with KILN_PROFILE set (on the GPU: "
+                         "each kernel and cuBLAS call timed, on stderr)")
+    ap.add_argument("--exe", help="a sweep already built (for --device cuda: with "
+                                  "kiln compile --backend=cuda, as benchmarks/gpu/bundle.sh does)")
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     only = set(filter(None, args.only.split(",")))
-    torch_side = torch_rows()
+    gpu = args.device == "cuda"
+    torch_side = torch_rows(args.device)
     if torch_side is None:
         print("PyTorch is not importable: the torch columns stay empty "
               "(bash benchmarks/torch_env.sh makes an environment that has it)", file=sys.stderr)
+    sync = torch_side[0].cuda.synchronize if torch_side and gpu else None
 
     with tempfile.TemporaryDirectory() as work:
-        exe, compile_s = build(root, os.path.abspath(args.build), args.cxx, work)
-        print(f"kiln compile of sweep.cpp: {compile_s:.1f} s", file=sys.stderr)
+        if args.exe:
+            exe = args.exe
+        else:
+            exe, compile_s = build(root, os.path.abspath(args.build), args.cxx, work,
+                                   ["--backend=cuda"] if gpu else [])
+            print(f"kiln compile of sweep.cpp: {compile_s:.1f} s", file=sys.stderr)
         kiln = Kiln(exe)
         bandwidth = float(kiln.ask("bandwidth")[0])
         print(f"read bandwidth: {bandwidth:.1f} GB/s", file=sys.stderr)
+        if gpu:
+            kiln.ask("device cuda")
         results = []
-        for name, sizes, label in ROWS:
+        for name, sizes, label in GPU_ROWS if gpu else ROWS:
             if only and name not in only:
                 continue
             _, calls, diff = kiln.ask("setup " + name + " " + " ".join(map(str, sizes)))
@@ -242,9 +300,11 @@ def main():
                     # is about to time: wait them out at every switch.
                     time.sleep(SETTLE_S)
                     with torch.no_grad():
-                        cols["te"].append(per_call_us(tfn, targs, calls))
-                        cols["tc"].append(per_call_us(tcomp, targs, calls))
+                        cols["te"].append(per_call_us(tfn, targs, calls, sync))
+                        cols["tc"].append(per_call_us(tcomp, targs, calls, sync))
                     time.sleep(SETTLE_S)
+            if args.profile:
+                kiln.ask("profile")
             med = {k: statistics.median(v) if v else None for k, v in cols.items()}
             results.append((name, sizes, label, med, diff))
             print(f"{label}: kiln eager {fmt(med['ke'])}, compiled {fmt(med['kc'])}, "
@@ -254,6 +314,9 @@ def main():
         bandwidth = max(bandwidth, float(kiln.ask("bandwidth")[0]))
 
     print(f"CPU: {cpu_name()}\n")
+    if gpu and torch_side:
+        print(f"GPU: {gpu_name(torch_side[0])}; Kiln compiled and torch on the GPU, "
+              "Kiln eager on the CPU.\n")
     print(f"Read bandwidth in the same run: {bandwidth:.1f} GB/s (all threads).\n")
     print("| workload | Kiln eager | Kiln compiled | torch eager | torch.compile "
           "| compiled / eager | compiled / torch.compile |")

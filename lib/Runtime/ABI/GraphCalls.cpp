@@ -15,6 +15,7 @@
 #include "kiln/Ops.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -615,10 +616,12 @@ bool GraphCall::call() {
     args.push_back(a.tensor ? static_cast<void *>(descriptors_[a.index].data())
                             : static_cast<void *>(&scalars_[a.index]));
   opaqueFailed = false;
+  bool cuda = device_.type == DeviceType::CUDA;
+  bool profile = cuda && kiln::cuda::detail::profiling();
+  auto start = std::chrono::steady_clock::now();
   entry_(args.data());
   // Kernels run asynchronously: wait for them, and take what went wrong.
   std::string deviceError;
-  bool cuda = device_.type == DeviceType::CUDA;
   if (cuda) {
     deviceError = kiln::cuda::detail::takeError();
     if (deviceError.empty()) {
@@ -629,6 +632,11 @@ bool GraphCall::call() {
       }
     }
   }
+  if (profile)
+    kiln::cuda::detail::reportProfile(
+        site_.graph, std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
   // A failed opaque call fails the graph like a shape check: its results
   // are discarded (below) and the statements run eagerly.
   bool opaque = opaqueFailed;

@@ -13,9 +13,12 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::cuda::detail {
@@ -28,6 +31,7 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUevent = void *;
 
 struct Driver {
   CUresult (*init)(unsigned);
@@ -49,6 +53,12 @@ struct Driver {
                            unsigned, unsigned, unsigned, CUstream, void **,
                            void **);
   CUresult (*getErrorString)(CUresult, const char **);
+  // Events, for KILN_PROFILE only (a driver without them profiles nothing).
+  CUresult (*eventCreate)(CUevent *, unsigned);
+  CUresult (*eventRecord)(CUevent, CUstream);
+  CUresult (*eventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*eventDestroy)(CUevent);
+  bool events = false;
 
   bool ok = false;
   std::string why;
@@ -91,6 +101,10 @@ Driver loadDriver() {
     d.why = "the CUDA driver lacks a function the runtime needs";
     return d;
   }
+  d.events = bind(lib, "cuEventCreate", d.eventCreate) &&
+             bind(lib, "cuEventRecord", d.eventRecord) &&
+             bind(lib, "cuEventElapsedTime", d.eventElapsedTime) &&
+             bind(lib, "cuEventDestroy_v2", d.eventDestroy);
   int count = 0;
   if (d.init(0) != 0 || d.deviceGetCount(&count) != 0 || count == 0) {
     d.why = "no CUDA device";
@@ -157,6 +171,10 @@ size_t roundUp(size_t nbytes) {
 //===----------------------------------------------------------------------===//
 
 thread_local std::string pendingError;
+
+/// Each loaded kernel's name, for KILN_PROFILE's report.
+std::mutex kernelNamesMutex;
+std::unordered_map<CUfunction, std::string> kernelNames;
 
 } // namespace
 
@@ -298,6 +316,8 @@ void *function(Module *module, const char *name) {
     return nullptr;
   }
   module->functions[name] = fn;
+  std::lock_guard<std::mutex> names(kernelNamesMutex);
+  kernelNames[fn] = name;
   return fn;
 }
 
@@ -311,6 +331,16 @@ void launch(void *fn, int64_t gridX, int64_t gridY, int64_t gridZ,
   // An empty grid (a tensor with a zero size) launches nothing.
   if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
     return;
+  std::string what;
+  if (profiling()) {
+    std::lock_guard<std::mutex> names(kernelNamesMutex);
+    auto it = kernelNames.find(fn);
+    what = (it == kernelNames.end() ? std::string("kernel") : it->second) +
+           " grid(" + std::to_string(gridX) + ", " + std::to_string(gridY) +
+           ", " + std::to_string(gridZ) + ") block(" + std::to_string(blockX) +
+           ", " + std::to_string(blockY) + ", " + std::to_string(blockZ) + ")";
+  }
+  TimedWork timed(what, 0);
   CUresult result = driver().launchKernel(
       fn, static_cast<unsigned>(gridX), static_cast<unsigned>(gridY),
       static_cast<unsigned>(gridZ), static_cast<unsigned>(blockX),
@@ -318,6 +348,76 @@ void launch(void *fn, int64_t gridX, int64_t gridY, int64_t gridZ,
       static_cast<unsigned>(sharedBytes), /*stream=*/nullptr, params, nullptr);
   if (result != 0)
     setError("cuda: kernel launch: " + message(result));
+}
+
+//===----------------------------------------------------------------------===//
+// KILN_PROFILE
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One piece of timed work: its name, flops (0: not known), events.
+struct Timed {
+  std::string what;
+  double flops;
+  CUevent start, stop;
+};
+thread_local std::vector<Timed> timed;
+thread_local int timing = 0; // live TimedWork objects on this thread
+} // namespace
+
+bool profiling() {
+  const char *env = std::getenv("KILN_PROFILE");
+  return env && *env && std::strcmp(env, "0") != 0;
+}
+
+TimedWork::TimedWork(const std::string &what, double flops) {
+  if (timing > 0 || !profiling() || !ready() || !driver().events)
+    return;
+  Driver &d = driver();
+  Timed t{what, flops, nullptr, nullptr};
+  if (d.eventCreate(&t.start, 0) != 0)
+    return;
+  if (d.eventCreate(&t.stop, 0) != 0) {
+    d.eventDestroy(t.start);
+    return;
+  }
+  d.eventRecord(t.start, nullptr);
+  timed.push_back(std::move(t));
+  active_ = true;
+  ++timing;
+}
+
+TimedWork::~TimedWork() {
+  if (!active_)
+    return;
+  driver().eventRecord(timed.back().stop, nullptr);
+  --timing;
+}
+
+void reportProfile(const char *graph, double callMs) {
+  if (timed.empty() && !profiling())
+    return;
+  double total = 0;
+  for (const Timed &t : timed) {
+    float ms = 0;
+    driver().eventElapsedTime(&ms, t.start, t.stop);
+    total += ms;
+    std::string rate;
+    if (t.flops > 0 && ms > 0) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, ", %.2f TFLOP/s", t.flops / ms / 1e9);
+      rate = buf;
+    }
+    std::fprintf(stderr, "kiln profile: graph %s: %s: %.4f ms%s\n", graph,
+                 t.what.c_str(), ms, rate.c_str());
+    driver().eventDestroy(t.start);
+    driver().eventDestroy(t.stop);
+  }
+  std::fprintf(stderr,
+               "kiln profile: graph %s: %zu launches, %.4f ms on the GPU, "
+               "%.4f ms the call\n",
+               graph, timed.size(), total, callMs);
+  timed.clear();
 }
 
 std::string takeError() {

@@ -49,6 +49,29 @@ void *function(Module *module, const char *name);
 void launch(void *function, int64_t gridX, int64_t gridY, int64_t gridZ,
             int64_t blockX, int64_t blockY, int64_t blockZ, int32_t sharedBytes,
             void **params);
+/// KILN_PROFILE (set, not "0"): each piece of GPU work a graph call
+/// launches (a kernel, a cuBLAS call) is timed between two CUDA events,
+/// and the call reports them after the graph (reportProfile).
+bool profiling();
+/// Times the GPU work launched while it lives, unless !profiling() or
+/// another TimedWork is live (a cuBLAS fallback's own gemms): `what` names
+/// it, `flops` is its arithmetic where known (0 otherwise).
+class TimedWork {
+public:
+  TimedWork(const std::string &what, double flops);
+  ~TimedWork();
+  TimedWork(const TimedWork &) = delete;
+  TimedWork &operator=(const TimedWork &) = delete;
+
+private:
+  bool active_ = false;
+};
+/// Prints to stderr, as "kiln profile: graph GRAPH: ..." lines, each piece
+/// of work timed on this thread since the last report (its time, and its
+/// rate where its flops are known), then their count and total beside the
+/// call's own `callMs`; forgets them. Call after synchronize().
+void reportProfile(const char *graph, double callMs);
+
 /// The first error that compiled code met since the last call, or "".
 /// (Compiled code calls the launcher through C functions and cannot throw.)
 std::string takeError();

@@ -15,8 +15,13 @@
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
 
 using namespace kiln;
 using namespace kiln::test;
@@ -417,4 +422,71 @@ TEST_CASE("batched matmul through cuBLAS, batch dims broadcast", "[cuda]") {
   CHECK(_mlir_ciface_kiln_cuda_bmm_f32(&ua, &ub, &uc));
   CHECK(cublasCalls() == before + 2);
   checkClose(c.to(Device::cpu()), c0 + matmul(a, b));
+}
+
+namespace {
+
+/// What `run` prints on stderr.
+std::string stderrOf(const std::function<void()> &run) {
+  std::fflush(stderr);
+  std::FILE *file = std::tmpfile();
+  REQUIRE(file);
+  int saved = dup(2);
+  dup2(fileno(file), 2);
+  run();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::rewind(file);
+  std::string text;
+  for (int c; (c = std::fgetc(file)) != EOF;)
+    text += static_cast<char>(c);
+  std::fclose(file);
+  return text;
+}
+
+/// The operands of the product profiledGraph runs through cuBLAS.
+Tensor *productOperands;
+
+/// A graph that launches a kernel the stand-in driver runs, computes a
+/// product through the stand-in cuBLAS, and writes y = 2 * x + 1.
+extern "C" void profiledGraph(void **args) {
+  static void *module = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 3);
+  mgpuLaunchKernel(mgpuModuleGetFunction(module, "noop"), 2, 1, 1, 128, 1, 1, 0,
+                   nullptr, nullptr, nullptr, 0);
+  Descriptor a(productOperands[0]), b(productOperands[1]),
+      c(productOperands[2]);
+  _mlir_ciface_kiln_cuda_gemm_f32(a.ranked(), b.ranked(), c.ranked());
+  twiceXPlusOne(args);
+}
+
+} // namespace
+
+TEST_CASE("KILN_PROFILE reports each kernel and cuBLAS call of a graph call",
+          "[cuda]") {
+  Device gpu = Device::cuda();
+  Tensor operands[] = {randn({4, 5}, 41).to(gpu), randn({5, 3}, 42).to(gpu),
+                       zeros({4, 3}).to(gpu)};
+  productOperands = operands;
+  Tensor x = randn({2, 3}, 43), y;
+  auto call = [&] {
+    REQUIRE(abi::GraphCall("timed", profiledGraph, gpu)
+                .input(x)
+                .output(y, 2, kFloat32)
+                .run());
+  };
+  setenv("KILN_PROFILE", "1", 1);
+  std::string text = stderrOf(call);
+  unsetenv("KILN_PROFILE");
+  INFO(text);
+  checkClose(y, x * 2 + 1);
+  // The stand-in's events tick a quarter of a millisecond per record.
+  for (const char *line :
+       {"kiln profile: graph timed: noop grid(2, 1, 1) block(128, 1, 1): "
+        "0.2500 ms\n",
+        "kiln profile: graph timed: cublas sgemm 4x3x5: 0.2500 ms, ",
+        "kiln profile: graph timed: 2 launches, 0.5000 ms on the GPU, "})
+    CHECK(text.find(line) != std::string::npos);
+  // Unset, nothing is timed or printed.
+  CHECK(stderrOf(call).find("kiln profile") == std::string::npos);
 }
