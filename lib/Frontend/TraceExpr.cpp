@@ -660,6 +660,12 @@ bool Tracer::traceIntList(const Expr *e, std::vector<int> &values) {
   if (const auto *il = dyn_cast<CXXStdInitializerListExpr>(e))
     return traceIntList(il->getSubExpr(), values);
   if (const auto *list = dyn_cast<InitListExpr>(e)) {
+    // A braced integer (an int64_t parameter passed {}): value-initialized,
+    // 0, not an empty list.
+    if (list->getNumInits() == 0 && list->getType()->isIntegerType()) {
+      values.push_back(constant(0.0, ValueKind::I64, e->getExprLoc()));
+      return true;
+    }
     for (const Expr *element : list->inits()) {
       std::optional<int> v = traceExpr(element);
       if (!v)

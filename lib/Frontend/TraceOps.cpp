@@ -340,6 +340,11 @@ bool Tracer::pairArg(const KilnCall &c, unsigned a, const char *what,
   BodyMark before = markBody(graph());
   if (c.size() > a && !traceIntList(c.arg(a), values))
     return false;
+  if (c.size() > a && values.empty() && !isa<CXXDefaultArgExpr>(c.arg(a))) {
+    breakAt(c.arg(a)->getExprLoc(),
+            "kiln::" + c.name + " with no " + what + " (an error in eager)");
+    return false;
+  }
   bool allConstant = llvm::all_of(
       values, [&](int v) { return graph().constantValue(v).has_value(); });
   if (values.empty())

@@ -43,6 +43,22 @@ KILN_COMPILE() Tensor activated(const Tensor &x, bool wrong) {
   return z + y;
 }
 
+// A stride passed as {} is 0 (the int64_t overload), an empty Shape is no
+// stride at all: both eager's errors, not the default stride.
+// CHECK-LABEL: strided (
+// CHECK: kiln::conv2d with stride below 1
+// CHECK-NEXT: at {{.*}}eager-errors.cpp:[[@LINE+6]]
+// CHECK: kiln::conv_transpose2d with no stride (an error in eager)
+// CHECK-NEXT: at {{.*}}eager-errors.cpp:[[@LINE+6]]
+KILN_COMPILE() Tensor strided(const Tensor &x, const Tensor &w, int which) {
+  Tensor y = x * 2.0f;
+  if (which == 0)
+    return kiln::conv2d(y, w, Tensor(), {});
+  if (which == 1)
+    return kiln::conv_transpose2d(y, w, Tensor(), kiln::Shape{});
+  return kiln::conv_transpose2d(y, w, Tensor(), 1);
+}
+
 int main() {
   Tensor x = kiln::ones({2, 4});
   // OUT: sum 16
@@ -70,4 +86,16 @@ int main() {
     // OUT: error: gelu: approximate must be "none" or "tanh", got "erf"
     std::printf("error: %s\n", e.what());
   }
+  Tensor image = kiln::ones({1, 2, 3, 3}), w = kiln::ones({2, 2, 1, 1});
+  // OUT: strided 72
+  std::printf("strided %g\n", kiln::sum(strided(image, w, 2)).item<float>());
+  for (int which : {0, 1})
+    try {
+      strided(image, w, which);
+      std::printf("no error\n");
+    } catch (const kiln::Error &e) {
+      // OUT: error: conv2d: stride must be at least 1, got [0]
+      // OUT: error: conv_transpose2d: stride takes one value or two ({h, w}), got []
+      std::printf("error: %s\n", e.what());
+    }
 }
