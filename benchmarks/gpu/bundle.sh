@@ -10,8 +10,9 @@
 #   bin/model_ref          test/Frontend/cuda-backend.cpp built plainly (eager)
 #   bin/model_cuda         the same through kiln compile --backend=cuda
 #   libs.tar.xz            the shared libraries they need beyond the C and
-#                          C++ runtimes (libkiln_runtime, libomp, OpenBLAS,
-#                          oneDNN, ...), compressed to fit the carry limit
+#                          C++ runtimes (libkiln_runtime built for x86-64-v3
+#                          in BUILD/gpu-runtime, libomp, OpenBLAS, oneDNN,
+#                          ...), compressed to fit the carry limit
 #   compare.py             test/Frontend/Inputs/compare.py
 #
 # Usage: bash benchmarks/gpu/bundle.sh [BUILD]
@@ -26,8 +27,17 @@ kiln=$build/bin/kiln
 omp=/usr/lib/llvm-22/lib
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/work" "$out/lib"
-flags=(-std=c++17 -O2 -march=x86-64-v3 -I"$root/include" -I"$build/include")
-link=(-L"$build/lib/Runtime" -lkiln_runtime -L"$omp" -lomp -Wl,-rpath,'$ORIGIN/../lib')
+
+# The runtime for any x86-64-v3 host: the build's own is compiled for this
+# machine's CPU (KILN_RUNTIME_ARCH=native), which the GPU host may not have.
+runtime=$build/gpu-runtime
+cmake -G Ninja -S "$root" -B "$runtime" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DKILN_BUILD_COMPILER=OFF -DKILN_RUNTIME_ARCH=x86-64-v3 > /dev/null
+ninja -C "$runtime" -j2 kiln_runtime > /dev/null
+
+flags=(-std=c++17 -O2 -march=x86-64-v3 -I"$root/include" -I"$runtime/include")
+link=(-L"$runtime/lib/Runtime" -lkiln_runtime -L"$omp" -lomp)
 
 # The sweep, compiled for the GPU: its host code (the stitched calls, the
 # graphs' CPU-side checks) for x86-64-v3, so that the GPU machine's CPU runs
@@ -48,7 +58,7 @@ model=$root/test/Frontend/cuda-backend.cpp
 # Their shared libraries, but for those every Linux has (the C library, the
 # C++ runtime, the loader): the GPU machine's are at least as new.
 for exe in "$out"/bin/*; do
-  LD_LIBRARY_PATH=$build/lib/Runtime ldd "$exe" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
+  LD_LIBRARY_PATH=$runtime/lib/Runtime ldd "$exe" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
     libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*)

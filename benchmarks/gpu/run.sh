@@ -15,40 +15,63 @@ bundle=$(cd "${1:-$root/build/gpu-bundle}" && pwd)
 outdir=${2:-${OUT:-/tmp}}
 reps=${3:-5}
 mkdir -p "$outdir"
-log=$outdir/gpu-run.log
-exec > >(tee "$log") 2>&1
 
-# Beside bin/, where the binaries' rpath ($ORIGIN/../lib) finds them.
-tar -C "$bundle" -xJf "$bundle/libs.tar.xz" || { echo "run.sh: cannot unpack libs.tar.xz"; exit 1; }
-# cuBLAS: from the CUDA toolkit, or from PyTorch's wheels.
-cublas=$(ls -d /usr/local/cuda*/lib64 /usr/local/cuda*/targets/x86_64-linux/lib 2>/dev/null | tr '\n' ':')
-cublas+=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(nvidia.cublas.__path__[0], "lib"))' 2>/dev/null)
-# The bundle's libraries first: libkiln_runtime's own needs (OpenBLAS,
-# oneDNN) are not found through the binaries' rpath.
-export LD_LIBRARY_PATH=$bundle/lib:$cublas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
+# The directories that hold libcublas.so.13: the CUDA toolkit's, or the
+# NVIDIA wheels' that PyTorch uses.
+cublas_dirs() {
+  ls -d /usr/local/cuda*/lib64 /usr/local/cuda*/targets/x86_64-linux/lib 2>/dev/null
+  python3 - <<'PY' 2>/dev/null
+import glob, os, site
+for base in site.getsitepackages():
+    for pattern in ("nvidia/cublas/lib", "nvidia/cu13/lib", "nvidia/*/lib", "torch/lib"):
+        for d in glob.glob(os.path.join(base, pattern)):
+            print(d)
+PY
+}
 
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
-for exe in "$bundle"/bin/*; do
-  if ldd "$exe" | grep -q "not found"; then
-    echo "run.sh: $(basename "$exe") misses libraries:"; ldd "$exe" | grep "not found"; exit 1
+main() {
+  echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+  # The bundle's libraries (unpacked outside it, so that it stays small to
+  # carry) and cuBLAS, for Kiln's binaries only: torch keeps its own.
+  local libs
+  libs=$(mktemp -d)
+  tar -C "$libs" -xJf "$bundle/libs.tar.xz" || { echo "run.sh: cannot unpack libs.tar.xz"; return 1; }
+  local path=$libs/lib found=""
+  for d in $(cublas_dirs); do
+    path+=":$d"
+    [ -z "$found" ] && ls "$d"/libcublas.so.1[23]* >/dev/null 2>&1 && found=$d
+  done
+  [ -n "$found" ] && echo "cuBLAS: $found" ||
+    echo "run.sh: no libcublas.so.13 or .12 found: Kiln's products will fail on the GPU"
+  for exe in sweep_cuda model_ref model_cuda; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$path" "$bundle/bin/$exe" > "$libs/$exe"
+    chmod +x "$libs/$exe"
+    if LD_LIBRARY_PATH=$path ldd "$bundle/bin/$exe" | grep -q "not found"; then
+      echo "run.sh: $exe misses libraries:"; LD_LIBRARY_PATH=$path ldd "$bundle/bin/$exe" | grep "not found"
+      return 1
+    fi
+  done
+
+  local status=0
+  echo "== a model compiled for the GPU against its eager build (sizes 3 37)"
+  "$libs/model_ref" 3 37 > "$outdir/model_ref.txt"
+  KILN_LOGS=guards,graph_calls "$libs/model_cuda" 3 37 > "$outdir/model_cuda.txt" \
+    2> "$outdir/model_cuda.log"
+  cat "$outdir/model_cuda.log"
+  if ! python3 "$bundle/compare.py" "$outdir/model_ref.txt" "$outdir/model_cuda.txt"; then
+    echo "FAIL: the model's GPU output differs from eager"; status=1
   fi
-done
+  if ! grep -q "ran compiled" "$outdir/model_cuda.log"; then
+    echo "FAIL: the model's graph did not run compiled on the GPU"; status=1
+  fi
 
-status=0
-echo "== a model compiled for the GPU against its eager build (sizes 3 37)"
-"$bundle/bin/model_ref" 3 37 > "$outdir/model_ref.txt"
-KILN_LOGS=guards,graph_calls "$bundle/bin/model_cuda" 3 37 > "$outdir/model_cuda.txt" \
-  2> "$outdir/model_cuda.log"
-cat "$outdir/model_cuda.log"
-if ! python3 "$bundle/compare.py" "$outdir/model_ref.txt" "$outdir/model_cuda.txt"; then
-  echo "FAIL: the model's GPU output differs from eager"; status=1
-fi
-if ! grep -q "ran compiled" "$outdir/model_cuda.log"; then
-  echo "FAIL: the model's graph did not run compiled on the GPU"; status=1
-fi
+  echo "== the sweep's GPU rows, $reps repetitions"
+  PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} \
+    python3 "$root/benchmarks/sweep.py" --device cuda --exe "$libs/sweep_cuda" \
+    --reps "$reps" --profile || status=1
+  rm -rf "$libs"
+  return $status
+}
 
-echo "== the sweep's GPU rows, $reps repetitions"
-PYTHONUNBUFFERED=1 python3 "$root/benchmarks/sweep.py" --device cuda \
-  --exe "$bundle/bin/sweep_cuda" --reps "$reps" --profile || status=1
-exit $status
+main 2>&1 | tee "$outdir/gpu-run.log"
+exit "${PIPESTATUS[0]}"

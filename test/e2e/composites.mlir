@@ -2,7 +2,7 @@
 // the other ops) against the eager runtime's own functions for them.
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 78 passed, 0 failed
+// CHECK: 79 passed, 0 failed
 
 // logsumexp over rows and over columns; inf, -inf and NaN in the first row
 // (a column holding +inf gives +inf, one holding -inf a finite value).
@@ -319,10 +319,13 @@ func.func @factories(%ids: tensor<?x?xi64>, %r: index, %c: index, %a: f64, %b: f
 
 // index_select along the first and last dims, with an int32 index, a 0-d
 // index and an index that repeats; pad in each mode over one and two dims,
-// cropping, an integer tensor padded with a float value. An index out of
+// cropping, an integer tensor padded with a float value (its elements kept
+// exact past float32's 2^24: the value is converted, the tensor is not
+// promoted). An index out of
 // range and a reflection as long as the dim raise eager's errors.
 // E2E: @pick_and_pad f32[4,5] i64[6]{0,4} i32[3]{0,5} i64[7,3]{-9,9}
 // E2E: @pick_and_pad f32[2,2] i64[1]{0,2} i32[1]{0,2} i64[2,2]{-9,9}
+// E2E: @pick_and_pad f32[3,2] i64[2]{0,3} i32[2]{0,2} i64[4,3]{16777210,16777222}
 // E2E: @pick_and_pad f32[4,5] i64[6]{4,6} i32[3]{0,5} i64[7,3]{-9,9} expect-error
 // E2E: @pick_and_pad f32[1,5] i64[6]{0,1} i32[3]{0,5} i64[7,3]{-9,9} expect-error
 func.func @pick_and_pad(%x: tensor<?x?xf32>, %i: tensor<?xi64>, %j: tensor<?xi32>, %n: tensor<?x?xi64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xi64>) {

@@ -340,9 +340,12 @@ Tensor pad(const Tensor &x, const Shape &pads, const std::string &mode,
         y = full(shape, value, x.dtype());
         continue;
       }
+      // The value converted to x's dtype, as torch fills it: the kept
+      // elements stay exact (a where against the number would promote
+      // an integer tensor to float).
       Tensor inside = logical_and(from >= 0, from < n);
       Tensor picked = index_select(y, d, clamp(from, 0, n - 1));
-      y = where(alongDim(inside, d, rank), picked, value).to(x.dtype());
+      y = where(alongDim(inside, d, rank), picked, full({}, value, x.dtype()));
     } else if (mode == "reflect") {
       if (before < 0 || after < 0 || before >= n || after >= n)
         throw Error("pad: reflect padding " + shapeStr(pads) +

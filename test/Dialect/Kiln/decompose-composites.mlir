@@ -641,10 +641,8 @@ func.func @index_select(%x: tensor<3x?xf32>, %i: tensor<?xi32>) -> tensor<3x?xf3
 // CHECK: %[[R:.*]] = kiln.gather %arg0, %{{.*}} dim 1
 // CHECK: %[[RC:.*]] = kiln.cast %[[R]] : tensor<4x?xf32> to tensor<4x7xf32>
 // CHECK-NOT: dim 1
-// CHECK: %[[TRUE:.*]] = kiln.full {value = true} : tensor<i1>
 // CHECK: %[[V:.*]] = kiln.from_scalar %arg1 : f64 -> tensor<f64>
-// CHECK: %[[Z:.*]] = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
-// CHECK: %[[FILL:.*]] = kiln.where %[[TRUE]], %[[V]], %[[Z]] : (tensor<i1>, tensor<f64>, tensor<f32>) -> tensor<f32>
+// CHECK: %[[FILL:.*]] = kiln.cast %[[V]] : tensor<f64> to tensor<f32>
 // CHECK: %[[SLAB:.*]] = kiln.expand %[[FILL]] : tensor<f32> -> tensor<1x7xf32>
 // CHECK: %[[EXT:.*]] = kiln.cat %[[RC]], %[[SLAB]] dim 0 : (tensor<4x7xf32>, tensor<1x7xf32>) -> tensor<5x7xf32>
 // CHECK: %[[IN:.*]] = kiln.mul
@@ -720,7 +718,8 @@ func.func @resample(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x6x2xf32> {
 // trailing zeros cut; padded by gathering from the input with one zero
 // appended; then a conv2d with stride 1 of the weight flipped (two
 // gathers) and regrouped. Run-time parameters are checked, then computed
-// with at least 1 (the checks report after the graph has run).
+// clamped into their ranges (the checks report after the graph has run):
+// groups within [1, channels], the stride at least 1.
 // CHECK-LABEL: func.func @conv_transpose
 // CHECK: cf.assert %{{.*}}, "conv_transpose2d: the parameters, the channels, the weight or the bias do not agree, or the output is empty"
 // CHECK: %[[Z:.*]] = kiln.full {value = 0.000000e+00 : f32} : tensor<f32>
@@ -744,8 +743,9 @@ func.func @resample(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x6x2xf32> {
 // CHECK: arith.cmpi sge, %arg4
 // CHECK: arith.cmpi sge, %arg5
 // CHECK: cf.assert
+// CHECK: %[[G0:.*]] = arith.maxsi %arg5
+// CHECK: %[[G1:.*]] = arith.minsi %[[G0]], %{{.*}} : index
 // CHECK: %[[S:.*]] = arith.maxsi %arg4
-// CHECK: %[[G1:.*]] = arith.maxsi %arg5
 // CHECK: arith.muli %{{.*}}, %[[S]]
 // CHECK: kiln.conv2d %{{.*}}, %{{.*}} params[%[[G1]]] {groups = -9223372036854775808 : i64
 // CHECK: kiln.squeeze %{{.*}} dim 0 : tensor<1x?x?x?xf32> -> tensor<?x?x?xf32>

@@ -816,21 +816,12 @@ struct DecomposePad : OpRewritePattern<k::PadOp> {
     ArrayRef<int64_t> pads = op.getPads();
     auto integer = [&](Value i) { return wrappedInteger(b, loc, i); };
     auto index = [&](int64_t v) { return indexConstant(b, loc, v); };
-    // constant's value as eager's where promotes it against x, then in
-    // x's element type.
-    auto scalarOf = [&](Type e) { return RankedTensorType::get({}, e); };
+    // constant's value converted to x's element type, as eager (and
+    // torch) fill it.
     Value fill;
     if (op.getMode() == k::PadMode::constant)
-      fill = castTo(
-          b, loc, scalarOf(in.getElementType()),
-          k::WhereOp::create(
-              b, loc,
-              k::FullOp::create(b, loc, scalarOf(b.getI1Type()), ValueRange{},
-                                b.getIntegerAttr(b.getI1Type(), 1)),
-              wrappedScalar(b, loc, op.getValue()),
-              k::FullOp::create(b, loc, scalarOf(in.getElementType()),
-                                ValueRange{},
-                                b.getZeroAttr(in.getElementType()))));
+      fill = castTo(b, loc, RankedTensorType::get({}, in.getElementType()),
+                    wrappedScalar(b, loc, op.getValue()));
     for (int64_t j = 0; 2 * j < static_cast<int64_t>(pads.size()); ++j) {
       int64_t d = rank - 1 - j, before = pads[2 * j], after = pads[2 * j + 1];
       if (before == 0 && after == 0) // the dim as it is
@@ -1459,11 +1450,29 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
     checks.assertAll("conv_transpose2d: the parameters, the channels, the "
                      "weight or the bias do not agree, or the output is "
                      "empty");
-    // The status reports the checks after the graph has run: meanwhile it
-    // must stay in bounds, so a stride or group count below 1 computes as 1.
-    for (Value &v : stride)
-      v = b.createOrFold<arith::MaxSIOp>(loc, v, index(1));
-    Value safeGroups = b.createOrFold<arith::MaxSIOp>(loc, groups, index(1));
+    // The status reports the checks after the graph has run: meanwhile
+    // every size must stay what a valid call could make, so the parameters
+    // compute clamped into their ranges (a stride, dilation or group count
+    // of at least 1 and at most the channels, paddings of at least 0, an
+    // output_padding below the stride or the dilation).
+    auto clamped = [&](Value v, Value low, Value high) {
+      Value atLeast = b.createOrFold<arith::MaxSIOp>(loc, v, low);
+      return high ? b.createOrFold<arith::MinSIOp>(loc, atLeast, high)
+                  : atLeast;
+    };
+    Value safeGroups =
+        clamped(groups, index(1),
+                b.createOrFold<arith::MaxSIOp>(loc, channels, index(1)));
+    for (int i = 0; i < 2; ++i) {
+      stride[i] = clamped(stride[i], index(1), Value());
+      dilation[i] = clamped(dilation[i], index(1), Value());
+      Value reach = mul(dilation[i], sub(size(w, 2 + i), index(1)));
+      before[i] = sub(reach, clamped(padding[i], index(0), Value()));
+      Value below =
+          sub(b.createOrFold<arith::MaxSIOp>(loc, stride[i], dilation[i]),
+              index(1));
+      after[i] = add(before[i], clamped(extra[i], index(0), below));
+    }
     auto in = cast<RankedTensorType>(x.getType());
     Type element = in.getElementType();
     Value zero = k::FullOp::create(b, loc, RankedTensorType::get({}, element),
@@ -1521,15 +1530,17 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
       return k::ReshapeOp::create(b, loc, type.clone(s.shape), v, s.dynamic);
     };
     Value kh = size(w, 2), kw = size(w, 3);
-    wc = reshape(wc, {safeGroups, perGroup, filters, kh, kw});
+    Value safePerGroup =
+        b.createOrFold<arith::DivSIOp>(loc, channels, safeGroups);
+    wc = reshape(wc, {safeGroups, safePerGroup, filters, kh, kw});
     wc = k::TransposeOp::create(b, loc, wc, int64_t(1), int64_t(2));
-    wc = reshape(wc, {mul(safeGroups, filters), perGroup, kh, kw});
+    wc = reshape(wc, {mul(safeGroups, filters), safePerGroup, kh, kw});
     // Stride 1, no padding; dilation and groups as the op has them.
     SmallVector<Value> params;
-    for (Value v : {dilation[0], dilation[1]})
-      if (llvm::is_contained(runtime, v))
-        params.push_back(v);
-    if (llvm::is_contained(runtime, groups))
+    for (int i = 0; i < 2; ++i)
+      if (ShapedType::isDynamic(op.getDilation()[i]))
+        params.push_back(dilation[i]);
+    if (ShapedType::isDynamic(static_cast<int64_t>(op.getGroups())))
       params.push_back(safeGroups);
     Value out = k::Conv2dOp::create(b, loc, y, wc, bias, params,
                                     b.getDenseI64ArrayAttr({1, 1}),

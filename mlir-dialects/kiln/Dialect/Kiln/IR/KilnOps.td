@@ -2220,7 +2220,8 @@ def Kiln_PadOp : Kiln_Op<"pad", [Pure, InferTypeOpAdaptor]> {
     Sizes that would become negative, and eager's other refusals, are
     errors (checked at run time where sizes are dynamic).
     kiln-decompose-composites writes each pair as a kiln.index_select of
-    the source positions (and for `constant` a kiln.where).
+    the source positions (for `constant`, of the input with one element of
+    the value appended, picked where a position falls outside).
 
     ```mlir
     %y = kiln.pad %x [1, 2] reflect value %c0 : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
