@@ -71,9 +71,10 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {
   auto type = dyn_cast<RankedTensorType>(getInput().getType());
-  if (!type || getIndex() < 0 || getIndex() >= type.getRank())
+  auto index = static_cast<int64_t>(getIndex()); // an I64Attr, read unsigned
+  if (!type || index < 0 || index >= type.getRank())
     return {};
-  int64_t size = type.getDimSize(getIndex());
+  int64_t size = type.getDimSize(index);
   if (ShapedType::isDynamic(size))
     return {};
   return IntegerAttr::get(IndexType::get(getContext()), size);

@@ -91,7 +91,8 @@ void keepStaticSizes(k::ExpandOp op) {
     auto dim = op.getSizes()[operand].getDefiningOp<k::DimOp>();
     int64_t aligned = d - lead;
     if (dim && dim.getInput() == op.getInput() && aligned >= 0 &&
-        dim.getIndex() == aligned && !in.isDynamicDim(aligned)) {
+        static_cast<int64_t>(dim.getIndex()) == aligned &&
+        !in.isDynamicDim(aligned)) {
       shape[d] = in.getDimSize(aligned);
       op.getSizesMutable().erase(operand);
       continue;
