@@ -148,15 +148,14 @@ bool gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sa0, int64_t sa1,
   cublasHandle_t h = handle();
   if (!h)
     return false;
-  using kiln::cuda::detail::TimedWork;
-  std::string what;
-  if (kiln::cuda::detail::profiling())
-    what = std::string(sizeof(T) == 4 ? "cublas sgemm " : "cublas dgemm ") +
-           std::to_string(n) + "x" + std::to_string(m) + "x" +
-           std::to_string(k) +
-           (count > 1 ? " batch " + std::to_string(count) : std::string());
-  TimedWork timed(what,
-                  2.0 * double(n) * double(m) * double(k) * double(count));
+  kiln::cuda::detail::TimedWork timed(
+      [&] {
+        return std::string(sizeof(T) == 4 ? "cublas sgemm " : "cublas dgemm ") +
+               std::to_string(n) + "x" + std::to_string(m) + "x" +
+               std::to_string(k) +
+               (count > 1 ? " batch " + std::to_string(count) : std::string());
+      },
+      2.0 * double(n) * double(m) * double(k) * double(count));
   const T one = 1;
   cublasStatus_t status;
   if (count == 1) {

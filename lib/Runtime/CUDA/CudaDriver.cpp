@@ -331,16 +331,17 @@ void launch(void *fn, int64_t gridX, int64_t gridY, int64_t gridZ,
   // An empty grid (a tensor with a zero size) launches nothing.
   if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
     return;
-  std::string what;
-  if (profiling()) {
-    std::lock_guard<std::mutex> names(kernelNamesMutex);
-    auto it = kernelNames.find(fn);
-    what = (it == kernelNames.end() ? std::string("kernel") : it->second) +
-           " grid(" + std::to_string(gridX) + ", " + std::to_string(gridY) +
-           ", " + std::to_string(gridZ) + ") block(" + std::to_string(blockX) +
-           ", " + std::to_string(blockY) + ", " + std::to_string(blockZ) + ")";
-  }
-  TimedWork timed(what, 0);
+  TimedWork timed(
+      [&] {
+        std::lock_guard<std::mutex> names(kernelNamesMutex);
+        auto it = kernelNames.find(fn);
+        return (it == kernelNames.end() ? std::string("kernel") : it->second) +
+               " grid(" + std::to_string(gridX) + ", " + std::to_string(gridY) +
+               ", " + std::to_string(gridZ) + ") block(" +
+               std::to_string(blockX) + ", " + std::to_string(blockY) + ", " +
+               std::to_string(blockZ) + ")";
+      },
+      0);
   CUresult result = driver().launchKernel(
       fn, static_cast<unsigned>(gridX), static_cast<unsigned>(gridY),
       static_cast<unsigned>(gridZ), static_cast<unsigned>(blockX),
@@ -370,8 +371,8 @@ bool profiling() {
   return env && *env && std::strcmp(env, "0") != 0;
 }
 
-TimedWork::TimedWork(const std::string &what, double flops) {
-  if (timing > 0 || !profiling() || !ready() || !driver().events)
+void TimedWork::start(const std::string &what, double flops) {
+  if (timing > 0 || !ready() || !driver().events)
     return;
   Driver &d = driver();
   Timed t{what, flops, nullptr, nullptr};

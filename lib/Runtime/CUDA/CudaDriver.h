@@ -54,16 +54,21 @@ void launch(void *function, int64_t gridX, int64_t gridY, int64_t gridZ,
 /// and the call reports them after the graph (reportProfile).
 bool profiling();
 /// Times the GPU work launched while it lives, unless !profiling() or
-/// another TimedWork is live (a cuBLAS fallback's own gemms): `what` names
-/// it, `flops` is its arithmetic where known (0 otherwise).
+/// another TimedWork is live (a cuBLAS fallback's own gemms): name() names
+/// it (called only when it is timed), `flops` is its arithmetic where
+/// known (0 otherwise).
 class TimedWork {
 public:
-  TimedWork(const std::string &what, double flops);
+  template <typename Name> TimedWork(const Name &name, double flops) {
+    if (profiling())
+      start(name(), flops);
+  }
   ~TimedWork();
   TimedWork(const TimedWork &) = delete;
   TimedWork &operator=(const TimedWork &) = delete;
 
 private:
+  void start(const std::string &what, double flops);
   bool active_ = false;
 };
 /// Prints to stderr, as "kiln profile: graph GRAPH: ..." lines, each piece

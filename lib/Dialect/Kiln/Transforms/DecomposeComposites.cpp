@@ -1398,14 +1398,10 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
     // The parameters, those known only at run time from `params` in the
     // op's order.
     auto param = op.getParams().begin();
-    SmallVector<Value> runtime;
     auto take = [&](ArrayRef<int64_t> values) {
       SmallVector<Value> taken;
-      for (int64_t v : values) {
+      for (int64_t v : values)
         taken.push_back(ShapedType::isDynamic(v) ? *param++ : index(v));
-        if (ShapedType::isDynamic(v))
-          runtime.push_back(taken.back());
-      }
       return taken;
     };
     SmallVector<Value> stride = take(op.getStrides()),
@@ -1418,34 +1414,42 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
     if (unbatched)
       x = k::UnsqueezeOp::create(b, loc, x, b.getI64IntegerAttr(0));
     Value channels = size(x, 1), filters = size(w, 1);
+    // Along spatial dim i: the input's n pixels with stride - 1 zeros
+    // between them (an empty dim is not spread), and each side's padding of
+    // that, dilation * (k - 1) - padding, the far side output_padding more.
+    auto spreadOf = [&](Value n, Value s) {
+      return b.createOrFold<arith::MaxSIOp>(
+          loc, add(mul(sub(n, index(1)), s), index(1)), index(0));
+    };
+    auto reachOf = [&](int i, Value dil) {
+      return mul(dil, sub(size(w, 2 + i), index(1)));
+    };
+    auto sidesOf = [&](int i, Value dil, Value pad, Value extraPad) {
+      Value before = sub(reachOf(i, dil), pad);
+      return std::pair(before, add(before, extraPad));
+    };
+    // Eager's refusals (those of constants fold away: inference made them).
     SizeChecks checks(b, loc);
     for (auto [values, minimum] :
          {std::pair(stride, 1), std::pair(padding, 0), std::pair(extra, 0),
           std::pair(dilation, 1), std::pair(SmallVector<Value>{groups}, 1)})
       for (Value v : values)
-        if (llvm::is_contained(runtime, v))
-          checks.holds(cmp(P::sge, v, index(minimum)));
+        checks.holds(cmp(P::sge, v, index(minimum)));
     Value perGroup = b.createOrFold<arith::DivSIOp>(
         loc, channels, b.createOrFold<arith::MaxSIOp>(loc, groups, index(1)));
     checks.equal(mul(perGroup, groups), channels);
     checks.equal(size(w, 0), channels);
     if (bias)
       checks.equal(size(bias, 0), mul(groups, filters));
-    SmallVector<Value> before(2), after(2);
     for (int i = 0; i < 2; ++i) {
       checks.holds(
           b.createOrFold<arith::OrIOp>(loc, cmp(P::slt, extra[i], stride[i]),
                                        cmp(P::slt, extra[i], dilation[i])));
-      // An empty dim is not spread; the output keeps at least one pixel.
-      Value n = size(x, 2 + i);
-      Value spread = b.createOrFold<arith::SelectOp>(
-          loc, cmp(P::eq, n, index(0)), index(0),
-          add(mul(sub(n, index(1)), stride[i]), index(1)));
-      Value reach = mul(dilation[i], sub(size(w, 2 + i), index(1)));
-      before[i] = sub(reach, padding[i]);
-      after[i] = add(before[i], extra[i]);
-      checks.holds(cmp(
-          P::sge, sub(add(spread, add(before[i], after[i])), reach), index(1)));
+      // The output keeps at least one pixel.
+      auto [before, after] = sidesOf(i, dilation[i], padding[i], extra[i]);
+      Value padded =
+          add(spreadOf(size(x, 2 + i), stride[i]), add(before, after));
+      checks.holds(cmp(P::sge, sub(padded, reachOf(i, dilation[i])), index(1)));
     }
     checks.assertAll("conv_transpose2d: the parameters, the channels, the "
                      "weight or the bias do not agree, or the output is "
@@ -1463,15 +1467,16 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
     Value safeGroups =
         clamped(groups, index(1),
                 b.createOrFold<arith::MaxSIOp>(loc, channels, index(1)));
+    SmallVector<std::pair<Value, Value>> sides;
     for (int i = 0; i < 2; ++i) {
       stride[i] = clamped(stride[i], index(1), Value());
       dilation[i] = clamped(dilation[i], index(1), Value());
-      Value reach = mul(dilation[i], sub(size(w, 2 + i), index(1)));
-      before[i] = sub(reach, clamped(padding[i], index(0), Value()));
       Value below =
           sub(b.createOrFold<arith::MaxSIOp>(loc, stride[i], dilation[i]),
               index(1));
-      after[i] = add(before[i], clamped(extra[i], index(0), below));
+      sides.push_back(sidesOf(i, dilation[i],
+                              clamped(padding[i], index(0), Value()),
+                              clamped(extra[i], index(0), below)));
     }
     auto in = cast<RankedTensorType>(x.getType());
     Type element = in.getElementType();
@@ -1512,14 +1517,13 @@ struct DecomposeConvTranspose2d : OpRewritePattern<k::ConvTranspose2dOp> {
         Sizes m = sized(merged);
         Value flat = k::ReshapeOp::create(
             b, loc, RankedTensorType::get(m.shape, element), spread, m.dynamic);
-        Value end = b.createOrFold<arith::MaxSIOp>(
-            loc, add(mul(sub(n, index(1)), stride[i]), index(1)), index(0));
+        Value end = spreadOf(n, stride[i]);
         SmallVector<int64_t> cut(m.shape);
         cut[d] = getConstantIntValue(end).value_or(ShapedType::kDynamic);
         y = k::SliceOp::create(b, loc, RankedTensorType::get(cut, element),
                                flat, d, index(0), end, 1);
       }
-      y = padAlong(b, loc, y, d, before[i], after[i], zero);
+      y = padAlong(b, loc, y, d, sides[i].first, sides[i].second, zero);
     }
     // The weight flipped along kH and kW, then [g, C/g, O/g, kH, kW] with
     // in and out swapped, as [O, C/g, kH, kW].
