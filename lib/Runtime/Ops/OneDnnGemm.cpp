@@ -7,7 +7,8 @@
 //   do), leaving float32 sums that the caller rounds once: on AMX tiles
 //   (Sapphire Rapids and later) or AVX512-BF16 dot products (Cooper Lake,
 //   Zen 4 and 5) where the CPU has them and KILN_CPU_CAPABILITY allows
-//   them; elsewhere A and B are widened to float32 for gemm<float>.
+//   them (on Intel cores without AMX, for few rows only: bf16Products);
+//   elsewhere A and B are widened to float32 for gemm<float>.
 // - float32 products of many rows where OpenBLAS does not know the CPU
 //   (LinearAlgebra.cpp decides; oneDNN's kernels are chosen from cpuid).
 //
@@ -18,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Ops/Gemm.h"
 
+#include "Core/Allocator.h"
 #include "Core/CpuFeatures.h"
 #include "Core/Parallel.h"
 #include "kiln/DType.h"
@@ -27,6 +29,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <tuple>
@@ -36,25 +40,103 @@
 namespace kiln::detail {
 namespace {
 
-/// Whether the CPU multiplies bfloat16 in hardware (and may use it).
-bool hardwareBf16() {
-  static const bool has = cpuFeature("amx-bf16") == CpuFeature::Usable ||
-                          cpuFeature("avx512bf16") == CpuFeature::Usable;
-  return has;
+/// Who runs bfloat16 products.
+enum class Bf16Products {
+  Hardware, // oneDNN's bfloat16 matmul: AMX tiles or AVX512-BF16
+  Widened,  // A and B widened to float32 for gemm<float>
+  ByRows,   // the hardware for at most kWidenedRows rows, widened above
+};
+
+/// Products of more rows than this widen on Bf16Products::ByRows CPUs.
+constexpr int64_t kWidenedRows = 32;
+
+/// How the CPU runs bfloat16 products: in hardware where it has AMX tiles
+/// or AVX512-BF16 on an AMD core, widened where it has neither. Intel cores
+/// run VDPBF16PS on one port, two bfloat16 multiply-adds per lane and
+/// cycle where two FMA ports give float32 the same, so without AMX (Cooper
+/// Lake; a Sapphire or Emerald Rapids whose hypervisor hides AMX) oneDNN's
+/// bfloat16 matmul, which also pairs B's rows on every call, ran GPT-2's
+/// products of 512 rows at 167-173 GFLOP/s against 280-300 widened to
+/// float32, on a 2-core Xeon (model 207); at 1-8 rows, bound by reading
+/// the weight, bfloat16's half of the bytes wins (1 x 1024 x 4096: 28
+/// against 12), level at 32. A Zen 4's two 256-bit pipes give bfloat16
+/// twice float32's rate (its bfloat16 GPT-2 block ran 0.6x its float32
+/// one): docs/benchmarks.md. KILN_BF16_PRODUCTS=hardware|float32 forces
+/// one, to measure it on a machine (hardware still needs the
+/// instructions).
+Bf16Products bf16Products() {
+  static const Bf16Products who = [] {
+    const bool amx = cpuFeature("amx-bf16") == CpuFeature::Usable,
+               dot = cpuFeature("avx512bf16") == CpuFeature::Usable;
+    if (!amx && !dot)
+      return Bf16Products::Widened;
+    if (const char *env = std::getenv("KILN_BF16_PRODUCTS")) {
+      std::string name(env);
+      if (name == "hardware")
+        return Bf16Products::Hardware;
+      if (name == "float32")
+        return Bf16Products::Widened;
+      std::fprintf(stderr,
+                   "kiln: warning: KILN_BF16_PRODUCTS=%s is neither hardware "
+                   "nor float32: ignored\n",
+                   env);
+    }
+#if defined(__x86_64__)
+    if (!amx && !__builtin_cpu_is("amd"))
+      return Bf16Products::ByRows;
+#endif
+    return Bf16Products::Hardware;
+  }();
+  return who;
 }
 
-/// A [rows, cols] bfloat16 matrix at these element strides, widened to a
-/// contiguous float32 one.
-std::vector<float> widened(const BFloat16 *x, int64_t rows, int64_t cols,
-                           int64_t rowStride, int64_t colStride) {
-  std::vector<float> out(static_cast<size_t>(rows * cols));
-  parallelFor(rows, rows * cols, [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        out[i * cols + j] = float(x[i * rowStride + j * colStride]);
+/// A [rows, cols] bfloat16 matrix at these element strides, widened into
+/// a dense float32 one at `out` (rows * cols elements) in the same order:
+/// column-major where the columns are contiguous (a linear layer's weight
+/// read transposed), row-major otherwise. The strides are rewritten to
+/// describe the copy.
+void widen(const BFloat16 *x, int64_t rows, int64_t cols, int64_t &rowStride,
+           int64_t &colStride, float *out) {
+  const bool byColumns = rowStride == 1 && colStride != 1;
+  // Lines of the copy: rows, or columns when byColumns.
+  const int64_t lines = byColumns ? cols : rows,
+                length = byColumns ? rows : cols;
+  const int64_t lineStride = byColumns ? colStride : rowStride,
+                step = byColumns ? rowStride : colStride;
+  parallelFor(lines, lines * length, [&](int64_t l0, int64_t l1) {
+    for (int64_t l = l0; l < l1; ++l) {
+      const BFloat16 *xl = x + l * lineStride;
+      float *o = out + l * length;
+      if (step == 1) {
+#pragma omp simd
+        for (int64_t e = 0; e < length; ++e)
+          o[e] = float(xl[e]);
+      } else {
+        for (int64_t e = 0; e < length; ++e)
+          o[e] = float(xl[e * step]);
+      }
+    }
   });
-  return out;
+  rowStride = byColumns ? 1 : cols;
+  colStride = byColumns ? rows : 1;
 }
+
+/// Host memory for the widened operands, from the runtime's block cache (a
+/// fresh vector faulted in megabytes on every product).
+class HostBuffer {
+public:
+  explicit HostBuffer(size_t elements)
+      : bytes_(std::max<size_t>(elements, 1) * sizeof(float)),
+        data_(static_cast<float *>(allocateHost(bytes_))) {}
+  ~HostBuffer() { freeHost(data_, bytes_); }
+  HostBuffer(const HostBuffer &) = delete;
+  HostBuffer &operator=(const HostBuffer &) = delete;
+  float *data() const { return data_; }
+
+private:
+  size_t bytes_;
+  float *data_;
+};
 
 dnnl::engine &cpuEngine() {
   static dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
@@ -208,12 +290,16 @@ void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
       std::fill(c, c + n * m, 0.0f);
     return;
   }
-  if (hardwareBf16() && oneDnnGemm(dnnl::memory::data_type::bf16, n, m, k, a,
-                                   sar, sac, b, sbr, sbc, c, accumulate))
+  const Bf16Products who = bf16Products();
+  const bool hardware = who == Bf16Products::Hardware ||
+                        (who == Bf16Products::ByRows && n <= kWidenedRows);
+  if (hardware && oneDnnGemm(dnnl::memory::data_type::bf16, n, m, k, a, sar,
+                             sac, b, sbr, sbc, c, accumulate))
     return;
-  std::vector<float> wa = widened(a, n, k, sar, sac);
-  std::vector<float> wb = widened(b, k, m, sbr, sbc);
-  gemm<float>(n, m, k, wa.data(), k, 1, wb.data(), m, 1, c, accumulate);
+  HostBuffer wa(static_cast<size_t>(n * k)), wb(static_cast<size_t>(k * m));
+  widen(a, n, k, sar, sac, wa.data());
+  widen(b, k, m, sbr, sbc, wb.data());
+  gemm<float>(n, m, k, wa.data(), sar, sac, wb.data(), sbr, sbc, c, accumulate);
 }
 
 } // namespace kiln::detail
