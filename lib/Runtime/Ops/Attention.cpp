@@ -53,25 +53,16 @@ template <typename T> View4<T> view4(const Tensor &t) {
   return v;
 }
 
-/// A [rows, cols] matrix with element (i, j) at p[i * rs + j * cs], as
-/// BLAS reads it: in place when it can, otherwise a row-major copy in
-/// scratch (rs and cs then describe the copy).
-template <typename T>
-const T *readable(const T *p, int64_t rows, int64_t cols, int64_t &rs,
-                  int64_t &cs, std::vector<T> &scratch) {
-  if (detail::blasCanRead(rows, cols, rs, cs))
-    return p;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      scratch[static_cast<size_t>(i * cols + j)] = p[i * rs + j * cs];
-  rs = cols;
-  cs = 1;
-  return scratch.data();
-}
-
 /// out [B, H, L, Ev] (contiguous) = attention of q, k, v (and mask, whose
 /// elements are added when M is T, attend flags when M is bool). A query
 /// that attends to no key gives zeros, or NaN with nanWhenUnattended.
+///
+/// A task takes qb queries of one (batch, head); per block of kb keys it
+/// packs K^T row-major (so that S = Q K^T runs as broadcasts against K^T's
+/// rows, with no lane sums over a short E) and V's rows where they are not
+/// contiguous, and runs both block products on its thread (blockGemm).
+/// The row maxima and sums are vector reductions: summed one element after
+/// another they cost more than the products at E = 64.
 template <typename T, typename M>
 void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
             const View4<M> *mask, bool causal, T scale, T *out, int64_t B,
@@ -80,13 +71,14 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
   const T inf = std::numeric_limits<T>::infinity();
   const int64_t kb = std::clamp<int64_t>(S, 1, 128);
   const int64_t qb = std::clamp<int64_t>(
-      (int64_t{1} << 18) / (kb * std::max<int64_t>({E, Ev, 1})), 4, 64);
+      (int64_t{1} << 19) / (kb * std::max<int64_t>({E, Ev, 1})), 4, 64);
   const int64_t qBlocks = (L + qb - 1) / qb;
   const int64_t tasks = B * H * qBlocks;
+  const bool vRows = v.strides[3] == 1 || Ev == 1;
   int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
   detail::parallelFor(tasks, work, [&](int64_t begin, int64_t end) {
     std::vector<T> qs(static_cast<size_t>(qb * E)),
-        ks(static_cast<size_t>(kb * E)), vs(static_cast<size_t>(kb * Ev)),
+        kt(static_cast<size_t>(E * kb)), vs(static_cast<size_t>(kb * Ev)),
         s(static_cast<size_t>(qb * kb)), o(static_cast<size_t>(qb * Ev)),
         m(static_cast<size_t>(qb)), l(static_cast<size_t>(qb));
     for (int64_t task = begin; task < end; ++task) {
@@ -94,9 +86,18 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
       const int64_t i0 = task % qBlocks * qb, rows = std::min(qb, L - i0);
       // The query block, scaled, row-major.
       const T *qp = q.data + q.offset(b, h) + i0 * q.strides[2];
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t e = 0; e < E; ++e)
-          qs[r * E + e] = qp[r * q.strides[2] + e * q.strides[3]] * scale;
+      const int64_t qr = q.strides[2], qe = q.strides[3];
+      for (int64_t r = 0; r < rows; ++r) {
+        T *qsr = qs.data() + r * E;
+        if (qe == 1) {
+#pragma omp simd
+          for (int64_t e = 0; e < E; ++e)
+            qsr[e] = qp[r * qr + e] * scale;
+        } else {
+          for (int64_t e = 0; e < E; ++e)
+            qsr[e] = qp[r * qr + e * qe] * scale;
+        }
+      }
       std::fill(m.begin(), m.end(), -inf);
       std::fill(l.begin(), l.end(), T(0));
       std::fill(o.begin(), o.end(), T(0));
@@ -105,10 +106,16 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
       const T *kp0 = k.data + k.offset(b, h), *vp0 = v.data + v.offset(b, h);
       for (int64_t j0 = 0; j0 < keys; j0 += kb) {
         const int64_t cols = std::min(kb, keys - j0);
-        // K^T as an [E, cols] matrix: element (e, c) at kp[e*kr + c*kc].
-        int64_t kr = k.strides[3], kc = k.strides[2];
-        const T *kp = readable(kp0 + j0 * k.strides[2], E, cols, kr, kc, ks);
-        detail::gemm<T>(rows, cols, E, qs.data(), E, 1, kp, kr, kc, s.data());
+        // K^T as an [E, cols] row-major matrix: each key's row read once,
+        // written down a column.
+        const T *kp = kp0 + j0 * k.strides[2];
+        const int64_t kr = k.strides[2], ke = k.strides[3];
+        for (int64_t c = 0; c < cols; ++c)
+#pragma clang loop vectorize(disable)
+          for (int64_t e = 0; e < E; ++e)
+            kt[e * cols + c] = kp[c * kr + e * ke];
+        detail::blockGemm<T>(rows, cols, E, qs.data(), E, 1, kt.data(), cols, 1,
+                             s.data(), false);
         for (int64_t r = 0; r < rows; ++r) {
           T *sr = s.data() + r * cols;
           if (mask) {
@@ -127,32 +134,39 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
             for (int64_t c = std::max<int64_t>(0, i0 + r + 1 - j0); c < cols;
                  ++c)
               sr[c] = -inf;
-          T top = -inf;
-          for (int64_t c = 0; c < cols; ++c)
-            top = sr[c] > top ? sr[c] : top;
-          const T next = std::max(m[r], top);
+          // A NaN score makes the maximum, the sum and so the row NaN, as
+          // a softmax over it does.
+          const T top = detail::rowMax(sr, cols);
+          const T next = top != top ? top : std::max(m[r], top);
           if (next == -inf) { // nothing attended yet
             std::fill(sr, sr + cols, T(0));
             continue;
           }
           const T alpha = detail::vexp(m[r] - next);
-#pragma omp simd
-          for (int64_t c = 0; c < cols; ++c)
-            sr[c] = detail::vexp(sr[c] - next);
           T sum = 0;
-          for (int64_t c = 0; c < cols; ++c)
+#pragma omp simd reduction(+ : sum)
+          for (int64_t c = 0; c < cols; ++c) {
+            sr[c] = detail::vexp(sr[c] - next);
             sum += sr[c];
+          }
           l[r] = l[r] * alpha + sum;
           m[r] = next;
           if (alpha != T(1))
             for (int64_t e = 0; e < Ev; ++e)
               o[r * Ev + e] *= alpha;
         }
-        // o += P V, V as a [cols, Ev] matrix.
-        int64_t vr = v.strides[2], vc = v.strides[3];
-        const T *vp = readable(vp0 + j0 * v.strides[2], cols, Ev, vr, vc, vs);
-        detail::gemm<T>(rows, Ev, cols, s.data(), cols, 1, vp, vr, vc, o.data(),
-                        /*accumulate=*/true);
+        // o += P V, V as a [cols, Ev] matrix, rows contiguous.
+        const T *vp = vp0 + j0 * v.strides[2];
+        int64_t vr = v.strides[2];
+        if (!vRows) {
+          for (int64_t c = 0; c < cols; ++c)
+            for (int64_t e = 0; e < Ev; ++e)
+              vs[c * Ev + e] = vp[c * v.strides[2] + e * v.strides[3]];
+          vp = vs.data();
+          vr = Ev;
+        }
+        detail::blockGemm<T>(rows, Ev, cols, s.data(), cols, 1, vp, vr, 1,
+                             o.data(), /*accumulate=*/true);
       }
       T *op = out + ((b * H + h) * L + i0) * Ev;
       for (int64_t r = 0; r < rows; ++r) {
@@ -165,9 +179,10 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
             op[r * Ev + e] = o[r * Ev + e] * inv;
           continue;
         }
-        const T inv = l[r] > T(0) ? T(1) / l[r] : T(0);
+        // (l is 0 exactly when no key was attended; NaN stays NaN.)
+        const T inv = l[r] != T(0) ? T(1) / l[r] : T(0);
         for (int64_t e = 0; e < Ev; ++e)
-          op[r * Ev + e] = l[r] > T(0) ? o[r * Ev + e] * inv : T(0);
+          op[r * Ev + e] = l[r] != T(0) ? o[r * Ev + e] * inv : T(0);
       }
     }
   });

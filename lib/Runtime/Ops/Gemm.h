@@ -26,6 +26,16 @@ void gemm(int64_t n, int64_t m, int64_t k, const BFloat16 *a, int64_t sar,
           int64_t sac, const BFloat16 *b, int64_t sbr, int64_t sbc, float *c,
           bool accumulate = false);
 
+/// C[n, m] (contiguous) = A[n, k] * B[k, m] (or +=) for one block of a
+/// larger computation that runs on the calling thread (a task of a fused
+/// kernel): Kiln's own tiles at any size, no library call to pick or
+/// thread team to wake. B's rows contiguous run as broadcasts, without
+/// the lane sums of dot products: attention packs K^T for it.
+template <typename T>
+void blockGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
+               int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
+               bool accumulate);
+
 /// C (contiguous) = A * B (or +=) in float32 through oneDNN's matmul
 /// (OneDnnGemm.cpp); false when oneDNN has no matmul for these strides.
 bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const float *a, int64_t sar,

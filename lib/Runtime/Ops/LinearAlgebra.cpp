@@ -495,6 +495,23 @@ void gemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar, int64_t sac,
   }
 }
 
+template <typename T>
+void blockGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
+               int64_t sac, const T *b, int64_t sbr, int64_t sbc, T *c,
+               bool accumulate) {
+  BlasMatrix lb = blasLayout(k, m, sbr, sbc);
+  if (n == 0 || m == 0 || k == 0 || !lb.ok)
+    return gemm(n, m, k, a, sar, sac, b, sbr, sbc, c, accumulate);
+  tiledGemm(n, m, k, a, sar, sac, b, lb, accumulate ? T(1) : T(0), c);
+}
+
+template void blockGemm<float>(int64_t, int64_t, int64_t, const float *,
+                               int64_t, int64_t, const float *, int64_t,
+                               int64_t, float *, bool);
+template void blockGemm<double>(int64_t, int64_t, int64_t, const double *,
+                                int64_t, int64_t, const double *, int64_t,
+                                int64_t, double *, bool);
+
 template void gemm<float>(int64_t, int64_t, int64_t, const float *, int64_t,
                           int64_t, const float *, int64_t, int64_t, float *,
                           bool);

@@ -56,36 +56,6 @@ Tensor mapRows(const Tensor &x, int64_t dim, const char *op,
   return result.to(x.dtype());
 }
 
-template <typename T> T rowMax(const T *in, int64_t n) {
-  // Per-lane maxima: a select-based max is not a reduction the vectorizer
-  // accepts (it is not commutative with NaN), but lane-wise it vectorizes.
-  // NaNs are counted on the side so that they propagate.
-  constexpr int64_t kLanes = 16;
-  T lanes[kLanes];
-  int nans[kLanes] = {};
-  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-#pragma omp simd
-    for (int64_t j = 0; j < kLanes; ++j) {
-      T v = in[i + j];
-      lanes[j] = v > lanes[j] ? v : lanes[j];
-      nans[j] |= v != v;
-    }
-  }
-  for (; i < n; ++i) {
-    lanes[0] = in[i] > lanes[0] ? in[i] : lanes[0];
-    nans[0] |= in[i] != in[i];
-  }
-  T m = lanes[0];
-  int anyNan = 0;
-  for (int64_t j = 0; j < kLanes; ++j) {
-    m = lanes[j] > m ? lanes[j] : m;
-    anyNan |= nans[j];
-  }
-  return anyNan ? std::numeric_limits<T>::quiet_NaN() : m;
-}
-
 /// out = exp(in - max); returns the sum (in double for float).
 template <typename T>
 double expShiftedSum(const T *in, T *out, int64_t n, T max) {

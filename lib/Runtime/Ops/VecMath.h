@@ -15,9 +15,11 @@
 #ifndef KILN_RUNTIME_VECMATH_H
 #define KILN_RUNTIME_VECMATH_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace kiln::detail {
@@ -77,6 +79,38 @@ double vexp(T x) {
 template <typename T, std::enable_if_t<std::is_integral<T>::value, int> = 0>
 double verf(T x) {
   return std::erf(static_cast<double>(x));
+}
+
+/// The maximum of in[0, n), NaN when any element is NaN (-inf when n is
+/// 0); vectorized by lanes.
+template <typename T> T rowMax(const T *in, int64_t n) {
+  // Per-lane maxima: a select-based max is not a reduction the vectorizer
+  // accepts (it is not commutative with NaN), but lane-wise it vectorizes.
+  // NaNs are counted on the side so that they propagate.
+  constexpr int64_t kLanes = 16;
+  T lanes[kLanes];
+  int nans[kLanes] = {};
+  std::fill(lanes, lanes + kLanes, -std::numeric_limits<T>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma omp simd
+    for (int64_t j = 0; j < kLanes; ++j) {
+      T v = in[i + j];
+      lanes[j] = v > lanes[j] ? v : lanes[j];
+      nans[j] |= v != v;
+    }
+  }
+  for (; i < n; ++i) {
+    lanes[0] = in[i] > lanes[0] ? in[i] : lanes[0];
+    nans[0] |= in[i] != in[i];
+  }
+  T m = lanes[0];
+  int anyNan = 0;
+  for (int64_t j = 0; j < kLanes; ++j) {
+    m = lanes[j] > m ? lanes[j] : m;
+    anyNan |= nans[j];
+  }
+  return anyNan ? std::numeric_limits<T>::quiet_NaN() : m;
 }
 
 } // namespace kiln::detail

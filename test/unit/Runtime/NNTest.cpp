@@ -363,4 +363,15 @@ TEST_CASE("attention written out: a query that attends to no key gives NaN",
   Tensor nanRow = detail::scaledDotProductAttention(qn, k, v, Tensor(), 0.0,
                                                     false, std::nullopt, true);
   CHECK(all(isnan(nanRow.slice(2, 2, 3))).item<bool>());
+  // Without nanWhenUnattended too (torch's kernel and its math agree), and
+  // when the NaN is the only key the row attends.
+  CHECK(all(isnan(scaled_dot_product_attention(qn, k, v).slice(2, 2, 3)))
+            .item<bool>());
+  Tensor onlyFirst =
+      from_vector<int64_t>({1, 0, 0, 0, 0}, {1, 1, 1, 5}).to(kBool);
+  Tensor kn =
+      where(from_vector<int64_t>({1, 0, 0, 0, 0}, {1, 1, 5, 1}).to(kBool),
+            full({}, std::nan("")), k);
+  CHECK(all(isnan(scaled_dot_product_attention(q, kn, v, onlyFirst)))
+            .item<bool>());
 }
