@@ -128,15 +128,20 @@ def KilnOpenMpSchedule : Pass<"kiln-openmp-schedule"> {
     the static schedule: each thread gets one equal share up front, so a
     thread that the machine slows (another process on its core, a page
     fault) keeps the others waiting at the loop's end. This pass lets work
-    move to whichever thread is free: a loop over row tiles (a step above
-    1: few, heavy iterations) gets the dynamic schedule, one tile at a
-    time; a loop over elements (step 1: millions of light iterations) the
-    guided schedule, chunks large first and smaller towards the end, for a
-    few atomic operations per loop. Measured on benchmarks (a) and (b)
-    (docs/benchmarks.md): steadier and, on a busy machine, faster than
-    static; dynamic on element loops was a thousand times slower.
+    move to whichever thread is free. A wsloop directly in its parallel
+    region, over one induction variable and without clauses, becomes a
+    loop in which each thread takes the next chunk of iterations from a
+    counter in the function's frame (one atomic add; the counter zeroed
+    before the region), 16 chunks per thread, then the wsloop's barrier.
+    libomp's dynamic and guided schedules did the same, but Debian's
+    libomp formats its debug trace strings on every `__kmpc_dispatch_next`
+    (vsnprintf: a tenth of a compiled MoE's process on a Xeon). Other
+    wsloops keep libomp's schedules: dynamic over row tiles (a step above
+    1), four tiles at a time; guided over elements.
   }];
-  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::arith::ArithDialect"];
 }
 
 def KilnParallelWhereItPays : Pass<"kiln-parallel-where-it-pays"> {
