@@ -4,7 +4,7 @@
 // rank-2 and rank-3 operands whose batch dims broadcast (size 1 at run
 // time too), f64, f16 and bf16, keys in several of the kernel's blocks, a
 // head dim of 0 (the scores are 0: v's mean), a query row of inf, -inf and
-// NaN (zeros), a 0-d mask, and sizes eager rejects. E2E-GRAD lines: its
+// NaN (NaN rows, as torch gives), a 0-d mask, and sizes eager rejects. E2E-GRAD lines: its
 // gradient (GradientOpInterface) against eager autograd's, the batch dims
 // broadcast, causal, masked (rows that attend to no key take none), a float
 // mask's own gradient, and one tensor as query, key and value.

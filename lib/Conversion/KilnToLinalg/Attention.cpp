@@ -16,7 +16,7 @@
 // (float) or -inf where it is false (bool); a query that attends to no key
 // gives zeros, or NaN where the op is marked kiln.nan_when_unattended (a
 // softmax written out, which gives 0 / 0); a NaN score makes the row's sum
-// NaN, which then gives zeros, or NaN so marked. Every size eager checks is
+// NaN, and the row NaN, as torch gives. Every size eager checks is
 // a shape check, and every read stays in bounds when one fails (an operand
 // with an empty batch dim then leaves every row uncomputed).
 //
@@ -381,12 +381,13 @@ struct AttentionToLoops : OpConversionPattern<ScaledDotProductAttentionOp> {
                 scf::YieldOp::create(b, l, step.getResults());
               });
           Value sum = walk.getResult(width + 1);
-          // A query that attended to no key (or whose sum is NaN) gives
-          // zeros, or what o / l gives where the softmax was written out.
+          // A query that attended to no key (its sum exactly 0) gives
+          // zeros, or what o / l gives where the softmax was written out; a
+          // NaN sum gives NaN.
           Value inv =
               arith::DivFOp::create(b, l, scalarConstant(b, l, acc, 1), sum);
           Value attended =
-              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, sum, zero);
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, sum, zero);
           SmallVector<Value> done =
               overRow(b, l, walk.getResults().take_front(width),
                       [&](OpBuilder &b, Location l, Value, Value o) -> Value {
