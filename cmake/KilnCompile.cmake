@@ -18,7 +18,8 @@
 # sources are each file's call sites too (`--call-sites`): a root declared
 # in a header and called from another file is typed by those calls.
 # TARGET_CPU compiles the graphs for that CPU (`--target-cpu`, e.g.
-# x86-64-v3) instead of the build machine's.
+# x86-64-v3) instead of the build machine's, or for each CPU of a
+# comma-separated list ("x86-64-v3,sapphirerapids"), picked at run time.
 function(kiln_compile target)
   cmake_parse_arguments(ARG "" "BACKEND;SIGNATURES;TARGET_CPU"
     "SOURCES;OPTIONS" ${ARGN})

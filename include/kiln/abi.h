@@ -102,8 +102,18 @@ struct GraphSite {
 /// running CPU lacks, comma-separated, or "". KILN_CPU_CAPABILITY=
 /// x86-64-v2|avx2|avx512 caps what counts as present at that level (so a
 /// program built for a larger CPU is tested on any machine); features the
-/// runtime cannot query are taken as present.
+/// runtime cannot query are taken as present. A file compiled for a list
+/// of CPUs (kiln compile --target-cpu=A,B) gives one list per CPU, joined
+/// by '|': "" when the CPU has every feature of one of them, else what the
+/// nearest one (the fewest missing) lacks.
 std::string missingCpuFeatures(const char *features);
+
+/// Which of the '|'-separated feature lists of a file compiled for a list
+/// of CPUs this CPU runs: the index of the one with the most features
+/// among those it has every feature of (as missingCpuFeatures counts
+/// them), or -1 when it lacks some of each. The stitched code calls it
+/// once and takes that CPU's entry points.
+int chooseCpuTarget(const char *features);
 
 /// A graph is compiled for fixed ranks and dtypes of its tensor inputs (any
 /// sizes): its guard. A call whose inputs differ runs the original C++

@@ -261,8 +261,11 @@ int run(int argc, char **argv) {
   compileCmd->add_option(
       "--target-cpu", compile.targetCpu,
       "The CPU the graphs are compiled for, e.g. x86-64-v3, skylake-avx512, "
-      "znver4 (default: the host CPU and its features); on a CPU without "
-      "its features they run eagerly, with a warning");
+      "znver4 (default: the host CPU and its features), or a list "
+      "(x86-64-v3,sapphirerapids; native is the host): the graphs are "
+      "compiled for each and a program runs the one with the most features "
+      "its CPU has; on a CPU without the features of any they run eagerly, "
+      "with a warning");
   compileCmd->add_option("--target-features", compile.targetFeatures,
                          "Target features on top of the CPU's, e.g. "
                          "+avx512f,-avx512fp16");
@@ -388,12 +391,25 @@ int run(int argc, char **argv) {
               << ": exists and is not a directory\n";
     return 2;
   }
-  if (compileCmd->parsed() && !compile.targetCpu.empty() &&
-      !mlir::kiln::isKnownCpu(compile.targetCpu)) {
-    std::cerr << "kiln: error: --target-cpu=" << compile.targetCpu
-              << ": not a CPU LLVM knows (x86: the -march names, e.g. "
-                 "x86-64-v3, skylake-avx512, sapphirerapids, znver4)\n";
-    return 2;
+  if (compileCmd->parsed() && !compile.targetCpu.empty()) {
+    mlir::kiln::CodegenOptions target;
+    target.cpu = compile.targetCpu;
+    std::vector<std::string> cpus = mlir::kiln::cpuTargets(target);
+    for (const std::string &cpu : cpus)
+      if (!cpu.empty() && !mlir::kiln::isKnownCpu(cpu)) {
+        std::cerr << "kiln: error: --target-cpu=" << compile.targetCpu << ": "
+                  << cpu
+                  << " is not a CPU LLVM knows (x86: the -march names, e.g. "
+                     "x86-64-v3, skylake-avx512, sapphirerapids, znver4, or "
+                     "native)\n";
+        return 2;
+      }
+    if (cpus.size() > 1 && compileBackend != "cpu") {
+      std::cerr << "kiln: error: --target-cpu=" << compile.targetCpu
+                << ": a list of CPUs is for --backend=cpu (got --backend="
+                << compileBackend << ")\n";
+      return 2;
+    }
   }
   if (compileCmd->parsed()) {
     compile.clangArgs = clangArgs;

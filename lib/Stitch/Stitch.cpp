@@ -167,6 +167,10 @@ stitchFile(ASTContext &context, const std::string &file,
            const std::vector<EmbeddedImage> &images) {
   SourceManager &sm = context.getSourceManager();
   Rewriter rewriter(sm, context.getLangOpts());
+  // One '|'-separated feature list per CPU the object was compiled for.
+  const int cpuTargets =
+      1 +
+      static_cast<int>(std::count(cpuFeatures.begin(), cpuFeatures.end(), '|'));
   PrintingPolicy policy(context.getLangOpts());
   policy.SuppressScope = false;
   std::set<const Segment *> chosen(stitched.begin(), stitched.end());
@@ -400,7 +404,7 @@ stitchFile(ASTContext &context, const std::string &file,
           compiled && !cpuFeatures.empty() ? kCpuFeaturesArray : "";
       auto wrap = [&](const Graph &graph, bool dispatched) {
         WrapperCode code = emitWrapper(graph, compiled, root.derived, cuda,
-                                       location, dispatched, cpu);
+                                       location, dispatched, cpu, cpuTargets);
         declarations += code.declaration;
         definitions += code.definition;
       };
@@ -516,6 +520,10 @@ stitchFile(ASTContext &context, const std::string &file,
   if (!cpuFeatures.empty()) // what the compiled graphs need of the CPU
     os << "[[maybe_unused]] static constexpr char " << kCpuFeaturesArray
        << "[] = " << cString(cpuFeatures) << ";\n";
+  if (cpuTargets > 1) // which CPU's entry points the calls take
+    os << "[[maybe_unused]] static const int kiln_cpu_target_ = "
+          "kiln::abi::chooseCpuTarget("
+       << kCpuFeaturesArray << ");\n";
   os << declarations << "} // namespace kiln_stitched\n"
      << lineDirective(1, file);
   const llvm::RewriteBuffer *buffer = rewriter.getRewriteBufferFor(main);

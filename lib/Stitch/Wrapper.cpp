@@ -9,6 +9,7 @@
 // returns false when the original statements must run instead.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/CpuTargets.h"
 #include "kiln/Stitch/Stitch.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -229,16 +230,39 @@ llvm::Expected<std::string> emitEagerEntry(const Graph &g,
   return os.str();
 }
 
+namespace {
+/// The entry point kiln_entry_NAME as a call takes it: for a file compiled
+/// for several CPUs, the one of the CPU the stitched file chose
+/// (kiln_cpu_target_; the first CPU's where none fits, whose guard then
+/// runs the graph eagerly).
+std::string entryPoint(const std::string &name, int cpuTargets) {
+  std::string entry = "kiln_entry_" + name;
+  for (int i = cpuTargets - 1; i >= 1; --i)
+    entry = "kiln_cpu_target_ == " + std::to_string(i) + " ? kiln_entry_" +
+            name + kiln::cpuTargetSuffix(static_cast<size_t>(i)) + " : " +
+            entry;
+  return cpuTargets > 1 ? "(" + entry + ")" : entry;
+}
+
+/// The declarations of entry point NAME's symbols, one per CPU.
+std::string entryDeclarations(const std::string &name, int cpuTargets) {
+  std::string decl;
+  for (int i = 0; i < std::max(cpuTargets, 1); ++i)
+    decl += "extern \"C\" void kiln_entry_" + name +
+            kiln::cpuTargetSuffix(static_cast<size_t>(i)) + "(void **);\n";
+  return decl;
+}
+} // namespace
+
 WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
                         bool cuda, const std::string &location, bool dispatched,
-                        const std::string &cpuFeatures) {
+                        const std::string &cpuFeatures, int cpuTargets) {
   std::ostringstream os, decl;
   if (compiled)
-    decl << "extern \"C\" void kiln_entry_" << g.name << "(void **);\n";
+    decl << entryDeclarations(g.name, cpuTargets);
   if (compiled && g.hasBackward())
-    decl << "extern \"C\" void kiln_entry_" << g.name
-         << "_forward(void **);\nextern \"C\" void kiln_entry_" << g.name
-         << "_backward(void **);\n";
+    decl << entryDeclarations(g.name + "_forward", cpuTargets)
+         << entryDeclarations(g.name + "_backward", cpuTargets);
   std::string signature = signatureOf(g);
   decl << signature << ";\n";
   os << signature << " {\n";
@@ -266,7 +290,7 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
     for (size_t i = 0; i < g.outputs.size(); ++i)
       if (g.values[g.outputs[i].value].kind != ValueKind::Tensor)
         os << "  kiln::Tensor r" << i << ";\n";
-    os << "  if (!kiln::abi::GraphCall(site, kiln_entry_" << g.name
+    os << "  if (!kiln::abi::GraphCall(site, " << entryPoint(g.name, cpuTargets)
        << (cuda ? ", kiln::Device::cuda()" : "") << ")";
     if (g.hasBackward()) {
       // A braced list of kiln::abi::SavedValue.
@@ -283,8 +307,9 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
         }
         os << "}";
       };
-      os << "\n           .backward(kiln_entry_" << g.name
-         << "_forward, kiln_entry_" << g.name << "_backward, ";
+      os << "\n           .backward("
+         << entryPoint(g.name + "_forward", cpuTargets) << ", "
+         << entryPoint(g.name + "_backward", cpuTargets) << ", ";
       savedValues(g.saved);
       if (!g.versionChecked.empty()) {
         os << ", ";

@@ -52,12 +52,14 @@ llvm::Expected<std::string> emitEagerEntry(const frontend::Graph &g,
 /// warning. dispatched: a variant that emitDispatcher's code has already
 /// checked (no mode check, no guard).
 /// cpuFeatures: the name of the stitched file's array of the CPU features
-/// the compiled code needs, or empty (GraphSite::cpuFeatures).
+/// the compiled code needs, or empty (GraphSite::cpuFeatures); cpuTargets:
+/// how many CPUs the object was compiled for (kiln/CpuTargets.h).
 WrapperCode emitWrapper(const frontend::Graph &graph, bool compiled,
                         bool onlyFromCompiled, bool cuda = false,
                         const std::string &location = "",
                         bool dispatched = false,
-                        const std::string &cpuFeatures = "");
+                        const std::string &cpuFeatures = "",
+                        int cpuTargets = 1);
 
 /// The wrapper of a graph compiled as variants (host-bool variants, type
 /// versions; typeGraphs): the original's signature, which calls the first
@@ -85,7 +87,8 @@ std::string emitImage(const EmbeddedImage &image);
 /// scopes: functions whose bodies open a kiln::abi::CompiledScope (true for
 /// annotated compile roots, false for KILN_DISABLE() functions).
 /// cpuFeatures: what the compiled graphs' code needs of the CPU
-/// (mlir::kiln::cpuFeaturesFor), which their guards check.
+/// (mlir::kiln::cpuFeaturesFor: for a list of CPUs, one list each, joined
+/// by '|'), which their guards check.
 std::string stitchFile(
     clang::ASTContext &context, const std::string &file,
     const std::vector<frontend::Root> &roots,

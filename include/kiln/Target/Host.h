@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class Module;
@@ -24,7 +25,8 @@ namespace mlir::kiln {
 struct CodegenOptions {
   /// Target triple; empty means the host's.
   std::string triple;
-  /// CPU name; empty means the host CPU with its features.
+  /// CPU name, or a comma-separated list of them (cpuTargets); empty
+  /// means the host CPU with its features.
   std::string cpu;
   /// Extra features ("+avx2,-avx512f"), appended to the CPU's.
   std::string features;
@@ -36,14 +38,23 @@ struct CodegenOptions {
   std::function<void(ModuleOp, llvm::Module &)> afterTranslation;
 };
 
+/// The CPUs code is compiled for: options.cpu's comma-separated names
+/// ("x86-64-v3,sapphirerapids"; "native" is the host CPU), or one empty
+/// name (the host) when it is empty. The object holds every graph compiled
+/// for each; the i-th CPU's entry points end in kiln::cpuTargetSuffix(i)
+/// (kiln/CpuTargets.h).
+std::vector<std::string> cpuTargets(const CodegenOptions &options);
+
 /// The CPU features code compiled with `options` may use: the host CPU's,
 /// or the named CPU's (x86: what -march=CPU implies), with
 /// options.features applied; the enabled ones, LLVM's names, sorted and
-/// comma-separated. Empty for targets other than x86. What the stitched
-/// guard checks against the CPU a program runs on.
+/// comma-separated; for a list of CPUs, one such list per CPU, joined by
+/// '|'. Empty for targets other than x86. What the stitched guard checks
+/// against the CPU a program runs on (kiln::abi::chooseCpuTarget picks
+/// among a list's).
 std::string cpuFeaturesFor(const CodegenOptions &options);
 /// Whether LLVM knows `cpu` as a CPU of the host's architecture (x86:
-/// x86-64-v3, skylake-avx512, znver4, ...).
+/// x86-64-v3, skylake-avx512, znver4, ...), or it is "native".
 bool isKnownCpu(llvm::StringRef cpu);
 
 /// Translates a module in the LLVM dialect (after buildCpuPipeline or

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::abi {
@@ -290,17 +291,79 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   return true;
 }
 
-std::string missingCpuFeatures(const char *features) {
-  std::string missing;
-  const char *at = features;
-  while (*at) {
-    const char *end = std::strchr(at, ',');
-    std::string name = end ? std::string(at, end) : std::string(at);
-    at = end ? end + 1 : at + name.size();
-    if (detail::cpuFeature(name) == detail::CpuFeature::Missing)
-      missing += (missing.empty() ? "" : ",") + name;
+namespace {
+/// The features of one comma-separated list the running CPU lacks.
+std::vector<std::string> missingOf(std::string_view list) {
+  std::vector<std::string> missing;
+  while (!list.empty()) {
+    size_t end = std::min(list.find(','), list.size());
+    std::string name(list.substr(0, end));
+    list.remove_prefix(std::min(end + 1, list.size()));
+    if (!name.empty() &&
+        detail::cpuFeature(name) == detail::CpuFeature::Missing)
+      missing.push_back(std::move(name));
   }
   return missing;
+}
+
+/// The '|'-separated lists of `features`.
+std::vector<std::string_view> alternatives(const char *features) {
+  std::vector<std::string_view> lists;
+  std::string_view all(features);
+  while (true) {
+    size_t end = std::min(all.find('|'), all.size());
+    lists.push_back(all.substr(0, end));
+    if (end == all.size())
+      return lists;
+    all.remove_prefix(end + 1);
+  }
+}
+} // namespace
+
+std::string missingCpuFeatures(const char *features) {
+  std::vector<std::string> nearest;
+  bool first = true;
+  for (std::string_view list : alternatives(features)) {
+    std::vector<std::string> missing = missingOf(list);
+    if (missing.empty())
+      return "";
+    if (first || missing.size() < nearest.size())
+      nearest = std::move(missing);
+    first = false;
+  }
+  std::string joined;
+  for (const std::string &name : nearest)
+    joined += (joined.empty() ? "" : ",") + name;
+  return joined;
+}
+
+int chooseCpuTarget(const char *features) {
+  int best = -1;
+  size_t bestCount = 0;
+  std::vector<std::string_view> lists = alternatives(features);
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (!missingOf(lists[i]).empty())
+      continue;
+    size_t count = static_cast<size_t>(
+        std::count(lists[i].begin(), lists[i].end(), ',') + 1);
+    if (best < 0 || count > bestCount) {
+      best = static_cast<int>(i);
+      bestCount = count;
+    }
+  }
+  if (logEnabled("graph_calls")) {
+    if (best < 0)
+      std::fprintf(stderr,
+                   "kiln: graphs compiled for %zu CPUs: this CPU lacks "
+                   "features of each\n",
+                   lists.size());
+    else
+      std::fprintf(stderr,
+                   "kiln: graphs compiled for %zu CPUs: running CPU %d's "
+                   "code\n",
+                   lists.size(), best + 1);
+  }
+  return best;
 }
 
 Tensor absentBias(const Tensor &bias, const Tensor &weight) {

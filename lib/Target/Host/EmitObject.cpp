@@ -1,4 +1,5 @@
 //===- EmitObject.cpp - LLVM dialect -> optimized host object file --------===//
+#include "kiln/CpuTargets.h"
 #include "kiln/Target/Host.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -62,12 +63,11 @@ void addPackedEntryPoints(llvm::Module &module) {
   }
 }
 
-/// The CPU name and the feature string a target machine for `options` is
-/// created with: the host's CPU and features, or the named CPU (its
-/// features implied), then options.features on top.
-std::pair<std::string, std::string>
-targetCpu(const mlir::kiln::CodegenOptions &options) {
-  std::string cpu = options.cpu;
+/// The CPU name and the feature string a target machine for `cpu` (one of
+/// cpuTargets; empty for the host) is created with: the host's CPU and
+/// features, or the named CPU (its features implied), then `extra` on top.
+std::pair<std::string, std::string> targetCpu(std::string cpu,
+                                              const std::string &extra) {
   std::string features;
   if (cpu.empty()) {
     cpu = llvm::sys::getHostCPUName().str();
@@ -76,39 +76,29 @@ targetCpu(const mlir::kiln::CodegenOptions &options) {
                   std::string(feature.second ? "+" : "-") +
                   feature.first().str();
   }
-  if (!options.features.empty())
-    features += (features.empty() ? "" : ",") + options.features;
+  if (!extra.empty())
+    features += (features.empty() ? "" : ",") + extra;
   return {cpu, features};
 }
 
-} // namespace
-
-bool mlir::kiln::isKnownCpu(llvm::StringRef cpu) {
-  if (!llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86())
-    return true; // left to LLVM's own warning
-  return llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) != llvm::X86::CK_None;
-}
-
-std::string mlir::kiln::cpuFeaturesFor(const CodegenOptions &options) {
-  if (!llvm::Triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
-                                           : options.triple)
-           .isX86())
-    return "";
+/// The enabled features of one CPU of cpuTargets (empty: the host's) with
+/// `extra` applied, LLVM's names, sorted and comma-separated.
+std::string featuresOf(const std::string &cpu, const std::string &extra) {
   llvm::StringMap<bool> enabled;
-  if (options.cpu.empty()) {
+  if (cpu.empty()) {
     for (const auto &feature : llvm::sys::getHostCPUFeatures())
       enabled[feature.first()] = feature.second;
   } else {
     llvm::SmallVector<llvm::StringRef> implied;
-    llvm::X86::getFeaturesForCPU(options.cpu, implied);
+    llvm::X86::getFeaturesForCPU(cpu, implied);
     for (llvm::StringRef f : implied) { // sse4.2 implies sse4.1, ...
       enabled[f] = true;
       llvm::X86::updateImpliedFeatures(f, true, enabled);
     }
   }
-  llvm::SmallVector<llvm::StringRef> extra;
-  llvm::StringRef(options.features).split(extra, ',', -1, false);
-  for (llvm::StringRef f : extra)
+  llvm::SmallVector<llvm::StringRef> more;
+  llvm::StringRef(extra).split(more, ',', -1, false);
+  for (llvm::StringRef f : more)
     if (f.size() > 1 && (f[0] == '+' || f[0] == '-')) {
       enabled[f.drop_front()] = f[0] == '+';
       llvm::X86::updateImpliedFeatures(f.drop_front(), f[0] == '+', enabled);
@@ -119,6 +109,37 @@ std::string mlir::kiln::cpuFeaturesFor(const CodegenOptions &options) {
       names.push_back(entry.first().str());
   std::sort(names.begin(), names.end());
   return llvm::join(names, ",");
+}
+
+} // namespace
+
+std::vector<std::string> mlir::kiln::cpuTargets(const CodegenOptions &options) {
+  std::vector<std::string> cpus;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(options.cpu).split(names, ',', -1, false);
+  for (llvm::StringRef name : names)
+    cpus.push_back(name.trim() == "native" ? "" : name.trim().str());
+  if (cpus.empty())
+    cpus.push_back("");
+  return cpus;
+}
+
+bool mlir::kiln::isKnownCpu(llvm::StringRef cpu) {
+  if (cpu == "native" ||
+      !llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86())
+    return true; // left to LLVM's own warning
+  return llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) != llvm::X86::CK_None;
+}
+
+std::string mlir::kiln::cpuFeaturesFor(const CodegenOptions &options) {
+  if (!llvm::Triple(options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                           : options.triple)
+           .isX86())
+    return "";
+  std::string lists;
+  for (const std::string &cpu : cpuTargets(options))
+    lists += (lists.empty() ? "" : "|") + featuresOf(cpu, options.features);
+  return lists;
 }
 
 LogicalResult mlir::kiln::emitObject(ModuleOp module,
@@ -142,29 +163,6 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   registerAllToLLVMIRTranslations(registry);
   module->getContext()->appendDialectRegistry(registry);
 
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule;
-  for (ModuleOp m : modules) {
-    std::unique_ptr<llvm::Module> translated =
-        translateModuleToLLVMIR(m, llvmContext);
-    if (!translated)
-      return m.emitError("kiln: translation to LLVM IR failed");
-    if (options.afterTranslation)
-      options.afterTranslation(m, *translated);
-    // Only the C interfaces (and the entry points added below) are the
-    // object's: helpers such as the deallocation pipeline's dealloc_helper
-    // exist in every module, so that linking two (a file's cpu and cuda
-    // graphs, or two compiled files into one program) would clash.
-    for (llvm::Function &fn : *translated)
-      if (!fn.isDeclaration() && !fn.getName().starts_with("_mlir_ciface_"))
-        fn.setLinkage(llvm::GlobalValue::InternalLinkage);
-    if (!llvmModule)
-      llvmModule = std::move(translated);
-    else if (llvm::Linker::linkModules(*llvmModule, std::move(translated)))
-      return m.emitError("kiln: linking the compiled modules failed");
-  }
-  addPackedEntryPoints(*llvmModule);
-
   llvm::Triple triple(options.triple.empty()
                           ? llvm::sys::getDefaultTargetTriple()
                           : options.triple);
@@ -174,7 +172,62 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
   if (!target)
     return module.emitError("kiln: no target for ")
            << triple.str() << ": " << error;
-  auto [cpu, features] = targetCpu(options);
+  std::vector<std::string> cpus = cpuTargets(options);
+
+  // Every module translated once per CPU of the list, its C interfaces
+  // (the object's symbols) suffixed after the first, linked into one LLVM
+  // module whose functions carry their CPU: LLVM compiles each function
+  // for its own subtarget, and inlines none across CPUs.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  for (size_t t = 0; t < cpus.size(); ++t) {
+    auto [cpu, features] = targetCpu(cpus[t], options.features);
+    std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+        target->createMCSubtargetInfo(triple, cpu, features));
+    // 512-bit vectors wherever the CPU has AVX-512. LLVM's tuning for
+    // Intel's AVX-512 cores prefers 256 bits (the frequency cost of 512-bit
+    // code on Skylake-era parts); Zen 4 and 5 prefer 512 already. Measured
+    // on a 5th-generation Xeon (2 cores, alternating runs of the sweep):
+    // layer_norm(softmax(x)+x) [4096, 1024] 0.82-0.88x the 256-bit time, a
+    // 16M-element chain 0.89x, the rest unchanged within noise.
+    bool wide =
+        triple.isX86() && subtarget && subtarget->checkFeatures("+avx512f");
+    for (ModuleOp m : modules) {
+      std::unique_ptr<llvm::Module> translated =
+          translateModuleToLLVMIR(m, llvmContext);
+      if (!translated)
+        return m.emitError("kiln: translation to LLVM IR failed");
+      if (options.afterTranslation)
+        options.afterTranslation(m, *translated);
+      for (llvm::Function &fn : *translated) {
+        if (fn.isDeclaration())
+          continue;
+        // Only the C interfaces (and the entry points added below) are the
+        // object's: helpers such as the deallocation pipeline's
+        // dealloc_helper exist in every module, so that linking two (a
+        // file's cpu and cuda graphs, or two compiled files into one
+        // program) would clash.
+        if (!fn.getName().starts_with("_mlir_ciface_"))
+          fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+        else if (t > 0)
+          fn.setName(fn.getName() + ::kiln::cpuTargetSuffix(t));
+        // The functions carry the target, so that every IR pass (the loop
+        // vectorizer above all) sees the CPU's vector width.
+        fn.addFnAttr("target-cpu", cpu);
+        if (!features.empty())
+          fn.addFnAttr("target-features", features);
+        if (wide)
+          fn.addFnAttr("prefer-vector-width", "512");
+      }
+      if (!llvmModule)
+        llvmModule = std::move(translated);
+      else if (llvm::Linker::linkModules(*llvmModule, std::move(translated)))
+        return m.emitError("kiln: linking the compiled modules failed");
+    }
+  }
+  addPackedEntryPoints(*llvmModule);
+
+  auto [cpu, features] = targetCpu(cpus.front(), options.features);
   // Multiplications and additions fuse into FMAs, as in the runtime (built
   // with clang's default -ffp-contract=on); fused results are closer to the
   // exact value, not further.
@@ -188,30 +241,15 @@ LogicalResult mlir::kiln::emitObject(ArrayRef<ModuleOp> modules,
            << triple.str() << " " << cpu;
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
-  // 512-bit vectors wherever the CPU has AVX-512. LLVM's tuning for Intel's
-  // AVX-512 cores prefers 256 bits (the frequency cost of 512-bit code on
-  // Skylake-era parts); Zen 4 and 5 prefer 512 already. Measured on a
-  // 5th-generation Xeon (2 cores, alternating runs of the sweep):
-  // layer_norm(softmax(x)+x) [4096, 1024] 0.82-0.88x the 256-bit time, a
-  // 16M-element chain 0.89x, the rest unchanged within noise.
-  bool wide = triple.isX86() &&
-              machine->getMCSubtargetInfo()->checkFeatures("+avx512f");
-  // The functions carry the target too, so that every IR pass (the loop
-  // vectorizer above all) sees the CPU's vector width.
   for (llvm::Function &fn : *llvmModule) {
     if (fn.isDeclaration())
       continue;
-    fn.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      fn.addFnAttr("target-features", features);
     // Divisions marked arcp (sigmoid's, erf's) become a reciprocal
     // estimate refined by Newton steps. x86's 12-bit rcpps (what 256-bit
     // code gets where AVX-512's 14-bit vrcp14ps is not chosen, as on Intel
     // cores that prefer 256-bit vectors) needs two steps to stay within
     // docs/abi.md's bound; one left sigmoid 5 ulp from eager there.
     fn.addFnAttr("reciprocal-estimates", "divf:2,vec-divf:2");
-    if (wide)
-      fn.addFnAttr("prefer-vector-width", "512");
     if (options.sanitizeAddress)
       fn.addFnAttr(llvm::Attribute::SanitizeAddress);
   }

@@ -63,3 +63,25 @@ TEST_CASE("results in different buffers own one each", "[abi]") {
                    kFloat32)
             .numel() == 2);
 }
+
+TEST_CASE("a file compiled for a list of CPUs runs the largest that fits",
+          "[abi][cpu]") {
+  // sse2 every x86-64 CPU has; avx2 and avx512f depend on the machine and
+  // on KILN_CPU_CAPABILITY (ctest runs this suite again at each level).
+  const bool avx2 = abi::missingCpuFeatures("avx2").empty(),
+             avx512 = abi::missingCpuFeatures("avx512f").empty();
+  const char *lists = "sse2|sse2,avx2|sse2,avx2,avx512f";
+  CHECK(abi::chooseCpuTarget(lists) == (avx512 ? 2 : avx2 ? 1 : 0));
+  CHECK(abi::missingCpuFeatures(lists).empty());
+  // Order does not matter: the most features among those that fit.
+  CHECK(abi::chooseCpuTarget("sse2,avx2,avx512f|sse2") == (avx512 ? 0 : 1));
+  // None fits: -1, and the missing features of the nearest list.
+  if (!avx512) {
+    CHECK(abi::chooseCpuTarget("avx512f,avx512bw|avx512f") == -1);
+    CHECK(abi::missingCpuFeatures("avx512f,avx512bw|avx512f") == "avx512f");
+  }
+  // One list is the single-CPU case; an empty one needs nothing.
+  CHECK(abi::chooseCpuTarget("sse2") == 0);
+  CHECK(abi::chooseCpuTarget("") == 0);
+  CHECK(abi::missingCpuFeatures("").empty());
+}
