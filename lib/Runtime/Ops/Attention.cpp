@@ -130,22 +130,23 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
                 sr[c] += mp[c * ms];
             }
           }
-          if (causal)
-            for (int64_t c = std::max<int64_t>(0, i0 + r + 1 - j0); c < cols;
-                 ++c)
-              sr[c] = -inf;
+          // Causal: the keys past the row's diagonal take no part (their
+          // probabilities 0, no exp computed for them).
+          const int64_t live =
+              causal ? std::clamp<int64_t>(i0 + r + 1 - j0, 0, cols) : cols;
+          std::fill(sr + live, sr + cols, T(0));
           // A NaN score makes the maximum, the sum and so the row NaN, as
           // a softmax over it does.
-          const T top = detail::rowMax(sr, cols);
+          const T top = detail::rowMax(sr, live);
           const T next = top != top ? top : std::max(m[r], top);
           if (next == -inf) { // nothing attended yet
-            std::fill(sr, sr + cols, T(0));
+            std::fill(sr, sr + live, T(0));
             continue;
           }
           const T alpha = detail::vexp(m[r] - next);
           T sum = 0;
 #pragma omp simd reduction(+ : sum)
-          for (int64_t c = 0; c < cols; ++c) {
+          for (int64_t c = 0; c < live; ++c) {
             sr[c] = detail::vexp(sr[c] - next);
             sum += sr[c];
           }

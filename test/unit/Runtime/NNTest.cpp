@@ -375,3 +375,24 @@ TEST_CASE("attention written out: a query that attends to no key gives NaN",
   CHECK(all(isnan(scaled_dot_product_attention(q, kn, v, onlyFirst)))
             .item<bool>());
 }
+
+TEST_CASE("causal attention over several blocks of queries and keys matches "
+          "softmax written out",
+          "[nn]") {
+  // 300 queries and keys: blocks of 64 queries against blocks of 128 keys,
+  // rows whose diagonal falls inside, at the start and past the end of a
+  // key block (their keys past it take no part); L > S and L < S align
+  // the triangle top-left, as torch does.
+  for (auto [L, S] :
+       {std::pair<int64_t, int64_t>{300, 300}, {300, 170}, {90, 300}}) {
+    Tensor q = randn({2, 3, L, 16}, 11), k = randn({2, 3, S, 16}, 12),
+           v = randn({2, 3, S, 8}, 13);
+    Tensor got = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true);
+    Tensor scores = matmul(q, k.transpose(-2, -1)) * 0.25;
+    Tensor keep = arange(S).unsqueeze(0) <= arange(L).unsqueeze(1);
+    Tensor want =
+        matmul(softmax(where(keep, scores, full({}, -INFINITY)), -1), v);
+    INFO("L=" << L << " S=" << S);
+    CHECK(allclose(got, want, 1e-5, 1e-5));
+  }
+}
