@@ -278,6 +278,40 @@ Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
       .getResult(0);
 }
 
+Value anyEmptyAlong(OpBuilder &b, Location loc, Value table,
+                    ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(table.getType());
+  Value any;
+  for (int64_t dim : dims) {
+    if (!type.isDynamicDim(dim))
+      continue;
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              tensor::DimOp::create(b, loc, table, dim),
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    any = any ? arith::OrIOp::create(b, loc, any, empty).getResult() : empty;
+  }
+  return any;
+}
+
+Value extractUnlessEmpty(OpBuilder &b, Location loc, Value table, ValueRange at,
+                         Value empty) {
+  if (!empty)
+    return tensor::ExtractOp::create(b, loc, table, at);
+  Type element = cast<RankedTensorType>(table.getType()).getElementType();
+  return scf::IfOp::create(
+             b, loc, empty,
+             [&](OpBuilder &bb, Location l) {
+               scf::YieldOp::create(bb, l, scalarConstant(bb, l, element, 0));
+             },
+             [&](OpBuilder &bb, Location l) {
+               scf::YieldOp::create(
+                   bb, l,
+                   tensor::ExtractOp::create(bb, l, table, at).getResult());
+             })
+      .getResult(0);
+}
+
 Value rowOf(OpBuilder &b, Location loc, Value source, int64_t dim,
             ValueRange coords, OpFoldResult length) {
   if (auto v = dyn_cast<Value>(length)) // a constant as an attribute

@@ -376,11 +376,13 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
                      : arith::ConstantIndexOp::create(b, loc, 1).getResult();
     checkIds(b, loc, index, rows, "gather: index out of range");
     SmallVector<Value> limits(rank);
+    SmallVector<int64_t> readDims;
     for (int64_t d = 0; d < rank; ++d)
       if (d == dim || bounded[d]) {
-        input = nonEmptyAlong(b, loc, input, d);
+        readDims.push_back(d);
         limits[d] = tensor::DimOp::create(b, loc, input, d);
       }
+    Value empty = anyEmptyAlong(b, loc, input, readDims);
     auto resultType = cast<RankedTensorType>(op.getType());
     Value init = emptyTensor(b, loc, tensor::getMixedSizes(b, loc, index),
                              resultType.getElementType());
@@ -406,8 +408,7 @@ struct GatherToGeneric : OpConversionPattern<GatherOp> {
                 at.push_back(i);
               }
               linalg::YieldOp::create(
-                  bb, l,
-                  tensor::ExtractOp::create(bb, l, input, at).getResult());
+                  bb, l, extractUnlessEmpty(bb, l, input, at, empty));
             })
             .getResult(0);
     rewriter.replaceOp(op, castTo(b, loc, result, resultType));

@@ -309,7 +309,7 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
     Value ids = adaptor.getIds(), table = adaptor.getTable();
     checkIds(b, loc, ids, tensor::DimOp::create(b, loc, table, 0),
              "embedding: index out of range");
-    table = nonEmptyAlong(b, loc, table, 0);
+    Value empty = anyEmptyAlong(b, loc, table, {0});
     Value rows = tensor::DimOp::create(b, loc, table, 0);
     auto resultType = cast<RankedTensorType>(op.getType());
     int64_t rank = resultType.getRank();
@@ -329,10 +329,10 @@ struct EmbeddingToGeneric : OpConversionPattern<EmbeddingOp> {
             [&](OpBuilder &bb, Location l, ValueRange args) {
               Value row = clampedIndex(bb, l, args[0], rows);
               Value col = linalg::IndexOp::create(bb, l, rank - 1);
-              linalg::YieldOp::create(
-                  bb, l,
-                  tensor::ExtractOp::create(bb, l, table, ValueRange{row, col})
-                      .getResult());
+              linalg::YieldOp::create(bb, l,
+                                      extractUnlessEmpty(bb, l, table,
+                                                         ValueRange{row, col},
+                                                         empty));
             })
             .getResult(0);
     result = castTo(b, loc, result, resultType);
@@ -613,7 +613,7 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
     }
     checkIds(b, loc, targets, tensor::DimOp::create(b, loc, logits, 1),
              "cross_entropy: target out of range");
-    logits = nonEmptyAlong(b, loc, logits, 1);
+    Value empty = anyEmptyAlong(b, loc, logits, {1});
     Value classes = tensor::DimOp::create(b, loc, logits, 1);
     Value logp = LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
     Type element = lt.getElementType();
@@ -631,8 +631,7 @@ struct CrossEntropyToLinalg : OpConversionPattern<CrossEntropyOp> {
               Value col = clampedIndex(bb, l, args[0], classes);
               linalg::YieldOp::create(
                   bb, l,
-                  tensor::ExtractOp::create(bb, l, logp, ValueRange{row, col})
-                      .getResult());
+                  extractUnlessEmpty(bb, l, logp, ValueRange{row, col}, empty));
             })
             .getResult(0);
     Value mean = MeanOp::create(b, loc, picked, b.getDenseI64ArrayAttr({}),

@@ -1,5 +1,6 @@
 // Tests the lowering of matmul, linear, embedding, conv2d, cross_entropy.
 // RUN: kiln-opt %s -convert-kiln-to-linalg -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -kiln-cpu-pipeline -mlir-print-ir-after=one-shot-bufferize 2>&1 >/dev/null | FileCheck %s --check-prefix=BUFFERS
 
 // 2-d products are linalg.matmul; a dynamic contracting dim is checked.
 // CHECK-LABEL: func.func @mm
@@ -75,6 +76,33 @@ func.func @linear(%x: tensor<?x?x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32
 func.func @embedding(%ids: tensor<?x?xi64>, %t: tensor<10x4xf32>) -> tensor<?x?x4xf32> {
   %0 = kiln.embedding %ids, %t : (tensor<?x?xi64>, tensor<10x4xf32>) -> tensor<?x?x4xf32>
   return %0 : tensor<?x?x4xf32>
+}
+
+// -----
+
+// A table whose rows are dynamic may be empty (its ids then fail their
+// check): the read is skipped there, and the table is read where it is (an
+// scf.if that yielded a stand-in row or the table made One-Shot Bufferize
+// copy a slice of a weight argument, GPT-2's wte.narrow(0, 0, V), whole on
+// every call).
+// CHECK-LABEL: func.func @embedding_dynamic
+// CHECK: cf.assert {{.*}}, "embedding: index out of range"
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: linalg.generic
+// CHECK: scf.if %[[EMPTY]] -> (f32)
+// CHECK: } else {
+// CHECK: tensor.extract %extracted_slice
+// BUFFERS-LABEL: func.func @embedding_dynamic
+// BUFFERS: %[[TABLE:.*]] = memref.subview %arg1
+// BUFFERS-NOT: memref.copy %[[TABLE]]
+// BUFFERS: memref.load %[[TABLE]]
+// BUFFERS: return
+func.func @embedding_dynamic(%ids: tensor<?x?xi64>, %t: tensor<?x?xf32>, %rows: index) -> tensor<?x?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %width = tensor.dim %t, %c1 : tensor<?x?xf32>
+  %v = tensor.extract_slice %t[0, 0] [%rows, %width] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %0 = kiln.embedding %ids, %v : (tensor<?x?xi64>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
 }
 
 // -----
