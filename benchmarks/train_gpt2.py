@@ -16,7 +16,10 @@ optional.
 
     bash benchmarks/torch_env.sh
     build/torch-env/bin/python benchmarks/train_gpt2.py [--small] [--B 4 --T 64 --steps 10]
-        [--build build] [--cxx clang++-22]
+        [--forward] [--build build] [--cxx clang++-22]
+
+With --forward each column times inference instead: the forward pass and
+its loss, no gradient recorded (torch under no_grad), no optimizer.
 
 Prints each step's loss from the four (they agree to float32 rounding),
 each one's median step time after the first step (torch.compile's first
@@ -135,7 +138,7 @@ class GPT2(torch.nn.Module):
         return F.cross_entropy(logits.view(B * T, V), targets.view(-1))
 
 
-def torch_steps(cfg, params, idx, targets, steps, compiled):
+def torch_steps(cfg, params, idx, targets, steps, compiled, forward=False):
     model = GPT2(cfg, params)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.999),
                             eps=1e-8, weight_decay=0.0)
@@ -143,10 +146,14 @@ def torch_steps(cfg, params, idx, targets, steps, compiled):
     losses, times = [], []
     for _ in range(steps):
         start = time.perf_counter()
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(idx, targets)
-        loss.backward()
-        opt.step()
+        if forward:
+            with torch.no_grad():
+                loss = loss_fn(idx, targets)
+        else:
+            opt.zero_grad(set_to_none=True)
+            loss = loss_fn(idx, targets)
+            loss.backward()
+            opt.step()
         times.append((time.perf_counter() - start) * 1e3)
         losses.append(loss.item())
     return losses, times
@@ -168,8 +175,9 @@ def run_steps(command):
     return losses, times, float(peak.group(1)) if peak else float("nan")
 
 
-def kiln_steps(binary, checkpoint, tokens, B, T, steps):
-    return run_steps([binary, checkpoint, tokens, str(B), str(T), str(steps)])
+def kiln_steps(binary, checkpoint, tokens, B, T, steps, forward=False):
+    return run_steps([binary, checkpoint, tokens, str(B), str(T), str(steps)]
+                     + (["forward"] if forward else []))
 
 
 def torch_column(args, compiled):
@@ -180,6 +188,8 @@ def torch_column(args, compiled):
                "--seed", str(args.seed)]
     if args.small:
         command.append("--small")
+    if args.forward:
+        command.append("--forward")
     return run_steps(command)
 
 
@@ -208,6 +218,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="Kiln's build directory (its kiln, headers, runtime)")
     ap.add_argument("--cxx", default="clang++-22")
+    ap.add_argument("--forward", action="store_true",
+                    help="inference: time the forward pass and its loss only "
+                         "(no gradients, no optimizer), as issue 41's row")
     ap.add_argument("--torch-column", choices=("eager", "compile"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -223,7 +236,8 @@ def main():
         targets = torch.tensor(tokens[1:], dtype=torch.long).view(args.B,
                                                                   args.T)
         losses, times = torch_steps(cfg, params, idx, targets, args.steps,
-                                    args.torch_column == "compile")
+                                    args.torch_column == "compile",
+                                    args.forward)
         for s, (loss, ms) in enumerate(zip(losses, times)):
             print(f"step {s} loss {loss:.6f} time_ms {ms:.1f}")
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -239,14 +253,17 @@ def main():
     compiled, compile_s = build_compiled(args.build, args.cxx, args.work)
     columns = {}
     columns["kiln eager"] = kiln_steps(args.kiln, checkpoint, tokens_path,
-                                       args.B, args.T, args.steps)
+                                       args.B, args.T, args.steps, args.forward)
     columns["kiln compiled"] = kiln_steps(compiled, checkpoint, tokens_path,
-                                          args.B, args.T, args.steps)
+                                          args.B, args.T, args.steps,
+                                          args.forward)
     columns["torch eager"] = torch_column(args, False)
     columns["torch.compile"] = torch_column(args, True)
 
-    print(f"GPT-2 training step: L={cfg['L']} C={cfg['C']} V={cfg['V']} "
-          f"B={args.B} T={args.T}, AdamW; {cpu_name()}, "
+    what = ("forward pass and loss, no gradients" if args.forward
+            else "training step")
+    print(f"GPT-2 {what}: L={cfg['L']} C={cfg['C']} V={cfg['V']} "
+          f"B={args.B} T={args.T}{'' if args.forward else ', AdamW'}; {cpu_name()}, "
           f"{os.cpu_count()} cores, torch {torch.__version__} "
           f"({torch.get_num_threads()} threads)")
     names = list(columns)
@@ -263,7 +280,8 @@ def main():
     base = statistics.median(columns["torch.compile"][1][1:])
     for n in ("kiln eager", "kiln compiled"):
         kiln = statistics.median(columns[n][1][1:])
-        print(f"{n} / torch.compile step time: {kiln / base:.2f}")
+        print(f"{n} / torch.compile {'forward' if args.forward else 'step'} time: "
+              f"{kiln / base:.2f}")
     print(f"kiln compile --autograd took {compile_s:.1f} s")
 
 

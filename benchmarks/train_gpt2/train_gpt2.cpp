@@ -154,12 +154,16 @@ std::vector<int64_t> loadTokens(const std::string &path) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: train_gpt2 CHECKPOINT TOKENS [B] [T] [STEPS]\n");
+    std::fprintf(stderr, "usage: train_gpt2 CHECKPOINT TOKENS [B] [T] [STEPS] "
+                         "[forward]\n");
     return 2;
   }
   int64_t B = argc > 3 ? std::atoll(argv[3]) : 4;
   int64_t T = argc > 4 ? std::atoll(argv[4]) : 64;
   int steps = argc > 5 ? std::atoi(argv[5]) : 10;
+  // "forward": inference, the forward pass and its loss only (no gradient
+  // is recorded: the compiled build runs its forward graph).
+  const bool forwardOnly = argc > 6 && std::string(argv[6]) == "forward";
   try {
     GPT2 model = loadCheckpoint(argv[1]);
     std::vector<int64_t> tokens = loadTokens(argv[2]);
@@ -171,7 +175,7 @@ int main(int argc, char **argv) {
     Tensor targets = kiln::from_vector(out, {B, T});
     std::vector<Tensor> params = model.parameters();
     for (const Tensor &p : params)
-      p.requires_grad_();
+      p.requires_grad_(!forwardOnly);
     // llm.c's train_gpt2.c: AdamW, lr 1e-4, betas (0.9, 0.999), eps 1e-8,
     // no weight decay.
     kiln::optim::AdamW opt(params,
@@ -185,10 +189,15 @@ int main(int argc, char **argv) {
                 static_cast<long long>(B), static_cast<long long>(T));
     for (int step = 0; step < steps; ++step) {
       auto start = std::chrono::steady_clock::now();
-      opt.zero_grad();
-      Tensor loss = model.loss(idx, targets);
-      loss.backward();
-      opt.step();
+      Tensor loss;
+      if (forwardOnly) {
+        loss = model.loss(idx, targets);
+      } else {
+        opt.zero_grad();
+        loss = model.loss(idx, targets);
+        loss.backward();
+        opt.step();
+      }
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
                       .count();
