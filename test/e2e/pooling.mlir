@@ -3,14 +3,17 @@
 // last window, the divisor with and without the padding counted, a
 // divisor override, half floats summed in f32, window parameters known
 // only at run time (a module's members) and their range checks raising as
-// the runtime's do.
+// the runtime's do; an empty batch, and an empty plane (an error, nothing
+// read from it).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 17 passed, 0 failed
+// CHECK: 21 passed, 0 failed
 
 // E2E: @pools f32[2,3,9,7]
 // E2E: @pools f32[1,2,4,5]
 // E2E: @pools f32[1,1,3,3]
+// E2E: @pools f32[0,2,4,5]
+// E2E: @pools f32[1,2,0,5] expect-error
 func.func @pools(%x: tensor<?x?x?x?xf32>) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) {
   %0 = kiln.pool2d max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
   %1 = kiln.pool2d max %x {kernel = array<i64: 2, 3>, strides = array<i64: 2, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 2>, ceil_mode = 1} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
@@ -48,6 +51,8 @@ func.func @pool_params(%x: tensor<?x?x?x?xf32>, %k: index, %s: index, %p: index,
 // E2E: @adaptive f32[2,3,9,7]
 // E2E: @adaptive f32[1,2,3,2]
 // E2E: @adaptive f32[1,1,1,1]
+// E2E: @adaptive f32[0,2,3,2]
+// E2E: @adaptive f32[1,2,3,0] expect-error
 func.func @adaptive(%x: tensor<?x?x?x?xf32>) -> (tensor<?x?x1x1xf32>, tensor<?x?x3x2xf32>, tensor<?x?x5x4xf32>) {
   %0 = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 1, 1>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x1x1xf32>
   %1 = kiln.adaptive_avg_pool2d %x {output_size = array<i64: 3, 2>} : (tensor<?x?x?x?xf32>) -> tensor<?x?x3x2xf32>

@@ -249,35 +249,6 @@ Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows) {
                                 arith::MinSIOp::create(b, loc, i, last));
 }
 
-/// table, or, when its dim `dim` is empty at run time (ids then fail their
-/// check), a one-row tensor of zeros in its place: a clamped id must have a
-/// row to read.
-Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim) {
-  auto type = cast<RankedTensorType>(table.getType());
-  if (!type.isDynamicDim(dim))
-    return table; // the verifier saw the static size
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value empty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            tensor::DimOp::create(b, loc, table, dim), zero);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, table);
-  sizes[dim] = b.getIndexAttr(1);
-  return scf::IfOp::create(
-             b, loc, empty,
-             [&](OpBuilder &bb, Location l) {
-               Value zeros =
-                   linalg::FillOp::create(
-                       bb, l, scalarConstant(bb, l, type.getElementType(), 0),
-                       emptyTensor(bb, l, sizes, type.getElementType()))
-                       .getResult(0);
-               scf::YieldOp::create(bb, l, castTo(bb, l, zeros, type));
-             },
-             [&](OpBuilder &bb, Location l) {
-               scf::YieldOp::create(bb, l, table);
-             })
-      .getResult(0);
-}
-
 Value anyEmptyAlong(OpBuilder &b, Location loc, Value table,
                     ArrayRef<int64_t> dims) {
   auto type = cast<RankedTensorType>(table.getType());

@@ -84,12 +84,6 @@ void checkIds(OpBuilder &b, Location loc, Value ids, Value rows,
 /// An id as an index clamped into [0, rows - 1].
 Value clampedIndex(OpBuilder &b, Location loc, Value id, Value rows);
 
-/// table, or, when its dim `dim` is empty at run time (ids then fail their
-/// check), a one-row tensor of zeros in its place: a clamped id must have a
-/// row to read. (An scf.if that yields a function argument's slice, which
-/// One-Shot Bufferize copies whole: extractUnlessEmpty reads arguments.)
-Value nonEmptyAlong(OpBuilder &b, Location loc, Value table, int64_t dim);
-
 /// An i1 that holds where one of `table`'s dims `dims` is empty at run time
 /// (ids into it then fail their check), or null where all of them are
 /// static (the verifier saw their sizes).
@@ -98,7 +92,9 @@ Value anyEmptyAlong(OpBuilder &b, Location loc, Value table,
 
 /// tensor.extract of `table` at `at`, or 0 where `empty` (anyEmptyAlong)
 /// holds: a read that a failed check reports is never made, and the table
-/// is read in place (no copy with a row standing in for an empty dim).
+/// is read in place. (A one-row table of zeros standing in for an empty one
+/// through an scf.if made One-Shot Bufferize copy a slice of an argument
+/// whole on every call.)
 Value extractUnlessEmpty(OpBuilder &b, Location loc, Value table, ValueRange at,
                          Value empty);
 

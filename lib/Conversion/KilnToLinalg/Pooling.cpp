@@ -34,12 +34,13 @@ using TapPosition =
 
 /// One generic over the output (n, c, oh, ow) and the taps (i, j) < taps:
 /// the max or the sum, in acc, of x's elements at the taps' positions that
-/// lie inside the input's `in` rows and columns (x may stand in a row of
-/// zeros for an empty plane: positions are clamped into it).
+/// lie inside the input's `in` rows and columns (positions are clamped into
+/// x's planes; where a plane is empty, its check failed, nothing is read).
 Value reduceWindows(OpBuilder &b, Location loc, Value x, ArrayRef<Value> in,
                     ArrayRef<OpFoldResult> sizes, ArrayRef<Value> taps,
                     Type acc, bool isMax, TapPosition position) {
   double neutral = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  Value empty = anyEmptyAlong(b, loc, x, {2, 3});
   Value init =
       linalg::FillOp::create(b, loc, scalarConstant(b, loc, acc, neutral),
                              emptyTensor(b, loc, sizes, acc))
@@ -75,8 +76,9 @@ Value reduceWindows(OpBuilder &b, Location loc, Value x, ArrayRef<Value> in,
                  coords[i] = arith::MinSIOp::create(
                      bb, l, arith::MaxSIOp::create(bb, l, pos, zero), top);
                }
-               Value v = tensor::ExtractOp::create(
-                   bb, l, x, ValueRange{at(0), at(1), coords[0], coords[1]});
+               Value v = extractUnlessEmpty(
+                   bb, l, x, ValueRange{at(0), at(1), coords[0], coords[1]},
+                   empty);
                if (v.getType() != acc)
                  v = arith::ExtFOp::create(bb, l, acc, v);
                v = arith::SelectOp::create(bb, l, inside, v,
@@ -111,10 +113,9 @@ Value divideWindows(
                       });
 }
 
-/// Checks that only the batch of x may be empty; x's planes' sizes, and x
-/// with a row of zeros standing in for an empty plane (the check failed).
-Value checkPlanes(OpBuilder &b, Location loc, Value x, StringRef name,
-                  Value in[2]) {
+/// Checks that only the batch of x may be empty; x's planes' sizes.
+void checkPlanes(OpBuilder &b, Location loc, Value x, StringRef name,
+                 Value in[2]) {
   for (int64_t dim = 1; dim < 4; ++dim)
     emitShapeCheck(
         b, loc,
@@ -124,7 +125,6 @@ Value checkPlanes(OpBuilder &b, Location loc, Value x, StringRef name,
         (name + ": only the batch dim may be empty").str());
   in[0] = tensor::DimOp::create(b, loc, x, 2);
   in[1] = tensor::DimOp::create(b, loc, x, 3);
-  return nonEmptyAlong(b, loc, nonEmptyAlong(b, loc, x, 2), 3);
 }
 
 /// Sums of half floats accumulate in f32, as eager computes them.
@@ -187,7 +187,7 @@ struct Pool2dToLinalg : OpConversionPattern<Pool2dOp> {
     Value countPad = flag(op.getCountIncludePad());
 
     Value in[2];
-    x = checkPlanes(b, loc, x, name, in);
+    checkPlanes(b, loc, x, name, in);
 
     // ATen's pooling_output_shape.
     auto resultType = cast<RankedTensorType>(op.getType());
@@ -327,7 +327,7 @@ struct AdaptiveAvgPool2dToLinalg : OpConversionPattern<AdaptiveAvgPool2dOp> {
       sizes.push_back(out.back());
     }
     Value in[2];
-    x = checkPlanes(b, loc, x, "adaptive_avg_pool2d", in);
+    checkPlanes(b, loc, x, "adaptive_avg_pool2d", in);
     sizes.insert(sizes.begin(), {tensor::getMixedSize(b, loc, x, 0),
                                  tensor::getMixedSize(b, loc, x, 1)});
     SmallVector<Value> taps;
