@@ -76,17 +76,22 @@ void warnOnce(const GraphSite &site, const std::string &why) {
                *site.location ? ")" : "", why.c_str());
 }
 
+/// The parts of `text` between the delimiters (one empty part for "").
+std::vector<std::string_view> splitOn(std::string_view text, char delimiter) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    size_t end = std::min(text.find(delimiter), text.size());
+    parts.push_back(text.substr(0, end));
+    if (end == text.size())
+      return parts;
+    text.remove_prefix(end + 1);
+  }
+}
+
 /// The C++ spelling of input `index` of a site, or "".
 std::string inputName(const GraphSite &site, size_t index) {
-  std::string all = site.inputs;
-  size_t begin = 0;
-  for (size_t i = 0; i < index; ++i) {
-    begin = all.find(',', begin);
-    if (begin == std::string::npos)
-      return "";
-    ++begin;
-  }
-  return all.substr(begin, all.find(',', begin) - begin);
+  std::vector<std::string_view> names = splitOn(site.inputs, ',');
+  return index < names.size() ? std::string(names[index]) : "";
 }
 } // namespace
 
@@ -295,35 +300,18 @@ namespace {
 /// The features of one comma-separated list the running CPU lacks.
 std::vector<std::string> missingOf(std::string_view list) {
   std::vector<std::string> missing;
-  while (!list.empty()) {
-    size_t end = std::min(list.find(','), list.size());
-    std::string name(list.substr(0, end));
-    list.remove_prefix(std::min(end + 1, list.size()));
+  for (std::string_view name : splitOn(list, ','))
     if (!name.empty() &&
         detail::cpuFeature(name) == detail::CpuFeature::Missing)
-      missing.push_back(std::move(name));
-  }
+      missing.emplace_back(name);
   return missing;
-}
-
-/// The '|'-separated lists of `features`.
-std::vector<std::string_view> alternatives(const char *features) {
-  std::vector<std::string_view> lists;
-  std::string_view all(features);
-  while (true) {
-    size_t end = std::min(all.find('|'), all.size());
-    lists.push_back(all.substr(0, end));
-    if (end == all.size())
-      return lists;
-    all.remove_prefix(end + 1);
-  }
 }
 } // namespace
 
 std::string missingCpuFeatures(const char *features) {
   std::vector<std::string> nearest;
   bool first = true;
-  for (std::string_view list : alternatives(features)) {
+  for (std::string_view list : splitOn(features, '|')) {
     std::vector<std::string> missing = missingOf(list);
     if (missing.empty())
       return "";
@@ -340,12 +328,11 @@ std::string missingCpuFeatures(const char *features) {
 int chooseCpuTarget(const char *features) {
   int best = -1;
   size_t bestCount = 0;
-  std::vector<std::string_view> lists = alternatives(features);
+  std::vector<std::string_view> lists = splitOn(features, '|');
   for (size_t i = 0; i < lists.size(); ++i) {
     if (!missingOf(lists[i]).empty())
       continue;
-    size_t count = static_cast<size_t>(
-        std::count(lists[i].begin(), lists[i].end(), ',') + 1);
+    size_t count = splitOn(lists[i], ',').size();
     if (best < 0 || count > bestCount) {
       best = static_cast<int>(i);
       bestCount = count;
