@@ -3,6 +3,7 @@
 #define KILN_RUNTIME_GEMM_H
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace kiln {
 struct BFloat16;
@@ -41,6 +42,12 @@ void blockGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
 bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const float *a, int64_t sar,
                 int64_t sac, const float *b, int64_t sbr, int64_t sbc, float *c,
                 bool accumulate);
+
+/// Which of `names` environment variable `variable` names: its index, or
+/// -1 when it is unset or names none of them (then with a warning). How the
+/// KILN_FLOAT_PRODUCTS and KILN_BF16_PRODUCTS overrides are read.
+int productsChoice(const char *variable,
+                   std::initializer_list<const char *> names);
 
 /// Whether BLAS reads a matrix with these strides in place (one unit
 /// stride and a leading dimension that covers the other).

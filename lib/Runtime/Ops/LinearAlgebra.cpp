@@ -405,18 +405,16 @@ constexpr int64_t kOneDnnRows = 32;
 /// else OpenBLAS.
 static FloatProducts floatProducts() {
   static const FloatProducts who = [] {
-    if (const char *env = std::getenv("KILN_FLOAT_PRODUCTS")) {
-      std::string name(env);
-      if (name == "tiles")
-        return FloatProducts::Tiles;
-      if (name == "openblas")
-        return FloatProducts::OpenBlas;
-      if (name == "onednn")
-        return FloatProducts::OneDnn;
-      std::fprintf(stderr,
-                   "kiln: warning: KILN_FLOAT_PRODUCTS=%s is none of tiles, "
-                   "openblas, onednn: ignored\n",
-                   env);
+    switch (productsChoice("KILN_FLOAT_PRODUCTS",
+                           {"tiles", "openblas", "onednn"})) {
+    case 0:
+      return FloatProducts::Tiles;
+    case 1:
+      return FloatProducts::OpenBlas;
+    case 2:
+      return FloatProducts::OneDnn;
+    default:
+      break;
     }
 #if defined(__x86_64__)
     if (cpuFeature("avx512f") == CpuFeature::Usable)
@@ -425,6 +423,23 @@ static FloatProducts floatProducts() {
     return tilesBeatBlas() ? FloatProducts::Tiles : FloatProducts::OpenBlas;
   }();
   return who;
+}
+
+int productsChoice(const char *variable,
+                   std::initializer_list<const char *> names) {
+  const char *env = std::getenv(variable);
+  if (!env)
+    return -1;
+  std::string listed;
+  int index = 0;
+  for (const char *name : names) {
+    if (std::strcmp(env, name) == 0)
+      return index;
+    listed += (index++ ? ", " : "") + std::string(name);
+  }
+  std::fprintf(stderr, "kiln: warning: %s=%s is none of %s: ignored\n",
+               variable, env, listed.c_str());
+  return -1;
 }
 
 /// C[n, m] (contiguous) = A[n, k] * B[k, m] for one matrix of a batch.

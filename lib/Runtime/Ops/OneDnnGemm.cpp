@@ -29,8 +29,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <string>
 #include <tuple>
@@ -70,16 +68,13 @@ Bf16Products bf16Products() {
                dot = cpuFeature("avx512bf16") == CpuFeature::Usable;
     if (!amx && !dot)
       return Bf16Products::Widened;
-    if (const char *env = std::getenv("KILN_BF16_PRODUCTS")) {
-      std::string name(env);
-      if (name == "hardware")
-        return Bf16Products::Hardware;
-      if (name == "float32")
-        return Bf16Products::Widened;
-      std::fprintf(stderr,
-                   "kiln: warning: KILN_BF16_PRODUCTS=%s is neither hardware "
-                   "nor float32: ignored\n",
-                   env);
+    switch (productsChoice("KILN_BF16_PRODUCTS", {"hardware", "float32"})) {
+    case 0:
+      return Bf16Products::Hardware;
+    case 1:
+      return Bf16Products::Widened;
+    default:
+      break;
     }
 #if defined(__x86_64__)
     if (!amx && !__builtin_cpu_is("amd"))
