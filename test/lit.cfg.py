@@ -1,6 +1,7 @@
 # lit configuration for Kiln's compiler tests (run through ctest or
 # `lit -sv build/test`).
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -91,6 +92,14 @@ if gxx and not config.sanitize:
     config.substitutions.append(("%gxx", gxx))
 if "clang" in os.path.basename(config.cxx_compiler):
     config.available_features.add("clangxx")
+
+# The runtime built for x86-64-v2 with its loop bodies' AVX2 and AVX-512
+# copies (lib/Runtime/Core/Parallel.h), rather than for one -march.
+if config.runtime_arch == "x86-64-v2" and platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("runtime-isa-copies")
+config.substitutions.append(
+    ("%kiln_runtime_library",
+     os.path.join(config.kiln_runtime_dir, "libkiln_runtime.so")))
 
 # The CUDA toolkit's assembler, to validate generated PTX (feature ptxas).
 cuda_roots = [os.environ[v] for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")

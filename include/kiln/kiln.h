@@ -3,6 +3,7 @@
 #define KILN_KILN_H
 
 #include "kiln/Autograd.h"
+#include "kiln/Cpu.h"
 #include "kiln/Cuda.h"
 #include "kiln/DType.h"
 #include "kiln/Error.h"

@@ -1,5 +1,6 @@
 //===- CpuFeatures.cpp - What the running CPU can execute -----------------===//
 #include "Core/CpuFeatures.h"
+#include "kiln/Cpu.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -77,4 +78,40 @@ int cpuCapabilityLevel() {
   return cap;
 }
 
+KernelIsa kernelIsa() {
+  static const KernelIsa isa = [] {
+    auto all = [](int level) {
+      bool usable = true;
+      for (const Feature &f : kFeatures)
+        if (f.level == level)
+          usable &= cpuFeature(f.name) == CpuFeature::Usable;
+      return usable;
+    };
+#if defined(__x86_64__)
+    if (all(2) && all(3))
+      return KernelIsa::Avx512;
+    if (all(2))
+      return KernelIsa::Avx2;
+#else
+    (void)all;
+#endif
+    return KernelIsa::Baseline;
+  }();
+  return isa;
+}
+
 } // namespace kiln::detail
+
+std::string kiln::cpu::get_cpu_capability() {
+#if defined(__x86_64__)
+  switch (detail::kernelIsa()) {
+  case detail::KernelIsa::Avx512:
+    return "avx512";
+  case detail::KernelIsa::Avx2:
+    return "avx2";
+  case detail::KernelIsa::Baseline:
+    return "x86-64-v2";
+  }
+#endif
+  return "default";
+}

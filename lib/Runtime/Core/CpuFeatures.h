@@ -6,7 +6,8 @@
 // avx2 (x86-64-v3), avx512 (x86-64-v4: AVX-512 F/VL/BW/DQ/CD); unset, every
 // feature the CPU has (AVX512-BF16, AMX and the rest above x86-64-v4). The
 // guard of a compiled graph reads it (kiln::abi::missingCpuFeatures), and so
-// do the kernels that pick an instruction set at run time.
+// do the kernels that pick an instruction set at run time: every parallel
+// loop body (Core/Parallel.h) and the bfloat16 products (oneDNN).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_CORE_CPUFEATURES_H
@@ -29,6 +30,14 @@ CpuFeature cpuFeature(std::string_view name);
 /// KILN_CPU_CAPABILITY's level: 1 x86-64-v2, 2 avx2, 3 avx512, 4 none set
 /// (every feature the CPU has).
 int cpuCapabilityLevel();
+
+/// The instruction sets the runtime's loop bodies are compiled for
+/// (Core/Parallel.h), each the features of its KILN_CPU_CAPABILITY level.
+enum class KernelIsa { Baseline = 1, Avx2 = 2, Avx512 = 3 };
+
+/// The largest KernelIsa whose features are all usable (cpuFeature), fixed
+/// at the first call.
+KernelIsa kernelIsa();
 
 } // namespace kiln::detail
 

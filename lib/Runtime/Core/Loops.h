@@ -98,18 +98,19 @@ void unaryLoop(const Tensor &out, const Tensor &in, const F &f) {
   Out *o = static_cast<Out *>(out.raw_data());
   const In *a = static_cast<const In *>(in.raw_data());
   forEachRun(layout, [&](const std::array<int64_t, 2> &off,
-                         const std::array<int64_t, 2> &st, int64_t count) {
-    Out *po = o + off[0];
-    const In *pa = a + off[1];
-    if (st[0] == 1 && st[1] == 1) {
+                         const std::array<int64_t, 2> &st, int64_t count)
+                         KILN_KERNEL_LAMBDA {
+                           Out *po = o + off[0];
+                           const In *pa = a + off[1];
+                           if (st[0] == 1 && st[1] == 1) {
 #pragma omp simd
-      for (int64_t i = 0; i < count; ++i)
-        po[i] = f(pa[i]);
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        po[i * st[0]] = f(pa[i * st[1]]);
-    }
-  });
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i] = f(pa[i]);
+                           } else {
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i * st[0]] = f(pa[i * st[1]]);
+                           }
+                         });
 }
 
 /// out[i] = f(a[i], b[i]); a and b are expanded to out's shape.
@@ -122,29 +123,30 @@ void binaryLoop(const Tensor &out, const Tensor &a, const Tensor &b,
   const A *pa0 = static_cast<const A *>(a.raw_data());
   const B *pb0 = static_cast<const B *>(b.raw_data());
   forEachRun(layout, [&](const std::array<int64_t, 3> &off,
-                         const std::array<int64_t, 3> &st, int64_t count) {
-    Out *po = o + off[0];
-    const A *pa = pa0 + off[1];
-    const B *pb = pb0 + off[2];
-    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+                         const std::array<int64_t, 3> &st, int64_t count)
+                         KILN_KERNEL_LAMBDA {
+                           Out *po = o + off[0];
+                           const A *pa = pa0 + off[1];
+                           const B *pb = pb0 + off[2];
+                           if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
 #pragma omp simd
-      for (int64_t i = 0; i < count; ++i)
-        po[i] = f(pa[i], pb[i]);
-    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
-      const B bv = *pb;
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i] = f(pa[i], pb[i]);
+                           } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+                             const B bv = *pb;
 #pragma omp simd
-      for (int64_t i = 0; i < count; ++i)
-        po[i] = f(pa[i], bv);
-    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
-      const A av = *pa;
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i] = f(pa[i], bv);
+                           } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+                             const A av = *pa;
 #pragma omp simd
-      for (int64_t i = 0; i < count; ++i)
-        po[i] = f(av, pb[i]);
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        po[i * st[0]] = f(pa[i * st[1]], pb[i * st[2]]);
-    }
-  });
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i] = f(av, pb[i]);
+                           } else {
+                             for (int64_t i = 0; i < count; ++i)
+                               po[i * st[0]] = f(pa[i * st[1]], pb[i * st[2]]);
+                           }
+                         });
 }
 
 /// out[i] = f(a[i], b[i], c[i]); all expanded to out's shape.
@@ -158,7 +160,8 @@ void ternaryLoop(const Tensor &out, const Tensor &a, const Tensor &b,
   const B *pb = static_cast<const B *>(b.raw_data());
   const C *pc = static_cast<const C *>(c.raw_data());
   forEachRun(layout, [&](const std::array<int64_t, 4> &off,
-                         const std::array<int64_t, 4> &st, int64_t count) {
+                         const std::array<int64_t, 4> &st,
+                         int64_t count) KILN_KERNEL_LAMBDA {
     for (int64_t i = 0; i < count; ++i)
       o[off[0] + i * st[0]] = f(pa[off[1] + i * st[1]], pb[off[2] + i * st[2]],
                                 pc[off[3] + i * st[3]]);

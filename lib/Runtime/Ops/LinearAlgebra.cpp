@@ -81,7 +81,8 @@ template <> struct Simd<double> {
   static constexpr int kLanes = 8;
 };
 
-template <typename T> typename Simd<T>::V loadVec(const T *p) {
+template <typename T>
+KILN_KERNEL_INLINE typename Simd<T>::V loadVec(const T *p) {
   typename Simd<T>::V v;
   std::memcpy(&v, p, sizeof(v));
   return v;
@@ -89,7 +90,7 @@ template <typename T> typename Simd<T>::V loadVec(const T *p) {
 
 /// c = s when beta is 0 (c may hold anything, NaN included), else
 /// beta * c + s.
-template <typename T> void storeScaled(T &c, T s, T beta) {
+template <typename T> KILN_KERNEL_INLINE void storeScaled(T &c, T s, T beta) {
   c = beta == T(0) ? s : beta * c + s;
 }
 
@@ -100,7 +101,8 @@ template <typename T> void storeScaled(T &c, T s, T beta) {
 /// adds: with a short k (a GRU step's 64) those sums cost more than the
 /// tile's multiply-adds.
 template <typename T, int NJ>
-void sumLanes(const typename Simd<T>::V (&v)[NJ], T (&sums)[NJ]) {
+KILN_KERNEL_INLINE void sumLanes(const typename Simd<T>::V (&v)[NJ],
+                                 T (&sums)[NJ]) {
 #if defined(__clang__)
   if constexpr (std::is_same<T, float>::value && NJ == 4) {
     using V = typename Simd<T>::V;
@@ -137,8 +139,8 @@ void sumLanes(const typename Simd<T>::V (&v)[NJ], T (&sums)[NJ]) {
 /// Prefetch, the next NJ rows of W are prefetched at the depth these are
 /// read (see tileProduct).
 template <typename T, int NI, int NJ, bool Prefetch>
-void dotTile(int64_t k, const T *a, int64_t lda, const T *w, int64_t ldw, T *c,
-             int64_t ldc, T beta) {
+KILN_KERNEL_INLINE void dotTile(int64_t k, const T *a, int64_t lda, const T *w,
+                                int64_t ldw, T *c, int64_t ldc, T beta) {
   using V = typename Simd<T>::V;
   constexpr int L = Simd<T>::kLanes;
   V acc[NI][NJ] = {};
@@ -173,8 +175,9 @@ void dotTile(int64_t k, const T *a, int64_t lda, const T *w, int64_t ldw, T *c,
 /// C[NI, NV * L] (+)= A[NI, k] * B[k, NV * L], B's rows contiguous: each
 /// row segment of B read once and multiplied by NI broadcast elements of A.
 template <typename T, int NI, int NV>
-void axpyTile(int64_t k, const T *a, int64_t sar, int64_t sac, const T *b,
-              int64_t ldb, T *c, int64_t ldc, T beta) {
+KILN_KERNEL_INLINE void axpyTile(int64_t k, const T *a, int64_t sar,
+                                 int64_t sac, const T *b, int64_t ldb, T *c,
+                                 int64_t ldc, T beta) {
   using V = typename Simd<T>::V;
   constexpr int L = Simd<T>::kLanes;
   V acc[NI][NV] = {};
@@ -198,7 +201,8 @@ void axpyTile(int64_t k, const T *a, int64_t sar, int64_t sac, const T *b,
 /// int, 4>, i) four rows at a time, then once with the 1-3 rows left, so
 /// that a tile's rows are a compile-time count (its accumulators live in
 /// registers).
-template <typename Tile> void inRowsOfFour(int64_t n, const Tile &tile) {
+template <typename Tile>
+KILN_KERNEL_INLINE void inRowsOfFour(int64_t n, const Tile &tile) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
     tile(std::integral_constant<int, 4>{}, i);
@@ -226,13 +230,14 @@ template <typename Tile> void inRowsOfFour(int64_t n, const Tile &tile) {
 constexpr int64_t kLongRows = 512;
 
 template <typename T>
-static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
-                        int64_t sar, int64_t sac, const T *b, int64_t ldb,
-                        bool bTransposed, T *c, int64_t ldc, T beta) {
+KILN_KERNEL_INLINE void tileProduct(int64_t n, int64_t width, int64_t k,
+                                    const T *a, int64_t sar, int64_t sac,
+                                    const T *b, int64_t ldb, bool bTransposed,
+                                    T *c, int64_t ldc, T beta) {
   constexpr int L = Simd<T>::kLanes;
   int64_t j = 0;
   // NJ columns of C (rows of the stored B) by dot products.
-  auto dots = [&](auto columns) {
+  auto dots = [&](auto columns) KILN_KERNEL_LAMBDA {
     // (Fewer than 4 rows or more than 8.) The first group of four rows
     // reads W from memory and prefetches the next NJ rows of it as it
     // goes; the groups after it find W in cache.
@@ -244,7 +249,7 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
     // Prefetching in every group slowed deep products of many rows by 20%,
     // a share of the next rows per group helped 8 rows half as much.
     constexpr int NJ = decltype(columns)::value;
-    inRowsOfFour(n, [&](auto rows, int64_t i) {
+    inRowsOfFour(n, [&](auto rows, int64_t i) KILN_KERNEL_LAMBDA {
       constexpr int NI = decltype(rows)::value;
       if (NI == 4 && i == 0)
         dotTile<T, NI, NJ, true>(k, a + i * sar, sar, b + j * ldb, ldb,
@@ -255,8 +260,8 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
     });
   };
   // NV vectors of columns of C by broadcasts.
-  auto axpys = [&](auto vectors) {
-    inRowsOfFour(n, [&](auto rows, int64_t i) {
+  auto axpys = [&](auto vectors) KILN_KERNEL_LAMBDA {
+    inRowsOfFour(n, [&](auto rows, int64_t i) KILN_KERNEL_LAMBDA {
       axpyTile<T, decltype(rows)::value, decltype(vectors)::value>(
           k, a + i * sar, sar, sac, b + j, ldb, c + i * ldc + j, ldc, beta);
     });
@@ -273,7 +278,7 @@ static void tileProduct(int64_t n, int64_t width, int64_t k, const T *a,
       // 8 x 2 loads more per multiply-add). Without the prefetch, 8 x 2
       // tiles lost to the groups everywhere; with 2-3 rows, more than 8,
       // or short rows (kLongRows) the groups win.
-      auto tile = [&](auto rows) {
+      auto tile = [&](auto rows) KILN_KERNEL_LAMBDA {
         constexpr int NI = decltype(rows)::value;
         for (; j + 2 <= width; j += 2)
           dotTile<T, NI, 2, true>(k, a, sar, b + j * ldb, ldb, c + j, ldc,
@@ -365,15 +370,17 @@ static void tiledGemm(int64_t n, int64_t m, int64_t k, const T *a, int64_t sar,
 }
 
 /// Whether Kiln's tiles run every product rather than only the skinny
-/// ones: when they are compiled for AVX-512 and OpenBLAS's gemm is not. A
+/// ones: when they run their AVX-512 copy and OpenBLAS's gemm does not. A
 /// DYNAMIC_ARCH OpenBLAS runs the kernels of the newest core it knows, so
 /// Debian 12's 0.3.21 on an AMD Zen 4 or 5 runs its Haswell (AVX2) ones;
 /// on the 2-core development machine (Zen 5) the tiles reach 360-480
 /// GFLOP/s where those reach 210-250, and OpenBLAS's own AVX-512 kernels
 /// (OPENBLAS_CORETYPE=SkylakeX) 320-480 (docs/benchmarks.md).
 static bool tilesBeatBlas() {
-#if defined(__AVX512F__)
+#if defined(__x86_64__)
   static const bool beat = [] {
+    if (kernelIsa() != KernelIsa::Avx512)
+      return false;
     std::string core = openblas_get_corename();
     for (const char *wide : {"SkylakeX", "Cooperlake", "SapphireRapids"})
       if (core == wide)

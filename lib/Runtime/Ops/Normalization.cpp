@@ -48,7 +48,7 @@ Tensor mapRows(const Tensor &x, int64_t dim, const char *op,
       T *o = out.data<T>();
       parallelFor(rows, rows * n, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r)
-          rowKernel(in + r * n, o + r * n, n);
+          KILN_INLINE_CALL rowKernel(in + r * n, o + r * n, n);
       });
     }
   });

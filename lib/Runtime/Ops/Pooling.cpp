@@ -130,8 +130,8 @@ Tensor overPlanesBackward(const Tensor &x, const Tensor &g, const char *op,
 /// The input position (iy * W + ix) of the maximum of max pooling's window
 /// at (oy, ox): the first maximum, or the first NaN.
 template <typename T>
-int64_t maxAt(const T *src, const Windows &w, int64_t H, int64_t W, int64_t oy,
-              int64_t ox) {
+KILN_KERNEL_INLINE int64_t maxAt(const T *src, const Windows &w, int64_t H,
+                                 int64_t W, int64_t oy, int64_t ox) {
   T best = -std::numeric_limits<T>::infinity();
   int64_t at = -1;
   for (int64_t i = 0; i < w.kernel[0]; ++i) {
@@ -195,8 +195,9 @@ Box adaptiveBox(const Shape &out, int64_t H, int64_t W, int64_t oy,
 
 /// Sums each box's elements, divided by its divisor.
 template <typename T, typename BoxAt>
-void averageBoxes(const T *src, T *dst, int64_t W, int64_t Ho, int64_t Wo,
-                  const BoxAt &boxAt) {
+KILN_KERNEL_INLINE void averageBoxes(const T *src, T *dst, int64_t W,
+                                     int64_t Ho, int64_t Wo,
+                                     const BoxAt &boxAt) {
   for (int64_t oy = 0; oy < Ho; ++oy)
     for (int64_t ox = 0; ox < Wo; ++ox) {
       Box b = boxAt(oy, ox);
@@ -210,8 +211,9 @@ void averageBoxes(const T *src, T *dst, int64_t W, int64_t Ho, int64_t Wo,
 
 /// averageBoxes' gradient: each box's elements get g / divisor.
 template <typename T, typename BoxAt>
-void averageBoxesBackward(const T *g, T *gin, int64_t W, int64_t Ho, int64_t Wo,
-                          const BoxAt &boxAt) {
+KILN_KERNEL_INLINE void averageBoxesBackward(const T *g, T *gin, int64_t W,
+                                             int64_t Ho, int64_t Wo,
+                                             const BoxAt &boxAt) {
   for (int64_t oy = 0; oy < Ho; ++oy)
     for (int64_t ox = 0; ox < Wo; ++ox) {
       Box b = boxAt(oy, ox);
@@ -245,12 +247,13 @@ Tensor max_pool2d(const Tensor &x, const Shape &kernel_size,
   Windows w = windowsOf(x, "max_pool2d", kernel_size, stride, padding, dilation,
                         ceil_mode);
   int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
-  Tensor out =
-      overPlanes(x, "max_pool2d", Ho, Wo, [&](const auto *src, auto *dst) {
-        for (int64_t oy = 0; oy < Ho; ++oy)
-          for (int64_t ox = 0; ox < Wo; ++ox)
-            dst[oy * Wo + ox] = src[maxAt(src, w, H, W, oy, ox)];
-      });
+  Tensor out = overPlanes(x, "max_pool2d", Ho, Wo,
+                          [&](const auto *src, auto *dst) KILN_KERNEL_LAMBDA {
+                            for (int64_t oy = 0; oy < Ho; ++oy)
+                              for (int64_t ox = 0; ox < Wo; ++ox)
+                                dst[oy * Wo + ox] =
+                                    src[maxAt(src, w, H, W, oy, ox)];
+                          });
   if (grad)
     grad.record(out, [=, sx = grad.save(x)](const Grads &g, const Needs &) {
       return Grads{max_pool2d_backward(g[0], sx.get(), kernel_size, stride,
@@ -269,13 +272,13 @@ Tensor max_pool2d_backward(const Tensor &grad_output, const Tensor &x,
   int64_t H = x.size(-2), W = x.size(-1), Ho = w.out[0], Wo = w.out[1];
   checkPoolingGrad(grad_output, x, Ho, Wo, "max_pool2d_backward");
   // The gradient goes to each window's maximum.
-  return overPlanesBackward(x, grad_output, "max_pool2d",
-                            [&](const auto *src, const auto *g, auto *gin) {
-                              for (int64_t oy = 0; oy < Ho; ++oy)
-                                for (int64_t ox = 0; ox < Wo; ++ox)
-                                  gin[maxAt(src, w, H, W, oy, ox)] +=
-                                      g[oy * Wo + ox];
-                            });
+  return overPlanesBackward(
+      x, grad_output, "max_pool2d",
+      [&](const auto *src, const auto *g, auto *gin) KILN_KERNEL_LAMBDA {
+        for (int64_t oy = 0; oy < Ho; ++oy)
+          for (int64_t ox = 0; ox < Wo; ++ox)
+            gin[maxAt(src, w, H, W, oy, ox)] += g[oy * Wo + ox];
+      });
 }
 
 Tensor max_pool2d(const Tensor &x, int64_t kernel_size,
@@ -301,10 +304,10 @@ Tensor avg_pool2d(const Tensor &x, const Shape &kernel_size,
                                                               int64_t ox) {
     return avgBox(w, H, W, oy, ox, count_include_pad, divisor_override);
   };
-  Tensor out =
-      overPlanes(x, "avg_pool2d", Ho, Wo, [&](const auto *src, auto *dst) {
-        averageBoxes(src, dst, W, Ho, Wo, boxAt);
-      });
+  Tensor out = overPlanes(x, "avg_pool2d", Ho, Wo,
+                          [&](const auto *src, auto *dst) KILN_KERNEL_LAMBDA {
+                            averageBoxes(src, dst, W, Ho, Wo, boxAt);
+                          });
   if (grad)
     grad.record(out, [=, sx = grad.save(x)](const Grads &g, const Needs &) {
       return Grads{avg_pool2d_backward(g[0], sx.get(), kernel_size, stride,
@@ -329,10 +332,11 @@ Tensor avg_pool2d_backward(const Tensor &grad_output, const Tensor &x,
   auto boxAt = [&](int64_t oy, int64_t ox) {
     return avgBox(w, H, W, oy, ox, count_include_pad, divisor_override);
   };
-  return overPlanesBackward(x, grad_output, "avg_pool2d",
-                            [&](const auto *, const auto *g, auto *gin) {
-                              averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
-                            });
+  return overPlanesBackward(
+      x, grad_output, "avg_pool2d",
+      [&](const auto *, const auto *g, auto *gin) KILN_KERNEL_LAMBDA {
+        averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+      });
 }
 
 Tensor avg_pool2d(const Tensor &x, int64_t kernel_size,
@@ -355,9 +359,10 @@ Tensor adaptive_avg_pool2d(const Tensor &x, const Shape &output_size) {
   auto boxAt = [out, H, W](int64_t oy, int64_t ox) {
     return adaptiveBox(out, H, W, oy, ox);
   };
-  Tensor y = overPlanes(x, op, Ho, Wo, [&](const auto *src, auto *dst) {
-    averageBoxes(src, dst, W, Ho, Wo, boxAt);
-  });
+  Tensor y = overPlanes(x, op, Ho, Wo,
+                        [&](const auto *src, auto *dst) KILN_KERNEL_LAMBDA {
+                          averageBoxes(src, dst, W, Ho, Wo, boxAt);
+                        });
   if (grad)
     grad.record(y, [sx = grad.save(x)](const Grads &g, const Needs &) {
       return Grads{adaptive_avg_pool2d_backward(g[0], sx.get())};
@@ -383,10 +388,11 @@ Tensor adaptive_avg_pool2d_backward(const Tensor &grad_output,
   auto boxAt = [&](int64_t oy, int64_t ox) {
     return adaptiveBox(out, H, W, oy, ox);
   };
-  return overPlanesBackward(x, grad_output, "adaptive_avg_pool2d",
-                            [&](const auto *, const auto *g, auto *gin) {
-                              averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
-                            });
+  return overPlanesBackward(
+      x, grad_output, "adaptive_avg_pool2d",
+      [&](const auto *, const auto *g, auto *gin) KILN_KERNEL_LAMBDA {
+        averageBoxesBackward(g, gin, W, Ho, Wo, boxAt);
+      });
 }
 
 Tensor adaptive_avg_pool2d(const Tensor &x, int64_t output_size) {

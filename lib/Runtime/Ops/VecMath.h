@@ -15,6 +15,8 @@
 #ifndef KILN_RUNTIME_VECMATH_H
 #define KILN_RUNTIME_VECMATH_H
 
+#include "Core/Parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -83,7 +85,7 @@ double verf(T x) {
 
 /// The maximum of in[0, n), NaN when any element is NaN (-inf when n is
 /// 0); vectorized by lanes.
-template <typename T> T rowMax(const T *in, int64_t n) {
+template <typename T> KILN_KERNEL_INLINE T rowMax(const T *in, int64_t n) {
   // Per-lane maxima: a select-based max is not a reduction the vectorizer
   // accepts (it is not commutative with NaN), but lane-wise it vectorizes.
   // NaNs are counted on the side so that they propagate.

@@ -2,9 +2,12 @@
 //----------------------===//
 #include "TestUtil.h"
 
+#include "kiln/Cpu.h"
 #include "kiln/abi.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 using namespace kiln;
 
@@ -84,4 +87,38 @@ TEST_CASE("a file compiled for a list of CPUs runs the largest that fits",
   CHECK(abi::chooseCpuTarget("sse2") == 0);
   CHECK(abi::chooseCpuTarget("") == 0);
   CHECK(abi::missingCpuFeatures("").empty());
+}
+
+TEST_CASE("the kernels run the largest instruction set the cap allows",
+          "[cpu]") {
+  // Worked out here from cpuid and KILN_CPU_CAPABILITY, which ctest sets to
+  // each level in turn: the loop bodies' copy the runtime runs
+  // (lib/Runtime/Core/Parallel.h).
+#if defined(__x86_64__)
+  int cap = 3;
+  if (const char *env = std::getenv("KILN_CPU_CAPABILITY")) {
+    std::string level = env;
+    cap = level == "x86-64-v2" || level == "baseline" ? 1
+          : level == "avx2" || level == "x86-64-v3"   ? 2
+                                                      : 3;
+  }
+  __builtin_cpu_init();
+  const bool v3 = __builtin_cpu_supports("avx2") &&
+                  __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi2") &&
+                  __builtin_cpu_supports("f16c") &&
+                  __builtin_cpu_supports("lzcnt") &&
+                  __builtin_cpu_supports("movbe"),
+             v4 = v3 && __builtin_cpu_supports("avx512f") &&
+                  __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512dq") &&
+                  __builtin_cpu_supports("avx512cd");
+  const char *expected = v4 && cap >= 3   ? "avx512"
+                         : v3 && cap >= 2 ? "avx2"
+                                          : "x86-64-v2";
+  CHECK(cpu::get_cpu_capability() == expected);
+#else
+  CHECK(cpu::get_cpu_capability() == "default");
+#endif
 }

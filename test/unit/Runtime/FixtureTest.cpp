@@ -474,10 +474,11 @@ const std::map<std::string, OpFn> &ops() {
 /// Relative tolerance per op: float32 results of a float64 reference.
 double rtolFor(const std::string &op) {
   if (op == "pow" || op == "matmul" || op == "linear" || op == "conv2d" ||
-      op == "var" || op == "std" || op == "logsumexp" || op == "norm" ||
-      op == "layer_norm" || op == "rms_norm" || op == "cross_entropy" ||
-      op == "log_softmax" || op == "scaled_dot_product_attention" ||
-      op == "bmm" || op == "addmm" || op == "baddbmm" || op == "batch_norm")
+      op == "conv_transpose2d" || op == "var" || op == "std" ||
+      op == "logsumexp" || op == "norm" || op == "layer_norm" ||
+      op == "rms_norm" || op == "cross_entropy" || op == "log_softmax" ||
+      op == "scaled_dot_product_attention" || op == "bmm" || op == "addmm" ||
+      op == "baddbmm" || op == "batch_norm")
     return 1e-5;
   return 1e-6;
 }
