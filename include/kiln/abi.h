@@ -84,9 +84,10 @@ using EntryPoint = void (*)(void **args);
 struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
                       int64_t ops = 0, const char *inputs = "",
-                      const char *cpuFeatures = "", bool autograd = false)
+                      const char *cpuFeatures = "", bool autograd = false,
+                      bool autocasts = false)
       : graph(graph), location(location), ops(ops), inputs(inputs),
-        cpuFeatures(cpuFeatures), autograd(autograd) {}
+        cpuFeatures(cpuFeatures), autograd(autograd), autocasts(autocasts) {}
   const char *graph;
   const char *location;
   int64_t ops;
@@ -96,6 +97,10 @@ struct GraphSite {
   /// requires grad does not send the call to eager code at its guard; its
   /// GraphCall (given the backward) records the compiled backward instead.
   bool autograd;
+  /// The graph holds ops kiln::autocast changes (products, cross_entropy):
+  /// compiled for the dtypes it was traced with, it runs eagerly while
+  /// autocast is on (kiln::is_autocast_enabled).
+  bool autocasts;
 };
 
 /// The features of `features` (comma-separated, LLVM's names) that the

@@ -2,6 +2,7 @@
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
 
+#include "kiln/Autocast.h"
 #include "kiln/Autograd.h"
 #include "kiln/Cpu.h"
 #include "kiln/Cuda.h"

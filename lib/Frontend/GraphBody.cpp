@@ -438,6 +438,19 @@ int64_t Graph::tensorOpCount() const {
   return n;
 }
 
+bool Graph::holdsAutocastOps() const {
+  using namespace mlir::kiln;
+  return body->fn
+      ->walk([](Operation *op) {
+        return isa<MatmulOp, BmmOp, AddmmOp, BaddbmmOp, LinearOp, EinsumOp,
+                   Conv2dOp, ConvTranspose2dOp, ScaledDotProductAttentionOp,
+                   CrossEntropyOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 std::optional<double> Graph::constantValue(int value) const {
   if (static_cast<size_t>(value) >= body->values.size())
     return std::nullopt;

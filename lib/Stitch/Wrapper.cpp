@@ -105,9 +105,12 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
   os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
      << cString(location) << ", " << g.tensorOpCount() << ", "
      << cString(tensorInputs);
-  if (!cpuFeatures.empty() || g.autograd)
+  bool autocasts = g.holdsAutocastOps();
+  if (!cpuFeatures.empty() || g.autograd || autocasts)
     os << ", " << (cpuFeatures.empty() ? "\"\"" : cpuFeatures);
-  if (g.autograd) // the call records the compiled backward
+  if (g.autograd || autocasts) // the call records the compiled backward
+    os << ", " << (g.autograd ? "true" : "false");
+  if (autocasts) // eager code under kiln::autocast
     os << ", true";
   os << ");\n";
 }

@@ -206,6 +206,11 @@ struct Graph {
   /// Ops that compute tensors (what `explain` counts), conversions of an
   /// operand to another's type aside.
   int64_t tensorOpCount() const;
+  /// Whether it holds an op that kiln::autocast changes (the products on
+  /// ATen's lower_precision_fp list, cross_entropy on its fp32 list; the
+  /// runtime's AutocastOp): its guard sends calls under autocast to eager
+  /// code, which computes them in the dtypes autocast gives.
+  bool holdsAutocastOps() const;
   /// The number a constant gives value, if that is what computes it.
   std::optional<double> constantValue(int value) const;
 };

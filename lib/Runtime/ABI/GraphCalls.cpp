@@ -4,6 +4,7 @@
 // mode of each thread, KILN_LOGS, guards, GraphCall and opaque calls.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Autocast.h"
 #include "kiln/Autograd.h"
 #include "kiln/abi.h"
 
@@ -207,6 +208,19 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
   return true;
 }
 
+/// A graph with ops kiln::autocast changes, called while autocast is on:
+/// it was compiled for the dtypes it was traced with, so it runs eagerly,
+/// where those ops cast (counted as a guard miss, said once).
+bool autocasting(const GraphSite &site) {
+  if (!site.autocasts || !is_autocast_enabled())
+    return false;
+  countEagerRun(site, std::string("kiln::autocast is on (") +
+                          dtypeName(get_autocast_dtype()) +
+                          ") and its products were compiled for the dtypes "
+                          "they were traced with");
+  return true;
+}
+
 /// A graph called on a tensor that requires grad while grad mode is on:
 /// compiled graphs record no autograd yet, so it runs eagerly, where every
 /// op records, and says so once (counted as a guard miss).
@@ -283,7 +297,8 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) || recordsGrad(site, tensors))
+  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site) ||
+      recordsGrad(site, tensors))
     return false;
   const char *why = nullptr;
   int index = firstMismatch(tensors, cuda, &why);
@@ -382,7 +397,7 @@ int chooseVersion(const GraphSite &site,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) ||
+  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site) ||
       (versions.size() && recordsGrad(site, versions.begin()->tensors)))
     return -1;
   const GraphVersion *only = nullptr;

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Ops/Attention.h"
+#include "Core/Autocast.h"
 #include "Core/Autograd.h"
 #include "Core/Parallel.h"
 #include "Core/Stats.h"
@@ -261,11 +262,15 @@ Tensor attentionMath(const Tensor &q, const Tensor &k, const Tensor &v,
 }
 } // namespace
 
-Tensor scaled_dot_product_attention(const Tensor &query, const Tensor &key,
-                                    const Tensor &value,
-                                    const Tensor &attn_mask, double dropout_p,
+Tensor scaled_dot_product_attention(const Tensor &query0, const Tensor &key0,
+                                    const Tensor &value0,
+                                    const Tensor &attn_mask0, double dropout_p,
                                     bool is_causal,
                                     std::optional<double> scale) {
+  detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor query = autocast(query0), key = autocast(key0),
+               value = autocast(value0), attn_mask = autocast(attn_mask0);
   autograd::Recorder grad("ScaledDotProductAttentionBackward0", query, key,
                           value, attn_mask);
   Tensor out = detail::scaledDotProductAttention(

@@ -12,6 +12,7 @@
 // passes. Each counts as one op.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autocast.h"
 #include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
@@ -416,8 +417,10 @@ Tensor select(const Tensor &x, int64_t dim, int64_t index) {
   return x.slice(d, index, index + 1).squeeze(d);
 }
 
-Tensor bmm(const Tensor &a, const Tensor &b) {
+Tensor bmm(const Tensor &a0, const Tensor &b0) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor a = autocast(a0), b = autocast(b0);
   requireRank(a, 3, "bmm", "batch1");
   requireRank(b, 3, "bmm", "batch2");
   if (a.size(0) != b.size(0))
@@ -426,17 +429,21 @@ Tensor bmm(const Tensor &a, const Tensor &b) {
   return matmul(a, b);
 }
 
-Tensor addmm(const Tensor &input, const Tensor &m1, const Tensor &m2,
+Tensor addmm(const Tensor &input0, const Tensor &m10, const Tensor &m20,
              Scalar beta, Scalar alpha) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor input = autocast(input0), m1 = autocast(m10), m2 = autocast(m20);
   requireRank(m1, 2, "addmm", "mat1");
   requireRank(m2, 2, "addmm", "mat2");
   return scaledSum(input, matmul(m1, m2), beta, alpha, "addmm");
 }
 
-Tensor baddbmm(const Tensor &input, const Tensor &b1, const Tensor &b2,
+Tensor baddbmm(const Tensor &input0, const Tensor &b10, const Tensor &b20,
                Scalar beta, Scalar alpha) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor input = autocast(input0), b1 = autocast(b10), b2 = autocast(b20);
   return scaledSum(input, bmm(b1, b2), beta, alpha, "baddbmm");
 }
 
@@ -607,9 +614,12 @@ Tensor Tensor::view_as(const Tensor &other) const {
 
 namespace kiln {
 
-Tensor einsum(const std::string &equation,
-              const std::vector<Tensor> &operands) {
+Tensor einsum(const std::string &equation, const std::vector<Tensor> &given) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  std::vector<Tensor> operands;
+  for (const Tensor &t : given)
+    operands.push_back(autocast(t));
   std::vector<int64_t> ranks;
   for (const Tensor &t : operands) {
     detail::checkCpu(t, "einsum");

@@ -7,6 +7,7 @@
 // wraps on overflow like torch.
 //
 //===----------------------------------------------------------------------===//
+#include "Core/Autocast.h"
 #include "Core/Autograd.h"
 #include "Core/CpuFeatures.h"
 #include "Core/Stats.h"
@@ -647,8 +648,10 @@ autograd::Grads matmulBackward(const Tensor &g, const Tensor &a,
 }
 } // namespace
 
-Tensor matmul(const Tensor &a, const Tensor &b) {
+Tensor matmul(const Tensor &a0, const Tensor &b0) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor a = autocast(a0), b = autocast(b0);
   autograd::Recorder grad("MmBackward0", a, b);
   Tensor out = matmulForward(a, b);
   if (grad)
@@ -696,8 +699,10 @@ static Tensor matmulForward(const Tensor &a, const Tensor &b) {
   return out.to(a.dtype());
 }
 
-Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b) {
+Tensor linear(const Tensor &x0, const Tensor &w0, const Tensor &b0) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor x = autocast(x0), w = autocast(w0), b = autocast(b0);
   checkCpu(x, "linear");
   checkCpu(w, "linear");
   if (w.dim() != 2)

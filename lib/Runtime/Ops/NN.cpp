@@ -1,4 +1,5 @@
 //===- NN.cpp - embedding, conv1d, conv2d, conv_transpose2d, cross_entropy ===//
+#include "Core/Autocast.h"
 #include "Core/Autograd.h"
 #include "Core/Stats.h"
 #include "Ops/Elementwise.h"
@@ -258,10 +259,12 @@ ConvGeometry convGeometry(const Tensor &x, const Tensor &w,
 }
 } // namespace
 
-Tensor conv2d(const Tensor &x, const Tensor &w, const Tensor &b,
+Tensor conv2d(const Tensor &x0, const Tensor &w0, const Tensor &b0,
               const Shape &strideParam, const Shape &paddingParam,
               const Shape &dilationParam, int64_t groups) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor x = autocast(x0), w = autocast(w0), b = autocast(b0);
   autograd::Recorder grad("ConvolutionBackward0", x, w, b);
   ConvGeometry geometry =
       convGeometry(x, w, strideParam, paddingParam, dilationParam, groups);
@@ -337,11 +340,13 @@ Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
                           Shape{output_padding}, groups, Shape{dilation});
 }
 
-Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
+Tensor conv_transpose2d(const Tensor &x0, const Tensor &w0, const Tensor &b0,
                         const Shape &strideParam, const Shape &paddingParam,
                         const Shape &outputPaddingParam, int64_t groups,
                         const Shape &dilationParam) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::LowerPrecision);
+  const Tensor x = autocast(x0), w = autocast(w0), b = autocast(b0);
   const char *op = "conv_transpose2d";
   checkCpu(x, op);
   checkCpu(w, op);
@@ -405,8 +410,10 @@ Tensor conv_transpose2d(const Tensor &x, const Tensor &w, const Tensor &b,
   return x.dim() == 3 ? out.squeeze(0) : out;
 }
 
-Tensor cross_entropy(const Tensor &logits, const Tensor &targets) {
+Tensor cross_entropy(const Tensor &logits0, const Tensor &targets) {
   detail::CountedOp counted;
+  detail::AutocastOp autocast(detail::CastPolicy::Float32);
+  const Tensor logits = autocast(logits0);
   checkCpu(logits, "cross_entropy");
   checkCpu(targets, "cross_entropy");
   if (logits.dim() != 1 && logits.dim() != 2)
