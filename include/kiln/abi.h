@@ -81,13 +81,19 @@ using EntryPoint = void (*)(void **args);
 /// counts), its inputs' C++ spellings, comma-separated, and the CPU
 /// features its compiled code was built for ("avx2,fma,..."; LLVM's names),
 /// which the guard checks against the running CPU.
+/// Which kiln::autocast dtype a graph's autocast twins (versions typed as
+/// eager code computes under autocast) were compiled for.
+enum class AutocastTwins { None, BFloat16 };
+
 struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
                       int64_t ops = 0, const char *inputs = "",
                       const char *cpuFeatures = "", bool autograd = false,
-                      bool autocasts = false)
+                      bool autocasts = false,
+                      AutocastTwins twins = AutocastTwins::None)
       : graph(graph), location(location), ops(ops), inputs(inputs),
-        cpuFeatures(cpuFeatures), autograd(autograd), autocasts(autocasts) {}
+        cpuFeatures(cpuFeatures), autograd(autograd), autocasts(autocasts),
+        twins(twins) {}
   const char *graph;
   const char *location;
   int64_t ops;
@@ -99,8 +105,10 @@ struct GraphSite {
   bool autograd;
   /// The graph holds ops kiln::autocast changes (products, cross_entropy):
   /// compiled for the dtypes it was traced with, it runs eagerly while
-  /// autocast is on (kiln::is_autocast_enabled).
+  /// autocast is on (kiln::is_autocast_enabled), unless `twins` has
+  /// versions compiled for that autocast dtype (the dispatcher's).
   bool autocasts;
+  AutocastTwins twins;
 };
 
 /// The features of `features` (comma-separated, LLVM's names) that the

@@ -564,7 +564,11 @@ private:
       for (Segment &seg : root.segments)
         graphs.push_back(&seg.graph);
       std::vector<std::vector<GraphVariant>> variants;
-      if (llvm::Error error = typeGraphs(graphs, variants)) {
+      // --autocast: twins for the cpu backend's inference graphs (a
+      // training pair's backward would need its own).
+      bool autocastVersions = request.autocast && !request.autograd &&
+                              root.backend == mlir::kiln::Backend::Cpu;
+      if (llvm::Error error = typeGraphs(graphs, variants, autocastVersions)) {
         root.leftOnHost = detail::reportTypingFailure(
             unit_, root, std::move(error), request.requireKnownTypes,
             suppressed(request));

@@ -274,6 +274,11 @@ int run(int argc, char **argv) {
       "Compile each graph's backward too: a call with an input that "
       "requires grad runs compiled and records the compiled backward as one "
       "autograd node (without it, such a call runs eagerly)");
+  compileCmd->add_flag(
+      "--autocast", compile.autocast,
+      "Compile each graph with matmul, linear, conv or attention a second "
+      "time as kiln::autocast(kBFloat16) computes it: calls under autocast "
+      "run that version (without it, they run eagerly)");
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
@@ -313,6 +318,9 @@ int run(int argc, char **argv) {
       "Each graph's backward too (as kiln compile --autograd builds it): "
       "its ops, what the forward saves for it and what it computes again, "
       "with byte counts");
+  explainCmd->add_flag("--autocast", explain.autocast,
+                       "Each graph's autocast twin too (as kiln compile "
+                       "--autocast builds it)");
   explainCmd->add_flag("--json", explain.json,
                        "The report as JSON (schema kiln.explain, version 1)");
   explainCmd->add_flag("--dot", explain.dot,

@@ -163,6 +163,21 @@ llvm::Error opErrorAt(Location loc, const std::string &why) {
   return llvm::createStringError(opErrorText(loc, why));
 }
 
+/// What kiln::autocast does to an op's operands: the products of ATen's
+/// lower_precision_fp list cast float32 ones to the autocast dtype,
+/// cross_entropy (its fp32 list) widens 16-bit ones (the runtime's
+/// AutocastOp, lib/Runtime/Core/Autocast.h, the same ops).
+enum class AutocastCast { None, Lower, Widen };
+AutocastCast autocastOf(Operation *op) {
+  using namespace mlir::kiln;
+  if (isa<MatmulOp, BmmOp, AddmmOp, BaddbmmOp, LinearOp, EinsumOp, Conv2dOp,
+          ConvTranspose2dOp, ScaledDotProductAttentionOp>(op))
+    return AutocastCast::Lower;
+  if (isa<CrossEntropyOp>(op))
+    return AutocastCast::Widen;
+  return AutocastCast::None;
+}
+
 /// Types a copy of a graph's body: its inputs take the graph's types and
 /// each op is refined in order (refineOp) and verified; the values of
 /// `typed`, if given, take the types built.
@@ -256,6 +271,8 @@ private:
         error_ = d.str();
       return success();
     });
+    if (graph_.autocast && !castForAutocast(op))
+      return false;
     SmallVector<Value> old(op->getResults());
     FailureOr<Operation *> refined = mlir::kiln::refineOp(op);
     if (failed(refined) ||
@@ -279,6 +296,37 @@ private:
         replaceValue(from, to);
     return true;
   }
+  /// Under autocast (Graph::autocast): op's operands cast as the runtime's
+  /// AutocastOp casts them, before op is typed (its operands are).
+  bool castForAutocast(Operation *op) {
+    AutocastCast how = autocastOf(op);
+    if (how == AutocastCast::None)
+      return true;
+    bool lower = how == AutocastCast::Lower, widen = !lower;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        continue;
+      Type element = type.getElementType();
+      Type to;
+      if (lower && element.isF32())
+        to = BFloat16Type::get(ctx_);
+      else if (widen && (element.isBF16() || element.isF16()))
+        to = Float32Type::get(ctx_);
+      if (!to)
+        continue;
+      OpBuilder b(op);
+      auto cast = mlir::kiln::CastOp::create(b, op->getLoc(), type.clone(to),
+                                             operand.get());
+      operand.set(cast.getResult());
+      if (failed(verify(cast, /*verifyRecursively=*/false))) {
+        error_ = "its autocast conversion does not verify";
+        return false;
+      }
+    }
+    return true;
+  }
+
   void replaceValue(Value from, Value to) {
     for (Value &v : values_)
       if (v == from)
@@ -439,14 +487,12 @@ int64_t Graph::tensorOpCount() const {
 }
 
 bool Graph::holdsAutocastOps() const {
-  using namespace mlir::kiln;
+  if (!body || !body->fn)
+    return false;
   return body->fn
       ->walk([](Operation *op) {
-        return isa<MatmulOp, BmmOp, AddmmOp, BaddbmmOp, LinearOp, EinsumOp,
-                   Conv2dOp, ConvTranspose2dOp, ScaledDotProductAttentionOp,
-                   CrossEntropyOp>(op)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
+        return autocastOf(op) != AutocastCast::None ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
       })
       .wasInterrupted();
 }

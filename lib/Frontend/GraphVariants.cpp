@@ -469,10 +469,42 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   return versions;
 }
 
+/// Beside each of `variants` (g's plain variant when g alone served), its
+/// autocast twin: the same graph typed as under kiln::autocast, named
+/// `_autocast`. Left as they were when no twin types.
+void addAutocastTwins(const Graph &g, std::vector<GraphVariant> &variants) {
+  std::vector<GraphVariant> plain = variants;
+  if (plain.empty()) {
+    GraphVariant all;
+    all.graph = g;
+    all.graph.name = g.name + "_plain";
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      all.inputIndex.push_back(i);
+    plain.push_back(std::move(all));
+  }
+  std::vector<GraphVariant> twins;
+  for (const GraphVariant &v : plain) {
+    GraphVariant twin = v;
+    twin.graph.autocast = true;
+    twin.graph.name = v.graph.name + "_autocast";
+    if (llvm::Error error = typeBody(twin.graph)) {
+      llvm::consumeError(std::move(error)); // its calls run eagerly
+      continue;
+    }
+    twins.push_back(std::move(twin));
+  }
+  if (twins.empty())
+    return;
+  variants = std::move(plain);
+  for (GraphVariant &t : twins)
+    variants.push_back(std::move(t));
+}
+
 } // namespace
 
 llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
-                       std::vector<std::vector<GraphVariant>> &variants) {
+                       std::vector<std::vector<GraphVariant>> &variants,
+                       bool autocastVersions) {
   // Variable -> the types a graph left there (several: its versions'), in
   // the order they are likely: what held before a loop first.
   struct Typed {
@@ -647,6 +679,10 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
         addOnce(left[o.variable].ranks, v.rank);
         addOnce(left[o.variable].elements, v.element);
       }
+    // (The twins' types are left out of what follows: a later graph that
+    // reads a bfloat16 result runs eagerly rather than in more versions.)
+    if (autocastVersions && g.holdsAutocastOps())
+      addAutocastTwins(g, out);
     variants[gi] = std::move(out);
   };
   // `into` with what `before` held first (the types on entry to a loop).

@@ -90,7 +90,8 @@ namespace {
 /// compiled code, then where the graph is (for the guard's warning and
 /// KILN_STATS).
 void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
-                  const std::string &location, const std::string &cpuFeatures) {
+                  const std::string &location, const std::string &cpuFeatures,
+                  bool autocastTwins = false) {
   if (onlyFromCompiled)
     os << "  // A callee compiled as a root of its own: eager callers keep "
           "the\n"
@@ -105,13 +106,16 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
   os << "  static constexpr kiln::abi::GraphSite site(\"" << g.name << "\", "
      << cString(location) << ", " << g.tensorOpCount() << ", "
      << cString(tensorInputs);
-  bool autocasts = g.holdsAutocastOps();
+  // Under kiln::autocast: its twins (bfloat16) or eager code.
+  const char *autocasts = !g.holdsAutocastOps() ? nullptr
+                          : autocastTwins ? "kiln::abi::AutocastTwins::BFloat16"
+                                          : "kiln::abi::AutocastTwins::None";
   if (!cpuFeatures.empty() || g.autograd || autocasts)
     os << ", " << (cpuFeatures.empty() ? "\"\"" : cpuFeatures);
   if (g.autograd || autocasts) // the call records the compiled backward
     os << ", " << (g.autograd ? "true" : "false");
-  if (autocasts) // eager code under kiln::autocast
-    os << ", true";
+  if (autocasts)
+    os << ", true, " << autocasts;
   os << ");\n";
 }
 /// The C++ function each of g's kiln.opaque_call symbols stands for.
@@ -394,7 +398,9 @@ WrapperCode emitDispatcher(const Graph &g,
   std::string signature = signatureOf(g);
   std::ostringstream os;
   os << signature << " {\n";
-  emitPrologue(os, g, onlyFromCompiled, location, cpuFeatures);
+  bool twins = llvm::any_of(
+      variants, [](const GraphVariant &v) { return v.graph.autocast; });
+  emitPrologue(os, g, onlyFromCompiled, location, cpuFeatures, twins);
   os << "  switch (kiln::abi::chooseVersion(site, {";
   for (size_t k = 0; k < variants.size(); ++k) {
     const GraphVariant &v = variants[k];
@@ -402,7 +408,11 @@ WrapperCode emitDispatcher(const Graph &g,
     for (size_t j = 0; j < v.when.size(); ++j)
       os << (j ? " && " : "") << (v.when[j].second ? "" : "!") << "i"
          << v.when[j].first;
-    if (v.when.empty())
+    // Autocast twins serve calls under kiln::autocast, the others the rest.
+    if (twins)
+      os << (v.when.empty() ? "" : " && ") << (v.graph.autocast ? "" : "!")
+         << "kiln::is_autocast_enabled()";
+    else if (v.when.empty())
       os << "true";
     os << ", {";
     bool first = true;

@@ -63,6 +63,11 @@ struct CompileRequest : SourceRequest {
   /// the stitched call records as its autograd node when an input
   /// requires grad.
   bool autograd = false;
+  /// Compile each cpu inference graph holding ops kiln::autocast changes
+  /// a second time as under autocast(kBFloat16) (its autocast twin), which
+  /// the stitched call runs while autocast is on; without it such calls
+  /// run eagerly (docs/frontend.md).
+  bool autocast = false;
 };
 
 /// The gpu-module-to-binary format for a --cuda-format value (ptx, cubin,
@@ -74,6 +79,8 @@ struct ExplainRequest : SourceRequest {
   bool json = false, dot = false;
   /// Each graph's backward too: what is saved and computed again.
   bool autograd = false;
+  /// Each graph's autocast twin too (kiln compile --autocast).
+  bool autocast = false;
 };
 
 namespace detail {

@@ -163,6 +163,12 @@ struct Graph {
   /// then runs eagerly).
   bool autograd = false;
   std::string noBackward;
+  /// Typed and built as eager code computes under kiln::autocast(
+  /// kBFloat16): the ops holdsAutocastOps names take their float32
+  /// operands cast to bfloat16 (cross_entropy its 16-bit logits to
+  /// float32), so their results and all that follows have the dtypes
+  /// eager code gives (GraphBody.cpp's GraphTyper).
+  bool autocast = false;
   /// The aot_eager backend's definitions of its entry points (the graph's
   /// function, and its training forward and backward: stitch's
   /// emitEagerEntry), which the stitched source holds instead of an
@@ -263,9 +269,13 @@ constexpr size_t kMaxTypeVersions = 4;
 /// version; `variants[i]` gets its host-bool variants and type versions
 /// (named `_v<bits>` and `_t<k>`; empty when the graph alone serves). A
 /// graph none of whose versions types is an error; every graph is typed
-/// and the first error returned (GraphVariants.cpp).
+/// and the first error returned (GraphVariants.cpp). With
+/// autocastVersions, each variant of a graph that holdsAutocastOps gets
+/// an autocast twin (`_autocast`, Graph::autocast) where it types, and
+/// a graph that had none gets a plain variant (`_plain`) beside it.
 llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
-                       std::vector<std::vector<GraphVariant>> &variants);
+                       std::vector<std::vector<GraphVariant>> &variants,
+                       bool autocastVersions = false);
 
 /// Whether t is a floating-point type (float32, float64 or a half type).
 bool isFloat(ElementType t);

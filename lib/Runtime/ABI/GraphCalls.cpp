@@ -214,10 +214,18 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
 bool autocasting(const GraphSite &site) {
   if (!site.autocasts || !is_autocast_enabled())
     return false;
-  countEagerRun(site, std::string("kiln::autocast is on (") +
-                          dtypeName(get_autocast_dtype()) +
-                          ") and its products were compiled for the dtypes "
-                          "they were traced with");
+  if (site.twins == AutocastTwins::BFloat16 &&
+      get_autocast_dtype() == kBFloat16)
+    return false; // the dispatcher chooses a twin
+
+  countEagerRun(site,
+                std::string("kiln::autocast is on (") +
+                    dtypeName(get_autocast_dtype()) +
+                    (site.twins == AutocastTwins::None
+                         ? ") and its products were compiled for the dtypes "
+                           "they were traced with"
+                         : ") and its autocast versions were compiled for "
+                           "bfloat16"));
   return true;
 }
 
