@@ -56,6 +56,8 @@ ROWS = [
     ("gpt2", [2, 256], "GPT-2 block (B=2, T=256, C=768)"),
     ("gpt2_sdpa", [2, 256], "GPT-2 block, scaled_dot_product_attention (B=2, T=256, C=768)"),
     ("gpt2_bf16", [2, 256], "GPT-2 block, bfloat16 (B=2, T=256, C=768)"),
+    ("gpt2_autocast", [2, 256],
+     "GPT-2 block, float32 under autocast(bfloat16), sdpa (B=2, T=256, C=768)"),
 ]
 # The GPU rows (--device cuda): issue 40's workloads.
 GPU_ROWS = [
@@ -129,6 +131,10 @@ def torch_rows(device="cpu"):
         return gpt2_block(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
                           *args)
 
+    def gpt2_autocast(*args):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return gpt2_sdpa(*args)
+
     def n(*shape, std=1.0):
         return (torch.randn(*shape) * std).to(device)
 
@@ -147,7 +153,7 @@ def torch_rows(device="cpu"):
             B, I, H = a
             return gru, [(n(B, I), n(B, H, std=0.5), n(3 * H, I, std=0.1),
                           n(3 * H, H, std=0.1), n(3 * H, std=0.1), n(3 * H, std=0.1))]
-        if name in ("gpt2", "gpt2_sdpa", "gpt2_bf16"):
+        if name in ("gpt2", "gpt2_sdpa", "gpt2_bf16", "gpt2_autocast"):
             C = 768
             ones, zeros = torch.ones(C, device=device), torch.zeros(C, device=device)
             args = (n(a[0], a[1], C), ones, zeros,
@@ -157,7 +163,8 @@ def torch_rows(device="cpu"):
                     n(C, std=0.02))
             if name == "gpt2_bf16":
                 args = tuple(t.to(torch.bfloat16) for t in args)
-            return (gpt2_sdpa if name == "gpt2_sdpa" else gpt2), [args]
+            fn = {"gpt2_sdpa": gpt2_sdpa, "gpt2_autocast": gpt2_autocast}.get(name, gpt2)
+            return fn, [args]
         raise ValueError(name)
 
     return torch, make
@@ -265,8 +272,10 @@ def main():
         if args.exe:
             exe = args.exe
         else:
+            # --autocast: the autocast row's compiled side (twins of the
+            # product graphs; the other rows run their plain versions).
             exe, compile_s = build(root, os.path.abspath(args.build), args.cxx, work,
-                                   ["--backend=cuda"] if gpu else [])
+                                   ["--backend=cuda"] if gpu else ["--autocast"])
             print(f"kiln compile of sweep.cpp: {compile_s:.1f} s", file=sys.stderr)
         kiln = Kiln(exe)
         bandwidth = float(kiln.ask("bandwidth")[0])

@@ -23,7 +23,9 @@
 //                       when there is no GPU. A batch of calls on the GPU
 //                       is timed to its last kernel's end.
 // Rows: chain N | ln_softmax R C | mlp BATCH | mlp_cold BATCH |
-//       gru BATCH IN HIDDEN | gpt2 B T | gpt2_sdpa B T | gpt2_bf16 B T
+//       gru BATCH IN HIDDEN | gpt2 B T | gpt2_sdpa B T | gpt2_bf16 B T |
+//       gpt2_autocast B T (the float32 sdpa block called under
+//       kiln::autocast; its compiled side needs kiln compile --autocast)
 //       (on cuda: chain, ln_softmax, mlp, gpt2, gpt2_sdpa).
 #include <kiln/kiln.h>
 
@@ -219,7 +221,8 @@ Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
     Tensor x = normal({a[0], a[1]}, 1.0), h = normal({a[0], H}, 0.5);
     return {[=] { return eager_gru(*c, x, h); }, [=] { return gru_step(*c, x, h); }};
   }
-  if (name == "gpt2" || name == "gpt2_sdpa" || name == "gpt2_bf16") {
+  if (name == "gpt2" || name == "gpt2_sdpa" || name == "gpt2_bf16" ||
+      name == "gpt2_autocast") {
     need(2);
     const int64_t C = 768;
     auto blk = std::make_shared<Gpt2Block>(Gpt2Block{
@@ -240,6 +243,18 @@ Row makeRow(const std::string &name, const std::vector<int64_t> &a) {
     if (name == "gpt2_sdpa")
       return {[=] { return eager_gpt2_sdpa(*blk, x); },
               [=] { return cblk->forward_sdpa(cx); }};
+    if (name == "gpt2_autocast") {
+      if (onGpu())
+        throw kiln::Error("sweep: gpt2_autocast runs on the CPU only");
+      return {[=] {
+                kiln::autocast scope(kiln::kBFloat16);
+                return eager_gpt2_sdpa(*blk, x);
+              },
+              [=] {
+                kiln::autocast scope(kiln::kBFloat16);
+                return cblk->forward_sdpa(cx);
+              }};
+    }
     return {[=] { return eager_gpt2(*blk, x); },
             [=] { return cblk->forward(cx); }};
   }

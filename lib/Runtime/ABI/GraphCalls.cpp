@@ -210,9 +210,11 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
 
 /// A graph with ops kiln::autocast changes, called while autocast is on:
 /// it was compiled for the dtypes it was traced with, so it runs eagerly,
-/// where those ops cast (counted as a guard miss, said once).
-bool autocasting(const GraphSite &site) {
-  if (!site.autocasts || !is_autocast_enabled())
+/// where those ops cast (counted as a guard miss, said once). Autocast is
+/// the CPU's: a cuda graph's ops are not its (as torch's "cpu" autocast
+/// leaves CUDA ops alone).
+bool autocasting(const GraphSite &site, bool cuda) {
+  if (cuda || !site.autocasts || !is_autocast_enabled())
     return false;
   if (site.twins == AutocastTwins::BFloat16 &&
       get_autocast_dtype() == kBFloat16)
@@ -305,7 +307,7 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site) ||
+  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site, cuda) ||
       recordsGrad(site, tensors))
     return false;
   const char *why = nullptr;
@@ -405,7 +407,7 @@ int chooseVersion(const GraphSite &site,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site) ||
+  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site, cuda) ||
       (versions.size() && recordsGrad(site, versions.begin()->tensors)))
     return -1;
   const GraphVersion *only = nullptr;
