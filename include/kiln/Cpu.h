@@ -3,7 +3,7 @@
 // Like torch.backends.cpu: the runtime is built for x86-64-v2 and its loop
 // bodies once more for AVX2 and for AVX-512; it runs the largest set the
 // CPU has, capped by the environment variable KILN_CPU_CAPABILITY
-// (x86-64-v2, avx2 or avx512), read once at start-up.
+// (x86-64-v2, avx2 or avx512), fixed at the first parallel loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CPU_H

@@ -76,15 +76,15 @@ using EntryPoint = void (*)(void **args);
 // What stitched code calls (kiln compile's output)
 //===----------------------------------------------------------------------===//
 
+/// Which kiln::autocast dtype a graph's autocast twins (versions typed as
+/// eager code computes under autocast) were compiled for.
+enum class AutocastTwins { None, BFloat16 };
+
 /// A graph of the stitched source: its name, where its statements begin
 /// ("model.cpp:12"), how many kiln ops it runs (what `kiln explain`
 /// counts), its inputs' C++ spellings, comma-separated, and the CPU
 /// features its compiled code was built for ("avx2,fma,..."; LLVM's names),
 /// which the guard checks against the running CPU.
-/// Which kiln::autocast dtype a graph's autocast twins (versions typed as
-/// eager code computes under autocast) were compiled for.
-enum class AutocastTwins { None, BFloat16 };
-
 struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
                       int64_t ops = 0, const char *inputs = "",

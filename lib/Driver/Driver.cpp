@@ -276,9 +276,11 @@ int run(int argc, char **argv) {
       "autograd node (without it, such a call runs eagerly)");
   compileCmd->add_flag(
       "--autocast", compile.autocast,
-      "Compile each graph with matmul, linear, conv or attention a second "
-      "time as kiln::autocast(kBFloat16) computes it: calls under autocast "
-      "run that version (without it, they run eagerly)");
+      "Compile each graph with a product (matmul, linear, bmm, addmm, "
+      "baddbmm, einsum, conv, attention) or cross_entropy a second time as "
+      "kiln::autocast(kBFloat16) computes it: calls under autocast run that "
+      "version (without it, they run eagerly); cpu graphs, not with "
+      "--autograd");
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");

@@ -112,7 +112,7 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
                                           : "kiln::abi::AutocastTwins::None";
   if (!cpuFeatures.empty() || g.autograd || autocasts)
     os << ", " << (cpuFeatures.empty() ? "\"\"" : cpuFeatures);
-  if (g.autograd || autocasts) // the call records the compiled backward
+  if (g.autograd || autocasts) // true: the call records the compiled backward
     os << ", " << (g.autograd ? "true" : "false");
   if (autocasts)
     os << ", true, " << autocasts;

@@ -211,10 +211,18 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
 /// A graph with ops kiln::autocast changes, called while autocast is on:
 /// it was compiled for the dtypes it was traced with, so it runs eagerly,
 /// where those ops cast (counted as a guard miss, said once). Autocast is
-/// the CPU's: a cuda graph's ops are not its (as torch's "cpu" autocast
-/// leaves CUDA ops alone).
-bool autocasting(const GraphSite &site, bool cuda) {
-  if (cuda || !site.autocasts || !is_autocast_enabled())
+/// the CPU's: a cuda graph whose tensors are all on the GPU is not its
+/// business (torch's "cpu" autocast leaves CUDA ops alone); given CPU
+/// tensors, eager code would cast them, so that call runs eagerly too.
+bool autocasting(const GraphSite &site, bool cuda,
+                 std::initializer_list<TensorGuard> tensors) {
+  if (!site.autocasts || !is_autocast_enabled())
+    return false;
+  if (cuda &&
+      std::all_of(tensors.begin(), tensors.end(), [](const TensorGuard &g) {
+        return !g.tensor.defined() ||
+               g.tensor.device().type == DeviceType::CUDA;
+      }))
     return false;
   if (site.twins == AutocastTwins::BFloat16 &&
       get_autocast_dtype() == kBFloat16)
@@ -307,8 +315,8 @@ bool guard(const GraphSite &site, std::initializer_list<TensorGuard> tensors,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site, cuda) ||
-      recordsGrad(site, tensors))
+  if (cudaMissing(site, cuda) || cpuMissing(site) ||
+      autocasting(site, cuda, tensors) || recordsGrad(site, tensors))
     return false;
   const char *why = nullptr;
   int index = firstMismatch(tensors, cuda, &why);
@@ -407,8 +415,9 @@ int chooseVersion(const GraphSite &site,
   detail::UncountedOps plumbing;
   detail::stats().graphCalls.fetch_add(1, std::memory_order_relaxed);
   bool cuda = device.type == DeviceType::CUDA;
-  if (cudaMissing(site, cuda) || cpuMissing(site) || autocasting(site, cuda) ||
-      (versions.size() && recordsGrad(site, versions.begin()->tensors)))
+  if (cudaMissing(site, cuda) || cpuMissing(site) ||
+      (versions.size() && (autocasting(site, cuda, versions.begin()->tensors) ||
+                           recordsGrad(site, versions.begin()->tensors))))
     return -1;
   const GraphVersion *only = nullptr;
   size_t allowed = 0;

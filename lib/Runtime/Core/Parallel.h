@@ -39,7 +39,9 @@
 namespace kiln::detail {
 
 #if defined(__x86_64__)
-#define KILN_ISA_AVX2 "avx,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe,xsave"
+// The features of KILN_CPU_CAPABILITY's levels 2 and 3 (CpuFeatures.cpp's
+// table, which kernelIsa checks).
+#define KILN_ISA_AVX2 "avx,avx2,fma,f16c,bmi,bmi2,lzcnt,movbe"
 #define KILN_ISA_AVX512                                                        \
   KILN_ISA_AVX2 ",avx512f,avx512vl,avx512bw,avx512dq,avx512cd"
 // g++ inlines everything a copy calls (flatten); clang, the calls marked.

@@ -12,14 +12,17 @@ not a kernel's helper): a kernel's helper left out of line runs
 at the library's baseline whichever copy calls it (Parallel.h's
 KILN_KERNEL_INLINE).
 
-  isa_copies.py OBJDUMP LIBRARY KERNEL...
+  isa_copies.py OBJDUMP CXXFILT LIBRARY KERNEL...
 """
 import re
 import subprocess
 import sys
 
-objdump, library, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
-text = subprocess.run([objdump, "-d", "--no-show-raw-insn", "-C", library],
+objdump, cxxfilt, library = sys.argv[1], sys.argv[2], sys.argv[3]
+kernels = sys.argv[4:]
+# Mangled names: a call's target is then one token (demangled template
+# names hold '>' and spaces), PLT stubs' included (`name@plt`).
+text = subprocess.run([objdump, "-d", "--no-show-raw-insn", library],
                       check=True, capture_output=True, text=True).stdout
 
 functions = {}  # name -> set of register widths used
@@ -42,7 +45,7 @@ for line in text.splitlines():
         continue
     if PACKED.search(line):
         packed[name] += 1
-    m = re.search(r"\scall\w*\s+\w+ <([^>@]*)", line)
+    m = re.search(r"\scall\w*\s+\w+ <([^>@]+)", line)
     if m:
         calls[name].add(m.group(1))
     for width in ("ymm", "zmm"):
@@ -50,14 +53,17 @@ for line in text.splitlines():
             functions[name].add(width)
 
 def copy_of(fn):
-    # Demangled, or mangled where a name holds a lambda of an anonymous
-    # namespace (which llvm-objdump leaves mangled).
-    if "runAvx512<" in fn or "9runAvx512I" in fn:
+    if "9runAvx512I" in fn:
         return "avx512"
-    if "runAvx2<" in fn or "7runAvx2I" in fn:
+    if "7runAvx2I" in fn:
         return "avx2"
     return None
 
+# Demangled names, for the kernels named on the command line and messages.
+names = list(functions)
+demangled = dict(zip(names, subprocess.run(
+    [cxxfilt], input="\n".join(names), check=True, capture_output=True,
+    text=True).stdout.splitlines()))
 failures = []
 copies = {"avx2": 0, "avx512": 0}
 for fn, widths in functions.items():
@@ -65,9 +71,10 @@ for fn, widths in functions.items():
     if isa:
         copies[isa] += 1
     if isa is None and widths:
-        failures.append(f"{fn} uses {sorted(widths)} outside the ISA copies")
+        failures.append(f"{demangled[fn]} uses {sorted(widths)} outside the "
+                        "ISA copies")
     if isa == "avx2" and "zmm" in widths:
-        failures.append(f"{fn} uses zmm in an AVX2 copy")
+        failures.append(f"{demangled[fn]} uses zmm in an AVX2 copy")
 dispatchers = {fn for fn in functions
                if copy_of(fn) or any(copy_of(c) for c in calls[fn])}
 for fn in functions:
@@ -77,12 +84,12 @@ for fn in functions:
             # the copies may call, are not kernels).
             if (c in functions and KILN.match(c) and c not in dispatchers
                     and packed[c] >= 16):
-                failures.append(f"{fn} calls {c} ({packed[c]} packed "
-                                "instructions) out of line")
+                failures.append(f"{demangled[fn]} calls {demangled[c]} "
+                                f"({packed[c]} packed instructions) out of line")
 for kernel in kernels:
     for isa, width in (("avx2", "ymm"), ("avx512", "zmm")):
         hits = [fn for fn, w in functions.items()
-                if copy_of(fn) == isa and kernel in fn]
+                if copy_of(fn) == isa and kernel in demangled[fn]]
         if not hits:
             failures.append(f"no {isa} copy of {kernel}")
         elif not any(width in functions[fn] for fn in hits):
