@@ -76,9 +76,15 @@ using EntryPoint = void (*)(void **args);
 // What stitched code calls (kiln compile's output)
 //===----------------------------------------------------------------------===//
 
-/// Which kiln::autocast dtype a graph's autocast twins (versions typed as
-/// eager code computes under autocast) were compiled for.
-enum class AutocastTwins { None, BFloat16 };
+/// What a graph's calls do while kiln::autocast is on.
+enum class AutocastSite {
+  Unaffected, // it holds no op autocast changes: compiled either way
+  Eager,      // it does, compiled as traced: eager code runs the call
+  /// and it has autocast twins (versions typed as eager code computes under
+  /// autocast(kBFloat16), kiln compile --autocast), which the dispatcher
+  /// runs; eager code under autocast in another dtype
+  BFloat16Twins,
+};
 
 /// A graph of the stitched source: its name, where its statements begin
 /// ("model.cpp:12"), how many kiln ops it runs (what `kiln explain`
@@ -89,11 +95,9 @@ struct GraphSite {
   constexpr GraphSite(const char *graph, const char *location = "",
                       int64_t ops = 0, const char *inputs = "",
                       const char *cpuFeatures = "", bool autograd = false,
-                      bool autocasts = false,
-                      AutocastTwins twins = AutocastTwins::None)
+                      AutocastSite autocast = AutocastSite::Unaffected)
       : graph(graph), location(location), ops(ops), inputs(inputs),
-        cpuFeatures(cpuFeatures), autograd(autograd), autocasts(autocasts),
-        twins(twins) {}
+        cpuFeatures(cpuFeatures), autograd(autograd), autocast(autocast) {}
   const char *graph;
   const char *location;
   int64_t ops;
@@ -103,12 +107,8 @@ struct GraphSite {
   /// requires grad does not send the call to eager code at its guard; its
   /// GraphCall (given the backward) records the compiled backward instead.
   bool autograd;
-  /// The graph holds ops kiln::autocast changes (products, cross_entropy):
-  /// compiled for the dtypes it was traced with, it runs eagerly while
-  /// autocast is on (kiln::is_autocast_enabled), unless `twins` has
-  /// versions compiled for that autocast dtype (the dispatcher's).
-  bool autocasts;
-  AutocastTwins twins;
+  /// Under kiln::autocast (products, cross_entropy cast there).
+  AutocastSite autocast;
 };
 
 /// The features of `features` (comma-separated, LLVM's names) that the

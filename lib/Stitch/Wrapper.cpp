@@ -107,15 +107,16 @@ void emitPrologue(std::ostringstream &os, const Graph &g, bool onlyFromCompiled,
      << cString(location) << ", " << g.tensorOpCount() << ", "
      << cString(tensorInputs);
   // Under kiln::autocast: its twins (bfloat16) or eager code.
-  const char *autocasts = !g.holdsAutocastOps() ? nullptr
-                          : autocastTwins ? "kiln::abi::AutocastTwins::BFloat16"
-                                          : "kiln::abi::AutocastTwins::None";
-  if (!cpuFeatures.empty() || g.autograd || autocasts)
+  const char *autocast = !g.holdsAutocastOps() ? nullptr
+                         : autocastTwins
+                             ? "kiln::abi::AutocastSite::BFloat16Twins"
+                             : "kiln::abi::AutocastSite::Eager";
+  if (!cpuFeatures.empty() || g.autograd || autocast)
     os << ", " << (cpuFeatures.empty() ? "\"\"" : cpuFeatures);
-  if (g.autograd || autocasts) // true: the call records the compiled backward
+  if (g.autograd || autocast) // true: the call records the compiled backward
     os << ", " << (g.autograd ? "true" : "false");
-  if (autocasts)
-    os << ", true, " << autocasts;
+  if (autocast)
+    os << ", " << autocast;
   os << ");\n";
 }
 /// The C++ function each of g's kiln.opaque_call symbols stands for.

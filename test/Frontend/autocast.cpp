@@ -52,7 +52,7 @@ Tensor loss(const Tensor &x, const Tensor &w1, const Tensor &ids) {
   return kiln::cross_entropy(kiln::linear(x, w1), ids);
 }
 
-// TWINS: GraphSite site("kiln_mlp_0", {{.*}}, true, kiln::abi::AutocastTwins::BFloat16);
+// TWINS: GraphSite site("kiln_mlp_0", {{.*}}, false, kiln::abi::AutocastSite::BFloat16Twins);
 // TWINS: chooseVersion(site, {
 // TWINS-NEXT: {!kiln::is_autocast_enabled(), {{.*}}
 // TWINS-NEXT: {kiln::is_autocast_enabled(), {{.*}}

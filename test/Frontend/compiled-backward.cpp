@@ -46,7 +46,7 @@ struct Mlp {
   Tensor w1, b1, w2;
   // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G:[0-9]+]]_forward(void **);
   // STITCHED: extern "C" void kiln_entry_kiln_Mlp__forward_[[G]]_backward(void **);
-  // STITCHED: GraphSite site("kiln_Mlp__forward_[[G]]", {{.*}}, kiln_cpu_features_, true, true, kiln::abi::AutocastTwins::None);
+  // STITCHED: GraphSite site("kiln_Mlp__forward_[[G]]", {{.*}}, kiln_cpu_features_, true, kiln::abi::AutocastSite::Eager);
   // STITCHED: .backward(kiln_entry_kiln_Mlp__forward_[[G]]_forward, kiln_entry_kiln_Mlp__forward_[[G]]_backward, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 2}, {kiln::abi::SavedValue::input, 3}, {kiln::abi::SavedValue::extra, 0, 2, kiln::kFloat32}}, {{[{][{]}}kiln::abi::SavedValue::input, 0}, {kiln::abi::SavedValue::input, 1}, {kiln::abi::SavedValue::input, 3}})
   // (The second list: what eager autograd would keep, checked at backward
   // for in-place changes: x and w1 for the first product, w2 for the

@@ -30,7 +30,7 @@
 
 // (Anchored at line starts: the stitched file repeats these comments.)
 // CPP: {{^}}extern "C" void kiln_entry_kiln_Head__forward_0(void **);
-// CPP: {{^}}  static constexpr kiln::abi::GraphSite site("kiln_Head__forward_0", "cuda-backend.cpp:{{[0-9]+}}", {{[0-9]+}}, "{{.*}}", kiln_cpu_features_, false, true, kiln::abi::AutocastTwins::None);
+// CPP: {{^}}  static constexpr kiln::abi::GraphSite site("kiln_Head__forward_0", "cuda-backend.cpp:{{[0-9]+}}", {{[0-9]+}}, "{{.*}}", kiln_cpu_features_, false, kiln::abi::AutocastSite::Eager);
 // CPP: {{^}}  if (!kiln::abi::guard(site, {{.*}}, kiln::Device::cuda()))
 // CPP: {{^}}  if (!kiln::abi::GraphCall(site, kiln_entry_kiln_Head__forward_0, kiln::Device::cuda())
 // CPP: {{^}}// PTX for sm_90 (kiln compile)

@@ -216,7 +216,7 @@ bool cudaMissing(const GraphSite &site, bool cuda) {
 /// tensors, eager code would cast them, so that call runs eagerly too.
 bool autocasting(const GraphSite &site, bool cuda,
                  std::initializer_list<TensorGuard> tensors) {
-  if (!site.autocasts || !is_autocast_enabled())
+  if (site.autocast == AutocastSite::Unaffected || !is_autocast_enabled())
     return false;
   if (cuda &&
       std::all_of(tensors.begin(), tensors.end(), [](const TensorGuard &g) {
@@ -224,14 +224,14 @@ bool autocasting(const GraphSite &site, bool cuda,
                g.tensor.device().type == DeviceType::CUDA;
       }))
     return false;
-  if (site.twins == AutocastTwins::BFloat16 &&
+  if (site.autocast == AutocastSite::BFloat16Twins &&
       get_autocast_dtype() == kBFloat16)
     return false; // the dispatcher chooses a twin
 
   countEagerRun(site,
                 std::string("kiln::autocast is on (") +
                     dtypeName(get_autocast_dtype()) +
-                    (site.twins == AutocastTwins::None
+                    (site.autocast == AutocastSite::Eager
                          ? ") and its products were compiled for the dtypes "
                            "they were traced with"
                          : ") and its autocast versions were compiled for "
