@@ -246,6 +246,8 @@ public:
   Tensor round() const;
   Tensor trunc() const;
   Tensor square() const;
+  Tensor pow(Scalar exponent) const;
+  Tensor pow(const Tensor &exponent) const;
   Tensor leaky_relu(Scalar negativeSlope = 0.01) const;
   Tensor elu(Scalar alpha = 1.0) const;
   Tensor clamp(std::optional<Scalar> min,

@@ -566,8 +566,8 @@ private:
       std::vector<std::vector<GraphVariant>> variants;
       // --autocast: twins for the cpu backend's inference graphs (a
       // training pair's backward would need its own).
-      bool autocastVersions = request.autocast && !request.autograd &&
-                              root.backend == mlir::kiln::Backend::Cpu;
+      bool autocastVersions =
+          request.autocast && root.backend == mlir::kiln::Backend::Cpu;
       if (llvm::Error error = typeGraphs(graphs, variants, autocastVersions)) {
         root.leftOnHost = detail::reportTypingFailure(
             unit_, root, std::move(error), request.requireKnownTypes,

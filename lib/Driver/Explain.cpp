@@ -386,10 +386,9 @@ int runExplain(const ExplainRequest &request) {
       std::vector<std::vector<GraphVariant>> variants;
       // A root compile would reject fails explain too (a guess that
       // does not fit is a warning, as there).
-      if (llvm::Error error =
-              typeGraphs(graphs, variants,
-                         request.autocast && !request.autograd &&
-                             r.backend == mlir::kiln::Backend::Cpu))
+      if (llvm::Error error = typeGraphs(
+              graphs, variants,
+              request.autocast && r.backend == mlir::kiln::Backend::Cpu))
         detail::reportTypingFailure(*unit, r, std::move(error),
                                     /*requireKnownTypes=*/false, nullptr);
       for (size_t i = 0; i < r.segments.size(); ++i)

@@ -25,8 +25,9 @@ KILN_COMPILE() Tensor features(const Tensor &x) {
   Tensor normed = centered * (var + 1e-5f).rsqrt();
   Tensor pos = x.relu().sqrt() + x.exp().log() + x.sigmoid().tanh();
   Tensor act = x.silu() + x.gelu("tanh") + x.gelu() + x.abs().amax({-1}, true);
-  return normed + pos + act + x.log_softmax(1) + x.sum({1}, true) - x.amin() +
-         x.maximum(x * 0.5f).minimum(x);
+  Tensor powers = x.pow(2) + x.abs().pow(x.sigmoid());
+  return normed + pos + act + powers + x.log_softmax(1) + x.sum({1}, true) -
+         x.amin() + x.maximum(x * 0.5f).minimum(x);
 }
 
 int main(int argc, char **argv) {

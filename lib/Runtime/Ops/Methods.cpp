@@ -39,6 +39,10 @@ Tensor Tensor::ceil() const { return kiln::ceil(*this); }
 Tensor Tensor::round() const { return kiln::round(*this); }
 Tensor Tensor::trunc() const { return kiln::trunc(*this); }
 Tensor Tensor::square() const { return kiln::square(*this); }
+Tensor Tensor::pow(Scalar exponent) const { return kiln::pow(*this, exponent); }
+Tensor Tensor::pow(const Tensor &exponent) const {
+  return kiln::pow(*this, exponent);
+}
 Tensor Tensor::leaky_relu(Scalar negativeSlope) const {
   return kiln::leaky_relu(*this, negativeSlope);
 }

@@ -139,6 +139,7 @@ def Kiln_DivOp : Kiln_BinaryOp<"div", Kiln_FloatTensor> {
 }
 
 def Kiln_PowOp : Kiln_BinaryOp<"pow", Kiln_Tensor> {
+  let tensorMethod = 1;
   let summary = "elementwise power with broadcasting";
   let description = [{
     `lhs ^ rhs`. For integers the exponents must be non-negative.
