@@ -19,7 +19,11 @@ optional.
         [--forward] [--build build] [--cxx clang++-22]
 
 With --forward each column times inference instead: the forward pass and
-its loss, no gradient recorded (torch under no_grad), no optimizer.
+its loss, no gradient recorded (torch under no_grad), no optimizer. With
+--autocast each column trains in mixed precision: the forward and loss
+under kiln::autocast(kBFloat16) / torch.autocast("cpu", torch.bfloat16)
+(Kiln compiled with `--autograd --autocast`: the graphs' bfloat16 twins and
+their backwards); the losses then agree to bfloat16's rounding.
 
 Prints each step's loss from the four (they agree to float32 rounding),
 each one's median step time after the first step (torch.compile's first
@@ -138,7 +142,8 @@ class GPT2(torch.nn.Module):
         return F.cross_entropy(logits.view(B * T, V), targets.view(-1))
 
 
-def torch_steps(cfg, params, idx, targets, steps, compiled, forward=False):
+def torch_steps(cfg, params, idx, targets, steps, compiled, forward=False,
+                autocast=False):
     model = GPT2(cfg, params)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.999),
                             eps=1e-8, weight_decay=0.0)
@@ -151,7 +156,8 @@ def torch_steps(cfg, params, idx, targets, steps, compiled, forward=False):
                 loss = loss_fn(idx, targets)
         else:
             opt.zero_grad(set_to_none=True)
-            loss = loss_fn(idx, targets)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+                loss = loss_fn(idx, targets)
             loss.backward()
             opt.step()
         times.append((time.perf_counter() - start) * 1e3)
@@ -175,9 +181,11 @@ def run_steps(command):
     return losses, times, float(peak.group(1)) if peak else float("nan")
 
 
-def kiln_steps(binary, checkpoint, tokens, B, T, steps, forward=False):
+def kiln_steps(binary, checkpoint, tokens, B, T, steps, forward=False,
+               autocast=False):
     return run_steps([binary, checkpoint, tokens, str(B), str(T), str(steps)]
-                     + (["forward"] if forward else []))
+                     + (["forward"] if forward else [])
+                     + (["autocast"] if autocast else []))
 
 
 def torch_column(args, compiled):
@@ -190,17 +198,18 @@ def torch_column(args, compiled):
         command.append("--small")
     if args.forward:
         command.append("--forward")
+    if args.autocast:
+        command.append("--autocast")
     return run_steps(command)
 
 
-def build_compiled(build_dir, cxx, work):
-    """train_gpt2.cpp through kiln compile --autograd; the binary and the
-    compile's seconds."""
+def build_compiled(build_dir, cxx, work, kiln_args):
+    """train_gpt2.cpp through kiln compile with kiln_args; the binary and
+    the compile's seconds."""
     return build_stitched(
         ROOT, build_dir, cxx,
         os.path.join(ROOT, "benchmarks", "train_gpt2", "train_gpt2.cpp"),
-        work, "train_gpt2_compiled", kiln_args=["--autograd"],
-        cxx_args=["-O2"])
+        work, "train_gpt2_compiled", kiln_args=kiln_args, cxx_args=["-O2"])
 
 
 def main():
@@ -221,9 +230,14 @@ def main():
     ap.add_argument("--forward", action="store_true",
                     help="inference: time the forward pass and its loss only "
                          "(no gradients, no optimizer), as issue 41's row")
+    ap.add_argument("--autocast", action="store_true",
+                    help="mixed precision: each column's forward and loss "
+                         "under bfloat16 autocast")
     ap.add_argument("--torch-column", choices=("eager", "compile"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.forward and args.autocast:
+        ap.error("--autocast times training steps: not with --forward")
     cfg = (dict(maxT=256, V=1000, Vp=1024, L=2, NH=4, C=128) if args.small
            else dict(maxT=1024, V=50257, Vp=50304, L=12, NH=12, C=768))
     if args.torch_column:
@@ -237,7 +251,7 @@ def main():
                                                                   args.T)
         losses, times = torch_steps(cfg, params, idx, targets, args.steps,
                                     args.torch_column == "compile",
-                                    args.forward)
+                                    args.forward, args.autocast)
         for s, (loss, ms) in enumerate(zip(losses, times)):
             print(f"step {s} loss {loss:.6f} time_ms {ms:.1f}")
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -250,18 +264,23 @@ def main():
     write_checkpoint(checkpoint, cfg, params)
     write_tokens(tokens_path, make_tokens(cfg, args.B, args.T, args.seed))
 
-    compiled, compile_s = build_compiled(args.build, args.cxx, args.work)
+    kiln_args = ["--autograd"] + (["--autocast"] if args.autocast else [])
+    compiled, compile_s = build_compiled(args.build, args.cxx, args.work,
+                                         kiln_args)
     columns = {}
     columns["kiln eager"] = kiln_steps(args.kiln, checkpoint, tokens_path,
-                                       args.B, args.T, args.steps, args.forward)
+                                       args.B, args.T, args.steps, args.forward,
+                                       args.autocast)
     columns["kiln compiled"] = kiln_steps(compiled, checkpoint, tokens_path,
                                           args.B, args.T, args.steps,
-                                          args.forward)
+                                          args.forward, args.autocast)
     columns["torch eager"] = torch_column(args, False)
     columns["torch.compile"] = torch_column(args, True)
 
     what = ("forward pass and loss, no gradients" if args.forward
             else "training step")
+    if args.autocast:
+        what += " under bfloat16 autocast"
     print(f"GPT-2 {what}: L={cfg['L']} C={cfg['C']} V={cfg['V']} "
           f"B={args.B} T={args.T}{'' if args.forward else ', AdamW'}; {cpu_name()}, "
           f"{os.cpu_count()} cores, torch {torch.__version__} "
@@ -282,7 +301,7 @@ def main():
         kiln = statistics.median(columns[n][1][1:])
         print(f"{n} / torch.compile {'forward' if args.forward else 'step'} time: "
               f"{kiln / base:.2f}")
-    print(f"kiln compile --autograd took {compile_s:.1f} s")
+    print(f"kiln compile {' '.join(kiln_args)} took {compile_s:.1f} s")
 
 
 if __name__ == "__main__":

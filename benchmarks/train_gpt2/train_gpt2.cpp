@@ -155,7 +155,7 @@ std::vector<int64_t> loadTokens(const std::string &path) {
 int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: train_gpt2 CHECKPOINT TOKENS [B] [T] [STEPS] "
-                         "[forward]\n");
+                         "[forward|autocast]\n");
     return 2;
   }
   int64_t B = argc > 3 ? std::atoll(argv[3]) : 4;
@@ -164,6 +164,10 @@ int main(int argc, char **argv) {
   // "forward": inference, the forward pass and its loss only (no gradient
   // is recorded: the compiled build runs its forward graph).
   const bool forwardOnly = argc > 6 && std::string(argv[6]) == "forward";
+  // "autocast": mixed precision, the forward and loss under
+  // kiln::autocast(kBFloat16) as torch.autocast("cpu") runs them (products
+  // in bfloat16; parameters, gradients and AdamW's state float32).
+  const bool mixed = argc > 6 && std::string(argv[6]) == "autocast";
   try {
     GPT2 model = loadCheckpoint(argv[1]);
     std::vector<int64_t> tokens = loadTokens(argv[2]);
@@ -194,7 +198,10 @@ int main(int argc, char **argv) {
         loss = model.loss(idx, targets);
       } else {
         opt.zero_grad();
-        loss = model.loss(idx, targets);
+        {
+          kiln::autocast scope(kiln::kBFloat16, mixed);
+          loss = model.loss(idx, targets);
+        }
         loss.backward();
         opt.step();
       }

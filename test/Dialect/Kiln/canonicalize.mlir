@@ -180,3 +180,22 @@ func.func @static_dim(%x: tensor<?x4xf32>) -> (index, index) {
   %1 = kiln.dim %x, 1 : tensor<?x4xf32>
   return %0, %1 : index, index
 }
+
+// -----
+
+// A conversion of a transposed tensor converts it in its own layout and
+// transposes the result, which a product then reads in place (autocast's
+// bfloat16 copy of a tied lm head's weight): the product's operand is a
+// transpose again.
+// CHECK-LABEL: func.func @cast_of_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xbf16>, %[[W:.*]]: tensor<?x4xf32>)
+// CHECK: %[[C:.*]] = kiln.cast %[[W]] : tensor<?x4xf32> to tensor<?x4xbf16>
+// CHECK: %[[T:.*]] = kiln.transpose %[[C]] dims 0, 1 : tensor<?x4xbf16> -> tensor<4x?xbf16>
+// CHECK: %[[P:.*]] = kiln.matmul %[[X]], %[[T]]
+// CHECK: return %[[P]], %[[T]]
+func.func @cast_of_transpose(%x: tensor<?x?xbf16>, %w: tensor<?x4xf32>) -> (tensor<?x?xbf16>, tensor<4x?xbf16>) {
+  %0 = kiln.transpose %w dims 0, 1 : tensor<?x4xf32> -> tensor<4x?xf32>
+  %1 = kiln.cast %0 : tensor<4x?xf32> to tensor<4x?xbf16>
+  %2 = kiln.matmul %x, %1 : (tensor<?x?xbf16>, tensor<4x?xbf16>) -> tensor<?x?xbf16>
+  return %2, %1 : tensor<?x?xbf16>, tensor<4x?xbf16>
+}
