@@ -12,7 +12,7 @@
 // (the kernel's scale 1, not its default 1/sqrt(E)).
 // RUN: kiln-e2e %s --work %t --cxx %clangxx %e2e_flags | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 13 passed, 0 failed
+// CHECK: 16 passed, 0 failed
 
 // E2E: @gpt2 f32[2,3,40,16] f32[2,3,40,16] f32[2,3,40,16]
 // E2E: @gpt2 f32[1,2,130,8] f32[1,2,130,8] f32[1,2,130,8]
@@ -134,4 +134,41 @@ func.func @unscaled(%q: tensor<?x?x16xf32>, %k: tensor<?x?x16xf32>, %v: tensor<?
   %p = kiln.softmax %att dim 2 : tensor<?x?x?xf32>
   %y = kiln.matmul %p, %v : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x5xf32>
   return %y : tensor<?x?x5xf32>
+}
+
+// bfloat16 and float16 (a bfloat16 model, or autocast's products): the
+// fused kernel reads the 16-bit q, k and v and keeps the scores and the
+// softmax in float32 where the ops written out round each to 16 bits, so
+// the two agree to 16-bit rounding; the scale a float32 scalar the scores
+// round to bfloat16 after (0.17 is no power of two).
+// E2E: @gpt2_bf16 bf16[2,3,40,16] bf16[2,3,40,16] bf16[2,3,40,16] f32=0.17
+// E2E: @gpt2_bf16 bf16[1,2,70,8] bf16[1,2,70,8] bf16[1,2,70,8] f32=0.25
+func.func @gpt2_bf16(%q: tensor<?x?x?x?xbf16>, %k: tensor<?x?x?x?xbf16>, %v: tensor<?x?x?x?xbf16>, %s: f32) -> tensor<?x?x?x?xbf16> {
+  %kt = kiln.transpose %k dims 2, 3 : tensor<?x?x?x?xbf16> -> tensor<?x?x?x?xbf16>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  %st = kiln.from_scalar %s : f32 -> tensor<f32>
+  %scaled = kiln.mul %att, %st : (tensor<?x?x?x?xbf16>, tensor<f32>) -> tensor<?x?x?x?xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = kiln.dim %q, 2 : tensor<?x?x?x?xbf16>
+  %ar = kiln.arange %c0, %t, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %ar dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.unsqueeze %ar dim 0 : tensor<?xi64> -> tensor<1x?xi64>
+  %causal = kiln.cmp ge, %rows, %cols : (tensor<?x1xi64>, tensor<1x?xi64>) -> tensor<?x?xi1>
+  %ninf = kiln.constant dense<0xFF80> : tensor<bf16>
+  %masked = kiln.where %causal, %scaled, %ninf : (tensor<?x?xi1>, tensor<?x?x?x?xbf16>, tensor<bf16>) -> tensor<?x?x?x?xbf16>
+  %p = kiln.softmax %masked dim 3 : tensor<?x?x?x?xbf16>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  return %y : tensor<?x?x?x?xbf16>
+}
+
+// E2E: @divided_f16 f16[4,9,32] f16[4,200,32] f16[4,200,5]
+func.func @divided_f16(%q: tensor<?x?x32xf16>, %k: tensor<?x?x32xf16>, %v: tensor<?x?x?xf16>) -> tensor<?x?x?xf16> {
+  %kt = kiln.transpose %k dims 1, 2 : tensor<?x?x32xf16> -> tensor<?x32x?xf16>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x32xf16>, tensor<?x32x?xf16>) -> tensor<?x?x?xf16>
+  %d = kiln.constant dense<5.656> : tensor<f16>
+  %scaled = kiln.div %att, %d : (tensor<?x?x?xf16>, tensor<f16>) -> tensor<?x?x?xf16>
+  %p = kiln.softmax %scaled dim 2 : tensor<?x?x?xf16>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?xf16>, tensor<?x?x?xf16>) -> tensor<?x?x?xf16>
+  return %y : tensor<?x?x?xf16>
 }

@@ -15,7 +15,9 @@
 // as softmax of a row of -inf gives; the op gives zeros otherwise, as
 // torch's does), and other masks are left written out: only a row every
 // key of which a mask removes can tell the two apart, and no row of the
-// causal triangle is one.
+// causal triangle is one. 16-bit attention (a bfloat16 model's, or
+// autocast's) is recognized too: the kernel computes its scores and softmax
+// in float32, which the ops written out round to 16 bits each.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
@@ -86,6 +88,11 @@ bool isMinusInfinity(Value t) {
   auto type = dyn_cast<RankedTensorType>(t.getType());
   if (!type || type.getRank() != 0)
     return false;
+  // -inf converted to the scores' type (a bfloat16 model's float scalar):
+  // -inf in every float type.
+  if (auto converted = t.getDefiningOp<CastOp>())
+    return isa<FloatType>(type.getElementType()) &&
+           isMinusInfinity(converted.getInput());
   if (auto from = t.getDefiningOp<FromScalarOp>()) {
     if (!matchPattern(from.getScalar(), m_ConstantFloat(&value)))
       return false;
@@ -258,7 +265,8 @@ bool recognize(MatmulOp out) {
   int64_t rank = type.getRank();
   Type element = type.getElementType();
   if (!softmax || !softmax->hasOneUse() || rank < 2 || rank > 4 ||
-      !(element.isF32() || element.isF64()) ||
+      !(element.isF32() || element.isF64() || element.isBF16() ||
+        element.isF16()) ||
       static_cast<int64_t>(softmax.getDim()) !=
           cast<RankedTensorType>(softmax.getType()).getRank() - 1)
     return false;

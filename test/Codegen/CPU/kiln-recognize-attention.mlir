@@ -254,3 +254,34 @@ func.func @llama_unscaled(%q: tensor<?x?xf32>, %k: tensor<?x?xf32>, %v: tensor<?
   %y = kiln.matmul %p, %v : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// bfloat16 (a bfloat16 model's attention, or autocast's), its -inf a
+// float scalar converted as the traced code converts it: the same op,
+// which computes the scores and the softmax in float32.
+// CHECK-LABEL: func.func @gpt2_bf16
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x?x?x?xbf16>, %[[K:.*]]: tensor<?x?x?x?xbf16>, %[[V:.*]]: tensor<?x?x?x?xbf16>, %[[S:.*]]: f32)
+// CHECK: %[[MASK:.*]] = kiln.cmp ge
+// CHECK: %[[SCALE:.*]] = arith.extf %[[S]] : f32 to f64
+// CHECK: %[[O:.*]] = kiln.scaled_dot_product_attention %[[Q]], %[[K]], %[[V]] mask %[[MASK]] scale %[[SCALE]] {is_causal = false, kiln.causal_mask, kiln.nan_when_unattended} : {{.*}} -> tensor<?x?x?x?xbf16>
+// CHECK-NOT: kiln.softmax
+// CHECK: return %[[O]]
+func.func @gpt2_bf16(%q: tensor<?x?x?x?xbf16>, %k: tensor<?x?x?x?xbf16>, %v: tensor<?x?x?x?xbf16>, %s: f32) -> tensor<?x?x?x?xbf16> {
+  %kt = kiln.transpose %k dims 2, 3 : tensor<?x?x?x?xbf16> -> tensor<?x?x?x?xbf16>
+  %att = kiln.matmul %q, %kt : (tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  %st = kiln.from_scalar %s : f32 -> tensor<f32>
+  %scaled = kiln.mul %att, %st : (tensor<?x?x?x?xbf16>, tensor<f32>) -> tensor<?x?x?x?xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = kiln.dim %q, 2 : tensor<?x?x?x?xbf16>
+  %ar = kiln.arange %c0, %t, %c1 : tensor<?xi64>
+  %rows = kiln.unsqueeze %ar dim 1 : tensor<?xi64> -> tensor<?x1xi64>
+  %cols = kiln.unsqueeze %ar dim 0 : tensor<?xi64> -> tensor<1x?xi64>
+  %causal = kiln.cmp ge, %rows, %cols : (tensor<?x1xi64>, tensor<1x?xi64>) -> tensor<?x?xi1>
+  %ninf = arith.constant 0xFF800000 : f32
+  %ninft = kiln.from_scalar %ninf : f32 -> tensor<f32>
+  %ninfb = kiln.cast %ninft : tensor<f32> to tensor<bf16>
+  %masked = kiln.where %causal, %scaled, %ninfb : (tensor<?x?xi1>, tensor<?x?x?x?xbf16>, tensor<bf16>) -> tensor<?x?x?x?xbf16>
+  %p = kiln.softmax %masked dim 3 : tensor<?x?x?x?xbf16>
+  %y = kiln.matmul %p, %v : (tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  return %y : tensor<?x?x?x?xbf16>
+}

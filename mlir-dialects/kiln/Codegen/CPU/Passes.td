@@ -272,7 +272,8 @@ def KilnRecognizeAttention : Pass<"kiln-recognize-attention"> {
     optionally `where(causal, s, -inf)` with `causal` the triangle
     `arange(T)[:, None] >= arange(S)[None, :]` (as GPT-2's and most
     reference code spell it), each intermediate read by the next alone,
-    f32 or f64, ranks 2 to 4, becomes one
+    f32, f64, bf16 or f16 (the 16-bit scores and softmax then computed in
+    f32), ranks 2 to 4, becomes one
     `kiln.scaled_dot_product_attention` (the triangle as its bool mask, so
     that sizes it does not fit fail as `where` would), marked
     `kiln.nan_when_unattended`: the fused kernel then gives NaN for a query
