@@ -469,10 +469,22 @@ llvm::Expected<std::vector<Graph>> typedVersions(const Graph &g) {
   return versions;
 }
 
-/// Beside each of `variants` (g's plain variant when g alone served), its
-/// autocast twin: the same graph typed as under kiln::autocast, named
-/// `_autocast`. Left as they were when no twin types.
-void addAutocastTwins(const Graph &g, std::vector<GraphVariant> &variants) {
+/// Variables that compiled code leaves 16-bit under autocast (autocast
+/// twins' results, and what reads them), with their ranks and types.
+using AutocastResults = std::map<std::string, std::pair<int64_t, ElementType>>;
+
+/// The versions kiln compile --autocast adds beside `variants` (g's plain
+/// variant when g alone served). A graph holding ops autocast changes gets
+/// its autocast twin: the same graph typed as under kiln::autocast, named
+/// `_autocast`. Where variables it reads hold 16-bit values under autocast
+/// (`autocastResults`: earlier twins' results, or this graph's own on a
+/// host loop's next iteration: an RNN's hidden state), it gets a version
+/// typed for them too, `_autocast16` (the twin's) or `_16` (a graph
+/// autocast does not change), so that those calls run compiled. Left as
+/// they were when none types. Returns the index of the first one added
+/// (variants.size() when none was).
+size_t addAutocastVersions(const Graph &g, std::vector<GraphVariant> &variants,
+                           const AutocastResults &autocastResults) {
   std::vector<GraphVariant> plain = variants;
   if (plain.empty()) {
     GraphVariant all;
@@ -482,22 +494,41 @@ void addAutocastTwins(const Graph &g, std::vector<GraphVariant> &variants) {
       all.inputIndex.push_back(i);
     plain.push_back(std::move(all));
   }
-  std::vector<GraphVariant> twins;
+  bool twins = g.holdsAutocastOps();
+  std::vector<GraphVariant> added;
   for (const GraphVariant &v : plain) {
-    GraphVariant twin = v;
-    twin.graph.autocast = true;
-    twin.graph.name = v.graph.name + "_autocast";
-    if (llvm::Error error = typeBody(twin.graph)) {
-      llvm::consumeError(std::move(error)); // its calls run eagerly
-      continue;
+    Pins lowered;
+    for (size_t i = 0; i < v.graph.inputs.size(); ++i) {
+      const TraceValue &t = v.graph.values[v.graph.inputs[i].value];
+      auto it = autocastResults.find(v.graph.inputs[i].expr);
+      if (t.kind == ValueKind::Tensor && it != autocastResults.end() &&
+          it->second.first == t.rank && it->second.second != t.element)
+        lowered[i] = Pin{t.rank, it->second.second};
     }
-    twins.push_back(std::move(twin));
+    GraphVariant version = v;
+    version.graph.autocast = twins;
+    std::optional<Graph> low =
+        lowered.empty() ? std::nullopt : typedWith(version.graph, lowered);
+    if (twins) {
+      version.graph.name = v.graph.name + "_autocast";
+      if (llvm::Error error = typeBody(version.graph))
+        llvm::consumeError(std::move(error)); // its calls run eagerly
+      else
+        added.push_back(version);
+    }
+    if (low) {
+      version.graph = std::move(*low);
+      version.graph.name = v.graph.name + (twins ? "_autocast16" : "_16");
+      added.push_back(std::move(version));
+    }
   }
-  if (twins.empty())
-    return;
+  if (added.empty())
+    return variants.size();
   variants = std::move(plain);
-  for (GraphVariant &t : twins)
-    variants.push_back(std::move(t));
+  size_t first = variants.size();
+  for (GraphVariant &v : added)
+    variants.push_back(std::move(v));
+  return first;
 }
 
 } // namespace
@@ -512,6 +543,8 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
     std::vector<ElementType> elements;
   };
   std::map<std::string, Typed> left;
+  // What compiled code leaves 16-bit in variables under autocast.
+  AutocastResults autocastResults;
   llvm::Error first = llvm::Error::success();
   auto fail = [&](llvm::Error e) {
     if (first)
@@ -679,10 +712,19 @@ llvm::Error typeGraphs(const std::vector<Graph *> &graphs,
         addOnce(left[o.variable].ranks, v.rank);
         addOnce(left[o.variable].elements, v.element);
       }
-    // (The twins' types are left out of what follows: a later graph that
-    // reads a bfloat16 result runs eagerly rather than in more versions.)
-    if (autocastVersions && g.holdsAutocastOps())
-      addAutocastTwins(g, out);
+    // What the autocast versions leave reaches only the autocast versions
+    // of what follows (16-bit values read under autocast), not its plain
+    // typing: the graphs' types outside autocast stay as traced.
+    if (autocastVersions) {
+      for (size_t k = addAutocastVersions(g, out, autocastResults);
+           k < out.size(); ++k)
+        for (const GraphOutput &o : out[k].graph.outputs) {
+          const TraceValue &v = out[k].graph.values[o.value];
+          if (!o.variable.empty() && v.kind == ValueKind::Tensor &&
+              (v.element == ElementType::BF16 || v.element == ElementType::F16))
+            autocastResults[o.variable] = {v.rank, v.element};
+        }
+    }
     variants[gi] = std::move(out);
   };
   // `into` with what `before` held first (the types on entry to a loop).
