@@ -279,8 +279,9 @@ int run(int argc, char **argv) {
       "Compile each graph with a product (matmul, linear, bmm, addmm, "
       "baddbmm, einsum, conv, attention) or cross_entropy a second time as "
       "kiln::autocast(kBFloat16) computes it: calls under autocast run that "
-      "version (without it, they run eagerly); cpu graphs; with --autograd "
-      "each such version gets its own backward");
+      "version (without it, they run eagerly), and graphs that read the "
+      "bfloat16 values it leaves get versions for them; cpu graphs; with "
+      "--autograd each such version gets its own backward");
   compileCmd->add_flag("--suppress-errors", compile.suppressErrors,
                        "A root that fails to compile stays host code, with a "
                        "warning, instead of an error");
