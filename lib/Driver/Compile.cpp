@@ -206,6 +206,10 @@ std::string internalFailure(TranslationUnit &unit, const Root &root,
 
 } // namespace
 
+bool detail::autocastVersions(const Root &root, bool autocast) {
+  return autocast && root.backend == mlir::kiln::Backend::Cpu;
+}
+
 std::string detail::reportTypingFailure(TranslationUnit &unit, const Root &root,
                                         llvm::Error error,
                                         bool requireKnownTypes,
@@ -564,11 +568,9 @@ private:
       for (Segment &seg : root.segments)
         graphs.push_back(&seg.graph);
       std::vector<std::vector<GraphVariant>> variants;
-      // --autocast: twins for the cpu backend's inference graphs (a
-      // training pair's backward would need its own).
-      bool autocastVersions =
-          request.autocast && root.backend == mlir::kiln::Backend::Cpu;
-      if (llvm::Error error = typeGraphs(graphs, variants, autocastVersions)) {
+      if (llvm::Error error =
+              typeGraphs(graphs, variants,
+                         detail::autocastVersions(root, request.autocast))) {
         root.leftOnHost = detail::reportTypingFailure(
             unit_, root, std::move(error), request.requireKnownTypes,
             suppressed(request));

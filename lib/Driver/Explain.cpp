@@ -387,8 +387,7 @@ int runExplain(const ExplainRequest &request) {
       // A root compile would reject fails explain too (a guess that
       // does not fit is a warning, as there).
       if (llvm::Error error = typeGraphs(
-              graphs, variants,
-              request.autocast && r.backend == mlir::kiln::Backend::Cpu))
+              graphs, variants, detail::autocastVersions(r, request.autocast)))
         detail::reportTypingFailure(*unit, r, std::move(error),
                                     /*requireKnownTypes=*/false, nullptr);
       for (size_t i = 0; i < r.segments.size(); ++i)

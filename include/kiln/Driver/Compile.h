@@ -96,6 +96,9 @@ std::string reportTypingFailure(frontend::TranslationUnit &unit,
                                 const frontend::Root &root, llvm::Error error,
                                 bool requireKnownTypes,
                                 const char *hostBecause);
+/// Whether `root`'s graphs get their autocast versions (kiln compile and
+/// kiln explain --autocast): cpu roots only, autocast being the CPU's.
+bool autocastVersions(const frontend::Root &root, bool autocast);
 /// kiln compile --autograd and kiln explain --autograd: graph's training
 /// forward and backward (buildForwardBackward) added to `module`, which
 /// holds its function; what the forward saves recorded in graph.saved, or
