@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/abi.h"
 
+#include "Core/Autocast.h"
 #include "Core/Stats.h"
 #include "kiln/Ops.h"
 
@@ -35,6 +36,9 @@ void convolutionEntry(void *result, void *x, void *w, void *bias, int64_t sh,
                       int64_t sw, int64_t ph, int64_t pw, int64_t dh,
                       int64_t dw, int64_t groups, int64_t hasBias) {
   detail::UncountedOps uncounted;
+  // The graph typed the convolution (under autocast, its twin cast the
+  // operands): kiln::conv2d must not cast them again.
+  detail::NoAutocast asTyped;
   ConvolutionCall call{
       x, w, bias, {sh, sw, ph, pw, dh, dw, groups}, hasBias != 0, D};
   abi::callOpaque(

@@ -6,7 +6,7 @@
 namespace kiln {
 namespace {
 // Per thread, as torch's autocast state; `excluded` while an AutocastOp
-// that casts is open.
+// that casts is open, or a NoAutocast.
 thread_local bool enabled = false;
 thread_local DType lowerDtype = kBFloat16;
 thread_local bool excluded = false;
@@ -43,6 +43,10 @@ AutocastOp::~AutocastOp() {
   if (active_)
     excluded = false;
 }
+
+NoAutocast::NoAutocast() : saved_(excluded) { excluded = true; }
+
+NoAutocast::~NoAutocast() { excluded = saved_; }
 
 Tensor AutocastOp::operator()(const Tensor &t) const {
   if (!active_ || !t.defined() || t.device().type != DeviceType::CPU)

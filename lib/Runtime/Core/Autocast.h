@@ -37,6 +37,22 @@ private:
   DType to_;
 };
 
+/// Autocast off on this thread for the scope, whatever the user's scope
+/// says: the runtime's kernels that compiled code calls (a convolution the
+/// graph already typed, its operands cast as the twin decided) run as
+/// called, as torch's compiled graphs run their fallback kernels under
+/// _DisableAutocast.
+class NoAutocast {
+public:
+  NoAutocast();
+  ~NoAutocast();
+  NoAutocast(const NoAutocast &) = delete;
+  NoAutocast &operator=(const NoAutocast &) = delete;
+
+private:
+  bool saved_;
+};
+
 } // namespace kiln::detail
 
 #endif
