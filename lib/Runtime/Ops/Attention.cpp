@@ -61,7 +61,10 @@ template <typename T> View4<T> view4(const Tensor &t) {
 /// A task takes qb queries of one (batch, head); per block of kb keys it
 /// packs K^T row-major (so that S = Q K^T runs as broadcasts against K^T's
 /// rows, with no lane sums over a short E) and V's rows where they are not
-/// contiguous, and runs both block products on its thread (blockGemm).
+/// contiguous, and runs both block products on its thread (blockGemm). A
+/// thread's tasks are consecutive, so most share their (batch, head) with
+/// the task before: the blocks of K^T it packed stay for them (packing
+/// every query block's keys again was a sixth of the kernel at T = 1024).
 /// The row maxima and sums are vector reductions: summed one element after
 /// another they cost more than the products at E = 64.
 template <typename T, typename M>
@@ -77,14 +80,25 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
   const int64_t tasks = B * H * qBlocks;
   const bool vRows = v.strides[3] == 1 || Ev == 1;
   int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
+  // K^T of one (batch, head), block by block ([E, kb] each, rows kb
+  // apart), kept across a thread's tasks; past this many elements, one
+  // block at a time.
+  const int64_t kBlocks = (S + kb - 1) / kb;
+  const bool keepKt = kBlocks * kb * E <= (int64_t{1} << 20);
   detail::parallelFor(tasks, work, [&](int64_t begin, int64_t end) {
     std::vector<T> qs(static_cast<size_t>(qb * E)),
-        kt(static_cast<size_t>(E * kb)), vs(static_cast<size_t>(kb * Ev)),
-        s(static_cast<size_t>(qb * kb)), o(static_cast<size_t>(qb * Ev)),
-        m(static_cast<size_t>(qb)), l(static_cast<size_t>(qb));
+        kt(static_cast<size_t>(E * kb * (keepKt ? kBlocks : 1))),
+        vs(static_cast<size_t>(kb * Ev)), s(static_cast<size_t>(qb * kb)),
+        o(static_cast<size_t>(qb * Ev)), m(static_cast<size_t>(qb)),
+        l(static_cast<size_t>(qb));
+    int64_t packedFor = -1, packedBlocks = 0; // (b, h) and blocks of kt
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / (H * qBlocks), h = task / qBlocks % H;
       const int64_t i0 = task % qBlocks * qb, rows = std::min(qb, L - i0);
+      if (task / qBlocks != packedFor) {
+        packedFor = task / qBlocks;
+        packedBlocks = 0;
+      }
       // The query block, scaled, row-major.
       const T *qp = q.data + q.offset(b, h) + i0 * q.strides[2];
       const int64_t qr = q.strides[2], qe = q.strides[3];
@@ -106,16 +120,23 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
       const int64_t keys = causal ? std::min(S, i0 + rows) : S;
       const T *kp0 = k.data + k.offset(b, h), *vp0 = v.data + v.offset(b, h);
       for (int64_t j0 = 0; j0 < keys; j0 += kb) {
-        const int64_t cols = std::min(kb, keys - j0);
-        // K^T as an [E, cols] row-major matrix: each key's row read once,
-        // written down a column.
-        const T *kp = kp0 + j0 * k.strides[2];
-        const int64_t kr = k.strides[2], ke = k.strides[3];
-        for (int64_t c = 0; c < cols; ++c)
+        const int64_t cols = std::min(kb, keys - j0), block = j0 / kb;
+        // K^T as an [E, kb] row-major matrix: each key's row read once,
+        // written down a column; the whole block (its keys up to S), kept
+        // for the (batch, head)'s later query blocks.
+        T *ktb = kt.data() + (keepKt ? block * E * kb : 0);
+        if (!keepKt || block >= packedBlocks) {
+          const int64_t width = std::min(kb, S - j0);
+          const T *kp = kp0 + j0 * k.strides[2];
+          const int64_t kr = k.strides[2], ke = k.strides[3];
+          for (int64_t c = 0; c < width; ++c)
 #pragma clang loop vectorize(disable)
-          for (int64_t e = 0; e < E; ++e)
-            kt[e * cols + c] = kp[c * kr + e * ke];
-        detail::blockGemm<T>(rows, cols, E, qs.data(), E, 1, kt.data(), cols, 1,
+            for (int64_t e = 0; e < E; ++e)
+              ktb[e * kb + c] = kp[c * kr + e * ke];
+          if (keepKt)
+            packedBlocks = block + 1;
+        }
+        detail::blockGemm<T>(rows, cols, E, qs.data(), E, 1, ktb, kb, 1,
                              s.data(), false);
         for (int64_t r = 0; r < rows; ++r) {
           T *sr = s.data() + r * cols;

@@ -396,3 +396,30 @@ TEST_CASE("causal attention over several blocks of queries and keys matches "
     CHECK(allclose(got, want, 1e-5, 1e-5));
   }
 }
+
+TEST_CASE("attention keeps a head's packed keys across its query blocks, or "
+          "packs them block by block when they are too many",
+          "[nn]") {
+  // A thread's consecutive query blocks of one (batch, head) reuse the K^T
+  // blocks packed for the first; 9000 keys of width 128 are more than the
+  // kernel keeps, so they are packed one block at a time. Both against
+  // softmax written out, in float64, with and without the triangle.
+  for (auto [L, S, E, causal] :
+       {std::tuple<int64_t, int64_t, int64_t, bool>{5, 9000, 128, false},
+        {300, 9000, 128, true},
+        {257, 257, 32, true},
+        {70, 333, 64, false}}) {
+    Tensor q = randn({1, 3, L, E}, 21, kFloat64),
+           k = randn({1, 3, S, E}, 22, kFloat64),
+           v = randn({1, 3, S, 24}, 23, kFloat64);
+    Tensor got = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, causal);
+    Tensor scores =
+        matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(E)));
+    if (causal)
+      scores = where(arange(S).unsqueeze(0) <= arange(L).unsqueeze(1), scores,
+                     full({}, -INFINITY, kFloat64));
+    Tensor want = matmul(softmax(scores, -1), v);
+    INFO("L=" << L << " S=" << S << " E=" << E << " causal=" << causal);
+    CHECK(allclose(got, want, 1e-12, 1e-12));
+  }
+}
