@@ -312,7 +312,15 @@ void detail::printExplainText(llvm::raw_ostream &os,
         for (auto [index, value] : v.when)
           os << " " << g.inputs[index].expr << "="
              << (value ? "true" : "false");
-        if (v.typeVersion >= 0)
+        // A typing of its own, or other types than the graph's for the
+        // same inputs (an autocast version for bfloat16 values).
+        bool retyped = false;
+        for (size_t i = 0; i < v.graph.inputs.size(); ++i) {
+          const TraceValue &mine = v.graph.values[v.graph.inputs[i].value];
+          const TraceValue &its = g.values[g.inputs[v.inputIndex[i]].value];
+          retyped |= mine.rank != its.rank || mine.element != its.element;
+        }
+        if (v.typeVersion >= 0 || retyped)
           os << " for " << tensorTypes(v.graph);
         os << " (" << v.graph.tensorOpCount() << " ops), inputs:";
         for (const GraphInput &in : v.graph.inputs)

@@ -12,6 +12,7 @@
 //
 // RUN: kiln compile --autocast %s -o %t.cpp
 // RUN: FileCheck %s --check-prefix=STITCHED < %t.cpp
+// RUN: kiln explain --autocast %s | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
 // RUN: %t.ref 7 12 > %t.ref.txt
@@ -50,6 +51,9 @@ Tensor rnn(const Tensor &xs, const Tensor &h0, const Tensor &w, const Tensor &u)
 // STITCHED: return kiln_rnn_0_plain_autocast16(
 // STITCHED: return kiln_rnn_1_plain(
 // STITCHED: return kiln_rnn_1_plain_16(
+// EXPLAIN: variant kiln_rnn_0_plain_autocast (5 ops)
+// EXPLAIN: variant kiln_rnn_0_plain_autocast16 for {{.*}}h bf16[?,?]{{.*}} (5 ops)
+// EXPLAIN: variant kiln_rnn_1_plain_16 for h bf16[?,?] (3 ops)
 
 static void print(const char *what, const Tensor &t) {
   Tensor flat = t.to(kiln::kFloat64).contiguous().reshape({-1});
