@@ -81,10 +81,11 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
   const bool vRows = v.strides[3] == 1 || Ev == 1;
   int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
   // K^T of one (batch, head), block by block ([E, kb] each, rows kb
-  // apart), kept across a thread's tasks; past this many elements, one
-  // block at a time.
+  // apart), kept across a thread's tasks when a head has several query
+  // blocks to serve; with one (a decoding step's single query), or past
+  // this many elements, one block at a time.
   const int64_t kBlocks = (S + kb - 1) / kb;
-  const bool keepKt = kBlocks * kb * E <= (int64_t{1} << 20);
+  const bool keepKt = qBlocks > 1 && kBlocks * kb * E <= (int64_t{1} << 20);
   detail::parallelFor(tasks, work, [&](int64_t begin, int64_t end) {
     std::vector<T> qs(static_cast<size_t>(qb * E)),
         kt(static_cast<size_t>(E * kb * (keepKt ? kBlocks : 1))),
