@@ -4,10 +4,10 @@
 // kernel (lib/Runtime/CPU/AttentionEntryPoints.cpp), the one eager runs:
 // blocks of queries against blocks of keys with an online softmax, the
 // scores never in memory. The operands go as rank-4 tensors (leading unit
-// dims added; 16-bit floats computed in f32, as eager does); the call
-// returns a buffer the graph owns, as an allow_in_graph call does
-// (Calls.cpp), and fails the graph call (so that eager raises the error)
-// where eager would throw.
+// dims added; float16 computed in f32, as eager does, bfloat16 passed as
+// it is); the call returns a buffer the graph owns, as an allow_in_graph
+// call does (Calls.cpp), and fails the graph call (so that eager raises
+// the error) where eager would throw.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Codegen/CPU/Passes.h"
@@ -67,7 +67,9 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op.getType());
   Type element = resultType.getElementType();
-  Type compute = kernelComputeType(b, element);
+  // bfloat16 goes as it is: the kernel reads it where the CPU has
+  // AVX512-BF16 and widens it where not, as eager does.
+  Type compute = element.isBF16() ? element : kernelComputeType(b, element);
   Value q = asRank4(b, loc, op.getQuery(), compute);
   Value k = asRank4(b, loc, op.getKey(), compute);
   Value v = asRank4(b, loc, op.getValue(), compute);
@@ -87,7 +89,9 @@ void rewrite(ModuleOp module, ScaledDotProductAttentionOp op) {
                           .getResult();
   std::string name = std::string("kiln_attention_") +
                      (boolMask ? "bool_mask_" : "") +
-                     (compute.isF64() ? "f64" : "f32");
+                     (compute.isF64()    ? "f64"
+                      : compute.isBF16() ? "bf16"
+                                         : "f32");
   // (q, k, v, mask, flags, scale) -> the result.
   Type t = dynamicTensor(4, compute);
   func::FuncOp fn = declareRuntimeKernel(

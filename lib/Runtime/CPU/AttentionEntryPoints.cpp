@@ -73,4 +73,7 @@ KILN_ATTENTION_ENTRY(kiln_attention_f32, kiln::kFloat32, kiln::kFloat32)
 KILN_ATTENTION_ENTRY(kiln_attention_f64, kiln::kFloat64, kiln::kFloat64)
 KILN_ATTENTION_ENTRY(kiln_attention_bool_mask_f32, kiln::kFloat32, kiln::kBool)
 KILN_ATTENTION_ENTRY(kiln_attention_bool_mask_f64, kiln::kFloat64, kiln::kBool)
+KILN_ATTENTION_ENTRY(kiln_attention_bf16, kiln::kBFloat16, kiln::kBFloat16)
+KILN_ATTENTION_ENTRY(kiln_attention_bool_mask_bf16, kiln::kBFloat16,
+                     kiln::kBool)
 #undef KILN_ATTENTION_ENTRY

@@ -25,13 +25,128 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace kiln {
 namespace {
 
 constexpr const char *kOp = "scaled_dot_product_attention";
+
+#if defined(__x86_64__)
+/// bfloat16 block products on AVX512-BF16 (VDPBF16PS: two bfloat16
+/// products per float32 lane, summed in float32), for the bfloat16 kernel.
+/// Called once per block from whichever loop body copy runs (only where
+/// the CPU has the instructions: bf16DotAttention), so out of line; the
+/// namespace names them an AVX-512 copy to test/Runtime/isa-copies.test.
+namespace avx512bf16 {
+#define KILN_BF16_TARGET __attribute__((target(KILN_ISA_AVX512 ",avx512bf16")))
+
+/// acc[i][j] += the products of pair p of A's row i and B's columns
+/// 16 j.., each pair's elements masked by `keep`.
+template <int MR, int NV>
+KILN_BF16_TARGET inline __attribute__((always_inline)) void
+pairStep(__m512 (&acc)[MR][NV], int64_t p, uint32_t keep, const uint16_t *a,
+         int64_t lda, const uint16_t *b, int64_t ldb) {
+  const __m512i low = _mm512_set1_epi32(static_cast<int>(keep));
+  __m512i bv[NV];
+  for (int j = 0; j < NV; ++j)
+    bv[j] =
+        _mm512_and_si512(_mm512_loadu_si512(b + (p * ldb + 16 * j) * 2), low);
+  for (int i = 0; i < MR; ++i) {
+    uint32_t pair;
+    std::memcpy(&pair, a + i * lda + 2 * p, sizeof pair);
+    const __m512i av = _mm512_set1_epi32(static_cast<int>(pair & keep));
+    for (int j = 0; j < NV; ++j)
+      acc[i][j] = _mm512_dpbf16_ps(acc[i][j], (__m512bh)av, (__m512bh)bv[j]);
+  }
+}
+
+/// One tile of pairedGemm: MR rows by 16 * NV columns, the columns from n
+/// on left unwritten.
+template <int MR, int NV>
+KILN_BF16_TARGET inline __attribute__((always_inline)) void
+tile(int64_t k, const uint16_t *a, int64_t lda, const uint16_t *b, int64_t ldb,
+     float *c, int64_t ldc, int64_t n, bool accumulate) {
+  __m512 acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j)
+      acc[i][j] = _mm512_setzero_ps();
+  const int64_t pairs = k / 2;
+  for (int64_t p = 0; p < pairs; ++p)
+    pairStep<MR, NV>(acc, p, 0xffffffffu, a, lda, b, ldb);
+  // An odd k: the last pair's second element (past A's row and B's
+  // columns' keys) multiplies as zero, whatever it holds.
+  if (k % 2)
+    pairStep<MR, NV>(acc, pairs, 0xffffu, a, lda, b, ldb);
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV && 16 * j < n; ++j) {
+      const int64_t left = n - 16 * j;
+      const __mmask16 lanes =
+          left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+      float *cp = c + i * ldc + 16 * j;
+      __m512 r = acc[i][j];
+      if (accumulate)
+        r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(lanes, cp));
+      _mm512_mask_storeu_ps(cp, lanes, r);
+    }
+}
+
+template <int MR>
+KILN_BF16_TARGET inline __attribute__((always_inline)) void
+rowTile(int nv, int64_t k, const uint16_t *a, int64_t lda, const uint16_t *b,
+        int64_t ldb, float *c, int64_t ldc, int64_t n, bool accumulate) {
+  switch (nv) {
+  case 1:
+    return tile<MR, 1>(k, a, lda, b, ldb, c, ldc, n, accumulate);
+  case 2:
+    return tile<MR, 2>(k, a, lda, b, ldb, c, ldc, n, accumulate);
+  case 3:
+    return tile<MR, 3>(k, a, lda, b, ldb, c, ldc, n, accumulate);
+  default:
+    return tile<MR, 4>(k, a, lda, b, ldb, c, ldc, n, accumulate);
+  }
+}
+
+/// C[rows, n] (float32, rows ldc apart) = A B, or += with accumulate: A
+/// [rows, k] bfloat16 (rows lda apart, lda even), B [k, n] bfloat16 packed
+/// in pairs of rows, element (p, j) at b[(p / 2 * ldb + j) * 2 + p % 2],
+/// ldb a multiple of 16 >= n. An odd k reads one element past each of A's
+/// rows and B's last pair, and multiplies it as zero.
+KILN_BF16_TARGET __attribute__((noinline)) void
+pairedGemm(int64_t rows, int64_t n, int64_t k, const uint16_t *a, int64_t lda,
+           const uint16_t *b, int64_t ldb, float *c, int64_t ldc,
+           bool accumulate) {
+  for (int64_t j0 = 0; j0 < n; j0 += 64) {
+    const int64_t cols = std::min<int64_t>(64, n - j0);
+    const int nv = static_cast<int>((cols + 15) / 16);
+    const uint16_t *bj = b + j0 * 2;
+    float *cj = c + j0;
+    int64_t i = 0;
+    for (; i + 4 <= rows; i += 4)
+      rowTile<4>(nv, k, a + i * lda, lda, bj, ldb, cj + i * ldc, ldc, cols,
+                 accumulate);
+    for (; i < rows; ++i)
+      rowTile<1>(nv, k, a + i * lda, lda, bj, ldb, cj + i * ldc, ldc, cols,
+                 accumulate);
+  }
+}
+#undef KILN_BF16_TARGET
+} // namespace avx512bf16
+#else
+namespace avx512bf16 {
+// Not defined: attention runs bfloat16 widened where there is no x86.
+void pairedGemm(int64_t rows, int64_t n, int64_t k, const uint16_t *a,
+                int64_t lda, const uint16_t *b, int64_t ldb, float *c,
+                int64_t ldc, bool accumulate);
+} // namespace avx512bf16
+#endif
 
 /// A tensor as [B, H, rows, cols]: leading size-1 dims added; a size-1 dim
 /// reads with stride 0 (broadcast).
@@ -54,6 +169,10 @@ template <typename T> View4<T> view4(const Tensor &t) {
   return v;
 }
 
+/// What a kernel over T elements computes in: bfloat16 in float32.
+template <typename T>
+using AccOf = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
+
 /// out [B, H, L, Ev] (contiguous) = attention of q, k, v (and mask, whose
 /// elements are added when M is T, attend flags when M is bool). A query
 /// that attends to no key gives zeros, or NaN with nanWhenUnattended.
@@ -67,18 +186,27 @@ template <typename T> View4<T> view4(const Tensor &t) {
 /// every query block's keys again was a sixth of the kernel at T = 1024).
 /// The row maxima and sums are vector reductions: summed one element after
 /// another they cost more than the products at E = 64.
+///
+/// bfloat16 (only where the CPU has AVX512-BF16: bf16DotAttention) reads
+/// q, k and v as they are: K^T and V packed in pairs of rows for
+/// avx512bf16::pairedGemm, the scores summed in float32 and scaled there,
+/// softmax in float32, its probabilities rounded to bfloat16 for P V (as
+/// ATen's flash attention rounds them), the output summed in float32 and
+/// rounded once.
 template <typename T, typename M>
 void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
-            const View4<M> *mask, bool causal, T scale, T *out, int64_t B,
-            int64_t H, bool nanWhenUnattended) {
+            const View4<M> *mask, bool causal, AccOf<T> scale, T *out,
+            int64_t B, int64_t H, bool nanWhenUnattended) {
+  using Acc = AccOf<T>;
+  constexpr bool paired = std::is_same_v<T, BFloat16>;
   const int64_t L = q.sizes[2], S = k.sizes[2], E = q.sizes[3], Ev = v.sizes[3];
-  const T inf = std::numeric_limits<T>::infinity();
+  const Acc inf = std::numeric_limits<Acc>::infinity();
   const int64_t kb = std::clamp<int64_t>(S, 1, 128);
   const int64_t qb = std::clamp<int64_t>(
       (int64_t{1} << 19) / (kb * std::max<int64_t>({E, Ev, 1})), 4, 64);
   const int64_t qBlocks = (L + qb - 1) / qb;
   const int64_t tasks = B * H * qBlocks;
-  const bool vRows = v.strides[3] == 1 || Ev == 1;
+  const bool vRows = !paired && (v.strides[3] == 1 || Ev == 1);
   int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
   // K^T of one (batch, head), block by block ([E, kb] each, rows kb
   // apart), kept across a thread's tasks when a head has several query
@@ -86,10 +214,21 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
   // this many elements, one block at a time.
   const int64_t kBlocks = (S + kb - 1) / kb;
   const bool keepKt = qBlocks > 1 && kBlocks * kb * E <= (int64_t{1} << 20);
+  // Paired blocks: K^T as [E / 2, ldk, 2], V as [kb / 2, ldv, 2] (rows
+  // rounded up to even, columns to 16); Q and P rows of even length.
+  const int64_t up2 = (E + 1) / 2 * 2, kb2 = (kb + 1) / 2 * 2;
+  const int64_t ldk = paired ? (kb + 15) / 16 * 16 : kb;
+  const int64_t ldv = (Ev + 15) / 16 * 16;
+  const int64_t ktBlock = paired ? up2 * ldk : E * kb;
+  const int64_t vBlock = paired ? kb2 * ldv : kb * Ev;
+  const bool qInPlace = paired && q.strides[3] == 1 && E % 2 == 0;
   detail::parallelFor(tasks, work, [&](int64_t begin, int64_t end) {
-    std::vector<T> qs(static_cast<size_t>(qb * E)),
-        kt(static_cast<size_t>(E * kb * (keepKt ? kBlocks : 1))),
-        vs(static_cast<size_t>(kb * Ev)), s(static_cast<size_t>(qb * kb)),
+    const int64_t keptBlocks = keepKt ? kBlocks : 1;
+    std::vector<T> qs(static_cast<size_t>(qb * (paired ? up2 : E))),
+        kt(static_cast<size_t>(ktBlock * keptBlocks)),
+        vs(static_cast<size_t>(vBlock * (paired ? keptBlocks : 1))),
+        ps(static_cast<size_t>(paired ? qb * kb2 : 0));
+    std::vector<Acc> s(static_cast<size_t>(qb * kb)),
         o(static_cast<size_t>(qb * Ev)), m(static_cast<size_t>(qb)),
         l(static_cast<size_t>(qb));
     int64_t packedFor = -1, packedBlocks = 0; // (b, h) and blocks of kt
@@ -100,12 +239,17 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
         packedFor = task / qBlocks;
         packedBlocks = 0;
       }
-      // The query block, scaled, row-major.
+      // The query block, scaled (paired: the scores are), row-major.
       const T *qp = q.data + q.offset(b, h) + i0 * q.strides[2];
       const int64_t qr = q.strides[2], qe = q.strides[3];
-      for (int64_t r = 0; r < rows; ++r) {
-        T *qsr = qs.data() + r * E;
-        if (qe == 1) {
+      const T *qa = qInPlace ? qp : qs.data();
+      const int64_t lda = qInPlace ? qr : up2;
+      for (int64_t r = 0; r < rows && !qInPlace; ++r) {
+        T *qsr = qs.data() + r * (paired ? up2 : E);
+        if constexpr (paired) {
+          for (int64_t e = 0; e < E; ++e)
+            qsr[e] = qp[r * qr + e * qe];
+        } else if (qe == 1) {
 #pragma omp simd
           for (int64_t e = 0; e < E; ++e)
             qsr[e] = qp[r * qr + e] * scale;
@@ -115,8 +259,8 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
         }
       }
       std::fill(m.begin(), m.end(), -inf);
-      std::fill(l.begin(), l.end(), T(0));
-      std::fill(o.begin(), o.end(), T(0));
+      std::fill(l.begin(), l.end(), Acc(0));
+      std::fill(o.begin(), o.end(), Acc(0));
       // Causal: key j attends query i when j <= i.
       const int64_t keys = causal ? std::min(S, i0 + rows) : S;
       const T *kp0 = k.data + k.offset(b, h), *vp0 = v.data + v.offset(b, h);
@@ -124,23 +268,47 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
         const int64_t cols = std::min(kb, keys - j0), block = j0 / kb;
         // K^T as an [E, kb] row-major matrix: each key's row read once,
         // written down a column; the whole block (its keys up to S), kept
-        // for the (batch, head)'s later query blocks.
-        T *ktb = kt.data() + (keepKt ? block * E * kb : 0);
+        // for the (batch, head)'s later query blocks. Paired, V's block
+        // too.
+        T *ktb = kt.data() + (keepKt ? block * ktBlock : 0);
+        T *vpb = vs.data() + (keepKt && paired ? block * vBlock : 0);
         if (!keepKt || block >= packedBlocks) {
           const int64_t width = std::min(kb, S - j0);
           const T *kp = kp0 + j0 * k.strides[2];
           const int64_t kr = k.strides[2], ke = k.strides[3];
-          for (int64_t c = 0; c < width; ++c)
+          if constexpr (paired) {
+            for (int64_t c = 0; c < width; ++c)
+              for (int64_t e = 0; e < E; ++e)
+                ktb[(e / 2 * ldk + c) * 2 + e % 2] = kp[c * kr + e * ke];
+            const T *vp = vp0 + j0 * v.strides[2];
+            for (int64_t c = 0; c < width; ++c)
+              for (int64_t e = 0; e < Ev; ++e)
+                vpb[(c / 2 * ldv + e) * 2 + c % 2] =
+                    vp[c * v.strides[2] + e * v.strides[3]];
+          } else {
+            for (int64_t c = 0; c < width; ++c)
 #pragma clang loop vectorize(disable)
-            for (int64_t e = 0; e < E; ++e)
-              ktb[e * kb + c] = kp[c * kr + e * ke];
+              for (int64_t e = 0; e < E; ++e)
+                ktb[e * kb + c] = kp[c * kr + e * ke];
+          }
           if (keepKt)
             packedBlocks = block + 1;
         }
-        detail::blockGemm<T>(rows, cols, E, qs.data(), E, 1, ktb, kb, 1,
-                             s.data(), false);
+        if constexpr (paired)
+          avx512bf16::pairedGemm(rows, cols, E,
+                                 reinterpret_cast<const uint16_t *>(qa), lda,
+                                 reinterpret_cast<const uint16_t *>(ktb), ldk,
+                                 s.data(), cols, false);
+        else
+          detail::blockGemm<T>(rows, cols, E, qs.data(), E, 1, ktb, kb, 1,
+                               s.data(), false);
         for (int64_t r = 0; r < rows; ++r) {
-          T *sr = s.data() + r * cols;
+          Acc *sr = s.data() + r * cols;
+          if constexpr (paired) {
+#pragma omp simd
+            for (int64_t c = 0; c < cols; ++c)
+              sr[c] *= scale;
+          }
           if (mask) {
             const M *mp = mask->data + mask->offset(b, h) +
                           (i0 + r) * mask->strides[2] + j0 * mask->strides[3];
@@ -150,47 +318,60 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
                 sr[c] = mp[c * ms] ? sr[c] : -inf;
             } else {
               for (int64_t c = 0; c < cols; ++c)
-                sr[c] += mp[c * ms];
+                sr[c] += static_cast<Acc>(mp[c * ms]);
             }
           }
           // Causal: the keys past the row's diagonal take no part (their
           // probabilities 0, no exp computed for them).
           const int64_t live =
               causal ? std::clamp<int64_t>(i0 + r + 1 - j0, 0, cols) : cols;
-          std::fill(sr + live, sr + cols, T(0));
+          std::fill(sr + live, sr + cols, Acc(0));
           // A NaN score makes the maximum, the sum and so the row NaN, as
           // a softmax over it does.
-          const T top = detail::rowMax(sr, live);
-          const T next = top != top ? top : std::max(m[r], top);
+          const Acc top = detail::rowMax(sr, live);
+          const Acc next = top != top ? top : std::max(m[r], top);
           if (next == -inf) { // nothing attended yet
-            std::fill(sr, sr + live, T(0));
-            continue;
-          }
-          const T alpha = detail::vexp(m[r] - next);
-          T sum = 0;
+            std::fill(sr, sr + live, Acc(0));
+          } else {
+            const Acc alpha = detail::vexp(m[r] - next);
+            Acc sum = 0;
 #pragma omp simd reduction(+ : sum)
-          for (int64_t c = 0; c < live; ++c) {
-            sr[c] = detail::vexp(sr[c] - next);
-            sum += sr[c];
+            for (int64_t c = 0; c < live; ++c) {
+              sr[c] = detail::vexp(sr[c] - next);
+              sum += sr[c];
+            }
+            l[r] = l[r] * alpha + sum;
+            m[r] = next;
+            if (alpha != Acc(1))
+              for (int64_t e = 0; e < Ev; ++e)
+                o[r * Ev + e] *= alpha;
           }
-          l[r] = l[r] * alpha + sum;
-          m[r] = next;
-          if (alpha != T(1))
-            for (int64_t e = 0; e < Ev; ++e)
-              o[r * Ev + e] *= alpha;
+          if constexpr (paired) {
+            T *pr = ps.data() + r * kb2;
+#pragma omp simd
+            for (int64_t c = 0; c < cols; ++c)
+              pr[c] = T(sr[c]);
+          }
         }
         // o += P V, V as a [cols, Ev] matrix, rows contiguous.
-        const T *vp = vp0 + j0 * v.strides[2];
-        int64_t vr = v.strides[2];
-        if (!vRows) {
-          for (int64_t c = 0; c < cols; ++c)
-            for (int64_t e = 0; e < Ev; ++e)
-              vs[c * Ev + e] = vp[c * v.strides[2] + e * v.strides[3]];
-          vp = vs.data();
-          vr = Ev;
+        if constexpr (paired) {
+          avx512bf16::pairedGemm(
+              rows, Ev, cols, reinterpret_cast<const uint16_t *>(ps.data()),
+              kb2, reinterpret_cast<const uint16_t *>(vpb), ldv, o.data(), Ev,
+              /*accumulate=*/true);
+        } else {
+          const T *vp = vp0 + j0 * v.strides[2];
+          int64_t vr = v.strides[2];
+          if (!vRows) {
+            for (int64_t c = 0; c < cols; ++c)
+              for (int64_t e = 0; e < Ev; ++e)
+                vs[c * Ev + e] = vp[c * v.strides[2] + e * v.strides[3]];
+            vp = vs.data();
+            vr = Ev;
+          }
+          detail::blockGemm<T>(rows, Ev, cols, s.data(), cols, 1, vp, vr, 1,
+                               o.data(), /*accumulate=*/true);
         }
-        detail::blockGemm<T>(rows, Ev, cols, s.data(), cols, 1, vp, vr, 1,
-                             o.data(), /*accumulate=*/true);
       }
       T *op = out + ((b * H + h) * L + i0) * Ev;
       for (int64_t r = 0; r < rows; ++r) {
@@ -198,15 +379,15 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
         // 0 / 0 as a softmax over nothing but -inf does; a NaN score made l
         // NaN, which gives NaN (a softmax's whole row) only then.
         if (nanWhenUnattended) {
-          const T inv = T(1) / l[r];
+          const Acc inv = Acc(1) / l[r];
           for (int64_t e = 0; e < Ev; ++e)
-            op[r * Ev + e] = o[r * Ev + e] * inv;
+            op[r * Ev + e] = T(o[r * Ev + e] * inv);
           continue;
         }
         // (l is 0 exactly when no key was attended; NaN stays NaN.)
-        const T inv = l[r] != T(0) ? T(1) / l[r] : T(0);
+        const Acc inv = l[r] != Acc(0) ? Acc(1) / l[r] : Acc(0);
         for (int64_t e = 0; e < Ev; ++e)
-          op[r * Ev + e] = l[r] != T(0) ? o[r * Ev + e] * inv : T(0);
+          op[r * Ev + e] = T(l[r] != Acc(0) ? o[r * Ev + e] * inv : Acc(0));
       }
     }
   });
@@ -238,15 +419,15 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
   T *o = out.data<T>();
   if (mask.defined() && mask.dtype() == kBool) {
     View4<bool> vm = view4<bool>(mask);
-    attend<T, bool>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H,
-                    nanWhenUnattended);
+    attend<T, bool>(vq, vk, vv, &vm, causal, static_cast<AccOf<T>>(scale), o, B,
+                    H, nanWhenUnattended);
   } else if (mask.defined()) {
     View4<T> vm = view4<T>(mask);
-    attend<T, T>(vq, vk, vv, &vm, causal, static_cast<T>(scale), o, B, H,
+    attend<T, T>(vq, vk, vv, &vm, causal, static_cast<AccOf<T>>(scale), o, B, H,
                  nanWhenUnattended);
   } else {
-    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<T>(scale), o, B, H,
-                 nanWhenUnattended);
+    attend<T, T>(vq, vk, vv, nullptr, causal, static_cast<AccOf<T>>(scale), o,
+                 B, H, nanWhenUnattended);
   }
   return out;
 }
@@ -399,6 +580,9 @@ Tensor detail::scaledDotProductAttention(const Tensor &query, const Tensor &key,
                 " has more dims than the scores (" + std::to_string(rank) +
                 ")");
   double s = scaleOf(query, scale);
+  if (dt == kBFloat16 && detail::bf16DotProducts())
+    return attention<BFloat16>(query, key, value, attn_mask, is_causal, s,
+                               outShape, nanWhenUnattended);
   if (dt == kFloat16 || dt == kBFloat16) {
     Tensor mask = attn_mask.defined() && attn_mask.dtype() != kBool
                       ? attn_mask.to(kFloat32)

@@ -43,6 +43,12 @@ bool oneDnnGemm(int64_t n, int64_t m, int64_t k, const float *a, int64_t sar,
                 int64_t sac, const float *b, int64_t sbr, int64_t sbc, float *c,
                 bool accumulate);
 
+/// Whether bfloat16 products multiply on the CPU's AVX512-BF16 dot
+/// products: the CPU has them, KILN_CPU_CAPABILITY allows them and
+/// KILN_BF16_PRODUCTS does not say float32 (OneDnnGemm.cpp). Fused
+/// attention's bfloat16 kernel runs only then.
+bool bf16DotProducts();
+
 /// Which of `names` environment variable `variable` names: its index, or
 /// -1 when it is unset or names none of them (then with a warning). How the
 /// KILN_FLOAT_PRODUCTS and KILN_BF16_PRODUCTS overrides are read.

@@ -85,6 +85,16 @@ Bf16Products bf16Products() {
   return who;
 }
 
+} // namespace
+
+bool bf16DotProducts() {
+  static const bool dot = cpuFeature("avx512bf16") == CpuFeature::Usable &&
+                          bf16Products() != Bf16Products::Widened;
+  return dot;
+}
+
+namespace {
+
 /// A [rows, cols] bfloat16 matrix at these element strides, widened into
 /// a dense float32 one at `out` (rows * cols elements) in the same order:
 /// column-major where the columns are contiguous (a linear layer's weight

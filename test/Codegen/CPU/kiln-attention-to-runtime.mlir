@@ -2,8 +2,9 @@
 // runtime's fused kernel: operands padded to rank 4 (leading unit dims)
 // with dynamic sizes, flags (bit 0 is_causal, bit 1 mask, bit 2 scale),
 // the result collapsed back to the op's rank; bool masks call the
-// bool_mask variant, f16 computes in f32 between kiln.casts, and without a
-// mask the query stands in for it.
+// bool_mask variant, f16 computes in f32 between kiln.casts, bf16 calls
+// the bf16 variant as it is (the kernel reads it, as eager's does), and
+// without a mask the query stands in for it.
 // RUN: kiln-opt %s -kiln-attention-to-runtime | FileCheck %s
 
 // CHECK-DAG: func.func private @kiln_attention_f32(tensor<?x?x?x?xf32> {bufferization.access = "read"}, tensor<?x?x?x?xf32> {bufferization.access = "read"}, tensor<?x?x?x?xf32> {bufferization.access = "read"}, tensor<?x?x?x?xf32> {bufferization.access = "read"}, i64, f64) -> tensor<?x?x?x?xf32> attributes {llvm.emit_c_interface}
@@ -40,4 +41,14 @@ func.func @masked_rank3(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>, %v: tensor
 func.func @half(%q: tensor<?x?xf16>, %k: tensor<?x?xf16>, %v: tensor<?x?xf16>) -> tensor<?x?xf16> {
   %o = kiln.scaled_dot_product_attention %q, %k, %v {is_causal = false} : (tensor<?x?xf16>, tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf16>
   return %o : tensor<?x?xf16>
+}
+
+// CHECK-LABEL: func.func @bfloat16
+// CHECK-NOT: kiln.cast
+// CHECK: %[[O:.*]] = call @kiln_attention_bool_mask_bf16({{.*}}) : (tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>, tensor<?x?x?x?xbf16>, tensor<?x?x?x?xi1>, i64, f64) -> tensor<?x?x?x?xbf16>
+// CHECK-NOT: kiln.cast
+// CHECK: return
+func.func @bfloat16(%q: tensor<2x?x?x64xbf16>, %k: tensor<2x?x?x64xbf16>, %v: tensor<2x?x?x64xbf16>, %m: tensor<?x?xi1>) -> tensor<2x?x?x64xbf16> {
+  %o = kiln.scaled_dot_product_attention %q, %k, %v mask %m {is_causal = false} : (tensor<2x?x?x64xbf16>, tensor<2x?x?x64xbf16>, tensor<2x?x?x64xbf16>, tensor<?x?xi1>) -> tensor<2x?x?x64xbf16>
+  return %o : tensor<2x?x?x64xbf16>
 }

@@ -1,8 +1,10 @@
 """Checks libkiln_runtime's instruction set copies (lib/Runtime/Core/Parallel.h).
 
 Disassembles the library and groups instructions by function: outside the
-loop bodies' AVX2 and AVX-512 copies (runAvx2, runAvx512) no function may
-touch a ymm or zmm register, so the library runs on any x86-64-v2 CPU; the
+loop bodies' AVX2 and AVX-512 copies (runAvx2, runAvx512; and the
+functions of `avx512bf16` namespaces, run only where the CPU has
+AVX512-BF16) no function may touch a ymm or zmm register, so the library
+runs on any x86-64-v2 CPU; the
 AVX2 copies touch no zmm register; and the copies of the hottest kernels,
 named on the command line as substrings of their demangled names, use ymm
 (AVX2) and zmm (AVX-512) registers. And no copy calls a function of the
@@ -53,7 +55,9 @@ for line in text.splitlines():
             functions[name].add(width)
 
 def copy_of(fn):
-    if "9runAvx512I" in fn:
+    # A function of an `avx512bf16` namespace runs only where the CPU has
+    # AVX512-BF16 (fused attention's bfloat16 block products).
+    if "9runAvx512I" in fn or "10avx512bf16" in fn:
         return "avx512"
     if "7runAvx2I" in fn:
         return "avx2"

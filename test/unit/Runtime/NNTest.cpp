@@ -423,3 +423,72 @@ TEST_CASE("attention keeps a head's packed keys across its query blocks, or "
     CHECK(allclose(got, want, 1e-12, 1e-12));
   }
 }
+
+TEST_CASE("bfloat16 attention matches softmax written out in float64", "[nn]") {
+  // Where the CPU has AVX512-BF16 (and KILN_CPU_CAPABILITY leaves it) the
+  // kernel reads the 16-bit q, k and v as they are: K^T and V packed in
+  // pairs of rows, odd E and odd key counts (the last pair's second
+  // element multiplied as zero), widths not a multiple of 16, strided
+  // and transposed operands, causal blocks, bool and additive masks, a
+  // masked-off row; elsewhere it widens them. Either way: the float64
+  // attention of the same bfloat16 values, to bfloat16's rounding of the
+  // probabilities and the output.
+  struct Case {
+    int64_t L, S, E, Ev;
+    bool causal;
+    int mask; // 0 none, 1 bool, 2 additive
+    bool strided;
+  };
+  for (Case c : {Case{5, 9, 8, 8, false, 0, false},
+                 Case{300, 300, 64, 64, true, 0, false},
+                 Case{70, 333, 63, 24, false, 0, false},
+                 Case{64, 127, 64, 40, false, 1, false},
+                 Case{130, 131, 31, 17, true, 0, true},
+                 Case{33, 200, 64, 64, false, 2, true},
+                 Case{1, 257, 64, 64, false, 0, false}}) {
+    Tensor q = randn({2, 3, c.L, c.E}, 31).to(kBFloat16),
+           k = randn({2, 3, c.S, c.E}, 32).to(kBFloat16),
+           v = randn({2, 3, c.S, c.Ev}, 33).to(kBFloat16);
+    if (c.strided) {
+      q = randn({2, 3, c.E, c.L}, 31).to(kBFloat16).transpose(-1, -2);
+      k = randn({2, 3, c.S, 2 * c.E}, 32)
+              .to(kBFloat16)
+              .slice(-1, 0, 2 * c.E, 2);
+      v = randn({2, 3, c.S, 2 * c.Ev}, 33)
+              .to(kBFloat16)
+              .slice(-1, 0, 2 * c.Ev, 2);
+    }
+    Tensor keep = c.causal
+                      ? arange(c.S).unsqueeze(0) <= arange(c.L).unsqueeze(1)
+                      : randn({c.L, c.S}, 34) > -1.0;
+    // The last query attends to no key: its output is zeros.
+    keep = cat({keep.slice(0, 0, c.L - 1), full({1, c.S}, false, kBool)}, 0);
+    Tensor mask;
+    if (c.mask == 1)
+      mask = keep;
+    else if (c.mask == 2)
+      mask =
+          where(keep, randn({c.L, c.S}, 35), full({}, -INFINITY)).to(kBFloat16);
+    Tensor got = scaled_dot_product_attention(q, k, v, mask, 0.0, c.causal);
+    Tensor q64 = q.to(kFloat64), k64 = k.to(kFloat64), v64 = v.to(kFloat64);
+    Tensor scores = matmul(q64, k64.transpose(-2, -1)) *
+                    (1.0 / std::sqrt(static_cast<double>(c.E)));
+    if (c.mask == 2)
+      scores = scores + mask.to(kFloat64);
+    Tensor live = c.causal
+                      ? arange(c.S).unsqueeze(0) <= arange(c.L).unsqueeze(1)
+                  : c.mask ? keep
+                           : full({c.L, c.S}, true, kBool);
+    scores = where(live, scores, full({}, -INFINITY, kFloat64));
+    Tensor p = softmax(scores, -1);
+    Tensor want = matmul(where(isnan(p), 0.0, p).to(kFloat64), v64);
+    INFO("L=" << c.L << " S=" << c.S << " E=" << c.E << " Ev=" << c.Ev
+              << " causal=" << c.causal << " mask=" << c.mask
+              << " strided=" << c.strided);
+    CHECK(got.dtype() == kBFloat16);
+    CHECK(got.shape() == Shape{2, 3, c.L, c.Ev});
+    CHECK(allclose(got.to(kFloat64), want, 1e-2, 1e-2));
+    if (c.mask && !c.causal)
+      CHECK(all(got.slice(2, c.L - 1, c.L) == 0).item<bool>());
+  }
+}
