@@ -11,6 +11,7 @@
 #include "Core/Parallel.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -42,6 +43,50 @@ extern "C" void kiln_release_returned_buffer(uintptr_t buffer) {
   kiln::abi::freeForCompiled(reinterpret_cast<void *>(buffer));
 }
 
+namespace {
+/// Copies n elements of elemSize bytes at element strides ds and ss (0:
+/// one element read n times, a run-time broadcast), typed for the usual
+/// sizes so that the loop vectorizes: a memcpy call per element (or per
+/// doubling of a broadcast row) made a MoE's broadcast gate, [8192, 16]
+/// from one column, cost 91 us against 43 now.
+template <typename T>
+KILN_KERNEL_INLINE void copyTyped(char *d, int64_t ds, const char *s,
+                                  int64_t ss, int64_t n) {
+  T *dt = reinterpret_cast<T *>(d);
+  const T *st = reinterpret_cast<const T *>(s);
+  if (ss == 0) {
+    const T v = *st;
+    if (ds == 1) {
+      std::fill_n(dt, n, v);
+      return;
+    }
+    for (int64_t j = 0; j < n; ++j)
+      dt[j * ds] = v;
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j)
+    dt[j * ds] = st[j * ss];
+}
+
+KILN_KERNEL_INLINE void copyElements(char *d, int64_t ds, const char *s,
+                                     int64_t ss, int64_t n, int64_t elemSize) {
+  switch (elemSize) {
+  case 1:
+    return copyTyped<uint8_t>(d, ds, s, ss, n);
+  case 2:
+    return copyTyped<uint16_t>(d, ds, s, ss, n);
+  case 4:
+    return copyTyped<uint32_t>(d, ds, s, ss, n);
+  case 8:
+    return copyTyped<uint64_t>(d, ds, s, ss, n);
+  default:
+    for (int64_t j = 0; j < n; ++j)
+      std::memcpy(d + j * ds * elemSize, s + j * ss * elemSize,
+                  static_cast<size_t>(elemSize));
+  }
+}
+} // namespace
+
 /// Copies src to dst, both strided memrefs of the same shape.
 extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
                            UnrankedDescriptor *dst) {
@@ -65,11 +110,8 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
   int64_t cols = rank ? sizes[rank - 1] : 1;
   bool rowsContiguous = rank == 0 || ((sStrides[rank - 1] == 1 || cols == 1) &&
                                       (dStrides[rank - 1] == 1 || cols == 1));
-  // A source row of one element read cols times (a run-time broadcast
-  // along the last dim, stride 0) into a contiguous row: the element, then
-  // the row doubled from itself.
-  bool splatRows = rank > 0 && cols > 1 && sStrides[rank - 1] == 0 &&
-                   dStrides[rank - 1] == 1;
+  // Otherwise element by element (copyElements), a run-time broadcast
+  // along the last dim (source stride 0) included.
   int64_t rows = total / cols;
   size_t rowBytes = static_cast<size_t>((rowsContiguous ? cols : 1) * elemSize);
   kiln::detail::parallelFor(rows, total, [&](int64_t begin, int64_t end) {
@@ -82,23 +124,14 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedDescriptor *src,
         so += at * sStrides[i];
         dO += at * dStrides[i];
       }
-      if (splatRows) {
-        char *row = dBase + dO * elemSize;
-        size_t bytes = static_cast<size_t>(cols * elemSize);
-        size_t done = static_cast<size_t>(elemSize);
-        std::memcpy(row, sBase + so * elemSize, done);
-        for (; done < bytes; done *= 2)
-          std::memcpy(row + done, row, std::min(done, bytes - done));
-        continue;
-      }
+      char *d = dBase + dO * elemSize;
+      const char *s = sBase + so * elemSize;
       if (rowsContiguous) {
-        std::memcpy(dBase + dO * elemSize, sBase + so * elemSize, rowBytes);
+        std::memcpy(d, s, rowBytes);
         continue;
       }
-      for (int64_t j = 0; j < cols; ++j)
-        std::memcpy(dBase + (dO + j * dStrides[rank - 1]) * elemSize,
-                    sBase + (so + j * sStrides[rank - 1]) * elemSize,
-                    static_cast<size_t>(elemSize));
+      KILN_INLINE_CALL copyElements(d, dStrides[rank - 1], s,
+                                    sStrides[rank - 1], cols, elemSize);
     }
   });
 }
