@@ -6,7 +6,7 @@
 // matmul); the two agree, and each matches eager at sizes the source
 // never names. The variants cover bool, float and absent masks, is_causal,
 // an explicit scale, rank-3 operands, batch broadcasting and a query that
-// attends to no key.
+// attends to no key, in float32 and in bfloat16.
 //
 // RUN: kiln explain %s | FileCheck %s
 // RUN: env KILN_MIN_COMPILED_PERCENT=95 %matches_eager %s %t 2 5
@@ -151,4 +151,14 @@ int main(int argc, char **argv) {
   Tensor y = variants(q, k, v, padding, bias, 0.25);
   std::printf("variants %.5f\n", kiln::sum(y).item<float>());
   std::printf("abs %.5f\n", kiln::sum(kiln::abs(y)).item<float>());
+  // The same in bfloat16, the graph's version for it: where the CPU has
+  // AVX512-BF16 the kernel reads the 16-bit q, k and v as they are (odd
+  // key counts at the larger sizes), in both builds alike.
+  const kiln::DType bf16 = kiln::kBFloat16;
+  Tensor yb = variants(q.to(bf16), k.to(bf16), v.to(bf16), padding,
+                       bias.to(bf16), 0.25);
+  std::printf("bfloat16 %s %.5f\n", kiln::dtypeName(yb.dtype()),
+              kiln::sum(yb.to(kiln::kFloat32)).item<float>());
+  std::printf("bfloat16 abs %.5f\n",
+              kiln::sum(kiln::abs(yb.to(kiln::kFloat32))).item<float>());
 }
