@@ -422,8 +422,9 @@ bool writesInPlace(const FunctionDecl *callee, std::string &what) {
   if (const auto *m = dyn_cast<CXXMethodDecl>(callee))
     owner = m->getParent()->getQualifiedNameAsString();
   static const std::set<std::string> tensorOps = {
-      "add_",     "sub_",  "mul_",  "div_",  "addcmul_",
-      "addcdiv_", "zero_", "fill_", "copy_", "clamp_"};
+      "add_",       "sub_",       "mul_",       "div_",      "addcmul_",
+      "addcdiv_",   "zero_",      "fill_",      "copy_",     "clamp_",
+      "operator+=", "operator-=", "operator*=", "operator/="};
   bool mutates =
       (owner == "kiln::Tensor" && tensorOps.count(name)) ||
       (llvm::StringRef(owner).starts_with("kiln::optim::") &&

@@ -8,6 +8,7 @@
 // Roots without views compile (training-step.cpp runs such roots).
 //
 // RUN: kiln compile %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: kiln explain %s | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %s -o %t.ref %kiln_link
 // RUN: %clangxx -std=c++17 -Wall -Wextra -Werror %kiln_includes %t.cpp %t.o -o %t.cpu %kiln_link %kernel_link
 // RUN: %t.ref > %t.ref.txt
@@ -35,6 +36,30 @@ KILN_COMPILE() Tensor viewOfInput(const Tensor &x) {
   Tensor y = x * 2;
   row.zero_(); // the caller's x changes
   return y + x;
+}
+
+// The compound assignments are in-place ops too (LibTorch's `x += y`).
+// COMPILE: in-place.cpp:[[# @LINE + 1]]:{{[0-9]+}}: warning: kiln could not compile 'compoundOnView': 'col' and 'a' may share elements, and it modifies a tensor in place (Tensor::operator+= at in-place.cpp:[[# @LINE + 4]]:7)
+KILN_COMPILE() Tensor compoundOnView(const Tensor &x) {
+  Tensor a = x - 1;
+  Tensor col = a.narrow(1, 0, 1);
+  col += 5; // a's first column changes
+  a *= 2;
+  return a / 4;
+}
+
+// On a tensor the root made, with no view of it: a graph break at the
+// operator (in-place ops are host code), the graphs around it compiled.
+// COMPILE-NOT: could not compile 'compoundOnLocal'
+// EXPLAIN-LABEL: compoundOnLocal (
+// EXPLAIN: 1. Tensor::operator+= is not traced yet
+// EXPLAIN-NEXT: at {{.*}}in-place.cpp:[[# @LINE + 5]]:5
+// EXPLAIN: Graph kiln_compoundOnLocal_{{[0-9]+}} (1 ops):
+// EXPLAIN: Graph kiln_compoundOnLocal_{{[0-9]+}} (1 ops):
+KILN_COMPILE() Tensor compoundOnLocal(const Tensor &x) {
+  Tensor h = x * 3;
+  h += x;
+  return h - 1;
 }
 
 static void scaleInPlace(const Tensor &t) { t.mul_(3); }
@@ -110,22 +135,26 @@ KILN_COMPILE() Tensor pure(const Tensor &x) { return (x * 2).transpose(0, 1) + 1
 
 // EXEC-DAG: kiln: warning: graph viewOfResult ({{.*}}) runs eagerly
 // EXEC-DAG: kiln: warning: graph viewOfInput ({{.*}}) runs eagerly
+// EXEC-DAG: kiln: warning: graph compoundOnView ({{.*}}) runs eagerly
 // EXEC-DAG: kiln: warning: graph throughHelper ({{.*}}) runs eagerly
 // (Trainer::step's loss graph, without --autograd, runs eagerly to record.)
 // EXEC-DAG: kiln: warning: graph kiln_Trainer__step_{{[0-9]+}} ({{.*}}) runs eagerly: input 1 (this->w) requires grad
 // EXEC-DAG: kiln: warning: graph leaked ({{.*}}) runs eagerly
 // EXEC-NOT: graph pure
 // EXEC-NOT: graph carried
+// EXEC-NOT: graph kiln_compoundOnLocal
 // (scaleInPlace, a callee that breaks, is a root of its own: also eager.
 // carried's 4 calls: before the loop, twice in it, the return; Trainer::step
 // calls two graphs.)
-// EXEC: kiln-stats graph_calls=15 compiled=7 guard_misses=8
+// EXEC: kiln-stats graph_calls=18 compiled=9 guard_misses=9
 int main() {
   Tensor x = kiln::arange(6).to(kiln::kFloat32).reshape({2, 3});
   std::printf("%s\n", kiln::toString(viewOfResult(x)).c_str());
   Tensor x2 = x.clone();
   std::printf("%s\n", kiln::toString(viewOfInput(x2)).c_str());
   std::printf("%s\n", kiln::toString(x2).c_str());
+  std::printf("%s\n", kiln::toString(compoundOnView(x)).c_str());
+  std::printf("%s\n", kiln::toString(compoundOnLocal(x)).c_str());
   std::printf("%s\n", kiln::toString(throughHelper(x)).c_str());
   std::printf("%s\n", kiln::toString(pure(x)).c_str());
   Tensor cache = kiln::zeros({2, 4});

@@ -447,14 +447,24 @@ TEST_CASE("in-place ops: values, history, torch's errors", "[autograd]") {
   checkTensor(m, {2, 3}, kFloat32, {1, 2, 3, 1, 2, 3});
   m.zero_();
   checkTensor(m, {2, 3}, kFloat32, {0, 0, 0, 0, 0, 0});
+  // The compound assignments are add_, sub_, mul_ and div_.
+  Tensor c = F({1, 2, 3}, {3});
+  c += F({1, 1, 1}, {3});
+  c -= 1;
+  c *= F({2, 2, 2}, {3});
+  c /= 4;
+  (c += 1) *= 2;
+  checkTensor(c, {3}, kFloat32, {3, 4, 5});
   Tensor i = arange(3);
   CHECK_THROWS_WITH(i.add_(0.5), Catch::Contains("can't be cast"));
+  CHECK_THROWS_WITH(i /= 2, Catch::Contains("can't be cast"));
   CHECK_THROWS_WITH(ones({3}).expand({2, 3}).add_(1),
                     Catch::Contains("single memory location"));
 
   // A leaf that requires grad: only under no_grad.
   Tensor w = ones({3}).requires_grad_();
   CHECK_THROWS_WITH(w.add_(1), Catch::Contains("leaf"));
+  CHECK_THROWS_WITH(w += 1, Catch::Contains("leaf"));
   {
     NoGradGuard guard;
     w.add_(1);
