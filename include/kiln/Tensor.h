@@ -213,14 +213,14 @@ public:
   const Tensor &clamp_(std::optional<Scalar> min,
                        std::optional<Scalar> max = std::nullopt) const;
   /// `x += y` and the rest: add_, sub_, mul_, div_ (as LibTorch's).
-  const Tensor &operator+=(const Tensor &other) const { return add_(other); }
-  const Tensor &operator+=(Scalar other) const { return add_(other); }
-  const Tensor &operator-=(const Tensor &other) const { return sub_(other); }
-  const Tensor &operator-=(Scalar other) const { return sub_(other); }
-  const Tensor &operator*=(const Tensor &other) const { return mul_(other); }
-  const Tensor &operator*=(Scalar other) const { return mul_(other); }
-  const Tensor &operator/=(const Tensor &other) const { return div_(other); }
-  const Tensor &operator/=(Scalar other) const { return div_(other); }
+  const Tensor &operator+=(const Tensor &other) const;
+  const Tensor &operator+=(Scalar other) const;
+  const Tensor &operator-=(const Tensor &other) const;
+  const Tensor &operator-=(Scalar other) const;
+  const Tensor &operator*=(const Tensor &other) const;
+  const Tensor &operator*=(Scalar other) const;
+  const Tensor &operator/=(const Tensor &other) const;
+  const Tensor &operator/=(Scalar other) const;
 
   // ATen-style methods: the same as kiln's free functions of the same name
   // (`x.sum({-1}, true)` is `kiln::sum(x, {-1}, true)`), for code ported

@@ -687,4 +687,23 @@ KILN_IN_PLACE(clamp_, (std::optional<Scalar> min, std::optional<Scalar> max),
 
 const Tensor &Tensor::zero_() const { return fill_(0); }
 
+// Out of line, so that a file including kiln.h calls no in-place op of
+// its own (the compiler's views check looks for such calls).
+const Tensor &Tensor::operator+=(const Tensor &other) const {
+  return add_(other);
+}
+const Tensor &Tensor::operator+=(Scalar other) const { return add_(other); }
+const Tensor &Tensor::operator-=(const Tensor &other) const {
+  return sub_(other);
+}
+const Tensor &Tensor::operator-=(Scalar other) const { return sub_(other); }
+const Tensor &Tensor::operator*=(const Tensor &other) const {
+  return mul_(other);
+}
+const Tensor &Tensor::operator*=(Scalar other) const { return mul_(other); }
+const Tensor &Tensor::operator/=(const Tensor &other) const {
+  return div_(other);
+}
+const Tensor &Tensor::operator/=(Scalar other) const { return div_(other); }
+
 } // namespace kiln
