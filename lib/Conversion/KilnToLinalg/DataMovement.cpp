@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -146,6 +147,17 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
     Value span = arith::MaxSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, e, s), zero);
     Value len = arith::CeilDivSIOp::create(b, loc, span, step);
+    // A size the type states (kiln-refine-types: [s, s + c)) holds only
+    // while s is in range: checked, so that the call otherwise fails and
+    // runs eagerly, where the slice is shorter.
+    int64_t stated = cast<RankedTensorType>(op.getType()).getDimSize(dim);
+    if (!ShapedType::isDynamic(stated) && !matchPattern(len, m_Constant())) {
+      Value holds =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, len,
+                                arith::ConstantIndexOp::create(b, loc, stated));
+      emitShapeCheck(b, loc, holds,
+                     "slice: the range is not the width its type states");
+    }
     auto type = cast<RankedTensorType>(input.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);

@@ -71,6 +71,24 @@ func.func @slice(%x: tensor<?x6xf32>, %s: index, %e: index) -> tensor<?x6xf32> {
 
 // -----
 
+// A width the type states (kiln-refine-types: [s, s + 1)) is checked at
+// run time: a start out of range makes the slice shorter, and the call
+// then runs eagerly.
+// CHECK-LABEL: func.func @stated_width
+// CHECK: %[[LEN:.*]] = arith.ceildivsi
+// CHECK: %[[HOLDS:.*]] = arith.cmpi eq, %[[LEN]], %c1
+// CHECK: cf.assert %[[HOLDS]], "slice: the range is not the width its type states"
+// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [%{{.*}}, %[[LEN]]] [1, 1]
+// CHECK: tensor.cast %{{.*}} : tensor<?x?xf32> to tensor<?x1xf32>
+func.func @stated_width(%x: tensor<?x?xf32>, %s: index) -> tensor<?x1xf32> {
+  %c1 = arith.constant 1 : index
+  %e = arith.addi %s, %c1 : index
+  %0 = kiln.slice %x dim 1 [%s : %e] : tensor<?x?xf32> -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+}
+
+// -----
+
 // The new size-1 dim is grouped with its neighbour.
 // CHECK-LABEL: func.func @unit_dims
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]]

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
@@ -27,6 +28,24 @@ namespace k = mlir::kiln;
 
 namespace {
 
+/// The width of a step-1 slice whose end is its start plus a constant c >=
+/// 0, where the start is not one (a constant range's width needs its
+/// dim's size).
+std::optional<int64_t> widthOf(k::SliceOp slice) {
+  if (slice.getStep() != 1 || matchPattern(slice.getStart(), m_Constant()))
+    return std::nullopt;
+  auto sum = slice.getEnd().getDefiningOp<arith::AddIOp>();
+  if (!sum)
+    return std::nullopt;
+  Value other = sum.getLhs() == slice.getStart()   ? sum.getRhs()
+                : sum.getRhs() == slice.getStart() ? sum.getLhs()
+                                                   : Value();
+  APInt c;
+  if (!other || !matchPattern(other, m_ConstantInt(&c)) || c.isNegative())
+    return std::nullopt;
+  return c.getSExtValue();
+}
+
 /// The stated result type of one of the ops that state theirs, completed
 /// from its input's type.
 Type completeStated(Operation *op, Type stated) {
@@ -40,14 +59,17 @@ Type completeStated(Operation *op, Type stated) {
           return stated;
         return in.clone(cast<TensorType>(stated).getElementType());
       })
-      // A slice keeps its input's type but for the sliced dim's size.
+      // A slice keeps its input's type but for the sliced dim's size: c
+      // for [s, s + c) (`x.slice(1, e, e + 1)`), which the conversion
+      // checks at run time (a start past the size, or counted from the
+      // end, makes it shorter: the call then runs eagerly).
       .Case([&](k::SliceOp slice) -> Type {
         if (!in || ranked)
           return ranked && in ? ranked.clone(in.getElementType()) : stated;
         SmallVector<int64_t> shape(in.getShape());
         int64_t dim = slice.getDim();
         if (dim >= 0 && dim < in.getRank())
-          shape[dim] = ShapedType::kDynamic;
+          shape[dim] = widthOf(slice).value_or(ShapedType::kDynamic);
         return in.clone(shape);
       })
       // Reshapes keep their input's element type.
