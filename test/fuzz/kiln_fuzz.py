@@ -589,6 +589,17 @@ class Generator:
             d = s.index("1")
             del s[d]
             return self.define(root, v.dtype, s, "%s.squeeze(%d)" % (v.name, d), [v.name], v.exact)
+        whole = [i for i in range(r) if not s[i].startswith("D")]
+        if k == "slice" and whole and self.r.random() < 0.3:
+            # A window of one from a run-time start (a MoE's gate column,
+            # `x.slice(1, e, e + 1)`): typed one wide, checked at run time.
+            d = self.pick(whole)
+            start = "w%d" % len(root.stmts)
+            root.stmts.append(("const int64_t %s = %s.size(%d) / 2;" % (start, v.name, d),
+                               None, [v.name]))
+            s[d] = "1"
+            return self.define(root, v.dtype, s, "%s.slice(%d, %s, %s + 1)" % (v.name, d, start, start),
+                               [v.name], v.exact)
         if k == "slice" and r >= 1:
             d = self.r.randrange(r)
             start, step = self.pick([0, 1]), self.pick([1, 2])
