@@ -147,7 +147,7 @@ struct SliceToExtractSlice : OpConversionPattern<SliceOp> {
     Value span = arith::MaxSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, e, s), zero);
     Value len = arith::CeilDivSIOp::create(b, loc, span, step);
-    // A size the type states (kiln-refine-types: [s, s + c)) holds only
+    // A size the type states (kiln-refine-types: [s, s + 1)) holds only
     // while s is in range: checked, so that the call otherwise fails and
     // runs eagerly, where the slice is shorter.
     int64_t stated = cast<RankedTensorType>(op.getType()).getDimSize(dim);

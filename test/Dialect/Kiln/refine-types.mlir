@@ -256,14 +256,16 @@ func.func @like_and_unbatched(%x: tensor<*x!kiln.open> {kiln.type = tensor<3x8x8
 
 // -----
 
-// A slice [s, s + c) with c a constant is c wide (the conversion checks it
-// at run time: test/Conversion/KilnToLinalg/data-movement.mlir); [s, s + n) and [0, 1) keep
-// their width dynamic (the latter's depends on the dim's size).
+// A slice [s, s + 1) is one wide (the conversion checks it at run time:
+// test/Conversion/KilnToLinalg/data-movement.mlir); [s, s + 2), [s, s + n)
+// and [0, 1) keep their width dynamic (the last's depends on the dim's
+// size).
 // CHECK-LABEL: func.func @known_width
-// CHECK-SAME: -> (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-SAME: -> (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
 func.func @known_width(%x: tensor<*x!kiln.open> {kiln.type = tensor<?x?xf32>},
                        %s: index, %n: index)
-    -> (tensor<*x!kiln.open>, tensor<*x!kiln.open>, tensor<*x!kiln.open>) {
+    -> (tensor<*x!kiln.open>, tensor<*x!kiln.open>, tensor<*x!kiln.open>,
+        tensor<*x!kiln.open>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %e = arith.addi %c1, %s : index
@@ -272,7 +274,12 @@ func.func @known_width(%x: tensor<*x!kiln.open> {kiln.type = tensor<?x?xf32>},
   %f = arith.addi %s, %n : index
   // CHECK: kiln.slice %{{.*}} dim 1 [%{{.*}} : %{{.*}}] : tensor<?x?xf32> -> tensor<?x?xf32>
   %b = kiln.slice %x dim 1 [%s : %f] : tensor<*x!kiln.open> -> tensor<*x!kiln.open>
+  %c2 = arith.constant 2 : index
+  %g = arith.addi %s, %c2 : index
+  // CHECK: kiln.slice %{{.*}} dim 1 [%{{.*}} : %{{.*}}] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %w = kiln.slice %x dim 1 [%s : %g] : tensor<*x!kiln.open> -> tensor<*x!kiln.open>
   // CHECK: kiln.slice %{{.*}} dim 0 [%{{.*}} : %{{.*}}] : tensor<?x?xf32> -> tensor<?x?xf32>
   %c = kiln.slice %x dim 0 [%c0 : %c1] : tensor<*x!kiln.open> -> tensor<*x!kiln.open>
-  return %a, %b, %c : tensor<*x!kiln.open>, tensor<*x!kiln.open>, tensor<*x!kiln.open>
+  return %a, %b, %w, %c : tensor<*x!kiln.open>, tensor<*x!kiln.open>,
+      tensor<*x!kiln.open>, tensor<*x!kiln.open>
 }

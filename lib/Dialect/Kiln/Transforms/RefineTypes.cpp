@@ -28,9 +28,11 @@ namespace k = mlir::kiln;
 
 namespace {
 
-/// The width of a step-1 slice whose end is its start plus a constant c >=
-/// 0, where the start is not one (a constant range's width needs its
-/// dim's size).
+/// 1 for a step-1 slice whose end is its start plus one, where the start
+/// is not a constant (a constant range's width needs its dim's size): a
+/// window of one, which may broadcast. Wider windows stay dynamic: a loop
+/// over chunks often ends with a shorter one, whose call would then fail
+/// its check and run eagerly.
 std::optional<int64_t> widthOf(k::SliceOp slice) {
   if (slice.getStep() != 1 || matchPattern(slice.getStart(), m_Constant()))
     return std::nullopt;
@@ -41,9 +43,9 @@ std::optional<int64_t> widthOf(k::SliceOp slice) {
                 : sum.getRhs() == slice.getStart() ? sum.getLhs()
                                                    : Value();
   APInt c;
-  if (!other || !matchPattern(other, m_ConstantInt(&c)) || c.isNegative())
+  if (!other || !matchPattern(other, m_ConstantInt(&c)) || c != 1)
     return std::nullopt;
-  return c.getSExtValue();
+  return 1;
 }
 
 /// The stated result type of one of the ops that state theirs, completed
@@ -59,10 +61,10 @@ Type completeStated(Operation *op, Type stated) {
           return stated;
         return in.clone(cast<TensorType>(stated).getElementType());
       })
-      // A slice keeps its input's type but for the sliced dim's size: c
-      // for [s, s + c) (`x.slice(1, e, e + 1)`), which the conversion
+      // A slice keeps its input's type but for the sliced dim's size: 1
+      // for [s, s + 1) (`x.slice(1, e, e + 1)`), which the conversion
       // checks at run time (a start past the size, or counted from the
-      // end, makes it shorter: the call then runs eagerly).
+      // end, makes it empty: the call then runs eagerly).
       .Case([&](k::SliceOp slice) -> Type {
         if (!in || ranked)
           return ranked && in ? ranked.clone(in.getElementType()) : stated;
