@@ -2,6 +2,7 @@
 //----------------------===//
 #include "TestUtil.h"
 
+#include "ABI/Descriptors.h"
 #include "kiln/Cpu.h"
 #include "kiln/abi.h"
 
@@ -12,16 +13,23 @@
 using namespace kiln;
 
 namespace {
-/// A rank-1 result descriptor over buffer: {allocated, aligned, offset,
-/// size, stride}.
-std::vector<int64_t> describe1d(void *buffer, int64_t offset, int64_t size) {
-  std::vector<int64_t> d(5);
+/// A ranked descriptor over buffer: {allocated, aligned, offset, sizes...,
+/// strides...}.
+std::vector<int64_t> describe(void *buffer, int64_t offset,
+                              std::vector<int64_t> sizes,
+                              std::vector<int64_t> strides) {
+  std::vector<int64_t> d(3);
   std::memcpy(&d[0], &buffer, sizeof(void *));
   std::memcpy(&d[1], &buffer, sizeof(void *));
   d[2] = offset;
-  d[3] = size;
-  d[4] = 1;
+  d.insert(d.end(), sizes.begin(), sizes.end());
+  d.insert(d.end(), strides.begin(), strides.end());
   return d;
+}
+
+/// A rank-1 result descriptor over buffer.
+std::vector<int64_t> describe1d(void *buffer, int64_t offset, int64_t size) {
+  return describe(buffer, offset, {size}, {1});
 }
 } // namespace
 
@@ -123,28 +131,8 @@ TEST_CASE("the kernels run the largest instruction set the cap allows",
 #endif
 }
 
-namespace {
-struct UnrankedMemref {
-  int64_t rank;
-  void *descriptor;
-};
-
-/// A ranked descriptor {allocated, aligned, offset, sizes..., strides...}.
-std::vector<int64_t> describe(void *buffer, int64_t offset,
-                              std::vector<int64_t> sizes,
-                              std::vector<int64_t> strides) {
-  std::vector<int64_t> d(3);
-  std::memcpy(&d[0], &buffer, sizeof(void *));
-  std::memcpy(&d[1], &buffer, sizeof(void *));
-  d[2] = offset;
-  d.insert(d.end(), sizes.begin(), sizes.end());
-  d.insert(d.end(), strides.begin(), strides.end());
-  return d;
-}
-} // namespace
-
-extern "C" void memrefCopy(int64_t elemSize, UnrankedMemref *src,
-                           UnrankedMemref *dst);
+extern "C" void memrefCopy(int64_t elemSize, detail::UnrankedView *src,
+                           detail::UnrankedView *dst);
 
 TEST_CASE("memrefCopy copies strided buffers of any element size", "[abi]") {
   // What MLIR's lowering of memref.copy calls: a run-time broadcast (stride
@@ -189,7 +177,7 @@ TEST_CASE("memrefCopy copies strided buffers of any element size", "[abi]") {
                                          l.srcStrides),
                            dd = describe(dst.data(), 0, {rows, cols},
                                          l.dstStrides);
-      UnrankedMemref s{2, sd.data()}, d{2, dd.data()};
+      detail::UnrankedView s{2, sd.data()}, d{2, dd.data()};
       memrefCopy(size, &s, &d);
       INFO(l.what << ", " << size << "-byte elements");
       int64_t wrong = 0, touched = 0;
