@@ -43,7 +43,7 @@ constexpr const char *kOp = "scaled_dot_product_attention";
 /// bfloat16 block products on AVX512-BF16 (VDPBF16PS: two bfloat16
 /// products per float32 lane, summed in float32), for the bfloat16 kernel.
 /// Called once per block from whichever loop body copy runs (only where
-/// the CPU has the instructions: bf16DotAttention), so out of line; the
+/// the CPU has the instructions: detail::bf16DotProducts), so out of line; the
 /// namespace names them an AVX-512 copy to test/Runtime/isa-copies.test.
 namespace avx512bf16 {
 #define KILN_BF16_TARGET __attribute__((target(KILN_ISA_AVX512 ",avx512bf16")))
@@ -187,7 +187,7 @@ using AccOf = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 /// The row maxima and sums are vector reductions: summed one element after
 /// another they cost more than the products at E = 64.
 ///
-/// bfloat16 (only where the CPU has AVX512-BF16: bf16DotAttention) reads
+/// bfloat16 (only where the CPU has AVX512-BF16: bf16DotProducts) reads
 /// q, k and v as they are: K^T and V packed in pairs of rows for
 /// avx512bf16::pairedGemm, the scores summed in float32 and scaled there,
 /// softmax in float32, its probabilities rounded to bfloat16 for P V (as
@@ -206,7 +206,7 @@ void attend(const View4<T> &q, const View4<T> &k, const View4<T> &v,
       (int64_t{1} << 19) / (kb * std::max<int64_t>({E, Ev, 1})), 4, 64);
   const int64_t qBlocks = (L + qb - 1) / qb;
   const int64_t tasks = B * H * qBlocks;
-  const bool vRows = !paired && (v.strides[3] == 1 || Ev == 1);
+  const bool vRows = v.strides[3] == 1 || Ev == 1;
   int64_t work = B * H * L * std::max<int64_t>(S, 1) * (E + Ev + 8);
   // K^T of one (batch, head), block by block ([E, kb] each, rows kb
   // apart), kept across a thread's tasks when a head has several query
