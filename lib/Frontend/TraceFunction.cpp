@@ -439,14 +439,16 @@ bool writesInPlace(const FunctionDecl *callee, std::string &what) {
   return true;
 }
 
-/// Whether any function of a translation unit (outside system headers)
+/// Whether any function of a translation unit (outside system headers and
+/// kiln's own code, which modifies nothing the caller sees: InPlaceFinder)
 /// modifies a tensor in place.
 class UnitWriteFinder : public RecursiveASTVisitor<UnitWriteFinder> {
 public:
   explicit UnitWriteFinder(const SourceManager &sm) : sm_(sm) {}
   bool TraverseDecl(Decl *d) {
-    if (found || (d && !isa<TranslationUnitDecl>(d) &&
-                  sm_.isInSystemHeader(d->getLocation())))
+    if (found ||
+        (d && !isa<TranslationUnitDecl>(d) &&
+         (sm_.isInSystemHeader(d->getLocation()) || inNamespace(d, "kiln"))))
       return true;
     return RecursiveASTVisitor::TraverseDecl(d);
   }

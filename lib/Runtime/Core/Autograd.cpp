@@ -687,8 +687,7 @@ KILN_IN_PLACE(clamp_, (std::optional<Scalar> min, std::optional<Scalar> max),
 
 const Tensor &Tensor::zero_() const { return fill_(0); }
 
-// Out of line, so that a file including kiln.h calls no in-place op of
-// its own (the compiler's views check looks for such calls).
+// `x += y` and the rest: the in-place ops above.
 const Tensor &Tensor::operator+=(const Tensor &other) const {
   return add_(other);
 }
