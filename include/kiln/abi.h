@@ -232,8 +232,10 @@ public:
   GraphCall &output(Tensor &out, int64_t rank, DType dtype);
   /// The graph's training pair (buildForwardBackward), given before the
   /// inputs: `forward` returns the graph's results, then the extra values
-  /// of `saved`; `backward` takes the `saved` values in order and a
-  /// gradient per floating-point result, and returns a gradient per
+  /// of `saved`; `backward` takes the `saved` values in order, a gradient
+  /// per floating-point result, then per such result an int64 nonzero when its
+  /// gradient arrived (zeros where none did), then per floating-point tensor
+  /// input whether its gradient is needed, and returns a gradient per
   /// floating-point tensor input. When grad mode is on and an input
   /// requires grad, run() calls `forward` instead of the graph and records
   /// `backward` as the one autograd node of the call's results, keeping
@@ -244,6 +246,12 @@ public:
   GraphCall &backward(EntryPoint forward, EntryPoint backward,
                       std::initializer_list<SavedValue> saved,
                       std::initializer_list<SavedValue> versionChecked = {});
+  /// Per floating-point tensor input, the floating-point results (counted
+  /// among those) whose gradients make its gradient; given after backward()
+  /// where one is not made of all of them. Where none of its results'
+  /// gradients arrived, the input's is left undefined, as eager leaves it.
+  GraphCall &gradientSources(
+      std::initializer_list<std::initializer_list<unsigned>> sources);
   /// A graph without a compiled backward, `why`: a call that needs one runs
   /// eagerly instead (counted as a fallback and warned of once).
   GraphCall &noBackward(const char *why);
@@ -280,6 +288,7 @@ private:
   std::vector<Tensor> tensors_;
   EntryPoint forward_ = nullptr, backward_ = nullptr;
   std::vector<SavedValue> saved_, versionChecked_;
+  std::vector<std::vector<unsigned>> gradientSources_;
   bool backwardGiven_ = false;
   const char *noBackward_ = "";
   /// The call of a graph's backward, from its autograd node (counted as

@@ -324,6 +324,16 @@ WrapperCode emitWrapper(const Graph &g, bool compiled, bool onlyFromCompiled,
         savedValues(g.versionChecked);
       }
       os << ")";
+      if (!g.gradientSources.empty()) {
+        os << "\n           .gradientSources({";
+        for (size_t i = 0; i < g.gradientSources.size(); ++i) {
+          os << (i ? ", " : "") << "{";
+          for (size_t j = 0; j < g.gradientSources[i].size(); ++j)
+            os << (j ? ", " : "") << g.gradientSources[i][j];
+          os << "}";
+        }
+        os << "})";
+      }
     } else if (g.autograd) { // a call that needs gradients runs eagerly
       os << "\n           .noBackward("
          << cString(llvm::StringRef(g.noBackward).split('\n').first.str())

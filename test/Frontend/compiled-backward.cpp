@@ -52,7 +52,7 @@ struct Mlp {
   // for in-place changes: x and w1 for the first product, w2 for the
   // second; the bias feeds no formula.)
   // EXPLAIN: backward kiln_Mlp__forward_[[G:[0-9]+]]_backward: the forward saves input x, input this->w1, input this->b1, input this->w2, extra f32[?,?], 65536 bytes beyond its inputs and results; the backward computes 2 ops of the forward again, 131072 bytes (each dynamic dim counted as 128); checked at backward for in-place changes (what eager saves): input x, input this->w1, input this->w2
-  // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>, %arg6: i64 {kiln.gradient_need = 0 : i64}, %arg7: i64 {kiln.gradient_need = 1 : i64}, %arg8: i64 {kiln.gradient_need = 2 : i64}, %arg9: i64 {kiln.gradient_need = 3 : i64})
+  // EXPLAIN-NEXT: func.func @kiln_Mlp__forward_[[G]]_backward(%arg0: tensor<?x?xf32>, %arg1: tensor<?x?xf32>, %arg2: tensor<?xf32>, %arg3: tensor<?x?xf32>, %arg4: tensor<?x?xf32>, %arg5: tensor<?x?xf32>, %arg6: i64, %arg7: i64 {kiln.gradient_need = 0 : i64}, %arg8: i64 {kiln.gradient_need = 1 : i64}, %arg9: i64 {kiln.gradient_need = 2 : i64}, %arg10: i64 {kiln.gradient_need = 3 : i64})
   // EXPLAIN: %0 = kiln.add %arg4, %arg2
   // EXPLAIN-NEXT: %1 = kiln.gelu %0
   // EXPLAIN-NOT: kiln.matmul %arg0, %arg1

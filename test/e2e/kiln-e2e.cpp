@@ -505,6 +505,8 @@ bool backwardGradients(mlir::ModuleOp module, void *handle,
     }
   }
   backwardInputs.insert(backwardInputs.end(), dys.begin(), dys.end());
+  // Every result's gradient arrived.
+  backwardInputs.insert(backwardInputs.end(), dys.size(), RtValue(int64_t(1)));
   if (kind == BackwardKind::Partitioned) {
     size_t floatInputs =
         std::count_if(inputs.begin(), inputs.end(),

@@ -194,6 +194,10 @@ struct Graph {
   /// the backward (ForwardBackward's checked arguments and results): the
   /// call checks at backward that no in-place op changed them.
   std::vector<Saved> versionChecked;
+  /// Per floating-point tensor input, the floating-point results whose
+  /// gradients make its gradient (ForwardBackward's gradientSources);
+  /// empty where each is made of all of them.
+  std::vector<std::vector<unsigned>> gradientSources;
   /// kiln explain --autograd: the backward function as text, the bytes the
   /// forward saves for it beyond its inputs and results, and the ops of the
   /// forward it computes again with their bytes (ForwardBackward's).

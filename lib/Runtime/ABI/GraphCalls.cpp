@@ -537,6 +537,14 @@ GraphCall::backward(EntryPoint forward, EntryPoint backward,
   return *this;
 }
 
+GraphCall &GraphCall::gradientSources(
+    std::initializer_list<std::initializer_list<unsigned>> sources) {
+  gradientSources_.clear();
+  for (const auto &from : sources)
+    gradientSources_.emplace_back(from);
+  return *this;
+}
+
 GraphCall &GraphCall::noBackward(const char *why) {
   backwardGiven_ = true;
   noBackward_ = why;
@@ -592,6 +600,9 @@ bool GraphCall::runForward() {
     std::vector<int64_t> scalars;
     std::vector<Arg> args; // per saved value, into tensors or scalars
     std::vector<autograd::GradSlot> inputs, results;
+    /// Per floating-point input, the floating-point results whose
+    /// gradients make its gradient.
+    std::vector<std::vector<unsigned>> sources;
   };
   auto replay = std::make_shared<Replay>();
   replay->graph = std::string(site_.graph) + "_backward";
@@ -636,53 +647,86 @@ bool GraphCall::runForward() {
                                  ? autograd::GradSlot{t.shape(), t.dtype()}
                                  : autograd::GradSlot{{}, kBool}); // takes none
   std::vector<Tensor> outs;
+  unsigned floatingResults = 0;
   for (const Output &o : outputs_) {
     outs.push_back(*o.target);
     replay->results.push_back({o.target->shape(), o.dtype});
+    floatingResults += isFloating(o.dtype);
   }
-  recorder.record(outs, [replay](const autograd::Grads &grads,
-                                 const autograd::Needs &needs) {
-    GraphSite site(replay->graph.c_str());
-    GraphCall call(site, replay->entry, replay->device);
-    call.backwardOf_ = true;
-    for (const autograd::SavedTensor &c : replay->checked)
-      (void)c.get(); // raises if an in-place op changed it
-    std::vector<Tensor> saved;
-    for (const Arg &a : replay->args)
-      if (a.tensor)
-        call.input(saved.emplace_back(replay->tensors[a.index].get()));
-      else
-        call.input(replay->scalars[a.index]);
-    // Each result's gradient where the graph runs (the engine makes the
-    // missing ones zeros on the CPU; the results follow the inputs), kept
-    // alive until the call returns.
-    std::vector<Tensor> resultGrads;
-    for (size_t k = 0; k < replay->results.size(); ++k)
-      if (const autograd::GradSlot &r = replay->results[k];
-          isFloating(r.dtype)) {
-        Tensor g = grads[k].defined() ? grads[k] : zeros(r.shape, r.dtype);
-        if (g.device().type != replay->device.type)
-          g = g.to(replay->device);
-        call.input(resultGrads.emplace_back(std::move(g)));
-      }
-    // Then whether each gradient is needed: the backward skips what only
-    // the others read (an input that does not require grad).
-    autograd::Grads result(replay->inputs.size());
-    for (size_t i = 0; i < replay->inputs.size(); ++i)
-      if (const autograd::GradSlot &in = replay->inputs[i];
-          isFloating(in.dtype)) {
-        call.input(static_cast<int64_t>(needs[i]));
-        call.output(result[i], static_cast<int64_t>(in.shape.size()), in.dtype);
-      }
-    if (!call.call())
-      throw Error("graph " + replay->graph +
-                  ": the compiled backward failed a check (a shape check, or "
-                  "an allow_in_graph call)");
-    for (size_t i = 0; i < result.size(); ++i)
-      if (!needs[i])
-        result[i] = Tensor(); // not computed
-    return result;
-  });
+  size_t floatingInputs = std::count_if(
+      replay->inputs.begin(), replay->inputs.end(),
+      [](const autograd::GradSlot &s) { return isFloating(s.dtype); });
+  if (gradientSources_.empty()) {
+    std::vector<unsigned> all(floatingResults);
+    for (unsigned r = 0; r < floatingResults; ++r)
+      all[r] = r;
+    replay->sources.assign(floatingInputs, all);
+  } else {
+    replay->sources = gradientSources_;
+  }
+  if (replay->sources.size() != floatingInputs)
+    throw Error("graph " + std::string(site_.graph) + ": " +
+                std::to_string(replay->sources.size()) +
+                " gradient sources for " + std::to_string(floatingInputs) +
+                " floating-point inputs");
+  recorder.record(
+      outs,
+      [replay](const autograd::Grads &grads, const autograd::Needs &needs) {
+        GraphSite site(replay->graph.c_str());
+        GraphCall call(site, replay->entry, replay->device);
+        call.backwardOf_ = true;
+        for (const autograd::SavedTensor &c : replay->checked)
+          (void)c.get(); // raises if an in-place op changed it
+        std::vector<Tensor> saved;
+        for (const Arg &a : replay->args)
+          if (a.tensor)
+            call.input(saved.emplace_back(replay->tensors[a.index].get()));
+          else
+            call.input(replay->scalars[a.index]);
+        // Each floating-point result's gradient where the graph runs (zeros
+        // where none arrived; the results follow the inputs), kept alive until
+        // the call returns, then whether each arrived.
+        std::vector<Tensor> resultGrads;
+        std::vector<bool> arrived;
+        for (size_t k = 0; k < replay->results.size(); ++k)
+          if (const autograd::GradSlot &r = replay->results[k];
+              isFloating(r.dtype)) {
+            arrived.push_back(grads[k].defined());
+            Tensor g = grads[k].defined() ? grads[k] : zeros(r.shape, r.dtype);
+            if (g.device().type != replay->device.type)
+              g = g.to(replay->device);
+            call.input(resultGrads.emplace_back(std::move(g)));
+          }
+        for (bool a : arrived)
+          call.input(static_cast<int64_t>(a));
+        // Then whether each gradient is needed: the backward skips what only
+        // the others read (an input that does not require grad). A gradient
+        // made of result gradients none of which arrived is left undefined, as
+        // eager leaves it.
+        autograd::Grads result(replay->inputs.size());
+        std::vector<bool> defined(replay->inputs.size(), false);
+        for (size_t i = 0, k = 0; i < replay->inputs.size(); ++i)
+          if (const autograd::GradSlot &in = replay->inputs[i];
+              isFloating(in.dtype)) {
+            const std::vector<unsigned> &from = replay->sources[k++];
+            defined[i] =
+                needs[i] && std::any_of(from.begin(), from.end(),
+                                        [&](unsigned r) { return arrived[r]; });
+            call.input(static_cast<int64_t>(defined[i]));
+            call.output(result[i], static_cast<int64_t>(in.shape.size()),
+                        in.dtype);
+          }
+        if (!call.call())
+          throw Error(
+              "graph " + replay->graph +
+              ": the compiled backward failed a check (a shape check, or "
+              "an allow_in_graph call)");
+        for (size_t i = 0; i < result.size(); ++i)
+          if (!defined[i])
+            result[i] = Tensor(); // not computed
+        return result;
+      },
+      autograd::Recorder::Missing::Undefined);
   return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kiln/Ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <mutex>
@@ -34,8 +35,10 @@ namespace {
 
 /// The node of an op: its formula and what it saved.
 struct FunctionNode : Node {
-  FunctionNode(std::string name, BackwardFn fn, bool saves)
-      : Node(std::move(name)), fn(std::move(fn)), saves(saves) {}
+  FunctionNode(std::string name, BackwardFn fn, bool saves,
+               Recorder::Missing missing)
+      : Node(std::move(name)), fn(std::move(fn)), saves(saves),
+        missing(missing) {}
 
   Grads apply(Grads &&grads) override {
     if (!fn)
@@ -46,10 +49,16 @@ struct FunctionNode : Node {
                   "retain_graph = true to backward() the first time to keep "
                   "them (" +
                   name + ")");
-    // An output no gradient reached contributes zeros.
-    for (size_t i = 0; i < grads.size(); ++i)
-      if (!grads[i].defined() && isFloating(slots[i].dtype))
-        grads[i] = zeros(slots[i].shape, slots[i].dtype);
+    // No gradient reached the node (the nodes after it gave none): it
+    // gives none either. Otherwise an output none reached contributes
+    // zeros.
+    if (std::none_of(grads.begin(), grads.end(),
+                     [](const Tensor &g) { return g.defined(); }))
+      return Grads(next.size());
+    if (missing == Recorder::Missing::Zeros)
+      for (size_t i = 0; i < grads.size(); ++i)
+        if (!grads[i].defined() && isFloating(slots[i].dtype))
+          grads[i] = zeros(slots[i].shape, slots[i].dtype);
     Needs needs(next.size());
     for (size_t i = 0; i < next.size(); ++i)
       needs[i] = next[i].fn != nullptr;
@@ -64,6 +73,7 @@ struct FunctionNode : Node {
 
   BackwardFn fn;
   bool saves;
+  Recorder::Missing missing;
 };
 
 /// Adds the gradient that reaches a leaf into its grad().
@@ -209,10 +219,12 @@ void Recorder::record(const Tensor &out, BackwardFn fn) {
   record(std::vector<Tensor>{out}, std::move(fn));
 }
 
-void Recorder::record(const std::vector<Tensor> &outs, BackwardFn fn) {
+void Recorder::record(const std::vector<Tensor> &outs, BackwardFn fn,
+                      Missing missing) {
   if (!active_)
     return;
-  auto node = std::make_shared<FunctionNode>(name_, std::move(fn), saves_);
+  auto node =
+      std::make_shared<FunctionNode>(name_, std::move(fn), saves_, missing);
   node->next = edges_;
   for (const Tensor &out : outs)
     node->slots.push_back(out.defined() ? GradSlot{out.shape(), out.dtype()}

@@ -141,11 +141,17 @@ public:
   /// the backward.
   SavedTensor save(const Tensor &t, bool isOutput = false,
                    uint32_t outputNr = 0) const;
+  /// What a node's formula gets for a floating-point output that no
+  /// gradient reached, when another did (a node none reached does not run
+  /// and gives none, as torch's formulas do): zeros of its shape, or the
+  /// undefined tensor (a compiled backward, which passes on which arrived).
+  enum class Missing { Zeros, Undefined };
   /// Makes out (a fresh result) the output of a node running fn.
   void record(const Tensor &out, BackwardFn fn);
   /// The same for several outputs (undefined ones, and non-floating ones,
   /// get no node).
-  void record(const std::vector<Tensor> &outs, BackwardFn fn);
+  void record(const std::vector<Tensor> &outs, BackwardFn fn,
+              Missing missing = Missing::Zeros);
 
 private:
   void init(const Tensor *const *inputs, size_t n);

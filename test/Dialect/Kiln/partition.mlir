@@ -20,7 +20,7 @@
 // CHECK-NOT: kiln.transpose
 // CHECK: return %[[Y]], %[[H]]
 // CHECK-LABEL: func.func @mlp_backward
-// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>, %[[W1:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?xf32>, %[[W2:.*]]: tensor<?x?xf32>, %[[H:.*]]: tensor<?x?xf32>, %[[DY:.*]]: tensor<?x?xf32>, %{{.*}}: i64 {kiln.gradient_need = 0 : i64}, %{{.*}}: i64 {kiln.gradient_need = 1 : i64}, %{{.*}}: i64 {kiln.gradient_need = 2 : i64}, %{{.*}}: i64 {kiln.gradient_need = 3 : i64})
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?xf32>, %[[W1:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?xf32>, %[[W2:.*]]: tensor<?x?xf32>, %[[H:.*]]: tensor<?x?xf32>, %[[DY:.*]]: tensor<?x?xf32>, %{{[^:]*}}: i64, %{{[^:]*}}: i64 {kiln.gradient_need = 0 : i64}, %{{[^:]*}}: i64 {kiln.gradient_need = 1 : i64}, %{{[^:]*}}: i64 {kiln.gradient_need = 2 : i64}, %{{[^:]*}}: i64 {kiln.gradient_need = 3 : i64})
 // CHECK-SAME: -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>)
 // CHECK: %[[A:.*]] = kiln.add %[[H]], %[[B]]
 // CHECK: %[[G:.*]] = kiln.gelu %[[A]]
@@ -46,7 +46,7 @@ func.func @mlp(%x: tensor<?x?xf32>, %w1: tensor<?x?xf32>, %b1: tensor<?xf32>, %w
 // CHECK-DAG: %[[S1:.*]] = kiln.from_scalar %[[N1]] : index -> tensor<i64>
 // CHECK: return %{{.*}}, %[[S0]], %[[S1]]
 // CHECK-LABEL: func.func @mean_backward
-// CHECK-SAME: (%[[N0:.*]]: i64, %[[N1:.*]]: i64, %[[DY:.*]]: tensor<f32>, %{{.*}}: i64 {kiln.gradient_need = 0 : i64}) -> tensor<?x?xf32>
+// CHECK-SAME: (%[[N0:.*]]: i64, %[[N1:.*]]: i64, %[[DY:.*]]: tensor<f32>, %{{[^:]*}}: i64, %{{[^:]*}}: i64 {kiln.gradient_need = 0 : i64}) -> tensor<?x?xf32>
 // CHECK-DAG: arith.index_cast %[[N0]] : i64 to index
 // CHECK-DAG: arith.index_cast %[[N1]] : i64 to index
 // CHECK: %[[R:.*]] = kiln.reshape %[[DY]]
@@ -68,7 +68,7 @@ func.func @mean(%x: tensor<?x?xf32>) -> tensor<f32> {
 // CHECK-NOT: kiln.mul
 // CHECK: return %[[T]], %{{.*}}, %{{.*}} :
 // CHECK-LABEL: func.func @rowsum_backward
-// CHECK-SAME: (%[[T:.*]]: tensor<?xf32>, %{{.*}}: i64, %{{.*}}: i64, %[[DY:.*]]: tensor<?xf32>, %{{.*}}: i64 {kiln.gradient_need = 0 : i64})
+// CHECK-SAME: (%[[T:.*]]: tensor<?xf32>, %{{.*}}: i64, %{{.*}}: i64, %[[DY:.*]]: tensor<?xf32>, %{{[^:]*}}: i64, %{{[^:]*}}: i64 {kiln.gradient_need = 0 : i64})
 // CHECK-NOT: kiln.sum
 // CHECK: kiln.mul %[[T]], %[[T]]
 func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {

@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_KILNDIFFERENTIATE
@@ -51,8 +52,37 @@ struct KilnDifferentiate : k::impl::KilnDifferentiateBase<KilnDifferentiate> {
 
 } // namespace
 
-/// fn's joint graph: fn's arguments and its float results' gradients in,
-/// fn's results (withResults) and its float arguments' gradients out.
+/// Whether g, a gradient a rule built from its op's result gradients
+/// `from`, reads nothing else of the graph but sizes, masks, indices and
+/// finite constants: then it is linear in them with finite coefficients, and
+/// zero where they are.
+static bool readsOnlyGradients(Value g, const DenseSet<Value> &from) {
+  SmallVector<Value> work{g};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second || from.contains(v))
+      continue;
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      continue; // a size, a mask, indices
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false; // an argument
+    if (auto full = dyn_cast<k::FullOp>(def)) {
+      auto value = dyn_cast<FloatAttr>(full.getValue());
+      if (!value || !value.getValue().isFinite())
+        return false;
+      continue;
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+/// fn's joint graph: fn's arguments, its float results' gradients and
+/// whether each arrived in, fn's results (withResults) and its float
+/// arguments' gradients out.
 FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
                                                        StringRef name,
                                                        bool withResults) {
@@ -67,6 +97,8 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
       inputs.push_back(t);
       gradResults.push_back(i);
     }
+  unsigned numGrads = gradResults.size();
+  inputs.append(numGrads, IntegerType::get(context, 64));
   for (Type t : fn.getArgumentTypes())
     if (k::takesGradient(t))
       outputs.push_back(t);
@@ -136,30 +168,62 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
         if (k::takesGradient(r.getType()))
           active.insert(r);
 
-  // Each value's gradient, the sum of what its uses contribute.
+  // Each value's gradient, the sum of what its uses contribute, and which
+  // result gradients it is made of.
   DenseMap<Value, Value> adjoint;
-  auto accumulate = [&](Value v, Value g) {
+  DenseMap<Value, llvm::SmallBitVector> sources;
+  auto accumulate = [&](Value v, Value g, const llvm::SmallBitVector &from) {
     if (!g)
       return;
     auto [it, first] = adjoint.try_emplace(v, g);
     if (!first)
       it->second = k::AddOp::create(b, loc, it->second, g);
+    auto [s, none] = sources.try_emplace(v, numGrads);
+    s->second |= from;
   };
-  for (auto [k, r] : llvm::enumerate(gradResults))
-    accumulate(results[r], entry->getArgument(fn.getNumArguments() + k));
+  for (auto [k, r] : llvm::enumerate(gradResults)) {
+    llvm::SmallBitVector only(numGrads);
+    only.set(k);
+    accumulate(results[r], entry->getArgument(fn.getNumArguments() + k), only);
+  }
+  // Eager autograd runs an op's formula only when a gradient reached one of
+  // its results; a result of the graph that reached no loss comes in as
+  // zeros, and zeros times a forward's inf or NaN would be NaN where eager
+  // computed nothing. So an op reached from some of the results only gives
+  // its gradients (those that read the forward) when one of those arrived:
+  // the flag after the result gradients says so.
+  DenseMap<llvm::SmallBitVector, Value> arrivedFor;
+  auto arrived = [&](const llvm::SmallBitVector &from) {
+    Value &cond = arrivedFor[from];
+    if (cond)
+      return cond;
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+    Value any;
+    for (unsigned k : from.set_bits()) {
+      Value flag = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          entry->getArgument(fn.getNumArguments() + numGrads + k), zero);
+      any = any ? arith::OrIOp::create(b, loc, any, flag) : flag;
+    }
+    cond = k::FromScalarOp::create(
+        b, loc, RankedTensorType::get({}, b.getI1Type()), any);
+    return cond;
+  };
   SmallVector<Operation *> ops;
   for (Operation &op : *entry)
     ops.push_back(&op);
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultGrads;
-    bool reached = false;
+    llvm::SmallBitVector from(numGrads);
     for (Value r : op->getResults()) {
       Value g = adjoint.lookup(r);
       resultGrads.push_back(g);
-      reached |= static_cast<bool>(g);
+      if (g)
+        from |= sources.lookup(r);
     }
-    if (!reached || llvm::none_of(op->getOperands(),
-                                  [&](Value v) { return active.contains(v); }))
+    if (from.none() || llvm::none_of(op->getOperands(), [&](Value v) {
+          return active.contains(v);
+        }))
       continue;
     auto rule = dyn_cast<k::GradientOpInterface>(op);
     if (!rule) {
@@ -172,11 +236,25 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
       backward.erase();
       return failure();
     }
-    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
-      if (active.contains(operand))
-        accumulate(operand, g);
+    DenseSet<Value> given;
+    for (Value g : resultGrads)
+      if (g)
+        given.insert(g);
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads)) {
+      if (!g || !active.contains(operand))
+        continue;
+      if (!from.all() && !readsOnlyGradients(g, given)) {
+        auto type = cast<RankedTensorType>(g.getType());
+        Value zero = k::FullOp::create(
+            b, loc, RankedTensorType::get({}, type.getElementType()),
+            ValueRange{}, b.getFloatAttr(type.getElementType(), 0));
+        g = k::WhereOp::create(b, loc, arrived(from), g, zero);
+      }
+      accumulate(operand, g, from);
+    }
   }
   SmallVector<Value> grads;
+  SmallVector<Attribute> gradSources;
   if (withResults)
     llvm::append_range(grads, results);
   for (BlockArgument arg :
@@ -184,8 +262,20 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
     if (k::takesGradient(arg.getType())) {
       Value g = adjoint.lookup(arg);
       grads.push_back(g ? g : zerosLike(b, loc, arg));
+      SmallVector<int64_t> from;
+      if (g)
+        for (unsigned k : sources.lookup(arg).set_bits())
+          from.push_back(k);
+      gradSources.push_back(
+          from.size() == numGrads ? nullptr : b.getDenseI64ArrayAttr(from));
     }
   func::ReturnOp::create(b, loc, grads);
+  // Which result gradients each argument's is made of where not all:
+  // where none of them arrived, eager autograd leaves it undefined.
+  unsigned first = withResults ? fn.getNumResults() : 0;
+  for (auto [k, from] : llvm::enumerate(gradSources))
+    if (from)
+      backward.setResultAttr(first + k, kGradientSourcesAttrName, from);
   // What the gradients do not read of the recomputed forward goes.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isOpTriviallyDead(&op))

@@ -395,6 +395,9 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
   for (BlockArgument arg : body.getArguments().drop_front(numArgs))
     backwardTypes.push_back(arg.getType());
   SmallVector<Value> gradients(ret.getOperands().drop_front(numResults));
+  // (The joint's arguments after fn's: a gradient per floating-point
+  // result, then whether it arrived.)
+  unsigned numTangents = (body.getNumArguments() - numArgs) / 2;
   // Then whether each gradient is needed (nonzero when it is).
   unsigned numInputs = backwardTypes.size();
   backwardTypes.append(gradients.size(), b.getI64Type());
@@ -402,9 +405,19 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
       b, loc, backwardName,
       FunctionType::get(context, backwardTypes,
                         ValueRange(gradients).getTypes()));
-  for (unsigned k = 0; k < gradients.size(); ++k)
+  for (unsigned k = 0; k < gradients.size(); ++k) {
     out.backward.setArgAttr(numInputs + k, kGradientNeedAttrName,
                             b.getI64IntegerAttr(k));
+    auto from = joint.getResultAttrOfType<DenseI64ArrayAttr>(
+        numResults + k, kGradientSourcesAttrName);
+    SmallVector<unsigned> &sources = out.gradientSources.emplace_back();
+    if (!from) {
+      sources = llvm::to_vector(llvm::seq<unsigned>(numTangents));
+      continue;
+    }
+    out.backward.setResultAttr(k, kGradientSourcesAttrName, from);
+    sources.assign(from.asArrayRef().begin(), from.asArrayRef().end());
+  }
   auto eraseBackward = llvm::scope_exit([&] {
     if (out.backward)
       out.backward.erase();

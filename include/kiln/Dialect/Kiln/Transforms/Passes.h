@@ -13,6 +13,12 @@ namespace mlir::kiln {
 /// The argument attribute of a backward's argument that says whether the
 /// gradient it returns as result `k` (the attribute's value) is needed.
 constexpr llvm::StringLiteral kGradientNeedAttrName = "kiln.gradient_need";
+/// The result attribute of a backward's gradient that lists the result
+/// gradients it is made of (their indices among the gradient arguments)
+/// where it is not made of all of them: where none of them arrived, eager
+/// autograd would leave it undefined.
+constexpr llvm::StringLiteral kGradientSourcesAttrName =
+    "kiln.gradient_sources";
 /// The argument attribute that gives an open argument its type for
 /// kiln-refine-types.
 constexpr llvm::StringLiteral kTypeAttrName = "kiln.type";
@@ -47,10 +53,16 @@ LogicalResult refineTypes(func::FuncOp fn);
 
 /// Reverse-mode differentiation of a graph function (kiln-differentiate):
 /// a function `name` of fn's arguments followed by one gradient for each of
-/// fn's floating-point tensor results, returning the gradient of each of
-/// fn's floating-point tensor arguments: fn's body recomputed, then each
-/// op's GradientOpInterface in reverse order (the joint graph). Fails, with
-/// the op's diagnostic, where a gradient flows into an op that has none.
+/// fn's floating-point tensor results, then per gradient an i64 that is
+/// nonzero when it arrived (a result that reached no loss comes in as
+/// zeros, its flag 0), returning the gradient of each of fn's
+/// floating-point tensor arguments (kGradientSourcesAttrName on those not
+/// made of every result's gradient):
+/// fn's body recomputed, then each op's GradientOpInterface in reverse order
+/// (the joint graph). An op reached from some of the results only gives the
+/// gradients that read the forward when one of those arrived, as eager runs
+/// its formula then only. Fails, with the op's diagnostic, where a gradient
+/// flows into an op that has none.
 FailureOr<func::FuncOp> buildBackward(func::FuncOp fn, StringRef name);
 
 namespace detail {
@@ -76,14 +88,18 @@ struct ForwardBackward {
   /// fn's arguments in; fn's results, then the extra saved values, out.
   func::FuncOp forward;
   /// The saved values in `saved`'s order, then one gradient per
-  /// floating-point tensor result of fn, then per gradient it returns an
+  /// floating-point tensor result of fn and per such gradient whether it
+  /// arrived (buildBackward's), then per gradient it returns an
   /// i64 that is nonzero when that gradient is needed, in; the gradient of
-  /// each floating-point tensor argument of fn out. Each need argument
+  /// each floating-point tensor argument of fn out (kGradientSourcesAttrName
+  /// where not made of every result's). Each need argument
   /// carries kGradientNeedAttrName, the index of the result it guards: a
   /// compiled backward skips what only unneeded gradients read
   /// (kiln-skip-unneeded-gradients), returning unspecified values for them.
   func::FuncOp backward;
   SmallVector<SavedValue> saved;
+  /// Per gradient the backward returns, the result gradients it is made of.
+  SmallVector<SmallVector<unsigned>> gradientSources;
   /// fn's arguments and results whose elements eager autograd would keep
   /// for the backward: those the joint graph's backward reads, or that
   /// share elements with one it reads (a view of it, or it of them). The
