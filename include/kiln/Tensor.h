@@ -154,6 +154,8 @@ public:
   Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
   /// Broadcasts size-1 dims (stride 0) to shape; -1 keeps a size.
   Tensor expand(const Shape &shape) const;
+  /// expand to other's shape.
+  Tensor expand_as(const Tensor &other) const;
   Tensor flatten(int64_t startDim = 0, int64_t endDim = -1) const;
   /// reshape (view) to other's shape.
   Tensor reshape_as(const Tensor &other) const;

@@ -127,24 +127,6 @@ std::string openInputs(const Root &root) {
   return open;
 }
 
-/// The values whose elements v's may be eagerly: v itself, or through
-/// views (or a cast to its own dtype, the tensor itself) the values they
-/// are views of; both tensors an if-select of host values chose between.
-void aliasBases(mlir::Value v, llvm::SmallPtrSetImpl<mlir::Value> &bases) {
-  mlir::Operation *op = v.getDefiningOp();
-  if (auto select = llvm::dyn_cast_or_null<mlir::arith::SelectOp>(op)) {
-    aliasBases(select.getTrueValue(), bases);
-    aliasBases(select.getFalseValue(), bases);
-    return;
-  }
-  if (op && (op->hasTrait<mlir::kiln::trait::ViewOfInput>() ||
-             llvm::isa<mlir::kiln::CastOp, mlir::kiln::CastLikeOp>(op))) {
-    aliasBases(op->getOperand(0), bases);
-    return;
-  }
-  bases.insert(v);
-}
-
 /// Why an output of root's graphs would share elements with an input or
 /// with another output eagerly, which the compiled graph, returning
 /// tensors of its own, would not; or empty. An input holding one of the
@@ -1098,6 +1080,14 @@ std::optional<mlir::kiln::ForwardBackward>
 detail::addBackward(mlir::ModuleOp module, Graph &graph,
                     mlir::kiln::Backend backend) {
   graph.autograd = true;
+  if (!graph.inPlace.empty()) {
+    // Eager autograd raises where an in-place op changed a tensor it saved;
+    // the functional graph would not.
+    graph.noBackward = graph.inPlace +
+                       " modifies a tensor in place, which eager autograd "
+                       "checks against what it saved";
+    return std::nullopt;
+  }
   auto fn = module.lookupSymbol<mlir::func::FuncOp>(graph.name);
   if (!fn || llvm::none_of(fn.getArgumentTypes(), mlir::kiln::takesGradient)) {
     graph.noBackward = "no floating-point tensor input";

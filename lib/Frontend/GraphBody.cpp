@@ -282,6 +282,19 @@ private:
       return false;
     }
     Operation *now = *refined;
+    now->removeAttr(kInPlaceResult);
+    if (now->hasAttr(kInPlaceCast)) {
+      now->removeAttr(kInPlaceCast);
+      Type from = getElementTypeOrSelf(now->getOperand(0).getType());
+      Type to = getElementTypeOrSelf(now->getResult(0).getType());
+      if ((isa<FloatType>(from) && !isa<FloatType>(to)) ||
+          (!from.isInteger(1) && to.isInteger(1))) {
+        llvm::raw_string_ostream os(error_);
+        os << "result type " << from
+           << " can't be cast to the desired output type " << to;
+        return false;
+      }
+    }
     if (now->hasAttr(kConversion)) {
       now->removeAttr(kConversion);
       if (now->getOperand(0).getType() == now->getResult(0).getType()) {
@@ -466,6 +479,23 @@ SourcePos sourceOf(Location loc, std::string *name) {
   if (auto at = dyn_cast<FileLineColLoc>(loc))
     pos = {at.getFilename().str(), at.getLine(), at.getColumn()};
   return pos;
+}
+
+void aliasBases(Value v, llvm::SmallPtrSetImpl<Value> &bases) {
+  Operation *op = v.getDefiningOp();
+  if (auto select = dyn_cast_or_null<arith::SelectOp>(op)) {
+    aliasBases(select.getTrueValue(), bases);
+    aliasBases(select.getFalseValue(), bases);
+    return;
+  }
+  if (op && !op->hasAttr(kInPlaceResult) &&
+      (op->hasTrait<mlir::kiln::trait::ViewOfInput>() ||
+       isa<mlir::kiln::CastOp, mlir::kiln::CastLikeOp, mlir::kiln::DetachOp>(
+           op))) {
+    aliasBases(op->getOperand(0), bases);
+    return;
+  }
+  bases.insert(v);
 }
 
 std::string opErrorText(Location loc, const std::string &why) {

@@ -880,12 +880,8 @@ std::optional<int> Tracer::traceOperator(const CXXOperatorCallExpr *call) {
                        "known at compile time");
       return (*list)[*i];
     }
-  if (fn && inNamespace(fn, "kiln") &&
-      (kind == OO_PlusEqual || kind == OO_MinusEqual || kind == OO_StarEqual ||
-       kind == OO_SlashEqual))
-    return breakAt(call->getOperatorLoc(), std::string("Tensor::operator") +
-                                               getOperatorSpelling(kind) +
-                                               " is not traced yet");
+  if (isInPlaceCall(call))
+    return traceInPlace(call, {call->getArg(1)}, call->getOperatorLoc());
   if (!fn || !inNamespace(fn, "kiln") || !isTensorType(call->getType()))
     return breakAt(
         call->getExprLoc(),

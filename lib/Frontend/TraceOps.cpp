@@ -1927,6 +1927,11 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
                                              const CXXMemberCallExpr *call) {
   std::string name = method->getNameAsString();
   SourceLocation loc = call->getExprLoc();
+  if (isInPlaceCall(call)) {
+    std::vector<const Expr *> args(call->arguments().begin(),
+                                   call->arguments().end());
+    return traceInPlace(call, args, loc);
+  }
   static const std::set<std::string> dataReads = {"item", "data",
                                                   "itemAsDouble"};
   if (dataReads.count(name))
@@ -1952,6 +1957,7 @@ std::optional<int> Tracer::traceTensorMethod(const CXXMethodDecl *method,
       {"clone", {&Tracer::traceCopyMethod, 0, 0}},
       {"reshape_as", {&Tracer::traceReshapeAsMethod, 1, 1}},
       {"view_as", {&Tracer::traceReshapeAsMethod, 1, 1}},
+      {"expand_as", {&Tracer::traceExpandAsMethod, 1, 1}},
       {"reshape", {&Tracer::traceReshapeMethod, 1, 1}},
       {"view", {&Tracer::traceReshapeMethod, 1, 1}},
       {"expand", {&Tracer::traceExpandMethod, 1, 1}},
@@ -2006,6 +2012,13 @@ std::optional<int> Tracer::traceReshapeAsMethod(const KilnCall &c, int self) {
   if (!other)
     return other;
   return apply<ko::ReshapeAsOp>(c.loc, self, asTensor(*other, c.loc));
+}
+
+std::optional<int> Tracer::traceExpandAsMethod(const KilnCall &c, int self) {
+  std::optional<int> other = traceExpr(c.arg(1));
+  if (!other)
+    return other;
+  return apply<ko::ExpandAsOp>(c.loc, self, asTensor(*other, c.loc));
 }
 
 std::optional<int> Tracer::traceReshapeMethod(const KilnCall &c, int self) {

@@ -482,6 +482,7 @@ private:
   std::optional<int> traceNumelMethod(const KilnCall &c, int self);
   std::optional<int> traceCopyMethod(const KilnCall &c, int self);
   std::optional<int> traceReshapeAsMethod(const KilnCall &c, int self);
+  std::optional<int> traceExpandAsMethod(const KilnCall &c, int self);
   std::optional<int> traceReshapeMethod(const KilnCall &c, int self);
   std::optional<int> traceExpandMethod(const KilnCall &c, int self);
   std::optional<int> traceTransposeMethod(const KilnCall &c, int self);
@@ -576,6 +577,13 @@ private:
   std::optional<int> traceTensorMethod(const clang::CXXMethodDecl *method,
                                        const clang::CXXMemberCallExpr *call);
   std::optional<int> traceOperator(const clang::CXXOperatorCallExpr *call);
+  // ---- TraceInPlace.cpp ---------------------------------------------------
+  /// An in-place call (isInPlaceCall) with its arguments after the tensor:
+  /// the functional op's result bound to the tensor's variable where no
+  /// other binding shares its elements, else a break.
+  std::optional<int> traceInPlace(const clang::Expr *call,
+                                  llvm::ArrayRef<const clang::Expr *> args,
+                                  clang::SourceLocation loc);
   std::optional<int> traceOpaqueCall(const clang::FunctionDecl *fn,
                                      const clang::CallExpr *call);
   std::optional<int> traceScalarBinary(const clang::BinaryOperator *op);
@@ -768,6 +776,10 @@ private:
   /// Loops left on the host whose bodies are being traced, innermost last.
   std::vector<const clang::Stmt *> hostLoops_;
 };
+
+/// Whether e is a call of one of Tensor's in-place ops the tracer writes as
+/// functional ops (add_, operator+=, zero_, copy_, ...).
+bool isInPlaceCall(const clang::Expr *e);
 
 /// Whether any function of context's translation unit modifies a tensor in
 /// place (an in-place op, an optimizer step): then a root whose graphs hand

@@ -5,7 +5,8 @@
 // either calls the compiled entry point through kiln::abi::GraphCall or, for
 // the eager backend, runs the captured ops as calls into the runtime
 // (lib/Target/Cpp; the runtime checks the capture itself, as
-// torch.compile's backend="eager" does). It
+// torch.compile's backend="eager" does, but for in-place ops written as
+// functional ones, whose errors rerun the statements). It
 // returns false when the original statements must run instead.
 //
 //===----------------------------------------------------------------------===//
@@ -158,6 +159,12 @@ std::optional<std::string> eagerBody(const Graph &g) {
     return std::nullopt;
   }
   std::ostringstream os;
+  // In-place ops traced as functional ones (Graph::inPlace) are not the
+  // calls the source makes: where one fails (an operand that does not
+  // broadcast to its tensor), the statements rerun and raise eager's error.
+  bool rerun = !g.inPlace.empty();
+  if (rerun)
+    os << "  try {\n";
   os << body->statements();
   // Every result is taken before any output is assigned: an output may
   // be the very variable an input reads (a = b; b = t swaps them).
@@ -172,6 +179,8 @@ std::optional<std::string> eagerBody(const Graph &g) {
   }
   for (size_t i = 0; i < g.outputs.size(); ++i)
     os << "  o" << i << " = r" << i << ";\n";
+  if (rerun)
+    os << "  } catch (const kiln::Error &) {\n    return false;\n  }\n";
   return os.str();
 }
 } // namespace

@@ -122,10 +122,11 @@ func.func @projection(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>, %y: tensor<?x?
 // Composites differentiate through their decomposition (as torch's
 // CompositeImplicitAutograd ops do): var and std (a correction given at run
 // time), logsumexp, tril and triu, repeat and tile, cast_like to f64,
-// reshape_as and unflatten.
+// reshape_as, unflatten and expand_as (a [1, n] row to x's rows).
 // E2E-GRAD: @composites f32[3,5] idx=0 f64[15]
 // E2E-GRAD: @composites f32[4,6] idx=2 f64[24]
-func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>) {
+func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
   %0 = kiln.var %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   %1 = kiln.std %x dims [1] keepdim correction_value %c : tensor<?x?xf32> -> tensor<?x1xf32>
   %2 = kiln.logsumexp %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
@@ -139,7 +140,9 @@ func.func @composites(%x: tensor<?x?xf32>, %c: index, %like: tensor<?xf64>) -> (
   %n = kiln.dim %x, 1 : tensor<?x?xf32>
   %9 = kiln.unflatten %x dim 1 sizes [%c1, %n] : tensor<?x?xf32> -> tensor<?x1x?xf32>
   %r = kiln.cast %5 : tensor<2x?x?xf32> to tensor<?x?x?xf32>
-  return %0, %1, %2, %3, %4, %r, %6, %7, %8, %9 : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>
+  %row = kiln.slice %x dim 0 [%c0 : %c1] : tensor<?x?xf32> -> tensor<1x?xf32>
+  %10 = kiln.expand_as %row, %x : (tensor<1x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3, %4, %r, %6, %7, %8, %9, %10 : tensor<?xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf64>, tensor<?xf32>, tensor<?x1x?xf32>, tensor<?x?xf32>
 }
 
 // The elementwise composites through their decompositions against the

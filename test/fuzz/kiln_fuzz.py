@@ -293,9 +293,12 @@ def fill_expr(p, seed):
 
 
 class Generator:
-    def __init__(self, seed):
+    def __init__(self, seed, train=False):
         self.r = random.Random(seed)
         self.fresh = 0
+        # In-place ops only in inference programs: a graph holding one has
+        # no compiled backward (it runs eagerly when gradients are needed).
+        self.train = train
 
     # -- helpers ----------------------------------------------------------
     def pick(self, seq):
@@ -370,7 +373,7 @@ class Generator:
                    (self.cat, 1), (self.convert, 2), (self.where, 2), (self.scan, 1),
                    (self.host_flag, 1), (self.loop, 1), (self.index_op, 2), (self.host_code, 1),
                    (self.nn_op, 2), (self.topk, 1), (self.nonfinite, 1), (self.layers, 1),
-                   (self.attention, 1)]
+                   (self.attention, 1)] + ([] if self.train else [(self.in_place, 2)])
         total = sum(w for _, w in choices)
         x = self.r.random() * total
         for fn, w in choices:
@@ -985,6 +988,43 @@ class Generator:
         root.stmts.append((text, nv, [v.name]))
         return nv
 
+    def in_place(self, root, v):
+        """An in-place op on a fresh copy of v: `h += w`, `h.add_(w, 0.5)`,
+        `h.mul_(2).add_(w)`, clamp_, or on a view of it (which the tracer
+        leaves to host code, where it changes both); w broadcasts to v."""
+        if v.dtype not in FLOAT + INT:
+            return None
+        name = "t%d" % len(root.stmts)
+        cands = [w for w in self.values(root) if w.dtype == v.dtype and
+                 broadcasts(w.shape, v.shape) and bshape(v.shape, w.shape) == list(v.shape)]
+        w = self.pick(cands) if cands else None
+        forms = ["%s.clamp_(-1, 2);"]
+        if w is not None:
+            forms += ["%s += " + w.name + ";", "%s -= " + w.name + ";",
+                      "%s.mul_(2).add_(" + w.name + ");"]
+            if v.dtype in FLOAT:
+                forms += ["%s.add_(" + w.name + ", 0.5);",
+                          "%s.addcmul_(" + w.name + ", " + w.name + ", -0.25);"]
+        form = self.pick(forms)
+        e = None
+        if v.exact and (w is None or w.exact) and "0." not in form:
+            e = (max(v.exact[0], w.exact[0] if w else 0) + 2,
+                 max(v.exact[1], w.exact[1] if w else 0, 1))
+        if v.dtype in INT and not exact_ok(v.dtype, e):
+            return None
+        uses = [v.name] + ([w.name] if w is not None and w.name in form else [])
+        if len(v.shape) >= 2 and self.r.random() < 0.2:
+            # Through a transposed view: the op changes the copy too.
+            text = ("Tensor %s = %s * 1;\n  Tensor %s_t = %s.transpose(0, 1);\n  %s"
+                    % (name, v.name, name, name, "%s_t.mul_(3);" % name))
+        else:
+            text = "Tensor %s = %s * 1;\n  %s" % (name, v.name, form % name)
+        nv = Val(name, v.dtype, v.shape, e)
+        nv.lowp = v.lowp if w is None else max(v.lowp, w.lowp)
+        nv.nonfinite = v.nonfinite or (w is not None and w.nonfinite)
+        root.stmts.append((text, nv, uses))
+        return nv
+
     def host_code(self, root, v):
         """A graph break (kiln::graph_break()) or a call of a KILN_DISABLE()
         function: the code around it is compiled in pieces."""
@@ -1435,7 +1475,7 @@ def main():
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
 
-    gen = Generator(args.seed)
+    gen = Generator(args.seed, args.train)
     roots = [gen.root(i) for i in range(args.count)]
     seeds = [args.seed * 100003 + i for i in range(args.count)]
     for r, seed in zip(roots, seeds):

@@ -163,6 +163,11 @@ struct Graph {
   /// then runs eagerly).
   bool autograd = false;
   std::string noBackward;
+  /// The first in-place op the tracer wrote as its functional op
+  /// ("Tensor::add_ at f.cpp:3:5"), or empty. Eager autograd's checks of
+  /// tensors modified after it saved them are not modeled: such a graph
+  /// gets no backward (calls that need gradients run eagerly).
+  std::string inPlace;
   /// Typed and built as eager code computes under kiln::autocast(
   /// kBFloat16): the ops holdsAutocastOps names take their float32
   /// operands cast to bfloat16 (cross_entropy its 16-bit logits to

@@ -100,10 +100,23 @@ OpTy buildOpen(mlir::OpBuilder &b, mlir::Location loc, Args &&...args) {
 /// A conversion to another type that the graph's types may make a no-op
 /// (it then goes when the graph is typed): an attribute on the op.
 constexpr llvm::StringLiteral kConversion = "kiln.conversion";
+/// Marks the cast of an in-place op's result to its tensor's dtype, the
+/// tensor's new value (its own elements, no view: aliasBases stops there).
+constexpr llvm::StringLiteral kInPlaceResult = "kiln.in_place_result";
+/// And where typing fails, as the eager op raises, where torch would not
+/// cast (a float result into an integer tensor, a number into a bool one).
+constexpr llvm::StringLiteral kInPlaceCast = "kiln.in_place_cast";
 /// The C++ function an opaque call calls, on the traced op.
 constexpr llvm::StringLiteral kCallee = "kiln.callee";
 
 /// MLIR's type of a tensor element type.
+/// The values whose elements v's may be eagerly: v itself, or through
+/// views (a detach, or a cast to its own dtype: the tensor itself) the
+/// values they are views of; both tensors an if-select of host values
+/// chose between. An in-place op's result (kInPlaceResult) is its tensor's
+/// own.
+void aliasBases(mlir::Value v, llvm::SmallPtrSetImpl<mlir::Value> &bases);
+
 mlir::Type elementType(mlir::MLIRContext *ctx, ElementType e);
 /// The ABI's type of a host scalar input (i64, f32, f64, i1).
 mlir::Type scalarArgType(mlir::MLIRContext *ctx, ValueKind kind);

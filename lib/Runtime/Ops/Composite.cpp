@@ -610,6 +610,10 @@ Tensor Tensor::view_as(const Tensor &other) const {
   return view(other.shape());
 }
 
+Tensor Tensor::expand_as(const Tensor &other) const {
+  return expand(other.shape());
+}
+
 } // namespace kiln
 
 namespace kiln {

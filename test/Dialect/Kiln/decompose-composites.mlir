@@ -47,6 +47,14 @@ func.func @reshape_as(%x: tensor<?xf32>, %like: tensor<?x4xf64>) -> tensor<?x4xf
   return %0 : tensor<?x4xf32>
 }
 
+// CHECK-LABEL: func.func @expand_as
+func.func @expand_as(%x: tensor<?x1xf32>, %like: tensor<?x4xf64>) -> tensor<?x4xf32> {
+  // CHECK: %[[R:.*]] = kiln.dim %{{.*}}, 0 : tensor<?x4xf64>
+  // CHECK: kiln.expand %{{.*}} [%[[R]]] : tensor<?x1xf32> -> tensor<?x4xf32>
+  %0 = kiln.expand_as %x, %like : (tensor<?x1xf32>, tensor<?x4xf64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 // CHECK-LABEL: func.func @repeat_and_tile
 func.func @repeat_and_tile(%x: tensor<?x4xf32>)
     -> (tensor<3x?x8xf32>, tensor<?x12xf32>) {

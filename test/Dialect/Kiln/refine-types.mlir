@@ -158,6 +158,41 @@ func.func @conflict(%a: tensor<*x!kiln.open> {kiln.type = tensor<2xf32>},
 
 // -----
 
+// expand_as takes the other tensor's shape and its input's element type; an
+// input of higher rank than the other, or a dim that is neither 1 nor the
+// other's, is refused (an in-place op whose result would not fit its
+// tensor: `t.add_(y)` with y larger).
+// CHECK-LABEL: func.func @expand_as
+// CHECK: kiln.expand_as %{{.*}}, %{{.*}} : (tensor<?x1xi64>, tensor<?x4xf32>) -> tensor<?x4xi64>
+func.func @expand_as(%a: tensor<*x!kiln.open> {kiln.type = tensor<?x1xi64>},
+                     %b: tensor<*x!kiln.open> {kiln.type = tensor<?x4xf32>})
+    -> tensor<*x!kiln.open> {
+  %0 = kiln.expand_as %a, %b : (tensor<*x!kiln.open>, tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  return %0 : tensor<*x!kiln.open>
+}
+
+// -----
+
+func.func @expand_as_lower(%a: tensor<*x!kiln.open> {kiln.type = tensor<2x?x4xf32>},
+                           %b: tensor<*x!kiln.open> {kiln.type = tensor<?x4xf32>})
+    -> tensor<*x!kiln.open> {
+  // expected-error @+1 {{expand_as: cannot expand 'tensor<2x?x4xf32>' to the lower rank of 'tensor<?x4xf32>'}}
+  %0 = kiln.expand_as %a, %b : (tensor<*x!kiln.open>, tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  return %0 : tensor<*x!kiln.open>
+}
+
+// -----
+
+func.func @expand_as_size(%a: tensor<*x!kiln.open> {kiln.type = tensor<?x4xf32>},
+                          %b: tensor<*x!kiln.open> {kiln.type = tensor<?x1xf32>})
+    -> tensor<*x!kiln.open> {
+  // expected-error @+1 {{expand_as: dim 1 of size 4 cannot be expanded to 1}}
+  %0 = kiln.expand_as %a, %b : (tensor<*x!kiln.open>, tensor<*x!kiln.open>) -> tensor<*x!kiln.open>
+  return %0 : tensor<*x!kiln.open>
+}
+
+// -----
+
 // An op that refuses the typed input's element type, in eager's words.
 func.func @float_only(%a: tensor<*x!kiln.open> {kiln.type = tensor<4xi64>})
     -> tensor<*x!kiln.open> {

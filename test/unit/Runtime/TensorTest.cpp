@@ -137,6 +137,14 @@ TEST_CASE("expand broadcasts size-1 dims", "[tensor][views]") {
               {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2});
   CHECK(a.expand({-1, 4}).shape() == Shape{3, 4});
   CHECK_KILN_ERROR(a.expand({2, 2}), "expand", "size 3", "[3, 1]");
+  // expand_as: to another tensor's shape, a view of the same elements.
+  Tensor like = zeros({2, 3, 4}, kFloat64);
+  Tensor e = a.expand_as(like);
+  checkTensor(e, {2, 3, 4}, kInt64, {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                     0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2});
+  CHECK(e.shares_storage(a));
+  CHECK_KILN_ERROR(a.expand_as(zeros({2, 2})), "expand", "size 3");
+  CHECK_KILN_ERROR(like.expand_as(a), "expand");
 }
 
 TEST_CASE("size-0 dims", "[tensor]") {

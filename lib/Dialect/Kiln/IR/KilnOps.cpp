@@ -1798,6 +1798,28 @@ LogicalResult ReshapeAsOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+LogicalResult ExpandAsOp::inferReturnTypes(MLIRContext *context,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  if (inferOpen(adaptor.getOperands(), inferred))
+    return success();
+  auto in = rankedOf(adaptor.getInput().getType());
+  auto other = rankedOf(adaptor.getOther().getType());
+  if (in.getRank() > other.getRank())
+    return emitOptionalError(loc, "expand_as: cannot expand ", in,
+                             " to the lower rank of ", other);
+  int64_t lead = other.getRank() - in.getRank();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t i = in.getDimSize(d), o = other.getDimSize(d + lead);
+    if (i != 1 && !compatibleDims(i, o))
+      return emitOptionalError(loc, "expand_as: dim ", d, " of size ", i,
+                               " cannot be expanded to ", o);
+  }
+  inferred.push_back(other.clone(in.getElementType()));
+  return success();
+}
+
 /// repeat and tile: the repeats padded with leading 1s to the rank (tile),
 /// or refused when fewer (repeat).
 static LogicalResult inferRepeated(std::optional<Location> loc, Type input,

@@ -188,17 +188,20 @@ struct DecomposeUnflatten : OpRewritePattern<k::UnflattenOp> {
   }
 };
 
-/// reshape_as: a reshape to the other tensor's sizes.
-struct DecomposeReshapeAs : OpRewritePattern<k::ReshapeAsOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(k::ReshapeAsOp op,
-                                PatternRewriter &b) const override {
+/// reshape_as and expand_as: a reshape (expand) to the other tensor's
+/// sizes.
+template <typename OpTy, typename ToOp>
+struct DecomposeToOthersSizes : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
     Value like = op.getOther();
-    b.replaceOpWithNewOp<k::ReshapeOp>(op, op.getType(), op.getInput(),
-                                       k::dynamicSizesOf(b, op.getLoc(), like));
+    b.replaceOpWithNewOp<ToOp>(op, op.getType(), op.getInput(),
+                               k::dynamicSizesOf(b, op.getLoc(), like));
     return success();
   }
 };
+using DecomposeReshapeAs = DecomposeToOthersSizes<k::ReshapeAsOp, k::ReshapeOp>;
+using DecomposeExpandAs = DecomposeToOthersSizes<k::ExpandAsOp, k::ExpandOp>;
 
 /// repeat and tile: [s0, s1] as [1, s0, 1, s1] (a leading 1 pair per extra
 /// repeat), where-broadcast against a bool [r0, 1, r1, 1], and each pair
@@ -1711,8 +1714,8 @@ void mlir::kiln::populateDecomposeCompositesPatterns(
     RewritePatternSet &patterns) {
   patterns.add<
       DecomposeFlatten, DecomposeUnflatten, DecomposeReshapeAs,
-      DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>, DecomposeRank,
-      DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
+      DecomposeExpandAs, DecomposeRepeat<RepeatOp>, DecomposeRepeat<TileOp>,
+      DecomposeRank, DecomposeNumel, DecomposeCastLike, DecomposeLogsumexp,
       DecomposeTriangle<TrilOp>, DecomposeTriangle<TriuOp>,
       DecomposeVariance<VarOp>, DecomposeVariance<StdOp>,
       DecomposeUnbatched<Conv2dOp>, DecomposeUnbatched<Pool2dOp>,

@@ -289,8 +289,9 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
     Operation *user = use.getOwner();
     if (user == ret)
       return use.getOperandNumber() >= numResults;
-    if (isa<k::DimOp>(user) || (isa<k::ReshapeAsOp, k::CastLikeOp>(user) &&
-                                use.getOperandNumber() == 1))
+    if (isa<k::DimOp>(user) ||
+        (isa<k::ReshapeAsOp, k::ExpandAsOp, k::CastLikeOp>(user) &&
+         use.getOperandNumber() == 1))
       return false;
     return !neededByResults.contains(user);
   };

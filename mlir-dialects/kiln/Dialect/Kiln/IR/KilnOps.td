@@ -1469,6 +1469,30 @@ def Kiln_ReshapeAsOp : Kiln_Op<"reshape_as", [Pure, Kiln_ViewOfInput,
   }];
 }
 
+def Kiln_ExpandAsOp : Kiln_Op<"expand_as", [Pure, Kiln_ViewOfInput,
+    InferTypeOpAdaptor]> {
+  let cppCall = "$input.expand_as($other)";
+  let summary = "the input broadcast to the other tensor's shape";
+  let description = [{
+    torch's `expand_as`: the result has `other`'s shape and the input's
+    element type; each input dim (trailing dims aligned) is 1 or the
+    other's size, and the input has no more dims than `other` (checked at
+    run time where sizes are dynamic, by the `kiln.expand` to `other`'s
+    sizes kiln-decompose-composites writes it as). An in-place op's result
+    takes its tensor's shape through it (`t.add_(y)`: `y` broadcasts to
+    `t`, never `t` to more).
+
+    ```mlir
+    %y = kiln.expand_as %x, %like : (tensor<?x1xf32>, tensor<?x4xf64>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$other);
+  let results = (outs Kiln_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $other attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Kiln_LogsumexpOp : Kiln_Op<"logsumexp", [Pure, InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Kiln_DimsOpInterface>]> {
   let cppCall = "kiln::logsumexp($input, $dims, $keepdim)";
