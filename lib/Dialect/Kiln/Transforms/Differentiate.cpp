@@ -263,9 +263,11 @@ FailureOr<func::FuncOp> mlir::kiln::detail::buildJoint(func::FuncOp fn,
       Value g = adjoint.lookup(arg);
       grads.push_back(g ? g : zerosLike(b, loc, arg));
       SmallVector<int64_t> from;
-      if (g)
-        for (unsigned k : sources.lookup(arg).set_bits())
+      if (g) {
+        llvm::SmallBitVector made = sources.lookup(arg);
+        for (unsigned k : made.set_bits())
           from.push_back(k);
+      }
       gradSources.push_back(
           from.size() == numGrads ? nullptr : b.getDenseI64ArrayAttr(from));
     }
