@@ -1141,15 +1141,8 @@ detail::addBackward(mlir::ModuleOp module, Graph &graph,
     graph.versionChecked.push_back({Graph::Saved::From::Input, i});
   for (unsigned i : pair->checkedResults)
     graph.versionChecked.push_back({Graph::Saved::From::Result, i});
-  // Each input's gradient listed where one is not made of every result's.
-  unsigned floatingResults =
-      llvm::count_if(fn.getResultTypes(), mlir::kiln::takesGradient);
-  if (llvm::any_of(pair->gradientSources,
-                   [&](const llvm::SmallVector<unsigned> &from) {
-                     return from.size() != floatingResults;
-                   }))
-    for (const llvm::SmallVector<unsigned> &from : pair->gradientSources)
-      graph.gradientSources.emplace_back(from.begin(), from.end());
+  for (const llvm::SmallVector<unsigned> &from : pair->gradientSources)
+    graph.gradientSources.emplace_back(from.begin(), from.end());
   return *pair;
 }
 

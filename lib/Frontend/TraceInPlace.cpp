@@ -12,9 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tracer.h"
 
-#include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/Basic/SourceManager.h"
 #include "llvm/Support/Path.h"
 
 using namespace clang;
@@ -73,10 +71,8 @@ std::optional<int> Tracer::traceInPlace(const Expr *call,
   const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   if (!var || !isTensorType(var->getType().getNonReferenceType()))
     return breakAt(loc, what + " on something other than a tensor variable");
-  std::optional<int> before = traceExpr(object);
-  if (!before)
-    return before;
-  std::optional<int> self = traceExpr(ref);
+  // (Its value: the variable's after the inner calls rebound it.)
+  std::optional<int> self = traceExpr(object);
   if (!self)
     return self;
   for (const FrameState &f : frames_)
@@ -217,14 +213,10 @@ std::optional<int> Tracer::traceInPlace(const Expr *call,
   if (!assignTo(ref, updated, loc, frames_.size() - 1))
     return std::nullopt;
   if (graph().inPlace.empty()) {
-    PresumedLoc p = context_.getSourceManager().getPresumedLoc(loc);
+    SourcePos pos = posOf(loc);
     graph().inPlace =
-        what +
-        (p.isValid()
-             ? " at " + llvm::sys::path::filename(p.getFilename()).str() + ":" +
-                   std::to_string(p.getLine()) + ":" +
-                   std::to_string(p.getColumn())
-             : "");
+        what + " at " + llvm::sys::path::filename(pos.file).str() + ":" +
+        std::to_string(pos.line) + ":" + std::to_string(pos.column);
   }
   return updated;
 }

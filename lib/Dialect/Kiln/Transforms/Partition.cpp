@@ -399,6 +399,7 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
   // (The joint's arguments after fn's: a gradient per floating-point
   // result, then whether it arrived.)
   unsigned numTangents = (body.getNumArguments() - numArgs) / 2;
+  bool partialSources = false;
   // Then whether each gradient is needed (nonzero when it is).
   unsigned numInputs = backwardTypes.size();
   backwardTypes.append(gradients.size(), b.getI64Type());
@@ -416,9 +417,12 @@ k::buildForwardBackward(func::FuncOp fn, StringRef forwardName,
       sources = llvm::to_vector(llvm::seq<unsigned>(numTangents));
       continue;
     }
+    partialSources = true;
     out.backward.setResultAttr(k, kGradientSourcesAttrName, from);
     sources.assign(from.asArrayRef().begin(), from.asArrayRef().end());
   }
+  if (!partialSources)
+    out.gradientSources.clear();
   auto eraseBackward = llvm::scope_exit([&] {
     if (out.backward)
       out.backward.erase();

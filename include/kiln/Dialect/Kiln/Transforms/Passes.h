@@ -98,7 +98,8 @@ struct ForwardBackward {
   /// (kiln-skip-unneeded-gradients), returning unspecified values for them.
   func::FuncOp backward;
   SmallVector<SavedValue> saved;
-  /// Per gradient the backward returns, the result gradients it is made of.
+  /// Per gradient the backward returns, the result gradients it is made
+  /// of; empty where each is made of all of them.
   SmallVector<SmallVector<unsigned>> gradientSources;
   /// fn's arguments and results whose elements eager autograd would keep
   /// for the backward: those the joint graph's backward reads, or that
